@@ -1,0 +1,52 @@
+"""What a grader may use besides the item and the answer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from graders.documents.model import ParsedSubmission
+from graders.results import ItemResult
+from graders.rubric import Question, Rubric
+
+T = TypeVar("T")
+
+
+@dataclass
+class GradingResources:
+    """Per-process shared state (sandbox pool, embedding model, caches) and operator options.
+
+    A worker process keeps one of these for its lifetime, so expensive things are built once.
+    """
+
+    options: Mapping[str, Any] = field(default_factory=dict)
+    _shared: dict[str, Any] = field(default_factory=dict)
+
+    def shared(self, key: str, factory: Callable[[], T]) -> T:
+        if key not in self._shared:
+            self._shared[key] = factory()
+        value: T = self._shared[key]
+        return value
+
+    def close(self) -> None:
+        for value in self._shared.values():
+            close = getattr(value, "close", None)
+            if callable(close):
+                close()
+        self._shared.clear()
+
+
+@dataclass(frozen=True)
+class GradingContext:
+    rubric: Rubric
+    question: Question
+    submission: ParsedSubmission
+    resources: GradingResources
+    # Results of items graded earlier in this run (questions are graded in rubric order).
+    earlier: Mapping[str, ItemResult] = field(default_factory=dict)
+
+    @property
+    def review_threshold(self) -> float:
+        override = self.resources.options.get("review_threshold")
+        return float(override) if override is not None else self.rubric.review_threshold

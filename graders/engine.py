@@ -1,0 +1,132 @@
+"""Grade a parsed submission against a rubric: every item gets exactly one ItemResult."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from enum import StrEnum
+
+from graders.context import GradingContext, GradingResources
+from graders.documents.model import LocatedAnswer, ParsedSubmission
+from graders.registry import get_grader
+from graders.results import ItemResult, Status
+from graders.rubric import LoadedRubric, Question, RubricItem
+
+ENGINE_VERSION = "1"
+
+
+class RunStatus(StrEnum):
+    GRADED = "graded"
+    NEEDS_REVIEW = "needs_review"
+    PENDING = "pending"  # some item's grader kind is not available
+    GRADER_ERROR = "grader_error"
+
+
+@dataclass(frozen=True)
+class GradingOutcome:
+    rubric_hash: str
+    items: tuple[ItemResult, ...]
+
+    @property
+    def total(self) -> Decimal:
+        return sum((r.points for r in self.items if r.counts_toward_total), Decimal(0))
+
+    @property
+    def max_points(self) -> Decimal:
+        return sum((r.max_points for r in self.items), Decimal(0))
+
+    @property
+    def status(self) -> RunStatus:
+        return run_status(self.items)
+
+
+def run_status(items: Sequence[ItemResult]) -> RunStatus:
+    statuses = {r.status for r in items}
+    if Status.GRADER_ERROR in statuses:
+        return RunStatus.GRADER_ERROR
+    if Status.PENDING in statuses:
+        return RunStatus.PENDING
+    if Status.NEEDS_REVIEW in statuses:
+        return RunStatus.NEEDS_REVIEW
+    return RunStatus.GRADED
+
+
+def _plain(
+    item: RubricItem, question: Question, status: Status, feedback: str, grader: str = "engine"
+) -> ItemResult:
+    return ItemResult(
+        item_id=item.id,
+        question=question.id,
+        points=0,
+        max_points=item.points,
+        status=status,
+        feedback=feedback,
+        confidence=1.0 if status is Status.MISSING else 0.0,
+        grader=grader,
+        grader_version=ENGINE_VERSION,
+    )
+
+
+def _grade_group(
+    kind: str, items: list[RubricItem], answer: LocatedAnswer, context: GradingContext
+) -> list[ItemResult]:
+    question = context.question
+    grader = get_grader(kind)
+    if grader is None:
+        return [
+            _plain(i, question, Status.PENDING, f"The {kind!r} grader is not available yet; "
+                   "this item is not scored.", kind)
+            for i in items
+        ]
+    try:
+        results = grader.grade_items(items, answer, context)
+    except Exception as exc:  # a bug of ours must never become the student's zero
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        message = (f"Internal grader error ({type(exc).__name__} in {where.name}); "
+                   "this item needs a human grader.")
+        return [_plain(i, question, Status.GRADER_ERROR, message, kind) for i in items]
+    by_id = {r.item_id: r for r in results}
+    out: list[ItemResult] = []
+    for item in items:
+        result = by_id.get(item.id)
+        if result is None:
+            out.append(_plain(item, question, Status.GRADER_ERROR,
+                              f"The {kind!r} grader returned no result for this item.", kind))
+        elif result.points > item.points or result.points < 0:
+            out.append(_plain(item, question, Status.GRADER_ERROR,
+                              f"The {kind!r} grader gave {result.points} of {item.points} points.",
+                              kind))
+        else:
+            out.append(result)
+    return out
+
+
+def grade_submission(
+    loaded: LoadedRubric,
+    submission: ParsedSubmission,
+    resources: GradingResources | None = None,
+) -> GradingOutcome:
+    rubric = loaded.rubric
+    resources = resources if resources is not None else GradingResources()
+    results: dict[str, ItemResult] = {}
+    for question in rubric.questions:
+        answer = submission.answers.get(question.id)
+        if answer is None or not answer.text.strip():
+            reason = submission.missing.get(question.id, "No answer to this question was found.")
+            for item in question.items:
+                results[item.id] = _plain(item, question, Status.MISSING, reason)
+            continue
+        context = GradingContext(
+            rubric=rubric, question=question, submission=submission,
+            resources=resources, earlier=dict(results),
+        )
+        groups: dict[str, list[RubricItem]] = {}
+        for item in question.items:
+            groups.setdefault(item.grader, []).append(item)
+        for kind, items in groups.items():
+            for result in _grade_group(kind, items, answer, context):
+                results[result.item_id] = result
+    ordered = tuple(results[item.id] for item in rubric.items())
+    return GradingOutcome(rubric_hash=loaded.content_hash, items=ordered)

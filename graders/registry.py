@@ -1,0 +1,94 @@
+"""Grader kinds: the interface every grader implements and the registry that finds them."""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, ClassVar
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from graders.context import GradingContext
+    from graders.documents.model import LocatedAnswer
+    from graders.results import ItemResult
+    from graders.rubric import RubricItem
+
+# Every grader kind a rubric may name, and the module that implements it. A kind whose module
+# does not exist yet is known but unbuilt: its items are reported as `pending`, never scored.
+BUILTIN_KINDS: dict[str, str] = {
+    "numeric": "graders.numeric",
+    "symbolic": "graders.symbolic",
+    "code": "graders.code",
+    "written": "graders.written",
+}
+
+
+class Grader(ABC):
+    """One grader kind. Stateless: per-process resources come through the context."""
+
+    kind: ClassVar[str]
+    version: ClassVar[str]
+    config_model: ClassVar[type[BaseModel]]
+
+    def grade_items(
+        self,
+        items: Sequence[RubricItem],
+        answer: LocatedAnswer,
+        context: GradingContext,
+    ) -> list[ItemResult]:
+        """Grade all of one question's items of this kind (a code battery runs once for all)."""
+        return [self.grade(item, answer, context) for item in items]
+
+    @abstractmethod
+    def grade(self, item: RubricItem, answer: LocatedAnswer, context: GradingContext) -> ItemResult:
+        """Grade one item. A wrong answer is data; raise only for a bug of ours."""
+
+
+_registry: dict[str, Grader] = {}
+_loaded = False
+
+
+def register(grader: Grader) -> Grader:
+    if grader.kind not in BUILTIN_KINDS and grader.kind in _registry:
+        raise ValueError(f"grader kind {grader.kind!r} is registered twice")
+    _registry[grader.kind] = grader
+    return grader
+
+
+def _load_builtin() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for kind, module_name in BUILTIN_KINDS.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:
+                continue  # known kind, not built yet
+            raise
+        grader = getattr(module, "GRADER", None)
+        if isinstance(grader, Grader) and grader.kind == kind:
+            register(grader)
+
+
+def get_grader(kind: str) -> Grader | None:
+    _load_builtin()
+    return _registry.get(kind)
+
+
+def is_known_kind(kind: str) -> bool:
+    _load_builtin()
+    return kind in BUILTIN_KINDS or kind in _registry
+
+
+def config_model_for(kind: str) -> type[BaseModel] | None:
+    grader = get_grader(kind)
+    return None if grader is None else grader.config_model
+
+
+def registered_kinds() -> list[str]:
+    _load_builtin()
+    return sorted(_registry)

@@ -1,0 +1,179 @@
+"""Rubric files: assignment -> questions -> items, validated with precise error messages."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from graders.registry import config_model_for, is_known_kind
+
+AnswerKind = Literal["prose", "numeric", "code", "derivation", "mixed"]
+
+
+class RubricError(Exception):
+    """A rubric file that cannot be used; `problems` holds one line per problem."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.source = source
+        self.problems = problems
+        super().__init__(f"{source}: " + "; ".join(problems))
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RubricItem(_Strict):
+    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
+    points: Decimal = Field(gt=0)
+    grader: str
+    title: str = ""
+    config: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("points", mode="before")
+    @classmethod
+    def _exact_points(cls, value: object) -> object:
+        if isinstance(value, float):
+            return Decimal(str(value))
+        return value
+
+    def typed_config(self) -> BaseModel | None:
+        """The grader kind's own config model, or None when that kind is not registered."""
+        model = config_model_for(self.grader)
+        return None if model is None else model.model_validate(self.config)
+
+
+class Question(_Strict):
+    id: str = Field(min_length=1)
+    title: str = ""
+    prompt: str = ""
+    part: str = ""
+    # Labels a student may write for this question ("Q1", "1.", "1a", ...): cues for location.
+    labels: tuple[str, ...] = ()
+    answer_kind: AnswerKind = "prose"
+    # Key terms and expected values that identify this question's answer by its content.
+    cues: tuple[str, ...] = ()
+    items: tuple[RubricItem, ...] = Field(min_length=1)
+
+
+class Rubric(_Strict):
+    slug: str = Field(pattern=r"^[a-z0-9][a-z0-9\-]*$")
+    title: str
+    version: str = "1"
+    description: str = ""
+    # Written/symbolic results with lower confidence than this go to the review queue.
+    review_threshold: float = Field(default=0.6, ge=0.0, le=1.0)
+    questions: tuple[Question, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> Rubric:
+        seen: set[str] = set()
+        for question in self.questions:
+            if question.id in seen:
+                raise ValueError(f"question id {question.id!r} is used twice")
+            seen.add(question.id)
+        seen_items: set[str] = set()
+        for item in self.items():
+            if item.id in seen_items:
+                raise ValueError(f"item id {item.id!r} is used twice")
+            seen_items.add(item.id)
+        return self
+
+    def items(self) -> Iterator[RubricItem]:
+        for question in self.questions:
+            yield from question.items
+
+    def question_of(self, item_id: str) -> Question:
+        for question in self.questions:
+            if any(item.id == item_id for item in question.items):
+                return question
+        raise KeyError(item_id)
+
+    @property
+    def max_points(self) -> Decimal:
+        return sum((item.points for item in self.items()), Decimal(0))
+
+
+class LoadedRubric(BaseModel):
+    """A validated rubric with the hash of the exact bytes it came from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    rubric: Rubric
+    content_hash: str
+    source: str
+
+
+def _location(loc: tuple[int | str, ...], data: Any) -> str:
+    """Turn a pydantic location into a readable path, naming questions and items by id."""
+    parts: list[str] = []
+    node = data
+    for key in loc:
+        if isinstance(key, int) and isinstance(node, list) and 0 <= key < len(node):
+            element = node[key]
+            label = element.get("id") if isinstance(element, dict) else None
+            parts[-1:] = [f"{parts[-1] if parts else ''}[{label or key}]"]
+            node = element
+        else:
+            parts.append(str(key))
+            node = node.get(key) if isinstance(node, dict) else None
+    return ".".join(parts) or "(top level)"
+
+
+def _problems(error: ValidationError, data: Any, prefix: tuple[int | str, ...] = ()) -> list[str]:
+    return [
+        f"{_location(prefix + tuple(e['loc']), data)}: {e['msg']}" for e in error.errors()
+    ]
+
+
+def parse_rubric(text: str | bytes, source: str = "<rubric>") -> LoadedRubric:
+    raw = text.encode() if isinstance(text, str) else text
+    try:
+        data = yaml.safe_load(raw)
+    except yaml.YAMLError as exc:
+        raise RubricError(source, [f"not valid YAML: {exc}".replace("\n", " ")]) from exc
+    if not isinstance(data, dict):
+        raise RubricError(source, ["the top level must be a mapping with slug, title, questions"])
+    try:
+        rubric = Rubric.model_validate(data)
+    except ValidationError as exc:
+        raise RubricError(source, _problems(exc, data)) from exc
+    problems: list[str] = []
+    for qi, question in enumerate(rubric.questions):
+        for ii, item in enumerate(question.items):
+            model = config_model_for(item.grader)
+            loc: tuple[int | str, ...] = ("questions", qi, "items", ii)
+            if model is None:
+                if not is_known_kind(item.grader):
+                    where = _location((*loc, "grader"), data)
+                    problems.append(f"{where}: unknown grader kind {item.grader!r}")
+                continue  # a known kind that is not built yet: its items grade as pending
+            try:
+                model.model_validate(item.config)
+            except ValidationError as exc:
+                problems.extend(_problems(exc, data, (*loc, "config")))
+    if problems:
+        raise RubricError(source, problems)
+    return LoadedRubric(rubric=rubric, content_hash=hashlib.sha256(raw).hexdigest(), source=source)
+
+
+def load_rubric(path: Path | str) -> LoadedRubric:
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise RubricError(str(path), [f"cannot read: {exc.strerror}"]) from exc
+    return parse_rubric(raw, str(path))
+
+
+BUNDLED_RUBRICS = Path(__file__).resolve().parent.parent / "rubrics"
+
+
+def bundled_rubric_paths(directory: Path = BUNDLED_RUBRICS) -> list[Path]:
+    return sorted(p for p in directory.glob("*.yaml") if p.is_file())
