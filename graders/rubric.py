@@ -31,7 +31,7 @@ class _Strict(BaseModel):
 
 class RubricItem(_Strict):
     id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
-    points: Decimal = Field(gt=0)
+    points: Decimal = Field(ge=0)  # 0: reported, not scored (e.g. a plausibility check)
     grader: str
     title: str = ""
     config: dict[str, Any] = Field(default_factory=dict)

@@ -25,6 +25,8 @@ class LocatedAnswer:
     method: LocateMethod = "label"
     label: str | None = None
     note: str = ""
+    # Per-item answers when the upload named items (JSON `{"b1.d_head": "64"}`): item id -> text.
+    parts: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

