@@ -1,0 +1,21 @@
+"""Reading submissions: format detection, text extraction and answer location."""
+
+from graders.documents.model import (
+    DocumentFormat,
+    InvalidDocument,
+    LocatedAnswer,
+    LocateMethod,
+    ParsedSubmission,
+)
+from graders.documents.submission import answers_as_json, read_submission, sniff_format
+
+__all__ = [
+    "DocumentFormat",
+    "InvalidDocument",
+    "LocateMethod",
+    "LocatedAnswer",
+    "ParsedSubmission",
+    "answers_as_json",
+    "read_submission",
+    "sniff_format",
+]

@@ -1,0 +1,112 @@
+"""Assignments are rubrics: loading a rubric creates the assignment or a new current version."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy.orm import Session
+
+from app.assignments import repository
+from app.audit.repository import record
+from app.db.models import Assignment, RubricVersion, User
+from app.errors import InvalidInput, NotFound
+from graders.rubric import LoadedRubric, RubricError, bundled_rubric_paths, parse_rubric
+
+log = logging.getLogger(__name__)
+
+_parsed: dict[str, LoadedRubric] = {}
+
+
+@dataclass(frozen=True)
+class CurrentRubric:
+    assignment: Assignment
+    version: RubricVersion
+    loaded: LoadedRubric
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    assignment: Assignment
+    version: RubricVersion
+    changed: bool  # a new version became current
+
+
+def parsed_version(version: RubricVersion) -> LoadedRubric:
+    """The stored rubric text, validated once per process (it is immutable per hash)."""
+    loaded = _parsed.get(version.content_hash)
+    if loaded is None:
+        loaded = parse_rubric(version.source_text, version.source_name)
+        _parsed[version.content_hash] = loaded
+    return loaded
+
+
+def require_assignment(session: Session, slug: str) -> Assignment:
+    assignment = repository.get_by_slug(session, slug)
+    if assignment is None:
+        raise NotFound(f"There is no assignment {slug!r}.", slug=slug)
+    return assignment
+
+
+def current_rubric(session: Session, slug: str) -> CurrentRubric:
+    assignment = require_assignment(session, slug)
+    version = repository.current_version(session, assignment.id)
+    if version is None:
+        raise NotFound(f"Assignment {slug!r} has no rubric loaded.", slug=slug)
+    return CurrentRubric(assignment, version, parsed_version(version))
+
+
+def load_rubric_text(
+    session: Session, text: str, source: str, actor: User | None = None
+) -> LoadResult:
+    try:
+        loaded = parse_rubric(text, source)
+    except RubricError as exc:
+        raise InvalidInput(str(exc), problems=exc.problems) from exc
+    rubric = loaded.rubric
+    assignment = repository.get_by_slug(session, rubric.slug)
+    if assignment is None:
+        assignment = repository.add_assignment(session, rubric.slug, rubric.title)
+    else:
+        assignment.title = rubric.title
+    version = repository.find_version(session, assignment.id, loaded.content_hash)
+    if version is None:
+        version = repository.add_version(
+            session, assignment, rubric.version, loaded.content_hash, text, source
+        )
+    changed = not version.is_current
+    if changed:
+        repository.make_current(session, version)
+        record(
+            session,
+            actor,
+            "rubric.load",
+            "assignment",
+            rubric.slug,
+            {"rubric_hash": loaded.content_hash, "version": rubric.version, "source": source},
+        )
+    _parsed[loaded.content_hash] = loaded
+    return LoadResult(assignment, version, changed)
+
+
+def sync_rubric_dir(session: Session, directory: Path) -> list[LoadResult]:
+    """Load every valid rubric file of a directory (the bundled rubrics at startup).
+
+    An invalid file is logged and skipped, so one broken rubric does not take the service
+    down; its assignment keeps its last good version.
+    """
+    results: list[LoadResult] = []
+    for path in bundled_rubric_paths(directory):
+        try:
+            with session.begin_nested():
+                results.append(
+                    load_rubric_text(session, path.read_bytes().decode("utf-8"), str(path))
+                )
+        except (InvalidInput, UnicodeDecodeError) as exc:
+            log.error("rubric %s not loaded: %s", path, exc)
+    return results
+
+
+def list_assignments(session: Session) -> list[Assignment]:
+    return repository.list_all(session)

@@ -1,0 +1,70 @@
+"""Bearer tokens: created once and shown once, stored as a sha256 hash, revocable."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from app.audit.repository import record
+from app.auth import repository
+from app.db.base import utcnow
+from app.db.models import ApiToken, Role, User
+from app.errors import Conflict, InvalidInput, NotAuthenticated, NotFound
+
+TOKEN_PREFIX = "gf_"
+
+
+def hash_token(token: str) -> str:
+    # Tokens carry 256 random bits, so a fast hash is enough: there is nothing to brute-force.
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class IssuedToken:
+    token: str  # the secret: shown once
+    record: ApiToken
+    user: User
+
+
+def create_token(session: Session, name: str, role: str, actor: User | None = None) -> IssuedToken:
+    name = name.strip()
+    if not name:
+        raise InvalidInput("A token needs a non-empty user name.")
+    try:
+        wanted = Role(role)
+    except ValueError:
+        roles = ", ".join(r.value for r in Role)
+        raise InvalidInput(f"Unknown role {role!r}; use one of: {roles}.") from None
+    user = repository.get_user_by_name(session, name)
+    if user is None:
+        user = repository.add_user(session, name, wanted.value)
+    elif user.role != wanted.value:
+        raise Conflict(f"User {name!r} exists with role {user.role!r}, not {wanted.value!r}.")
+    secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = repository.add_token(session, user, hash_token(secret), secret[:10])
+    record(session, actor, "token.create", "api_token", token.id, {"user": name, "role": role})
+    return IssuedToken(secret, token, user)
+
+
+def authenticate(session: Session, secret: str) -> User:
+    token = repository.active_token(session, hash_token(secret))
+    if token is None:
+        raise NotAuthenticated("The bearer token is unknown or revoked.")
+    return token.user
+
+
+def list_tokens(session: Session, include_revoked: bool = False) -> list[ApiToken]:
+    return repository.list_tokens(session, include_revoked)
+
+
+def revoke_token(session: Session, token_id: int, actor: User | None = None) -> ApiToken:
+    token = repository.get_token(session, token_id)
+    if token is None:
+        raise NotFound(f"There is no token {token_id}.")
+    if token.revoked_at is None:
+        repository.revoke(session, token, utcnow())
+        record(session, actor, "token.revoke", "api_token", token.id)
+    return token

@@ -1,0 +1,106 @@
+"""`gradeformer db|rubric|token`: schema, rubrics and API tokens."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from app.assignments.service import load_rubric_text
+from app.auth import service as auth
+from app.cli.context import console, database, domain_errors, fail, settings
+from app.db import migrate
+from app.db.session import unit_of_work
+from graders.rubric import RubricError, load_rubric
+
+db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
+rubric_app = typer.Typer(help="Rubric files.", no_args_is_help=True)
+token_app = typer.Typer(help="API tokens.", no_args_is_help=True)
+
+
+@db_app.command("upgrade")
+def db_upgrade(revision: Annotated[str, typer.Argument()] = "head") -> None:
+    """Create or migrate the database to the newest schema."""
+    url = settings().database_url
+    migrate.upgrade(url, revision)
+    console.print(f"database at {revision}: {url.split('@')[-1]}")
+
+
+@rubric_app.command("validate")
+def rubric_validate(files: Annotated[list[Path], typer.Argument(exists=False)]) -> None:
+    """Check rubric files; print every problem with its location."""
+    bad = 0
+    for path in files:
+        try:
+            loaded = load_rubric(path)
+        except RubricError as exc:
+            bad += 1
+            console.print(f"[red]✗[/red] {path}", markup=True)
+            for problem in exc.problems:
+                console.print(f"    {problem}")
+            continue
+        rubric = loaded.rubric
+        items = sum(len(q.items) for q in rubric.questions)
+        console.print(
+            f"[green]✓[/green] {path}: {rubric.slug}, {len(rubric.questions)} questions, "
+            f"{items} items, {rubric.max_points} points, hash {loaded.content_hash[:12]}",
+            markup=True,
+        )
+    if bad:
+        raise typer.Exit(1)
+
+
+@rubric_app.command("load")
+def rubric_load(files: Annotated[list[Path], typer.Argument()]) -> None:
+    """Store rubric files as assignments (a changed file becomes the current version)."""
+    with database() as sessions, domain_errors():
+        for path in files:
+            try:
+                text = path.read_bytes().decode("utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise fail(f"cannot read {path}: {exc}") from None
+            with unit_of_work(sessions) as session:
+                result = load_rubric_text(session, text, str(path))
+                slug, version = result.assignment.slug, result.version.content_hash[:12]
+            state = "loaded" if result.changed else "unchanged"
+            console.print(f"{slug}: {state} (rubric {version})")
+
+
+@token_app.command("create")
+def token_create(
+    role: Annotated[str, typer.Option(help="student, instructor or admin")],
+    name: Annotated[str, typer.Option(help="The user's name (a student's id)")],
+) -> None:
+    """Create a token; it is printed once, as the last line."""
+    with database() as sessions, domain_errors(), unit_of_work(sessions) as session:
+        issued = auth.create_token(session, name, role)
+        summary = f"token {issued.record.id} for {issued.user.name} ({issued.user.role})"
+    console.print(summary)
+    print(issued.token)
+
+
+@token_app.command("list")
+def token_list(
+    all_: Annotated[bool, typer.Option("--all", help="Include revoked")] = False,
+) -> None:
+    with database() as sessions, unit_of_work(sessions) as session:
+        table = Table("id", "user", "role", "prefix", "created", "revoked")
+        for t in auth.list_tokens(session, include_revoked=all_):
+            table.add_row(
+                str(t.id),
+                t.user.name,
+                t.user.role,
+                t.prefix + "…",
+                t.created_at.strftime("%Y-%m-%d %H:%M"),
+                "" if t.revoked_at is None else t.revoked_at.strftime("%Y-%m-%d %H:%M"),
+            )
+    console.print(table)
+
+
+@token_app.command("revoke")
+def token_revoke(token_id: Annotated[int, typer.Argument()]) -> None:
+    with database() as sessions, domain_errors(), unit_of_work(sessions) as session:
+        auth.revoke_token(session, token_id)
+    console.print(f"token {token_id} revoked")

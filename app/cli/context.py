@@ -1,0 +1,45 @@
+"""What CLI commands share: settings, a database session factory, console output."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.db.session import make_engine, make_sessionmaker
+from app.errors import DomainError
+from app.settings import Settings, get_settings
+
+console = Console(highlight=False)
+errors = Console(stderr=True, highlight=False)
+
+
+def settings() -> Settings:
+    return get_settings()
+
+
+@contextmanager
+def database() -> Iterator[sessionmaker[Session]]:
+    engine = make_engine(settings().database_url)
+    try:
+        yield make_sessionmaker(engine)
+    finally:
+        engine.dispose()
+
+
+def fail(message: str, code: int = 1) -> typer.Exit:
+    errors.print(f"[red]error:[/red] {escape(message)}", markup=True)
+    return typer.Exit(code)
+
+
+@contextmanager
+def domain_errors() -> Iterator[None]:
+    """Domain errors end the command with their message, not a traceback."""
+    try:
+        yield
+    except DomainError as exc:
+        raise fail(exc.detail) from None

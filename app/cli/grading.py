@@ -1,0 +1,214 @@
+"""`gradeformer grade|submit|import`: grade a file offline, or store and grade submissions."""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+from concurrent.futures import ProcessPoolExecutor
+from decimal import Decimal
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import Progress
+from rich.table import Table
+
+from app.cli.context import console, database, domain_errors, errors, fail, settings
+from app.db.session import unit_of_work
+from app.errors import DomainError
+from app.grading.batch import grade_jobs
+from app.grading.jobs import GradingJob
+from app.grading.local import process_pool
+from app.grading.worker import WorkerOutcome, grade_document
+from app.points import as_number
+from app.submissions import service as submissions
+from app.submissions.upload import Upload
+from graders.context import GradingResources
+from graders.documents import sniff_format
+from graders.documents.model import InvalidDocument
+from graders.results import ItemResult
+from graders.rubric import RubricError, bundled_rubric_paths, load_rubric
+
+
+class OutputFormat(StrEnum):
+    TABLE = "table"
+    JSON = "json"
+
+
+def _rubric_file(slug: str, explicit: Path | None) -> Path:
+    if explicit is not None:
+        return explicit
+    directory = settings().rubrics_dir
+    named = directory / f"{slug}.yaml"
+    if named.is_file():
+        return named
+    for path in bundled_rubric_paths(directory):
+        try:
+            if load_rubric(path).rubric.slug == slug:
+                return path
+        except RubricError:
+            continue
+    raise fail(f"no rubric for assignment {slug!r} in {directory}")
+
+
+def _read(path: Path) -> bytes:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise fail(f"cannot read {path}: {exc.strerror}") from None
+    limit = settings().max_upload_bytes
+    if len(raw) > limit:
+        raise fail(f"{path} is larger than the upload limit of {limit} bytes", 2)
+    return raw
+
+
+def _content_type(path: Path) -> str | None:
+    return mimetypes.guess_type(path.name)[0]
+
+
+def outcome_json(slug: str, outcome: WorkerOutcome) -> dict[str, Any]:
+    items: list[ItemResult] = list(outcome.items)
+    total = sum((r.points for r in items if r.counts_toward_total), start=Decimal(0))
+    return {
+        "assignment": slug,
+        "total": as_number(total),
+        "max_points": as_number(sum((r.max_points for r in items), start=Decimal(0))),
+        "items": [
+            {
+                "id": r.item_id,
+                "question": r.question,
+                "points": as_number(r.points),
+                "max_points": as_number(r.max_points),
+                "status": r.status.value,
+                "feedback": r.feedback,
+                "confidence": r.confidence,
+            }
+            for r in items
+        ],
+    }
+
+
+def _table(slug: str, outcome: WorkerOutcome) -> Table:
+    data = outcome_json(slug, outcome)
+    table = Table(
+        "item",
+        "points",
+        "status",
+        "conf.",
+        "feedback",
+        title=f"{slug}: {data['total']} / {data['max_points']} ({outcome.status})",
+    )
+    for item in data["items"]:
+        table.add_row(
+            item["id"],
+            f"{item['points']}/{item['max_points']}",
+            item["status"],
+            f"{item['confidence']:.2f}",
+            item["feedback"],
+        )
+    return table
+
+
+def grade(
+    file: Annotated[Path, typer.Argument(help="The submission (JSON, text, .py, .ipynb, PDF)")],
+    assignment: Annotated[str, typer.Option(help="Assignment (rubric) slug")],
+    format: Annotated[OutputFormat, typer.Option(help="table or json")] = OutputFormat.TABLE,
+    rubric: Annotated[
+        Path | None, typer.Option(help="A rubric file instead of the bundled one")
+    ] = None,
+) -> None:
+    """Grade one file offline: no database, no server."""
+    path = _rubric_file(assignment, rubric)
+    text = path.read_bytes().decode("utf-8")
+    try:
+        load_rubric(path)
+    except RubricError as exc:
+        raise fail(str(exc)) from None
+    raw = _read(file)
+    try:
+        sniff_format(raw, file.name, _content_type(file))
+    except InvalidDocument as exc:
+        raise fail(f"{file}: {exc}", 2) from None
+    resources = GradingResources(options=settings().grading_options())
+    try:
+        outcome = grade_document(text, raw, file.name, _content_type(file), resources)
+    finally:
+        resources.close()
+    if outcome.status == "error" or (outcome.error and not outcome.items):
+        raise fail(f"{file}: {outcome.error}", 2)
+    if format is OutputFormat.JSON:
+        print(json.dumps(outcome_json(assignment, outcome), ensure_ascii=False))
+    else:
+        console.print(_table(assignment, outcome))
+
+
+def _store_and_grade(
+    slug: str, files: list[Path], students: list[str | None], workers: int
+) -> list[tuple[Path, int | None, WorkerOutcome | None, str | None]]:
+    """Store every readable file, then grade them all in parallel."""
+    rows: list[tuple[Path, int | None, WorkerOutcome | None, str | None]] = []
+    jobs: list[GradingJob] = []
+    limit = settings().max_upload_bytes
+    with database() as sessions:
+        with domain_errors(), unit_of_work(sessions) as session:
+            for path, student in zip(files, students, strict=True):
+                upload = Upload(_read(path), path.name, _content_type(path), student)
+                try:
+                    accepted = submissions.accept(session, slug, upload, None, limit)
+                except DomainError as exc:
+                    if exc.status == 404:
+                        raise
+                    rows.append((path, None, None, exc.detail))
+                    continue
+                jobs.append(accepted.job)
+                rows.append((path, accepted.submission.id, None, None))
+        pool: ProcessPoolExecutor = process_pool(workers, settings().grading_options())
+        try:
+            with Progress(console=errors, transient=True) as progress:
+                task = progress.add_task("grading", total=len(jobs))
+                outcomes = grade_jobs(sessions, jobs, pool, lambda n: progress.advance(task, n))
+        finally:
+            pool.shutdown()
+    by_id = {job.submission_id: o for job, o in zip(jobs, outcomes, strict=True)}
+    return [(p, i, by_id.get(i) if i is not None else None, e) for p, i, _, e in rows]
+
+
+def submit(
+    file: Annotated[Path, typer.Argument()],
+    assignment: Annotated[str, typer.Option(help="Assignment slug")],
+    student: Annotated[str | None, typer.Option(help="File it under this student")] = None,
+) -> None:
+    """Store a submission in the database and grade it now."""
+    [(path, sid, outcome, error)] = _store_and_grade(assignment, [file], [student], 1)
+    if sid is None:
+        raise fail(f"{path}: {error}", 2)
+    status = "grader_error" if outcome is None else outcome.status
+    total = "" if outcome is None else f", {outcome_json(assignment, outcome)['total']} points"
+    console.print(f"submission {sid}: {status}{total}")
+
+
+def import_folder(
+    folder: Annotated[Path, typer.Argument(file_okay=False, exists=True)],
+    assignment: Annotated[str, typer.Option(help="Assignment slug")],
+    workers: Annotated[int | None, typer.Option(help="Grading processes")] = None,
+) -> None:
+    """Every file of FOLDER becomes a submission; the student id is the file name's stem."""
+    files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    if not files:
+        raise fail(f"{folder} has no files")
+    rows = _store_and_grade(
+        assignment, files, [p.stem for p in files], workers or settings().workers
+    )
+    table = Table("file", "submission", "status", "total")
+    rejected = 0
+    for path, sid, outcome, error in rows:
+        if sid is None:
+            rejected += 1
+            table.add_row(path.name, "-", "rejected", error or "")
+        else:
+            status = "grader_error" if outcome is None else outcome.status
+            total = "" if outcome is None else str(outcome_json(assignment, outcome)["total"])
+            table.add_row(path.name, str(sid), status, total)
+    console.print(table)
+    console.print(f"imported {len(rows) - rejected} of {len(rows)} files")

@@ -1,0 +1,156 @@
+"""`gradeformer regrade|export|doctor|serve`."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from app.cli.context import console, database, domain_errors, errors, fail, settings
+from app.db.session import unit_of_work
+from app.exports.service import gradebook_csv
+from app.grading.local import process_pool
+from app.regrade.runner import RegradeReport, run_regrade
+
+DIFF_ROWS = 50
+
+
+def _diff_table(report: RegradeReport) -> Table:
+    table = Table(
+        "submission",
+        "student",
+        "total",
+        "status",
+        "items changed",
+        title=f"{report.changed} submissions would change"
+        if report.dry_run
+        else f"{report.changed} submissions changed",
+    )
+    for change in report.changes[:DIFF_ROWS]:
+        items = ", ".join(
+            f"{i.item_id} {i.old_points if i.old_points is not None else '-'}→{i.new_points}"
+            for i in change.items
+        )
+        table.add_row(
+            str(change.submission_id),
+            change.student or "",
+            f"{change.old_total if change.old_total is not None else '-'} → {change.new_total}",
+            change.old_status
+            if change.old_status == change.new_status
+            else f"{change.old_status} → {change.new_status}",
+            items,
+        )
+    if len(report.changes) > DIFF_ROWS:
+        table.caption = f"first {DIFF_ROWS} of {len(report.changes)} shown"
+    return table
+
+
+def regrade(
+    assignment: Annotated[str, typer.Option(help="Assignment slug")],
+    dry_run: Annotated[bool, typer.Option(help="Show the score changes, store nothing")] = False,
+    workers: Annotated[int | None, typer.Option(help="Grading processes")] = None,
+) -> None:
+    """Re-grade every stored submission with the current rubric (parallel, resumable)."""
+    cfg = settings()
+    started = time.perf_counter()
+    with database() as sessions, domain_errors():
+        pool = process_pool(workers or cfg.workers, cfg.grading_options())
+        columns = (
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+        )
+        try:
+            with Progress(*columns, console=errors) as progress:
+                task = progress.add_task("regrading", total=None)
+
+                def advance(n: int, total: int) -> None:
+                    progress.update(task, total=total, advance=n)
+
+                report = run_regrade(
+                    sessions,
+                    assignment,
+                    pool,
+                    dry_run=dry_run,
+                    batch_size=cfg.regrade_batch,
+                    progress=advance,
+                )
+        finally:
+            pool.shutdown()
+    elapsed = time.perf_counter() - started
+    if dry_run:
+        console.print(_diff_table(report))
+    rate = report.total / elapsed if elapsed > 0 else 0.0
+    resumed = (
+        f", resumed job {report.job_id} ({report.already_done} done before)"
+        if report.resumed
+        else ""
+    )
+    verb = "would change" if dry_run else "changed"
+    console.print(
+        f"regraded {report.total} submissions of {assignment} in {elapsed:.1f} s "
+        f"({rate:.0f}/s){resumed}; {report.changed} scores {verb}"
+        + (" (dry run: nothing stored)" if dry_run else "")
+    )
+
+
+def export(
+    assignment: Annotated[str, typer.Option(help="Assignment slug")],
+    output: Annotated[Path | None, typer.Option(help="Write here instead of stdout")] = None,
+) -> None:
+    """The gradebook as CSV: one row per student, one column per question, and the total."""
+    with database() as sessions, domain_errors(), unit_of_work(sessions) as session:
+        body = gradebook_csv(session, assignment)
+    if output is None:
+        print(body, end="")
+    else:
+        output.write_text(body)
+        errors.print(f"wrote {output}")
+
+
+def doctor() -> None:
+    """Which sandbox layers are active on this machine."""
+    try:
+        from graders.sandbox import probe_layers
+    except ImportError as exc:
+        raise fail(f"the sandbox (graders.sandbox.probe_layers) is not available: {exc}") from None
+    layers = list(probe_layers())
+    table = Table("layer", "active", "required", "detail", title="sandbox layers")
+    for layer in layers:
+        table.add_row(
+            layer.name,
+            "[green]yes[/green]" if layer.active else "[red]no[/red]",
+            "yes" if layer.required else "",
+            layer.detail,
+        )
+    console.print(table)
+    missing = [layer.name for layer in layers if layer.required and not layer.active]
+    if not missing:
+        console.print("all required layers are active")
+        return
+    if settings().allow_insecure_sandbox:
+        console.print(
+            f"[yellow]required layers inactive: {', '.join(missing)}; "
+            "GRADEFORMER_ALLOW_INSECURE_SANDBOX is set, so student code runs anyway[/yellow]"
+        )
+        return
+    raise fail(
+        f"required sandbox layers inactive: {', '.join(missing)} "
+        "(set GRADEFORMER_ALLOW_INSECURE_SANDBOX=1 to run student code anyway)"
+    )
+
+
+def serve(
+    host: Annotated[str, typer.Option()] = "127.0.0.1",
+    port: Annotated[int, typer.Option()] = int(os.environ.get("PORT", "8000")),
+) -> None:
+    """Run the API server."""
+    import uvicorn
+
+    uvicorn.run("app.main:create_app", factory=True, host=host, port=port)

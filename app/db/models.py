@@ -1,0 +1,212 @@
+"""Tables: assignments and their rubric versions, users and tokens, submissions, grading runs,
+item scores, instructor overrides, regrade jobs and the audit log."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import (
+    Boolean,
+    ForeignKey,
+    Index,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from app.db.base import Base, utcnow
+
+
+class Role(StrEnum):
+    STUDENT = "student"
+    INSTRUCTOR = "instructor"
+    ADMIN = "admin"
+
+
+class SubmissionStatus(StrEnum):
+    QUEUED = "queued"
+    GRADING = "grading"
+    GRADED = "graded"
+    NEEDS_REVIEW = "needs_review"
+    PENDING = "pending"  # some grader kind is not available: those items are not scored
+    GRADER_ERROR = "grader_error"
+    ERROR = "error"  # the document could not be read
+
+    @property
+    def is_final(self) -> bool:
+        return self not in (SubmissionStatus.QUEUED, SubmissionStatus.GRADING)
+
+
+class Assignment(Base):
+    __tablename__ = "assignments"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    slug: Mapped[str] = mapped_column(String(100), unique=True)
+    title: Mapped[str] = mapped_column(String(300))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    versions: Mapped[list[RubricVersion]] = relationship(
+        back_populates="assignment", order_by="RubricVersion.id"
+    )
+
+
+class RubricVersion(Base):
+    __tablename__ = "rubric_versions"
+    __table_args__ = (UniqueConstraint("assignment_id", "content_hash"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"))
+    label: Mapped[str] = mapped_column(String(50))  # the rubric's own `version`
+    content_hash: Mapped[str] = mapped_column(String(64))
+    source_text: Mapped[str] = mapped_column(Text)
+    source_name: Mapped[str] = mapped_column(String(500))
+    is_current: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    assignment: Mapped[Assignment] = relationship(back_populates="versions")
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    role: Mapped[str] = mapped_column(String(20))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    @property
+    def role_enum(self) -> Role:
+        return Role(self.role)
+
+
+class ApiToken(Base):
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    # sha256 of the token: the token itself is shown once and never stored.
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    prefix: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(default=None)
+
+    user: Mapped[User] = relationship()
+
+
+class Submission(Base):
+    __tablename__ = "submissions"
+    __table_args__ = (
+        Index("ix_submissions_assignment_status", "assignment_id", "status"),
+        Index("ix_submissions_assignment_student", "assignment_id", "student"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"))
+    uploader_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), index=True
+    )
+    student: Mapped[str | None] = mapped_column(String(200))
+    filename: Mapped[str | None] = mapped_column(String(500))
+    content_type: Mapped[str | None] = mapped_column(String(200))
+    size: Mapped[int]
+    sha256: Mapped[str] = mapped_column(String(64), index=True)
+    # Deferred: listings and dashboards never need the bytes, only grading does.
+    raw: Mapped[bytes] = mapped_column(LargeBinary, deferred=True)
+    status: Mapped[str] = mapped_column(String(20), default=SubmissionStatus.QUEUED.value)
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class RegradeJob(Base):
+    __tablename__ = "regrade_jobs"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"))
+    rubric_version_id: Mapped[int] = mapped_column(ForeignKey("rubric_versions.id"))
+    rubric_hash: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(20), default="running")  # running | done
+    total: Mapped[int] = mapped_column(default=0)
+    done: Mapped[int] = mapped_column(default=0)
+    changed: Mapped[int] = mapped_column(default=0)
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class GradingRun(Base):
+    __tablename__ = "grading_runs"
+    __table_args__ = (Index("ix_grading_runs_submission_current", "submission_id", "is_current"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"))
+    rubric_version_id: Mapped[int] = mapped_column(ForeignKey("rubric_versions.id"))
+    rubric_hash: Mapped[str] = mapped_column(String(64))
+    regrade_job_id: Mapped[int | None] = mapped_column(
+        ForeignKey("regrade_jobs.id", ondelete="SET NULL"), index=True, default=None
+    )
+    status: Mapped[str] = mapped_column(String(20))
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+    total: Mapped[Decimal]  # machine total, before overrides
+    max_points: Mapped[Decimal]
+    # Question id -> the located answer text (capped): review evidence and rubric exemplars.
+    answers: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    is_current: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    items: Mapped[list[ItemScore]] = relationship(
+        back_populates="run", order_by="ItemScore.position", cascade="all, delete-orphan"
+    )
+
+
+class ItemScore(Base):
+    __tablename__ = "item_scores"
+    __table_args__ = (UniqueConstraint("run_id", "item_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("grading_runs.id", ondelete="CASCADE"))
+    position: Mapped[int]
+    item_id: Mapped[str] = mapped_column(String(100))
+    question_id: Mapped[str] = mapped_column(String(100))
+    points: Mapped[Decimal]
+    max_points: Mapped[Decimal]
+    status: Mapped[str] = mapped_column(String(20))
+    feedback: Mapped[str] = mapped_column(Text, default="")
+    evidence: Mapped[list[Any]] = mapped_column(default=list)
+    confidence: Mapped[float]  # a grader's certainty, not a score: a float is fine here
+    grader: Mapped[str] = mapped_column(String(50))
+    grader_version: Mapped[str] = mapped_column(String(50))
+
+    run: Mapped[GradingRun] = relationship(back_populates="items")
+
+
+class Override(Base):
+    """An instructor's decision on one item; applied on top of every machine run."""
+
+    __tablename__ = "overrides"
+    __table_args__ = (UniqueConstraint("submission_id", "item_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"))
+    item_id: Mapped[str] = mapped_column(String(100))
+    points: Mapped[Decimal]
+    comment: Mapped[str] = mapped_column(Text, default="")
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class AuditEntry(Base):
+    __tablename__ = "audit_log"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    actor_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    action: Mapped[str] = mapped_column(String(100))
+    entity: Mapped[str] = mapped_column(String(50))
+    entity_id: Mapped[str | None] = mapped_column(String(100))
+    detail: Mapped[dict[str, Any]] = mapped_column(default=dict)

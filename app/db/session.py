@@ -1,0 +1,71 @@
+"""Engines and sessions. SQLite runs in WAL mode with immediate transactions; PostgreSQL by URL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+
+def _sqlite_file(url: str) -> Path | None:
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    return Path(parsed.database)
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy's "begin" hook below open transactions instead of the driver.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        # IMMEDIATE takes the write lock up front: a deferred transaction that reads and then
+        # writes fails at once with SQLITE_BUSY when another writer committed in between, while
+        # an immediate one simply waits its turn (busy_timeout).
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def make_engine(url: str, **kwargs: Any) -> Engine:
+    path = _sqlite_file(url)
+    if make_url(url).get_backend_name() == "sqlite":
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        connect_args = {"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
+        engine = create_engine(url, connect_args=connect_args, **kwargs)
+        _configure_sqlite(engine)
+        return engine
+    return create_engine(url, pool_pre_ping=True, **kwargs)
+
+
+def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+@contextmanager
+def unit_of_work(factory: sessionmaker[Session]) -> Iterator[Session]:
+    """One transaction outside a request (CLI, background writer): commit or roll back."""
+    session = factory()
+    try:
+        yield session
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()

@@ -1,0 +1,63 @@
+"""The service's domain errors. Services raise these; one handler turns them into problem+json."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class DomainError(Exception):
+    status: ClassVar[int] = 400
+    title: ClassVar[str] = "Bad request"
+    slug: ClassVar[str] = "bad-request"
+
+    def __init__(self, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.extra = extra
+
+
+class InvalidInput(DomainError):
+    status = 422
+    title = "Invalid input"
+    slug = "invalid-input"
+
+
+class UnreadableUpload(InvalidInput):
+    title = "Unreadable upload"
+    slug = "unreadable-upload"
+
+
+class PayloadTooLarge(DomainError):
+    status = 413
+    title = "Upload too large"
+    slug = "payload-too-large"
+
+
+class NotAuthenticated(DomainError):
+    status = 401
+    title = "Not authenticated"
+    slug = "not-authenticated"
+
+
+class NotPermitted(DomainError):
+    status = 403
+    title = "Not permitted"
+    slug = "not-permitted"
+
+
+class NotFound(DomainError):
+    status = 404
+    title = "Not found"
+    slug = "not-found"
+
+
+class Conflict(DomainError):
+    status = 409
+    title = "Conflict"
+    slug = "conflict"
+
+
+class Unavailable(DomainError):
+    status = 503
+    title = "Service unavailable"
+    slug = "unavailable"

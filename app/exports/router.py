@@ -1,0 +1,34 @@
+"""Exports: a gradebook CSV per assignment, Gradescope-style results.json per submission."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import Response
+
+from app.auth.dependencies import CurrentUser, InstructorUser
+from app.deps import SessionDep
+from app.exports import service
+from app.submissions.service import get_scored
+
+router = APIRouter(prefix="/api/v1", tags=["exports"])
+
+
+@router.get(
+    "/assignments/{slug}/export.csv",
+    response_class=Response,
+    responses={200: {"content": {"text/csv": {}}, "description": "One row per student."}},
+)
+def export_csv(slug: str, session: SessionDep, user: InstructorUser) -> Response:
+    body = service.gradebook_csv(session, slug)
+    return Response(
+        body,
+        media_type="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="{slug}-grades.csv"'},
+    )
+
+
+@router.get("/submissions/{submission_id}/results.json")
+def results_json(submission_id: int, session: SessionDep, user: CurrentUser) -> dict[str, Any]:
+    return service.gradescope_results(get_scored(session, submission_id, user))

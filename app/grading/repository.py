@@ -1,0 +1,97 @@
+"""Storing grading runs: one run with all its item scores, replacing the current run."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session, selectinload
+
+from app.db.models import GradingRun, ItemScore, Submission, SubmissionStatus
+from app.grading.worker import WorkerOutcome
+
+
+def _item_rows(outcome: WorkerOutcome) -> list[ItemScore]:
+    return [
+        ItemScore(
+            position=position,
+            item_id=r.item_id,
+            question_id=r.question,
+            points=r.points,
+            max_points=r.max_points,
+            status=r.status.value,
+            feedback=r.feedback,
+            evidence=[e.model_dump(mode="json") for e in r.evidence],
+            confidence=r.confidence,
+            grader=r.grader,
+            grader_version=r.grader_version,
+        )
+        for position, r in enumerate(outcome.items)
+    ]
+
+
+def store_outcomes(
+    session: Session,
+    outcomes: Sequence[tuple[int, int, WorkerOutcome]],
+    regrade_job_id: int | None = None,
+) -> list[GradingRun]:
+    """Store (submission id, rubric version id, outcome) triples; each becomes the current run."""
+    if not outcomes:
+        return []
+    ids = [submission_id for submission_id, _, _ in outcomes]
+    session.execute(
+        update(GradingRun)
+        .where(GradingRun.submission_id.in_(ids), GradingRun.is_current.is_(True))
+        .values(is_current=False)
+    )
+    submissions = {
+        s.id: s for s in session.scalars(select(Submission).where(Submission.id.in_(ids)))
+    }
+    runs: list[GradingRun] = []
+    for submission_id, version_id, outcome in outcomes:
+        submission = submissions.get(submission_id)
+        if submission is None:  # deleted while it was being graded
+            continue
+        total = sum((r.points for r in outcome.items if r.counts_toward_total), Decimal(0))
+        run = GradingRun(
+            submission_id=submission_id,
+            rubric_version_id=version_id,
+            rubric_hash=outcome.rubric_hash,
+            regrade_job_id=regrade_job_id,
+            status=outcome.status,
+            error=outcome.error,
+            total=total,
+            max_points=sum((r.max_points for r in outcome.items), Decimal(0)),
+            answers=dict(outcome.answers),
+            is_current=True,
+            items=_item_rows(outcome),
+        )
+        session.add(run)
+        runs.append(run)
+        submission.status = SubmissionStatus(outcome.status).value
+        submission.error = outcome.error
+        if submission.student is None and outcome.student_id:
+            submission.student = outcome.student_id[:200]
+    session.flush()
+    return runs
+
+
+def mark_failed(session: Session, submission_ids: Iterable[int], message: str) -> None:
+    """The grading process itself failed: keep the submission, say so, let a regrade retry."""
+    session.execute(
+        update(Submission)
+        .where(Submission.id.in_(list(submission_ids)))
+        .values(status=SubmissionStatus.GRADER_ERROR.value, error=message)
+    )
+
+
+def current_runs(session: Session, submission_ids: Sequence[int]) -> dict[int, GradingRun]:
+    if not submission_ids:
+        return {}
+    runs = session.scalars(
+        select(GradingRun)
+        .where(GradingRun.submission_id.in_(submission_ids), GradingRun.is_current.is_(True))
+        .options(selectinload(GradingRun.items))
+    )
+    return {run.submission_id: run for run in runs}

@@ -1,0 +1,119 @@
+"""What a grading process runs: rubric text and the raw upload in, a plain outcome out.
+
+The same function serves the local process pool, bulk regrades and Celery workers, so it takes
+only plain values and keeps its expensive state (sandbox pool, models) for the process's life.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import traceback
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from graders.context import GradingResources
+from graders.documents import read_submission
+from graders.documents.model import InvalidDocument
+from graders.engine import grade_submission
+from graders.results import ItemResult
+from graders.rubric import LoadedRubric, parse_rubric
+
+ANSWER_CHARS = 4000
+
+OutcomeStatus = Literal["graded", "needs_review", "pending", "grader_error", "error"]
+
+
+class WorkerOutcome(BaseModel):
+    """A grading result as data: picklable for the process pool, JSON for Celery."""
+
+    model_config = ConfigDict(frozen=True)
+
+    status: OutcomeStatus
+    rubric_hash: str
+    error: str | None = None
+    student_id: str | None = None
+    items: tuple[ItemResult, ...] = ()
+    # Question id -> located answer text, capped: what a reviewer reads next to the score.
+    answers: dict[str, str] = Field(default_factory=dict)
+
+
+_resources: GradingResources | None = None
+_rubrics: dict[str, LoadedRubric] = {}
+
+
+def init_worker(options: Mapping[str, Any]) -> None:
+    """Process-pool initializer: one GradingResources per process, kept for its lifetime."""
+    global _resources
+    # Grading is throughput work; accepting uploads is latency work on the same cores.
+    niceness = int(options.get("worker_nice", 0))
+    if niceness:
+        os.nice(niceness)
+    _resources = GradingResources(options=dict(options))
+    atexit.register(_resources.close)
+
+
+def _resources_for_process() -> GradingResources:
+    global _resources
+    if _resources is None:  # called outside a pool (offline `grade`, tests)
+        _resources = GradingResources()
+        atexit.register(_resources.close)
+    return _resources
+
+
+def _rubric(text: str) -> LoadedRubric:
+    key = hashlib.sha256(text.encode()).hexdigest()
+    loaded = _rubrics.get(key)
+    if loaded is None:
+        loaded = parse_rubric(text, "<stored rubric>")
+        _rubrics[key] = loaded
+    return loaded
+
+
+def grade_document(
+    rubric_text: str,
+    raw: bytes,
+    filename: str | None,
+    content_type: str | None,
+    resources: GradingResources | None = None,
+) -> WorkerOutcome:
+    loaded = _rubric(rubric_text)
+    resources = resources if resources is not None else _resources_for_process()
+    try:
+        parsed = read_submission(raw, filename, content_type, loaded.rubric)
+    except InvalidDocument as exc:
+        return WorkerOutcome(status="error", rubric_hash=loaded.content_hash, error=str(exc))
+    except Exception as exc:  # our bug while reading: the submission stays, marked for a human
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        return WorkerOutcome(
+            status="grader_error",
+            rubric_hash=loaded.content_hash,
+            error=f"Internal error while reading the document ({type(exc).__name__} in "
+            f"{where.name}); a human needs to look at this submission.",
+        )
+    max_answers = resources.options.get("max_answers")
+    located = len(parsed.answers) + sum(len(a.parts) for a in parsed.answers.values())
+    if max_answers is not None and located > int(max_answers):
+        return WorkerOutcome(
+            status="error",
+            rubric_hash=loaded.content_hash,
+            error=f"The document holds {located} answers; at most {max_answers} are accepted.",
+        )
+    outcome = grade_submission(loaded, parsed, resources)
+    return WorkerOutcome(
+        status=outcome.status.value,
+        rubric_hash=outcome.rubric_hash,
+        student_id=parsed.student_id,
+        items=outcome.items,
+        answers={q: a.text[:ANSWER_CHARS] for q, a in parsed.answers.items()},
+    )
+
+
+def grade_many(
+    rubric_text: str, documents: list[tuple[bytes, str | None, str | None]]
+) -> list[WorkerOutcome]:
+    """Several documents in one call: bulk regrades pay the process round trip once per batch."""
+    return [grade_document(rubric_text, raw, name, ctype) for raw, name, ctype in documents]

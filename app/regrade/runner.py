@@ -1,0 +1,220 @@
+"""Bulk regrade: every stored submission against the current rubric, in parallel, resumable.
+
+A job runs outside any request, so it owns its transactions: one per batch of stored runs, so
+an interrupted regrade keeps what it finished and a re-run continues where it stopped.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.assignments.service import current_rubric
+from app.audit.repository import record
+from app.db.models import ItemScore, Override, Submission, User
+from app.db.session import unit_of_work
+from app.grading.repository import current_runs, store_outcomes
+from app.grading.worker import WorkerOutcome, grade_many
+from app.regrade import repository
+from app.submissions.repository import overrides_for
+from app.submissions.scoring import EffectiveScore, combine, effective_item, effective_score
+
+TASK_SIZE = 8  # documents per process round trip
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class ItemChange:
+    item_id: str
+    old_points: Decimal | None
+    new_points: Decimal
+    old_status: str | None
+    new_status: str
+
+
+@dataclass(frozen=True)
+class ScoreChange:
+    submission_id: int
+    student: str | None
+    old_total: Decimal | None
+    new_total: Decimal | None
+    old_status: str
+    new_status: str
+    items: tuple[ItemChange, ...]
+
+
+@dataclass
+class RegradeReport:
+    assignment: str
+    rubric_hash: str
+    dry_run: bool
+    job_id: int | None = None
+    resumed: bool = False
+    total: int = 0  # submissions this run looked at
+    already_done: int = 0  # regraded by an earlier, interrupted run of the same job
+    changed: int = 0
+    changes: list[ScoreChange] = field(default_factory=list)
+
+
+def _new_score(outcome: WorkerOutcome, overrides: Mapping[str, Override]) -> EffectiveScore:
+    """What the submission will read as after storing `outcome`, overrides still applied."""
+    rows = [
+        ItemScore(
+            item_id=r.item_id,
+            question_id=r.question,
+            points=r.points,
+            max_points=r.max_points,
+            status=r.status.value,
+            feedback=r.feedback,
+            evidence=[],
+            confidence=r.confidence,
+            grader=r.grader,
+            grader_version=r.grader_version,
+        )
+        for r in outcome.items
+    ]
+    return combine(
+        (effective_item(row, overrides.get(row.item_id)) for row in rows), outcome.status
+    )
+
+
+def diff(submission: Submission, old: EffectiveScore, new: EffectiveScore) -> ScoreChange | None:
+    before = {i.item_id: i for i in old.items}
+    changed = tuple(
+        ItemChange(
+            i.item_id,
+            None if before.get(i.item_id) is None else before[i.item_id].points,
+            i.points,
+            None if before.get(i.item_id) is None else before[i.item_id].status,
+            i.status,
+        )
+        for i in new.items
+        if i.item_id not in before
+        or before[i.item_id].points != i.points
+        or before[i.item_id].status != i.status
+    )
+    if not changed and old.total == new.total and old.status == new.status:
+        return None
+    return ScoreChange(
+        submission.id, submission.student, old.total, new.total, old.status, new.status, changed
+    )
+
+
+@dataclass
+class _Batch:
+    submissions: list[Submission]
+    futures: list[concurrent.futures.Future[list[WorkerOutcome]]]
+
+
+def run_regrade(
+    factory: sessionmaker[Session],
+    slug: str,
+    pool: concurrent.futures.Executor,
+    *,
+    dry_run: bool = False,
+    actor: User | None = None,
+    batch_size: int = 200,
+    progress: Progress | None = None,
+) -> RegradeReport:
+    with unit_of_work(factory) as session:
+        current = current_rubric(session, slug)
+        assignment_id, version_id = current.assignment.id, current.version.id
+        rubric_text, rubric_hash = current.version.source_text, current.loaded.content_hash
+        report = RegradeReport(slug, rubric_hash, dry_run)
+        job_id: int | None = None
+        if not dry_run:
+            job = repository.running_job(session, assignment_id)
+            if job is not None and job.rubric_hash != rubric_hash:
+                repository.finish_job(session, job, "abandoned")  # the rubric changed since
+                job = None
+            if job is None:
+                total = repository.count_submissions(session, assignment_id)
+                job = repository.add_job(session, assignment_id, version_id, rubric_hash, total)
+                record(
+                    session,
+                    actor,
+                    "regrade.start",
+                    "assignment",
+                    slug,
+                    {"job": job.id, "rubric_hash": rubric_hash},
+                )
+            else:
+                report.resumed = True
+            job_id = report.job_id = job.id
+        ids = repository.ids_to_regrade(session, assignment_id, job_id)
+        if job_id is not None:
+            job_row = repository.get_job(session, job_id)
+            report.already_done = 0 if job_row is None else max(job_row.total - len(ids), 0)
+    report.total = len(ids)
+
+    def submit(chunk: list[int]) -> _Batch:
+        with unit_of_work(factory) as session:
+            subs = repository.with_raw(session, chunk)
+            session.expunge_all()
+        docs = [(s.raw, s.filename, s.content_type) for s in subs]
+        futures = [
+            pool.submit(grade_many, rubric_text, docs[i : i + TASK_SIZE])
+            for i in range(0, len(docs), TASK_SIZE)
+        ]
+        return _Batch(subs, futures)
+
+    def finish(batch: _Batch) -> None:
+        outcomes = [o for f in batch.futures for o in f.result()]
+        ids_ = [s.id for s in batch.submissions]
+        with unit_of_work(factory) as session:
+            runs = current_runs(session, ids_)
+            overrides = overrides_for(session, ids_)
+            batch_changed = 0
+            for submission, outcome in zip(batch.submissions, outcomes, strict=True):
+                own = overrides.get(submission.id, {})
+                old = effective_score(submission.status, runs.get(submission.id), own)
+                change = diff(submission, old, _new_score(outcome, own))
+                if change is not None:
+                    batch_changed += 1
+                    report.changes.append(change)
+            report.changed += batch_changed
+            if not dry_run:
+                store_outcomes(
+                    session,
+                    [
+                        (s.id, version_id, o)
+                        for s, o in zip(batch.submissions, outcomes, strict=True)
+                    ],
+                    regrade_job_id=job_id,
+                )
+                job = repository.get_job(session, job_id) if job_id is not None else None
+                if job is not None:
+                    job.done += len(outcomes)
+                    job.changed += batch_changed
+        if progress is not None:
+            progress(len(outcomes), report.total)
+
+    in_flight: deque[_Batch] = deque()
+    for start in range(0, len(ids), batch_size):
+        in_flight.append(submit(ids[start : start + batch_size]))
+        # Two batches in flight: the workers grade the next while this process stores one.
+        if len(in_flight) >= 2:
+            finish(in_flight.popleft())
+    while in_flight:
+        finish(in_flight.popleft())
+
+    if job_id is not None:
+        with unit_of_work(factory) as session:
+            job = repository.get_job(session, job_id)
+            if job is not None:
+                repository.finish_job(session, job)
+                record(
+                    session,
+                    actor,
+                    "regrade.finish",
+                    "assignment",
+                    slug,
+                    {"job": job_id, "regraded": report.total, "changed": report.changed},
+                )
+    return report

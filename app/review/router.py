@@ -1,0 +1,90 @@
+"""Review queue, overrides and exemplars (instructors)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, status
+from pydantic import BaseModel, Field
+
+from app.auth.dependencies import InstructorUser
+from app.deps import SessionDep
+from app.points import JsonPoints
+from app.review import service
+
+router = APIRouter(prefix="/api/v1", tags=["review"])
+
+
+class ReviewEntryOut(BaseModel):
+    submission_id: int
+    student: str | None
+    submitted_at: datetime
+    item_id: str
+    question: str
+    suggested_points: JsonPoints
+    max_points: JsonPoints
+    confidence: float
+    feedback: str
+    evidence: list[dict[str, Any]]
+    answer: str
+
+
+class OverrideIn(BaseModel):
+    points: JsonPoints = Field(description="Exact points, 0 ≤ points ≤ the item's maximum.")
+    comment: str = Field(default="", max_length=5000)
+
+
+class OverrideOut(BaseModel):
+    submission_id: int
+    item_id: str
+    points: JsonPoints
+    comment: str
+    user_id: int | None
+    updated_at: datetime
+
+
+class ExemplarOut(BaseModel):
+    item_id: str
+    text: str
+    points: JsonPoints
+
+
+@router.get("/assignments/{slug}/review", response_model=list[ReviewEntryOut])
+def review_queue(
+    slug: str,
+    session: SessionDep,
+    user: InstructorUser,
+    limit: Annotated[int, Query(ge=1, le=5000)] = 200,
+) -> list[ReviewEntryOut]:
+    return [ReviewEntryOut(**vars(e)) for e in service.review_queue(session, slug, limit)]
+
+
+@router.put("/submissions/{submission_id}/items/{item_id}/override", response_model=OverrideOut)
+def put_override(
+    submission_id: int, item_id: str, body: OverrideIn, session: SessionDep, user: InstructorUser
+) -> OverrideOut:
+    o = service.set_override(session, submission_id, item_id, body.points, body.comment, user)
+    return OverrideOut(
+        submission_id=o.submission_id,
+        item_id=o.item_id,
+        points=o.points,
+        comment=o.comment,
+        user_id=o.user_id,
+        updated_at=o.updated_at,
+    )
+
+
+@router.delete(
+    "/submissions/{submission_id}/items/{item_id}/override",
+    status_code=status.HTTP_204_NO_CONTENT,
+)
+def delete_override(
+    submission_id: int, item_id: str, session: SessionDep, user: InstructorUser
+) -> None:
+    service.delete_override(session, submission_id, item_id, user)
+
+
+@router.get("/assignments/{slug}/exemplars", response_model=list[ExemplarOut])
+def exemplars(slug: str, session: SessionDep, user: InstructorUser) -> list[ExemplarOut]:
+    return [ExemplarOut(**vars(e)) for e in service.exemplars(session, slug)]

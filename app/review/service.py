@@ -1,0 +1,142 @@
+"""The review queue and instructor overrides (kept across regrades, applied on every read)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from app.assignments.repository import current_version, get_version
+from app.assignments.service import parsed_version, require_assignment
+from app.audit.repository import record
+from app.db.models import Override, Submission, User
+from app.errors import InvalidInput, NotFound
+from app.review import repository
+from app.submissions.service import get_for_staff
+from graders.results import to_points
+from graders.rubric import RubricItem
+
+
+@dataclass(frozen=True)
+class ReviewEntry:
+    submission_id: int
+    student: str | None
+    submitted_at: Any
+    item_id: str
+    question: str
+    suggested_points: Decimal
+    max_points: Decimal
+    confidence: float
+    feedback: str
+    evidence: list[Any]
+    answer: str
+
+
+@dataclass(frozen=True)
+class Exemplar:
+    item_id: str
+    text: str
+    points: Decimal
+
+
+def review_queue(session: Session, slug: str, limit: int = 200) -> list[ReviewEntry]:
+    assignment = require_assignment(session, slug)
+    return [
+        ReviewEntry(
+            submission_id=sub.id,
+            student=sub.student,
+            submitted_at=sub.created_at,
+            item_id=score.item_id,
+            question=score.question_id,
+            suggested_points=score.points,
+            max_points=score.max_points,
+            confidence=score.confidence,
+            feedback=score.feedback,
+            evidence=list(score.evidence),
+            answer=str(run.answers.get(score.question_id, "")),
+        )
+        for score, run, sub in repository.queue(session, assignment.id, limit)
+    ]
+
+
+def _rubric_item(session: Session, submission: Submission, item_id: str) -> RubricItem:
+    version = current_version(session, submission.assignment_id)
+    if version is None:
+        raise NotFound("The submission's assignment has no rubric loaded.")
+    for item in parsed_version(version).rubric.items():
+        if item.id == item_id:
+            return item
+    raise NotFound(f"The rubric has no item {item_id!r}.")
+
+
+def set_override(
+    session: Session,
+    submission_id: int,
+    item_id: str,
+    points: Decimal,
+    comment: str,
+    actor: User,
+) -> Override:
+    submission = get_for_staff(session, submission_id)
+    item = _rubric_item(session, submission, item_id)
+    exact = to_points(points)
+    if exact != points:
+        raise InvalidInput(f"Points are kept to hundredths; {points} has more digits.")
+    if not Decimal(0) <= exact <= item.points:
+        raise InvalidInput(
+            f"Points for {item_id} must be between 0 and {item.points}; got {points}.",
+            max_points=str(item.points),
+        )
+    override = repository.get_override(session, submission_id, item_id)
+    before = None if override is None else str(override.points)
+    if override is None:
+        override = repository.add_override(
+            session,
+            Override(
+                submission_id=submission_id,
+                item_id=item_id,
+                points=exact,
+                comment=comment,
+                user_id=actor.id,
+            ),
+        )
+    else:
+        override.points = exact
+        override.comment = comment
+        override.user_id = actor.id
+        session.flush()
+    record(
+        session,
+        actor,
+        "override.set",
+        "submission",
+        submission_id,
+        {"item_id": item_id, "points": str(exact), "before": before, "comment": comment},
+    )
+    return override
+
+
+def delete_override(session: Session, submission_id: int, item_id: str, actor: User) -> None:
+    get_for_staff(session, submission_id)
+    if repository.delete_override(session, submission_id, item_id) == 0:
+        raise NotFound(f"Submission {submission_id} has no override on {item_id!r}.")
+    record(session, actor, "override.delete", "submission", submission_id, {"item_id": item_id})
+
+
+def exemplars(session: Session, slug: str) -> list[Exemplar]:
+    """Overridden written answers, ready for a rubric item's `config.exemplars`."""
+    assignment = require_assignment(session, slug)
+    found: list[Exemplar] = []
+    for override, score, run in repository.overridden_items(session, assignment.id):
+        if score.grader != "written":
+            continue
+        version = get_version(session, run.rubric_version_id)
+        question = score.question_id
+        if version is not None:
+            question = parsed_version(version).rubric.question_of(score.item_id).id
+        text = str(run.answers.get(question, "")).strip()
+        if text:
+            found.append(Exemplar(score.item_id, text, override.points))
+    return found

@@ -1,0 +1,50 @@
+"""Service configuration, read from GRADEFORMER_* environment variables."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from graders.rubric import BUNDLED_RUBRICS
+
+MIB = 1024 * 1024
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="GRADEFORMER_", extra="ignore")
+
+    database_url: str = "sqlite:///./var/gradeformer.db"
+    rubrics_dir: Path = BUNDLED_RUBRICS
+    max_upload_bytes: int = Field(default=2 * MIB, gt=0)
+    # A parsed submission with more located answers than this is rejected as garbage.
+    max_answers: int = Field(default=200, gt=0)
+    workers: int = Field(default_factory=lambda: os.cpu_count() or 1, gt=0)
+    executor: Literal["local", "celery"] = "local"
+    celery_broker_url: str = "redis://127.0.0.1:6379/0"
+    allow_insecure_sandbox: bool = False
+    review_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
+    # Grading processes run at this niceness so the API stays responsive while they work.
+    worker_nice: int = Field(default=10, ge=0, le=19)
+    # Rows written per transaction by bulk regrades: big enough to amortise commits on SQLite.
+    regrade_batch: int = Field(default=200, gt=0)
+
+    def grading_options(self) -> dict[str, Any]:
+        """What a grader process is told about the operator's choices."""
+        options: dict[str, Any] = {
+            "allow_insecure_sandbox": self.allow_insecure_sandbox,
+            "max_answers": self.max_answers,
+            "worker_nice": self.worker_nice,
+        }
+        if self.review_threshold is not None:
+            options["review_threshold"] = self.review_threshold
+        return options
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

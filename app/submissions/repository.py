@@ -1,0 +1,77 @@
+"""Queries on submissions and their overrides. Flushes, never commits."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import Select, or_, select
+from sqlalchemy.orm import Session
+
+from app.db.models import Override, Submission, User
+
+
+def add(session: Session, submission: Submission) -> Submission:
+    session.add(submission)
+    session.flush()
+    return submission
+
+
+def get(session: Session, submission_id: int) -> Submission | None:
+    return session.get(Submission, submission_id)
+
+
+def get_many(session: Session, submission_ids: Sequence[int]) -> list[Submission]:
+    if not submission_ids:
+        return []
+    return list(
+        session.scalars(
+            select(Submission).where(Submission.id.in_(submission_ids)).order_by(Submission.id)
+        )
+    )
+
+
+def owned_by(user: User) -> Select[Submission]:
+    """A student's own: uploaded with their token, or filed under their name by an instructor."""
+    return select(Submission).where(
+        or_(Submission.uploader_id == user.id, Submission.student == user.name)
+    )
+
+
+def list_for_assignment(
+    session: Session,
+    assignment_id: int,
+    owner: User | None,
+    limit: int,
+    offset: int,
+) -> list[Submission]:
+    query = owned_by(owner) if owner is not None else select(Submission)
+    query = (
+        query.where(Submission.assignment_id == assignment_id)
+        .order_by(Submission.id)
+        .limit(limit)
+        .offset(offset)
+    )
+    return list(session.scalars(query))
+
+
+def ids_for_assignment(session: Session, assignment_id: int) -> list[int]:
+    return list(
+        session.scalars(
+            select(Submission.id)
+            .where(Submission.assignment_id == assignment_id)
+            .order_by(Submission.id)
+        )
+    )
+
+
+def overrides_for(
+    session: Session, submission_ids: Sequence[int]
+) -> dict[int, dict[str, Override]]:
+    found: dict[int, dict[str, Override]] = {}
+    if not submission_ids:
+        return found
+    for override in session.scalars(
+        select(Override).where(Override.submission_id.in_(submission_ids))
+    ):
+        found.setdefault(override.submission_id, {})[override.item_id] = override
+    return found

@@ -1,0 +1,114 @@
+"""What the API says about submissions."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel
+
+from app.points import JsonPoints
+from app.submissions.scoring import EffectiveItem
+from app.submissions.service import ScoredSubmission
+
+
+class Accepted(BaseModel):
+    id: int
+    status: str
+
+
+class OverrideOut(BaseModel):
+    points: JsonPoints
+    comment: str
+    user_id: int | None
+    at: datetime
+
+
+class ItemOut(BaseModel):
+    id: str
+    question: str
+    points: JsonPoints
+    max_points: JsonPoints
+    status: str
+    feedback: str
+    confidence: float
+    evidence: list[dict[str, Any]]
+    grader: str
+    grader_version: str
+    machine_points: JsonPoints
+    machine_status: str
+    override: OverrideOut | None
+
+    @classmethod
+    def of(cls, item: EffectiveItem) -> ItemOut:
+        override = item.override
+        return cls(
+            id=item.item_id,
+            question=item.question,
+            points=item.points,
+            max_points=item.max_points,
+            status=item.status,
+            feedback=item.feedback,
+            confidence=item.confidence,
+            evidence=item.evidence,
+            grader=item.grader,
+            grader_version=item.grader_version,
+            machine_points=item.machine_points,
+            machine_status=item.machine_status,
+            override=None
+            if override is None
+            else OverrideOut(
+                points=override.points,
+                comment=override.comment,
+                user_id=override.user_id,
+                at=override.at,
+            ),
+        )
+
+
+class SubmissionSummary(BaseModel):
+    id: int
+    assignment: str
+    student: str | None
+    filename: str | None
+    status: str
+    total: JsonPoints | None
+    max_points: JsonPoints | None
+    created_at: datetime
+
+    @classmethod
+    def of(cls, s: ScoredSubmission) -> SubmissionSummary:
+        return cls(
+            id=s.submission.id,
+            assignment=s.assignment_slug,
+            student=s.submission.student,
+            filename=s.submission.filename,
+            status=s.score.status,
+            total=s.score.total,
+            max_points=s.score.max_points,
+            created_at=s.submission.created_at,
+        )
+
+
+class SubmissionOut(SubmissionSummary):
+    content_type: str | None
+    size: int
+    sha256: str
+    error: str | None
+    rubric_hash: str | None
+    graded_at: datetime | None
+    items: list[ItemOut]
+
+    @classmethod
+    def of(cls, s: ScoredSubmission) -> SubmissionOut:
+        summary = SubmissionSummary.of(s)
+        return cls(
+            **summary.model_dump(),
+            content_type=s.submission.content_type,
+            size=s.submission.size,
+            sha256=s.submission.sha256,
+            error=s.submission.error,
+            rubric_hash=None if s.run is None else s.run.rubric_hash,
+            graded_at=None if s.run is None else s.run.created_at,
+            items=[ItemOut.of(i) for i in s.score.items],
+        )

@@ -1,0 +1,133 @@
+"""Accepting uploads and reading submissions with their scores, within the caller's rules."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from app.assignments.service import current_rubric, require_assignment
+from app.audit.repository import record
+from app.auth.dependencies import is_staff
+from app.db.models import Assignment, GradingRun, Submission, SubmissionStatus, User
+from app.errors import NotFound, PayloadTooLarge, UnreadableUpload
+from app.grading.jobs import GradingJob, job_for
+from app.grading.repository import current_runs
+from app.submissions import repository
+from app.submissions.scoring import EffectiveScore, effective_score
+from app.submissions.upload import Upload
+from graders.documents import sniff_format
+from graders.documents.model import InvalidDocument
+
+
+@dataclass(frozen=True)
+class Accepted:
+    submission: Submission
+    job: GradingJob
+
+
+@dataclass(frozen=True)
+class ScoredSubmission:
+    submission: Submission
+    assignment_slug: str
+    run: GradingRun | None
+    score: EffectiveScore
+
+
+def accept(
+    session: Session, slug: str, upload: Upload, uploader: User | None, max_bytes: int
+) -> Accepted:
+    """Validate cheaply and store the raw bytes; grading happens after the commit."""
+    current = current_rubric(session, slug)
+    if len(upload.raw) > max_bytes:
+        raise PayloadTooLarge(f"The upload is larger than the limit of {max_bytes} bytes.")
+    try:
+        document_format = sniff_format(upload.raw, upload.filename, upload.content_type)
+    except InvalidDocument as exc:
+        raise UnreadableUpload(str(exc)) from exc
+    if uploader is not None and not is_staff(uploader):
+        student: str | None = uploader.name  # a student files only under their own name
+    else:
+        student = upload.student
+    submission = repository.add(
+        session,
+        Submission(
+            assignment_id=current.assignment.id,
+            uploader_id=None if uploader is None else uploader.id,
+            student=student,
+            filename=upload.filename,
+            content_type=upload.content_type,
+            size=len(upload.raw),
+            sha256=hashlib.sha256(upload.raw).hexdigest(),
+            raw=upload.raw,
+            status=SubmissionStatus.QUEUED.value,
+        ),
+    )
+    record(
+        session,
+        uploader,
+        "submission.create",
+        "submission",
+        submission.id,
+        {"assignment": slug, "format": document_format, "size": len(upload.raw)},
+    )
+    return Accepted(submission, job_for(submission, current.version))
+
+
+def _visible(session: Session, submission_id: int, user: User) -> Submission:
+    submission = repository.get(session, submission_id)
+    # Another student's submission is reported as absent, not forbidden: ids leak nothing.
+    if submission is None or not (
+        is_staff(user) or submission.uploader_id == user.id or submission.student == user.name
+    ):
+        raise NotFound(f"There is no submission {submission_id}.")
+    return submission
+
+
+def scored(session: Session, submissions: list[Submission]) -> list[ScoredSubmission]:
+    ids = [s.id for s in submissions]
+    runs = current_runs(session, ids)
+    overrides = repository.overrides_for(session, ids)
+    slugs: dict[int, str] = {}
+    out: list[ScoredSubmission] = []
+    for submission in submissions:
+        if submission.assignment_id not in slugs:
+            assignment = session.get(Assignment, submission.assignment_id)
+            slugs[submission.assignment_id] = "" if assignment is None else assignment.slug
+        run = runs.get(submission.id)
+        score = effective_score(submission.status, run, overrides.get(submission.id, {}))
+        out.append(ScoredSubmission(submission, slugs[submission.assignment_id], run, score))
+    return out
+
+
+SCORE_BATCH = 500
+
+
+def scored_for_assignment(session: Session, assignment_id: int) -> Iterator[ScoredSubmission]:
+    """Every submission of an assignment with its effective score, in id order, in batches."""
+    ids = repository.ids_for_assignment(session, assignment_id)
+    for start in range(0, len(ids), SCORE_BATCH):
+        yield from scored(session, repository.get_many(session, ids[start : start + SCORE_BATCH]))
+
+
+def get_scored(session: Session, submission_id: int, user: User) -> ScoredSubmission:
+    return scored(session, [_visible(session, submission_id, user)])[0]
+
+
+def get_for_staff(session: Session, submission_id: int) -> Submission:
+    submission = repository.get(session, submission_id)
+    if submission is None:
+        raise NotFound(f"There is no submission {submission_id}.")
+    return submission
+
+
+def list_scored(
+    session: Session, slug: str, user: User, limit: int = 100, offset: int = 0
+) -> list[ScoredSubmission]:
+    assignment = require_assignment(session, slug)
+    owner = None if is_staff(user) else user
+    return scored(
+        session, repository.list_for_assignment(session, assignment.id, owner, limit, offset)
+    )

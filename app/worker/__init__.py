@@ -1,0 +1,1 @@
+"""The scale path: the same grading function in Celery workers (Redis broker, PostgreSQL)."""

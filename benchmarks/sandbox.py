@@ -1,0 +1,234 @@
+"""Sandboxed code jobs: zygote fork server vs. a cold `python` subprocess per job, side by side.
+
+One job is a full B3+B4 battery: a submission defining attention() and masked_attention(),
+called on all nine rubric inputs (square and non-square, d_k != d_v, n = 1, logits around 1e3),
+with the result frames validated in the parent. The cold baseline runs the very same harness and
+job in a fresh `python -I -S` per job (numpy imported each time, no isolation layers at all), so
+the ratio is a lower bound on what the zygote saves.
+
+    python benchmarks/sandbox.py [--jobs 400] [--cold-jobs 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.report import write_section  # noqa: E402
+from graders.code.battery import load_battery  # noqa: E402
+from graders.code.config import resolve_battery  # noqa: E402
+from graders.sandbox import Call, Job, Sandbox, probe_layers  # noqa: E402
+from graders.sandbox.pool import _encode_job  # noqa: E402
+from graders.sandbox.protocol import parse_results  # noqa: E402
+from graders.sandbox.zygote import ENVIRONMENT, HARNESS_SOURCE, _filesystem_plan  # noqa: E402
+
+SUBMISSION = """
+import numpy as np
+
+def attention(Q, K, V):
+    scores = Q @ K.T / np.sqrt(Q.shape[-1])
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = weights / weights.sum(axis=-1, keepdims=True)
+    return weights @ V, weights
+
+def masked_attention(Q, K, V):
+    n = Q.shape[0]
+    scores = Q @ K.T / np.sqrt(Q.shape[-1])
+    scores = np.where(np.triu(np.ones((n, n)), k=1) == 1, -np.inf, scores)
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = weights / weights.sum(axis=-1, keepdims=True)
+    return weights @ V, weights
+"""
+
+COLD_RUNNER = """
+import os, sys, json, struct
+sys.path.extend(json.loads(sys.argv[1]))
+import numpy
+blob = sys.stdin.buffer.read()
+namespace = {"__name__": "harness"}
+exec(compile(sys.argv[2], "<harness>", "exec"), namespace)
+namespace["install_streams"]()
+namespace["run"](blob, int(sys.argv[3]))
+"""
+
+
+def battery_job() -> Job:
+    arrays = []
+    calls = []
+    for name in ("b3.yaml", "b4.yaml"):
+        battery = load_battery(resolve_battery(f"transformer-basics/{name}"))
+        for case in battery.cases:
+            base = len(arrays)
+            arrays.extend(case.inputs)
+            calls.append(Call(battery.function, (base, base + 1, base + 2)))
+    return Job(SUBMISSION, tuple(arrays), tuple(calls))
+
+
+def check(outcome_calls: tuple[object, ...]) -> None:
+    if not all(c is not None and getattr(c, "ok", False) for c in outcome_calls):
+        raise SystemExit("a benchmark job did not complete correctly")
+
+
+def zygote_run(job: Job, jobs: int, zygotes: int) -> tuple[list[float], float]:
+    sandbox = Sandbox(size=zygotes)
+    try:
+        for _ in range(20 * zygotes):
+            check(sandbox.run(job).calls)
+
+        def one(_: int) -> float:
+            started = time.perf_counter()
+            outcome = sandbox.run(job)
+            elapsed = (time.perf_counter() - started) * 1000
+            check(outcome.calls)
+            return elapsed
+
+        started = time.perf_counter()
+        with ThreadPoolExecutor(zygotes) as pool:
+            latencies = list(pool.map(one, range(jobs)))
+        return latencies, jobs / (time.perf_counter() - started)
+    finally:
+        sandbox.close()
+
+
+def cold_run(job: Job, jobs: int, workers: int) -> tuple[list[float], float]:
+    from graders.sandbox import SandboxPolicy
+    from graders.sandbox.protocol import encode_frame
+
+    header, payload = _encode_job(job, SandboxPolicy(), 2.0)
+    frame = encode_frame(header, payload)
+    sys_path = json.dumps(_filesystem_plan()[3])
+
+    def one(_: int) -> float:
+        started = time.perf_counter()
+        import os
+
+        read, write = os.pipe()
+        process = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", COLD_RUNNER, sys_path, HARNESS_SOURCE, str(write)],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, env=ENVIRONMENT,
+            pass_fds=(write,))
+        os.close(write)
+        assert process.stdin is not None
+        process.stdin.write(frame)
+        process.stdin.close()
+        chunks = []
+        while chunk := os.read(read, 1 << 16):
+            chunks.append(chunk)
+        os.close(read)
+        process.wait()
+        parsed = parse_results(b"".join(chunks), len(job.calls))
+        check(tuple(parsed.calls.get(i) for i in range(len(job.calls))))
+        return (time.perf_counter() - started) * 1000
+
+    one(0)
+    started = time.perf_counter()
+    with ThreadPoolExecutor(workers) as pool:
+        latencies = list(pool.map(one, range(jobs)))
+    return latencies, jobs / (time.perf_counter() - started)
+
+
+def grader_run(jobs: int) -> tuple[list[float], float]:
+    """The whole code grader for one submission: B3 and B4 items (two sandbox jobs, checks,
+    bug diagnosis), as the engine calls it."""
+    from graders.code import GRADER
+    from graders.context import GradingContext, GradingResources
+    from graders.documents.model import LocatedAnswer, ParsedSubmission
+    from graders.rubric import BUNDLED_RUBRICS, load_rubric
+
+    rubric = load_rubric(BUNDLED_RUBRICS / "transformer-basics.yaml").rubric
+    resources = GradingResources()
+    submission = ParsedSubmission(text=SUBMISSION, format="python", answers={})
+    questions = [q for q in rubric.questions if q.id in ("B3", "B4")]
+    contexts = [GradingContext(rubric=rubric, question=q, submission=submission,
+                               resources=resources) for q in questions]
+    try:
+        def one() -> float:
+            started = time.perf_counter()
+            for question, context in zip(questions, contexts, strict=True):
+                results = GRADER.grade_items(question.items, LocatedAnswer(question.id,
+                                                                           SUBMISSION), context)
+                if any(r.points != r.max_points for r in results):
+                    raise SystemExit("the benchmark submission lost points")
+            return (time.perf_counter() - started) * 1000
+
+        for _ in range(10):
+            one()
+        started = time.perf_counter()
+        latencies = [one() for _ in range(jobs)]
+        return latencies, jobs / (time.perf_counter() - started)
+    finally:
+        resources.close()
+
+
+def p(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--jobs", type=int, default=400)
+    parser.add_argument("--cold-jobs", type=int, default=40)
+    args = parser.parse_args()
+    job = battery_job()
+    missing = [layer.name for layer in probe_layers() if layer.required and not layer.active]
+    rows = []
+    results = {}
+    for label, runner, n, width in (
+        ("zygote, 1 zygote", zygote_run, args.jobs, 1),
+        ("cold subprocess, 1 worker", cold_run, args.cold_jobs, 1),
+        ("zygote, 2 zygotes", zygote_run, args.jobs, 2),
+        ("cold subprocess, 2 workers", cold_run, args.cold_jobs, 2),
+    ):
+        latencies, rate = runner(job, n, width)
+        results[label] = (statistics.median(latencies), p(latencies, 0.95), rate)
+        rows.append(f"| {label} | {n} | {statistics.median(latencies):.1f} | "
+                    f"{p(latencies, 0.95):.1f} | {rate:.0f} |")
+        print(rows[-1], flush=True)
+    latencies, rate = grader_run(max(50, args.jobs // 4))
+    grader_row = (f"| code grader, B3 + B4 items of one submission (2 jobs + checks + "
+                  f"diagnosis), 1 zygote | {max(50, args.jobs // 4)} | "
+                  f"{statistics.median(latencies):.1f} | {p(latencies, 0.95):.1f} | "
+                  f"{rate:.0f} submissions/s |")
+    print(grader_row, flush=True)
+    ratio_1 = results["zygote, 1 zygote"][2] / results["cold subprocess, 1 worker"][2]
+    ratio_2 = results["zygote, 2 zygotes"][2] / results["cold subprocess, 2 workers"][2]
+    p50 = results["zygote, 1 zygote"][0]
+    verdict = "meets" if p50 <= 10 and min(ratio_1, ratio_2) >= 15 else "MISSES"
+    body = "\n".join([
+        "## Sandbox: B3+B4 code battery per job",
+        "",
+        f"One job = a submission defining `attention` and `masked_attention`, called on all "
+        f"{len(job.calls)} inputs of the B3 and B4 batteries, every layer active"
+        + (f" (MISSING: {', '.join(missing)})" if missing else "")
+        + "; result frames validated in the parent. The cold baseline runs the same harness "
+        "and job in a fresh `python -I -S` per job with no isolation at all.",
+        "",
+        "| runner | jobs | p50 ms | p95 ms | jobs/s |",
+        "|---|---:|---:|---:|---:|",
+        *rows,
+        "",
+        "End to end through the grader (what a regrade pays per submission):",
+        "",
+        "| path | submissions | p50 ms | p95 ms | rate |",
+        "|---|---:|---:|---:|---:|",
+        grader_row,
+        "",
+        f"Throughput ratio zygote / cold: **{ratio_1:.1f}x** (1 worker), **{ratio_2:.1f}x** "
+        f"(2 workers). Target p50 <= 10 ms and >= 15x: {verdict}.",
+    ])
+    print(body)
+    write_section("sandbox", body)
+
+
+if __name__ == "__main__":
+    main()

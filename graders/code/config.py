@@ -1,0 +1,51 @@
+"""A code item's configuration in the rubric: which battery, which check, its tolerances."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from graders.rubric import BUNDLED_RUBRICS
+
+CheckName = Literal["interface", "scaling", "row_softmax", "weights", "output", "stable", "causal"]
+
+# Local names under which a crashed function's attention weights are looked for (salvage).
+DEFAULT_SALVAGE_NAMES: tuple[str, ...] = (
+    "weights", "attn_weights", "attention_weights", "attn", "attention", "probs", "p", "w",
+    "alpha", "a", "softmax",
+)
+
+
+def resolve_battery(relative: str, base: Path = BUNDLED_RUBRICS) -> Path:
+    """A battery path inside the rubrics directory (never outside it)."""
+    path = (base / relative).resolve()
+    if base.resolve() not in path.parents:
+        raise ValueError(f"battery {relative!r} must lie inside {base}")
+    return path
+
+
+class CodeCheckConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # The question's battery (function, inputs, reference, known bugs), relative to rubrics/.
+    battery: str
+    check: CheckName
+    rtol: float = Field(default=1e-6, ge=0)
+    atol: float = Field(default=1e-8, ge=0)
+    # Decide this check on the arrays a crashed function had computed (its local variables at
+    # the crash), when its return never happened.
+    # all: the check's points need every input to pass (a bug that only a degenerate input such
+    # as n = 1 hides still costs them); per_input: points in proportion to the inputs passed.
+    credit: Literal["all", "per_input"] = "all"
+    salvage: bool = False
+    salvage_names: tuple[str, ...] = DEFAULT_SALVAGE_NAMES
+
+    @field_validator("battery")
+    @classmethod
+    def _exists(cls, value: str) -> str:
+        path = resolve_battery(value)
+        if not path.is_file():
+            raise ValueError(f"battery file {value!r} not found under {BUNDLED_RUBRICS}")
+        return value

@@ -1,0 +1,189 @@
+"""Assign scored units to questions: a dynamic programme in rubric order, after moving clearly
+labelled blocks that a student answered out of order to where the rubric expects them.
+
+A unit is one labelled passage or one paragraph. The programme walks the units in order and
+keeps, for every "last question answered so far", the best total score; each unit either
+answers the current or a later question, or is not an answer (notes, headers, pasted lecture
+material). Order does what label numbers cannot: a `Q1` after `Q6` can only be part B's first
+question, and a second `Q6` is decided by what it talks about. Rubric order would lose an
+answer written out of order (B2 before B1), so a block whose label and content both name one
+question is moved to that question's place first; unlabelled and ambiguous pieces travel with
+the block they sit in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from graders.documents.labels import LabelMark
+
+Path = tuple[str | None, int | None, str | None, str | None]  # part, number, letter, roman
+
+EXACT, SUBPART, PARENT, MISMATCH = 3.0, 2.5, 2.0, -2.0
+# A label naming a question number the rubric does not have ("3. Considerations" when the
+# rubric stops at 2g): that passage answers something else.
+FOREIGN = -3.0
+# An unlabelled paragraph stays with the answer before it unless the content of another question
+# outweighs SWITCH; staying only needs to beat "not an answer" (0), so its reward is tiny: a long
+# run of empty paragraphs (lecture notes before the first answer) must not pay for starting an
+# answer early.
+STAY = 0.01
+SWITCH = -1.25
+UNLABELLED = -0.25
+CONTENT_CAP = 3.0
+INLINE_RELIABILITY = 0.8
+DUPLICATE_RELIABILITY = 0.4
+# Inside a labelled passage, cue words of an earlier question than the label names are weak
+# evidence (a 1c.ii derivation reuses 1c.i's query), and so are cue words of the question the
+# next label names (that answer is about to start under its own label): they count for this
+# share only. Other cue words of a later question count in full: its label may be missing.
+WEAK_CONTENT = 0.25
+
+
+@dataclass
+class Unit:
+    start: int
+    end: int
+    mark: LabelMark | None = None
+    path: Path | None = None
+    reliability: float = 1.0
+    label_scores: list[float] = field(default_factory=list)
+    content: list[tuple[float, list[str]]] = field(default_factory=list)
+    kind: list[float] = field(default_factory=list)
+    # the labelled unit this paragraph follows (None before the first label), and the next one
+    head: Unit | None = None
+    next_head: Unit | None = None
+    # set on the head of a block moved to rubric order: the question it was moved for
+    moved_for: int | None = None
+
+    @property
+    def labelled(self) -> bool:
+        return self.mark is not None and not self.mark.heading
+
+
+def unit_score(unit: Unit, q: int) -> float:
+    label = unit.label_scores[q]
+    base = 0.0 if label > 0 else UNLABELLED
+    return label + unit.content[q][0] + unit.kind[q] + base
+
+
+def _named(head: Unit | None) -> list[int]:
+    """The questions a reliable label names (an inline or duplicated one may be wrong)."""
+    if head is None or not head.labelled or head.reliability < 1.0:
+        return []
+    return [i for i, score in enumerate(head.label_scores) if score > 0]
+
+
+def _continuation_content(unit: Unit, q: int) -> float:
+    content = unit.content[q][0]
+    named = _named(unit.head)
+    if not named:
+        return content
+    if q < min(named) or q in _named(unit.next_head):
+        return content * WEAK_CONTENT
+    return content
+
+
+def assign(units: list[Unit], n_questions: int) -> list[int | None]:
+    """Best monotone assignment of units to question indices (None: not an answer).
+
+    An answer starts at a unit with evidence (a label, or content of that question); a
+    paragraph with neither can only carry on the answer before it.
+    """
+    neg = float("-inf")
+    # state: (last question index + 1, previous unit was an answer)
+    size = n_questions + 1
+    best = [[neg, neg] for _ in range(size)]
+    best[0][0] = 0.0
+    back: list[list[list[tuple[int, int, int | None]]]] = []
+    for unit in units:
+        new = [[neg, neg] for _ in range(size)]
+        ptr: list[list[tuple[int, int, int | None]]] = [[(0, 0, None)] * 2 for _ in range(size)]
+        continuation = unit.mark is None
+        for j in range(size):
+            for was in (0, 1):
+                current = best[j][was]
+                if current == neg:
+                    continue
+                if current > new[j][0]:
+                    new[j][0] = current
+                    ptr[j][0] = (j, was, None)
+                for q in range(max(j, 1), size):
+                    if continuation and was and q == j:
+                        # a paragraph carrying on an answer: prose around code is still the answer
+                        gain = (_continuation_content(unit, q - 1)
+                                + max(unit.kind[q - 1], 0.0) + STAY)
+                    elif continuation:
+                        content = _continuation_content(unit, q - 1)
+                        if content <= 0:
+                            continue
+                        gain = content + unit.kind[q - 1] + SWITCH
+                    else:
+                        gain = unit_score(unit, q - 1)
+                    total = current + gain
+                    if total > new[q][1] + 1e-9:
+                        new[q][1] = total
+                        ptr[q][1] = (j, was, q - 1)
+        back.append(ptr)
+        best = new
+    state = max(((j, w) for j in range(size) for w in (0, 1)), key=lambda s: best[s[0]][s[1]])
+    out: list[int | None] = [None] * len(units)
+    j, w = state
+    for i in range(len(units) - 1, -1, -1):
+        pj, pw, assigned = back[i][j][w]
+        out[i] = assigned
+        j, w = pj, pw
+    return out
+
+
+def anchor(unit: Unit) -> int | None:
+    """The question a unit clearly answers: its label names that question best and alone, at
+    full reliability, and its content agrees (some cue of that question, none stronger)."""
+    if not unit.labelled or unit.reliability < 1.0 or not unit.label_scores:
+        return None
+    scores = unit.label_scores
+    top = max(scores)
+    if top < SUBPART or sum(1 for s in scores if s == top) != 1:
+        return None
+    q = scores.index(top)
+    content = [c for c, _ in unit.content]
+    if content[q] <= 0 or content[q] < max(content):
+        return None
+    return q
+
+
+def rubric_order(units: list[Unit]) -> list[int]:
+    """A permutation of unit indices that puts clearly labelled blocks in rubric order.
+
+    A block is a labelled unit and the paragraphs after it. An anchored block sorts by its
+    question; any other block keeps the key of the block before it, so the notes and sub-parts
+    around an answer travel with it. With anchors already in order this is the identity.
+    """
+    blocks: list[tuple[int, list[int]]] = []
+    key = -1
+    for index, unit in enumerate(units):
+        if unit.labelled or not blocks:
+            anchored = anchor(unit)
+            if anchored is not None:
+                key = anchored
+            blocks.append((key, [index]))
+        else:
+            blocks[-1][1].append(index)
+    latest = -1
+    for key, members in blocks:
+        head = units[members[0]]
+        if 0 <= key < latest and anchor(head) == key:
+            head.moved_for = key  # answered after a later question
+        latest = max(latest, key)
+    ordered = sorted(range(len(blocks)), key=lambda b: blocks[b][0])  # stable
+    return [i for b in ordered for i in blocks[b][1]]
+
+
+def assign_in_rubric_order(units: list[Unit], n_questions: int) -> list[int | None]:
+    """`assign` on the units reordered by `rubric_order`, returned in document order."""
+    order = rubric_order(units)
+    permuted = assign([units[i] for i in order], n_questions)
+    out: list[int | None] = [None] * len(units)
+    for position, index in enumerate(order):
+        out[index] = permuted[position]
+    return out

@@ -1,0 +1,83 @@
+"""Matching a rubric's cue terms against messy OCR/LaTeX text.
+
+`d_{\\text{model}}`, `d_model` and `d-model` must all match the cue `d_model`, and the cue
+`each` must not match inside `reach`; both text and cue go through the same normalisation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+_WRAPPERS = re.compile(r"\\(?:text|mathrm|mathit|mathbf|operatorname|textbf|textit|emph)\s*\{")
+_GREEK = {
+    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "θ": "theta", "λ": "lambda",
+    "μ": "mu", "σ": "sigma", "Σ": "sum", "∑": "sum", "√": "sqrt", "×": "times", "·": "cdot",
+    "→": "rightarrow", "≈": "approx", "∞": "infty", "π": "pi",
+}
+
+
+def normalise(text: str) -> str:
+    """Lower-case, LaTeX wrappers and braces removed, `-`/`_` unified, spaces collapsed."""
+    out = _WRAPPERS.sub("", text)
+    for symbol, name in _GREEK.items():
+        out = out.replace(symbol, f" {name} ")
+    out = out.lower().replace("\\", " ").replace("$", " ")
+    out = re.sub(r"[{}]", "", out)
+    out = re.sub(r"\s*[-_]\s*", "_", out)
+    return re.sub(r"\s+", " ", out).strip()
+
+
+@dataclass(frozen=True)
+class CuePattern:
+    cue: str
+    regex: re.Pattern[str]
+    spaced: bool  # matched against the spaced form (words) or the compact form (symbols)
+
+
+def compile_cue(cue: str) -> CuePattern | None:
+    norm = normalise(cue)
+    if not norm:
+        return None
+    if re.fullmatch(r"[a-z ]+", norm):
+        return CuePattern(cue, re.compile(r"\b" + re.escape(norm)), True)
+    compact = norm.replace(" ", "")
+    body = re.escape(compact)
+    if compact[0].isdigit():
+        body = r"(?<![0-9.])" + body
+    if compact[-1].isdigit():
+        body += r"(?![0-9])"
+    return CuePattern(cue, re.compile(body), False)
+
+
+@dataclass(frozen=True)
+class NormalisedText:
+    spaced: str
+    compact: str
+
+    @classmethod
+    def of(cls, text: str) -> NormalisedText:
+        spaced = normalise(text)
+        return cls(spaced, spaced.replace(" ", ""))
+
+    def contains(self, pattern: CuePattern) -> bool:
+        return bool(pattern.regex.search(self.spaced if pattern.spaced else self.compact))
+
+
+def compile_cues(cues: Iterable[str]) -> list[CuePattern]:
+    seen: set[str] = set()
+    patterns: list[CuePattern] = []
+    for cue in cues:
+        pattern = compile_cue(cue)
+        if pattern is not None and pattern.regex.pattern not in seen:
+            seen.add(pattern.regex.pattern)
+            patterns.append(pattern)
+    return patterns
+
+
+def found_cues(text: str, patterns: Iterable[CuePattern]) -> Iterator[str]:
+    norm = NormalisedText.of(text)
+    for pattern in patterns:
+        if norm.contains(pattern):
+            yield pattern.cue

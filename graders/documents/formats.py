@@ -1,0 +1,234 @@
+"""Recognise an upload's format and turn it into text, rejecting what cannot be read."""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass
+from pathlib import PurePath
+from typing import Any
+
+from graders.documents.model import DocumentFormat, InvalidDocument
+
+_BY_EXTENSION: dict[str, DocumentFormat] = {
+    ".json": "json",
+    ".txt": "text",
+    ".text": "text",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".tex": "latex",
+    ".latex": "latex",
+    ".py": "python",
+    ".ipynb": "notebook",
+    ".pdf": "pdf",
+}
+
+_BY_CONTENT_TYPE: dict[str, DocumentFormat] = {
+    "application/json": "json",
+    "text/json": "json",
+    "text/plain": "text",
+    "text/markdown": "markdown",
+    "text/x-markdown": "markdown",
+    "text/x-tex": "latex",
+    "application/x-tex": "latex",
+    "text/x-latex": "latex",
+    "application/x-latex": "latex",
+    "text/x-python": "python",
+    "text/x-script.python": "python",
+    "application/x-python-code": "python",
+    "application/x-ipynb+json": "notebook",
+    "application/pdf": "pdf",
+}
+
+# Content types that say nothing about the format: the bytes decide.
+_GENERIC_CONTENT_TYPES = frozenset({"", "application/octet-stream", "binary/octet-stream"})
+
+
+@dataclass(frozen=True)
+class DecodedDocument:
+    format: DocumentFormat
+    text: str  # the document as text (for JSON: the raw JSON text)
+    data: Any = None  # the parsed JSON object for json and notebook uploads
+
+
+def _declared(filename: str | None, content_type: str | None) -> DocumentFormat | None:
+    if filename:
+        suffix = PurePath(filename).suffix.lower()
+        if suffix in _BY_EXTENSION:
+            return _BY_EXTENSION[suffix]
+        if suffix:
+            raise InvalidDocument(
+                f"unsupported file type {suffix!r}: upload .json, .txt, .md, .tex, .py, "
+                ".ipynb or a PDF with a text layer"
+            )
+    if content_type:
+        base = content_type.split(";", 1)[0].strip().lower()
+        if base in _BY_CONTENT_TYPE:
+            return _BY_CONTENT_TYPE[base]
+        if base.startswith("text/"):
+            return "text"
+        if base not in _GENERIC_CONTENT_TYPES:
+            raise InvalidDocument(f"unsupported content type {base!r}")
+    return None
+
+
+def decode_text(raw: bytes) -> str:
+    """UTF-8 (or UTF-16 with a byte-order mark) text without NUL bytes, else InvalidDocument."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            text = raw.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise InvalidDocument(f"not valid UTF-16 text (byte {exc.start})") from exc
+    else:
+        if b"\x00" in raw:
+            raise InvalidDocument(
+                f"binary data (NUL byte at offset {raw.index(0)}), not a text document"
+            )
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise InvalidDocument(
+                f"not UTF-8 text: undecodable byte 0x{raw[exc.start]:02x} at offset {exc.start}"
+            ) from exc
+    if "\x00" in text:
+        raise InvalidDocument("binary data (NUL character), not a text document")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _load_json(text: str, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidDocument(
+            f"malformed {what}: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from exc
+
+
+def check_answers_shape(data: Any) -> None:
+    """`{"student_id"?: str, "answers": {str: str | number | list}}`, else InvalidDocument."""
+    if not isinstance(data, dict):
+        raise InvalidDocument('JSON submission must be an object with an "answers" object')
+    unknown = sorted(set(data) - {"student_id", "answers"})
+    if unknown:
+        raise InvalidDocument(
+            f"JSON submission has unexpected top-level keys: {', '.join(unknown)}"
+        )
+    student = data.get("student_id")
+    if student is not None and not isinstance(student, str):
+        raise InvalidDocument('"student_id" must be a string')
+    answers = data.get("answers")
+    if not isinstance(answers, dict):
+        raise InvalidDocument('JSON submission needs an "answers" object')
+    if not answers:
+        raise InvalidDocument('"answers" is empty')
+    for key, value in answers.items():
+        if not key.strip():
+            raise InvalidDocument('"answers" has an empty key')
+        if not _is_answer_value(value):
+            raise InvalidDocument(
+                f'answers["{key}"] must be a string, a number or a list of those, '
+                f"not {type(value).__name__}"
+            )
+
+
+def _is_answer_value(value: Any, depth: int = 0) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, str | int | float):
+        return True
+    if isinstance(value, list) and depth < 2:
+        return all(_is_answer_value(v, depth + 1) for v in value)
+    return False
+
+
+def _notebook_text(text: str) -> tuple[str, Any]:
+    import nbformat
+
+    data = _load_json(text, "notebook JSON")
+    if not isinstance(data, dict) or "cells" not in data:
+        raise InvalidDocument("not a Jupyter notebook: no cells")
+    try:
+        notebook = nbformat.reads(text, as_version=4)  # type: ignore[no-untyped-call]
+    except Exception as exc:  # nbformat raises several unrelated types for bad files
+        raise InvalidDocument(f"not a readable Jupyter notebook: {exc}".splitlines()[0]) from exc
+    blocks: list[str] = []
+    for cell in notebook.cells:
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        if not source.strip():
+            continue
+        if cell.get("cell_type") == "code":
+            blocks.append("```python\n" + source.rstrip() + "\n```")
+        elif cell.get("cell_type") == "markdown":
+            blocks.append(source.rstrip())
+    return "\n\n".join(blocks), notebook
+
+
+def _pdf_text(raw: bytes) -> str:
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
+    try:
+        reader = PdfReader(io.BytesIO(raw))
+        if reader.is_encrypted:
+            raise InvalidDocument("the PDF is encrypted; upload an unprotected copy")
+        pages = [page.extract_text() or "" for page in reader.pages]
+    except InvalidDocument:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
+        raise InvalidDocument(f"not a readable PDF: {exc}".splitlines()[0]) from exc
+    text = "\n\n".join(p.strip() for p in pages if p.strip())
+    if not text.strip():
+        raise InvalidDocument(
+            "the PDF has no text layer (a scan or photo?); upload a PDF with selectable text "
+            "or a text transcript"
+        )
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _guess(raw: bytes) -> DocumentFormat:
+    if raw.lstrip().startswith(b"%PDF"):
+        return "pdf"
+    head = raw.lstrip()[:1]
+    if head == b"{":
+        return "notebook" if b'"cells"' in raw and b'"nbformat"' in raw else "json"
+    return "text"
+
+
+def decode_document(
+    raw: bytes, filename: str | None, content_type: str | None
+) -> DecodedDocument:
+    if not raw or not raw.strip():
+        raise InvalidDocument("the upload is empty")
+    declared = _declared(filename, content_type)
+    fmt: DocumentFormat = declared if declared is not None else _guess(raw)
+    if fmt != "pdf" and raw.lstrip().startswith(b"%PDF"):
+        fmt = "pdf"  # a PDF uploaded as .txt is still a PDF
+    if fmt == "pdf":
+        if not raw.lstrip().startswith(b"%PDF"):
+            raise InvalidDocument("declared as PDF but the bytes are not a PDF")
+        return DecodedDocument("pdf", _pdf_text(raw))
+    text = decode_text(raw)
+    if not text.strip():
+        raise InvalidDocument("the upload contains only whitespace")
+    if fmt == "json":
+        data = _load_json(text, "JSON")
+        if isinstance(data, dict) and "cells" in data and "answers" not in data:
+            notebook_text, notebook = _notebook_text(text)
+            return DecodedDocument("notebook", notebook_text, notebook)
+        check_answers_shape(data)
+        return DecodedDocument("json", text, data)
+    if fmt == "notebook":
+        notebook_text, notebook = _notebook_text(text)
+        if not notebook_text.strip():
+            raise InvalidDocument("the notebook has no non-empty cells")
+        return DecodedDocument("notebook", notebook_text, notebook)
+    if _looks_binary(text):
+        raise InvalidDocument("binary data (control characters), not a text document")
+    return DecodedDocument(fmt, text)
+
+
+def _looks_binary(text: str) -> bool:
+    sample = text[:4096]
+    control = sum(1 for ch in sample if ord(ch) < 32 and ch not in "\n\t\f\v")
+    return control > max(8, len(sample) // 100)

@@ -1,0 +1,195 @@
+"""Find the question labels students write: `Q1`, `1.`, `B2)`, `1) a) i)`, `\\textcircled{b}`, ...
+
+A label is a group of up to four levels (part, number, letter, roman numeral). Labels at the
+start of a line are trusted more than labels found inside a line after punctuation ("... cov.ii.)
+Since"), which the locator keeps only when they continue the current numbering.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+ROMANS = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
+LETTERS = "abcdefgh"
+
+
+@dataclass(frozen=True)
+class LabelMark:
+    start: int  # where the label (with its line prefix) starts in the document
+    end: int  # where the answer text after the label starts
+    raw: str
+    part: str | None = None
+    num: int | None = None
+    letter: str | None = None
+    roman: str | None = None
+    inline: bool = False
+    heading: bool = False  # "Part B" on its own: sets the part, answers nothing
+
+    @property
+    def depth(self) -> int:
+        """The shallowest level this label sets (0 part, 1 number, 2 letter, 3 roman)."""
+        if self.heading:
+            return 0
+        if self.num is not None:
+            return 1
+        if self.letter is not None:
+            return 2
+        return 3
+
+
+_LINE_PREFIX = re.compile(r"(?:[ \t]*(?:\$\$|\$|\\\[|[-*•>]|#{1,6}|\*\*)[ \t]*){0,3}")
+_SEP = r"(?:[ \t]|\\quad|\\qquad|~)*"
+_PART_HEADING = re.compile(
+    r"(?i:part|section)[ \t]+([A-Z]|[0-9]{1,2}|I{1,3}V?)\b[ \t]*[:.)\-]?", re.ASCII
+)
+_CIRCLED = re.compile(r"\\textcircled\{\s*([A-Za-z]?\d{1,2}|[a-h]|[ivx]{1,4})\s*\}")
+_QNUM = re.compile(
+    r"(?:Q(?:uestion)?|Problem|Prob\.|Exercise|Ex\.|Task)[ \t]*\.?[ \t]*(\d{1,2})(?!\d)"
+    r"(?:[ \t]*(?:\.\)|[.):\-](?![0-9])))?",
+    re.IGNORECASE,
+)
+_PARTNUM = re.compile(r"([A-H])[ \t]?(\d{1,2})(?!\d)(?:\.\)|[.):](?![0-9]))?(?=[\s$\\(]|$)")
+_NUM = re.compile(r"(\d{1,2})(?:[ \t]*\.\)|\)|\.(?![0-9])|-(?=[ \t]))")
+_BARE_NUM = re.compile(r"(\d{1,2})[ \t]+(?=\(?[a-h](?:\.\)|[.)]))")
+_LETTER = re.compile(
+    r"(?:\(([a-h])\)|(?:[a-h]-)?([a-h])[ \t]*(?:\.\)|\)|\.(?![0-9a-z])|\.(?=[ivx]{1,4}\.?\))))"
+)
+_ROMAN = re.compile(r"\(?(viii|vii|vi|iv|ix|iii|ii|i|v|x)[ \t]*(?:\.\)|\)|\.(?![0-9a-z]))")
+# After a label the answer starts: whitespace, math, a command, or the end of the line.
+_AFTER = re.compile(r"(?=[\s$\\(\[]|$)")
+
+
+def _token(text: str, pos: int, level: int) -> tuple[int, dict[str, object]] | None:
+    """One label token at `pos` deeper than `level`; returns (end, fields)."""
+    if level < 1:
+        m = _CIRCLED.match(text, pos)
+        if m and re.fullmatch(r"[A-Za-z]?\d{1,2}", m.group(1)):
+            value = m.group(1)
+            fields: dict[str, object] = {"num": int(re.sub(r"\D", "", value))}
+            if value[0].isalpha() and value[0].upper() != "Q":
+                fields["part"] = value[0].upper()
+            return m.end(), fields
+        for pattern in (_QNUM, _PARTNUM, _NUM, _BARE_NUM):
+            m = pattern.match(text, pos)
+            if m:
+                if pattern is _PARTNUM:
+                    return m.end(), {"part": m.group(1), "num": int(m.group(2))}
+                return m.end(), {"num": int(m.group(1))}
+    if level < 3:
+        m = _CIRCLED.match(text, pos)
+        if m and m.group(1) in LETTERS and len(m.group(1)) == 1:
+            return m.end(), {"letter": m.group(1)}
+        m = _LETTER.match(text, pos)
+        if m:
+            return m.end(), {"letter": m.group(1) or m.group(2)}
+    if level < 4:
+        m = _CIRCLED.match(text, pos)
+        if m and m.group(1) in ROMANS:
+            return m.end(), {"roman": m.group(1)}
+        m = _ROMAN.match(text, pos)
+        if m:
+            return m.end(), {"roman": m.group(1)}
+    return None
+
+
+def _group(text: str, pos: int, allow_num: bool) -> tuple[int, dict[str, object]] | None:
+    """A label group: number, letter and roman tokens in that order, e.g. `2. a. i.)`."""
+    fields: dict[str, object] = {}
+    level = 0 if allow_num else 1
+    cur = pos
+    while True:
+        found = _token(text, cur, level)
+        if found is None:
+            break
+        end, new = found
+        fields.update(new)
+        level = 1 if "num" in new else 2 if "letter" in new else 3
+        cur = end
+        skip = re.compile(_SEP).match(text, cur)
+        after_sep = skip.end() if skip else cur
+        if _token(text, after_sep, level) is None:
+            break
+        cur = after_sep
+    if not fields or not _AFTER.match(text, cur):
+        return None
+    return cur, fields
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    starts.extend(m.end() for m in re.finditer(r"\n", text))
+    return starts
+
+
+def find_labels(text: str) -> list[LabelMark]:
+    """Every candidate label in document order (line-start and inline)."""
+    marks: list[LabelMark] = []
+    for line_start in _line_starts(text):
+        prefix = _LINE_PREFIX.match(text, line_start)
+        pos = prefix.end() if prefix else line_start
+        heading = _PART_HEADING.match(text, pos)
+        if heading:
+            value = heading.group(1).upper()
+            end = heading.end()
+            group = _group(text, _skip_sep(text, end), allow_num=True)
+            if group is not None:
+                end, fields = group
+                marks.append(_mark(text, line_start, end, fields, part=value))
+            else:
+                marks.append(LabelMark(line_start, end, text[pos:end].strip(), part=value,
+                                       heading=True))
+            continue
+        group = _group(text, pos, allow_num=True)
+        if group is None:
+            continue
+        end, fields = group
+        marks.append(_mark(text, line_start, end, fields))
+    marks.extend(_inline_labels(text, [(m.start, m.end) for m in marks]))
+    marks.sort(key=lambda m: m.start)
+    return marks
+
+
+_INLINE_BEFORE = re.compile(r"(?:(?<=[.:;)])|(?<=\$)[ \t]+|(?<=[.:;)])[ \t]+)(?=\(?[a-hivx])")
+
+
+def _inline_labels(text: str, taken: list[tuple[int, int]]) -> list[LabelMark]:
+    marks: list[LabelMark] = []
+    for m in _INLINE_BEFORE.finditer(text):
+        pos = m.end()
+        if any(s <= pos < e for s, e in taken) or (marks and pos < marks[-1].end):
+            continue
+        group = _group(text, pos, allow_num=False)
+        if group is None:
+            continue
+        end, fields = group
+        # an inline label must be followed by a space or math, never by more letters ("e.g.")
+        if end < len(text) and not (text[end].isspace() or text[end] in "$\\"):
+            continue
+        marks.append(_mark(text, pos, end, fields, inline=True))
+    return marks
+
+
+def _skip_sep(text: str, pos: int) -> int:
+    m = re.compile(_SEP).match(text, pos)
+    return m.end() if m else pos
+
+
+def _mark(
+    text: str, start: int, end: int, fields: dict[str, object], part: str | None = None,
+    inline: bool = False,
+) -> LabelMark:
+    num = fields.get("num")
+    letter = fields.get("letter")
+    roman = fields.get("roman")
+    part_value = fields.get("part", part)
+    return LabelMark(
+        start=start,
+        end=_skip_sep(text, end),
+        raw=text[start:end].strip(),
+        part=part_value if isinstance(part_value, str) else None,
+        num=num if isinstance(num, int) else None,
+        letter=letter if isinstance(letter, str) else None,
+        roman=roman if isinstance(roman, str) else None,
+        inline=inline,
+    )

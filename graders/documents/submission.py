@@ -1,0 +1,137 @@
+"""From uploaded bytes to a ParsedSubmission: one located answer (or a reason) per question."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from graders.documents.cues import compile_cues, found_cues
+from graders.documents.formats import decode_document
+from graders.documents.locate import locate, question_cues
+from graders.documents.model import DocumentFormat, LocatedAnswer, ParsedSubmission
+from graders.rubric import Question, Rubric, RubricItem
+
+
+def sniff_format(raw: bytes, filename: str | None, content_type: str | None) -> DocumentFormat:
+    """The upload's format, or InvalidDocument with a one-line reason."""
+    return decode_document(raw, filename, content_type).format
+
+
+def read_submission(
+    raw: bytes, filename: str | None, content_type: str | None, rubric: Rubric
+) -> ParsedSubmission:
+    document = decode_document(raw, filename, content_type)
+    if document.format == "json":
+        return _from_json(document.text, document.data, rubric)
+    location = locate(document.text, rubric)
+    answers = dict(location.answers)
+    missing = dict(location.missing)
+    notes = list(location.notes)
+    if document.format == "python":
+        _whole_file_for_code(document.text, rubric, answers, missing, notes)
+    return ParsedSubmission(
+        text=document.text,
+        format=document.format,
+        answers=answers,
+        missing=missing,
+        notes=tuple(notes),
+    )
+
+
+def render_value(value: Any) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(render_value(v) for v in value) + "]"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def _from_json(text: str, data: dict[str, Any], rubric: Rubric) -> ParsedSubmission:
+    questions = {q.id.lower(): q for q in rubric.questions}
+    items: dict[str, tuple[Question, RubricItem]] = {
+        item.id.lower(): (q, item) for q in rubric.questions for item in q.items
+    }
+    whole: dict[str, str] = {}
+    parts: dict[str, dict[str, str]] = {}
+    notes: list[str] = []
+    for key, value in data["answers"].items():
+        lowered = key.strip().lower()
+        if lowered in questions:
+            whole[questions[lowered].id] = render_value(value)
+            continue
+        hit = items.get(lowered)
+        if hit is None and "." in lowered:
+            # "B1.d_head": a question prefix in front of the item's own name
+            prefix, _, rest = lowered.partition(".")
+            hit = items.get(rest) or items.get(f"{prefix}.{rest}")
+            if hit is None and prefix in questions:
+                hit = next(((questions[prefix], i) for i in questions[prefix].items
+                            if i.id.lower().split(".", 1)[-1] == rest), None)
+        if hit is None:
+            notes.append(f"ignored answers[{key!r}]: no question or item has that id")
+            continue
+        question, item = hit
+        parts.setdefault(question.id, {})[item.id] = render_value(value)
+    answers: dict[str, LocatedAnswer] = {}
+    missing: dict[str, str] = {}
+    for question in rubric.questions:
+        own = whole.get(question.id)
+        item_parts = parts.get(question.id, {})
+        if own is None and not item_parts:
+            missing[question.id] = f"The JSON answers have no key {question.id!r} or its items."
+            continue
+        lines = [own] if own is not None else []
+        lines.extend(f"{item_id}: {value}" for item_id, value in item_parts.items())
+        answers[question.id] = LocatedAnswer(
+            question_id=question.id,
+            text="\n".join(lines),
+            confidence=1.0,
+            method="json",
+            label=question.id,
+            parts=dict(item_parts),
+        )
+    student = data.get("student_id")
+    return ParsedSubmission(
+        text=text,
+        format="json",
+        answers=answers,
+        student_id=student if isinstance(student, str) else None,
+        missing=missing,
+        notes=tuple(notes),
+    )
+
+
+def _whole_file_for_code(
+    text: str,
+    rubric: Rubric,
+    answers: dict[str, LocatedAnswer],
+    missing: dict[str, str],
+    notes: list[str],
+) -> None:
+    """A .py upload is one program: every code question gets all of it."""
+    for question in rubric.questions:
+        if question.answer_kind != "code":
+            continue
+        cues = sorted(set(found_cues(text, compile_cues(question_cues(question)))))
+        missing.pop(question.id, None)
+        answers[question.id] = LocatedAnswer(
+            question_id=question.id,
+            text=text,
+            start=0,
+            end=len(text),
+            confidence=0.95 if cues else 0.5,
+            method="whole",
+            note=("the whole .py file; found " + ", ".join(cues)) if cues
+            else "the whole .py file; none of this question's names were found in it",
+        )
+    if any(q.answer_kind == "code" for q in rubric.questions):
+        notes.append("a .py upload is graded as one program for every code question")
+
+
+def answers_as_json(parsed: ParsedSubmission) -> str:
+    """A readable dump of what was located (for debugging and the CLI)."""
+    return json.dumps(
+        {qid: {"start": a.start, "end": a.end, "method": a.method, "confidence": a.confidence,
+               "label": a.label, "text": a.text[:200]} for qid, a in parsed.answers.items()},
+        indent=2, ensure_ascii=False,
+    )

@@ -1,0 +1,96 @@
+"""Embeddings cached by the sha256 of their text: in memory (LRU) and optionally on disk."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+Vector = NDArray[np.float32]
+
+
+def text_key(model_id: str, text: str) -> str:
+    return hashlib.sha256(f"{model_id}\x00{text}".encode()).hexdigest()
+
+
+class EmbeddingCache:
+    def __init__(self, dimension: int, max_entries: int = 100_000,
+                 directory: Path | None = None) -> None:
+        self.dimension = dimension
+        self.max_entries = max_entries
+        self.directory = directory
+        self._memory: OrderedDict[str, Vector] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+        if directory is not None:
+            directory.mkdir(parents=True, exist_ok=True)
+
+    def __len__(self) -> int:
+        return len(self._memory)
+
+    def _path(self, key: str) -> Path:
+        assert self.directory is not None
+        return self.directory / key[:2] / f"{key}.f32"
+
+    def get(self, key: str) -> Vector | None:
+        with self._lock:
+            vector = self._memory.get(key)
+            if vector is not None:
+                self._memory.move_to_end(key)
+                self.hits += 1
+                return vector
+        vector = self._read(key)
+        with self._lock:
+            if vector is None:
+                self.misses += 1
+                return None
+            self.hits += 1
+            self._remember(key, vector)
+        return vector
+
+    def put(self, key: str, vector: Vector) -> None:
+        vector = np.asarray(vector, dtype=np.float32)
+        vector.setflags(write=False)
+        with self._lock:
+            self._remember(key, vector)
+        if self.directory is not None:
+            self._write(key, vector)
+
+    def clear_memory(self) -> None:
+        with self._lock:
+            self._memory.clear()
+
+    def _remember(self, key: str, vector: Vector) -> None:
+        self._memory[key] = vector
+        self._memory.move_to_end(key)
+        while len(self._memory) > self.max_entries:
+            self._memory.popitem(last=False)
+
+    def _read(self, key: str) -> Vector | None:
+        if self.directory is None:
+            return None
+        try:
+            raw = self._path(key).read_bytes()
+        except OSError:
+            return None
+        if len(raw) != 4 * self.dimension:  # a torn or foreign file is a miss, not an error
+            return None
+        vector = np.frombuffer(raw, dtype="<f4").astype(np.float32)
+        vector.setflags(write=False)
+        return vector
+
+    def _write(self, key: str, vector: Vector) -> None:
+        path = self._path(key)
+        try:
+            path.parent.mkdir(exist_ok=True)
+            temporary = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+            temporary.write_bytes(vector.astype("<f4").tobytes())
+            os.replace(temporary, path)  # atomic: readers see the old file or the whole new one
+        except OSError:
+            pass  # the disk cache is an optimisation; the in-memory copy is already kept

@@ -1,0 +1,87 @@
+"""What a rubric item of kind `numeric` may say."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+Scalar = int | float
+ExpectedValue = Scalar | list[Scalar]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class KnownMistake(_Strict):
+    value: ExpectedValue
+    points: Decimal = Field(ge=0)
+    feedback: str
+    # the mistake is a legitimate reading when the answer says so (e.g. "including the bias")
+    full_credit_if_mentions: tuple[str, ...] = ()
+
+    @field_validator("points", mode="before")
+    @classmethod
+    def _exact(cls, value: object) -> object:
+        return Decimal(str(value)) if isinstance(value, float) else value
+
+
+class CarryForward(_Strict):
+    """Credit a later value computed correctly from the student's own earlier (wrong) value."""
+
+    from_item: str
+    factor: float = 1.0
+    points: Decimal = Field(ge=0)
+
+    @field_validator("points", mode="before")
+    @classmethod
+    def _exact(cls, value: object) -> object:
+        return Decimal(str(value)) if isinstance(value, float) else value
+
+
+class NumericConfig(_Strict):
+    mode: Literal["exact", "plausibility"] = "exact"
+    expected: ExpectedValue | None = None
+    kind: Literal["integer", "real", "vector"] = "real"
+    abs_tolerance: float | None = Field(default=None, ge=0)
+    rel_tolerance: float | None = Field(default=None, ge=0)
+    # the value is a probability: "66.5 %" is read as 0.665
+    probability: bool = False
+    # a vector that does not sum to one (within sum_tolerance) loses this many points
+    sum_to_one_penalty: Decimal = Field(default=Decimal(0), ge=0)
+    sum_tolerance: float = Field(default=0.01, ge=0)
+    # words near the value that say it answers this item (several items share one answer)
+    cues: tuple[str, ...] = ()
+    avoid_cues: tuple[str, ...] = ()
+    known_mistakes: tuple[KnownMistake, ...] = ()
+    carry_forward: CarryForward | None = None
+    # plausibility mode: a reported measurement, judged against ranges, not a key
+    unit: Literal["number", "percent"] = "number"
+    plausible: tuple[float, float] | None = None
+    typical: tuple[float, float] | None = None
+
+    @field_validator("sum_to_one_penalty", mode="before")
+    @classmethod
+    def _exact(cls, value: object) -> object:
+        return Decimal(str(value)) if isinstance(value, float) else value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> NumericConfig:
+        if self.mode == "exact" and self.expected is None:
+            raise ValueError("an exact numeric item needs `expected`")
+        if self.mode == "plausibility" and self.expected is None and self.plausible is None:
+            raise ValueError("a plausibility item needs `plausible` (a [low, high] range) "
+                             "or `expected`")
+        if self.kind == "vector" and not isinstance(self.expected, list):
+            raise ValueError("kind `vector` needs `expected` to be a list")
+        if self.kind != "vector" and isinstance(self.expected, list):
+            raise ValueError("a list `expected` needs kind `vector`")
+        if self.kind == "integer" and isinstance(self.expected, float) \
+                and not self.expected.is_integer():
+            raise ValueError("kind `integer` needs an integer `expected`")
+        for window in (self.plausible, self.typical):
+            if window is not None and window[0] > window[1]:
+                raise ValueError("a range must be [low, high] with low <= high")
+        return self

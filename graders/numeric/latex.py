@@ -1,0 +1,178 @@
+"""Turn the LaTeX and OCR notation of one expression into the plain arithmetic `arith` reads.
+
+Anything that is not arithmetic (names, words, subscripts, unknown commands) becomes the
+separator `SEP`, so `W_Q = 768 \\times 768 (one layer)` yields the run `768*768` and nothing
+from `W_Q`. Digit-group separators are removed first (`589,824`, `589 824`, `589\\,824`), which
+is why a thousands separator is never read as a list.
+"""
+
+from __future__ import annotations
+
+import re
+
+SEP = "§"
+MAX_SIDE = 600
+MAX_BRACES = 40
+
+_THIN = re.compile(r"(?<=\d)(?:\\,|\\ |\\;|\\!|~|\{,\}|[\u2009\u202f\u00a0'])(?=\d{3}(?!\d))")
+_SPACE_GROUPS = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?: \d{3})+)(?![\d.,]| \d)")
+_COMMA_GROUPS = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?:,\d{3})+)(?![\d]|,\d)")
+_DECIMAL_COMMA = re.compile(r"(?<![\d.,])0,(\d+)(?![\d,])")
+_TIMES_X = re.compile(r"(?<=\d)\s*[xX]\s*(?=\d)")
+
+_GROUP_COMMANDS = {"frac", "dfrac", "tfrac", "cfrac"}
+_TEXT_COMMANDS = {"text", "mathrm", "mathbf", "textbf", "mathit", "textit", "operatorname",
+                  "mbox", "emph", "mathbb", "mathcal", "textcircled", "underline", "overline",
+                  "hat", "bar", "tilde", "vec", "widetilde", "overbrace", "underbrace"}
+_SPACES = {",", ";", "!", " ", "quad", "qquad", "left", "right", "big", "Big", "bigg", "Bigg",
+           "displaystyle", "limits", "nolimits"}
+_OPS = {"times": "*", "cdot": "*", "ast": "*", "div": "/", "pi": "pi", "%": "%",
+        "exp": "exp", "ln": "ln", "log": "log"}
+_UNICODE = {"×": "*", "·": "*", "∙": "*", "÷": "/", "−": "-", "–": "-", "√": "sqrt",
+            "π": "pi", "²": "^2", "³": "^3"}
+
+
+def glue_digit_groups(text: str) -> str:
+    """Remove thousands separators; `0,665` (a decimal comma) becomes `0.665`."""
+    text = _THIN.sub("", text)
+    text = _SPACE_GROUPS.sub(lambda m: m.group(1) + m.group(2).replace(" ", ""), text)
+    text = _COMMA_GROUPS.sub(lambda m: m.group(1) + m.group(2).replace(",", ""), text)
+    text = _DECIMAL_COMMA.sub(r"0.\1", text)
+    return _TIMES_X.sub("*", text)
+
+
+def brace_depth(text: str) -> int:
+    depth = deepest = 0
+    escaped = False
+    for ch in text:
+        if escaped:
+            escaped = False
+            continue
+        if ch == "\\":
+            escaped = True
+        elif ch == "{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == "}":
+            depth = max(0, depth - 1)
+    return deepest
+
+
+class _Converter:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def group(self) -> str:
+        """The next `{...}` group (or single character), converted."""
+        while self.pos < len(self.text) and self.text[self.pos] == " ":
+            self.pos += 1
+        if self.pos >= len(self.text):
+            return SEP
+        if self.text[self.pos] == "{":
+            self.pos += 1
+            inner = self.run(stop="}")
+            self.pos += 1
+            return inner
+        if self.text[self.pos] == "\\":
+            return self.command()
+        ch = self.text[self.pos]
+        self.pos += 1
+        return self.char(ch)
+
+    def raw_group(self) -> str:
+        while self.pos < len(self.text) and self.text[self.pos] == " ":
+            self.pos += 1
+        if self.pos < len(self.text) and self.text[self.pos] == "{":
+            depth, start = 0, self.pos
+            while self.pos < len(self.text):
+                ch = self.text[self.pos]
+                depth += ch == "{"
+                depth -= ch == "}"
+                self.pos += 1
+                if depth == 0:
+                    return self.text[start + 1:self.pos - 1]
+            return self.text[start + 1:]
+        if self.pos < len(self.text):
+            self.pos += 1
+            return self.text[self.pos - 1]
+        return ""
+
+    def command(self) -> str:
+        m = re.compile(r"\\([A-Za-z]+|.)").match(self.text, self.pos)
+        if m is None:
+            self.pos += 1
+            return SEP
+        self.pos = m.end()
+        name = m.group(1)
+        if name in _GROUP_COMMANDS:
+            numerator = self.group()
+            denominator = self.group()
+            return f"(({numerator})/({denominator}))"
+        if name == "sqrt":
+            if self.pos < len(self.text) and self.text[self.pos] == "[":
+                return SEP
+            return f"sqrt({self.group()})"
+        if name == "boxed":
+            return f"({self.group()})"
+        if name in _TEXT_COMMANDS:
+            content = self.raw_group()
+            return SEP if re.search(r"[A-Za-z]", content) else f"({glue_digit_groups(content)})"
+        if name in _SPACES:
+            return " "
+        if name in _OPS:
+            return f" {_OPS[name]} "
+        if name in ("{", "}"):
+            return SEP
+        return SEP
+
+    def char(self, ch: str) -> str:
+        if ch in "0123456789.+-*/()%":
+            return ch
+        if ch == "[":
+            return "("
+        if ch == "]":
+            return ")"
+        if ch in _UNICODE:
+            return f" {_UNICODE[ch]} "
+        if ch == "^":
+            return f"^({self.group()})"
+        if ch == "_":
+            self.group()
+            return SEP
+        if ch.isspace():
+            return " "
+        if ch in "eE" and self.pos >= 2 and self.text[self.pos - 2].isdigit() \
+                and re.compile(r"[+-]?\d").match(self.text, self.pos):
+            return "e"  # scientific notation: 5.9e5
+        if ch.isalpha():
+            m = re.compile(r"[A-Za-z]*\d*").match(self.text, self.pos)
+            word = ch + (m.group(0) if m else "")
+            self.pos += len(word) - 1
+            return f" {word} " if word in ("e", "pi", "sqrt", "exp", "ln", "log") else SEP
+        return SEP
+
+    def run(self, stop: str = "") -> str:
+        out: list[str] = []
+        while self.pos < len(self.text):
+            ch = self.text[self.pos]
+            if stop and ch == stop:
+                break
+            if ch == "\\":
+                out.append(self.command())
+            elif ch == "{":
+                out.append(f"({self.group()})")
+            elif ch == "}":
+                self.pos += 1
+                out.append(SEP)
+            else:
+                self.pos += 1
+                out.append(self.char(ch))
+        return "".join(out)
+
+
+def to_arith(side: str) -> str | None:
+    """The arithmetic reading of one side of a relation, or None when it is too big to try."""
+    if len(side) > MAX_SIDE or brace_depth(side) > MAX_BRACES:
+        return None
+    return _Converter(glue_digit_groups(side)).run()

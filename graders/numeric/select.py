@@ -1,0 +1,157 @@
+"""Which extracted value answers which item, when one answer holds several (B1: d_head, the
+per-matrix count and the total). Cues near the value, the value itself (the key, a known
+mistake), and being boxed or final decide; each value answers at most one item.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from graders.documents.cues import compile_cues, found_cues
+from graders.numeric.arith import Number
+from graders.numeric.config import NumericConfig
+from graders.numeric.extract import Candidate, Extraction, Value
+
+
+@dataclass(frozen=True)
+class Choice:
+    candidates: tuple[Candidate, ...]  # one, or the components of an assembled vector
+    value: Value
+    cues: tuple[str, ...]
+    confidence: float
+
+
+def close(value: Number, target: float, config: NumericConfig) -> bool:
+    if config.kind == "integer":
+        if isinstance(value, Fraction):
+            return value == Fraction(target).limit_denominator(1)
+        return abs(value - target) <= 1e-9 * max(1.0, abs(target))
+    tolerance = default_tolerance(target, config)
+    return abs(float(value) - target) <= tolerance + 1e-12
+
+
+def default_tolerance(target: float, config: NumericConfig) -> float:
+    if config.abs_tolerance is not None:
+        return config.abs_tolerance
+    if config.rel_tolerance is not None:
+        return config.rel_tolerance * abs(target)
+    text = repr(float(target))
+    decimals = len(text.split(".")[1]) if "." in text and "e" not in text else 0
+    return 0.5 * 10.0**-decimals
+
+
+def reading(candidate: Candidate, config: NumericConfig) -> Value:
+    """The value as the item means it: a percentage of a probability is divided by 100."""
+    value = candidate.value
+    if candidate.percent and config.probability and not isinstance(value, tuple):
+        return value / 100
+    return value
+
+
+def _matches_any(value: Value, config: NumericConfig) -> float:
+    targets: list[tuple[object, float]] = []
+    if config.expected is not None:
+        targets.append((config.expected, 3.0))
+    targets.extend((m.value, 2.0) for m in config.known_mistakes)
+    best = 0.0
+    for target, bonus in targets:
+        if isinstance(value, tuple) and isinstance(target, list) and len(value) == len(target):
+            if all(close(v, float(t), config) for v, t in zip(value, target, strict=True)):
+                best = max(best, bonus)
+        elif not isinstance(value, tuple) and isinstance(target, int | float) \
+                and close(value, float(target), config):
+            best = max(best, bonus)
+    return best
+
+
+def _cue_hits(extraction: Extraction, candidate: Candidate, config: NumericConfig
+              ) -> tuple[float, tuple[str, ...]]:
+    patterns = compile_cues(config.cues)
+    statement = extraction.statements[candidate.statement]
+    prefix = extraction.text[statement.start:candidate.end]
+    before = extraction.statement_text(candidate.statement - 1)
+    here = set(found_cues(prefix, patterns))
+    near = set(found_cues(before, patterns)) - here
+    avoid = set(found_cues(prefix, compile_cues(config.avoid_cues)))
+    score = min(4.0, 2.0 * len(here)) + min(2.0, 1.0 * len(near)) - 3.0 * len(avoid)
+    return score, tuple(sorted(here | near))
+
+
+def _wants_vector(config: NumericConfig) -> int:
+    return len(config.expected) if isinstance(config.expected, list) else 0
+
+
+def affinity(
+    extraction: Extraction, candidate: Candidate, config: NumericConfig, alone: bool
+) -> tuple[float, tuple[str, ...]] | None:
+    """How well a candidate answers an item, or None when it cannot."""
+    length = _wants_vector(config)
+    if length:
+        if not candidate.is_vector:
+            return None
+        score = 2.0 if len(candidate.value) == length else 0.5  # type: ignore[arg-type]
+    elif candidate.is_vector:
+        return None
+    else:
+        score = 0.0
+    cue_score, cues = _cue_hits(extraction, candidate, config)
+    value_score = _matches_any(reading(candidate, config), config)
+    if cue_score <= 0 and value_score == 0 and not alone and not length:
+        return None
+    score += cue_score + value_score
+    score += 0.5 * candidate.boxed + 0.5 * candidate.final
+    if config.unit == "percent":
+        score += 1.0 if candidate.percent else -0.5
+    return score, cues
+
+
+def choose(
+    extraction: Extraction,
+    configs: Sequence[tuple[str, NumericConfig]],
+) -> dict[str, Choice]:
+    """Assign candidates to items: best pairs first, each candidate used once."""
+    alone = len(configs) == 1
+    scored: list[tuple[float, int, str, Candidate, tuple[str, ...]]] = []
+    for item_id, config in configs:
+        for position, candidate in enumerate(extraction.candidates):
+            result = affinity(extraction, candidate, config, alone)
+            if result is not None:
+                scored.append((result[0], position, item_id, candidate, result[1]))
+    scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
+    chosen: dict[str, Choice] = {}
+    used: set[int] = set()
+    for score, position, item_id, candidate, cues in scored:
+        if item_id in chosen or position in used:
+            continue
+        chosen[item_id] = Choice((candidate,), reading(candidate, dict(configs)[item_id]), cues,
+                                 0.95 if cues else 0.85 if score >= 3 else 0.75)
+        used.add(position)
+    for item_id, config in configs:
+        length = _wants_vector(config)
+        if item_id not in chosen and length:
+            assembled = _assemble(extraction, config, length, used)
+            if assembled is not None:
+                chosen[item_id] = assembled
+    return chosen
+
+
+def _assemble(
+    extraction: Extraction, config: NumericConfig, length: int, used: set[int]
+) -> Choice | None:
+    """A vector written as separate values (`softmax(2.0) = \\boxed{0.665}` on three lines)."""
+    free = [(i, c) for i, c in enumerate(extraction.candidates)
+            if i not in used and not c.is_vector]
+    for pool in ([x for x in free if x[1].boxed], [x for x in free if x[1].final]):
+        if config.probability:
+            pool = [x for x in pool if _is_probability(reading(x[1], config))]
+        if len(pool) >= length:
+            picked = pool[-length:]
+            value = tuple(reading(c, config) for _, c in picked)
+            return Choice(tuple(c for _, c in picked), value, (), 0.8)  # type: ignore[arg-type]
+    return None
+
+
+def _is_probability(value: Value) -> bool:
+    return not isinstance(value, tuple) and 0 <= float(value) <= 1

@@ -1,0 +1,217 @@
+"""The child side of a job, run after every isolation layer is in place.
+
+Never imported by the grader: the parent sends this file's text to the zygote, which runs it once
+before forking. It executes the submission statement by statement in a fresh module namespace,
+calls the requested functions on copies of the inputs and writes one frame per step to the
+result pipe. Everything written here is untrusted by the parent (student code ran in this very
+process and may have patched anything), which validates every byte before use.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import io
+import json
+import os
+import struct
+import sys
+import time
+import traceback
+from typing import Any
+
+import numpy as np
+
+SUBMISSION = "<submission>"
+ARRAY_KINDS = "fiub"
+MAX_ITEMS = 8
+MAX_SALVAGED = 12
+
+_write = os.write
+_dumps = json.dumps
+_pack = struct.pack
+
+
+def _frame(fd: int, header: dict[str, Any], chunks: list[bytes]) -> None:
+    payload = b"".join(chunks)
+    raw = _dumps(header).encode()
+    data = memoryview(_pack(">II", len(raw), len(payload)) + raw + payload)
+    while data:
+        data = data[_write(fd, data):]
+
+
+class _Budget:
+    def __init__(self, limit: int) -> None:
+        self.left = limit
+
+
+def _encode_array(value: Any, chunks: list[bytes], budget: _Budget) -> dict[str, Any]:
+    array = np.asarray(value)
+    kind = array.dtype.kind
+    shape = [int(n) for n in array.shape]
+    if kind not in ARRAY_KINDS:
+        return {"t": "unsupported", "type": "ndarray", "dtype": str(array.dtype), "shape": shape}
+    nbytes = int(array.size) * int(array.dtype.itemsize)
+    if nbytes > budget.left:
+        # A broadcast view can claim terabytes while owning a few bytes: never materialise it.
+        return {"t": "too_large", "dtype": str(array.dtype), "shape": shape}
+    if not array.dtype.isnative:
+        array = array.astype(array.dtype.newbyteorder("="))
+    data = array.tobytes()  # C order, whatever the strides
+    budget.left -= len(data)
+    chunks.append(data)
+    return {"t": "array", "dtype": array.dtype.str, "shape": shape, "nbytes": len(data)}
+
+
+def _describe(value: Any, depth: int, chunks: list[bytes], budget: _Budget) -> dict[str, Any]:
+    if value is None:
+        return {"t": "none"}
+    if depth == 0 and isinstance(value, tuple | list):
+        items = [_describe(v, 1, chunks, budget) for v in list(value)[:MAX_ITEMS]]
+        return {"t": "seq", "kind": "list" if isinstance(value, list) else "tuple",
+                "length": len(value), "items": items}
+    if isinstance(value, np.ndarray | np.generic | int | float | bool | list | tuple):
+        try:
+            return _encode_array(value, chunks, budget)
+        except Exception:
+            return {"t": "unsupported", "type": type(value).__name__}
+    return {"t": "unsupported", "type": type(value).__name__}
+
+
+def _error(exc: BaseException) -> dict[str, Any]:
+    frames = [[f.lineno, f.name] for f in traceback.extract_tb(exc.__traceback__)
+              if f.filename == SUBMISSION]
+    try:
+        message = str(exc)[:500]
+    except Exception:
+        message = "(the exception's message could not be read)"
+    return {"type": type(exc).__name__[:100], "message": message, "frames": frames[-12:]}
+
+
+def _salvage(exc: BaseException, chunks: list[bytes], budget: _Budget,
+             max_elements: int) -> list[dict[str, Any]]:
+    """The arrays the student's function had computed when it failed, for checks that can still
+    be decided (the parent chooses which; it only ever sees validated raw arrays)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename != SUBMISSION:
+        tb = tb.tb_next
+    if tb is None:
+        return []
+    found: list[dict[str, Any]] = []
+    for name, value in list(tb.tb_frame.f_locals.items()):
+        if len(found) >= MAX_SALVAGED:
+            break
+        if (isinstance(value, np.ndarray) and value.dtype.kind in ARRAY_KINDS
+                and value.size <= max_elements and value.ndim <= 4):
+            described = _encode_array(value, chunks, budget)
+            if described["t"] == "array":
+                found.append({"name": str(name)[:64], **described})
+    return found
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+
+
+def _execute_module(source: str, namespace: dict[str, Any]) -> dict[str, Any]:
+    try:
+        code = compile(source, SUBMISSION, "exec")
+    except SyntaxError as exc:
+        return {"kind": "module", "syntax_error": {
+            "line": exc.lineno or 0, "offset": exc.offset or 0, "message": str(exc.msg)[:300]},
+            "errors": []}
+    except (ValueError, MemoryError, RecursionError) as exc:
+        return {"kind": "module", "syntax_error": {
+            "line": 0, "offset": 0, "message": f"{type(exc).__name__}: {exc}"[:300]},
+            "errors": []}
+    try:
+        exec(code, namespace)
+        return {"kind": "module", "syntax_error": None, "errors": []}
+    except BaseException as exc:
+        failed = _error(exc)
+    # A broken demo line at the bottom must not hide the functions above: carry on with the
+    # statements after the one that failed, one by one.
+    errors: list[dict[str, Any]] = []
+    tree = ast.parse(source, SUBMISSION)
+    failing_line = failed["frames"][0][0] if failed["frames"] else 0
+    for statement in tree.body:
+        end = statement.end_lineno or statement.lineno
+        if end < failing_line:
+            continue
+        if statement.lineno <= failing_line <= end:
+            errors.append({"line": statement.lineno, **failed})
+            continue
+        code = compile(ast.Module(body=[statement], type_ignores=[]), SUBMISSION, "exec")
+        try:
+            exec(code, namespace)
+        except BaseException as exc:
+            errors.append({"line": statement.lineno, **_error(exc)})
+    return {"kind": "module", "syntax_error": None, "errors": errors[:20]}
+
+
+def install_streams() -> None:
+    """Called in the zygote: the child's fds 1 and 2 become its output pipe, so wrappers made
+    once here serve every child without being rebuilt."""
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8",
+                                  errors="replace", line_buffering=True)
+    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
+                                  errors="replace", line_buffering=True)
+
+
+def run(blob: bytes | memoryview, result_fd: int, close_when_done: bool = True) -> None:
+    """Run one job: `blob` is a frame (JSON header with the source and calls, then the input
+    arrays' bytes), parsed here in the child so the zygote never holds a student's data in
+    Python objects."""
+    hlen, plen = struct.unpack(">II", bytes(blob[:8]))
+    job = json.loads(bytes(blob[8:8 + hlen]))
+    payload = bytes(blob[8 + hlen:8 + hlen + plen])
+    inputs = [
+        np.frombuffer(payload, dtype=np.dtype(a["dtype"]), count=a["count"],
+                      offset=a["offset"]).reshape(a["shape"])
+        for a in job["arrays"]
+    ]
+    calls = job["calls"]
+    budget = _Budget(int(job["caps"]["result_bytes"]))
+    salvage_elements = int(job["caps"]["salvage_elements"])
+    namespace: dict[str, Any] = {"__name__": "submission", "__builtins__": builtins}
+    module = _execute_module(job["source"], namespace)
+    _flush()
+    _frame(result_fd, module, [])
+    if module["syntax_error"] is not None:
+        return
+    for index, call in enumerate(calls):
+        function = namespace.get(call["function"])
+        chunks: list[bytes] = []
+        header: dict[str, Any] = {"kind": "call", "index": index}
+        if not callable(function):
+            header.update(ok=False, missing=True, error={
+                "type": "NameError", "message": f"no function named {call['function']!r}",
+                "frames": []})
+            _frame(result_fd, header, chunks)
+            continue
+        args = [inputs[i].copy() for i in call["args"]]
+        started = time.perf_counter()
+        try:
+            value = function(*args)
+        except BaseException as exc:
+            header.update(ok=False, error=_error(exc),
+                          salvage=_salvage(exc, chunks, budget, salvage_elements))
+        else:
+            try:
+                header.update(ok=True, value=_describe(value, 0, chunks, budget))
+            except BaseException as exc:
+                chunks.clear()
+                header.update(ok=False, error=_error(exc))
+        header["ms"] = (time.perf_counter() - started) * 1000
+        _flush()
+        _frame(result_fd, header, chunks)
+    _frame(result_fd, {"kind": "done"}, [])
+    # Closing our ends now lets the zygote answer while the kernel is still tearing down this
+    # process's memory, which is the slowest part of exiting.
+    if close_when_done:
+        for fd in (1, 2, result_fd):
+            with contextlib.suppress(OSError):
+                os.close(fd)

@@ -1,0 +1,50 @@
+"""Which isolation layers are active, as `gradeformer doctor` prints them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from graders.sandbox.policy import LAYERS, SandboxPolicy
+
+
+@dataclass(frozen=True)
+class LayerStatus:
+    name: str
+    active: bool
+    detail: str
+    required: bool
+
+
+def layer_statuses(
+    found: Mapping[str, tuple[bool, str]], policy: SandboxPolicy
+) -> list[LayerStatus]:
+    """The zygote's own report, completed with the layers the parent enforces."""
+    statuses: list[LayerStatus] = []
+    for name in LAYERS:
+        if name == "wall_timeout":
+            active, detail = True, (
+                f"{policy.timeout_s:g} s per job, then the job's whole process group (and PID "
+                f"namespace) is killed; output capped at {policy.output_kill >> 10} KiB, "
+                f"results at {policy.result_bytes >> 20} MiB")
+        else:
+            active, detail = found.get(name, (False, "not reported by the zygote"))
+        statuses.append(LayerStatus(name, active, detail, name in policy.required))
+    return statuses
+
+
+def probe_layers(policy: SandboxPolicy | None = None) -> list[LayerStatus]:
+    """Start a real zygote, let it set up every layer and verify them from inside a job's
+    child, and report what is active. Never raises: a zygote that cannot start shows as every
+    layer inactive, with the reason."""
+    from graders.sandbox.pool import Sandbox, SandboxUnavailable
+
+    policy = policy or SandboxPolicy()
+    sandbox = Sandbox(policy)
+    try:
+        return sandbox.layers()
+    except SandboxUnavailable as exc:
+        reason = str(exc)
+        return layer_statuses({name: (False, reason) for name in LAYERS}, policy)
+    finally:
+        sandbox.close()

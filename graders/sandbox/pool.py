@@ -1,0 +1,216 @@
+"""The sandbox a grader uses: a small pool of zygotes, jobs in, validated outcomes out."""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from graders.sandbox.layers import LayerStatus, layer_statuses
+from graders.sandbox.policy import SandboxPolicy
+from graders.sandbox.protocol import CallResult, ModuleResult, parse_results
+from graders.sandbox.zygote import ZygoteDied, ZygoteProcess
+
+
+class SandboxUnavailable(Exception):
+    """The sandbox could not run a job (zygote cannot start or keeps dying): our problem."""
+
+
+class SandboxRefused(Exception):
+    """Required isolation layers are missing and the operator has not allowed insecure mode."""
+
+    def __init__(self, missing: list[str]) -> None:
+        self.missing = missing
+        super().__init__(
+            "student code was not run: the sandbox lacks required layers "
+            + ", ".join(missing) + " (see `gradeformer doctor`; an operator may allow an "
+            "insecure sandbox explicitly)")
+
+
+@dataclass(frozen=True)
+class Call:
+    function: str
+    args: tuple[int, ...]  # indexes into Job.arrays
+
+
+@dataclass(frozen=True)
+class Job:
+    source: str
+    arrays: tuple[np.ndarray[Any, Any], ...]
+    calls: tuple[Call, ...]
+    timeout_s: float | None = None
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    # completed: the harness reported every call; otherwise why the job stopped early.
+    status: str  # completed, timeout, output_limit, result_limit, died, protocol
+    module: ModuleResult | None
+    calls: tuple[CallResult | None, ...]  # None: the call never reported (killed, crashed)
+    output: str
+    output_total: int
+    wall_ms: float
+    exit_code: int | None
+    signal: int | None
+    violations: tuple[str, ...]
+    insecure: tuple[str, ...]  # required layers that were NOT active when this ran
+    phases_ms: tuple[float, ...] = ()  # inside the zygote: fork, run, reap (benchmarks)
+
+    def stop_reason(self, timeout_s: float) -> str:
+        """Why some calls have no result, in words for the student's feedback."""
+        if self.status == "timeout":
+            return f"the code was stopped after the {timeout_s:g} s time limit"
+        if self.status == "output_limit":
+            return f"the code printed too much output ({self.output_total:,} bytes) and was stopped"
+        if self.status == "result_limit":
+            return "the code returned more data than the grader accepts and was stopped"
+        if self.status == "protocol":
+            return ("the code wrote to the grader's result channel ("
+                    + "; ".join(self.violations) + ")")
+        if self.signal is not None:
+            return f"the process died (signal {self.signal})"
+        if self.exit_code:
+            return f"the process exited with status {self.exit_code}"
+        return "the process ended before finishing"
+
+
+def _encode_job(job: Job, policy: SandboxPolicy, timeout_s: float) -> tuple[dict[str, Any], bytes]:
+    descs: list[dict[str, Any]] = []
+    chunks: list[bytes] = []
+    offset = 0
+    for array in job.arrays:
+        native = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("="))
+        data = native.tobytes()
+        descs.append({"dtype": native.dtype.str, "shape": list(native.shape),
+                      "count": int(native.size), "offset": offset})
+        chunks.append(data)
+        offset += len(data)
+    header = {
+        "source": job.source, "timeout": timeout_s, "arrays": descs,
+        "calls": [{"function": c.function, "args": list(c.args)} for c in job.calls],
+        "caps": {"result_bytes": policy.result_bytes - 65536,
+                 "salvage_elements": policy.salvage_elements},
+    }
+    return header, b"".join(chunks)
+
+
+def _stop_all(zygotes: list[ZygoteProcess], owner_pid: int) -> None:
+    if os.getpid() != owner_pid:
+        return  # a forked copy of the owner: the zygotes are not ours to stop
+    for zygote in zygotes:
+        zygote.stop()
+
+
+class Sandbox:
+    """Thread-safe; one per worker process (GradingResources.shared keeps it for its lifetime)."""
+
+    def __init__(self, policy: SandboxPolicy | None = None, size: int = 1) -> None:
+        self.policy = policy or SandboxPolicy()
+        self.size = max(1, size)
+        self._lock = threading.Lock()
+        self._zygotes: list[ZygoteProcess] = []
+        self._idle: queue.Queue[ZygoteProcess] = queue.Queue()
+        self._pid = -1
+        self._finalizer: weakref.finalize[Any, Any] | None = None
+        self._counter = 0
+        self._missing: list[str] = []
+
+    def _ensure_started(self) -> None:
+        with self._lock:
+            if self._zygotes and self._pid == os.getpid():
+                return
+            # First use, or we are a forked copy of a process that had zygotes: start our own.
+            self._pid = os.getpid()
+            self._zygotes = [ZygoteProcess(slot, self.policy) for slot in range(self.size)]
+            self._idle = queue.Queue()
+            for zygote in self._zygotes:
+                try:
+                    zygote.start()
+                except (ZygoteDied, OSError) as exc:
+                    raise SandboxUnavailable(f"the zygote could not start: {exc}") from exc
+                self._idle.put(zygote)
+            self._finalizer = weakref.finalize(self, _stop_all, self._zygotes, self._pid)
+            self._missing = [layer.name for layer in
+                             layer_statuses(self._zygotes[0].layers, self.policy)
+                             if layer.required and not layer.active]
+
+    def layers(self) -> list[LayerStatus]:
+        self._ensure_started()
+        return layer_statuses(self._zygotes[0].layers, self.policy)
+
+    def missing_required(self) -> list[str]:
+        """Required layers that are not active (as found when the zygotes started)."""
+        self._ensure_started()
+        return list(self._missing)
+
+    def run(self, job: Job) -> JobOutcome:
+        """Run a job. Raises SandboxRefused below the required layers (unless the policy allows
+        insecure mode) and SandboxUnavailable when the zygote cannot be (re)started."""
+        missing = self.missing_required()
+        if missing and not self.policy.allow_insecure:
+            raise SandboxRefused(missing)
+        timeout_s = job.timeout_s if job.timeout_s is not None else self.policy.timeout_s
+        header, payload = _encode_job(job, self.policy, timeout_s)
+        zygote = self._idle.get()
+        try:
+            with self._lock:
+                self._counter += 1
+                header["id"] = self._counter
+            raw = None
+            for attempt in range(2):
+                try:
+                    if not zygote.alive():
+                        zygote.start()
+                        restarted = [layer.name for layer in
+                                     layer_statuses(zygote.layers, self.policy)
+                                     if layer.required and not layer.active]
+                        if restarted and not self.policy.allow_insecure:
+                            raise SandboxRefused(restarted)
+                    raw = zygote.run(header, payload, timeout_s)
+                    break
+                except (ZygoteDied, OSError) as exc:
+                    if attempt == 1:
+                        raise SandboxUnavailable(f"the sandbox failed twice: {exc}") from exc
+            assert raw is not None
+        finally:
+            self._idle.put(zygote)
+        if raw.status == "setup_failed":
+            raise SandboxUnavailable("a job's isolation layers could not be set up")
+        parsed = parse_results(raw.result, len(job.calls))
+        if parsed.violations:
+            status = "protocol"
+        elif raw.status != "ok":
+            status = raw.status
+        elif parsed.done:
+            status = "completed"
+        else:
+            status = "died"
+        return JobOutcome(
+            status=status, module=parsed.module,
+            calls=tuple(parsed.calls.get(i) for i in range(len(job.calls))),
+            output=raw.output.decode("utf-8", errors="replace"), output_total=raw.output_total,
+            wall_ms=raw.wall_ms, exit_code=raw.exit_code, signal=raw.signal,
+            violations=tuple(parsed.violations), insecure=tuple(missing),
+            phases_ms=raw.phases_ms,
+        )
+
+    def job_uids(self) -> list[int]:
+        """The unprivileged uid each zygote's jobs run as."""
+        self._ensure_started()
+        return [z.uid for z in self._zygotes]
+
+    def zygote_pids(self) -> list[int]:
+        """For tests and `doctor`: the zygotes' process ids (0 when not running)."""
+        return [z.process.pid if z.process is not None else 0 for z in self._zygotes]
+
+    def close(self) -> None:
+        with self._lock:
+            if self._finalizer is not None:
+                self._finalizer()
+                self._finalizer = None
+            self._zygotes = []

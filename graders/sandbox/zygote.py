@@ -1,0 +1,224 @@
+"""One zygote process, seen from the trusted parent: start, send jobs, restart when it dies."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from graders.sandbox.cgroup import ZygoteCgroups, sweep_stale
+from graders.sandbox.policy import SandboxPolicy
+from graders.sandbox.protocol import FRAME_HEAD, encode_frame
+from graders.sandbox.seccomp_filter import filter_bpf
+
+HERE = Path(__file__).resolve().parent
+ZYGOTE_SOURCE = (HERE / "zygote_main.py").read_text()
+HARNESS_SOURCE = (HERE / "harness_main.py").read_text()
+START_TIMEOUT_S = 20.0
+# Beyond the job's own timeout: fork, teardown and relaying, before we give up on the zygote.
+RELAY_MARGIN_S = 3.0
+ENVIRONMENT = {
+    "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+    "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0",
+}
+
+
+class ZygoteDied(Exception):
+    """The zygote stopped answering or exited; the pool restarts it."""
+
+
+@dataclass(frozen=True)
+class RawOutcome:
+    """A job's reply from the zygote: its status plus the child's untrusted bytes."""
+
+    status: str  # ok, timeout, output_limit, result_limit, setup_failed, zygote_error
+    exit_code: int | None
+    signal: int | None
+    wall_ms: float
+    result: bytes
+    output: bytes
+    output_total: int
+    phases_ms: tuple[float, ...] = ()  # fork, run until the pipes closed, reaping
+
+
+def _filesystem_plan() -> tuple[list[str], list[list[str]], list[str], list[str]]:
+    """Directories to bind read-only into the minimal root, symlinks to recreate, directories
+    to hide under an empty mount, and the import path inside."""
+    numpy_dir = Path(np.__file__).resolve().parent
+    site_dir = numpy_dir.parent
+    stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
+    binds = [str(stdlib), str(numpy_dir)]
+    libs = site_dir / "numpy.libs"
+    if libs.is_dir():
+        binds.append(str(libs))
+    symlinks: list[list[str]] = []
+    for system_dir in ("/lib", "/lib64", "/usr/lib", "/usr/lib64"):
+        path = Path(system_dir)
+        if path.is_symlink():
+            symlinks.append([system_dir, os.readlink(path)])
+        elif path.is_dir():
+            binds.append(system_dir)
+    # The interpreter's own site-packages may hold anything: hide it.
+    hidden = [str(stdlib / "site-packages")] if (stdlib / "site-packages").is_dir() else []
+    return binds, symlinks, hidden, [str(site_dir), str(stdlib / "lib-dynload")]
+
+
+class ZygoteProcess:
+    def __init__(self, slot: int, policy: SandboxPolicy) -> None:
+        self.slot = slot
+        self.policy = policy
+        self.process: subprocess.Popen[bytes] | None = None
+        self.cgroups: ZygoteCgroups | None = None
+        self.layers: dict[str, tuple[bool, str]] = {}
+        self.starts = 0
+
+    @property
+    def uid(self) -> int:
+        # Distinct per process and slot, so that jobs running at the same time in different
+        # worker processes never share a uid (and its RLIMIT_NPROC count).
+        return self.policy.uid_base + (os.getpid() % 4096) * 64 + self.slot % 64
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def start(self) -> None:
+        self.stop()
+        policy = self.policy
+        sweep_stale()
+        self.cgroups = ZygoteCgroups.create(
+            f"{os.getpid()}-{self.slot}-{self.starts}", policy.cgroup_memory_mb << 20,
+            policy.cgroup_pids)
+        self.starts += 1
+        root_dir = tempfile.mkdtemp(prefix="gradeformer-root-")
+        binds, symlinks, hidden, sys_path = _filesystem_plan()
+        try:
+            bpf = filter_bpf().hex()
+            seccomp_error = ""
+        except (ImportError, OSError) as exc:
+            bpf, seccomp_error = "", f"{type(exc).__name__}: {exc}"
+        cgroups: dict[str, Any] = {}
+        for layer in ("cgroup_memory", "cgroup_pids"):
+            if layer in policy.disabled:
+                cgroups[layer + "_error"] = "disabled by the operator"
+            elif layer in self.cgroups.paths:
+                cgroups[layer] = str(self.cgroups.paths[layer])
+                cgroups[layer + "_limit"] = self.cgroups.limits[layer]
+            else:
+                cgroups[layer + "_error"] = self.cgroups.errors.get(layer, "unavailable")
+        config = {
+            "uid": self.uid, "root_dir": root_dir, "binds": binds, "symlinks": symlinks,
+            "hidden": hidden, "sys_path": sys_path, "cgroups": cgroups,
+            "disable": sorted(policy.disabled), "seccomp_bpf": bpf, "harness": HARNESS_SOURCE,
+            "limits": {
+                "cpu_seconds": max(1, int(policy.timeout_s + 0.999)) + 1,
+                "memory_mb": policy.memory_mb, "nproc": policy.nproc, "nofile": policy.nofile,
+                "output_keep": policy.output_keep, "output_kill": policy.output_kill,
+                "result_bytes": policy.result_bytes,
+            },
+        }
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", ZYGOTE_SOURCE],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            env=ENVIRONMENT, cwd="/", close_fds=True, start_new_session=True,
+        )
+        try:
+            self._send(encode_frame(config))
+            hello, _ = self._receive(time.monotonic() + START_TIMEOUT_S)
+        except ZygoteDied:
+            self.stop()
+            raise
+        finally:
+            with contextlib.suppress(OSError):
+                os.rmdir(root_dir)  # empty on our side: the zygote mounted over it privately
+        layers = hello.get("layers", {})
+        self.layers = {name: (bool(v.get("active")), str(v.get("detail", "")))
+                       for name, v in layers.items()}
+        if seccomp_error and not self.layers.get("seccomp", (False, ""))[0]:
+            self.layers["seccomp"] = (False, seccomp_error)
+
+    def run(self, job: dict[str, Any], payload: bytes, timeout_s: float) -> RawOutcome:
+        if not self.alive():
+            raise ZygoteDied("the zygote is not running")
+        # The zygote reads only the small control header; the job itself travels as an opaque
+        # blob that only the child parses.
+        control = {"id": job.get("id"), "timeout": timeout_s}
+        self._send(encode_frame(control, encode_frame(job, payload)))
+        reply, data = self._receive(time.monotonic() + timeout_s + RELAY_MARGIN_S)
+        if reply.get("status") == "zygote_error":
+            raise ZygoteDied(f"the zygote failed: {reply.get('detail')}")
+        result_len = int(reply.get("result_len", 0))
+        return RawOutcome(
+            status=str(reply.get("status")), exit_code=reply.get("exit_code"),
+            signal=reply.get("signal"), wall_ms=float(reply.get("wall_ms", 0.0)),
+            result=data[:result_len], output=data[result_len:],
+            output_total=int(reply.get("output_total", 0)),
+            phases_ms=tuple(float(x) for x in reply.get("phases_ms", ())),
+        )
+
+    def _send(self, data: bytes) -> None:
+        assert self.process is not None and self.process.stdin is not None
+        try:
+            self.process.stdin.write(data)
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            raise ZygoteDied(f"cannot write to the zygote: {exc}") from exc
+
+    def _receive(self, deadline: float) -> tuple[dict[str, Any], bytes]:
+        assert self.process is not None and self.process.stdout is not None
+        fd = self.process.stdout.fileno()
+        head = self._read(fd, FRAME_HEAD.size, deadline)
+        hlen, plen = FRAME_HEAD.unpack(head)
+        if hlen > 1 << 20 or plen > self.policy.result_bytes + self.policy.output_keep + 4096:
+            raise ZygoteDied("the zygote sent an oversized frame")
+        header = json.loads(self._read(fd, hlen, deadline))
+        payload = self._read(fd, plen, deadline) if plen else b""
+        if not isinstance(header, dict):
+            raise ZygoteDied("the zygote sent a malformed frame")
+        return header, payload
+
+    def _read(self, fd: int, n: int, deadline: float) -> bytes:
+        chunks: list[bytes] = []
+        got = 0
+        while got < n:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.stop()
+                raise ZygoteDied("the zygote did not answer in time")
+            ready, _, _ = select.select([fd], [], [], remaining)
+            if not ready:
+                continue
+            chunk = os.read(fd, n - got)
+            if not chunk:
+                self.stop()
+                raise ZygoteDied("the zygote exited")
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)
+
+    def stop(self) -> None:
+        process, self.process = self.process, None
+        if process is not None:
+            if process.poll() is None:
+                process.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=5)
+            for stream in (process.stdin, process.stdout):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
+        if self.cgroups is not None:
+            self.cgroups.kill_all()
+            self.cgroups.remove()
+            self.cgroups = None
+

@@ -1,0 +1,601 @@
+"""The zygote: a fork server for untrusted code, one per worker core.
+
+This file is never imported by the grader. The parent reads it as text and runs it as
+`python -I -S -c <source>` with a cleared environment, so the zygote imports the standard
+library and NumPy and nothing of gradeformer's. It isolates itself once (cgroup, mount, network,
+IPC and UTS namespaces, a read-only minimal root), then forks one child per job; the child takes
+a fresh PID and IPC namespace, rlimits, an unprivileged uid and a seccomp filter before it touches
+the student's source. The zygote relays what the child wrote as opaque bytes: it never parses
+them, and the parent never unpickles anything.
+
+Frames on both pipes: 8 bytes (header length, payload length, big-endian) + JSON header + payload.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import fcntl
+import json
+import os
+import resource
+import select
+import signal
+import struct
+import sys
+import time
+from typing import Any
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_REMOUNT = 1, 2, 4, 32
+MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
+MNT_DETACH = 2
+PR_SET_PDEATHSIG, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP = 1, 38, 22
+SECCOMP_MODE_FILTER = 2
+SYS_PIVOT_ROOT = 155  # x86_64
+SYS_SECCOMP = 317  # x86_64
+SECCOMP_SET_MODE_FILTER = 1
+SECCOMP_FILTER_FLAG_SPEC_ALLOW = 1 << 2
+SETUP_FAILED = 121  # child exit code: a layer the plan requires could not be set up
+DRAIN_TICK_S = 0.02  # how often a running job's pipes are emptied
+PIPE_SIZE = 1 << 20
+_DONE = json.dumps({"kind": "done"}).encode()
+DONE_FRAME = struct.pack(">II", len(_DONE), 0) + _DONE  # what the harness writes last
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _unshare(flags: int, what: str) -> None:
+    _check(_libc.unshare(flags), f"unshare({what})")
+
+
+def _mount(src: str | None, target: str, fstype: str | None, flags: int, data: str | None) -> None:
+    def enc(s: str | None) -> bytes | None:
+        return None if s is None else s.encode()
+
+    _check(_libc.mount(enc(src), enc(target), enc(fstype), flags, enc(data)), f"mount {target}")
+
+
+def _read_frame(fd: int) -> tuple[dict[str, Any], bytes] | None:
+    head = _read_exact(fd, 8)
+    if head is None:
+        return None
+    hlen, plen = struct.unpack(">II", head)
+    header = _read_exact(fd, hlen)
+    payload = _read_exact(fd, plen) if plen else b""
+    if header is None or payload is None:
+        return None
+    return json.loads(header), payload
+
+
+def _read_exact(fd: int, n: int) -> bytes | None:
+    chunks, got = [], 0
+    while got < n:
+        chunk = os.read(fd, min(n - got, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def _write_frame(fd: int, header: dict[str, Any], *parts: memoryview | bytes) -> None:
+    raw = json.dumps(header).encode()
+    total = sum(len(p) for p in parts)
+    head = struct.pack(">II", len(raw), total) + raw
+    for part in (head, *parts):
+        data = memoryview(part)
+        while data:
+            data = data[os.write(fd, data):]
+
+
+def _read_into(fd: int, buffer: bytearray, n: int) -> bool:
+    """Fill buffer[:n] from fd without creating intermediate bytes objects."""
+    view = memoryview(buffer)
+    got = 0
+    while got < n:
+        count = os.readv(fd, [view[got:n]])
+        if not count:
+            return False
+        got += count
+    return True
+
+
+def _wipe(buffer: bytearray, n: int) -> None:
+    """Zero what a job left in a reused buffer: the next job's child inherits our memory."""
+    if n:
+        ctypes.memset((ctypes.c_char * n).from_buffer(buffer), 0, n)
+
+
+class Zygote:
+    def __init__(self, config: dict[str, Any], proto_in: int, proto_out: int) -> None:
+        self.config = config
+        self.proto_in = proto_in
+        self.proto_out = proto_out
+        self.disabled = set(config.get("disable", []))
+        self.layers: dict[str, tuple[bool, str]] = {}
+        self.pidns_fd = -1
+        bpf: bytes = bytes.fromhex(config.get("seccomp_bpf", ""))
+        self.bpf_buffer = ctypes.create_string_buffer(bpf, len(bpf))
+        self.bpf_prog = _SockFprog(len(bpf) // 8, ctypes.addressof(self.bpf_buffer))
+        self.address_space_base = 0
+        self.unreaped = 0
+        self.result_len = self.output_kept = self.output_total = 0
+        limits = config["limits"]
+        # Student data (the job, the results, the output) only ever lives in these buffers,
+        # wiped after each job, never in Python objects of ours that a later child could find.
+        self.job_buffer = bytearray(1 << 20)
+        self.result_buffer = bytearray(limits["result_bytes"] + (1 << 16))
+        self.output_buffer = bytearray(limits["output_keep"])
+        self.scratch = bytearray(1 << 16)
+        # The child-side harness is our own source, sent by the parent and run here before any
+        # fork, so each child starts with it ready; student code never sees the zygote's copy.
+        self.harness: dict[str, Any] = {"__name__": "harness"}
+        exec(compile(config["harness"], "<harness>", "exec"), self.harness)
+
+    def layer(self, name: str, action: Any, detail: str) -> bool:
+        if name in self.disabled:
+            self.layers[name] = (False, "disabled by the operator")
+            return False
+        try:
+            action()
+        except Exception as exc:  # a layer that cannot be set up is reported, never hidden
+            self.layers[name] = (False, f"{type(exc).__name__}: {exc}")
+            return False
+        self.layers[name] = (True, detail)
+        return True
+
+    # ---- once, at startup ------------------------------------------------------------------
+    def setup(self) -> None:
+        cfg = self.config
+        self.layer("fresh_interpreter", self._check_fresh, "python -I -S, cleared environment, "
+                   "OPENBLAS_NUM_THREADS=1; imports numpy and nothing of the grader's")
+        self.address_space_base = _vm_size()
+        cgroups = cfg.get("cgroups", {})
+        for name in ("cgroup_memory", "cgroup_pids"):
+            path = cgroups.get(name)
+            if path:
+                detail = f"{cgroups[name + '_limit']} ({os.path.basename(path)})"
+                self.layer(name, lambda p=path: _join_cgroup(p), detail)
+            else:
+                self.layers[name] = (False, cgroups.get(name + "_error", "no cgroup given"))
+        self.layer("network_namespace", lambda: _unshare(CLONE_NEWNET, "NEWNET"),
+                   "no network interfaces except a down loopback")
+        self.layer("uts_namespace", lambda: _unshare(CLONE_NEWUTS, "NEWUTS"), "own hostname")
+        self.layer("ipc_namespace", lambda: _unshare(CLONE_NEWIPC, "NEWIPC"),
+                   "a fresh SysV IPC namespace per job")
+        self.layer("pid_namespace", self._open_pidns, "a fresh PID namespace per job (PID 1)")
+        self.layer("minimal_root", self._minimal_root,
+                   "read-only root with the Python stdlib, NumPy and system libraries only; "
+                   "no /etc, /proc, /tmp, /dev or grader files")
+        self._probe_child_layers()
+
+    def _check_fresh(self) -> None:
+        flags = sys.flags
+        if not (flags.isolated and flags.no_site):
+            raise RuntimeError("not started with -I -S")
+        extra = set(os.environ) - {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+                                   "LC_ALL", "PYTHONHASHSEED"}
+        if extra:
+            raise RuntimeError(f"unexpected environment variables {sorted(extra)}")
+
+    def _open_pidns(self) -> None:
+        self.pidns_fd = os.open("/proc/self/ns/pid", os.O_RDONLY)
+        self._new_pidns()
+        self._reset_pidns()
+
+    def _new_pidns(self) -> None:
+        _unshare(CLONE_NEWPID, "NEWPID")
+
+    def _reset_pidns(self) -> None:
+        # unshare(CLONE_NEWPID) only takes effect for the next child, and a second unshare fails
+        # until we point pid_for_children back at our own namespace.
+        _check(_libc.setns(self.pidns_fd, CLONE_NEWPID), "setns(pid)")
+
+    def _minimal_root(self) -> None:
+        root = self.config["root_dir"]
+        _unshare(CLONE_NEWNS, "NEWNS")
+        _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
+        _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
+        for link, target in self.config.get("symlinks", []):
+            os.makedirs(os.path.dirname(root + link), exist_ok=True)
+            os.symlink(target, root + link)
+        for src in self.config["binds"]:
+            dst = root + src
+            os.makedirs(dst, exist_ok=True)
+            _mount(src, dst, None, MS_BIND | MS_REC, None)
+            _mount(None, dst, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, None)
+        for path in self.config.get("hidden", []):
+            if os.path.isdir(root + path):
+                _mount("tmpfs", root + path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k")
+        os.chdir(root)
+        os.mkdir(".old")
+        _check(_libc.syscall(SYS_PIVOT_ROOT, b".", b".old"), "pivot_root")
+        os.chdir("/")
+        _check(_libc.umount2(b"/.old", MNT_DETACH), "umount old root")
+        os.rmdir("/.old")
+        _mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, None)
+
+    def _probe_child_layers(self) -> None:
+        """Fork one child through the per-job setup and let it verify each layer from inside."""
+        names = ("rlimits", "uid_drop", "seccomp", "pid_namespace_child")
+        r, w = os.pipe()
+        pidns = self.layers.get("pid_namespace", (False, ""))[0]
+        if pidns:
+            self._new_pidns()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            report: dict[str, list[Any]] = {}
+            for name, step in (("rlimits", self._set_rlimits), ("uid_drop", self._drop_uid),
+                               ("seccomp", self._load_seccomp)):
+                if name in self.disabled:
+                    report[name] = [False, "disabled by the operator"]
+                    continue
+                try:
+                    step(1.0)
+                    report[name] = [True, ""]
+                except Exception as exc:
+                    report[name] = [False, f"{type(exc).__name__}: {exc}"]
+            report["verify"] = [True, json.dumps(_verify_inside())]
+            os.write(w, json.dumps(report).encode())
+            os._exit(0)
+        if pidns:
+            self._reset_pidns()
+        os.close(w)
+        data = b""
+        while chunk := os.read(r, 65536):
+            data += chunk
+        os.close(r)
+        os.waitpid(pid, 0)
+        report = json.loads(data) if data else {n: [False, "probe child died"] for n in names}
+        inside = json.loads(report.get("verify", [False, "{}"])[1] or "{}")
+        limits = self.config["limits"]
+        details = {
+            "rlimits": f"CPU {limits['cpu_seconds']} s (soft = hard), address space "
+                       f"+{limits['memory_mb']} MiB, NPROC {limits['nproc']}, FSIZE 0, NOFILE "
+                       f"{limits['nofile']}, CORE 0",
+            "uid_drop": f"uid/gid {self.config['uid']}, no supplementary groups, no capabilities",
+            "seccomp": "deny-list filter (sockets, exec, fork/clone, kill, ptrace, mount, "
+                       "namespaces, SysV IPC, io_uring, bpf, keyctl, ...) returning EPERM; "
+                       "no_new_privs",
+        }
+        for name in ("rlimits", "uid_drop", "seccomp"):
+            ok, why = report.get(name, [False, "not reported"])
+            if ok and name == "uid_drop" and inside.get("uid") != self.config["uid"]:
+                ok, why = False, f"uid inside is {inside.get('uid')}"
+            if ok and name == "seccomp" and not inside.get("socket_blocked"):
+                ok, why = False, "a socket could still be created"
+            self.layers[name] = (bool(ok), details[name] if ok else why)
+        if pidns and inside.get("pid") != 1:
+            self.layers["pid_namespace"] = (False, f"pid inside is {inside.get('pid')}, not 1")
+        if self.layers.get("minimal_root", (False, ""))[0] and inside.get("sees_etc"):
+            self.layers["minimal_root"] = (False, "/etc is visible inside")
+        if self.layers.get("network_namespace", (False, ""))[0] and inside.get("network"):
+            self.layers["network_namespace"] = (False, "127.0.0.1 is reachable inside")
+
+    # ---- per child -------------------------------------------------------------------------
+    def _set_rlimits(self, timeout: float) -> None:
+        limits = self.config["limits"]
+        cpu = max(1, int(timeout + 0.999)) + 1
+        space = self.address_space_base + limits["memory_mb"] * (1 << 20)
+        for which, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, space),
+                             (resource.RLIMIT_NPROC, limits["nproc"]), (resource.RLIMIT_FSIZE, 0),
+                             (resource.RLIMIT_NOFILE, limits["nofile"]), (resource.RLIMIT_CORE, 0),
+                             (resource.RLIMIT_MEMLOCK, 0), (resource.RLIMIT_MSGQUEUE, 0)):
+            resource.setrlimit(which, (value, value))
+
+    def _drop_uid(self, _timeout: float) -> None:
+        uid = self.config["uid"]
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        # Cleared by the credential change above, so set it afterwards: die with the zygote.
+        _check(_libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0), "PR_SET_PDEATHSIG")
+
+    def _load_seccomp(self, _timeout: float) -> None:
+        if not self.bpf_prog.len:
+            raise RuntimeError("no filter was given")
+        _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "PR_SET_NO_NEW_PRIVS")
+        # SPEC_ALLOW: without it the kernel also forces the Speculative Store Bypass mitigation
+        # on the task, which in a VM costs an MSR write (a VM exit) on every context switch:
+        # about 2 ms of CPU per job here. That mitigation guards data inside the same address
+        # space, and the child's holds nothing but its own job (the zygote wipes the rest).
+        if _libc.syscall(SYS_SECCOMP, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_SPEC_ALLOW,
+                         ctypes.byref(self.bpf_prog)) != 0:
+            _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER,
+                               ctypes.byref(self.bpf_prog), 0, 0), "PR_SET_SECCOMP")
+
+    def warm_up(self) -> None:
+        """Run the harness once here on a job of our own, so the caches it fills (NumPy's
+        ufunc dispatch, the compiler, json) are inherited by every child instead of rebuilt
+        in each; then freeze the heap so the children's garbage collector skips it."""
+        import gc
+
+        import numpy as np
+
+        source = ("import numpy as np\n"
+                  "def f(a, b):\n"
+                  "    s = a @ b.T / np.sqrt(a.shape[-1])\n"
+                  "    w = np.exp(s - s.max(axis=1, keepdims=True))\n"
+                  "    w = w / np.sum(w, axis=-1, keepdims=True)\n"
+                  "    w = np.where(np.triu(np.ones((3, 3)), k=1) == 1, 0.0, w)\n"
+                  "    return w @ b, w\n")
+        data = np.arange(9, dtype=np.float64).tobytes()
+        job = {"source": source, "arrays": [{"dtype": "<f8", "shape": [3, 3], "count": 9,
+                                             "offset": 0}],
+               "calls": [{"function": "f", "args": [0, 0]}, {"function": "g", "args": []}],
+               "caps": {"result_bytes": 1 << 20, "salvage_elements": 64}}
+        self.harness["install_streams"]()
+        raw = json.dumps(job).encode()
+        blob = struct.pack(">II", len(raw), len(data)) + raw + data
+        r, w = os.pipe()
+        try:
+            self.harness["run"](blob, w, False)
+        finally:
+            os.close(w)
+            while os.read(r, 1 << 16):
+                pass
+            os.close(r)
+        gc.collect()
+        gc.freeze()
+
+    # ---- jobs ------------------------------------------------------------------------------
+    def serve(self) -> None:
+        active = {name: {"active": ok, "detail": detail} for name, (ok, detail) in
+                  self.layers.items()}
+        _write_frame(self.proto_out, {"hello": True, "pid": os.getpid(), "layers": active})
+        while True:
+            head = _read_exact(self.proto_in, 8)
+            if head is None:
+                return
+            hlen, plen = struct.unpack(">II", head)
+            control = _read_exact(self.proto_in, hlen)  # id and timeout: no student data
+            if control is None:
+                return
+            header = json.loads(control)
+            if plen > len(self.job_buffer):
+                self.job_buffer = bytearray(plen)
+            if not _read_into(self.proto_in, self.job_buffer, plen):
+                return
+            result_len = output_len = 0
+            try:
+                reply, result_len, output_len = self.run_job(header, plen)
+                _write_frame(self.proto_out, reply,
+                             memoryview(self.result_buffer)[:result_len],
+                             memoryview(self.output_buffer)[:output_len])
+            except Exception as exc:
+                _write_frame(self.proto_out, {"id": header.get("id"), "status": "zygote_error",
+                                              "detail": f"{type(exc).__name__}: {exc}"})
+            finally:
+                _wipe(self.result_buffer, result_len)
+                _wipe(self.output_buffer, output_len)
+            if self.unreaped:
+                os.waitpid(self.unreaped, 0)
+                self.unreaped = 0
+
+    def run_job(self, job: dict[str, Any], job_len: int) -> tuple[dict[str, Any], int, int]:
+        timeout = float(job["timeout"])
+        limits = self.config["limits"]
+        res_r, res_w = os.pipe()
+        out_r, out_w = os.pipe()
+        for fd in (res_r, out_r):
+            with contextlib.suppress(OSError):
+                fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+        in_r, in_w = os.pipe()
+        os.close(in_w)  # the child's stdin reads end-of-file at once
+        pidns = self.layers.get("pid_namespace", (False, ""))[0]
+        started = time.monotonic()
+        if pidns:
+            self._new_pidns()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - runs in the child
+            self._child(job_len, timeout, in_r, out_w, res_w)
+        _wipe(self.job_buffer, job_len)  # the child has its copy
+        if pidns:
+            self._reset_pidns()
+        for fd in (in_r, out_w, res_w):
+            os.close(fd)
+        forked = time.monotonic()
+        status, result_len, output_len, output_total, exited = self._watch(
+            pid, res_r, out_r, started + timeout, limits)
+        drained = time.monotonic()
+        exit_code = signal_number = None
+        if exited:
+            _, wait_status = os.waitpid(pid, 0)
+            exit_code = os.WEXITSTATUS(wait_status) if os.WIFEXITED(wait_status) else None
+            signal_number = os.WTERMSIG(wait_status) if os.WIFSIGNALED(wait_status) else None
+        else:
+            # The harness finished and closed its pipes; whatever is left of the process is
+            # killed and reaped after we have answered.
+            _kill(pid)
+            self.unreaped = pid
+        reply = {
+            "id": job.get("id"), "status": status, "wall_ms": (time.monotonic() - started) * 1000,
+            "exit_code": exit_code, "signal": signal_number,
+            "result_len": result_len, "output_len": output_len, "output_total": output_total,
+            "phases_ms": [(forked - started) * 1000, (drained - forked) * 1000,
+                          (time.monotonic() - drained) * 1000],
+        }
+        if status == "ok" and exit_code == SETUP_FAILED:
+            reply["status"] = "setup_failed"
+        return reply, result_len, output_len
+
+    def _watch(self, pid: int, res_r: int, out_r: int, deadline: float,
+               limits: dict[str, int]) -> tuple[str, int, int, int, bool]:
+        """Wait for the child, collecting its result and output pipes.
+
+        The pipes are enlarged and only drained on hang-up, exit or a periodic tick, so a
+        job costs a couple of wake-ups instead of one per frame the child writes."""
+        self.result_len = self.output_kept = self.output_total = 0
+        status = "ok"
+        pidfd = os.pidfd_open(pid)
+        poller = select.poll()
+        poller.register(pidfd, select.POLLIN)
+        for fd in (res_r, out_r):
+            os.set_blocking(fd, False)
+            poller.register(fd, 0)  # hang-up only: data is collected in bulk
+        open_fds = {res_r, out_r}
+        exited = False
+        while True:
+            status = self._drain(res_r, out_r, open_fds, limits)
+            if status != "ok":
+                break
+            if not open_fds:
+                done = self.result_len >= len(DONE_FRAME) and memoryview(self.result_buffer)[
+                    self.result_len - len(DONE_FRAME):self.result_len] == DONE_FRAME
+                if done or exited:
+                    break  # finished: no need to wait for the kernel to free its memory
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                status = "timeout"
+                break
+            for fd, _event in poller.poll(min(remaining, DRAIN_TICK_S) * 1000):
+                poller.unregister(fd)
+                if fd == pidfd:
+                    exited = True
+        _wipe(self.scratch, len(self.scratch))
+        if status != "ok":
+            _kill(pid)
+            os.waitid(os.P_PIDFD, pidfd, os.WEXITED | os.WNOWAIT)
+            exited = True
+        os.close(pidfd)
+        os.close(res_r)
+        os.close(out_r)
+        return status, self.result_len, self.output_kept, self.output_total, exited
+
+    def _drain(self, res_r: int, out_r: int, open_fds: set[int], limits: dict[str, int]) -> str:
+        result_view = memoryview(self.result_buffer)
+        output_view = memoryview(self.output_buffer)
+        scratch = memoryview(self.scratch)
+        for fd in list(open_fds):
+            while True:
+                if fd == res_r:
+                    if self.result_len >= limits["result_bytes"]:
+                        return "result_limit"
+                    target = result_view[self.result_len:limits["result_bytes"]]
+                else:
+                    target = (output_view[self.output_kept:]
+                              if self.output_kept < len(output_view) else scratch)
+                try:
+                    count = os.readv(fd, [target])
+                except BlockingIOError:
+                    break
+                if not count:
+                    open_fds.discard(fd)
+                    break
+                if fd == res_r:
+                    self.result_len += count
+                else:
+                    if target is not scratch:
+                        self.output_kept += count
+                    self.output_total += count
+                    if self.output_total > limits["output_kill"]:
+                        return "output_limit"
+        return "ok"
+
+    def _child(self, job_len: int, timeout: float, in_r: int, out_w: int, res_w: int) -> None:
+        code = SETUP_FAILED
+        try:
+            os.setsid()
+            if self.layers.get("ipc_namespace", (False, ""))[0]:
+                _unshare(CLONE_NEWIPC, "NEWIPC")
+            high = [os.dup(fd) for fd in (in_r, out_w, out_w, res_w)]
+            for target, fd in enumerate(high):
+                os.dup2(fd, target)
+            os.closerange(4, 1 << 16)
+            for name, step in (("rlimits", self._set_rlimits), ("uid_drop", self._drop_uid),
+                               ("seccomp", self._load_seccomp)):
+                if self.layers.get(name, (False, ""))[0]:
+                    step(timeout)
+            code = 0
+            self.harness["run"](memoryview(self.job_buffer)[:job_len], 3)
+        except BaseException:
+            pass
+        finally:
+            os._exit(code)
+
+
+def _kill(pid: int) -> None:
+    for kill in (os.killpg, os.kill):
+        with contextlib.suppress(OSError):
+            kill(pid, signal.SIGKILL)
+
+
+def _vm_size() -> int:
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 512 << 20
+
+
+def _join_cgroup(path: str) -> None:
+    with open(os.path.join(path, "cgroup.procs"), "w") as fh:
+        fh.write(str(os.getpid()))
+
+
+def _verify_inside() -> dict[str, Any]:
+    import socket
+
+    found: dict[str, Any] = {"uid": os.getuid(), "pid": os.getpid(),
+                             "sees_etc": os.path.exists("/etc/passwd")}
+    try:
+        socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
+        found["socket_blocked"] = False
+    except OSError:
+        found["socket_blocked"] = True
+    found["network"] = False
+    if not found["socket_blocked"]:
+        try:
+            with socket.create_connection(("127.0.0.1", 9), timeout=0.2):
+                found["network"] = True
+        except ConnectionRefusedError:
+            found["network"] = True  # something answered: the host's loopback is reachable
+        except OSError:
+            pass
+    return found
+
+
+def main() -> None:
+    proto_in = os.dup(0)
+    proto_out = os.dup(1)
+    empty_r, empty_w = os.pipe()
+    os.close(empty_w)
+    os.dup2(empty_r, 0)
+    os.dup2(2, 1)  # the parent points our stderr at /dev/null: stray prints go nowhere
+    frame = _read_frame(proto_in)
+    if frame is None:
+        return
+    config = frame[0]
+    sys.path.extend(config["sys_path"])
+    import numpy
+    import numpy.fft
+    import numpy.linalg
+    import numpy.random  # noqa: F401
+
+    zygote = Zygote(config, proto_in, proto_out)
+    zygote.setup()
+    zygote.warm_up()
+    zygote.serve()
+
+
+if __name__ == "__main__":
+    main()

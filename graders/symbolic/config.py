@@ -1,0 +1,60 @@
+"""What a rubric item of kind `symbolic` may say."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+DEFAULT_LARGE_SCALARS = ("beta", "lambda", "s", "C", "gamma", "t", "M", "K", "c", "alpha")
+
+
+class SymbolicConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # equivalent: the same expression; scalar_multiple: a positive multiple of the expected
+    # direction (full credit with a large scale factor); depends_on_difference: a property
+    mode: Literal["equivalent", "scalar_multiple", "depends_on_difference"] = "scalar_multiple"
+    # the symbol(s) the student assigns: "q", or ["q_1", "q_2"]
+    target: str | tuple[str, ...]
+    expected: str | tuple[str, ...] | None = None
+    any_order: bool = False
+    # symbols that stand for "a large positive scalar"
+    large_scalars: tuple[str, ...] = DEFAULT_LARGE_SCALARS
+    # a literal factor at least this large also counts as large (q = 1000 (k_a + k_b))
+    large_number: float = Field(default=10.0, gt=1)
+    # points for the right direction without a large scale factor (None: no partial credit)
+    without_scalar_points: Decimal | None = Field(default=None, ge=0)
+    feedback_without_scalar: str = ""
+    # notation slips accepted as the same vector: {mu_a: k_a}
+    aliases: dict[str, str] = Field(default_factory=dict)
+    # for mode depends_on_difference: the pair (t_1, t_2)
+    pair: tuple[str, str] | None = None
+
+    @field_validator("without_scalar_points", mode="before")
+    @classmethod
+    def _exact(cls, value: object) -> object:
+        return Decimal(str(value)) if isinstance(value, float) else value
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return (self.target,) if isinstance(self.target, str) else self.target
+
+    @property
+    def expectations(self) -> tuple[str, ...]:
+        if self.expected is None:
+            return ()
+        return (self.expected,) if isinstance(self.expected, str) else self.expected
+
+    @model_validator(mode="after")
+    def _consistent(self) -> SymbolicConfig:
+        if self.mode == "depends_on_difference":
+            if self.pair is None:
+                raise ValueError("mode depends_on_difference needs `pair: [t_1, t_2]`")
+            return self
+        if not self.expectations:
+            raise ValueError("`expected` is required for this mode")
+        if len(self.expectations) != len(self.targets):
+            raise ValueError("`expected` needs one expression per `target`")
+        return self

@@ -1,0 +1,149 @@
+"""Finding `q = ...` (or `q_1 = ...`) in OCR prose and LaTeX, and tidying it for the parser.
+
+Everything here is string work in the grading process; parsing happens in the worker.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_EXPRESSION = 400
+MAX_NESTING = 30
+
+_UNICODE = {
+    "α": r"\alpha ", "β": r"\beta ", "γ": r"\gamma ", "λ": r"\lambda ", "μ": r"\mu ",
+    "θ": r"\theta ", "σ": r"\sigma ", "Σ": r"\Sigma ", "√": r"\sqrt ", "·": r"\cdot ",
+    "×": r"\times ", "−": "-", "–": "-", "≫": r"\gg ", "≈": r"\approx ", "∞": r"\infty ",
+}
+_GREEK = r"alpha|beta|gamma|delta|lambda|mu|theta|sigma|kappa|eta|omega|tau|phi|psi|rho|nu"
+
+
+@dataclass(frozen=True)
+class Assignment:
+    target: str
+    expression: str  # the right-hand side as written
+    start: int  # span of the right-hand side in the text
+    end: int
+
+
+def target_pattern(target: str) -> str:
+    """`q` -> q not followed by a subscript; `q_1` -> q_1, q_{1}; `mu_a` -> \\mu_a, μ_a."""
+    base, _, sub = target.partition("_")
+    head = rf"(?:\\{base}|{_UNICODE_REVERSE.get(base, base)})" if re.fullmatch(_GREEK, base) \
+        else re.escape(base)
+    if sub:
+        return head + rf"_\s*(?:\{{\s*{re.escape(sub)}\s*\}}|{re.escape(sub)}(?![\w]))"
+    return head + r"(?![\w_'{])"
+
+
+_UNICODE_REVERSE = {"alpha": "α", "beta": "β", "gamma": "γ", "lambda": "λ", "mu": "μ",
+                    "theta": "θ", "sigma": "σ"}
+
+_RELATION = r"\s*(?::=|=|\\approx|≈|\\sim(?![a-z])|\\simeq|∼)\s*"
+# What may stand just before the target for it to be the whole left-hand side.
+_LEFT_OK = re.compile(
+    r"(?:^|[$(,:;&\n]|\\(?:Rightarrow|implies|therefore|to|quad|qquad|[,;])|\}|[A-Za-z]{2,}\.?|"
+    r"\\text\{[^{}]*\}|(?:^|[\s$])[A-Za-z]_\s*(?:\{\w+\}|\w)\s*=)\s*$"
+)
+_STOP = re.compile(
+    r"\$|\n|\\q?quad\b|\\text\b|\\(?:Rightarrow|implies|rightarrow|to|approx|sim|gg|ll|"
+    r"text|quad|forall|iff)\b|=|≈|→|⇒|,\s|;|\s(?:b/c|where|with|for|since|s\.t\.|and|so|"
+    r"because|which|if)\b|"
+    r"\s(?!(?:" + _GREEK + r"|sqrt|frac|exp|cdot|times)\b)[A-Za-z]{3,}\b(?![_^{])"
+)
+
+
+_SIMPLE_NAME = r"\\?[A-Za-z]+(?:_\s*(?:\{[^{}]*\}|\w))?"
+_CHAIN = re.compile(_RELATION)
+
+
+def find_assignments(text: str, target: str) -> list[Assignment]:
+    found: list[Assignment] = []
+    pattern = re.compile(target_pattern(target) + _RELATION)
+    for m in pattern.finditer(text):
+        before = text[max(0, m.start() - 40):m.start()]
+        if before.endswith(("\\|", "|", "^", "_")):
+            continue
+        stripped = before.rstrip()
+        if stripped and not _LEFT_OK.search(stripped):
+            continue
+        start, end = m.end(), _rhs_end(text, m.end())
+        chained = _CHAIN.match(text, end)
+        if re.fullmatch(_SIMPLE_NAME, text[start:end].strip()) and chained:
+            # q_1 = q_2 = beta(u_a + u_b): the value is further along the chain
+            start, end = chained.end(), _rhs_end(text, chained.end())
+        expression = text[start:end].strip().rstrip(".,;")
+        expression = _drop_condition(expression)
+        if expression:
+            found.append(Assignment(target, expression, start, start + len(expression)))
+    return found
+
+
+def _rhs_end(text: str, start: int) -> int:
+    depth = 0
+    i = start
+    limit = min(len(text), start + MAX_EXPRESSION)
+    while i < limit:
+        ch = text[i]
+        if ch == "\\" and i + 1 < limit and text[i + 1] in "{}|":
+            i += 2
+            continue
+        if ch in "{([":
+            depth += 1
+        elif ch in "})]":
+            if depth == 0:
+                return i
+            depth -= 1
+        elif depth == 0:
+            m = _STOP.match(text, i)
+            if m and i > start:
+                return i
+        i += 1
+    return i
+
+
+def _drop_condition(expression: str) -> str:
+    """`\\beta(k_a + k_b) (\\beta \\gg 0)` -> `\\beta(k_a + k_b)`."""
+    return re.sub(r"\s*\((?:[^()]*\\gg|[^()]*>)[^()]*\)\s*$", "", expression).strip()
+
+
+def tidy(expression: str) -> str:
+    """Unicode and plain-text spellings to LaTeX the parser reads; spacing normalised."""
+    out = expression
+    for char, latex in _UNICODE.items():
+        out = out.replace(char, latex)
+    out = re.sub(rf"(?<![\\A-Za-z])({_GREEK})(?![A-Za-z])", r"\\\1", out)
+    out = re.sub(r"\bsqrt\s*\(([^()]*)\)", r"\\sqrt{\1}", out)
+    out = re.sub(r"\\(?:left|right)(?=[()\[\].|])", "", out)
+    out = re.sub(r"\\(?:left|right)\\?([{}])", r"\1", out)
+    out = re.sub(r"\\[,;!]|\\q?quad\b|~", " ", out)
+    out = re.sub(r"\*\*", "^", out)
+    # d_model (plain) is one name, as d_{model} is: give multi-letter subscripts braces
+    out = re.sub(r"(?<=[A-Za-z])_([A-Za-z]{2,})\b", r"_{\1}", out)
+    out = re.sub(r"\\(?:text|mathrm|mathit|operatorname)\s*\{([^{}]*)\}", r"\1", out)
+    # \gamma(x) would be read as the Gamma function: a Greek scale factor multiplies
+    out = re.sub(rf"\\({_GREEK})\s*\(", r"\\\1 \\cdot (", out)
+    return re.sub(r"\s+", " ", out).strip()
+
+
+def refusal(expression: str) -> str | None:
+    """Why an expression is not worth sending to the worker (too big, or built to be slow)."""
+    if len(expression) > MAX_EXPRESSION:
+        return "the expression is too long to check automatically"
+    depth = deepest = 0
+    for ch in expression:
+        depth += ch in "{(["
+        depth -= ch in "})]"
+        deepest = max(deepest, depth)
+    if deepest > MAX_NESTING:
+        return "the expression is nested too deeply to check automatically"
+    if re.search(r"!", expression.replace("\\!", "")):
+        return "factorials are not checked automatically"
+    if re.search(r"\^\s*\{[^{}]*\^", expression) or re.search(r"\^\s*\(?\s*\d{4,}", expression):
+        return "the expression has a power too large to check automatically"
+    if re.search(r"\d{16,}", expression):
+        return "the expression has a number too large to check automatically"
+    if re.search(r"__|\bimport\b|\blambda\s*:|\bexec\b|\beval\b", expression):
+        return "the expression contains program code, not mathematics"
+    return None

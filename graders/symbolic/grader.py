@@ -1,0 +1,200 @@
+"""The symbolic grader: find the student's expression, compare it in the worker, explain."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from graders.context import GradingContext
+from graders.documents.model import LocatedAnswer
+from graders.registry import Grader
+from graders.results import Evidence, ItemResult, Status
+from graders.rubric import RubricItem
+from graders.symbolic.config import SymbolicConfig
+from graders.symbolic.expressions import Assignment, find_assignments, refusal, tidy
+from graders.symbolic.pool import SymbolicPool
+
+MAX_TRIES = 3  # earlier assignments tried when the last one cannot be read
+
+FULL, REDUCED, ZERO, UNREAD = "full", "reduced", "zero", "unread"
+_RANK = {FULL: 3, REDUCED: 2, ZERO: 1, UNREAD: 0}
+
+
+@dataclass(frozen=True)
+class Reading:
+    target: str
+    assignment: Assignment | None
+    outcome: str  # FULL / REDUCED / ZERO / UNREAD
+    reply: dict[str, Any]
+    reason: str = ""
+
+
+def _pool(context: GradingContext) -> SymbolicPool:
+    return context.resources.shared("symbolic", SymbolicPool)
+
+
+def _outcome(reply: dict[str, Any], config: SymbolicConfig) -> tuple[str, str]:
+    if not reply.get("ok"):
+        error = str(reply.get("error", "unknown error"))
+        if error == "timeout":
+            return UNREAD, "checking this expression took too long"
+        return UNREAD, error
+    verdict = reply.get("verdict")
+    if verdict in ("equivalent", "large_multiple", "difference_only"):
+        return FULL, ""
+    if verdict == "constant_multiple":
+        return (REDUCED if config.without_scalar_points is not None else ZERO), "no large scalar"
+    if verdict == "nonpositive_multiple":
+        return ZERO, "a negative multiple points away from the keys"
+    if verdict == "other_factor":
+        unknown = ", ".join(reply.get("unknown", []))
+        factor = reply.get("factor")
+        return UNREAD, f"the factor {factor} uses symbols I cannot interpret ({unknown})"
+    return ZERO, ""
+
+
+def _compare(pool: SymbolicPool, config: SymbolicConfig, expression: str,
+             expected: str) -> dict[str, Any]:
+    why = refusal(expression)
+    if why is not None:
+        return {"ok": False, "error": why}
+    if config.mode == "depends_on_difference":
+        return pool.run({"op": "depends_on_difference", "student": tidy(expression),
+                         "pair": list(config.pair or ())})
+    return pool.run({
+        "op": "compare", "mode": config.mode, "student": tidy(expression),
+        "expected": tidy(expected), "scalars": list(config.large_scalars),
+        "aliases": dict(config.aliases), "large_number": config.large_number,
+    })
+
+
+def _candidates(text: str, target: str, whole_is_expression: bool) -> list[Assignment]:
+    found = find_assignments(text, target)
+    if not found and whole_is_expression and "=" not in text and text.strip():
+        stripped = text.strip().strip("$").strip()
+        found = [Assignment(target, stripped, text.find(stripped), text.find(stripped)
+                            + len(stripped))]
+    return found
+
+
+def _read(pool: SymbolicPool, config: SymbolicConfig, text: str, target: str, expected: str,
+          whole_is_expression: bool) -> Reading:
+    found = _candidates(text, target, whole_is_expression)
+    if not found:
+        return Reading(target, None, UNREAD, {}, f"no expression for {target} was found")
+    last: Reading | None = None
+    for assignment in list(reversed(found))[:MAX_TRIES]:
+        reply = _compare(pool, config, assignment.expression, expected)
+        outcome, reason = _outcome(reply, config)
+        reading = Reading(target, assignment, outcome, reply, reason)
+        if outcome != UNREAD or last is None:
+            last = reading if last is None or outcome != UNREAD else last
+        if outcome != UNREAD:
+            return reading  # the student's final readable expression
+    assert last is not None
+    return last
+
+
+class SymbolicGrader(Grader):
+    kind: ClassVar[str] = "symbolic"
+    version: ClassVar[str] = "1.0"
+    config_model: ClassVar[type[SymbolicConfig]] = SymbolicConfig
+
+    def grade(self, item: RubricItem, answer: LocatedAnswer, context: GradingContext) -> ItemResult:
+        config = SymbolicConfig.model_validate(item.config)
+        in_parts = item.id in answer.parts
+        text = answer.parts[item.id] if in_parts else answer.text
+        pool = _pool(context)
+        targets = config.targets
+        expectations = config.expectations or ("",) * len(targets)
+        orders = [expectations]
+        if config.any_order and len(targets) > 1:
+            orders = [tuple(p) for p in itertools.permutations(expectations)]
+        best: list[Reading] | None = None
+        cache: dict[tuple[str, str], Reading] = {}
+        for order in orders:
+            readings = []
+            for target, expected in zip(targets, order, strict=True):
+                key = (target, expected)
+                if key not in cache:
+                    cache[key] = _read(pool, config, text, target, expected,
+                                       in_parts and len(targets) == 1)
+                readings.append(cache[key])
+            if best is None or _score(readings) > _score(best):
+                best = readings
+        assert best is not None
+        return self._result(item, config, answer, context, best, in_parts)
+
+    def _result(self, item: RubricItem, config: SymbolicConfig, answer: LocatedAnswer,
+                context: GradingContext, readings: list[Reading], in_parts: bool) -> ItemResult:
+        evidence = [_answer_evidence(answer)]
+        for reading in readings:
+            if reading.assignment is not None:
+                evidence.append(_expression_evidence(reading, answer, in_parts))
+        overall = min((r.outcome for r in readings), key=lambda o: _RANK[o])
+        shown = "; ".join(f"{r.target} = {r.assignment.expression}" for r in readings
+                          if r.assignment is not None)
+        status = Status.GRADED
+        confidence = 0.9
+        if overall == FULL:
+            points: Decimal = item.points
+            feedback = f"Correct: {shown}."
+            if any(r.reply.get("verdict") == "large_multiple" for r in readings):
+                feedback += " A positive multiple with a large scale factor is the intended answer."
+        elif overall == REDUCED:
+            points = min(item.points, config.without_scalar_points or Decimal(0))
+            feedback = f"Partly right: {shown}. " + (
+                config.feedback_without_scalar or "The direction is right, but a large positive "
+                "scale factor is missing.")
+        elif overall == ZERO:
+            points = Decimal(0)
+            why = sorted({r.reason for r in readings if r.reason})
+            feedback = f"Not the expected expression: {shown}." + (
+                f" ({'; '.join(why)}.)" if why else "")
+        else:
+            points = Decimal(0)
+            status = Status.NEEDS_REVIEW
+            confidence = 0.3
+            unread = "; ".join(sorted({r.reason for r in readings if r.outcome == UNREAD}))
+            feedback = (f"I could not check this automatically ({unread}); a grader will "
+                        "read it.")
+        confidence = round(confidence * answer.confidence, 2)
+        if status is Status.GRADED and confidence < context.review_threshold:
+            status = Status.NEEDS_REVIEW
+            feedback += " (The answer was located with low confidence; a grader will check it.)"
+        return ItemResult(
+            item_id=item.id, question=context.question.id, points=points,
+            max_points=item.points, status=status, feedback=feedback,
+            evidence=tuple(evidence), confidence=confidence,
+            grader=self.kind, grader_version=self.version,
+        )
+
+
+def _score(readings: list[Reading]) -> tuple[int, int]:
+    ranks = [_RANK[r.outcome] for r in readings]
+    return min(ranks), sum(ranks)
+
+
+def _answer_evidence(answer: LocatedAnswer) -> Evidence:
+    snippet = answer.text if len(answer.text) <= 400 else answer.text[:397] + "..."
+    how = f"located by {answer.method}" + (f" at label {answer.label!r}" if answer.label else "")
+    return Evidence(kind="answer", text=snippet, start=answer.start, end=answer.end,
+                    note=f"{how}, confidence {answer.confidence:.2f}")
+
+
+def _expression_evidence(reading: Reading, answer: LocatedAnswer, in_parts: bool) -> Evidence:
+    assert reading.assignment is not None
+    start = end = None
+    if answer.start is not None and not in_parts:
+        start = answer.start + reading.assignment.start
+        end = answer.start + reading.assignment.end
+    note = f"{reading.target}: " + str(reading.reply.get("verdict") or reading.reason)
+    if reading.reply.get("student"):
+        note += f"; read as {reading.reply['student']}"
+    if reading.reply.get("factor"):
+        note += f"; factor {reading.reply['factor']}"
+    return Evidence(kind="expression", text=re.sub(r"\s+", " ", reading.assignment.expression),
+                    start=start, end=end, note=note)

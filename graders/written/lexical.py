@@ -1,0 +1,42 @@
+"""Content-word overlap with a reference: a lexical signal beside the embedding similarity."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+_WORD = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "ly", "s")
+_STEM_LENGTH = 6
+STOP_WORDS = frozenset(
+    """a about above after again all also am an and any are as at be because been before being
+    below between both but by can cannot could did do does doing down during each few for from
+    further had has have having he her here hers him his how i if in into is it its itself just
+    me more most my no nor not of off on once only or other our out over own same she should so
+    some such than that the their them then there these they this those through to too under
+    until up very was we were what when where which while who whom why will with would you your
+    yes e g eg ie etc one use used using""".split()  # noqa: SIM905
+)
+
+
+def stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            word = word[: -len(suffix)]
+            break
+    return word[:_STEM_LENGTH]
+
+
+def content_stems(text: str, exclude: Iterable[str] = ()) -> set[str]:
+    """Stems of the content words of `text`, minus stop words and the stems in `exclude`."""
+    excluded = set(exclude)
+    return {s for w in _WORD.findall(text.lower()) if w not in STOP_WORDS
+            and (s := stem(w)) not in excluded}
+
+
+def recall(reference: str, answer: str, exclude: Iterable[str] = ()) -> float | None:
+    """Share of the reference's content words the answer also uses (None: nothing to compare)."""
+    wanted = content_stems(reference, exclude)
+    if not wanted:
+        return None
+    return len(wanted & content_stems(answer, exclude)) / len(wanted)

@@ -1,0 +1,104 @@
+"""Concept patterns: a small regex dialect for phrases, with negation handled per clause.
+
+A pattern is a regular expression (case-insensitive) with three conveniences:
+- a space between two words matches any run of whitespace; next to a symbol it is optional,
+  so `d_head = d_model / h` also matches `d_head=d_model/h`;
+- ` ... ` is a gap of up to six words within the sentence;
+- `word*` (a word ending in `*`) matches any word starting with `word`;
+- `NOT` (upper case) matches any negation: not, n't, never, cannot, no.
+A match preceded in its clause by a negation ("not", "n't", "never", "without", ...) does not
+count, unless the pattern itself contains the negation (`not linearly separable`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+_GAP = r"\W+(?:[\w'’]+\W+){0,6}?"
+_NOT = r"(?:not|\w*n['’]t|never|cannot|no)"
+_STEM = re.compile(r"(?<=[A-Za-z])(?<!\\[A-Za-z])\*(?=$|[\s)|])")
+_NEGATOR = re.compile(
+    r"(?<![\w'’])(?:not|no|never|cannot|without|neither|nor|none|nothing|unable|fails?\s+to|"
+    r"instead\s+of|rather\s+than|unlike|"
+    r"\w+n['’]t|cant|dont|doesnt|isnt|arent|wont)(?![\w'’])",
+    re.IGNORECASE,
+)
+_CLAUSE_BREAK = re.compile(
+    r"[,;:.!?()=]|->|(?<!\w)(?:but|whereas|while|although|however|because|since|so|"
+    r"which|hence|thus|therefore|then)(?!\w)",
+    re.IGNORECASE,
+)
+_NEGATION_WINDOW_WORDS = 4
+
+
+class PatternError(ValueError):
+    """A rubric pattern that does not compile."""
+
+
+@lru_cache(maxsize=4096)
+def compile_pattern(pattern: str) -> re.Pattern[str]:
+    source = pattern.strip()
+    if not source:
+        raise PatternError("empty pattern")
+    source = re.sub(r"\s+\.\.\.\s+", "\x00", source)
+    source = _STEM.sub(r"\\w*", source)
+    source = re.sub(r"(?<![A-Za-z])NOT(?![A-Za-z])", lambda _: _NOT, source)
+    out: list[str] = []
+    parts = re.split(r"(\s+)", source)
+    for index, part in enumerate(parts):
+        if not part.isspace():
+            out.append(part)
+            continue
+        before = parts[index - 1][-1:] if index > 0 else ""
+        after = parts[index + 1][:1] if index + 1 < len(parts) else ""
+        words = (before.isalnum() or before in "_*'") and (after.isalnum() or after in "_\\")
+        out.append(r"\s+" if words else r"\s*")
+    body = "".join(out).replace("\x00", _GAP)
+    head = r"(?<![\w])" if re.match(r"[\w(]", source) else ""
+    tail = r"(?![\w])" if re.search(r"\w$", source) else ""
+    try:
+        return re.compile(f"{head}(?:{body}){tail}", re.IGNORECASE)
+    except re.error as exc:
+        raise PatternError(f"pattern {pattern!r} does not compile: {exc}") from exc
+
+
+@dataclass(frozen=True)
+class PatternHit:
+    pattern: str
+    start: int
+    end: int
+    text: str
+
+
+def is_negated(text: str, start: int) -> bool:
+    """Whether a negation governs the phrase starting at `start` (same clause, a few words back)."""
+    before = text[max(0, start - 80) : start]
+    breaks = list(_CLAUSE_BREAK.finditer(before))
+    if breaks:
+        before = before[breaks[-1].end() :]
+    words = before.split()[-_NEGATION_WINDOW_WORDS:]
+    return bool(_NEGATOR.search(" ".join(words)))
+
+
+def find_affirmed(pattern: str, text: str) -> PatternHit | None:
+    """The first match of `pattern` in `text` that is affirmed (not negated)."""
+    # A pattern that spells out a negation owns it; otherwise a negation anywhere in the match
+    # (inside a gap) or just before it turns the statement around.
+    owns_negation = _NEGATOR.search(pattern) is not None
+    for match in compile_pattern(pattern).finditer(text):
+        if owns_negation:
+            return PatternHit(pattern, match.start(), match.end(), match.group(0))
+        if _NEGATOR.search(match.group(0)) or is_negated(text, match.start()):
+            continue
+        return PatternHit(pattern, match.start(), match.end(), match.group(0))
+    return None
+
+
+def find_any(patterns: tuple[str, ...], text: str) -> PatternHit | None:
+    for pattern in patterns:
+        hit = find_affirmed(pattern, text)
+        if hit is not None:
+            return hit
+    return None

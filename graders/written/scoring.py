@@ -1,0 +1,165 @@
+"""From pattern findings and similarity to points, a confidence and the feedback that explains."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+
+from graders.results import Evidence
+from graders.written.config import WrittenConfig, element_label
+from graders.written.matching import PatternVerdict
+from graders.written.similarity import Closest
+from graders.written.text import Sentence
+
+# Cosine similarities (all-MiniLM-L6-v2) that bound "unrelated" and "restates the reference".
+UNRELATED = 0.35
+RELATED = 0.80
+EXEMPLAR_MATCH = 0.85
+
+
+@dataclass
+class Decision:
+    points: Decimal
+    confidence: float
+    feedback: list[str] = field(default_factory=list)
+    evidence: list[Evidence] = field(default_factory=list)
+
+
+def _clip(value: float) -> float:
+    return max(0.0, min(1.0, value))
+
+
+def _ramp(score: float, low: float, high: float) -> float:
+    return _clip((score - low) / (high - low)) if high > low else float(score >= high)
+
+
+def sentence_evidence(sentence: Sentence, note: str, offset_known: bool) -> Evidence:
+    return Evidence(
+        kind="sentence", text=sentence.text, note=note,
+        start=sentence.start if offset_known else None,
+        end=sentence.end if offset_known else None,
+    )
+
+
+def round_to_step(points: Decimal, step: Decimal, maximum: Decimal) -> Decimal:
+    steps = (points / step).quantize(Decimal(1), rounding=ROUND_HALF_UP)
+    return max(Decimal(0), min(maximum, steps * step))
+
+
+def from_patterns(
+    config: WrittenConfig, max_points: Decimal, verdict: PatternVerdict,
+    closest: Closest | None, exemplar: Closest | None, offset_known: bool,
+    unfound: Closest | None = None,
+) -> Decision:
+    """Patterns decide the points; similarity and exemplars decide how sure we are.
+
+    `closest` compares the answer with the reference statements, `unfound` with the statements
+    of the elements the patterns did not find (a paraphrase they may have missed).
+    """
+    decision = Decision(points=verdict.points, confidence=0.0)
+    for found in verdict.found.values():
+        decision.evidence.append(sentence_evidence(
+            found.sentence, f"states: {element_label(found.element)}", offset_known))
+    missing = ", ".join(element_label(e) for e in verdict.missing)
+    similarity = closest.score if closest is not None else None
+    if verdict.level == "contradiction" and verdict.contradiction is not None:
+        wrong = verdict.contradiction
+        decision.evidence.append(
+            sentence_evidence(wrong.sentence, "a known wrong claim", offset_known))
+        decision.feedback.append(wrong.contradiction.feedback)
+        decision.confidence = 0.9
+    elif verdict.level == "full":
+        decision.feedback.append(config.feedback or "Full credit.")
+        decision.confidence = (
+            0.85 if similarity is None else 0.8 + 0.15 * _ramp(similarity, 0.3, 0.7))
+    elif verdict.level == "partial" and verdict.partial is not None:
+        decision.feedback.append(verdict.partial.feedback or "Partial credit.")
+        if missing:
+            decision.feedback.append(f"Missing: {missing}.")
+        decision.confidence = 0.75
+        if unfound is not None and unfound.score >= config.paraphrase_similarity:
+            decision.confidence = 0.5
+            missed = verdict.missing[unfound.index]
+            decision.feedback.append(
+                f"A sentence may state '{element_label(missed)}' in other words; "
+                "a grader should check it.")
+            decision.evidence.append(Evidence(
+                kind="sentence", text=" ".join(s.text for s in unfound.unit.sentences),
+                note=f"may restate: {element_label(missed)} (cosine {unfound.score:.2f})",
+                start=unfound.unit.sentences[0].start if offset_known else None,
+                end=unfound.unit.sentences[-1].end if offset_known else None))
+    else:
+        if missing:
+            decision.feedback.append(f"Not found in the answer: {missing}.")
+        if config.reference:
+            decision.feedback.append(f"Expected: {config.reference[0]}")
+        if similarity is None:
+            decision.confidence = 0.55  # a paraphrase the patterns miss cannot be ruled out
+        else:
+            decision.confidence = 0.9 - 0.6 * _ramp(similarity, 0.45, config.paraphrase_similarity)
+            if similarity >= config.paraphrase_similarity:
+                decision.feedback.append(
+                    "The answer reads close to the reference although no key idea was recognised; "
+                    "a grader should check it.")
+    if exemplar is not None and exemplar.score >= EXEMPLAR_MATCH:
+        shown = config.exemplars[exemplar.index]
+        if shown.points == decision.points:
+            decision.confidence = max(decision.confidence, 0.9)
+        else:
+            decision.confidence = min(decision.confidence, 0.5)
+            decision.feedback.append(
+                f"It closely resembles an example answer graded {shown.points} points.")
+    if closest is not None and (verdict.level in ("none", "partial") or not verdict.found):
+        decision.evidence.append(_closest_evidence(closest, offset_known))
+    return decision
+
+
+@dataclass(frozen=True)
+class ReferenceMatch:
+    """How an answer compares with an item's reference statements."""
+
+    best: float  # cosine of the closest stretch (sentence, pair or whole) to a reference
+    whole: float  # cosine of the whole answer to the closest reference
+    recall: float  # share of the reference's content words (minus the question's) it uses
+
+
+def from_similarity(
+    config: WrittenConfig, max_points: Decimal, closest: Closest | None, whole: float | None,
+    exemplar: Closest | None, offset_known: bool, recall: float = 0.0,
+) -> Decision:
+    """An item described only by reference statements: similarity suggests, a person confirms."""
+    if closest is None or whole is None:
+        return Decision(Decimal(0), 0.3, ["No sentence of the answer could be compared."])
+    score = similarity_score(ReferenceMatch(closest.score, whole, recall))
+    points = round_to_step(max_points * Decimal(str(round(score, 4))), config.step, max_points)
+    # Only clear cases are sure: near-restatements and unrelated answers.
+    certainty = max(_ramp(closest.score, 0.75, 0.92), _ramp(UNRELATED - closest.score, 0.0, 0.15))
+    decision = Decision(points, 0.45 + 0.4 * certainty)
+    decision.feedback.append(
+        f"Judged by similarity to the reference (closest cosine {closest.score:.2f}).")
+    if exemplar is not None and exemplar.score >= EXEMPLAR_MATCH:
+        shown = config.exemplars[exemplar.index]
+        decision.points = min(shown.points, max_points)
+        decision.confidence = max(decision.confidence, 0.75)
+        decision.feedback.append(f"It closely resembles an example answer graded {shown.points}.")
+    decision.evidence.append(_closest_evidence(closest, offset_known))
+    return decision
+
+
+def similarity_score(match: ReferenceMatch) -> float:
+    """Share of the points suggested by similarity and word overlap (0 for unrelated answers).
+
+    Hand-set, not fitted: cosine 0.25 or less counts as unrelated, 0.75 as a restatement, and
+    using half of the reference's content words as full overlap.
+    """
+    return _clip(0.5 * _ramp(match.best, 0.25, 0.75) + 0.2 * _ramp(match.whole, 0.25, 0.75)
+                 + 0.3 * _ramp(match.recall, 0.0, 0.5))
+
+
+def _closest_evidence(closest: Closest, offset_known: bool) -> Evidence:
+    first, last = closest.unit.sentences[0], closest.unit.sentences[-1]
+    return Evidence(
+        kind="sentence", text=" ".join(s.text for s in closest.unit.sentences),
+        note=f"closest to the reference (cosine {closest.score:.2f})",
+        start=first.start if offset_known else None, end=last.end if offset_known else None,
+    )

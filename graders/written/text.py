@@ -1,0 +1,138 @@
+"""Written answers as sentences: OCR and LaTeX noise removed, spans kept for the evidence."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_STRUCK = re.compile(r"~~.*?~~", re.S)
+_CHUNK = re.compile(r"\$\$.*?\$\$|\\\[.*?\\\]|[^\n]+", re.S)
+# A full stop ends a sentence unless a lower-case word follows (OCR'd notes abbreviate: "mult.").
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[^\sa-z])")
+_ABBREVIATION = re.compile(
+    r"(?:\b(?:e\.g|i\.e|eg|ie|vs|etc|resp|approx|cf|no|fig|eq)\.|\d\.)$", re.I)
+
+_UNICODE = {
+    "≠": " != ", "→": " -> ", "⇒": " -> ", "⟹": " -> ", "←": " <- ", "≤": " <= ", "≥": " >= ",
+    "≈": " ~ ", "∼": " ~ ", "×": " * ", "·": " * ", "⋅": " * ", "−": "-", "–": "-", "—": " - ",
+    "√": "sqrt", "∴": " therefore ", "∞": "infinity", "≫": " >> ", "≪": " << ", "’": "'",
+    "“": '"', "”": '"', "ᵀ": "^T", "²": "^2", "∑": " sum ", "∈": " in ",
+}
+_SYMBOLS = {
+    "rightarrow": " -> ", "Rightarrow": " -> ", "to": " -> ", "implies": " -> ",
+    "longrightarrow": " -> ", "Longrightarrow": " -> ", "mapsto": " -> ", "leftarrow": " <- ",
+    "neq": " != ", "ne": " != ", "leq": " <= ", "le": " <= ", "geq": " >= ", "ge": " >= ",
+    "approx": " ~ ", "sim": " ~ ", "simeq": " ~ ", "times": " * ", "cdot": " * ", "odot": " * ",
+    "therefore": " therefore ", "because": " because ", "infty": " infinity ", "gg": " >> ",
+    "ll": " << ", "sum": " sum ", "prod": " product ", "in": " in ", "propto": " proportional to ",
+    "lVert": "||", "rVert": "||", "|": "||", "langle": "<", "rangle": ">", "top": "T",
+}
+_GREEK = frozenset(
+    re.findall(r"\w+", "alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota "
+               "kappa lambda mu nu xi pi rho sigma tau upsilon phi varphi chi psi omega "
+               "Gamma Delta Theta Lambda Xi Pi Sigma Phi Psi Omega")
+)
+_OPERATORS = frozenset(
+    re.findall(r"\w+", "max min exp log ln cos sin tan tanh arg argmax argmin det dim lim "
+               "sup inf softmax Pr")
+)
+_UNWRAP = re.compile(
+    r"\\(?:text|mathrm|mathbf|mathit|mathcal|operatorname|underline|overline|textbf|textit|emph|"
+    r"boxed|textcircled|bm|hat|tilde|bar|vec|widehat|mathbb|textsf|texttt)\s*\{([^{}]*)\}"
+)
+_FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+_SQRT = re.compile(r"\\sqrt\s*\{([^{}]*)\}")
+_SUBSCRIPT = re.compile(r"([_^])\{([^{}]*)\}")
+_ENVIRONMENT = re.compile(r"\\(?:begin|end)\s*\{[^{}]*\}(?:\{[^{}]*\})?")
+_COMMAND = re.compile(r"\\([A-Za-z]+|[|,;:! ])")
+_WORD_SLASH = re.compile(r"(?<![\w^])([A-Za-z]{2,})/(?!(?:sqrt|exp|log)\b)([a-z]{2,})\b")
+# Quotation marks, but not apostrophes inside words (don't) or primes after symbols (q').
+_QUOTE = re.compile(r"[\"“”‘]|(?<![\w])'|'(?![\w])(?<=\w')")
+_SIMPLE = re.compile(r"^[\w.']+$")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str  # as written
+    start: int  # span in the submission's text (or in the answer when its place is unknown)
+    end: int
+    norm: str  # cleaned for matching and similarity
+
+
+def _group(inner: str) -> str:
+    inner = inner.strip()
+    return inner if _SIMPLE.match(inner) else f"({inner})"
+
+
+def _command(match: re.Match[str]) -> str:
+    name = match.group(1)
+    if name in _SYMBOLS:
+        return _SYMBOLS[name]
+    if name in _GREEK or name in _OPERATORS:
+        return f" {name}"  # no space after: `\\alpha_a` -> `alpha_a`
+    return " "
+
+
+def normalise(text: str) -> str:
+    """Plain text from OCR'd prose and LaTeX (`d_{\\text{model}}` -> `d_model`)."""
+    for symbol, plain in _UNICODE.items():
+        text = text.replace(symbol, plain)
+    text = _ENVIRONMENT.sub(" ", text)
+    for _ in range(6):
+        before = text
+        text = _UNWRAP.sub(r"\1", text)
+        text = _FRAC.sub(lambda m: f"{_group(m.group(1))}/{_group(m.group(2))}", text)
+        text = _SQRT.sub(lambda m: f"sqrt({m.group(1).strip()})", text)
+        text = _SUBSCRIPT.sub(
+            lambda m: m.group(1) + (m.group(2).strip() if _SIMPLE.match(m.group(2).strip())
+                                    else f"({m.group(2).strip()})"),
+            text,
+        )
+        if text == before:
+            break
+    text = text.replace("\\\\", " ")
+    text = _COMMAND.sub(_command, text)
+    text = text.replace("$", " ").replace("{", " ").replace("}", " ")
+    text = text.replace("**", " ").replace("`", " ")
+    text = re.sub(r"\s&\s", " and ", text).replace("&", " ")
+    text = re.sub(r"(?<=[A-Za-z])-(?=[A-Za-z])", " ", text)
+    text = _QUOTE.sub(" ", text)
+    text = _WORD_SLASH.sub(r"\1 or \2", text)  # "has/offers"; formulas like d_model/h stay
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _split_prose(chunk: str) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(chunk):
+        if _ABBREVIATION.search(chunk[start : match.start()]):
+            continue
+        spans.append((start, match.start()))
+        start = match.end()
+    spans.append((start, len(chunk)))
+    return spans
+
+
+def split_sentences(text: str, offset: int | None = None) -> list[Sentence]:
+    """Sentences of an answer: lines, display-math blocks, and prose split at full stops.
+
+    Struck-through text (`~~...~~`) was deleted by the student and is not read.
+    """
+    base = offset or 0
+    visible = _STRUCK.sub(lambda m: " " * len(m.group(0)), text)
+    sentences: list[Sentence] = []
+    for chunk in _CHUNK.finditer(visible):
+        raw = chunk.group(0)
+        pieces = [(0, len(raw))] if raw.startswith(("$$", "\\[")) else _split_prose(raw)
+        for begin, end in pieces:
+            piece = raw[begin:end]
+            stripped = piece.strip()
+            if not stripped:
+                continue
+            lead = len(piece) - len(piece.lstrip())
+            norm = normalise(stripped)
+            if not re.search(r"\w", norm):
+                continue
+            first = chunk.start() + begin + lead
+            sentences.append(Sentence(stripped, base + first, base + first + len(stripped), norm))
+    return sentences

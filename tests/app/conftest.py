@@ -1,0 +1,105 @@
+"""Databases built by running the migrations (SQLite file, PostgreSQL), and a live test app."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.auth.service import create_token
+from app.db.migrate import upgrade
+from app.db.session import make_engine, make_sessionmaker, unit_of_work
+from app.main import create_app
+from app.settings import Settings
+
+PG_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+def sqlite_url(directory: Path) -> str:
+    return f"sqlite:///{directory / 'gradeformer.db'}"
+
+
+@pytest.fixture
+def sqlite_db(tmp_path: Path) -> str:
+    url = sqlite_url(tmp_path)
+    upgrade(url)
+    return url
+
+
+@pytest.fixture
+def postgres_db() -> Iterator[str]:
+    """A fresh database gf_test_<random> on the local server, migrated, dropped afterwards."""
+    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except Exception as exc:  # the server is not there: say so, do not fail
+        admin.dispose()
+        pytest.skip(f"PostgreSQL at 127.0.0.1:5432 is unreachable: {type(exc).__name__}")
+    name = f"gf_test_{secrets.token_hex(6)}"
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    url = make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
+    try:
+        upgrade(url)
+        yield url
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def db_url(request: pytest.FixtureRequest) -> str:
+    """Both backends: repository tests run once on each."""
+    fixture = "sqlite_db" if request.param == "sqlite" else "postgres_db"
+    url: str = request.getfixturevalue(fixture)
+    return url
+
+
+@pytest.fixture
+def sessions(db_url: str) -> Iterator[sessionmaker[Session]]:
+    engine = make_engine(db_url)
+    yield make_sessionmaker(engine)
+    engine.dispose()
+
+
+@dataclass
+class Api:
+    client: TestClient
+    sessions: sessionmaker[Session]
+    settings: Settings
+    tokens: dict[str, str]
+
+    def auth(self, who: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.tokens[who]}"}
+
+
+def make_tokens(sessions: sessionmaker[Session]) -> dict[str, str]:
+    people = {"alice": "student", "bob": "student", "prof": "instructor", "root": "admin"}
+    tokens: dict[str, str] = {}
+    with unit_of_work(sessions) as session:
+        for name, role in people.items():
+            tokens[name] = create_token(session, name, role).token
+    return tokens
+
+
+@pytest.fixture(scope="module")
+def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+    """One running app per test module: a real SQLite file and a real process pool."""
+    directory = tmp_path_factory.mktemp("api")
+    url = sqlite_url(directory)
+    upgrade(url)
+    settings = Settings(database_url=url, workers=1, max_upload_bytes=64 * 1024)
+    engine = make_engine(url)
+    sessions = make_sessionmaker(engine)
+    with TestClient(create_app(settings)) as client:
+        yield Api(client, sessions, settings, make_tokens(sessions))
+    engine.dispose()

@@ -1,0 +1,76 @@
+"""The scale path for real: the API only enqueues on Redis; a Celery worker grades into
+PostgreSQL with the same grading function."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Iterator
+
+import pytest
+import redis
+from celery.contrib.testing.worker import start_worker
+from fastapi.testclient import TestClient
+
+from app.db.session import make_engine, make_sessionmaker
+from app.main import create_app
+from app.settings import Settings
+from app.worker import tasks
+from tests.app.conftest import make_tokens
+
+pytestmark = [pytest.mark.redis, pytest.mark.postgres]
+
+BROKER = "redis://127.0.0.1:6379/0"
+UPLOAD = "/api/v1/assignments/transformer-basics/submissions"
+
+
+@pytest.fixture
+def celery_queue() -> Iterator[str]:
+    try:
+        redis.Redis.from_url(BROKER, socket_connect_timeout=2).ping()
+    except redis.RedisError as exc:
+        pytest.skip(f"Redis at 127.0.0.1:6379 is unreachable: {type(exc).__name__}")
+    queue = f"gf-test-{secrets.token_hex(4)}"
+    conf = tasks.celery_app.conf
+    saved = (conf.task_default_queue, conf.broker_url, conf.result_backend)
+    conf.task_default_queue = queue
+    conf.broker_url = conf.result_backend = BROKER
+    yield queue
+    conf.task_default_queue, conf.broker_url, conf.result_backend = saved
+    redis.Redis.from_url(BROKER).delete(queue)
+
+
+def test_api_enqueues_and_a_celery_worker_grades(postgres_db: str, celery_queue: str) -> None:
+    tasks.configure(postgres_db)
+    settings = Settings(database_url=postgres_db, executor="celery", celery_broker_url=BROKER)
+    engine = make_engine(postgres_db)
+    with (
+        start_worker(
+            tasks.celery_app,
+            pool="solo",
+            perform_ping_check=False,
+            queues=[celery_queue],
+            shutdown_timeout=30,
+        ),
+        TestClient(create_app(settings)) as client,
+    ):
+        tokens = make_tokens(make_sessionmaker(engine))
+        auth = {"Authorization": f"Bearer {tokens['alice']}"}
+        accepted = client.post(UPLOAD, json={"answers": {"b1.d_head": "64"}}, headers=auth)
+        assert accepted.status_code == 202 and accepted.json()["status"] == "queued"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            body = client.get(f"/api/v1/submissions/{accepted.json()['id']}", headers=auth).json()
+            if body["status"] not in ("queued", "grading"):
+                break
+            time.sleep(0.2)
+        assert body["status"] in ("graded", "needs_review", "pending"), body
+        assert len(body["items"]) == 33
+        d_head = next(i for i in body["items"] if i["id"] == "b1.d_head")
+        assert d_head["points"] == 4
+
+        waited = client.post(
+            f"{UPLOAD}?wait=true", json={"answers": {"b1.d_head": "12"}}, headers=auth
+        )
+        assert waited.status_code == 201 and waited.json()["status"] != "queued"
+    engine.dispose()

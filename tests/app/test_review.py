@@ -1,0 +1,213 @@
+"""Review queue, overrides (kept across regrades), exemplars, regrade dry-run, exports."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from sqlalchemy import func, select
+
+from app.db.models import GradingRun
+from app.db.session import unit_of_work
+from tests.app.conftest import Api
+
+SLUG = "transformer-basics"
+UPLOAD = f"/api/v1/assignments/{SLUG}/submissions"
+# A written answer the concept grader is unsure of, plus one numeric answer.
+WRITTEN = {
+    "A5": "Heads are good because more heads means more parameters, I think.",
+    "B1": "d_head = 64",
+}
+
+
+def _submit(api: Api, who: str, answers: dict[str, str]) -> int:
+    response = api.client.post(
+        f"{UPLOAD}?wait=true", json={"answers": answers}, headers=api.auth(who)
+    )
+    assert response.status_code == 201, response.text
+    return int(response.json()["id"])
+
+
+def _get(api: Api, submission_id: int, who: str = "prof") -> dict[str, Any]:
+    body: dict[str, Any] = api.client.get(
+        f"/api/v1/submissions/{submission_id}", headers=api.auth(who)
+    ).json()
+    return body
+
+
+def _runs(api: Api) -> int:
+    with unit_of_work(api.sessions) as session:
+        return int(session.scalar(select(func.count(GradingRun.id))) or 0)
+
+
+def test_review_override_regrade_and_exemplars(api: Api) -> None:
+    sid = _submit(api, "alice", WRITTEN)
+    before = _get(api, sid)
+    a5 = next(i for i in before["items"] if i["id"] == "a5.why_heads")
+    queue_url = f"/api/v1/assignments/{SLUG}/review"
+    assert api.client.get(queue_url, headers=api.auth("alice")).status_code == 403
+    queue = api.client.get(queue_url, headers=api.auth("prof")).json()
+    in_queue = [e for e in queue if e["submission_id"] == sid]
+    if a5["status"] == "needs_review":
+        entry = next(e for e in in_queue if e["item_id"] == "a5.why_heads")
+        assert "more heads" in entry["answer"] and entry["suggested_points"] == a5["points"]
+    assert all(e["item_id"] for e in in_queue)
+
+    override_url = f"/api/v1/submissions/{sid}/items/a5.why_heads/override"
+    assert (
+        api.client.put(override_url, json={"points": 1}, headers=api.auth("alice")).status_code
+        == 403
+    )
+    too_many = api.client.put(override_url, json={"points": 5.5}, headers=api.auth("prof"))
+    assert too_many.status_code == 422 and "between 0 and 5" in too_many.json()["detail"]
+    assert (
+        api.client.put(override_url, json={"points": -1}, headers=api.auth("prof")).status_code
+        == 422
+    )
+    missing_item = f"/api/v1/submissions/{sid}/items/zz.nope/override"
+    assert (
+        api.client.put(missing_item, json={"points": 1}, headers=api.auth("prof")).status_code
+        == 404
+    )
+    done = api.client.put(
+        override_url,
+        json={"points": "1.5", "comment": "Only the parameter count."},
+        headers=api.auth("prof"),
+    )
+    assert done.status_code == 200 and done.json()["points"] == 1.5
+
+    after = _get(api, sid, "alice")
+    item = next(i for i in after["items"] if i["id"] == "a5.why_heads")
+    assert item["points"] == 1.5 and item["override"]["comment"] == "Only the parameter count."
+    assert item["status"] == "graded" and item["machine_points"] == a5["points"]
+    expected_total = (
+        before["total"] - a5["points"] + 1.5
+        if a5["status"] not in ("pending", "grader_error")
+        else before["total"] + 1.5
+    )
+    assert after["total"] == expected_total
+    queue = api.client.get(queue_url, headers=api.auth("prof")).json()
+    assert not [e for e in queue if e["submission_id"] == sid and e["item_id"] == "a5.why_heads"]
+
+    exemplars = api.client.get(
+        f"/api/v1/assignments/{SLUG}/exemplars", headers=api.auth("prof")
+    ).json()
+    assert {"item_id": "a5.why_heads", "text": WRITTEN["A5"], "points": 1.5} in exemplars
+
+    # A dry run reports changes and stores nothing; the real regrade keeps the override.
+    runs = _runs(api)
+    dry = api.client.post(
+        f"/api/v1/assignments/{SLUG}/regrade?dry_run=true", headers=api.auth("prof")
+    )
+    assert dry.status_code == 200, dry.text
+    assert dry.json()["dry_run"] and dry.json()["regraded"] >= 1 and dry.json()["job_id"] is None
+    assert _runs(api) == runs
+    assert (
+        api.client.post(
+            f"/api/v1/assignments/{SLUG}/regrade", headers=api.auth("alice")
+        ).status_code
+        == 403
+    )
+    applied = api.client.post(
+        f"/api/v1/assignments/{SLUG}/regrade", headers=api.auth("prof")
+    ).json()
+    assert applied["job_id"] is not None and not applied["dry_run"]
+    assert _runs(api) == runs + applied["regraded"]
+    regraded = _get(api, sid)
+    item = next(i for i in regraded["items"] if i["id"] == "a5.why_heads")
+    assert item["points"] == 1.5 and item["override"] is not None
+    assert regraded["total"] == after["total"]
+
+    assert api.client.delete(override_url, headers=api.auth("prof")).status_code == 204
+    assert api.client.delete(override_url, headers=api.auth("prof")).status_code == 404
+    assert _get(api, sid)["total"] == before["total"]
+
+
+def test_exports(api: Api) -> None:
+    sid = _submit(api, "bob", {"B1": "d_head = 64"})
+    response = api.client.get(f"/api/v1/assignments/{SLUG}/export.csv", headers=api.auth("prof"))
+    assert response.status_code == 200 and response.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(response.text)))
+    header = list(rows[0])
+    assert header[:3] == ["student", "submission_id", "status"]
+    assert header[3:-2] == ["A1", "A2", "A3", "A4", "A5", "A6", "B1", "B2", "B3", "B4"]
+    bob = next(r for r in rows if r["student"] == "bob")
+    assert int(bob["submission_id"]) == sid and bob["max_points"] == "100.00"
+    assert len({r["student"] for r in rows}) == len(rows)  # one row per student
+    assert (
+        api.client.get(
+            f"/api/v1/assignments/{SLUG}/export.csv", headers=api.auth("bob")
+        ).status_code
+        == 403
+    )
+
+    results = api.client.get(
+        f"/api/v1/submissions/{sid}/results.json", headers=api.auth("bob")
+    ).json()
+    assert results["score"] == _get(api, sid)["total"]
+    assert len(results["tests"]) == 33
+    assert {"name", "score", "max_score", "output", "status"} <= set(results["tests"][0])
+    assert (
+        api.client.get(
+            f"/api/v1/submissions/{sid}/results.json", headers=api.auth("alice")
+        ).status_code
+        == 404
+    )
+
+
+def test_review_queue_lists_unsure_items_oldest_first(api: Api) -> None:
+    from decimal import Decimal
+
+    from app.grading.repository import store_outcomes
+    from app.grading.worker import WorkerOutcome
+    from graders.results import Evidence, ItemResult, Status
+
+    ids = [_submit(api, "bob", {"B1": "64"}) for _ in range(2)]
+    unsure = ItemResult(
+        item_id="a5.why_heads",
+        question="A5",
+        points=Decimal(2),
+        max_points=Decimal(5),
+        status=Status.NEEDS_REVIEW,
+        feedback="Maybe: parallel heads?",
+        confidence=0.4,
+        evidence=(Evidence(kind="sentence", text="heads look at different things"),),
+        grader="written",
+        grader_version="t",
+    )
+    with unit_of_work(api.sessions) as session:
+        runs = session.scalars(select(GradingRun).where(GradingRun.submission_id == ids[0])).all()
+        version_id = runs[-1].rubric_version_id
+        store_outcomes(
+            session,
+            [
+                (
+                    sid,
+                    version_id,
+                    WorkerOutcome(
+                        status="needs_review",
+                        rubric_hash="x",
+                        items=(unsure,),
+                        answers={"A5": f"heads look at different things {sid}"},
+                    ),
+                )
+                for sid in ids
+            ],
+        )
+    queue = api.client.get(f"/api/v1/assignments/{SLUG}/review", headers=api.auth("prof")).json()
+    mine = [e for e in queue if e["submission_id"] in ids]
+    assert [e["submission_id"] for e in mine] == ids  # oldest first
+    assert mine[0]["suggested_points"] == 2 and mine[0]["max_points"] == 5
+    assert mine[0]["answer"] == f"heads look at different things {ids[0]}"
+    assert mine[0]["evidence"][0]["text"] == "heads look at different things"
+    assert _get(api, ids[0])["status"] == "needs_review"
+    api.client.put(
+        f"/api/v1/submissions/{ids[0]}/items/a5.why_heads/override",
+        json={"points": 4},
+        headers=api.auth("prof"),
+    )
+    queue = api.client.get(f"/api/v1/assignments/{SLUG}/review", headers=api.auth("prof")).json()
+    assert [e["submission_id"] for e in queue if e["submission_id"] in ids] == ids[1:]
+    decided = _get(api, ids[0])
+    assert decided["status"] == "graded" and decided["total"] == 4

@@ -1,0 +1,88 @@
+"""What `gradeformer doctor` reports, and the refusal below the required layers."""
+
+from __future__ import annotations
+
+import pytest
+
+from graders.sandbox import (
+    LAYERS,
+    Sandbox,
+    SandboxPolicy,
+    SandboxRefused,
+    probe_layers,
+)
+from tests.graders.sandbox.conftest import CORRECT, job
+
+
+def test_probe_reports_every_layer_in_order() -> None:
+    layers = probe_layers()
+    assert [layer.name for layer in layers] == list(LAYERS)
+    missing = [layer.name for layer in layers if layer.required and not layer.active]
+    if missing:
+        pytest.skip(f"this machine cannot provide {missing}")
+    assert all(layer.detail for layer in layers)
+
+
+def test_a_disabled_layer_is_reported_inactive_and_refused() -> None:
+    policy = SandboxPolicy(disabled=frozenset({"seccomp", "ipc_namespace"}))
+    box = Sandbox(policy)
+    try:
+        layers = {layer.name: layer for layer in box.layers()}
+        assert not layers["seccomp"].active
+        assert layers["seccomp"].detail == "disabled by the operator"
+        assert not layers["ipc_namespace"].active
+        with pytest.raises(SandboxRefused, match="seccomp"):
+            box.run(job(CORRECT))
+    finally:
+        box.close()
+
+
+def test_the_minimum_is_configurable() -> None:
+    policy = SandboxPolicy(disabled=frozenset({"seccomp"}),
+                           required=frozenset({"uid_drop", "rlimits"}))
+    box = Sandbox(policy)
+    try:
+        if box.missing_required():
+            pytest.skip(f"this machine cannot provide {box.missing_required()}")
+        outcome = box.run(job(CORRECT))
+        assert outcome.status == "completed" and outcome.insecure == ()
+    finally:
+        box.close()
+
+
+def test_a_probe_that_cannot_start_reports_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    import graders.sandbox.zygote as zygote
+
+    monkeypatch.setattr(zygote, "ZYGOTE_SOURCE", "raise SystemExit(3)")
+    layers = probe_layers()
+    assert not any(layer.active for layer in layers if layer.name != "wall_timeout")
+    assert "could not start" in layers[0].detail
+
+
+@pytest.mark.parametrize("field", ["timeout_s", "memory_mb", "nproc", "nofile", "output_kill"])
+def test_a_policy_without_limits_is_rejected(field: str) -> None:
+    with pytest.raises(ValueError, match=field):
+        SandboxPolicy(**{field: 0})
+
+
+def test_without_capabilities_the_layers_degrade_honestly() -> None:
+    import json
+    import shutil
+    import subprocess
+    import sys
+
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("setpriv (util-linux) is not installed")
+    script = (
+        "import json\n"
+        "from graders.sandbox import probe_layers\n"
+        "print(json.dumps({l.name: l.active for l in probe_layers()}))\n")
+    done = subprocess.run([setpriv, "--bounding-set=-all", "--inh-caps=-all", sys.executable,
+                           "-c", script], capture_output=True, text=True, timeout=60)
+    if done.returncode != 0 and "setpriv" in done.stderr:
+        pytest.skip(f"cannot drop capabilities here: {done.stderr.strip()}")
+    active = json.loads(done.stdout.strip().splitlines()[-1])
+    for layer in ("minimal_root", "network_namespace", "pid_namespace", "uid_drop"):
+        assert active[layer] is False, layer
+    assert active["seccomp"] is True and active["rlimits"] is True

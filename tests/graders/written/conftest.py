@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from graders.context import GradingContext, GradingResources
+from graders.documents.model import LocatedAnswer, ParsedSubmission
+from graders.results import ItemResult
+from graders.rubric import LoadedRubric, Rubric, bundled_rubric_paths, load_rubric
+from graders.written import GRADER
+
+Grade = Callable[..., list[ItemResult]]
+
+
+@pytest.fixture(scope="session")
+def resources() -> GradingResources:
+    """One process-wide set of resources, so the embedding model loads once per test session."""
+    return GradingResources(options={})
+
+
+@pytest.fixture(scope="session")
+def transformer_basics() -> LoadedRubric:
+    path = next(p for p in bundled_rubric_paths() if p.stem == "transformer-basics")
+    return load_rubric(path)
+
+
+def grade_text(rubric: Rubric, question_id: str, text: str, resources: GradingResources,
+               prefix: str = "") -> list[ItemResult]:
+    """Grade `text` as the answer to one question (placed after `prefix` in the document)."""
+    question = next(q for q in rubric.questions if q.id == question_id)
+    document = prefix + text
+    answer = LocatedAnswer(question_id, text, start=len(prefix), end=len(document))
+    submission = ParsedSubmission(text=document, format="text", answers={question_id: answer})
+    context = GradingContext(rubric=rubric, question=question, submission=submission,
+                             resources=resources)
+    items = [i for i in question.items if i.grader == "written"]
+    return GRADER.grade_items(items, answer, context)
+
+
+@pytest.fixture
+def grade(resources: GradingResources, transformer_basics: LoadedRubric) -> Grade:
+    def run(question_id: str, text: str, prefix: str = "",
+            res: GradingResources | None = None) -> list[ItemResult]:
+        return grade_text(transformer_basics.rubric, question_id, text, res or resources, prefix)
+    return run

@@ -1,0 +1,34 @@
+from __future__ import annotations
+
+from graders.written.text import normalise, split_sentences
+
+
+def test_latex_becomes_plain_text() -> None:
+    assert normalise(r"$d_{\text{head}} = \frac{d_{\text{model}}}{h}$") == "d_head = d_model/h"
+    assert normalise(r"$\sqrt{d_k}$ and $\alpha_a \sim 1$") == "sqrt(d_k) and alpha_a ~ 1"
+    assert normalise(r"Sinusoidal PE \Rightarrow fixed") == "Sinusoidal PE -> fixed"
+    assert normalise("self-attention has/offers") == "self attention has or offers"
+    assert normalise("QK^T/sqrt(d)") == "QK^T/sqrt(d)"
+
+
+def test_sentences_keep_their_place_in_the_submission() -> None:
+    prefix = "Q3 "
+    text = "Self-attention ignores order. Sinusoidal PE is fixed.\nRoPE rotates q and k."
+    document = prefix + text
+    sentences = split_sentences(text, offset=len(prefix))
+    assert [s.text for s in sentences] == [
+        "Self-attention ignores order.", "Sinusoidal PE is fixed.", "RoPE rotates q and k."]
+    for sentence in sentences:
+        assert document[sentence.start : sentence.end] == sentence.text
+
+
+def test_struck_text_is_not_read() -> None:
+    sentences = split_sentences("Greedy is ~~globally optimal~~ locally optimal.")
+    assert "globally" not in " ".join(s.norm for s in sentences)
+
+
+def test_display_math_is_one_unit_and_abbreviations_do_not_split() -> None:
+    text = "For eg. a line.\n$$y = w_2 (w_1 x + b_1)\n + b_2$$\nvar to be wdy. disp. here"
+    sentences = split_sentences(text)
+    assert len(sentences) == 3
+    assert sentences[1].text.startswith("$$") and sentences[1].text.endswith("$$")
