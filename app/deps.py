@@ -2,34 +2,43 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from typing import Annotated
 
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
+from starlette.concurrency import run_in_threadpool
 
 from app.grading.jobs import Executor
 from app.settings import Settings
 
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
-def get_session(request: Request) -> Iterator[Session]:
-    session: Session = request.app.state.sessions()
+
+async def get_session(request: Request) -> AsyncIterator[Session]:
+    # Async so that opening and closing cost no thread hop; only a commit touches the database.
+    # GET requests never write: on SQLite their transactions then leave the write lock free.
+    read_only = request.method in READ_METHODS
+    factory = request.app.state.read_sessions if read_only else request.app.state.sessions
+    session: Session = factory()
     try:
         yield session
-        session.commit()
+        if session.in_transaction():
+            await run_in_threadpool(session.commit)
     except BaseException:
-        session.rollback()
+        if session.in_transaction():
+            await run_in_threadpool(session.rollback)
         raise
     finally:
         session.close()
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
 
-def get_executor(request: Request) -> Executor:
+async def get_executor(request: Request) -> Executor:
     executor: Executor = request.app.state.executor
     return executor
 

@@ -13,6 +13,7 @@ from starlette.concurrency import run_in_threadpool
 from app import problems
 from app.assignments.router import router as assignments_router
 from app.assignments.service import sync_rubric_dir
+from app.auth.router import router as tokens_router
 from app.dashboard.page import router as dashboard_page_router
 from app.dashboard.router import router as dashboard_router
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
@@ -57,6 +58,7 @@ def create_app(
         executor = executor_factory(sessions, settings)
         app.state.settings = settings
         app.state.sessions = sessions
+        app.state.read_sessions = make_sessionmaker(engine, read_only=True)
         app.state.executor = executor
         try:
             await run_in_threadpool(_startup, sessions, settings, executor)
@@ -86,6 +88,7 @@ def create_app(
         exports_router,
         dashboard_router,
         regrade_router,
+        tokens_router,
         dashboard_page_router,
     ):
         app.include_router(router)

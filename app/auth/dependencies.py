@@ -21,9 +21,9 @@ def current_user(
 ) -> User:
     if credentials is None:
         raise NotAuthenticated("This endpoint needs an `Authorization: Bearer <token>` header.")
-    # Its own short transaction, not the request's: on SQLite a transaction holds the write
-    # lock, and an upload must not hold it while its body is still arriving.
-    with unit_of_work(request.app.state.sessions) as session:
+    # Its own short read-only transaction, not the request's: on SQLite a writing transaction
+    # holds the write lock, and an upload must not hold it while its body is still arriving.
+    with unit_of_work(request.app.state.read_sessions) as session:
         user = authenticate(session, credentials.credentials)
         session.expunge(user)
     return user
@@ -33,13 +33,13 @@ def is_staff(user: User) -> bool:
     return user.role in (Role.INSTRUCTOR.value, Role.ADMIN.value)
 
 
-def instructor(user: Annotated[User, Depends(current_user)]) -> User:
+async def instructor(user: Annotated[User, Depends(current_user)]) -> User:
     if not is_staff(user):
         raise NotPermitted("Only instructors may do this.")
     return user
 
 
-def admin(user: Annotated[User, Depends(current_user)]) -> User:
+async def admin(user: Annotated[User, Depends(current_user)]) -> User:
     if user.role != Role.ADMIN.value:
         raise NotPermitted("Only administrators may do this.")
     return user

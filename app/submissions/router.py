@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response, status
+from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
 from app.auth.dependencies import CurrentUser
+from app.db.models import User
 from app.deps import ExecutorDep, SessionDep, SettingsDep
 from app.submissions import service
 from app.submissions.schemas import Accepted, SubmissionOut, SubmissionSummary
-from app.submissions.upload import read_upload
+from app.submissions.upload import Upload, read_upload
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
 
@@ -42,6 +45,14 @@ _UPLOAD_BODY: dict[str, Any] = {
 }
 
 
+def _accept_and_commit(
+    session: Session, slug: str, upload: Upload, user: User, max_bytes: int
+) -> service.Accepted:
+    accepted = service.accept(session, slug, upload, user, max_bytes)
+    session.commit()
+    return accepted
+
+
 @router.post(
     "/assignments/{slug}/submissions",
     status_code=status.HTTP_202_ACCEPTED,
@@ -64,13 +75,12 @@ async def upload(
 ) -> Accepted:
     upload = await read_upload(request, settings.max_upload_bytes)
     if student and upload.student is None:
-        upload = type(upload)(upload.raw, upload.filename, upload.content_type, student.strip())
-    accepted = await run_in_threadpool(
-        service.accept, session, slug, upload, user, settings.max_upload_bytes
-    )
+        upload = dataclasses.replace(upload, student=student.strip())
     # The raw bytes are durable before any grading starts: an accepted upload is never lost,
     # whatever happens to the grading process afterwards.
-    await run_in_threadpool(session.commit)
+    accepted = await run_in_threadpool(
+        _accept_and_commit, session, slug, upload, user, settings.max_upload_bytes
+    )
     done = executor.enqueue(accepted.job, track=wait)
     if not wait or done is None:
         return Accepted(id=accepted.submission.id, status=accepted.submission.status)

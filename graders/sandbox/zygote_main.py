@@ -384,11 +384,18 @@ class Zygote:
             finally:
                 _wipe(self.result_buffer, result_len)
                 _wipe(self.output_buffer, output_len)
-            if self.unreaped:
-                os.waitpid(self.unreaped, 0)
+            self._reap(block=False)
+
+    def _reap(self, block: bool) -> None:
+        """Collect the previous child. Its teardown overlaps with the parent reading our reply;
+        it must be gone before the next fork (one task per job uid, no stray PID namespace)."""
+        if self.unreaped:
+            pid, _ = os.waitpid(self.unreaped, 0 if block else os.WNOHANG)
+            if pid:
                 self.unreaped = 0
 
     def run_job(self, job: dict[str, Any], job_len: int) -> tuple[dict[str, Any], int, int]:
+        self._reap(block=True)
         timeout = float(job["timeout"])
         limits = self.config["limits"]
         res_r, res_w = os.pipe()

@@ -147,3 +147,29 @@ def refusal(expression: str) -> str | None:
     if re.search(r"__|\bimport\b|\blambda\s*:|\bexec\b|\beval\b", expression):
         return "the expression contains program code, not mathematics"
     return None
+
+
+_NAME = r"(\\?[A-Za-z]+|[αβγλμθσ])"
+_DECLARATIONS = (
+    # "where S is a big scalar", "s is some large constant" (the adjective may be misread)
+    re.compile(_NAME + r"\s+is\s+(?:a|an|some)\s+(?:\w+\s+){0,2}?"
+               r"(?:scalar|constant|number|factor)\b"),
+    # "(\\beta \\gg 0)", "C >> 1"
+    re.compile(_NAME + r"\s*(?:\\gg|≫|>>)\s*[01]\b"),
+)
+
+
+def declared_scalars(text: str) -> set[str]:
+    """Names the answer itself declares to be (large) scalars: `where S is a big scalar`."""
+    names: set[str] = set()
+    for pattern in _DECLARATIONS:
+        for m in pattern.finditer(text):
+            name = m.group(1).lstrip("\\")
+            name = _GREEK_NAMES.get(name, name)
+            if len(name) == 1 or re.fullmatch(_GREEK, name):
+                names.add(name)
+    return names
+
+
+_GREEK_NAMES = {"α": "alpha", "β": "beta", "γ": "gamma", "λ": "lambda", "μ": "mu",
+                "θ": "theta", "σ": "sigma"}

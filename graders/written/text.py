@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _STRUCK = re.compile(r"~~.*?~~", re.S)
 _CHUNK = re.compile(r"\$\$.*?\$\$|\\\[.*?\\\]|[^\n]+", re.S)
@@ -73,6 +74,7 @@ def _command(match: re.Match[str]) -> str:
     return " "
 
 
+@lru_cache(maxsize=50_000)
 def normalise(text: str) -> str:
     """Plain text from OCR'd prose and LaTeX (`d_{\\text{model}}` -> `d_model`)."""
     for symbol, plain in _UNICODE.items():

@@ -212,3 +212,40 @@ def test_json_with_the_known_mistakes_gets_partial_points_and_feedback(api: Api)
     assert items["b1.total"]["points"] == 1
     assert "W_O" in items["b1.total"]["feedback"]
     assert items["b1.d_head"]["points"] == 4
+
+
+def test_admins_manage_tokens(api: Api) -> None:
+    _problem(
+        api.client.post(
+            "/api/v1/tokens", json={"name": "x", "role": "student"}, headers=api.auth("prof")
+        ),
+        403,
+    )
+    created = api.client.post(
+        "/api/v1/tokens", json={"name": "carol", "role": "student"}, headers=api.auth("root")
+    )
+    assert created.status_code == 201
+    secret = created.json()["token"]
+    assert api.client.get(UPLOAD, headers={"Authorization": f"Bearer {secret}"}).status_code == 200
+    listed = api.client.get("/api/v1/tokens", headers=api.auth("root")).json()
+    assert "token" not in listed[0] and "carol" in [t["name"] for t in listed]
+    _problem(
+        api.client.post(
+            "/api/v1/tokens", json={"name": "carol", "role": "admin"}, headers=api.auth("root")
+        ),
+        409,
+    )
+    revoked = api.client.delete(f"/api/v1/tokens/{created.json()['id']}", headers=api.auth("root"))
+    assert revoked.json()["revoked_at"] is not None
+    _problem(api.client.get(UPLOAD, headers={"Authorization": f"Bearer {secret}"}), 401)
+
+
+def test_staff_file_uploads_under_a_student_and_students_cannot(api: Api) -> None:
+    files = {"file": ("x.json", b'{"answers": {"B1": "64"}}', "application/json")}
+    by_prof = api.client.post(
+        UPLOAD, files=files, data={"student": " zoe "}, headers=api.auth("prof")
+    )
+    by_alice = api.client.post(f"{UPLOAD}?student=zoe", files=files, headers=api.auth("alice"))
+    assert by_prof.status_code == by_alice.status_code == 202
+    assert _wait_final(api, by_prof.json()["id"], "prof")["student"] == "zoe"
+    assert _wait_final(api, by_alice.json()["id"], "alice")["student"] == "alice"

@@ -154,3 +154,22 @@ def test_accept_store_runs_and_overrides(sessions: sessionmaker[Session]) -> Non
         bob = create_token(session, "bob", "student").user
         with pytest.raises(NotFound):
             get_scored(session, sid, bob)
+
+
+def test_sqlite_readers_do_not_block_writers(sqlite_db: str) -> None:
+    import time
+
+    from app.db.session import make_engine, make_sessionmaker
+
+    engine = make_engine(sqlite_db)
+    reader = make_sessionmaker(engine, read_only=True)()
+    writers = make_sessionmaker(engine)
+    try:
+        reader.execute(select(func.count(ApiToken.id))).scalar()  # an open read transaction
+        started = time.monotonic()
+        with unit_of_work(writers) as session:
+            create_token(session, "dora", "student")
+        assert time.monotonic() - started < 2  # not waiting on the reader's transaction
+    finally:
+        reader.close()
+        engine.dispose()

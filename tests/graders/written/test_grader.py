@@ -90,7 +90,7 @@ questions:
 def test_without_the_model_patterns_still_grade_and_say_so(
     grade: Grade, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def unavailable(*args: object) -> None:
+    def unavailable(*args: object, **kwargs: object) -> None:
         raise EmbedderUnavailable("not installed")
 
     monkeypatch.setattr(grader_module, "load_embedder", unavailable)

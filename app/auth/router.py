@@ -1,0 +1,65 @@
+"""Token management over HTTP (administrators)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Query, status
+from pydantic import BaseModel, Field
+
+from app.auth import service
+from app.auth.dependencies import AdminUser
+from app.db.models import ApiToken
+from app.deps import SessionDep
+
+router = APIRouter(prefix="/api/v1/tokens", tags=["tokens"])
+
+
+class TokenIn(BaseModel):
+    name: str = Field(min_length=1, max_length=200)
+    role: str = Field(description="student, instructor or admin")
+
+
+class TokenOut(BaseModel):
+    id: int
+    name: str
+    role: str
+    prefix: str
+    created_at: datetime
+    revoked_at: datetime | None
+
+    @classmethod
+    def of(cls, token: ApiToken) -> TokenOut:
+        return cls(
+            id=token.id,
+            name=token.user.name,
+            role=token.user.role,
+            prefix=token.prefix,
+            created_at=token.created_at,
+            revoked_at=token.revoked_at,
+        )
+
+
+class IssuedTokenOut(TokenOut):
+    token: str = Field(description="The secret; shown only in this response.")
+
+
+@router.post("", status_code=status.HTTP_201_CREATED, response_model=IssuedTokenOut)
+def create_token(body: TokenIn, session: SessionDep, admin: AdminUser) -> IssuedTokenOut:
+    issued = service.create_token(session, body.name, body.role, admin)
+    return IssuedTokenOut(**TokenOut.of(issued.record).model_dump(), token=issued.token)
+
+
+@router.get("", response_model=list[TokenOut])
+def list_tokens(
+    session: SessionDep,
+    admin: AdminUser,
+    include_revoked: Annotated[bool, Query()] = False,
+) -> list[TokenOut]:
+    return [TokenOut.of(t) for t in service.list_tokens(session, include_revoked)]
+
+
+@router.delete("/{token_id}", response_model=TokenOut)
+def revoke_token(token_id: int, session: SessionDep, admin: AdminUser) -> TokenOut:
+    return TokenOut.of(service.revoke_token(session, token_id, admin))

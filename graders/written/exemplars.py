@@ -1,0 +1,60 @@
+"""Graded example answers (exemplars) as evidence: the points of the closest ones.
+
+An instructor's overrides export as exemplars, so an item grows a set of graded answers; an
+answer much like several of them probably deserves about what they got. The estimate is a
+similarity-weighted vote of the closest examples, and how much it counts grows with how many
+examples there are and how close the nearest is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+import numpy as np
+
+from graders.written.config import Exemplar
+from graders.written.similarity import AnswerVectors
+
+# Hand-set, not fitted (see docs/benchmarks.md for how they were checked on a development split).
+NEIGHBOURS = 5  # the closest examples that vote
+TEMPERATURE = 0.05  # cosine difference that divides a vote's weight by e
+PRIOR = 3.0  # examples at which the vote counts half (at full closeness)
+CLOSE = (0.3, 0.8)  # nearest-example cosines between which the vote's weight ramps up
+IDENTICAL = (0.85, 0.97)  # nearest-example cosines between which it adds certainty
+
+
+@dataclass(frozen=True)
+class ExemplarEstimate:
+    share: float  # points suggested by the examples, as a share of the item's points
+    weight: float  # how far the estimate moves the reference score (0..1)
+    support: float  # certainty it adds (0..1): a near-identical graded example
+    nearest: int  # index of the closest example
+    nearest_score: float
+    count: int
+
+
+def _ramp(value: float, low: float, high: float) -> float:
+    return max(0.0, min(1.0, (value - low) / (high - low)))
+
+
+def exemplar_estimate(vectors: AnswerVectors, exemplars: Sequence[Exemplar],
+                      max_points: Decimal) -> ExemplarEstimate | None:
+    if not exemplars or not vectors.units or max_points <= 0:
+        return None
+    texts = [e.text for e in exemplars]
+    whole = vectors.whole_scores(texts)
+    if whole is None:
+        return None
+    best = vectors.matrix @ vectors.vectors_of(texts).T  # every stretch against every example
+    scores = np.maximum(whole, best.max(axis=0))
+    order = np.argsort(-scores)[:NEIGHBOURS]
+    top = float(scores[order[0]])
+    votes = np.exp((scores[order] - top) / TEMPERATURE)
+    shares = np.array([min(float(exemplars[i].points / max_points), 1.0) for i in order])
+    share = float((votes * shares).sum() / votes.sum())
+    count = len(exemplars)
+    weight = count / (count + PRIOR) * _ramp(top, *CLOSE)
+    return ExemplarEstimate(share=share, weight=weight, support=_ramp(top, *IDENTICAL),
+                            nearest=int(order[0]), nearest_score=top, count=count)
