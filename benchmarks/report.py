@@ -30,7 +30,11 @@ def write_section(name: str, body: str) -> Path:
         f"<!-- bench:{name} -->\n{body.rstrip()}\n\n"
         f"_Measured {stamp} on {machine()} by `benchmarks/{name}.py`._\n<!-- /bench:{name} -->"
     )
-    pattern = re.compile(rf"<!-- bench:{re.escape(name)} -->.*?<!-- /bench:{re.escape(name)} -->", re.S)
-    text = pattern.sub(lambda _: block, text) if pattern.search(text) else f"{text.rstrip()}\n\n{block}\n"
+    tag = re.escape(name)
+    pattern = re.compile(rf"<!-- bench:{tag} -->.*?<!-- /bench:{tag} -->", re.S)
+    if pattern.search(text):
+        text = pattern.sub(lambda _: block, text)
+    else:
+        text = f"{text.rstrip()}\n\n{block}\n"
     DOC.write_text(text)
     return DOC

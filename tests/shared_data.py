@@ -1,4 +1,4 @@
-"""Where the evaluation material lives (../shared beside the checkout), for the tests that use it."""
+"""Where the evaluation material lives (../shared beside the checkout)."""
 
 from __future__ import annotations
 
@@ -14,5 +14,5 @@ def shared_path(*parts: str) -> Path:
     """A path under ../shared, or skip the test with the reason when it is not there."""
     path = SHARED.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"{path} is absent: the evaluation material lives in ../shared beside the checkout")
+        pytest.skip(f"{path} is absent: evaluation material lives in ../shared beside the checkout")
     return path

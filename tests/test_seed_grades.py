@@ -61,7 +61,8 @@ def _matching(outcome: GradingOutcome, pattern: str) -> list[ItemResult]:
 
 @pytest.mark.parametrize(
     ("slug", "seed", "pattern", "expected"),
-    _expected() or [pytest.param("", "", "", {}, marks=pytest.mark.skip(reason="../shared absent"))],
+    _expected()
+    or [pytest.param("", "", "", {}, marks=pytest.mark.skip(reason="../shared is absent"))],
     ids=lambda v: v if isinstance(v, str) else "",
 )
 def test_seed_item_within_expert_range(
@@ -69,7 +70,7 @@ def test_seed_item_within_expert_range(
 ) -> None:
     outcome = _graded(slug, seed)
     for result in _matching(outcome, pattern):
-        where = f"{seed} {result.item_id}: got {result.points} ({result.status}) — {result.feedback}"
+        where = f"{seed} {result.item_id}: {result.points} ({result.status}) {result.feedback}"
         assert result.status not in (Status.GRADER_ERROR, Status.PENDING), where
         if "status" in expected:
             assert result.status == Status(expected["status"]), where

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,7 +13,6 @@ from sqlalchemy.orm import Session, sessionmaker
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 READ_ONLY = "gradeformer_read_only"
-_HOLDS_LOCK = "gradeformer_holds_write_lock"
 
 
 def _sqlite_file(url: str) -> Path | None:
@@ -36,35 +34,14 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         cursor.close()
 
-    # Writers of this process queue on a Python lock rather than in SQLite's busy handler, which
-    # sleeps in growing steps (up to 100 ms) and turned a busy upload queue into second-long tails.
-    write_lock = threading.Lock()
-
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
         # IMMEDIATE takes the write lock up front: a deferred transaction that reads and then
         # writes fails at once with SQLITE_BUSY when another writer committed in between, while
-        # an immediate one simply waits its turn. Read-only sessions never write, so they take
-        # a plain snapshot and block nobody.
-        if connection.get_execution_options().get(READ_ONLY, False):
-            connection.exec_driver_sql("BEGIN")
-            return
-        write_lock.acquire()
-        connection.info[_HOLDS_LOCK] = True
-        try:
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
-        except BaseException:
-            _release(connection.info)
-            raise
-
-    def _release(info: dict[str, Any]) -> None:
-        if info.pop(_HOLDS_LOCK, False):
-            write_lock.release()
-
-    event.listen(engine, "commit", lambda connection: _release(connection.info))
-    event.listen(engine, "rollback", lambda connection: _release(connection.info))
-    # A connection returned to the pool mid-transaction (an error path) must not keep the lock.
-    event.listen(engine.pool, "checkin", lambda _dbapi, record: _release(record.info))
+        # an immediate one simply waits its turn (busy_timeout). Read-only sessions never
+        # write, so they take a plain snapshot and block nobody.
+        read_only = connection.get_execution_options().get(READ_ONLY, False)
+        connection.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
 
 def make_engine(url: str, **kwargs: Any) -> Engine:

@@ -137,32 +137,52 @@ class BertEncoder:
             ))
 
     def forward(self, ids: NDArray[np.int64], mask: NDArray[np.int64]) -> F32:
-        """Last hidden states (batch, length, hidden) for token ids with a padding mask."""
-        cfg = self.config
+        """Last hidden states (batch, length, hidden) for token ids with a padding mask.
+
+        Padding positions (mask 0) are returned as zeros; every sequence is encoded as if alone.
+        """
         batch, length = ids.shape
-        if length > cfg.max_positions:
-            raise ValueError(f"sequence of {length} tokens exceeds {cfg.max_positions}")
-        hidden, heads = cfg.hidden, cfg.heads
-        width = hidden // heads
-        x = self.word[ids.reshape(-1)]
-        x.reshape(batch, length, hidden)[...] += self.position[:length] + self.token_type[0]
+        lengths = mask.sum(axis=1).astype(np.int64)
+        if np.any(mask != (np.arange(length)[None, :] < lengths[:, None])):
+            raise ValueError("the mask must be ones followed by zeros (padding at the end)")
+        hidden = self.hidden_states(ids[mask.astype(bool)], lengths)
+        out = np.zeros((batch, length, self.config.hidden), dtype=np.float32)
+        out[mask.astype(bool)] = hidden
+        return out
+
+    def mean_pooled(self, ids: NDArray[np.int64], lengths: NDArray[np.int64]) -> F32:
+        """Mean of each sequence's last hidden states: sequences given packed end to end."""
+        hidden = self.hidden_states(ids, lengths)
+        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        pooled: F32 = np.add.reduceat(hidden, starts, axis=0)
+        pooled /= lengths[:, None].astype(np.float32)
+        return pooled
+
+    def hidden_states(self, ids: NDArray[np.int64], lengths: NDArray[np.int64]) -> F32:
+        """Last hidden states (tokens, hidden) of sequences packed end to end, unpadded.
+
+        The dense layers (nearly all the work) run once over all tokens with no padding;
+        only attention groups the sequences, by similar length, into padded blocks.
+        """
+        cfg = self.config
+        if len(lengths) == 0:
+            return np.zeros((0, cfg.hidden), dtype=np.float32)
+        if int(lengths.max()) > cfg.max_positions or int(lengths.min()) < 1:
+            raise ValueError(f"sequence lengths must be 1..{cfg.max_positions}")
+        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        positions = np.arange(int(lengths.sum())) - np.repeat(starts, lengths)
+        x = self.word[ids]
+        x += self.position[positions]
+        x += self.token_type[0]
         layer_norm_inplace(x, self.emb_ln_g, self.emb_ln_b, cfg.layer_norm_eps)
-        # Padding keys get a large negative bias so no real token attends to them.
-        padded = not bool(mask.all())
-        bias = (np.float32(-1e9) * (np.float32(1.0) - mask.astype(np.float32)))[:, None, None, :]
+        blocks = _attention_blocks(starts, lengths)
         for layer in self.layers:
             qkv = x @ layer.qkv_w
             qkv += layer.qkv_b
-            split = qkv.reshape(batch, length, 3, heads, width).transpose(2, 0, 3, 1, 4)
-            q, k, v = split[0], split[1], split[2]
-            scores = q @ k.transpose(0, 1, 3, 2)
-            if padded:
-                scores += bias
-            scores -= scores.max(axis=-1, keepdims=True)
-            np.exp(scores, out=scores)
-            scores /= scores.sum(axis=-1, keepdims=True)
-            context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch * length, hidden)
-            attended = context @ layer.out_w
+            context = np.empty_like(x)
+            for block in blocks:
+                block.attend(qkv, context, cfg.heads)
+            attended: F32 = context @ layer.out_w
             attended += layer.out_b
             attended += x
             x = layer_norm_inplace(attended, layer.ln1_g, layer.ln1_b, cfg.layer_norm_eps)
@@ -176,4 +196,60 @@ class BertEncoder:
             down += layer.down_b
             down += x
             x = layer_norm_inplace(down, layer.ln2_g, layer.ln2_b, cfg.layer_norm_eps)
-        return x.reshape(batch, length, hidden)
+        return x
+
+
+# Attention blocks: sequences of similar length padded to a common width. Padding costs only in
+# attention (a small share of the work), so blocks may be wide; they stay under this many
+# padded tokens to keep the (block, heads, width, width) score array small.
+_BLOCK_TOKENS = 2048
+_BLOCK_SLACK = 1.5
+
+
+@dataclass(frozen=True)
+class _Block:
+    rows: NDArray[np.int64]  # (sequences, width): packed row of each token, 0 where padded
+    valid: NDArray[np.bool_]  # (sequences * width,): which of those are real tokens
+    bias: F32 | None  # (sequences, 1, 1, width): -1e9 on padded keys, None without padding
+
+    def attend(self, qkv: F32, out: F32, heads: int) -> None:
+        count, width = self.rows.shape
+        hidden = out.shape[1]
+        split = qkv[self.rows].reshape(count, width, 3, heads, hidden // heads)
+        q, k, v = (np.ascontiguousarray(split[:, :, i].transpose(0, 2, 1, 3)) for i in range(3))
+        scores = q @ k.transpose(0, 1, 3, 2)  # the 1/sqrt(d) scale is in the query weights
+        if self.bias is not None:
+            scores += self.bias
+        scores -= scores.max(axis=-1, keepdims=True)
+        np.exp(scores, out=scores)
+        scores /= scores.sum(axis=-1, keepdims=True)
+        context = (scores @ v).transpose(0, 2, 1, 3).reshape(count * width, hidden)
+        if self.bias is None:
+            out[self.rows.reshape(-1)] = context
+        else:
+            out[self.rows.reshape(-1)[self.valid]] = context[self.valid]
+
+
+def _attention_blocks(starts: NDArray[np.int64], lengths: NDArray[np.int64]) -> list[_Block]:
+    order = np.argsort(lengths, kind="stable")
+    groups: list[list[int]] = []
+    for index in order.tolist():
+        size = int(lengths[index])
+        group = groups[-1] if groups else None
+        if (group is None or (len(group) + 1) * size > _BLOCK_TOKENS
+                or size > _BLOCK_SLACK * int(lengths[group[0]]) + 4):
+            groups.append([index])
+        else:
+            group.append(index)
+    blocks: list[_Block] = []
+    for group in groups:
+        width = int(lengths[group[-1]])
+        offsets = np.arange(width)
+        member_lengths = lengths[group]
+        valid = offsets[None, :] < member_lengths[:, None]
+        rows = np.where(valid, starts[group][:, None] + offsets[None, :], 0)
+        bias = None
+        if not valid.all():
+            bias = (np.float32(-1e9) * (~valid).astype(np.float32))[:, None, None, :]
+        blocks.append(_Block(rows.astype(np.int64), valid.reshape(-1), bias))
+    return blocks

@@ -20,11 +20,9 @@ MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 # cap changes the vectors, so a persistent cache from another runtime must not be reused.
 RUNTIME = "numpy-gelu-tanh-1"
 DEFAULT_MAX_TOKENS = 128
-# Tokens (padding included) per forward pass: large enough for efficient BLAS calls, small
-# enough that the largest activation (tokens x 1536 floats) stays around 25 MB.
-_TOKEN_BUDGET = 4096
-# A batch takes the next (longer) text while it is at most this much longer than the first.
-_SLACK = 1.25
+# Tokens per forward pass (packed, no padding): large enough for efficient BLAS calls, small
+# enough that the largest activation (tokens x 1536 floats) stays around 50 MB.
+_TOKEN_BUDGET = 8192
 
 
 class EmbedderUnavailable(Exception):
@@ -115,44 +113,31 @@ class SentenceEmbedder:
 
     def _encode(self, texts: list[str]) -> NDArray[np.float32]:
         encodings = self.tokenizer.encode_batch(texts)
-        lengths = [len(e.ids) for e in encodings]
+        lengths = np.array([len(e.ids) for e in encodings], dtype=np.int64)
         self.texts_truncated += sum(1 for e in encodings if e.overflowing)
-        order = sorted(range(len(texts)), key=lengths.__getitem__)
         result = np.empty((len(texts), self.dimension), dtype=np.float32)
-        for rows in length_buckets(order, lengths):
-            width = lengths[rows[-1]]
-            ids = np.zeros((len(rows), width), dtype=np.int64)
-            mask = np.zeros((len(rows), width), dtype=np.int64)
-            for slot, row in enumerate(rows):
-                ids[slot, : lengths[row]] = encodings[row].ids
-                mask[slot, : lengths[row]] = 1
-            hidden = self.encoder.forward(ids, mask)
-            weights = mask.astype(np.float32)
-            pooled = np.einsum("btd,bt->bd", hidden, weights)
-            pooled /= np.maximum(weights.sum(axis=1, keepdims=True), np.float32(1e-9))
+        for rows in token_chunks(lengths):
+            ids = np.concatenate([np.asarray(encodings[r].ids, dtype=np.int64) for r in rows])
+            pooled = self.encoder.mean_pooled(ids, lengths[rows])
             pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), np.float32(1e-12))
             result[rows] = pooled
-            self.tokens_encoded += int(mask.sum())
+        self.tokens_encoded += int(lengths.sum())
         self.texts_encoded += len(texts)
         return result
 
 
-def length_buckets(order: list[int], lengths: list[int],
-                   budget: int = _TOKEN_BUDGET) -> list[list[int]]:
-    """Batches of similar length (`order` ascending by length), so padding wastes little work.
-
-    A batch grows while its padded size (rows x longest) fits the token budget and the next text
-    is not much longer than the batch's first.
-    """
-    batches: list[list[int]] = []
-    for row in order:
-        current = batches[-1] if batches else None
-        if (current is None or (len(current) + 1) * lengths[row] > budget
-                or lengths[row] > _SLACK * lengths[current[0]] + 4):
-            batches.append([row])
-        else:
-            current.append(row)
-    return batches
+def token_chunks(lengths: NDArray[np.int64], budget: int = _TOKEN_BUDGET) -> list[list[int]]:
+    """Texts grouped (shortest first) into forward passes of at most `budget` tokens."""
+    chunks: list[list[int]] = []
+    used = budget
+    for row in np.argsort(lengths, kind="stable").tolist():
+        size = int(lengths[row])
+        if used + size > budget:
+            chunks.append([])
+            used = 0
+        chunks[-1].append(row)
+        used += size
+    return chunks
 
 
 def load_embedder(cache_dir: Path | str | None = None,

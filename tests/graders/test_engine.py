@@ -47,7 +47,7 @@ class FakeGrader(Grader):
                               max_points=item.points, status=Status.GRADED, grader=self.kind,
                               grader_version=self.version)
         third = Decimal(item.points) / 3
-        return ItemResult(item_id=item.id, question=context.question.id, points=str(third),
+        return ItemResult(item_id=item.id, question=context.question.id, points=f"{third}",
                           max_points=item.points, status=Status.NEEDS_REVIEW, confidence=0.4,
                           grader=self.kind, grader_version=self.version)
 
@@ -62,7 +62,9 @@ def rubric(monkeypatch: pytest.MonkeyPatch):
 def submission(answers: dict[str, str]) -> ParsedSubmission:
     return ParsedSubmission(
         text="\n".join(answers.values()), format="json",
-        answers={q: LocatedAnswer(question_id=q, text=t, method="json") for q, t in answers.items()},
+        answers={
+            q: LocatedAnswer(question_id=q, text=t, method="json") for q, t in answers.items()
+        },
         missing={"Q2": "no label Q2 and nothing that looks like its answer"},
     )
 

@@ -55,7 +55,7 @@ def test_hash_changes_with_content() -> None:
         ("slug: [unclosed", "not valid YAML"),
         ("- a list", "top level must be a mapping"),
         (MINIMAL.replace("points: 2.5", "points: -1"), "questions[Q1].items[q1.value].points"),
-        (MINIMAL.replace("grader: numeric", "grader: telepathy"), "unknown grader kind 'telepathy'"),
+        (MINIMAL.replace("grader: numeric", "grader: tarot"), "unknown grader kind 'tarot'"),
         (MINIMAL.replace("title: Tiny\n", ""), "title: Field required"),
         (MINIMAL + "  - id: Q1\n    items: [{id: x, points: 1, grader: numeric}]\n", "used twice"),
         (MINIMAL.replace("slug: tiny", "slug: Not A Slug"), "slug"),
