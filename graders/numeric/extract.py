@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from graders.numeric.arith import EvalError, Number, evaluate
+from graders.numeric.arith import EvalError, Evaluated, Number, evaluate
 from graders.numeric.latex import SEP, glue_digit_groups, to_arith
 
 Value = Number | tuple[Number, ...]
@@ -272,26 +272,54 @@ def _side_candidates(text: str, masked: str, s: int, e: int, index: int) -> list
     for run in _RUN.finditer(arith):
         if run.group(0).lstrip().startswith("^"):
             continue  # the exponent of a name (R^{768 x 768}) is not a value
-        piece = _balanced(run.group(0).strip().strip("*/^+").strip())
-        piece = re.sub(r"(?<=[\d%])\.$", "", piece)  # the full stop ending a sentence
+        for piece, result in _evaluated_pieces(run.group(0)):
+            percent = piece.endswith("%")
+            # runs are found in the converted text: find the digits they were read from
+            span = written_span(masked, cursor, e, piece)
+            if span is None:
+                start, end, source = s, e, _source(side, piece)
+            else:
+                start, end = span
+                source = text[start:end].strip()
+                cursor = end
+            out.append(Candidate(result.value, source, start, end, index,
+                                 expression=result.operators > 0, percent=percent))
+    return out
+
+
+def _clean_piece(raw: str) -> str:
+    piece = _balanced(raw.strip().strip("*/^+-").strip())
+    return re.sub(r"(?<=[\d%])\.$", "", piece)  # the full stop ending a sentence
+
+
+# A value followed by a bracketed working note: `590592 (768*768 + bias)`.
+_REMARK = re.compile(r"^(?P<head>[^()\[\]]*?[\d%.])\s+[(\[](?P<inner>[^()\[\]]*)[)\]]?\s*$")
+
+
+def _evaluated_pieces(run: str) -> list[tuple[str, Evaluated]]:
+    """The run as one value; failing that, a value with a bracketed note that does not
+    evaluate (`590592 (768*768 + bias)`) gives the value and, if it evaluates, the note."""
+    whole = _clean_piece(run)
+    if not re.search(r"\d", whole):
+        return []
+    try:
+        return [(whole, evaluate(whole.rstrip("% ")))]
+    except (ZeroDivisionError, OverflowError):
+        return []
+    except EvalError:
+        remark = _REMARK.match(run.strip())
+        if remark is None:
+            return []
+    found: list[tuple[str, Evaluated]] = []
+    for part in (remark.group("head"), remark.group("inner")):
+        piece = _clean_piece(part)
         if not re.search(r"\d", piece):
             continue
-        percent = piece.endswith("%")
         try:
-            result = evaluate(piece.rstrip("% "))
+            found.append((piece, evaluate(piece.rstrip("% "))))
         except (EvalError, ZeroDivisionError, OverflowError):
             continue
-        # runs are found in the converted text: find the digits they were read from
-        span = written_span(masked, cursor, e, piece)
-        if span is None:
-            start, end, source = s, e, _source(side, piece)
-        else:
-            start, end = span
-            source = text[start:end].strip()
-            cursor = end
-        out.append(Candidate(result.value, source, start, end, index,
-                             expression=result.operators > 0, percent=percent))
-    return out
+    return found
 
 
 _LITERAL = re.compile(r"\d+(?:\.\d+)?")
