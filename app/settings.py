@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from sqlalchemy.engine import make_url
 
 from graders.rubric import BUNDLED_RUBRICS
 
@@ -32,6 +33,18 @@ class Settings(BaseSettings):
     worker_nice: int = Field(default=10, ge=0, le=19)
     # Rows written per transaction by bulk regrades: big enough to amortise commits on SQLite.
     regrade_batch: int = Field(default=200, gt=0)
+    # Sentence embeddings of answers already seen, on disk, so a regrade of stored submissions
+    # (or a restarted server) embeds nothing twice. Default: `embedding-cache` beside a SQLite
+    # database file, else ./var/embedding-cache.
+    embedding_cache_dir: Path | None = None
+
+    def resolved_embedding_cache_dir(self) -> Path:
+        if self.embedding_cache_dir is not None:
+            return self.embedding_cache_dir
+        url = make_url(self.database_url)
+        if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+            return Path(url.database).parent / "embedding-cache"
+        return Path("var") / "embedding-cache"
 
     def grading_options(self) -> dict[str, Any]:
         """What a grader process is told about the operator's choices."""
@@ -39,6 +52,7 @@ class Settings(BaseSettings):
             "allow_insecure_sandbox": self.allow_insecure_sandbox,
             "max_answers": self.max_answers,
             "worker_nice": self.worker_nice,
+            "embedding_cache_dir": str(self.resolved_embedding_cache_dir().resolve()),
         }
         if self.review_threshold is not None:
             options["review_threshold"] = self.review_threshold

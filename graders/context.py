@@ -45,6 +45,10 @@ class GradingContext:
     resources: GradingResources
     # Results of items graded earlier in this run (questions are graded in rubric order).
     earlier: Mapping[str, ItemResult] = field(default_factory=dict)
+    # Scratch space shared by every question of one `grade_submission` call (None outside
+    # one): a grader may do work for several of the submission's questions at once (the code
+    # grader runs all its sandbox jobs in one child) and leave the results here for them.
+    per_submission: dict[str, Any] | None = None
 
     @property
     def review_threshold(self) -> float:

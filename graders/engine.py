@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
+from typing import Any
 
 from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer, ParsedSubmission
@@ -111,6 +112,7 @@ def grade_submission(
     rubric = loaded.rubric
     resources = resources if resources is not None else GradingResources()
     results: dict[str, ItemResult] = {}
+    scratch: dict[str, Any] = {}
     for question in rubric.questions:
         answer = submission.answers.get(question.id)
         if answer is None or not answer.text.strip():
@@ -120,7 +122,7 @@ def grade_submission(
             continue
         context = GradingContext(
             rubric=rubric, question=question, submission=submission,
-            resources=resources, earlier=dict(results),
+            resources=resources, earlier=dict(results), per_submission=scratch,
         )
         groups: dict[str, list[RubricItem]] = {}
         for item in question.items:

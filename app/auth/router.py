@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, Query, Request, status
 from pydantic import BaseModel, Field
 
 from app.auth import service
+from app.auth.cache import TokenCache
 from app.auth.dependencies import AdminUser
 from app.db.models import ApiToken
 from app.deps import SessionDep
@@ -61,5 +62,13 @@ def list_tokens(
 
 
 @router.delete("/{token_id}", response_model=TokenOut)
-def revoke_token(token_id: int, session: SessionDep, admin: AdminUser) -> TokenOut:
-    return TokenOut.of(service.revoke_token(session, token_id, admin))
+def revoke_token(
+    token_id: int, request: Request, session: SessionDep, admin: AdminUser
+) -> TokenOut:
+    token = service.revoke_token(session, token_id, admin)
+    # Committed before the cache forgets it: a request verifying the token in between would
+    # otherwise read it as still active and cache it again.
+    session.commit()
+    cache: TokenCache = request.app.state.token_cache
+    cache.forget(token.token_hash)
+    return TokenOut.of(token)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import hashlib
 import secrets
 from dataclasses import dataclass
+from datetime import datetime
 
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection
+from sqlalchemy.orm import Session, make_transient_to_detached
 
 from app.audit.repository import record
 from app.auth import repository
@@ -50,10 +52,36 @@ def create_token(session: Session, name: str, role: str, actor: User | None = No
 
 
 def authenticate(session: Session, secret: str) -> User:
-    token = repository.active_token(session, hash_token(secret))
-    if token is None:
+    user = repository.active_token_user(session, hash_token(secret))
+    if user is None:
         raise NotAuthenticated("The bearer token is unknown or revoked.")
-    return token.user
+    return user
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who a token belongs to, as plain values that may be cached and shared."""
+
+    id: int
+    name: str
+    role: str
+    created_at: datetime
+
+    def user(self) -> User:
+        # A new detached object per request: callers may attach it to their session, and one
+        # shared ORM instance would carry a request's state into another.
+        user = User(id=self.id, name=self.name, role=self.role, created_at=self.created_at)
+        make_transient_to_detached(user)
+        return user
+
+
+def identify(connection: Connection, secret: str) -> Identity:
+    """`authenticate` for the request path: the same rule, without an ORM session."""
+    row = repository.active_identity(connection, hash_token(secret))
+    if row is None:
+        raise NotAuthenticated("The bearer token is unknown or revoked.")
+    user_id, name, role, created_at = row
+    return Identity(user_id, name, role, created_at)
 
 
 def list_tokens(session: Session, include_revoked: bool = False) -> list[ApiToken]:

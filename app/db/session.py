@@ -56,9 +56,14 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     return create_engine(url, pool_pre_ping=True, **kwargs)
 
 
+def read_only_engine(engine: Engine) -> Engine:
+    """`engine` for work that never writes: on SQLite its transactions take no lock."""
+    return engine.execution_options(**{READ_ONLY: True})
+
+
 def make_sessionmaker(engine: Engine, read_only: bool = False) -> sessionmaker[Session]:
     """Sessions on `engine`; read-only ones must not write (on SQLite they hold no lock)."""
-    bind = engine.execution_options(**{READ_ONLY: True}) if read_only else engine
+    bind = read_only_engine(engine) if read_only else engine
     return sessionmaker(bind, expire_on_commit=False)
 
 

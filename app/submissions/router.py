@@ -7,15 +7,18 @@ import dataclasses
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response, status
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
+from app.assignments.service import current_rubric
 from app.auth.dependencies import CurrentUser
-from app.db.models import User
+from app.db.models import SubmissionStatus, User
+from app.db.session import unit_of_work
 from app.deps import ExecutorDep, SessionDep, SettingsDep
 from app.submissions import service
+from app.submissions.intake import SubmissionIntake
 from app.submissions.schemas import Accepted, SubmissionOut, SubmissionSummary
-from app.submissions.upload import Upload, read_upload
+from app.submissions.upload import read_upload
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
 
@@ -45,12 +48,26 @@ _UPLOAD_BODY: dict[str, Any] = {
 }
 
 
-def _accept_and_commit(
-    session: Session, slug: str, upload: Upload, user: User, max_bytes: int
-) -> service.Accepted:
-    accepted = service.accept(session, slug, upload, user, max_bytes)
-    session.commit()
-    return accepted
+# Documents up to this size are checked on the event loop: a thread hop would cost more than
+# reading them. Bigger ones, and PDFs (text extraction), are checked on a worker thread.
+INLINE_CHECK_BYTES = 32 * 1024
+
+
+def _require_rubric(sessions: sessionmaker[Session], slug: str) -> None:
+    with unit_of_work(sessions) as session:
+        current_rubric(session, slug)
+
+
+def _final_status(sessions: sessionmaker[Session], submission_id: int, user: User) -> str:
+    with unit_of_work(sessions) as session:
+        return service.get_scored(session, submission_id, user).score.status
+
+
+def _answer(submission_id: int, state: str, code: int) -> Response:
+    # A ready Response: FastAPI would otherwise validate the value against `response_model`
+    # and encode it a second time, on the busiest route of the service.
+    body = Accepted(id=submission_id, status=state).model_dump_json()
+    return Response(body, status_code=code, media_type="application/json")
 
 
 @router.post(
@@ -63,8 +80,6 @@ def _accept_and_commit(
 async def upload(
     slug: str,
     request: Request,
-    response: Response,
-    session: SessionDep,
     settings: SettingsDep,
     executor: ExecutorDep,
     user: CurrentUser,
@@ -72,23 +87,31 @@ async def upload(
     student: Annotated[
         str | None, Query(description="File under this student (staff only).")
     ] = None,
-) -> Accepted:
+) -> Response:
+    intake: SubmissionIntake = request.app.state.intake
+    if not intake.knows(slug):
+        # An unknown assignment is reported as such before anything about the document.
+        await run_in_threadpool(_require_rubric, request.app.state.read_sessions, slug)
     upload = await read_upload(request, settings.max_upload_bytes)
     if student and upload.student is None:
         upload = dataclasses.replace(upload, student=student.strip())
-    # The raw bytes are durable before any grading starts: an accepted upload is never lost,
+    if len(upload.raw) <= INLINE_CHECK_BYTES and b"%PDF" not in upload.raw[:1024]:
+        new = service.prepare(slug, upload, user, settings.max_upload_bytes)
+    else:
+        new = await run_in_threadpool(
+            service.prepare, slug, upload, user, settings.max_upload_bytes
+        )
+    # The raw bytes are committed before any grading starts: an accepted upload is never lost,
     # whatever happens to the grading process afterwards.
-    accepted = await run_in_threadpool(
-        _accept_and_commit, session, slug, upload, user, settings.max_upload_bytes
-    )
-    done = executor.enqueue(accepted.job, track=wait)
+    stored = await intake.store(new, user)
+    done = executor.enqueue(stored.job, track=wait)
     if not wait or done is None:
-        return Accepted(id=accepted.submission.id, status=accepted.submission.status)
+        return _answer(stored.submission_id, SubmissionStatus.QUEUED, status.HTTP_202_ACCEPTED)
     await asyncio.wrap_future(done)
-    session.expire_all()  # the writer stored the run in its own transaction
-    scored = await run_in_threadpool(service.get_scored, session, accepted.submission.id, user)
-    response.status_code = status.HTTP_201_CREATED
-    return Accepted(id=scored.submission.id, status=scored.score.status)
+    final = await run_in_threadpool(
+        _final_status, request.app.state.read_sessions, stored.submission_id, user
+    )
+    return _answer(stored.submission_id, final, status.HTTP_201_CREATED)
 
 
 @router.get("/submissions/{submission_id}", response_model=SubmissionOut)

@@ -29,6 +29,20 @@ class Accepted:
 
 
 @dataclass(frozen=True)
+class NewSubmission:
+    """An upload that passed every check needing no database: what the intake stores."""
+
+    slug: str
+    uploader_id: int | None
+    student: str | None
+    filename: str | None
+    content_type: str | None
+    raw: bytes
+    sha256: str
+    document_format: str
+
+
+@dataclass(frozen=True)
 class ScoredSubmission:
     submission: Submission
     assignment_slug: str
@@ -36,11 +50,8 @@ class ScoredSubmission:
     score: EffectiveScore
 
 
-def accept(
-    session: Session, slug: str, upload: Upload, uploader: User | None, max_bytes: int
-) -> Accepted:
-    """Validate cheaply and store the raw bytes; grading happens after the commit."""
-    current = current_rubric(session, slug)
+def prepare(slug: str, upload: Upload, uploader: User | None, max_bytes: int) -> NewSubmission:
+    """Size, format and filing rules: everything about an upload that needs no database."""
     if len(upload.raw) > max_bytes:
         raise PayloadTooLarge(f"The upload is larger than the limit of {max_bytes} bytes.")
     try:
@@ -51,28 +62,44 @@ def accept(
         student: str | None = uploader.name  # a student files only under their own name
     else:
         student = upload.student
+    return NewSubmission(
+        slug=slug,
+        uploader_id=None if uploader is None else uploader.id,
+        student=student,
+        filename=upload.filename,
+        content_type=upload.content_type,
+        raw=upload.raw,
+        sha256=hashlib.sha256(upload.raw).hexdigest(),
+        document_format=document_format,
+    )
+
+
+def audit_detail(new: NewSubmission) -> dict[str, object]:
+    return {"assignment": new.slug, "format": new.document_format, "size": len(new.raw)}
+
+
+def accept(
+    session: Session, slug: str, upload: Upload, uploader: User | None, max_bytes: int
+) -> Accepted:
+    """Validate cheaply and store the raw bytes in the caller's transaction (CLI, one at a
+    time); grading happens after the commit. The API stores through `SubmissionIntake`."""
+    current = current_rubric(session, slug)
+    new = prepare(slug, upload, uploader, max_bytes)
     submission = repository.add(
         session,
         Submission(
             assignment_id=current.assignment.id,
-            uploader_id=None if uploader is None else uploader.id,
-            student=student,
-            filename=upload.filename,
-            content_type=upload.content_type,
-            size=len(upload.raw),
-            sha256=hashlib.sha256(upload.raw).hexdigest(),
-            raw=upload.raw,
+            uploader_id=new.uploader_id,
+            student=new.student,
+            filename=new.filename,
+            content_type=new.content_type,
+            size=len(new.raw),
+            sha256=new.sha256,
+            raw=new.raw,
             status=SubmissionStatus.QUEUED.value,
         ),
     )
-    record(
-        session,
-        uploader,
-        "submission.create",
-        "submission",
-        submission.id,
-        {"assignment": slug, "format": document_format, "size": len(upload.raw)},
-    )
+    record(session, uploader, "submission.create", "submission", submission.id, audit_detail(new))
     return Accepted(submission, job_for(submission, current.version))
 
 

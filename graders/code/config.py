@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from graders.rubric import BUNDLED_RUBRICS
+from graders.rubric import BUNDLED_RUBRICS, RubricItem
 
 CheckName = Literal["interface", "scaling", "row_softmax", "weights", "output", "stable", "causal"]
 
@@ -18,6 +19,9 @@ DEFAULT_SALVAGE_NAMES: tuple[str, ...] = (
 )
 
 
+# Resolving walks the file system (realpath); a rubric names the same few batteries for every
+# submission, so a process resolves each once.
+@lru_cache(maxsize=256)
 def resolve_battery(relative: str, base: Path = BUNDLED_RUBRICS) -> Path:
     """A battery path inside the rubrics directory (never outside it)."""
     path = (base / relative).resolve()
@@ -49,3 +53,20 @@ class CodeCheckConfig(BaseModel):
         if not path.is_file():
             raise ValueError(f"battery file {value!r} not found under {BUNDLED_RUBRICS}")
         return value
+
+
+_validated: dict[int, tuple[RubricItem, CodeCheckConfig]] = {}
+
+
+def item_config(item: RubricItem) -> CodeCheckConfig:
+    """The item's validated config. A parsed rubric is immutable and a worker keeps it for its
+    life, so each item is validated once rather than once per submission; the item itself is
+    kept with its entry, so its id cannot be reused by another object while cached."""
+    entry = _validated.get(id(item))
+    if entry is not None and entry[0] is item:
+        return entry[1]
+    config = CodeCheckConfig.model_validate(item.config)
+    if len(_validated) >= 4096:
+        _validated.clear()
+    _validated[id(item)] = (item, config)
+    return config

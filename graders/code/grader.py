@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Sequence
 from fractions import Fraction
 
-from graders.code.battery import Battery, BatteryError, load_battery
+from graders.code.battery import Battery
 from graders.code.checks import (
     DESCRIPTIONS,
     CaseRun,
@@ -15,9 +14,14 @@ from graders.code.checks import (
     case_run,
     evaluate,
 )
-from graders.code.config import DEFAULT_SALVAGE_NAMES, CodeCheckConfig, resolve_battery
+from graders.code.config import (
+    DEFAULT_SALVAGE_NAMES,
+    CodeCheckConfig,
+    item_config,
+)
 from graders.code.diagnosis import Diagnosis, diagnose
-from graders.code.extract import ExtractedCode, extract_code
+from graders.code.extract import ExtractedCode
+from graders.code.plan import NotRun, prepare_for, run_job
 from graders.context import GradingContext
 from graders.documents.model import LocatedAnswer
 from graders.registry import Grader
@@ -44,16 +48,6 @@ def shared_sandbox(context: GradingContext) -> Sandbox:
                        size=int(options.get("sandbox_zygotes", 1)))
 
     return context.resources.shared(SANDBOX_KEY, build)
-
-
-def _top_level_functions(source: str) -> dict[str, int]:
-    """Names of top-level functions and their positional parameter counts (parsed, not run)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return {}
-    return {node.name: len(node.args.posonlyargs) + len(node.args.args)
-            for node in tree.body if isinstance(node, ast.FunctionDef)}
 
 
 class _Run:
@@ -115,7 +109,7 @@ class CodeGrader(Grader):
 
     def grade_items(self, items: Sequence[RubricItem], answer: LocatedAnswer,
                     context: GradingContext) -> list[ItemResult]:
-        configs = {item.id: CodeCheckConfig.model_validate(item.config) for item in items}
+        configs = {item.id: item_config(item) for item in items}
         by_battery: dict[str, list[RubricItem]] = {}
         for item in items:
             by_battery.setdefault(configs[item.id].battery, []).append(item)
@@ -135,36 +129,15 @@ class CodeGrader(Grader):
             return [_result(i, question, 0, status, feedback, evidence, confidence)
                     for i in items]
 
-        try:
-            battery = load_battery(resolve_battery(battery_name))
-        except (BatteryError, ValueError) as exc:
-            return all_items(Status.GRADER_ERROR, f"The rubric's code battery is unusable: {exc}",
-                             confidence=0.0)
-        code = extract_code(answer.text)
-        if code is None:
-            return all_items(Status.NEEDS_REVIEW, "No Python code was found in this answer, so "
-                             "nothing was run; a human should check it.", confidence=0.0)
-        evidence = [Evidence(kind="answer", text=code.source[:4000],
-                             note=f"the code that ran, read from {code.origin}")]
-        evidence += [Evidence(kind="normalisation", text=n) for n in code.normalisations]
-        notes: list[str] = []
-        if code.normalisations:
-            notes.append("Before running, the grader " + "; ".join(code.normalisations) + ".")
-        function = battery.function
-        defined = _top_level_functions(code.source)
-        if function not in defined:
-            candidates = [name for name, count in defined.items() if count == 3]
-            if len(candidates) == 1:
-                function = candidates[0]
-                notes.append(f"No function is named `{battery.function}`; graded your "
-                             f"`{function}` in its place.")
+        prepared = prepare_for(battery_name, answer, question, context)
+        if isinstance(prepared, NotRun):
+            return all_items(prepared.status, prepared.feedback, confidence=0.0)
+        code, battery, function = prepared.code, prepared.battery, prepared.function
+        evidence, notes = list(prepared.evidence), list(prepared.notes)
+        defined = prepared.defined
         sandbox = shared_sandbox(context)
-        job = battery.job(code.source)
-        if function != battery.function:
-            job = type(job)(job.source, job.arrays,
-                            tuple(type(c)(function, c.args) for c in job.calls), job.timeout_s)
         try:
-            outcome = sandbox.run(job)
+            outcome = run_job(sandbox, battery_name, prepared, context)
         except SandboxRefused as exc:
             return all_items(Status.NEEDS_REVIEW, f"{exc}.", tuple(evidence), confidence=0.0)
         except SandboxUnavailable as exc:

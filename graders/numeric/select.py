@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from graders.documents.cues import compile_cues, found_cues
+from graders.documents.cues import NormalisedText, compile_cues, found_cues
 from graders.numeric.arith import Number
 from graders.numeric.config import NumericConfig
 from graders.numeric.extract import Candidate, Extraction, Value
@@ -66,12 +66,29 @@ def _matches_any(value: Value, config: NumericConfig) -> float:
     return best
 
 
-def _cue_hits(extraction: Extraction, candidate: Candidate, config: NumericConfig
+class _Surroundings:
+    """The normalised text before each candidate, built once per candidate however many items
+    look at it (every item scores every candidate)."""
+
+    def __init__(self, extraction: Extraction) -> None:
+        self.extraction = extraction
+        self._texts: dict[int, tuple[NormalisedText, NormalisedText]] = {}
+
+    def of(self, position: int, candidate: Candidate) -> tuple[NormalisedText, NormalisedText]:
+        texts = self._texts.get(position)
+        if texts is None:
+            extraction = self.extraction
+            statement = extraction.statements[candidate.statement]
+            prefix = extraction.text[statement.start:candidate.end]
+            before = extraction.statement_text(candidate.statement - 1)
+            texts = self._texts[position] = (NormalisedText.of(prefix), NormalisedText.of(before))
+        return texts
+
+
+def _cue_hits(texts: tuple[NormalisedText, NormalisedText], config: NumericConfig
               ) -> tuple[float, tuple[str, ...]]:
     patterns = compile_cues(config.cues)
-    statement = extraction.statements[candidate.statement]
-    prefix = extraction.text[statement.start:candidate.end]
-    before = extraction.statement_text(candidate.statement - 1)
+    prefix, before = texts
     here = set(found_cues(prefix, patterns))
     near = set(found_cues(before, patterns)) - here
     avoid = set(found_cues(prefix, compile_cues(config.avoid_cues)))
@@ -84,9 +101,10 @@ def _wants_vector(config: NumericConfig) -> int:
 
 
 def affinity(
-    extraction: Extraction, candidate: Candidate, config: NumericConfig, alone: bool
+    surroundings: _Surroundings, position: int, config: NumericConfig, alone: bool
 ) -> tuple[float, tuple[str, ...]] | None:
-    """How well a candidate answers an item, or None when it cannot."""
+    """How well the candidate at `position` answers an item, or None when it cannot."""
+    candidate = surroundings.extraction.candidates[position]
     length = _wants_vector(config)
     if length:
         if not candidate.is_vector:
@@ -96,7 +114,7 @@ def affinity(
         return None
     else:
         score = 0.0
-    cue_score, cues = _cue_hits(extraction, candidate, config)
+    cue_score, cues = _cue_hits(surroundings.of(position, candidate), config)
     value_score = _matches_any(reading(candidate, config), config)
     if cue_score <= 0 and value_score == 0 and not alone and not length:
         return None
@@ -113,10 +131,11 @@ def choose(
 ) -> dict[str, Choice]:
     """Assign candidates to items: best pairs first, each candidate used once."""
     alone = len(configs) == 1
+    surroundings = _Surroundings(extraction)
     scored: list[tuple[float, int, str, Candidate, tuple[str, ...]]] = []
     for item_id, config in configs:
         for position, candidate in enumerate(extraction.candidates):
-            result = affinity(extraction, candidate, config, alone)
+            result = affinity(surroundings, position, config, alone)
             if result is not None:
                 scored.append((result[0], position, item_id, candidate, result[1]))
     scored.sort(key=lambda s: (s[0], s[1]), reverse=True)

@@ -2,6 +2,8 @@
 
 from graders.written.config import Contradiction, Element, Exemplar, PartialCredit, WrittenConfig
 from graders.written.grader import WrittenGrader, shared_embedder
+from graders.written.scoring import SimilarityModel
+from graders.written.settings import WrittenSettings
 
 GRADER = WrittenGrader()
 
@@ -11,7 +13,9 @@ __all__ = [
     "Element",
     "Exemplar",
     "PartialCredit",
+    "SimilarityModel",
     "WrittenConfig",
     "WrittenGrader",
+    "WrittenSettings",
     "shared_embedder",
 ]

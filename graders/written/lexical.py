@@ -1,11 +1,7 @@
-"""Content-word overlap with a reference: a lexical signal beside the embedding similarity."""
+"""Words that carry content: stop words to leave out, and a crude stemmer to match inflections."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
-
-_WORD = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "ly", "s")
 _STEM_LENGTH = 6
 STOP_WORDS = frozenset(
@@ -25,18 +21,3 @@ def stem(word: str) -> str:
             word = word[: -len(suffix)]
             break
     return word[:_STEM_LENGTH]
-
-
-def content_stems(text: str, exclude: Iterable[str] = ()) -> set[str]:
-    """Stems of the content words of `text`, minus stop words and the stems in `exclude`."""
-    excluded = set(exclude)
-    return {s for w in _WORD.findall(text.lower()) if w not in STOP_WORDS
-            and (s := stem(w)) not in excluded}
-
-
-def recall(reference: str, answer: str, exclude: Iterable[str] = ()) -> float | None:
-    """Share of the reference's content words the answer also uses (None: nothing to compare)."""
-    wanted = content_stems(reference, exclude)
-    if not wanted:
-        return None
-    return len(wanted & content_stems(answer, exclude)) / len(wanted)
