@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import multiprocessing
+import multiprocessing.connection
 import os
+import threading
 import traceback
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -48,12 +51,30 @@ _rubrics: dict[str, LoadedRubric] = {}
 def init_worker(options: Mapping[str, Any]) -> None:
     """Process-pool initializer: one GradingResources per process, kept for its lifetime."""
     global _resources
+    _die_with_parent()
     # Grading is throughput work; accepting uploads is latency work on the same cores.
     niceness = int(options.get("worker_nice", 0))
     if niceness:
         os.nice(niceness)
     _resources = GradingResources(options=dict(options))
     atexit.register(_resources.close)
+
+
+def _die_with_parent() -> None:
+    """A worker must not outlive a server that was killed: it would hold memory and zygotes.
+
+    The pool's processes are forked by multiprocessing's fork server, which itself outlives a
+    killed server, so a parent-death signal is not enough: watch the server's sentinel."""
+    parent = multiprocessing.parent_process()
+    sentinel = getattr(parent, "sentinel", None)
+    if sentinel is None:
+        return
+
+    def watch() -> None:
+        multiprocessing.connection.wait([sentinel])
+        os._exit(0)
+
+    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
 
 
 def _resources_for_process() -> GradingResources:
