@@ -34,6 +34,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
+from proctree import children  # noqa: E402
 from report import write_section  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
 from sqlalchemy.orm import Session, sessionmaker  # noqa: E402
@@ -190,16 +191,6 @@ async def load(
     return result
 
 
-def _proc_children(pid: int) -> list[int]:
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            found.extend(int(c) for c in (task / "children").read_text().split())
-        except OSError:
-            continue
-    return found
-
-
 def cpu_seconds(pid: int) -> float:
     """User + system CPU of one process (all its threads), from /proc."""
     try:
@@ -211,13 +202,13 @@ def cpu_seconds(pid: int) -> float:
 
 def tree_cpu_seconds(pid: int) -> float:
     """CPU of a process's descendants (the grading processes and their sandboxes)."""
-    total, stack, seen = 0.0, _proc_children(pid), set()
+    total, stack, seen = 0.0, children(pid), set()
     while stack:
         child = stack.pop()
         if child not in seen:
             seen.add(child)
             total += cpu_seconds(child)
-            stack.extend(_proc_children(child))
+            stack.extend(children(child))
     return total
 
 
@@ -326,12 +317,12 @@ def run_phase(
 
 
 def descendants(pid: int) -> set[int]:
-    found, stack = set(), _proc_children(pid)
+    found, stack = set(), children(pid)
     while stack:
         child = stack.pop()
         if child not in found:
             found.add(child)
-            stack.extend(_proc_children(child))
+            stack.extend(children(child))
     return found
 
 

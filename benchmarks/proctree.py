@@ -6,7 +6,8 @@ import threading
 from pathlib import Path
 
 
-def _children(pid: int) -> list[int]:
+def children(pid: int) -> list[int]:
+    """Direct children of a process (every thread's), from /proc."""
     found: list[int] = []
     for task in Path(f"/proc/{pid}/task").glob("*"):
         try:
@@ -37,7 +38,7 @@ def tree_rss_kib(root: int) -> tuple[int, int]:
         rss = _rss_kib(pid)
         total += rss
         largest = max(largest, rss)
-        stack.extend(_children(pid))
+        stack.extend(children(pid))
     return total, largest
 
 
