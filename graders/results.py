@@ -50,7 +50,11 @@ class ItemResult(BaseModel):
     points: Decimal
     max_points: Decimal
     status: Status
+    # Staff-facing: may name expected values, references, test inputs and machine reasoning.
     feedback: str = ""
+    # Student-facing: what is wrong and a hint, never the expected answer, a reference statement,
+    # a test input or machine internals. None: the service shows a neutral message by status.
+    student_feedback: str | None = None
     evidence: tuple[Evidence, ...] = ()
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
     grader: str
