@@ -20,8 +20,9 @@ LOOSE_RTOL, LOOSE_ATOL = 1e-3, 1e-3
 # Softmax weights of a scaled score matrix: the fitted scale times the spread of the scores
 # within a row must exceed this, or the weights are (near) uniform and ignore the scores.
 MIN_LOGIT_SPREAD = 0.05
-RELATION_TOL = 2e-3  # largest weight-weighted log residual accepted (rounded weights pass)
-TINY = 0.0  # any positive weight takes part in the fit (weighted by its size)
+EXACT_LOG_TOL = 1e-4
+FLOAT32_LOG_TOL = 1e-3
+ROUNDED_LOG_TOL, ROUNDED_ABS = 2e-3, 6e-5  # results rounded to 4 decimals
 
 
 def as_float(value: Any) -> Array | None:
@@ -75,59 +76,114 @@ class Relation:
     note: str
 
 
+def _fit(weights: Array, scores: Array, entries: Array, column_factors: bool,
+         sigma: Array | None = None) -> tuple[float, Array] | None:
+    """Least squares for log w_ij = a_i (+ b_j) + c·S_ij over `entries`: (c, the residuals as
+    an (n, m) array, 0 off the entries), or None when c cannot be told (too few entries)."""
+    entries = entries & (entries.sum(axis=1, keepdims=True) >= 2)  # a lone entry tells nothing
+    rows, cols = np.nonzero(entries)
+    used_rows = np.unique(rows)
+    used_cols = np.unique(cols) if column_factors else np.zeros(0, dtype=np.int64)
+    unknowns = len(used_rows) + max(len(used_cols) - 1, 0) + 1
+    if not len(rows) or len(rows) < unknowns:
+        return None
+    design = np.zeros((len(rows), unknowns))
+    design[np.arange(len(rows)), np.searchsorted(used_rows, rows)] = 1.0
+    if column_factors and len(used_cols) > 1:
+        index = np.searchsorted(used_cols, cols)
+        keep = index > 0
+        design[np.arange(len(rows))[keep], len(used_rows) + index[keep] - 1] = 1.0
+    design[:, -1] = scores[rows, cols]
+    target = np.log(weights[rows, cols])
+    scale = 1.0 / sigma[rows, cols] if sigma is not None else np.ones(len(rows))
+    with np.errstate(all="ignore"):
+        solution, *_ = np.linalg.lstsq(design * scale[:, None], target * scale, rcond=None)
+        residual = np.abs(design @ solution - target)
+    if not (np.isfinite(solution).all() and np.isfinite(residual).all()):
+        return None
+    full = np.zeros(scores.shape)
+    full[rows, cols] = residual
+    return float(solution[-1]), full
+
+
 def relation(weights: Array, scores: Array, allowed: Array,
              column_factors: bool = False) -> Relation:
     """Whether weights_ij = a_i · exp(c·S_ij) on every allowed position (with a column factor
     b_j too when `column_factors`: a softmax normalised along the wrong axis still relates to
     its scores), for one c > 0 that makes the weights depend on the scores.
 
-    The fit is in log space, weighted by the weights themselves so that rounded small weights do
-    not decide it; an allowed position with weight exactly 0 is accepted only where the fitted
-    softmax underflows too. Uniform weights fit c = 0 and fail; an identity matrix fails on its
-    zeros; arbitrary positive matrices fail on the residual."""
-    n, m = scores.shape
-    if weights.shape != scores.shape or not np.isfinite(weights).all() or (weights < 0).any():
+    Fitted in log space, first on every weight (exact arithmetic leaves tiny weights exact in
+    relative terms, so one-hot rows at large logits still tell c), then, for results rounded to
+    a few decimals, on the weights of at least 1% of their row's largest. An allowed position
+    with weight exactly 0 is accepted only where the fitted softmax is negligible. Uniform
+    weights fit c = 0 and fail; an identity matrix fails on its zeros; arbitrary positive
+    matrices fail on the residual."""
+    if weights.shape != scores.shape or weights.ndim != 2 or not np.isfinite(weights).all() \
+            or (weights < 0).any():
         return Relation(False, 0.0, "the weights are not a finite non-negative matrix")
-    positive = allowed & (weights > TINY)
-    rows, cols = np.nonzero(positive)
-    unknowns = n + (m - 1 if column_factors else 0) + 1
-    if len(rows) - unknowns < 1 or not positive.sum(axis=1).max(initial=0) >= 2:
-        if (allowed & ~positive).any():
-            return Relation(False, 0.0, "allowed positions get no weight at all")
-        return Relation(None, 0.0, "too few positions to relate the weights to the scores")
-    design = np.zeros((len(rows), unknowns))
-    design[np.arange(len(rows)), rows] = 1.0
-    if column_factors:
-        keep = cols > 0
-        design[np.arange(len(rows))[keep], n + cols[keep] - 1] = 1.0
-    design[:, -1] = scores[rows, cols]
-    target = np.log(weights[rows, cols])
-    fit_weights = np.sqrt(weights[rows, cols] / weights[rows, cols].max())
+    positive = allowed & (weights > 1e-290)
     with np.errstate(all="ignore"):
-        solution, *_ = np.linalg.lstsq(design * fit_weights[:, None], target * fit_weights,
-                                       rcond=None)
-    if not np.isfinite(solution).all():
-        return Relation(False, 0.0, "the weights do not follow the scores")
-    scale = float(solution[-1])
-    residual = np.abs(design @ solution - target) * weights[rows, cols]
-    spread = _row_spread(scores, positive)
-    if scale * spread <= MIN_LOGIT_SPREAD:
+        top = weights.max(axis=1, keepdims=True, initial=0.0)
+    # Exact float64; float32 (whose tiny weights are denormal, so imprecise); rounded results.
+    with np.errstate(all="ignore"):
+        # Rounding to 4 decimals moves a weight w by up to 5e-5: log w by up to 5e-5 / w.
+        rounding = ROUNDED_LOG_TOL + ROUNDED_ABS / np.maximum(weights, 1e-300)
+    levels = ((positive, EXACT_LOG_TOL), (positive & (weights > 1e-30 * top), FLOAT32_LOG_TOL),
+              (positive, rounding))
+    fitted: tuple[float, Array] | None = None
+    tried = 0.0
+    tolerance: float | Array
+    for entries, tolerance in levels:
+        fit = _fit(weights, scores, entries, column_factors,
+                   tolerance if isinstance(tolerance, np.ndarray) else None)
+        if fit is None:
+            continue
+        tried = fit[0]
+        if (fit[1] <= 1.5 * tolerance).all():
+            fitted = fit[0], entries
+            break
+    if fitted is None:
+        if tried:
+            return Relation(False, tried, "the weights are not a softmax of the scaled scores")
+        if (allowed & ~positive).any() and not _monotone(weights, scores, allowed):
+            return Relation(False, 0.0, "allowed positions get no weight at all, or weight "
+                            "that does not follow the scores")
+        return Relation(None, 0.0, "too few positions to relate the weights to the scores")
+    scale, entries = fitted
+    if scale * _row_spread(scores, entries) <= MIN_LOGIT_SPREAD:
         return Relation(False, scale, "the weights do not grow with the scores (uniform or "
                         "reversed), so they are not a softmax of them")
-    if residual.max() > RELATION_TOL:
-        return Relation(False, scale, "the weights are not a softmax of the scaled scores")
-    zeros = allowed & ~positive
+    zeros = allowed & ~entries
     if zeros.any():
-        # A zero is an underflow (or a rounded tiny weight) only where the fitted softmax
-        # itself is negligible.
+        # A weight left out of the fit (zero, or tiny in rounded results) must be one the
+        # fitted softmax makes negligible too.
         logits = scale * np.where(allowed, scores, -np.inf)
         with np.errstate(all="ignore"):
             predicted = np.exp(logits - logits.max(axis=1, keepdims=True))
             predicted = predicted / predicted.sum(axis=1, keepdims=True)
-        if (predicted[zeros] > LOOSE_ATOL).any():
+            share = weights / np.maximum(weights.sum(axis=1, keepdims=True), 1e-300)
+        if (np.abs(predicted - share)[zeros] > 0.02).any():
             return Relation(False, scale, "an allowed position that the scores favour gets no "
                             "weight")
     return Relation(True, scale, "")
+
+
+def _monotone(weights: Array, scores: Array, allowed: Array) -> bool:
+    """Within every row a higher score never gets less weight, and strictly more wherever the
+    lower one's weight is visible: what any softmax with c > 0 gives, even when underflow or
+    rounding leaves too few weights to fit c (one-hot rows at very large logits)."""
+    if not (np.where(allowed, weights, 0.0).sum(axis=1) > 0).all():
+        return False
+    for i in range(scores.shape[0]):
+        index = np.nonzero(allowed[i])[0]
+        s, w = scores[i, index], weights[i, index]
+        visible = w > 1e-3 * w.max()
+        higher = s[:, None] > s[None, :]
+        if (higher & (w[:, None] < w[None, :])).any():
+            return False
+        if (higher & (w[:, None] <= w[None, :]) & visible[None, :]).any():
+            return False
+    return True
 
 
 def _row_spread(scores: Array, positive: Array) -> float:

@@ -253,7 +253,8 @@ class CodeGrader(Grader):
             staff.append(sentence(f"The function was graded by adapting to its interface: "
                                   f"{words}"))
             student.append(sentence(adapted_words(self._all_adaptations(run), True)))
-        decisive = not adaptations and not any(v.salvaged for v in verdicts)
+        decisive = not self._all_adaptations(run) and not any(
+            v.salvaged or v.rounded for v in verdicts)
         confidence = 1.0 if decisive else ADAPTED_CONFIDENCE
         if passed < len(verdicts) or adaptations:
             for diagnosis in diagnoses:
