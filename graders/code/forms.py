@@ -108,10 +108,10 @@ def _order(first: Array, second: Array, case: Case, values: Array) -> bool:
     first, then by shapes, then by which one looks like weights."""
     n, m, d_v = case.spec.n, case.spec.m, values.shape[-1]
     with np.errstate(all="ignore"):
+        if second.shape == (n, m) and close(second @ values, first, 1e-4, 1e-6):
+            return False  # as asked: the benefit of the doubt goes to the asked order
         if first.shape == (n, m) and close(first @ values, second, 1e-4, 1e-6):
             return True
-        if second.shape == (n, m) and close(second @ values, first, 1e-4, 1e-6):
-            return False
     if (n, m) != (n, d_v):
         if first.shape == (n, m) and second.shape == (n, d_v):
             return True
