@@ -37,6 +37,10 @@ class Settings(BaseSettings):
     # (or a restarted server) embeds nothing twice. Default: `embedding-cache` beside a SQLite
     # database file, else ./var/embedding-cache.
     embedding_cache_dir: Path | None = None
+    # Code questions draw their test inputs from this secret (HMAC over the question and the
+    # program), so a regrade reproduces them and no student can predict them. Unset: each
+    # grading process draws its own secret (inputs then differ between processes).
+    code_input_secret: str | None = None
 
     def resolved_embedding_cache_dir(self) -> Path:
         if self.embedding_cache_dir is not None:
@@ -56,6 +60,8 @@ class Settings(BaseSettings):
         }
         if self.review_threshold is not None:
             options["review_threshold"] = self.review_threshold
+        if self.code_input_secret:
+            options["code_input_secret"] = self.code_input_secret
         return options
 
 

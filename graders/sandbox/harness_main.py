@@ -55,11 +55,16 @@ def _encode_array(value: Any, chunks: list[bytes], budget: _Budget) -> dict[str,
     shape = [int(n) for n in array.shape]
     if kind not in ARRAY_KINDS:
         return {"t": "unsupported", "type": "ndarray", "dtype": str(array.dtype), "shape": shape}
-    nbytes = int(array.size) * int(array.dtype.itemsize)
+    # Extended floats (np.longdouble, float96/float128) and wide integers have no place in
+    # the protocol: an honest result in them travels as float64 (checked size first).
+    wide = array.dtype.itemsize > 8
+    nbytes = int(array.size) * (8 if wide else int(array.dtype.itemsize))
     if nbytes > budget.left:
         # A broadcast view can claim terabytes while owning a few bytes: never materialise it.
         return {"t": "too_large", "dtype": str(array.dtype), "shape": shape}
-    if not array.dtype.isnative:
+    if wide:
+        array = array.astype(np.float64)
+    elif not array.dtype.isnative:
         array = array.astype(array.dtype.newbyteorder("="))
     data = array.tobytes()  # C order, whatever the strides
     budget.left -= len(data)
