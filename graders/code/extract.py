@@ -334,14 +334,14 @@ _CAPITALISED_KEYWORD = re.compile(r"^[ \t]*(Import|From|Def|Return|For|If|Else|E
 
 
 def _looks_typed(lines: list[str]) -> bool:
-    """Typed code keeps its indentation (a block header is followed by an indented line) and
+    """Typed code keeps its indentation (some block header is followed by an indented line) and
     carries none of the transcription's artefacts (`$…$`, `~~…~~`, typographic quotes or
     minus, a capitalised keyword starting a line): it runs exactly as written."""
     text = "\n".join(lines)
     if any(mark in text for mark in _OCR_MARKS) or _CAPITALISED_KEYWORD.search(text):
         return False
-    if _needs_reindent(lines):
-        return False
+    # Transcription loses indentation everywhere; typed code with an indentation error still
+    # has it somewhere after a block header.
     return any(line.rstrip().endswith(":") and nxt[:1] in (" ", "\t")
                for line, nxt in zip(lines, lines[1:], strict=False))
 
