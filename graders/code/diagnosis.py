@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graders.code.arrays import Array, finite, relation, same
-from graders.code.battery import Instance, Variant, VariantResult
+from graders.code.battery import CaseSpec, Instance, Variant, VariantResult
 from graders.code.checks import salvaged_weights
 from graders.code.forms import Observation
 
@@ -73,10 +73,10 @@ def _matches(variant: Variant, observations: list[Observation], names: tuple[str
     return best
 
 
-_SCALE_NAMES = (("1 (no scaling)", lambda s: 1.0), ("d_k", lambda s: float(s.d_k)),
-                ("√n, the number of queries", lambda s: float(np.sqrt(s.n))),
-                ("√m, the number of keys", lambda s: float(np.sqrt(s.m))),
-                ("√d_v", lambda s: float(np.sqrt(s.d_v))))
+def _scale_names(spec: CaseSpec) -> tuple[tuple[str, float], ...]:
+    return (("1 (no scaling)", 1.0), ("d_k", float(spec.d_k)),
+            ("√n, the number of queries", float(np.sqrt(spec.n))),
+            ("√m, the number of keys", float(np.sqrt(spec.m))), ("√d_v", float(np.sqrt(spec.d_v))))
 
 
 def _scale(observations: list[Observation]) -> Diagnosis | None:
@@ -97,8 +97,9 @@ def _scale(observations: list[Observation]) -> Diagnosis | None:
              if abs(d - np.sqrt(o.case.spec.d_k)) > 1e-3 * np.sqrt(o.case.spec.d_k)]
     if not wrong or len(wrong) < len(divisors):
         return None
-    guesses = [name for name, value in _SCALE_NAMES
-               if all(abs(d - value(o.case.spec)) <= 1e-3 * max(value(o.case.spec), 1.0)
+    guesses = [name for index, (name, _) in enumerate(_scale_names(wrong[0][1].case.spec))
+               if all(abs(d - _scale_names(o.case.spec)[index][1])
+                      <= 1e-3 * max(_scale_names(o.case.spec)[index][1], 1.0)
                       for d, o in wrong)]
     said = f" (it matches dividing by {guesses[0]})" if guesses else ""
     return Diagnosis("wrong_scale", "The scores are scaled by the wrong factor: divide QKᵀ by "

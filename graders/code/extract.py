@@ -5,6 +5,7 @@ shows exactly what ran. Student text is only ever compiled here (to test syntax)
 
 from __future__ import annotations
 
+import itertools
 import json
 import keyword
 import re
@@ -342,8 +343,9 @@ def _looks_typed(lines: list[str]) -> bool:
         return False
     # Transcription loses indentation everywhere; typed code with an indentation error still
     # has it somewhere after a block header.
-    return any(line.rstrip().endswith(":") and nxt[:1] in (" ", "\t")
-               for line, nxt in zip(lines, lines[1:], strict=False))
+    filled = [line for line in lines if line.strip()]
+    return any(line.rstrip().endswith(":") and following[:1] in (" ", "\t")
+               for line, following in itertools.pairwise(filled))
 
 
 def _typed(text: str, log: _Log) -> str | None:

@@ -57,6 +57,10 @@ class Slot:
     probe: bool
 
 
+def _lift(array: Array, form: Form) -> Array:
+    return array[None] if form.batched else array
+
+
 def build_job(instance: Instance, source: str, function: str, forms: list[Form],
               timeout_s: float | None) -> tuple[Job, list[Slot]]:
     arrays: list[Array] = []
@@ -70,11 +74,10 @@ def build_job(instance: Instance, source: str, function: str, forms: list[Form],
     for index, case in enumerate(instance.cases):
         q, k, v = case.inputs
         for form in forms:
-            lift = (lambda a: a[None]) if form.batched else (lambda a: a)
-            base = [add(lift(q)), add(lift(k))]
-            mask = [add(lift(case.mask(form.mask)))] if form.mask is not None else []
+            base = [add(_lift(q, form)), add(_lift(k, form))]
+            mask = [add(_lift(case.mask(form.mask), form))] if form.mask is not None else []
             for probe, values in ((False, v), (True, case.identity)):
-                calls.append(Call(function, (*base, add(lift(values)), *mask)))
+                calls.append(Call(function, (*base, add(_lift(values, form)), *mask)))
                 slots.append(Slot(index, form, probe))
     return Job(source=source, arrays=tuple(arrays), calls=tuple(calls),
                timeout_s=timeout_s), slots

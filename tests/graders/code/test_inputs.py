@@ -57,7 +57,7 @@ def test_the_table_attack_would_win_on_the_inputs_it_stored() -> None:
     # The attack itself works: on the very inputs it stored, it returns the reference.
     battery = load_battery(resolve_battery("transformer-basics/b3.yaml"))
     namespace: dict[str, object] = {}
-    exec(_table_attack("B3", "attention", [7]), namespace)  # noqa: S102 - test's own code
+    exec(_table_attack("B3", "attention", [7]), namespace)  # the test's own code, not a student's
     case = battery.instance(7).cases[0]
     output, _ = namespace["attention"](*case.inputs)  # type: ignore[operator]
     assert np.allclose(output, case.expected[0])

@@ -38,7 +38,8 @@ def b3_source(softmax: str, returns: str, extra: str, names: tuple[str, str, str
             f"    {RETURNS[returns].format(o=output, w=weights)}\n")
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(softmax=st.sampled_from(sorted(SOFTMAX)), returns=st.sampled_from(sorted(RETURNS)),
        extra=st.sampled_from(["", ", mask=None", ", verbose=False", ", mask=None, scale=None"]),
        names=st.sampled_from([("scores", "weights", "output"), ("s", "attn", "out"),

@@ -64,7 +64,8 @@ def test_a_function_planted_on_numpy_by_b3_is_not_there_for_b4(
         "    w = w / w.sum(axis=-1, keepdims=True)\n"
         "    return w @ V, w\n"
         "alias.planted_attention = _forged\n")
-    b4 = "import numpy as np\ndef masked_attention(Q, K, V):\n    return np.planted_attention(Q, K, V)\n"
+    b4 = ("import numpy as np\ndef masked_attention(Q, K, V):\n"
+          "    return np.planted_attention(Q, K, V)\n")
     results = graded(submission(b3, b4), resources)
     assert sum(r.points for r in results.values() if r.question == "B4") == 0
     assert "AttributeError" in results["b4.output"].feedback
