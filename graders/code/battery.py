@@ -177,6 +177,15 @@ class Battery:
         q = rng.standard_normal((spec.n, spec.d_k)) * spec.logit_scale
         k = rng.standard_normal((spec.m, spec.d_k))
         v = rng.standard_normal((spec.m, spec.d_v))
+        if spec.stable:
+            # Every row's largest scaled score is logit_scale x U(1, 2): exp overflows in every
+            # row for code that does not subtract the row's maximum, whatever the draw.
+            q = q / spec.logit_scale
+            scaled = q @ k.T / np.sqrt(spec.d_k)
+            peak = scaled[np.arange(spec.n), np.abs(scaled).argmax(axis=1)]
+            peak = np.where(np.abs(peak) < 1e-6, 1e-6, peak)
+            target = spec.logit_scale * rng.uniform(1.0, 2.0, size=spec.n)
+            q = q * (target / peak)[:, None]
         expected = _call(self.reference, (q, k, v))
         if expected is None or not all(np.isfinite(a).all() for a in expected):
             raise BatteryError(f"the reference fails on case {spec.name!r}")
