@@ -13,6 +13,7 @@ import importlib.util
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
@@ -131,14 +132,22 @@ class Variant:
     spellings: tuple[tuple[VariantResult | None, ...], ...]
 
 
-@dataclass(frozen=True)
+@dataclass
 class Instance:
     """A battery with its inputs drawn: what one submission is graded on."""
 
     battery: Battery
     seed: int
     cases: tuple[Case, ...]
-    variants: tuple[Variant, ...]
+
+    @cached_property
+    def variants(self) -> tuple[Variant, ...]:
+        """The known bugs' results on these inputs, computed only when a diagnosis needs them
+        (a submission that passes everything never pays for them)."""
+        return tuple(
+            Variant(name, feedback, tuple(tuple(_variant_result(fn, c) for c in self.cases)
+                                          for fn in functions))
+            for name, feedback, functions in self.battery.variant_table)
 
     @property
     def function(self) -> str:
@@ -166,11 +175,7 @@ class Battery:
 
     def instance(self, seed: int) -> Instance:
         cases = tuple(self._case(spec, seed, index) for index, spec in enumerate(self.spec.cases))
-        variants = tuple(
-            Variant(name, feedback, tuple(tuple(_variant_result(fn, c) for c in cases)
-                                          for fn in functions))
-            for name, feedback, functions in self.variant_table)
-        return Instance(self, seed, cases, variants)
+        return Instance(self, seed, cases)
 
     def _case(self, spec: CaseSpec, seed: int, index: int) -> Case:
         rng = np.random.default_rng(spec.seed if spec.seed is not None else [seed, index])
@@ -245,7 +250,7 @@ def _build(path: Path) -> Battery:
             raise BatteryError(f"variant {name!r} must be (feedback, function, ...)")
         variants.append((str(name), entry[0], tuple(entry[1:])))
     battery = Battery(path, spec, reference, tuple(variants))
-    battery.instance(0)  # a reference that fails on some input is the rubric's problem: now
+    _ = battery.instance(0).variants  # a broken reference or variant is the rubric's: now
     return battery
 
 
