@@ -69,7 +69,8 @@ def question_jobs() -> list[Job]:
     jobs = []
     for name in ("b3.yaml", "b4.yaml"):
         instance = load_battery(resolve_battery(f"transformer-basics/{name}")).instance(2026)
-        job, _ = build_job(instance, SUBMISSION, instance.function, forms_for(0), None)
+        job, _ = build_job(instance, SUBMISSION, instance.function,
+                           forms_for(None, causal=False), None)
         jobs.append(job)
     return jobs
 

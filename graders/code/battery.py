@@ -13,8 +13,8 @@ import importlib.util
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
 from fractions import Fraction
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,7 +26,7 @@ Array = np.ndarray[Any, Any]
 Pair = tuple[Array, Array]  # (output, weights)
 AttentionFn = Callable[[Array, Array, Array], Pair]
 AdaptationName = Literal["swapped_pair", "output_only", "derived_weights", "mask_argument",
-                         "batch_dims", "rounded"]
+                         "extra_argument", "batch_dims", "rounded"]
 # How a required mask argument is passed, as students write it. Each builds the (n, m) mask for
 # a boolean `hide` matrix (True where a position must get no weight).
 MASK_CONVENTIONS: dict[str, Callable[[Array], Array]] = {

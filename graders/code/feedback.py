@@ -19,6 +19,7 @@ ADAPTED: dict[AdaptationName, str] = {
     "derived_weights": "its weights were read from its output when called with V = I (the "
                        "identity), since it does not return them",
     "mask_argument": "it requires a mask argument, so it was called with a mask",
+    "extra_argument": "it requires d_k as a fourth argument, so it was given it",
     "batch_dims": "it works only on batched inputs, so it was called with a batch of one",
     "rounded": "its results match only to about 1e-3 (rounded), not to the tolerance",
 }
@@ -28,7 +29,9 @@ STUDENT_ADAPTED: dict[AdaptationName, str] = {
     "output_only": "your function returns only the output, not (output, weights)",
     "derived_weights": "",
     "mask_argument": "your function requires a mask argument instead of building the causal "
-                     "mask itself" ,
+                     "mask itself",
+    "extra_argument": "your function requires an extra argument (d_k) that the question does "
+                      "not pass",
     "batch_dims": "your function only works on batched (3-D) inputs",
     "rounded": "your results are rounded, so they match only approximately",
 }

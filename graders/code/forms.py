@@ -11,6 +11,7 @@ asked interface is named and costs what the rubric says.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,10 +23,12 @@ from graders.sandbox import Call, CallResult, Job, Value
 
 @dataclass(frozen=True)
 class Form:
-    """How the function is called: as asked, with a mask in one convention, or batched."""
+    """How the function is called: as asked, with a mask in one convention, with d_k, or
+    batched."""
 
     name: str
     mask: str | None = None
+    dimension: bool = False  # a required d_k argument, passed as an integer
     batched: bool = False
 
     @property
@@ -33,21 +36,42 @@ class Form:
         found: set[AdaptationName] = set()
         if self.mask is not None:
             found.add("mask_argument")
+        if self.dimension:
+            found.add("extra_argument")
         if self.batched:
             found.add("batch_dims")
         return frozenset(found)
 
 
 AS_ASKED = Form("as asked")
+_DIMENSION = re.compile(r"^(d_?k|dk|d|d_?model|dim|head_?dim|depth|key_?dim)$", re.I)
 
 
-def forms_for(extra_required: int, batched: bool = False) -> list[Form]:
-    """The forms to try for a function with this many required positional parameters beyond
-    (Q, K, V)."""
-    if extra_required == 1:
-        return [Form(f"with a {name} mask", mask=name, batched=batched)
-                for name in MASK_CONVENTIONS]
-    return [Form("batched" if batched else "as asked", batched=batched)]
+@dataclass(frozen=True)
+class Signature:
+    """A function's positional parameters, as parsed (never run) in the parent."""
+
+    names: tuple[str, ...]
+    required: int
+
+
+def forms_for(signature: Signature | None, causal: bool, batched: bool = False) -> list[Form]:
+    """The forms to try: as asked; with a mask in every convention when the function needs a
+    fourth argument (or, for a causal question, offers an optional one named like a mask);
+    with d_k when that argument is named like a dimension."""
+    plain = Form("batched" if batched else "as asked", batched=batched)
+    masks = [Form(f"with a {name} mask", mask=name, batched=batched)
+             for name in MASK_CONVENTIONS]
+    if signature is None or len(signature.names) < 4:
+        return [plain]
+    fourth = signature.names[3]
+    if signature.required == 4:
+        if _DIMENSION.match(fourth):
+            return [Form("with d_k", dimension=True, batched=batched)]
+        return masks
+    if signature.required <= 3 and causal and "mask" in fourth.lower():
+        return [plain, *masks]
+    return [plain]
 
 
 @dataclass(frozen=True)
@@ -76,6 +100,8 @@ def build_job(instance: Instance, source: str, function: str, forms: list[Form],
         for form in forms:
             base = [add(_lift(q, form)), add(_lift(k, form))]
             mask = [add(_lift(case.mask(form.mask), form))] if form.mask is not None else []
+            if form.dimension:
+                mask = [add(np.array(case.spec.d_k))]
             for probe, values in ((False, v), (True, case.identity)):
                 calls.append(Call(function, (*base, add(_lift(values, form)), *mask)))
                 slots.append(Slot(index, form, probe))

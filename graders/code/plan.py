@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from graders.code.battery import BatteryError, Instance, load_battery
 from graders.code.config import resolve_battery
 from graders.code.extract import ExtractedCode, extract_code
-from graders.code.forms import Form, Slot, build_job, forms_for
+from graders.code.forms import Form, Signature, Slot, build_job, forms_for
 from graders.context import GradingContext
 from graders.documents.model import LocatedAnswer
 from graders.results import Evidence, Status
@@ -40,17 +40,14 @@ class Prepared:
     job: Job
     slots: list[Slot]
     function: str
-    defined: dict[str, tuple[int, int]]  # name -> (required, all) positional parameters
+    defined: dict[str, Signature]
     forms: list[Form]
     evidence: list[Evidence] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
-    @property
-    def extra_required(self) -> int:
-        return max(self.defined.get(self.function, (3, 3))[0] - 3, 0)
-
     def batched(self) -> tuple[Job, list[Slot], list[Form]]:
-        forms = forms_for(self.extra_required, batched=True)
+        forms = forms_for(self.defined.get(self.function), self.instance.spec.mask == "causal",
+                          batched=True)
         job, slots = build_job(self.instance, self.code.source, self.function, forms,
                                self.instance.battery.timeout_s)
         return job, slots, forms
@@ -64,17 +61,17 @@ class NotRun:
     feedback: str
 
 
-def _top_level_functions(source: str) -> dict[str, tuple[int, int]]:
-    """Top-level functions with their required and total positional parameter counts."""
+def _top_level_functions(source: str) -> dict[str, Signature]:
+    """Top-level functions with their positional parameters (parsed, never run)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
-    found: dict[str, tuple[int, int]] = {}
+    found: dict[str, Signature] = {}
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
-            total = len(node.args.posonlyargs) + len(node.args.args)
-            found[node.name] = (total - len(node.args.defaults), total)
+            names = tuple(a.arg for a in (*node.args.posonlyargs, *node.args.args))
+            found[node.name] = Signature(names, len(names) - len(node.args.defaults))
     return found
 
 
@@ -126,13 +123,13 @@ def prepare(battery_name: str, answer: LocatedAnswer, context: GradingContext
     function = battery.function
     defined = _top_level_functions(code.source)
     if function not in defined:
-        candidates = [name for name, (required, total) in defined.items()
-                      if required <= 3 <= total or required == 4]
+        candidates = [name for name, signature in defined.items()
+                      if signature.required <= 3 <= len(signature.names)
+                      or signature.required == 4]
         if len(candidates) == 1:
             function = candidates[0]
             notes.append(f"No function is named `{battery.function}`; graded your "
                          f"`{function}` in its place.")
-    required = defined.get(function, (3, 3))[0]
-    forms = forms_for(max(required - 3, 0))
+    forms = forms_for(defined.get(function), battery.spec.mask == "causal")
     job, slots = build_job(instance, code.source, function, forms, battery.timeout_s)
     return Prepared(instance, code, job, slots, function, defined, forms, evidence, notes)

@@ -79,6 +79,11 @@ def _describe(value: Any, depth: int, chunks: list[bytes], budget: _Budget) -> d
         items = [_describe(v, 1, chunks, budget) for v in list(value)[:MAX_ITEMS]]
         return {"t": "seq", "kind": "list" if isinstance(value, list) else "tuple",
                 "length": len(value), "items": items}
+    if depth == 0 and isinstance(value, dict):
+        # {"output": ..., "weights": ...}: its values in order; the parent tells them apart.
+        values = list(value.values())
+        items = [_describe(v, 1, chunks, budget) for v in values[:MAX_ITEMS]]
+        return {"t": "seq", "kind": "dict", "length": len(values), "items": items}
     if isinstance(value, np.ndarray | np.generic | int | float | bool | list | tuple):
         try:
             return _encode_array(value, chunks, budget)

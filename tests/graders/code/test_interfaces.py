@@ -151,3 +151,31 @@ def test_an_exception_quoting_the_inputs_is_summarised_for_the_student(grade: Gr
         assert "ValueError" in student
         assert "cannot handle [" not in student and "[[" not in student
         assert "cannot handle [" in result.feedback  # staff see it
+
+
+def test_an_optional_mask_argument_that_alone_makes_it_causal_is_passed(grade: Grade) -> None:
+    source = ("import numpy as np\n"
+              "def masked_attention(Q, K, V, mask=None):\n"
+              "    scores = Q @ K.T / np.sqrt(Q.shape[-1])\n"
+              "    if mask is not None:\n"
+              "        scores = scores + mask\n"
+              "    w = np.exp(scores - scores.max(axis=-1, keepdims=True))\n"
+              "    w = w / w.sum(axis=-1, keepdims=True)\n"
+              "    return w @ V, w\n")
+    results = grade("B4", source)
+    assert {k: r.points for k, r in results.items()} == {
+        "b4.interface": 0, "b4.causal": 2, "b4.weights": 2, "b4.output": 2}
+
+
+def test_a_dict_of_results_and_a_required_d_k_are_read(grade: Grade) -> None:
+    source = ("import numpy as np\n"
+              "def attention(Q, K, V, d_k):\n"
+              "    scores = Q @ K.T / np.sqrt(d_k)\n"
+              "    w = np.exp(scores - scores.max(axis=-1, keepdims=True))\n"
+              "    w = w / w.sum(axis=-1, keepdims=True)\n"
+              "    return {'attention_weights': w, 'output': w @ V}\n")
+    results = grade("B3", source)
+    assert results["b3.interface"].points == 0
+    assert sum(r.points for r in results.values()) == 9, {
+        k: (r.points, r.feedback) for k, r in results.items()}
+    assert "d_k" in results["b3.interface"].feedback
