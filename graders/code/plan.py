@@ -17,12 +17,13 @@ import ast
 import hashlib
 import hmac
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from graders.code.battery import BatteryError, Instance, load_battery
 from graders.code.config import resolve_battery
 from graders.code.extract import ExtractedCode, extract_code
 from graders.code.forms import Form, Signature, Slot, build_job, forms_for
+from graders.code.imports import borrowed_imports
 from graders.context import GradingContext
 from graders.documents.model import LocatedAnswer
 from graders.results import Evidence, Status
@@ -110,6 +111,13 @@ def prepare(battery_name: str, answer: LocatedAnswer, context: GradingContext
     if notebook is not None:
         notes.append("As in Jupyter, the notebook's code cells ran in order in one namespace, "
                       "up to and including this question's.")
+    else:
+        borrowed, sources = borrowed_imports(code.source, context)
+        if borrowed:
+            code = replace(code, source=code.source.rstrip("\n") + "\n\n" + borrowed + "\n")
+            notes.append(f"Your code uses names it never imports; the import(s) `{borrowed}` "
+                         f"from your answer to {', '.join(sources)} were added after it, as "
+                         "one notebook or file would have them.")
     seed = input_seed(context, battery_name, code.source)
     instance = battery.instance(seed)
     evidence = [Evidence(kind="answer", text=code.source[:4000],

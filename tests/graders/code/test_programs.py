@@ -120,3 +120,15 @@ def test_64_kib_of_code_fences_is_extracted_in_linear_time() -> None:
     started = time.process_time()
     extract_code(text)
     assert time.process_time() - started < 2.0
+
+
+def test_an_answer_using_an_import_from_an_earlier_answer_gets_it(
+        resources: GradingResources) -> None:
+    # One box per question: numpy imported in B3's answer only, as the notebook had it.
+    raw = json.dumps({"answers": {"B3": "import numpy as np\n" + B3_BODY,
+                                  "B4": B4_BODY}}).encode()
+    results = _code_items(raw, "answers.json", resources)
+    assert sum(r.points for r in results.values()) == 20, {
+        k: r.feedback for k, r in results.items()}
+    assert "import numpy as np" in results["b4.output"].feedback
+    assert "import" not in results["b3.output"].feedback
