@@ -235,13 +235,15 @@ class CodeGrader(Grader):
                 staff.append(run.crash(False))
                 student.append(run.crash(True))
             if adaptations and config.check != "interface":
+                share = "all" if credit == 1 else str(credit)
                 staff.append(sentence("Graded through an adapted interface: "
                                       + adapted_words(adaptations, False))
-                             + f" This item earns {credit} of its points for it.")
+                             + f" The rubric gives this item {share} of its points for it.")
                 words = adapted_words(adaptations, True)
                 if words:
-                    student.append(sentence(words) + " Your result was read as it is, for "
-                                   "reduced credit.")
+                    student.append(sentence(words) + (
+                        " Your result was read that way, for reduced credit." if credit < 1
+                        else " Your result was read that way."))
             salvaged = {v.salvaged for v in verdicts if v.salvaged}
             if salvaged:
                 text = (f"Your function crashed before returning; this check was decided on "
