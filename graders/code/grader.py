@@ -285,8 +285,8 @@ class CodeGrader(Grader):
             if obs is None or verdict.verdict is not Verdict.PASS:
                 continue
             found |= obs.adaptations
-            if verdict.rounded:
-                found.add("rounded")
+            if verdict.rounded and config.check in ("weights", "output", "stable"):
+                found.add("rounded")  # a property (scaling, row sums) survives rounding
         if config.check != "weights":
             found.discard("derived_weights")  # only the weights item is about returning them
         return frozenset(found)

@@ -179,3 +179,20 @@ def test_a_dict_of_results_and_a_required_d_k_are_read(grade: Grade) -> None:
     assert sum(r.points for r in results.values()) == 9, {
         k: (r.points, r.feedback) for k, r in results.items()}
     assert "d_k" in results["b3.interface"].feedback
+
+
+def test_rounded_results_cost_the_rubric_share_on_the_matching_items_only(
+        grade: Grade) -> None:
+    source = ("import numpy as np\n"
+              "def attention(Q, K, V):\n"
+              "    s = Q @ K.T / np.sqrt(Q.shape[-1])\n"
+              "    w = np.exp(s - s.max(axis=-1, keepdims=True))\n"
+              "    w = w / w.sum(axis=-1, keepdims=True)\n"
+              "    return np.round(w @ V, 4), np.round(w, 4)\n")
+    results = grade("B3", source)
+    points = {k: r.points for k, r in results.items()}
+    assert points == {"b3.interface": 1, "b3.scaling": 2, "b3.row_softmax": 2,
+                      "b3.weights": 1, "b3.output": 1, "b3.stable": Decimal("0.5")}, {
+        k: r.feedback for k, r in results.items()}
+    assert "rounded" in results["b3.output"].feedback
+    assert results["b3.output"].confidence < 1
