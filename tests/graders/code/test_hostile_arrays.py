@@ -94,3 +94,34 @@ def test_zero_size_complex_and_object_results_are_failures_not_grader_errors(
             assert result.status in (Status.GRADED, Status.SUBMISSION_ERROR), result.feedback
             assert result.points <= result.max_points
         assert sum(r.points for r in results.values()) <= 1
+
+
+finite_or_not = hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=2, min_side=0,
+                                                        max_side=6),
+                           elements=st.floats(allow_nan=True, allow_infinity=True, width=64))
+
+
+@settings(max_examples=300, deadline=None)
+@given(weights=finite_or_not, data=st.data(), column_factors=st.booleans())
+def test_the_softmax_relation_decides_any_matrix(weights: np.ndarray, data: st.DataObject,
+                                                 column_factors: bool) -> None:
+    from graders.code.arrays import relation
+
+    scores = data.draw(hnp.arrays(np.float64, weights.shape,
+                                  elements=st.floats(-1e6, 1e6, width=64)))
+    allowed = data.draw(hnp.arrays(np.bool_, weights.shape))
+    found = relation(weights, scores, allowed, column_factors)
+    assert found.holds in (True, False, None)
+    if found.holds:
+        assert found.scale > 0
+
+
+def test_unsupported_and_oversized_returns_read_as_no_result() -> None:
+    from graders.code.forms import read
+
+    case = INSTANCES["b3"].cases[0]
+    for value in (Value("unsupported", type_name="dict"), Value("too_large", shape=(10**9,)),
+                  Value("seq", items=(Value("unsupported", type_name="str"),), length=1,
+                        type_name="tuple")):
+        reading = read(CallResult(0, ok=True, value=value), case, case.inputs[2], "")
+        assert reading.output is None and reading.weights is None
