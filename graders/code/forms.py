@@ -29,7 +29,7 @@ class Form:
     name: str
     mask: str | None = None
     dimension: bool = False  # a required d_k argument, passed as an integer
-    batched: bool = False
+    batched: int = 0  # leading axes of one added: 1 for (batch, n, d), 2 for (batch, head, n, d)
 
     @property
     def adaptations(self) -> frozenset[AdaptationName]:
@@ -55,10 +55,11 @@ class Signature:
     required: int
 
 
-def forms_for(signature: Signature | None, causal: bool, batched: bool = False) -> list[Form]:
+def forms_for(signature: Signature | None, causal: bool, batched: int = 0) -> list[Form]:
     """The forms to try: as asked; with a mask in every convention when the function needs a
     fourth argument (or, for a causal question, offers an optional one named like a mask);
-    with d_k when that argument is named like a dimension."""
+    with d_k when that argument is named like a dimension. `batched`: with that many leading
+    axes of one on every input."""
     plain = Form("batched" if batched else "as asked", batched=batched)
     masks = [Form(f"with a {name} mask", mask=name, batched=batched)
              for name in MASK_CONVENTIONS]
@@ -82,7 +83,7 @@ class Slot:
 
 
 def _lift(array: Array, form: Form) -> Array:
-    return array[None] if form.batched else array
+    return array.reshape((1,) * form.batched + array.shape)
 
 
 def build_job(instance: Instance, source: str, function: str, forms: list[Form],

@@ -235,10 +235,10 @@ class CodeGrader(Grader):
                 staff.append(run.crash(False))
                 student.append(run.crash(True))
             if adaptations and config.check != "interface":
-                share = "all" if credit == 1 else str(credit)
+                portion = "all" if credit == 1 else str(credit)
                 staff.append(sentence("Graded through an adapted interface: "
                                       + adapted_words(adaptations, False))
-                             + f" The rubric gives this item {share} of its points for it.")
+                             + f" The rubric gives this item {portion} of its points for it.")
                 words = adapted_words(adaptations, True)
                 if words:
                     student.append(sentence(words) + (

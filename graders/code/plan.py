@@ -47,8 +47,10 @@ class Prepared:
     notes: list[str] = field(default_factory=list)
 
     def batched(self) -> tuple[Job, list[Slot], list[Form]]:
-        forms = forms_for(self.defined.get(self.function), self.instance.spec.mask == "causal",
-                          batched=True)
+        """The job trying a batch of one, and a batch and a head of one."""
+        causal = self.instance.spec.mask == "causal"
+        signature = self.defined.get(self.function)
+        forms = [*forms_for(signature, causal, batched=1), *forms_for(signature, causal, 2)]
         job, slots = build_job(self.instance, self.code.source, self.function, forms,
                                self.instance.battery.timeout_s)
         return job, slots, forms

@@ -196,3 +196,18 @@ def test_rounded_results_cost_the_rubric_share_on_the_matching_items_only(
         k: r.feedback for k, r in results.items()}
     assert "rounded" in results["b3.output"].feedback
     assert results["b3.output"].confidence < 1
+
+
+def test_code_for_batch_and_head_dimensions_is_called_with_one_of_each(grade: Grade) -> None:
+    source = ("import numpy as np\n\n"
+              "def masked_attention(Q, K, V):\n"
+              "    b, h, n, d = Q.shape\n"
+              "    s = Q @ K.transpose(0, 1, 3, 2) / np.sqrt(d)\n"
+              "    s = np.where(np.triu(np.ones((n, n)), k=1)[None, None] == 1, -np.inf, s)\n"
+              "    w = np.exp(s - s.max(axis=-1, keepdims=True))\n"
+              "    w = w / w.sum(axis=-1, keepdims=True)\n"
+              "    return w @ V, w\n")
+    results = grade("B4", source)
+    assert results["b4.interface"].points == 0
+    assert sum(r.points for r in results.values()) == 9, {
+        k: r.feedback for k, r in results.items()}
