@@ -7,8 +7,9 @@ the harness's result channel), whatever it does to its own process.
 
 The seed: HMAC-SHA256 of the operator's `code_input_secret` over the question, the battery and
 the exact program, so a regrade of the same answer reproduces the same inputs, no student can
-compute them, and every result records the seed it was graded with. Without a configured
-secret the process draws one at random (inputs then differ between processes).
+compute them, and every result records the seed it was graded with. The service always passes
+one (configured, or made once and kept beside its database); without any, the process draws
+one at random.
 """
 
 from __future__ import annotations
