@@ -81,7 +81,8 @@ def _matches(actual: Array | None, expected: Array, config: CodeCheckConfig, wha
         return Outcome(True, f"the {what} matches only to about 1e-3 (rounded?)", rounded=True)
     if not np.isfinite(actual).all():
         return Outcome(False, f"the {what} contains inf or nan")
-    return Outcome(False, f"the {what} does not match the reference")
+    verb = "do" if what.endswith("s") else "does"
+    return Outcome(False, f"the {what} {verb} not match the reference")
 
 
 def _interface(obs: Observation, config: CodeCheckConfig) -> Outcome:
