@@ -150,7 +150,8 @@ class CodeGrader(Grader):
             lines = code.source.splitlines()
             shown = lines[line - 1].strip() if 0 < line <= len(lines) else ""
             where = f" at line {line}" + (f": `{shown}`" if shown else "")
-            text = f"Your code does not parse (SyntaxError: {message}{where})."
+            kind = "" if message.split(":")[0].endswith("Error") else "SyntaxError: "
+            text = f"Your code does not parse ({kind}{message}{where})."
             return all_items(Status.SUBMISSION_ERROR, " ".join([text, *notes]), text,
                              tuple(evidence))
         for line, error in module.errors:

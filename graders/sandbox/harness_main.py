@@ -132,10 +132,10 @@ def _flush() -> None:
 def _execute_module(source: str, namespace: dict[str, Any]) -> dict[str, Any]:
     try:
         code = compile(source, SUBMISSION, "exec")
-    except SyntaxError as exc:
+    except SyntaxError as exc:  # IndentationError and TabError too: the name says which
         return {"kind": "module", "syntax_error": {
-            "line": exc.lineno or 0, "offset": exc.offset or 0, "message": str(exc.msg)[:300]},
-            "errors": []}
+            "line": exc.lineno or 0, "offset": exc.offset or 0,
+            "message": f"{type(exc).__name__}: {exc.msg}"[:300]}, "errors": []}
     except (ValueError, MemoryError, RecursionError) as exc:
         return {"kind": "module", "syntax_error": {
             "line": 0, "offset": 0, "message": f"{type(exc).__name__}: {exc}"[:300]},
