@@ -125,3 +125,22 @@ def test_unsupported_and_oversized_returns_read_as_no_result() -> None:
                         type_name="tuple")):
         reading = read(CallResult(0, ok=True, value=value), case, case.inputs[2], "")
         assert reading.output is None and reading.weights is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(question=st.sampled_from(["b3", "b4"]), swapped=st.booleans(),
+       container=st.sampled_from(["tuple", "list", "dict"]), case_index=st.integers(0, 3))
+def test_the_pair_order_is_read_from_the_values(question: str, swapped: bool, container: str,
+                                                case_index: int) -> None:
+    from graders.code.forms import read
+
+    case = INSTANCES[question].cases[case_index]
+    output, weights = case.expected
+    first, second = (weights, output) if swapped else (output, weights)
+    items = tuple(Value("array", array=a, dtype=str(a.dtype), shape=a.shape)
+                  for a in (first, second))
+    reading = read(CallResult(0, ok=True, value=Value("seq", items=items, length=2,
+                                                       type_name=container)),
+                   case, case.inputs[2], "")
+    assert reading.shape == ("swapped" if swapped else "pair")
+    assert reading.output is not None and np.allclose(reading.output, output)
