@@ -112,26 +112,26 @@ def relation(weights: Array, scores: Array, allowed: Array,
     b_j too when `column_factors`: a softmax normalised along the wrong axis still relates to
     its scores), for one c > 0 that makes the weights depend on the scores.
 
-    Fitted in log space, first on every weight (exact arithmetic leaves tiny weights exact in
-    relative terms, so one-hot rows at large logits still tell c), then, for results rounded to
-    a few decimals, on the weights of at least 1% of their row's largest. An allowed position
-    with weight exactly 0 is accepted only where the fitted softmax is negligible. Uniform
-    weights fit c = 0 and fail; an identity matrix fails on its zeros; arbitrary positive
-    matrices fail on the residual."""
+    Fitted in log space at three levels of precision: float64 on every positive weight (exact
+    arithmetic keeps tiny weights exact in relative terms, so one-hot rows at large logits still
+    tell c); float32, without its imprecise denormal weights; results rounded to 4 decimals,
+    each weight within what rounding can move its log. Rows with fewer than two weights tell
+    nothing; with too few everywhere, the weights must at least grow with the scores. An
+    allowed position left out of the fit (weight 0) is accepted only where the fitted softmax
+    is negligible. Uniform weights fit c = 0 and fail; an identity matrix fails on its zeros;
+    arbitrary positive matrices fail on the residual."""
     if weights.shape != scores.shape or weights.ndim != 2 or not np.isfinite(weights).all() \
             or (weights < 0).any():
         return Relation(False, 0.0, "the weights are not a finite non-negative matrix")
     positive = allowed & (weights > 1e-290)
     with np.errstate(all="ignore"):
         top = weights.max(axis=1, keepdims=True, initial=0.0)
-    # Exact float64; float32 (whose tiny weights are denormal, so imprecise); rounded results.
-    with np.errstate(all="ignore"):
         # Rounding to 4 decimals moves a weight w by up to 5e-5: log w by up to 5e-5 / w.
         rounding = ROUNDED_LOG_TOL + ROUNDED_ABS / np.maximum(weights, 1e-300)
     levels = ((positive, EXACT_LOG_TOL), (positive & (weights > 1e-30 * top), FLOAT32_LOG_TOL),
               (positive, rounding))
     fitted: tuple[float, Array] | None = None
-    tried = 0.0
+    tried: float | None = None
     tolerance: float | Array
     for entries, tolerance in levels:
         fit = _fit(weights, scores, entries, column_factors,
@@ -143,7 +143,7 @@ def relation(weights: Array, scores: Array, allowed: Array,
             fitted = fit[0], entries
             break
     if fitted is None:
-        if tried:
+        if tried is not None:
             return Relation(False, tried, "the weights are not a softmax of the scaled scores")
         if (allowed & ~positive).any() and not _monotone(weights, scores, allowed):
             return Relation(False, 0.0, "allowed positions get no weight at all, or weight "
