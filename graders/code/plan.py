@@ -134,7 +134,11 @@ def prepare(battery_name: str, answer: LocatedAnswer, context: GradingContext
     function = battery.function
     defined = _top_level_functions(code.source)
     if function not in defined:
-        candidates = [name for name, signature in defined.items()
+        own = defined
+        if notebook is not None:  # another question's cells define other functions
+            own_code = extract_code(answer.text)
+            own = _top_level_functions(own_code.source) if own_code is not None else {}
+        candidates = [name for name, signature in own.items()
                       if signature.required <= 3 <= len(signature.names)
                       or signature.required == 4]
         if len(candidates) == 1:
