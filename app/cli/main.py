@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from app.cli import admin, grading, ops
+from app.cli import admin, grading, ops, release
 
 app = typer.Typer(
     name="gradeformer",
@@ -22,6 +22,8 @@ app.command("import")(grading.import_folder)
 app.command()(ops.regrade)
 app.command()(ops.export)
 app.command()(ops.doctor)
+app.command()(release.publish)
+app.command()(release.schedule)
 
 if __name__ == "__main__":
     app()
