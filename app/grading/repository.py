@@ -128,6 +128,7 @@ class ItemRow:
     grader_version: str
     feedback: str = ""
     evidence: list[Any] = field(default_factory=list)
+    student_feedback: str | None = None
 
 
 def current_item_rows(session: Session, submission_ids: Sequence[int]) -> dict[int, list[ItemRow]]:
