@@ -64,7 +64,7 @@ def answer_values(item: RubricItem) -> list[str]:
             found.extend(_numbers(mistake.get("value")))
     spellings: list[str] = []
     for value in found:
-        for spelled in {str(value), _number(value)}:
+        for spelled in (str(value), _number(value)):
             if spelled not in spellings:
                 spellings.append(spelled)
     return spellings
