@@ -12,7 +12,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.assignments.service import current_rubric
 from app.auth.dependencies import CurrentUser, InstructorUser, is_staff
-from app.db.models import SubmissionStatus, User
+from app.db.models import CountedSubmission, SubmissionStatus, User
 from app.db.session import unit_of_work
 from app.deps import ClockDep, ExecutorDep, SessionDep, SettingsDep
 from app.submissions import service
@@ -159,9 +159,11 @@ def list_submissions(
         return []
     view = view_for(session, own[0], clock())
     counted = counted_per_student(own, view.schedule)
+    # Which one is best would tell a student how unreleased scores compare.
+    hidden = view.schedule.counts == CountedSubmission.BEST and not view.state.published
     return [
         StudentSubmissionSummary.of(
-            s, student_score(s, view), counted.get(student_key(s)) is s
+            s, student_score(s, view), None if hidden else counted.get(student_key(s)) is s
         )
         for s in own[offset : offset + limit]
     ]

@@ -112,7 +112,9 @@ def student_item(item: EffectiveItem, view: AssignmentView) -> StudentItem:
     show_points = released and (item.override is not None or item.status not in _UNDECIDED)
     if released and item.override is not None and item.override.comment:
         feedback = item.override.comment
-    elif show_points and item.student_feedback:
+    elif show_points and item.override is None and item.student_feedback:
+        # The grader's words describe the machine's score; an override without a comment
+        # gets the neutral message for its own points.
         feedback = item.student_feedback
     else:
         feedback = neutral_message(item, show_points)

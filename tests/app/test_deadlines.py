@@ -122,9 +122,8 @@ def test_deadlines_penalties_and_limits(course: ClockedApi) -> None:
 
     assert _schedule(course, counts="best").status_code == 200
     assert row()["submission_id"] == str(ids[0]) and row()["final_total"] == "10.00"
-    assert [s["counts"] for s in course.get(f"{URL}/submissions", "alice")] == [
-        True, False, False, False
-    ]
+    # Before publication the student is not told which one is best: that compares scores.
+    assert [s["counts"] for s in course.get(f"{URL}/submissions", "alice")] == [None] * 4
 
     assert _schedule(course, counts="chosen").status_code == 200
     assert row()["submission_id"] == str(filed.json()["id"])  # none chosen yet: the latest
@@ -137,6 +136,9 @@ def test_deadlines_penalties_and_limits(course: ClockedApi) -> None:
     course.clock.now = LATE_UNTIL + timedelta(days=1)
     assert course.client.post(f"{URL}/publish", headers=course.auth("prof")).status_code == 200
     assert row()["published"] == "yes"
+    assert [s["counts"] for s in course.get(f"{URL}/submissions", "alice")] == [
+        False, True, False, False
+    ]
     results = course.get(f"/api/v1/submissions/{ids[1]}/results.json", "alice")
     assert results["score"] == 9 and results["extra_data"]["days_late"] == 1
     assert results["execution_time"] is not None and results["execution_time"] >= 0
