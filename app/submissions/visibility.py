@@ -78,8 +78,8 @@ class AssignmentView:
         return self.rubric is not None and self.state.solutions(self.rubric.release.solutions)
 
     def title_of(self, item: RubricItem) -> str | None:
-        shown = item.title_public or self.solutions_released
-        return item.title if shown and item.title else None
+        released = self.solutions_released and self.visibility(item.id) != "hidden"
+        return item.title if item.title and (item.title_public or released) else None
 
     def solution_of(self, item: RubricItem) -> str | None:
         if not self.solutions_released or self.visibility(item.id) == "hidden":

@@ -280,7 +280,7 @@ def test_role_visibility_release_matrix(
               for i in q["items"]}
     if published:
         assert titles["p4.published"] == ("value = 7474", "7,474")
-        assert titles["p2.hidden"] == ("value = 5151", None)  # a hidden item's answer stays
+        assert titles["p2.hidden"] == (None, None)  # a hidden item stays hidden
     else:
         assert all(t == (None, None) for t in titles.values())
         assert not leaks([handout, body, results], {"5151", "6363", "7474"}, set())
