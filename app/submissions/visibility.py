@@ -14,6 +14,7 @@ from app.assignments.repository import current_version
 from app.assignments.schedule import ReleaseState, Schedule
 from app.assignments.service import parsed_version
 from app.db.models import Assignment
+from app.errors import NotFound
 from app.submissions.scoring import EffectiveItem
 from app.submissions.service import ScoredSubmission
 from graders.disclosure import solution_text
@@ -165,6 +166,6 @@ def student_score(s: ScoredSubmission, view: AssignmentView) -> StudentScore:
 
 def view_for(session: Session, s: ScoredSubmission, now: datetime) -> AssignmentView:
     assignment = session.get(Assignment, s.submission.assignment_id)
-    if assignment is None:  # deleted meanwhile: nothing is released
-        raise LookupError(s.submission.assignment_id)
+    if assignment is None:  # deleted meanwhile
+        raise NotFound(f"There is no submission {s.submission.id}.")
     return assignment_view(session, assignment, now)

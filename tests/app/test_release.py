@@ -259,6 +259,11 @@ def test_role_visibility_release_matrix(
             "visible", "hidden", "after_due_date", "after_published"
         ]
         assert results["score"] == 6
+        rubric = capi.get("/api/v1/assignments/vis-matrix", who)
+        assert [i["title"] for i in rubric["items"]] == [
+            "value = 4242", "value = 5151", "value = 6363", "value = 7474"
+        ]
+        assert (rubric["schedule"]["grades_published_at"] is not None) == published
         return
     assert not _keys(body) & STAFF_KEYS
     assert {i for i, v in items.items() if v["released"]} == shown
