@@ -21,7 +21,8 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("assignments") as batch:
+    # Added in place (ALTER TABLE ... ADD COLUMN): existing rows take the server defaults.
+    with op.batch_alter_table("assignments", recreate="never") as batch:
         batch.add_column(sa.Column("opens_at", sa.DateTime(timezone=True), nullable=True))
         batch.add_column(sa.Column("due_at", sa.DateTime(timezone=True), nullable=True))
         batch.add_column(sa.Column("late_until", sa.DateTime(timezone=True), nullable=True))
@@ -40,24 +41,26 @@ def upgrade() -> None:
         batch.add_column(
             sa.Column("grades_published_at", sa.DateTime(timezone=True), nullable=True)
         )
-    with op.batch_alter_table("submissions") as batch:
+    with op.batch_alter_table("submissions", recreate="never") as batch:
         batch.add_column(
             sa.Column("chosen", sa.Boolean(), nullable=False, server_default=sa.false())
         )
-    with op.batch_alter_table("grading_runs") as batch:
+    with op.batch_alter_table("grading_runs", recreate="never") as batch:
         batch.add_column(sa.Column("execution_time", sa.Double(), nullable=True))
-    with op.batch_alter_table("item_scores") as batch:
+    with op.batch_alter_table("item_scores", recreate="never") as batch:
         batch.add_column(sa.Column("student_feedback", sa.Text(), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("item_scores") as batch:
+    # Never a copy-and-swap of the table on SQLite: dropping the old `assignments` with foreign
+    # keys on would cascade to every submission. SQLite (3.35+) drops a plain column in place.
+    with op.batch_alter_table("item_scores", recreate="never") as batch:
         batch.drop_column("student_feedback")
-    with op.batch_alter_table("grading_runs") as batch:
+    with op.batch_alter_table("grading_runs", recreate="never") as batch:
         batch.drop_column("execution_time")
-    with op.batch_alter_table("submissions") as batch:
+    with op.batch_alter_table("submissions", recreate="never") as batch:
         batch.drop_column("chosen")
-    with op.batch_alter_table("assignments") as batch:
+    with op.batch_alter_table("assignments", recreate="never") as batch:
         for column in (
             "grades_published_at",
             "counts",
