@@ -14,7 +14,7 @@ from app.assignments.service import current_rubric
 from app.points import as_number
 from app.submissions.counting import counted_per_student, final_total
 from app.submissions.service import ScoredSubmission, scored_for_assignment
-from app.submissions.visibility import AssignmentView, student_score
+from app.submissions.visibility import AssignmentView, student_error, student_score
 
 # After the question columns: the late penalty, the grade after it, and whether students can see
 # it yet (a gradebook imported before publication must not look final).
@@ -89,7 +89,8 @@ def gradescope_results(s: ScoredSubmission, view: AssignmentView, staff: bool) -
             test["extra_data"] = {"status": item.status, "staff_feedback": item.feedback}
         tests.append(test)
     result: dict[str, Any] = {
-        "output": s.submission.error or f"Status: {s.score.status}.",
+        "output": (s.submission.error if staff else student_error(s))
+        or f"Status: {s.score.status}.",
         "tests": tests,
         "execution_time": _execution_time(s),
         "extra_data": {

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from app.points import JsonPoints
 from app.submissions.scoring import EffectiveItem
 from app.submissions.service import ScoredSubmission
-from app.submissions.visibility import StudentItem, StudentScore
+from app.submissions.visibility import StudentItem, StudentScore, student_error
 
 
 class Accepted(BaseModel):
@@ -183,6 +183,6 @@ class StudentSubmissionOut(StudentSubmissionSummary):
             content_type=s.submission.content_type,
             size=s.submission.size,
             sha256=s.submission.sha256,
-            error=s.submission.error,
+            error=student_error(s),
             items=[StudentItemOut.of(i) for i in score.items],
         )

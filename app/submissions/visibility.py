@@ -55,6 +55,16 @@ def neutral_message(item: EffectiveItem, show_points: bool) -> str:
     return f"{earned}."
 
 
+def student_error(s: ScoredSubmission) -> str | None:
+    """Why a document was not graded, for its student: the reading problem in their document,
+    but not the details of a failure of ours."""
+    if s.submission.error is None:
+        return None
+    if s.submission.status == Status.GRADER_ERROR.value:
+        return "Something went wrong on our side while grading; course staff will look at it."
+    return s.submission.error
+
+
 @dataclass(frozen=True)
 class AssignmentView:
     """One assignment's schedule, current rubric and release state at one moment."""

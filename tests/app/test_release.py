@@ -340,3 +340,20 @@ def test_override_and_review_are_invisible_to_students(capi: ClockedApi, matrix:
     staff = capi.get(url, "prof")["items"][0]
     assert staff["override"]["user_id"] is not None and staff["machine_points"] == 1
     capi.client.delete("/api/v1/assignments/vis-matrix/publish", headers=capi.auth("prof"))
+
+
+def test_our_failures_are_not_explained_to_students(capi: ClockedApi, matrix: int) -> None:
+    from app.db.session import unit_of_work
+    from app.grading.repository import mark_failed
+
+    capi.clock.now = START
+    sid = capi.submit("vis-matrix", "alice", {"P1": "4242"}).json()["id"]
+    with unit_of_work(capi.sessions) as session:
+        mark_failed(session, [sid], "Internal error (KeyError in _locate_parts); see the log.")
+    url = f"/api/v1/submissions/{sid}"
+    assert "KeyError" in capi.get(url, "prof")["error"]
+    mine = capi.get(url, "alice")
+    assert "KeyError" not in mine["error"]
+    assert "course staff" in mine["error"]
+    assert "KeyError" not in json.dumps(capi.get(f"{url}/results.json", "alice"))
+    assert "KeyError" in capi.get(f"{url}/results.json", "prof")["output"]
