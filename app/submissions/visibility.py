@@ -74,10 +74,11 @@ class AssignmentView:
     state: ReleaseState
 
     def visibility(self, item_id: str) -> Visibility:
+        """The item's rule; an item the current rubric no longer has waits for publication."""
         item = self.item(item_id)
-        if self.rubric is None:
+        if self.rubric is None or item is None:
             return "after_published"
-        return "after_published" if item is None else self.rubric.visibility_of(item)
+        return self.rubric.visibility_of(item)
 
     def item(self, item_id: str) -> RubricItem | None:
         if self.rubric is None:
