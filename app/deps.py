@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Path, Request
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
@@ -42,6 +42,10 @@ async def get_executor(request: Request) -> Executor:
     executor: Executor = request.app.state.executor
     return executor
 
+
+# Database ids are signed 64-bit: a larger number names nothing (and would overflow the driver).
+MAX_ID = 2**63 - 1
+IdPath = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 SessionDep = Annotated[Session, Depends(get_session)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]

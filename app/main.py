@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
+import threading
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import asynccontextmanager
+from datetime import timedelta
 
 from fastapi import FastAPI
 from sqlalchemy import text
@@ -22,12 +26,17 @@ from app.db.session import make_engine, make_sessionmaker, read_only_engine, uni
 from app.deps import SessionDep
 from app.exports.router import router as exports_router
 from app.grading.jobs import Executor, unfinished_jobs
-from app.grading.local import LocalExecutor
+from app.grading.local import LocalExecutor, process_pool
+from app.middleware import UPLOAD_PATH, BodyLimit, SecurityHeaders
+from app.regrade.background import RegradeRunner
 from app.regrade.router import router as regrade_router
 from app.review.router import router as review_router
 from app.settings import Settings, get_settings
+from app.submissions.decoding import DecodeLimits, DocumentReader
 from app.submissions.intake import SubmissionIntake
+from app.submissions.limits import UploadLimits
 from app.submissions.router import router as submissions_router
+from app.submissions.upload import MULTIPART_SLACK
 
 ExecutorFactory = Callable[[sessionmaker[Session], Settings], Executor]
 
@@ -64,10 +73,35 @@ def _startup(sessions: sessionmaker[Session], settings: Settings, executor: Exec
             executor.enqueue(job)
 
 
+class _RegradePool:
+    """The process pool regrades grade on: the executor's own, or (Celery) one of ours,
+    started on the first regrade and kept for the server's life."""
+
+    def __init__(self, executor: Executor, settings: Settings) -> None:
+        self._executor = executor
+        self._settings = settings
+        self._own: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> concurrent.futures.Executor:
+        pool = self._executor.local_pool()
+        if pool is not None:
+            return pool
+        with self._lock:
+            if self._own is None:
+                self._own = process_pool(self._settings.workers, self._settings.grading_options())
+            return self._own
+
+    def close(self) -> None:
+        if self._own is not None:
+            self._own.shutdown()
+
+
 def create_app(
     settings: Settings | None = None, executor_factory: ExecutorFactory = default_executor
 ) -> FastAPI:
     settings = settings or get_settings()
+    upload_cap = settings.max_upload_bytes + MULTIPART_SLACK
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -81,12 +115,33 @@ def create_app(
         app.state.executor = executor
         app.state.token_cache = TokenCache()
         app.state.intake = SubmissionIntake(engine)
+        app.state.upload_limits = UploadLimits(
+            app.state.read_engine,
+            settings.uploads_per_minute,
+            settings.upload_burst,
+            settings.student_quota_bytes,
+        )
+        app.state.document_reader = DocumentReader(
+            DecodeLimits(
+                settings.decode_seconds, settings.decode_max_pages, settings.decode_memory_bytes
+            ),
+            settings.decode_concurrency,
+        )
+        regrade_pool = _RegradePool(executor, settings)
+        app.state.regrades = RegradeRunner(
+            sessions,
+            regrade_pool.get,
+            batch_size=settings.regrade_batch,
+            stale_after=timedelta(seconds=settings.regrade_stale_seconds),
+        )
         try:
             await run_in_threadpool(_startup, sessions, settings, executor)
             yield
         finally:
             # The server has answered every request by now; the intake has nothing left to store.
             await run_in_threadpool(app.state.intake.close)
+            await run_in_threadpool(app.state.regrades.close)
+            await run_in_threadpool(regrade_pool.close)
             await run_in_threadpool(executor.shutdown)
             engine.dispose()
 
@@ -98,6 +153,15 @@ def create_app(
         responses=problems.problem_responses(401, 403, 404, 422),
     )
     problems.install(app)
+    # Outermost last: the body cap sees the request before anything else does.
+    app.add_middleware(SecurityHeaders)
+    app.add_middleware(
+        BodyLimit,
+        limit_for=lambda path: (
+            upload_cap if UPLOAD_PATH.match(path) else settings.max_request_bytes
+        ),
+        read_timeout=settings.body_read_timeout,
+    )
 
     @app.get("/healthz", tags=["health"])
     def healthz(session: SessionDep) -> dict[str, str]:

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from app.auth.dependencies import CurrentUser, InstructorUser
-from app.deps import SessionDep
+from app.deps import IdPath, SessionDep
 from app.exports import service
 from app.submissions.service import get_scored
 
@@ -30,5 +30,5 @@ def export_csv(slug: str, session: SessionDep, user: InstructorUser) -> Response
 
 
 @router.get("/submissions/{submission_id}/results.json")
-def results_json(submission_id: int, session: SessionDep, user: CurrentUser) -> dict[str, Any]:
+def results_json(submission_id: IdPath, session: SessionDep, user: CurrentUser) -> dict[str, Any]:
     return service.gradescope_results(get_scored(session, submission_id, user))

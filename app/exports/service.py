@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -11,7 +12,22 @@ from sqlalchemy.orm import Session
 
 from app.assignments.service import current_rubric
 from app.points import as_number
+from app.sanitize import clean
 from app.submissions.service import ScoredSubmission, scored_for_assignment
+
+# A spreadsheet runs a cell that starts with one of these as a formula (=HYPERLINK(...) leaks
+# data when clicked; DDE payloads run commands). Tab and CR start formulas in some too.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?\d{1,30}(\.\d{1,30})?")
+
+
+def csv_cell(value: object) -> str:
+    """A cell a spreadsheet shows as text: formula-like text gets a leading apostrophe (the
+    OWASP advice), numbers stay numbers."""
+    text = clean("" if value is None else str(value), 1000)
+    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text
 
 
 def student_key(s: ScoredSubmission) -> str:
@@ -26,7 +42,10 @@ def gradebook_csv(session: Session, slug: str) -> str:
         latest[student_key(s)] = s  # id order: the last one is the newest
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["student", "submission_id", "status", *questions, "total", "max_points"])
+    writer.writerow(
+        [csv_cell(c) for c in ["student", "submission_id", "status", *questions, "total",
+                               "max_points"]]
+    )
     for student in sorted(latest):
         s = latest[student]
         per_question: dict[str, Decimal] = {}
@@ -37,7 +56,8 @@ def gradebook_csv(session: Session, slug: str) -> str:
                 )
         graded = bool(s.score.items)
         writer.writerow(
-            [
+            csv_cell(cell)
+            for cell in [
                 student,
                 s.submission.id,
                 s.score.status,

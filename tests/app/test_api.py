@@ -166,15 +166,16 @@ def _numeric_ready() -> None:
 
 def _items(api: Api, answers: dict[str, str]) -> dict[str, dict[str, Any]]:
     response = api.client.post(
-        f"{UPLOAD}?wait=true",
-        json={"student_id": "s1", "answers": answers},
+        f"{UPLOAD}?wait=true&student=s1",
+        json={"student_id": "someone-else", "answers": answers},
         headers=api.auth("prof"),
     )
     assert response.status_code == 201, response.text
     body = api.client.get(
         f"/api/v1/submissions/{response.json()['id']}", headers=api.auth("prof")
     ).json()
-    assert body["student"] == "s1"  # an instructor's upload is filed under the JSON's student
+    # An instructor's upload is filed under the explicit student, never the document's claim.
+    assert body["student"] == "s1"
     return {i["id"]: i for i in body["items"]}
 
 
