@@ -19,6 +19,7 @@ from app import problems
 from app.assignments.router import router as assignments_router
 from app.assignments.service import sync_rubric_dir
 from app.auth.cache import TokenCache
+from app.auth.page_sessions import PageSessions
 from app.auth.router import router as tokens_router
 from app.dashboard.page import router as dashboard_page_router
 from app.dashboard.router import router as dashboard_router
@@ -114,6 +115,7 @@ def create_app(
         app.state.read_engine = read_only_engine(engine)
         app.state.executor = executor
         app.state.token_cache = TokenCache()
+        app.state.page_sessions = PageSessions()
         app.state.intake = SubmissionIntake(engine)
         app.state.upload_limits = UploadLimits(
             app.state.read_engine,

@@ -28,10 +28,10 @@ SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
 # Pages are self-contained: inline styles, scripts carrying the page's nonce, nothing fetched,
 # and never inside another site's frame.
 HTML_POLICY = (
-    "default-src 'none'; script-src 'nonce-{nonce}'; style-src 'unsafe-inline'; "
+    "default-src 'none'; script-src {scripts}; style-src 'unsafe-inline'; "
     "img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 )
-NONCE_SCOPE_KEY = "gradeformer.csp_nonce"
+NONCE_STATE = "csp_nonce"  # set on request.state by a page with inline scripts
 
 
 class _TooLarge(HTTPException):
@@ -153,8 +153,9 @@ class SecurityHeaders:
                 headers.extend(SECURITY_HEADERS)
                 content_type = dict(headers).get(b"content-type", b"")
                 if content_type.startswith(b"text/html"):
-                    nonce = scope.get("state", {}).get(NONCE_SCOPE_KEY, "none")
-                    policy = HTML_POLICY.format(nonce=nonce)
+                    nonce = scope.get("state", {}).get(NONCE_STATE)
+                    scripts = f"'nonce-{nonce}'" if nonce else "'none'"
+                    policy = HTML_POLICY.format(scripts=scripts)
                     headers.append((b"content-security-policy", policy.encode()))
                     headers.append((b"x-frame-options", b"DENY"))
                 message = {**message, "headers": headers}

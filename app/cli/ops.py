@@ -18,9 +18,11 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.cli.context import console, database, domain_errors, errors, fail, safe, settings
+from app.db.migrate import is_current, upgrade
 from app.db.session import unit_of_work
 from app.exports.service import gradebook_csv
 from app.grading.local import process_pool
@@ -194,11 +196,43 @@ def doctor() -> None:
     )
 
 
+def _ready_database(url: str) -> None:
+    """Migrate the embedded SQLite database; refuse any other that is not at the newest schema
+    (an operator upgrades a shared database on purpose, not as a side effect of a restart)."""
+    try:
+        if is_current(url):
+            return
+    except Exception as exc:  # unreachable server, bad URL, wrong password
+        raise fail(
+            f"cannot open the database: {type(exc).__name__}: {exc}".splitlines()[0]
+        ) from None
+    if make_url(url).get_backend_name() == "sqlite":
+        errors.print("migrating the SQLite database to the newest schema")
+        upgrade(url)
+        return
+    raise fail(
+        "the database is not at the newest schema; run `gradeformer db upgrade` first"
+    )
+
+
 def serve(
     host: Annotated[str, typer.Option()] = "127.0.0.1",
     port: Annotated[int, typer.Option()] = int(os.environ.get("PORT", "8000")),
 ) -> None:
-    """Run the API server."""
+    """Run the API server (behind a reverse proxy in production: see the README)."""
     import uvicorn
 
-    uvicorn.run("app.main:create_app", factory=True, host=host, port=port)
+    cfg = settings()
+    _ready_database(cfg.database_url)
+    uvicorn.run(
+        "app.main:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        # More open connections than this are answered 503 at once instead of queueing.
+        limit_concurrency=cfg.max_connections,
+        timeout_keep_alive=cfg.keep_alive_seconds,
+        timeout_graceful_shutdown=30,
+        # Request heads bigger than this are refused while they arrive.
+        h11_max_incomplete_event_size=64 * 1024,
+    )

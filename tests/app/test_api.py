@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app.db.models import Submission
@@ -108,14 +109,18 @@ def test_dashboard_for_instructors_only(api: Api) -> None:
 
 def test_dashboard_page_is_self_contained(api: Api) -> None:
     url = f"/assignments/{SLUG}/dashboard"
-    form = api.client.get(url)
+    browser = TestClient(api.client.app)  # its own cookie jar, the running app
+    form = browser.get(url)
     assert form.status_code == 200 and 'name="token"' in form.text
-    page = api.client.get(url, params={"token": api.tokens["prof"]})
+    signed_in = browser.post("/sign-in", data={"token": api.tokens["prof"], "next": url})
+    assert signed_in.status_code == 200 and signed_in.url.path == url
+    page = browser.get(url)
     assert page.status_code == 200 and "<svg" not in page.text.split("<script")[0]
     assert "application/json" in page.text and "createElementNS" in page.text
     assert "http://" not in page.text.replace("http://www.w3.org/2000/svg", "")
     assert "https://" not in page.text
-    _problem(api.client.get(url, params={"token": api.tokens["alice"]}), 403)
+    student = TestClient(api.client.app).post("/sign-in", data={"token": api.tokens["alice"]})
+    assert student.status_code == 403 and "gf_session" not in student.cookies
 
 
 @pytest.mark.parametrize(
