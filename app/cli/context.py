@@ -39,7 +39,8 @@ def safe(text: str, limit: int = 2000) -> str:
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
-    errors.print(f"[red]error:[/red] {safe(message)}", markup=True)
+    # One line whatever the terminal's width: scripts and logs read it as one.
+    errors.print(f"[red]error:[/red] {safe(message)}", markup=True, soft_wrap=True)
     return typer.Exit(code)
 
 

@@ -210,9 +210,7 @@ def _ready_database(url: str) -> None:
         errors.print("migrating the SQLite database to the newest schema")
         upgrade(url)
         return
-    raise fail(
-        "the database is not at the newest schema; run `gradeformer db upgrade` first"
-    )
+    raise fail("the database is not migrated to the newest schema: run `gradeformer db upgrade`")
 
 
 def serve(
