@@ -143,6 +143,7 @@ def create_app(
             # The server has answered every request by now; the intake has nothing left to store.
             await run_in_threadpool(app.state.intake.close)
             await run_in_threadpool(app.state.regrades.close)
+            await run_in_threadpool(app.state.document_reader.close)
             await run_in_threadpool(regrade_pool.close)
             await run_in_threadpool(executor.shutdown)
             engine.dispose()

@@ -36,7 +36,8 @@ def process_pool(workers: int, options: Mapping[str, Any]) -> ProcessPoolExecuto
     # forkserver: workers fork from a clean server that has the graders imported already, not
     # from a parent that runs threads (uvicorn, the writer) whose locks a fork would copy.
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["app.grading.worker"])
+    # The upload checks' document reader forks from the same server: its PDF library too.
+    context.set_forkserver_preload(["app.grading.worker", "app.submissions.decoding", "pypdf"])
     return ProcessPoolExecutor(
         max_workers=workers, mp_context=context, initializer=init_worker, initargs=(options,)
     )

@@ -74,14 +74,17 @@ class RegradeRunner:
     async def dry_run(self, slug: str, actor: User | None) -> RegradeReport:
         with self._lock:
             future = self._dry_runs.get(slug)
+            ours = future is None
             if future is None:
                 future = self._threads.submit(
                     run_regrade, self._factory, slug, self._pool(), dry_run=True, actor=actor,
                     batch_size=self._batch_size, stopping=self._stopping,
                 )
                 self._dry_runs[slug] = future
-                fut = future
-                future.add_done_callback(lambda _: self._forget_dry_run(slug, fut))
+        if ours:
+            # Outside the lock: a future that is already done runs the callback right here.
+            fut = future
+            future.add_done_callback(lambda _: self._forget_dry_run(slug, fut))
         # Shielded: a client that gives up must not cancel the computation others share.
         return await asyncio.shield(asyncio.wrap_future(future))
 

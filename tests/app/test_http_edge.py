@@ -163,8 +163,11 @@ def test_a_readable_pdf_is_accepted(edge: Api) -> None:
 
 def test_reading_past_the_deadline_is_422() -> None:
     reader = DocumentReader(DecodeLimits(seconds=0.001, max_pages=10, memory_bytes=256 * MIB), 1)
-    with pytest.raises(UnreadableUpload, match="could not be read within"):
-        asyncio.run(reader.document_format(text_pdf(["B1: 64"] * 3), "a.pdf", None))
+    try:
+        with pytest.raises(UnreadableUpload, match="could not be read within"):
+            asyncio.run(reader.document_format(text_pdf(["B1: 64"] * 3), "a.pdf", None))
+    finally:
+        reader.close()
 
 
 @pytest.mark.parametrize(
