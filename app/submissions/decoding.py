@@ -5,7 +5,7 @@ bytes (a crafted 8 KB PDF took 33 s inside the server, others raised unexpected 
 such upload is read by a short-lived child with a memory cap, a page cap and a wall-clock
 deadline after which it is killed. The children are forked by helper processes (one per slot,
 started once from the clean fork server, single-threaded, so forking them is cheap and safe).
-At most `concurrency` documents are read at once; requests beyond a short queue get 503.
+At most `concurrency` documents are read at once; an upload that waits too long gets 503.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from graders.documents.model import InvalidDocument
 
 _HEAVY_EXTENSIONS = (".pdf", ".ipynb")
 _HEAVY_TYPES = frozenset({"application/pdf", "application/x-ipynb+json"})
-# Requests waiting for a child, per child slot, before new ones are turned away.
-QUEUE_PER_SLOT = 4
+# How long an upload may wait for a free reader before it is turned away (503, Retry-After).
+QUEUE_SECONDS = 30.0
 MESSAGE_CHARS = 500
 HELPER_MARGIN_S = 10.0
 
@@ -177,8 +177,6 @@ class DocumentReader:
     def __init__(self, limits: DecodeLimits, concurrency: int) -> None:
         self.limits = limits
         self._slots = asyncio.Semaphore(concurrency)
-        self._max_waiting = concurrency * QUEUE_PER_SLOT
-        self._waiting = 0
         self._idle: queue.SimpleQueue[_Helper] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._all: list[_Helper] = []
@@ -187,17 +185,17 @@ class DocumentReader:
     async def document_format(
         self, raw: bytes, filename: str | None, content_type: str | None
     ) -> str:
-        if self._waiting >= self._max_waiting:
+        try:
+            await asyncio.wait_for(self._slots.acquire(), QUEUE_SECONDS)
+        except TimeoutError:
             raise Unavailable(
                 "Too many documents are being read right now; try again in a minute.",
-                retry_after=30,
-            )
-        self._waiting += 1
+                retry_after=int(QUEUE_SECONDS),
+            ) from None
         try:
-            async with self._slots:
-                return await run_in_threadpool(self._decode, raw, filename, content_type)
+            return await run_in_threadpool(self._decode, raw, filename, content_type)
         finally:
-            self._waiting -= 1
+            self._slots.release()
 
     def _decode(self, raw: bytes, filename: str | None, content_type: str | None) -> str:
         helper = self._take()
