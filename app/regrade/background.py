@@ -49,12 +49,18 @@ class RegradeRunner:
         self._running: dict[str, tuple[int, concurrent.futures.Future[RegradeReport]]] = {}
         self._dry_runs: dict[str, concurrent.futures.Future[RegradeReport]] = {}
 
-    def start(self, slug: str, actor: User | None) -> int:
-        """The id of the assignment's live job: started now, or already running."""
+    def running_job(self, slug: str) -> int | None:
+        """The job this process runs for the assignment, if any: no database work (the common
+        case in a flood of starts, answered without a thread)."""
         with self._lock:
             running = self._running.get(slug)
-        if running is not None:  # the common case in a flood: no database work at all
-            return running[0]
+        return None if running is None else running[0]
+
+    def start(self, slug: str, actor: User | None) -> int:
+        """The id of the assignment's live job: started now, or already running."""
+        running = self.running_job(slug)
+        if running is not None:
+            return running
         with self._claiming:
             with unit_of_work(self._factory) as session:
                 lease = jobs.claim(session, slug, actor, self._stale_after)

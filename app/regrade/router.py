@@ -128,7 +128,9 @@ async def regrade(
     if dry_run:
         response.status_code = status.HTTP_200_OK
         return _out(await runner.dry_run(slug, user))
-    job_id = await run_in_threadpool(runner.start, slug, user)
+    job_id = runner.running_job(slug)
+    if job_id is None:
+        job_id = await run_in_threadpool(runner.start, slug, user)
     job = await run_in_threadpool(_status, request.app.state.read_sessions, job_id)
     response.headers["Location"] = f"/api/v1/regrades/{job_id}"
     return RegradeJobOut.of(job)
