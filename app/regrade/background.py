@@ -103,10 +103,16 @@ class RegradeRunner:
 
     def _run(self, slug: str, actor: User | None, lease: jobs.Claim) -> RegradeReport:
         try:
-            return run_regrade(
+            report = run_regrade(
                 self._factory, slug, self._pool(), actor=actor, batch_size=self._batch_size,
                 job_id=lease.job_id, resumed=lease.resumed, stopping=self._stopping,
             )
+            if self._stopping.is_set():
+                # Stopped part-way by a shutdown: the job is free for the next start to resume
+                # at once, not after its heartbeat has aged.
+                with unit_of_work(self._factory) as session:
+                    jobs.release(session, lease.job_id)
+            return report
         except Exception as exc:
             log.exception("regrade job %d of %s failed", lease.job_id, slug)
             with unit_of_work(self._factory) as session:

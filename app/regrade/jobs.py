@@ -100,6 +100,13 @@ def beat(session: Session, job_id: int) -> None:
         job.heartbeat_at = utcnow()
 
 
+def release(session: Session, job_id: int) -> None:
+    """The runner stopped without finishing: let the next claim take the job over now."""
+    job = repository.get_job(session, job_id)
+    if job is not None and job.status == "running":
+        job.heartbeat_at = None
+
+
 def fail(session: Session, job_id: int, message: str) -> None:
     job = repository.get_job(session, job_id)
     if job is not None and job.status == "running":

@@ -14,7 +14,7 @@ from app.assignments.service import current_rubric
 from app.auth.dependencies import CurrentUser, is_staff
 from app.db.models import SubmissionStatus, User
 from app.db.session import unit_of_work
-from app.deps import ExecutorDep, IdPath, SessionDep, SettingsDep
+from app.deps import MAX_ID, ExecutorDep, IdPath, SessionDep, SettingsDep
 from app.submissions import service
 from app.submissions.decoding import DocumentReader, needs_child
 from app.submissions.intake import SubmissionIntake
@@ -157,7 +157,7 @@ def list_submissions(
     session: SessionDep,
     user: CurrentUser,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
 ) -> list[SubmissionSummary]:
     return [
         SubmissionSummary.of(s) for s in service.list_scored(session, slug, user, limit, offset)

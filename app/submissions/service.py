@@ -15,7 +15,7 @@ from app.db.models import Assignment, GradingRun, Submission, SubmissionStatus, 
 from app.errors import NotFound, PayloadTooLarge, UnreadableUpload
 from app.grading.jobs import GradingJob, job_for
 from app.grading.repository import current_runs
-from app.sanitize import clean
+from app.sanitize import clean, clean_optional
 from app.submissions import repository
 from app.submissions.scoring import EffectiveScore, effective_score
 from app.submissions.upload import Upload
@@ -75,8 +75,9 @@ def prepare(
         slug=slug,
         uploader_id=None if uploader is None else uploader.id,
         student=student,
-        filename=upload.filename,
-        content_type=upload.content_type,
+        # Both come from the client: stored and shown, so cleaned like any student string.
+        filename=clean_optional(upload.filename, 500),
+        content_type=clean_optional(upload.content_type, 200),
         raw=upload.raw,
         sha256=hashlib.sha256(upload.raw).hexdigest(),
         document_format=document_format,

@@ -288,3 +288,17 @@ def test_a_client_disconnect_logs_one_line(edge: Api, caplog: pytest.LogCaptureF
 def test_openapi_declares_the_regrade_job(edge: Api) -> None:
     paths = edge.client.get("/openapi.json").json()["paths"]
     assert "/api/v1/regrades/{job_id}" in paths and "/sign-in" not in paths
+
+
+def test_client_chosen_names_are_stored_clean(edge: Api) -> None:
+    response = edge.client.post(
+        UPLOAD, params={"student": "eve\x1b[2J\u202e"},
+        files={"file": ("a\x1b]0;x\x07\u202etxt.md", b"B1: d_head = 64", "text/markdown")},
+        headers=edge.auth("prof"),
+    )
+    assert response.status_code == 202, response.text
+    body = edge.client.get(
+        f"/api/v1/submissions/{response.json()['id']}", headers=edge.auth("prof")
+    ).json()
+    for text in (body["filename"], body["student"]):
+        assert not any(ch in text for ch in ("\x1b", "\x07", "\u202e")), text
