@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -206,10 +207,9 @@ async def _warm_up(port: int, token: str, submissions: int) -> None:
         while job["status"] == "running":
             await asyncio.sleep(0.2)
             job = (await client.get(f"{base}{job['status_url']}", headers=headers)).json()
-        try:  # answered 413 and closed while the body is still going out: either is fine
+        # Answered 413 and closed while the body is still going out: either outcome is fine.
+        with contextlib.suppress(httpx.HTTPError):
             await client.post(f"{base}/api/v1/tokens", content=b"x" * MIB)
-        except httpx.HTTPError:
-            pass
 
 
 async def run(pid: int, port: int, token: str, scale: float) -> list[Phase]:
@@ -261,7 +261,9 @@ def report(phases: list[Phase], scale: float) -> str:
         "regrade requests on one assignment (until its job is done), and a flood of PDF uploads "
         "(readable and malformed), each while /healthz is probed every 50 ms. Limits: /healthz "
         f"≤ {HEALTHZ_LIMIT_S:g} s, server RSS ≤ +{RSS_LIMIT_MB:g} MB over the warmed-up "
-        f"baseline. **{verdict}**\n\n" + "\n".join(rows)
+        f"baseline. **{verdict}**\n\n" + "\n".join(rows) + "\n\nAnswer `0`: the server answered "
+        "413 and closed the connection while the client was still sending, so the client never "
+        "read the status line (nothing of the body was kept)."
     )
 
 
