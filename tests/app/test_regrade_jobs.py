@@ -165,3 +165,19 @@ def test_a_document_past_its_deadline_is_needs_review_with_the_reason(
     )
     assert time.monotonic() - started < 2
     assert outcome.status == "needs_review" and "0.2 s" in (outcome.error or "")
+
+
+def test_a_released_job_is_taken_over_at_once(api: Api) -> None:
+    with unit_of_work(api.sessions) as session:
+        lease = jobs.claim(session, SLUG, None)
+        assert lease.ours
+    with unit_of_work(api.sessions) as session:
+        jobs.release(session, lease.job_id)  # what a shutdown does with a job it stopped
+    with unit_of_work(api.sessions) as session:
+        again = jobs.claim(session, SLUG, None)
+    assert again == jobs.Claim(lease.job_id, ours=True, resumed=True)
+    with unit_of_work(api.sessions) as session:
+        jobs.fail(session, lease.job_id, "stopped by the test\x00\x1b[31m")
+        job = session.get(RegradeJob, lease.job_id)
+        assert job is not None and job.status == "failed"
+        assert job.error is not None and "\x00" not in job.error and "\x1b" not in job.error
