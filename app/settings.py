@@ -49,8 +49,10 @@ class Settings(BaseSettings):
     decode_max_pages: int = Field(default=100, gt=0)
     decode_memory_bytes: int = Field(default=1024 * MIB, gt=0)
     decode_concurrency: int = Field(default=2, gt=0)
-    # Reading and grading one document in a grading process; past it: needs_review.
+    # Reading and grading one document in a grading process; past it: needs_review. Reading
+    # (finding the answers) has its own, shorter share of that.
     document_seconds: float = Field(default=120.0, gt=0)
+    parse_seconds: float = Field(default=10.0, gt=0)
     # A running regrade job whose runner wrote no heartbeat for this long may be taken over.
     regrade_stale_seconds: int = Field(default=600, gt=0)
     # Sentence embeddings of answers already seen, on disk, so a regrade of stored submissions
@@ -73,6 +75,7 @@ class Settings(BaseSettings):
             "max_answers": self.max_answers,
             "worker_nice": self.worker_nice,
             "document_seconds": self.document_seconds,
+            "parse_seconds": self.parse_seconds,
             "max_pages": self.decode_max_pages,
             "embedding_cache_dir": str(self.resolved_embedding_cache_dir().resolve()),
         }

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
@@ -40,3 +41,23 @@ def deadline(seconds: float | None) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+@contextmanager
+def at_most(seconds: float | None) -> Iterator[None]:
+    """Inside `deadline`: this step gets `seconds` at most (the document's own deadline still
+    applies if it comes sooner), and the document keeps what it has left afterwards."""
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    remaining = signal.getitimer(signal.ITIMER_REAL)[0]
+    if not remaining or remaining <= seconds:  # no document deadline armed, or it comes first
+        yield
+        return
+    started = time.monotonic()
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        left = remaining - (time.monotonic() - started)
+        signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))

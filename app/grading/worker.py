@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.grading.deadline import DocumentDeadline, deadline
+from app.grading.deadline import DocumentDeadline, at_most, deadline
 from graders.context import GradingResources
 from graders.documents import read_submission
 from graders.documents.model import InvalidDocument
@@ -128,8 +128,19 @@ def _grade(
     content_type: str | None,
     resources: GradingResources,
 ) -> WorkerOutcome:
+    reading = resources.options.get("parse_seconds")
     try:
-        parsed = read_submission(raw, filename, content_type, loaded.rubric)
+        # Reading is linear work on at most a few MB: far less than grading needs. A document
+        # whose reading outlives its share is hostile or pathological, whatever remains.
+        with at_most(float(reading) if reading is not None else None):
+            parsed = read_submission(raw, filename, content_type, loaded.rubric)
+    except DocumentDeadline:
+        return WorkerOutcome(
+            status="needs_review",
+            rubric_hash=loaded.content_hash,
+            error=f"Reading this document took longer than {reading} s (the limit for finding "
+            "the answers); a human needs to look at it.",
+        )
     except InvalidDocument as exc:
         return WorkerOutcome(status="error", rubric_hash=loaded.content_hash, error=str(exc))
     except Exception as exc:  # our bug while reading: the submission stays, marked for a human

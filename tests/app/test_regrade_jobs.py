@@ -181,3 +181,37 @@ def test_a_released_job_is_taken_over_at_once(api: Api) -> None:
         job = session.get(RegradeJob, lease.job_id)
         assert job is not None and job.status == "failed"
         assert job.error is not None and "\x00" not in job.error and "\x1b" not in job.error
+
+
+def test_reading_has_its_own_shorter_share_of_the_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def slow_read(*_: Any) -> None:
+        time.sleep(5)
+        raise AssertionError("the reading deadline did not fire")
+
+    monkeypatch.setattr(worker, "read_submission", slow_read)
+    rubric = (BUNDLED_RUBRICS / f"{SLUG}.yaml").read_text()
+    started = time.monotonic()
+    outcome = worker.grade_document(
+        rubric, b"B1: 64", "a.txt", "text/plain",
+        GradingResources(options={"document_seconds": 30, "parse_seconds": 0.2}),
+    )
+    assert time.monotonic() - started < 2
+    assert outcome.status == "needs_review" and "Reading" in (outcome.error or "")
+
+
+def test_the_document_deadline_still_holds_after_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    def slow_grading(*_: Any) -> None:
+        time.sleep(5)
+        raise AssertionError("the document deadline did not fire")
+
+    monkeypatch.setattr(worker, "grade_submission", slow_grading)
+    rubric = (BUNDLED_RUBRICS / f"{SLUG}.yaml").read_text()
+    started = time.monotonic()
+    outcome = worker.grade_document(
+        rubric, b"B1: 64", "a.txt", "text/plain",
+        GradingResources(options={"document_seconds": 0.5, "parse_seconds": 0.3}),
+    )
+    assert time.monotonic() - started < 2.5
+    assert outcome.status == "needs_review" and "per-document limit" in (outcome.error or "")
