@@ -73,7 +73,14 @@ def tokenize(text: str) -> list[Token]:
 def parse_number(raw: str) -> Number:
     """Exact for decimal notation; scientific notation is exact too when it is short."""
     mantissa, _, exponent = raw.lower().partition("e")
-    value = Fraction(mantissa)
+    whole, dot, decimals = mantissa.partition(".")
+    if (whole or decimals) and (not whole or whole.isdigit()) \
+            and (not decimals or decimals.isdigit()) and len(mantissa) <= 400:
+        # Fraction(str) parses with a regex; plain digits are the common case
+        value = Fraction(int(whole + decimals or "0"), 10 ** len(decimals)) if dot \
+            else Fraction(int(whole))
+    else:
+        value = Fraction(mantissa)
     if exponent:
         power = int(exponent)
         if abs(power) > 300:

@@ -46,7 +46,7 @@ class Candidate:
     # value that continues a chain (`768/12 = 64`), the label of the chain
     label: str = ""
     chained: bool = False
-    # working, not a result: a relation follows it (`768/12` in `768/12 = 64`)
+    # working, not a result: the chain goes on to another value (`768/12` in `768/12 = 64`)
     working: bool = False
     listed: bool = False  # a vector read from a bare list of values
 
@@ -149,7 +149,7 @@ def _side_candidates(text: str, masked: str, s: int, e: int, index: int) -> list
 
 def _clean_piece(raw: str) -> str:
     piece = balanced(raw.strip().strip("*/^+-").strip())
-    return re.sub(r"(?<=[\d%])\.$", "", piece)  # the full stop ending a sentence
+    return re.sub(r"(?<=[\d%)])\s*\.+$", "", piece)  # the full stop ending a sentence
 
 
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)%?"
@@ -193,11 +193,11 @@ def _source(side: str, piece: str) -> str:
 
 # what may stand between two values of one chain: relations and layout, no words
 _LAYOUT = re.compile(r"\\(?:boxed|left|right|displaystyle|q?quad|[,;! ])|[\s{}()\[\]&.,]")
-_AFTER = re.compile(r"[\s})\]]*")
 
 
 def _labelled(masked: str, statement: Statement, found: list[Candidate]) -> list[Candidate]:
-    """Label each value by the text before it; mark the final value and working values."""
+    """Label each value by the text before it; mark the final value and the working values
+    (those a later value of the same chain replaces: `768/12` in `768/12 = 64`)."""
     out: list[Candidate] = []
     cursor = statement.start
     label = ""
@@ -205,12 +205,11 @@ def _labelled(masked: str, statement: Statement, found: list[Candidate]) -> list
         gap = masked[cursor:candidate.start] if candidate.start >= cursor else ""
         bare = _LAYOUT.sub("", RELATION.sub("", gap))
         chained = bool(out) and not bare and bool(RELATION.search(gap))
-        if not chained:
+        if chained:
+            out[-1] = replace(out[-1], working=True)
+        else:
             label = " ".join(gap.split())[-MAX_LABEL:]
-        after = _AFTER.match(masked, candidate.end, statement.end)
-        tail = after.end() if after is not None else candidate.end
-        working = bool(RELATION.match(masked, tail, statement.end))
-        out.append(replace(candidate, label=label, chained=chained, working=working,
+        out.append(replace(candidate, label=label, chained=chained,
                            final=position == len(found) - 1))
         cursor = max(cursor, candidate.end)
     return out

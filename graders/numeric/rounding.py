@@ -5,6 +5,7 @@ to, and the expected value must round to it there."""
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 
 from graders.numeric.arith import Number
 from graders.numeric.config import RoundingPolicy
@@ -32,6 +33,12 @@ def _place(value: Fraction) -> tuple[int, int] | None:
     return zeros - decimals, len(str(digits))
 
 
+@lru_cache(maxsize=256)
+def _exact(target: float) -> Fraction:
+    """The key as its author wrote it (0.665, not the binary float nearest to it)."""
+    return Fraction(repr(target))
+
+
 def coarser_rounding(value: Number, target: float, policy: RoundingPolicy | None) -> bool:
     """True when `value` is `target` rounded to fewer digits, keeping at least the policy's
     significant digits. A computed float (e^2 evaluated) is not a rounding anyone wrote."""
@@ -44,5 +51,5 @@ def coarser_rounding(value: Number, target: float, policy: RoundingPolicy | None
     if significant < policy.min_significant:
         return False
     half_unit = Fraction(1, 2) * Fraction(10) ** exponent
-    expected = Fraction(repr(float(target)))
+    expected = _exact(float(target))
     return value != expected and abs(value - expected) <= half_unit

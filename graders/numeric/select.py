@@ -30,7 +30,7 @@ class Choice:
 def close(value: Number, target: float, config: NumericConfig) -> bool:
     if config.kind == "integer":
         if isinstance(value, Fraction):
-            return value == Fraction(target).limit_denominator(1)
+            return value == round(target)
         return abs(value - target) <= 1e-9 * max(1.0, abs(target))
     tolerance = default_tolerance(target, config)
     return abs(float(value) - target) <= tolerance + 1e-12
@@ -122,6 +122,8 @@ def affinity(
 ) -> tuple[float, tuple[str, ...]] | None:
     """How well the candidate at `position` answers an item, or None when it cannot."""
     candidate = surroundings.extraction.candidates[position]
+    if candidate.working:
+        return None  # a value the student's own chain goes on from is not their answer
     length = _wants_vector(config)
     if length:
         if not isinstance(candidate.value, tuple):
@@ -138,7 +140,7 @@ def affinity(
     if cue_score <= 0 and value_score == 0 and not alone and not length:
         return None
     score += cue_score + value_score
-    score += 0.5 * candidate.boxed + 0.5 * candidate.final - 0.25 * candidate.working
+    score += 0.5 * candidate.boxed + 0.5 * candidate.final
     if config.unit == "percent":
         score += 1.0 if candidate.percent else -0.5
     return score, cues

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-_LITERAL = re.compile(r"\d+(?:\.\d+)?")
+_LITERAL = re.compile(r"\d+(?:\.\d+)?|\.\d+")
 # what may separate digit groups in the source: 589,824 / 589 824 / 589\,824 / 589{,}824
 _GROUP_SEP = r"(?:,|\\[,;! ]|\{,\}|~|\.|[ \t\u2009\u202f\u00a0'])?"
 _OPENERS = re.compile(r"(?:\\(?:boxed|frac|dfrac|tfrac|cfrac|sqrt)\s*\{|\be\s*\^\s*\{?|[({\[])\s*$")

@@ -18,8 +18,14 @@ _ENV = re.compile(r"\\(begin|end)\{[a-zA-Z*]+\}")
 # a sentence ends at a full stop after a word or a value (`sum = 11.107. softmax = ...`), not
 # inside `e.g.`/`i.e.` and not at a decimal point
 _SPLIT = re.compile(
-    r"\n|\\\\|\\q?quad\b|;|(?<=[a-z])\.\s+(?=[A-Z])|(?<=[\d\])%])\.\s+(?=[A-Za-z\\])"
+    r"\n|\\\\|\\q?quad\b|;|(?<=[a-z])\.\s+(?=[A-Z])|(?P<after_value>\.+\s+(?=[A-Za-z\\]))"
 )
+
+
+def _after_value(masked: str, i: int) -> bool:
+    """The full stop at `i` follows a value (`11.107.`, `[...].`, `$64$.`), not an abbreviation."""
+    before = masked[max(0, i - 4):i].rstrip()
+    return bool(before) and (before[-1].isdigit() or before[-1] in ")]}%")
 
 
 def split_statements(masked: str) -> list[Span]:
@@ -48,6 +54,8 @@ def split_statements(masked: str) -> list[Span]:
             depth = max(0, depth - 1)
         if depth == 0 and env == 0 and ch in "\n\\;.":
             m = _SPLIT.match(masked, i)
+            if m and m.group("after_value") and not _after_value(masked, i):
+                m = None
             if m and m.end() > i:
                 cuts.append(i)
                 cuts.append(m.end())

@@ -65,11 +65,12 @@ def exact(
     expected = float(config.expected)
     written = show(value)
     if close(value, expected, config):
-        note = ""
+        note = student = ""
         candidate = choice.candidates[0]
         if candidate.expression and not candidate.boxed:
             note = f" You left “{candidate.source}” unevaluated; it equals {show(value)}."
-        return Verdict(points, f"Correct: {written}.{note}", f"Correct.{note}")
+            student = f" You left “{candidate.source}” unevaluated; evaluate it next time."
+        return Verdict(points, f"Correct: {written}.{note}", f"Correct.{student}")
     for mistake in config.known_mistakes:
         if isinstance(mistake.value, int | float) and close(value, float(mistake.value), config):
             hint = mistake.hint or "This is a known mistake; check what the question counts."
