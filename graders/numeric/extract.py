@@ -28,6 +28,10 @@ Value = Number | tuple[Number, ...]
 
 MAX_TEXT = 50_000
 MAX_LABEL = 80
+MAX_BOXED = 400
+# a relation's side longer than `to_arith` reads (a paragraph of prose) is read in pieces cut
+# at spaces
+PIECE = 480
 
 
 @dataclass(frozen=True)
@@ -45,6 +49,7 @@ class Candidate:
     # the words that label it: the text since the previous value of its statement, or, for a
     # value that continues a chain (`768/12 = 64`), the label of the chain
     label: str = ""
+    trailing: str = ""  # the words right after it, up to the next clause (`589,824 per matrix`)
     chained: bool = False
     # working, not a result: the chain goes on to another value (`768/12` in `768/12 = 64`)
     working: bool = False
@@ -96,7 +101,8 @@ def _boxed(text: str, masked: str, s: int, e: int, index: int) -> list[Candidate
     side = masked[s:e]
     for m in _BOXED.finditer(side):
         depth, j = 1, m.end()
-        while j < len(side) and depth:
+        limit = min(len(side), j + MAX_BOXED)  # an unclosed \\boxed{ must not scan to the end
+        while j < limit and depth:
             depth += (side[j] == "{") - (side[j] == "}")
             j += 1
         inner = side[m.end():j - 1]
@@ -117,6 +123,17 @@ def _boxed(text: str, masked: str, s: int, e: int, index: int) -> list[Candidate
     return out
 
 
+def _pieces(masked: str, start: int, end: int) -> list[tuple[int, int]]:
+    pieces: list[tuple[int, int]] = []
+    while end - start > PIECE:
+        cut = masked.rfind(" ", start + PIECE // 2, start + PIECE)
+        cut = start + PIECE if cut < 0 else cut
+        pieces.append((start, cut))
+        start = cut
+    pieces.append((start, end))
+    return pieces
+
+
 def _side_candidates(text: str, masked: str, s: int, e: int, index: int) -> list[Candidate]:
     out = _boxed(text, masked, s, e, index)
     if out:
@@ -132,8 +149,11 @@ def _side_candidates(text: str, masked: str, s: int, e: int, index: int) -> list
     for run in _RUN.finditer(arith):
         if run.group(0).lstrip().startswith("^"):
             continue  # the exponent of a name (R^{768 x 768}) is not a value
-        for piece, result in _evaluated_pieces(run.group(0)):
+        pieces = _evaluated_pieces(run.group(0))
+        for k, (piece, result) in enumerate(pieces):
             percent = piece.endswith("%")
+            # `64 (768 / 12)`: a note that only shows how the value was reached is working
+            note = k > 0 and result.value == pieces[0][1].value
             # runs are found in the converted text: find the digits they were read from
             span = written_span(masked, cursor, e, piece)
             if span is None:
@@ -143,7 +163,8 @@ def _side_candidates(text: str, masked: str, s: int, e: int, index: int) -> list
                 source = text[start:end].strip()
                 cursor = end
             out.append(Candidate(result.value, source, start, end, index,
-                                 expression=result.operators > 0, percent=percent))
+                                 expression=result.operators > 0, percent=percent,
+                                 working=note))
     return out
 
 
@@ -158,12 +179,20 @@ _ROW = re.compile(rf"(?:{_NUM}[ \t]+){{1,63}}{_NUM}")
 _REMARK = re.compile(r"^(?P<head>[^()\[\]]*?[\d%.])\s+[(\[](?P<inner>[^()\[\]]*)[)\]]?\s*$")
 
 
+# `64 (768 / 12)`: a plain value, a space, then its working in brackets; `3(589824)` and
+# `3 × (768)` stay products
+_NOTE_AFTER_VALUE = re.compile(r"^[-+]?(?:\d+(?:\.\d+)?|\.\d+)%?\s+[(\[]")
+
+
 def _evaluated_pieces(run: str) -> list[tuple[str, Evaluated]]:
     """The run as one value; failing that, a value with a bracketed note that does not
     evaluate (`590592 (768*768 + bias)`) gives the value and, if it evaluates, the note."""
     whole = _clean_piece(run)
     if not re.search(r"\d", whole):
         return []
+    remark = _REMARK.match(run.strip())
+    if remark is not None and _NOTE_AFTER_VALUE.match(run.strip()):
+        return _remark_pieces(remark)
     try:
         return [(whole, evaluate(whole.rstrip("% ")))]
     except (ZeroDivisionError, OverflowError):
@@ -171,9 +200,12 @@ def _evaluated_pieces(run: str) -> list[tuple[str, Evaluated]]:
     except EvalError:
         if _ROW.fullmatch(whole):  # `0.665 0.245 0.090`: a row of values, each its own
             return [(token, evaluate(token.rstrip("%"))) for token in whole.split()]
-        remark = _REMARK.match(run.strip())
         if remark is None:
             return []
+        return _remark_pieces(remark)
+
+
+def _remark_pieces(remark: re.Match[str]) -> list[tuple[str, Evaluated]]:
     found: list[tuple[str, Evaluated]] = []
     for part in (remark.group("head"), remark.group("inner")):
         piece = _clean_piece(part)
@@ -195,9 +227,15 @@ def _source(side: str, piece: str) -> str:
 _LAYOUT = re.compile(r"\\(?:boxed|left|right|displaystyle|q?quad|[,;! ])|[\s{}()\[\]&.,]")
 
 
+# where the words after one value stop describing it and start labelling the next:
+# `589 824 per matrix, ×3 = ...`, `64 dimensions per head and 589,824 weights`
+_CLAUSE = re.compile(r"[,;(]|\b(?:and|so|then|thus|hence|while|whereas|but)\b")
+
+
 def _labelled(masked: str, statement: Statement, found: list[Candidate]) -> list[Candidate]:
-    """Label each value by the text before it; mark the final value and the working values
-    (those a later value of the same chain replaces: `768/12` in `768/12 = 64`)."""
+    """Label each value by the text before it (and the words after it up to the next clause:
+    `589 824 per matrix`); mark the final value and the working values (those a later value
+    of the same chain replaces: `768/12` in `768/12 = 64`)."""
     out: list[Candidate] = []
     cursor = statement.start
     label = ""
@@ -208,11 +246,23 @@ def _labelled(masked: str, statement: Statement, found: list[Candidate]) -> list
         if chained:
             out[-1] = replace(out[-1], working=True)
         else:
-            label = " ".join(gap.split())[-MAX_LABEL:]
+            clause = _CLAUSE.search(gap) if out else None
+            if clause is not None:
+                out[-1] = replace(out[-1], trailing=_squeeze(gap[:clause.start()]))
+                gap = gap[clause.start():]
+            label = _squeeze(gap)[-MAX_LABEL:]
         out.append(replace(candidate, label=label, chained=chained,
                            final=position == len(found) - 1))
         cursor = max(cursor, candidate.end)
+    if out:
+        tail = masked[cursor:statement.end]
+        clause = _CLAUSE.search(tail)
+        out[-1] = replace(out[-1], trailing=_squeeze(tail[:clause.start() if clause else None]))
     return out
+
+
+def _squeeze(text: str) -> str:
+    return " ".join(text.split())[:MAX_LABEL]
 
 
 def _lists(text: str, masked: str, found: list[Candidate]) -> list[Candidate]:
@@ -248,8 +298,10 @@ def extract(text: str) -> Extraction:
     pending = list(vectors)
     for index, statement in enumerate(statements):
         found: list[Candidate] = []
-        for s, e in split_sides(scalars_masked, statement.start, statement.end):
-            found.extend(_side_candidates(text, scalars_masked, s, e, index))
+        for side_start, side_end in split_sides(scalars_masked, statement.start,
+                                                statement.end):
+            for s, e in _pieces(scalars_masked, side_start, side_end):
+                found.extend(_side_candidates(text, scalars_masked, s, e, index))
         while pending and pending[0].start < statement.end:
             vector = pending.pop(0)
             if vector.start >= statement.start:

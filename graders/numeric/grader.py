@@ -158,8 +158,8 @@ def _value_evidence(
     value = candidate.value
     shown = plain(value) if not isinstance(value, tuple) else show(value)
     note = f"{lead}read as {shown}" + (f" ({', '.join(flags)})" if flags else "")
-    if candidate.label:
-        note += f"; label: {candidate.label}"
+    if candidate.label or candidate.trailing:
+        note += f"; label: {' … '.join(t for t in (candidate.label, candidate.trailing) if t)}"
     if choice.cues and not lead:
         note += f"; cues: {', '.join(choice.cues)}"
     return Evidence(kind="value", text=candidate.source, start=start, end=end, note=note)

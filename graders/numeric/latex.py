@@ -17,7 +17,7 @@ MAX_SIDE = 600
 MAX_BRACES = 40
 
 _THIN = re.compile(r"(?<=\d)(?:\\,|\\ |\\;|\\!|~|\{,\}|[\u2009\u202f\u00a0'])(?=\d{3}(?!\d))")
-_SPACE_GROUPS = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?: \d{3})+)(?![\d.,]| \d)")
+_SPACE_GROUPS = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?: \d{3})+)(?![\d,]|\.\d| \d)")
 _COMMA_GROUPS = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?:,\d{3})+)(?![\d]|,\d)")
 # 1.769.472: full stops as group separators, unambiguous only with two groups or more
 _DOT_GROUPS = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?:\.\d{3}){2,})(?![\d.]\d|\d)")

@@ -91,7 +91,8 @@ class _Surroundings:
             statement = extraction.statements[candidate.statement]
             prefix = extraction.text[statement.start:candidate.end]
             before = extraction.statement_text(candidate.statement - 1)
-            texts = self._texts[position] = (NormalisedText.of(candidate.label),
+            own = f"{candidate.label} {candidate.trailing}"
+            texts = self._texts[position] = (NormalisedText.of(own),
                                              NormalisedText.of(prefix), NormalisedText.of(before))
         return texts
 
@@ -140,7 +141,8 @@ def affinity(
     if cue_score <= 0 and value_score == 0 and not alone and not length:
         return None
     score += cue_score + value_score
-    score += 0.5 * candidate.boxed + 0.5 * candidate.final
+    # on a tie, the value as written beats its working (`64 (768 / 12)`)
+    score += 0.5 * candidate.boxed + 0.5 * candidate.final - 0.1 * candidate.expression
     if config.unit == "percent":
         score += 1.0 if candidate.percent else -0.5
     return score, cues
