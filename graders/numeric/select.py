@@ -188,28 +188,53 @@ def choose(
     return chosen
 
 
+def _same_answer(value: Value, chosen: Value, config: NumericConfig) -> bool:
+    """Equal within the tolerance, or one a coarser rounding of the other (`0.6652` and
+    `0.67` are one answer written twice)."""
+    if isinstance(value, tuple) and isinstance(chosen, tuple):
+        if len(value) != len(chosen):
+            return False
+        return all(_same_number(v, c, config) for v, c in zip(value, chosen, strict=True))
+    if isinstance(value, tuple) or isinstance(chosen, tuple):
+        return False
+    return _same_number(value, chosen, config)
+
+
+def _same_number(value: Number, chosen: Number, config: NumericConfig) -> bool:
+    return (close(value, float(chosen), config)
+            or coarser_rounding(value, float(chosen), config.rounding)
+            or coarser_rounding(chosen, float(value), config.rounding))
+
+
+def _plausible_rival(value: Value, chosen: Value, config: NumericConfig) -> bool:
+    if isinstance(value, tuple):
+        return isinstance(chosen, tuple) and len(value) == len(chosen) and (
+            not config.probability or all(_is_probability(v) for v in value))
+    if isinstance(chosen, tuple):
+        return False
+    anchor = abs(float(config.expected)) if isinstance(config.expected, int | float) \
+        else abs(float(chosen))
+    return anchor / 10 <= abs(float(value)) <= anchor * 10
+
+
 def _rivals(surroundings: _Surroundings, position: int, config: NumericConfig,
             used: set[int]) -> tuple[Candidate, ...]:
     """Other results (not working, not a chain's middle) whose own label names the item, with a
-    value that differs from the chosen one beyond the tolerance and is of the same magnitude."""
+    value that differs from the chosen one beyond the tolerance and rounding, and that could be
+    an answer to it (same magnitude; a vector of the same length)."""
     patterns = compile_cues(config.cues)
     if not patterns:
         return ()
     avoid = compile_cues(config.avoid_cues)
     candidates = surroundings.extraction.candidates
     chosen = reading(candidates[position], config)
-    if isinstance(chosen, tuple):
-        return ()
-    anchor = abs(float(config.expected)) if isinstance(config.expected, int | float) \
-        else abs(float(chosen))
     found: list[Candidate] = []
     for other_position, other in enumerate(candidates):
-        if other_position in used or other.is_vector or other.working or other.chained:
+        if other_position in used or other.working or other.chained \
+                or other.is_vector != isinstance(chosen, tuple):
             continue
         value = reading(other, config)
-        if isinstance(value, tuple) or close(value, float(chosen), config):
-            continue
-        if not anchor / 10 <= abs(float(value)) <= anchor * 10:
+        if _same_answer(value, chosen, config) or not _plausible_rival(value, chosen, config):
             continue
         label = surroundings.of(other_position)[0]
         if any(True for _ in found_cues(label, patterns)) \
