@@ -22,7 +22,11 @@ from graders.numeric.vectors import (
     scalar,
     vector_values,
 )
-from graders.numeric.words import spoken_numbers
+from graders.numeric.words import spoken_numbers, words_value
+
+# split_statements, split_sides and words_value lived here before the split into modules
+__all__ = ["Candidate", "Extraction", "Statement", "Value", "extract", "split_sides",
+           "split_statements", "words_value", "written_span"]
 
 Value = Number | tuple[Number, ...]
 
@@ -84,11 +88,16 @@ _LINE_LABEL = re.compile(
 )
 
 
+# a Markdown bullet (`- 0.245`) is not a minus sign; `-0.245` still is
+_BULLET = re.compile(r"(?m)^[ \t>]*[-*+•][ \t]+")
+
+
 def _mask(text: str) -> str:
     """Same length as `text`; struck-through text, `$` and label prefixes become spaces."""
     masked = _STRUCK.sub(_blank, text)
     masked = masked.replace("$", " ")
     masked = _CIRCLED.sub(_blank, masked)
+    masked = _BULLET.sub(_blank, masked)
     return _LINE_LABEL.sub(_blank, masked)
 
 
