@@ -66,7 +66,7 @@ def test_bare_and_bracketed_lists_are_vectors(text: str) -> None:
     "total 3 × 589,824",  # an expression is not a list element
 ])
 def test_labelled_values_do_not_form_lists(text: str) -> None:
-    assert not [v for v in _vectors(text) if len(v) >= 2 and 11.107 in v or 7.389 in v
+    assert not [v for v in _vectors(text) if (len(v) >= 2 and 11.107 in v) or 7.389 in v
                 or (len(v) == 2 and 3.0 in v)]
 
 
