@@ -7,6 +7,7 @@ value is a rival: the grader sends the item to review with both rather than pick
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -212,14 +213,23 @@ def _plausible_rival(value: Value, chosen: Value, config: NumericConfig) -> bool
             not config.probability or all(_is_probability(v) for v in value))
     if isinstance(chosen, tuple):
         return False
+    if any(_matches(value, m.value, config, False) for m in config.known_mistakes):
+        return True
     anchor = abs(float(config.expected)) if isinstance(config.expected, int | float) \
         else abs(float(chosen))
     return anchor / 10 <= abs(float(value)) <= anchor * 10
 
 
+# a value the student does not assert: conditional, negated, a mistake named or an example
+# ("with biases the total would be 1,771,776", "not 2,359,296", "e.g. 0.5")
+_HYPOTHETICAL = re.compile(
+    r"\b(?:would|could|if|not|n't|wrong|incorrect|mistake|instead|rather|versus|vs|e\.g|"
+    r"example|suppose|assume)\b", re.IGNORECASE)
+
+
 def _rivals(surroundings: _Surroundings, position: int, config: NumericConfig,
             used: set[int]) -> tuple[Candidate, ...]:
-    """Other results (not working, not a chain's middle) whose own label names the item, with a
+    """Other results (a chain's end, not its working) whose own label names the item, with a
     value that differs from the chosen one beyond the tolerance and rounding, and that could be
     an answer to it (same magnitude; a vector of the same length)."""
     patterns = compile_cues(config.cues)
@@ -230,15 +240,17 @@ def _rivals(surroundings: _Surroundings, position: int, config: NumericConfig,
     chosen = reading(candidates[position], config)
     found: list[Candidate] = []
     for other_position, other in enumerate(candidates):
-        if other_position in used or other.working or other.chained \
+        if other_position in used or other.working \
                 or other.is_vector != isinstance(chosen, tuple):
             continue
         value = reading(other, config)
         if _same_answer(value, chosen, config) or not _plausible_rival(value, chosen, config):
             continue
         label = surroundings.of(other_position)[0]
+        statement = surroundings.extraction.statement_text(other.statement)
         if any(True for _ in found_cues(label, patterns)) \
-                and not any(True for _ in found_cues(label, avoid)):
+                and not any(True for _ in found_cues(label, avoid)) \
+                and not _HYPOTHETICAL.search(statement):
             found.append(other)
     return tuple(found)
 
