@@ -7,6 +7,7 @@ boxed, labelled `d_head`).
 from __future__ import annotations
 
 import re
+from collections import deque
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -32,6 +33,7 @@ Value = Number | tuple[Number, ...]
 
 MAX_TEXT = 50_000
 MAX_LABEL = 80
+MAX_CANDIDATES = 2000
 MAX_BOXED = 400
 # a relation's side longer than `to_arith` reads (a paragraph of prose) is read in pieces cut
 # at spaces
@@ -296,23 +298,28 @@ def _lists(text: str, masked: str, found: list[Candidate]) -> list[Candidate]:
 def extract(text: str) -> Extraction:
     text = text[:MAX_TEXT]
     masked = _mask(text)
-    vectors = bracket_vectors(masked)
+    vectors = bracket_vectors(masked)[:MAX_CANDIDATES]
     # the inside of a vector is not read again as loose numbers
-    scalars_masked = masked
-    for vector in reversed(vectors):
-        scalars_masked = (scalars_masked[:vector.start] + " " * (vector.end - vector.start)
-                          + scalars_masked[vector.end:])
+    parts: list[str] = []
+    cursor = 0
+    for vector in vectors:
+        parts += [masked[cursor:vector.start], " " * (vector.end - vector.start)]
+        cursor = vector.end
+    scalars_masked = "".join([*parts, masked[cursor:]])
     statements = split_statements(masked)
     candidates: list[Candidate] = []
-    pending = list(vectors)
+    pending = deque(vectors)
     for index, statement in enumerate(statements):
+        if len(candidates) >= MAX_CANDIDATES:
+            break  # no answer holds thousands of values; a flood of them is not read further
         found: list[Candidate] = []
         for side_start, side_end in split_sides(scalars_masked, statement.start,
                                                 statement.end):
             for s, e in _pieces(scalars_masked, side_start, side_end):
-                found.extend(_side_candidates(text, scalars_masked, s, e, index))
+                if len(candidates) + len(found) < MAX_CANDIDATES:
+                    found.extend(_side_candidates(text, scalars_masked, s, e, index))
         while pending and pending[0].start < statement.end:
-            vector = pending.pop(0)
+            vector = pending.popleft()
             if vector.start >= statement.start:
                 boxed = bool(re.search(r"\\boxed\s*\{\s*$", masked[max(0, vector.start - 12):
                                                                   vector.start]))

@@ -13,6 +13,7 @@ from graders.numeric.latex import SEP, glue_digit_groups, to_arith
 
 MAX_INNER = 400
 MAX_ELEMENTS = 64
+MAX_VECTORS = 500  # an answer has a few; a flood of them is not read further
 
 _BRACKET = re.compile(
     r"\\begin\{[a-zA-Z]{0,2}matrix\*?\}|\\begin\{array\}(?:\{[^{}]{0,20}\})?"
@@ -111,6 +112,8 @@ def bracket_vectors(masked: str) -> list[BracketVector]:
         if parsed is not None:
             found.append(BracketVector(open_start, close_end, parsed[0], parsed[1]))
             covered = close_end
+            if len(found) >= MAX_VECTORS:
+                break
     return found
 
 
