@@ -14,7 +14,7 @@ from graders.documents.model import LocatedAnswer
 from graders.numeric.arith import EvalError, Number, parse_number
 from graders.numeric.config import NumericConfig
 from graders.numeric.extract import Candidate, extract
-from graders.numeric.select import Choice, choose
+from graders.numeric.select import Choice, choose, reading
 from graders.numeric.verdicts import Verdict, exact, plain, plausibility, show
 from graders.registry import Grader
 from graders.results import Evidence, ItemResult, Status
@@ -116,10 +116,7 @@ class NumericGrader(Grader):
 
 
 def _as_choice(candidate: Candidate, config: NumericConfig, chosen: Choice) -> Choice:
-    value = candidate.value
-    if candidate.percent and config.probability and not isinstance(value, tuple):
-        value = value / 100
-    return Choice((candidate,), value, chosen.cues, chosen.confidence)
+    return Choice((candidate,), reading(candidate, config), chosen.cues, chosen.confidence)
 
 
 def _why(candidate: Candidate) -> str:
@@ -155,7 +152,8 @@ def _value_evidence(
                              ("unevaluated expression", candidate.expression),
                              ("percent", candidate.percent),
                              ("in words", candidate.words)) if on]
-    value = candidate.value
+    # the value as the item reads it (a percentage of a probability, `589.824` as a count)
+    value = choice.value if len(choice.candidates) == 1 and not lead else candidate.value
     shown = plain(value) if not isinstance(value, tuple) else show(value)
     note = f"{lead}read as {shown}" + (f" ({', '.join(flags)})" if flags else "")
     if candidate.label or candidate.trailing:

@@ -47,11 +47,18 @@ def default_tolerance(target: float, config: NumericConfig) -> float:
     return 0.5 * 10.0**-decimals
 
 
+# a count cannot have three decimals: `589.824` groups thousands with a full stop
+_DOT_THOUSANDS = re.compile(r"[1-9]\d{0,2}\.\d{3}")
+
+
 def reading(candidate: Candidate, config: NumericConfig) -> Value:
-    """The value as the item means it: a percentage of a probability is divided by 100."""
+    """The value as the item means it: a percentage of a probability is divided by 100, and a
+    count written with a full stop between thousands is read as the count."""
     value = candidate.value
     if candidate.percent and config.probability and not isinstance(value, tuple):
         return value / 100
+    if config.kind == "integer" and _DOT_THOUSANDS.fullmatch(candidate.source):
+        return value * 1000  # `589.824` is a count with a full stop for the thousands
     return value
 
 
