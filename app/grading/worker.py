@@ -12,12 +12,14 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import threading
+import time
 import traceback
 from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.grading.deadline import DocumentDeadline, at_most, deadline
 from graders.context import GradingResources
 from graders.documents import read_submission
 from graders.documents.model import InvalidDocument
@@ -42,6 +44,8 @@ class WorkerOutcome(BaseModel):
     items: tuple[ItemResult, ...] = ()
     # Question id -> located answer text, capped: what a reviewer reads next to the score.
     answers: dict[str, str] = Field(default_factory=dict)
+    # Seconds spent grading this document in the grading process.
+    execution_time: float | None = None
 
 
 _resources: GradingResources | None = None
@@ -101,10 +105,57 @@ def grade_document(
     content_type: str | None,
     resources: GradingResources | None = None,
 ) -> WorkerOutcome:
+    started = time.perf_counter()
+    outcome = _grade_document(rubric_text, raw, filename, content_type, resources)
+    return outcome.model_copy(update={"execution_time": time.perf_counter() - started})
+
+
+def _grade_document(
+    rubric_text: str,
+    raw: bytes,
+    filename: str | None,
+    content_type: str | None,
+    resources: GradingResources | None,
+) -> WorkerOutcome:
     loaded = _rubric(rubric_text)
     resources = resources if resources is not None else _resources_for_process()
+    seconds = resources.options.get("document_seconds")
+    limit = float(seconds) if seconds is not None else None
     try:
-        parsed = read_submission(raw, filename, content_type, loaded.rubric)
+        with deadline(limit):
+            return _grade(loaded, raw, filename, content_type, resources)
+    except DocumentDeadline:
+        # Whatever the sandbox pool or a model was doing is abandoned mid-way: start them
+        # afresh for the next document rather than trust their state.
+        resources.close()
+        return WorkerOutcome(
+            status="needs_review",
+            rubric_hash=loaded.content_hash,
+            error=f"Reading and grading this document took longer than {limit:g} s (the "
+            "per-document limit); a human needs to look at it.",
+        )
+
+
+def _grade(
+    loaded: LoadedRubric,
+    raw: bytes,
+    filename: str | None,
+    content_type: str | None,
+    resources: GradingResources,
+) -> WorkerOutcome:
+    reading = resources.options.get("parse_seconds")
+    try:
+        # Reading is linear work on at most a few MB: far less than grading needs. A document
+        # whose reading outlives its share is hostile or pathological, whatever remains.
+        with at_most(float(reading) if reading is not None else None):
+            parsed = read_submission(raw, filename, content_type, loaded.rubric)
+    except DocumentDeadline:
+        return WorkerOutcome(
+            status="needs_review",
+            rubric_hash=loaded.content_hash,
+            error=f"Reading this document took longer than {reading} s (the limit for finding "
+            "the answers); a human needs to look at it.",
+        )
     except InvalidDocument as exc:
         return WorkerOutcome(status="error", rubric_hash=loaded.content_hash, error=str(exc))
     except Exception as exc:  # our bug while reading: the submission stays, marked for a human

@@ -5,16 +5,20 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy.orm import Session
 
+from app.assignments.schedule import Schedule
 from app.assignments.service import current_rubric, require_assignment
 from app.audit.repository import record
 from app.auth.dependencies import is_staff
+from app.db.base import utcnow
 from app.db.models import Assignment, GradingRun, Submission, SubmissionStatus, User
-from app.errors import NotFound, PayloadTooLarge, UnreadableUpload
+from app.errors import InvalidInput, NotFound, PayloadTooLarge, UnreadableUpload
 from app.grading.jobs import GradingJob, job_for
 from app.grading.repository import current_runs
+from app.sanitize import clean, clean_optional
 from app.submissions import repository
 from app.submissions.scoring import EffectiveScore, effective_score
 from app.submissions.upload import Upload
@@ -50,24 +54,33 @@ class ScoredSubmission:
     score: EffectiveScore
 
 
-def prepare(slug: str, upload: Upload, uploader: User | None, max_bytes: int) -> NewSubmission:
-    """Size, format and filing rules: everything about an upload that needs no database."""
+def prepare(
+    slug: str,
+    upload: Upload,
+    uploader: User | None,
+    max_bytes: int,
+    document_format: str | None = None,
+) -> NewSubmission:
+    """Size, format and filing rules: everything about an upload that needs no database.
+    `document_format`: already established by reading the document elsewhere (a child)."""
     if len(upload.raw) > max_bytes:
         raise PayloadTooLarge(f"The upload is larger than the limit of {max_bytes} bytes.")
-    try:
-        document_format = sniff_format(upload.raw, upload.filename, upload.content_type)
-    except InvalidDocument as exc:
-        raise UnreadableUpload(str(exc)) from exc
+    if document_format is None:
+        try:
+            document_format = sniff_format(upload.raw, upload.filename, upload.content_type)
+        except InvalidDocument as exc:
+            raise UnreadableUpload(str(exc)) from exc
     if uploader is not None and not is_staff(uploader):
         student: str | None = uploader.name  # a student files only under their own name
     else:
-        student = upload.student
+        student = None if upload.student is None else clean(upload.student, 200) or None
     return NewSubmission(
         slug=slug,
         uploader_id=None if uploader is None else uploader.id,
         student=student,
-        filename=upload.filename,
-        content_type=upload.content_type,
+        # Both come from the client: stored and shown, so cleaned like any student string.
+        filename=clean_optional(upload.filename, 500),
+        content_type=clean_optional(upload.content_type, 200),
         raw=upload.raw,
         sha256=hashlib.sha256(upload.raw).hexdigest(),
         document_format=document_format,
@@ -78,12 +91,36 @@ def audit_detail(new: NewSubmission) -> dict[str, object]:
     return {"assignment": new.slug, "format": new.document_format, "size": len(new.raw)}
 
 
+def check_upload_allowed(
+    session: Session, assignment: Assignment, uploader: User | None, now: datetime, earlier: int = 0
+) -> None:
+    """A student's upload within the schedule and the submission limit (`earlier`: their
+    uploads not stored yet). Staff are not limited: they file late work by arrangement."""
+    if uploader is None or is_staff(uploader):
+        return
+    schedule = Schedule.of(assignment)
+    # Counting costs a query per upload on the busiest route: only when there is a limit.
+    used = 0
+    if schedule.max_submissions is not None:
+        used = repository.count_uploaded_by(session, assignment.id, uploader.id) + earlier
+    refusal = schedule.refusal(now, used)
+    if refusal is not None:
+        raise refusal
+
+
 def accept(
-    session: Session, slug: str, upload: Upload, uploader: User | None, max_bytes: int
+    session: Session,
+    slug: str,
+    upload: Upload,
+    uploader: User | None,
+    max_bytes: int,
+    now: datetime | None = None,
 ) -> Accepted:
     """Validate cheaply and store the raw bytes in the caller's transaction (CLI, one at a
     time); grading happens after the commit. The API stores through `SubmissionIntake`."""
     current = current_rubric(session, slug)
+    now = now or utcnow()
+    check_upload_allowed(session, current.assignment, uploader, now)
     new = prepare(slug, upload, uploader, max_bytes)
     submission = repository.add(
         session,
@@ -97,6 +134,8 @@ def accept(
             sha256=new.sha256,
             raw=new.raw,
             status=SubmissionStatus.QUEUED.value,
+            created_at=now,
+            updated_at=now,
         ),
     )
     record(session, uploader, "submission.create", "submission", submission.id, audit_detail(new))
@@ -158,3 +197,21 @@ def list_scored(
     return scored(
         session, repository.list_for_assignment(session, assignment.id, owner, limit, offset)
     )
+
+
+def list_own_scored(session: Session, slug: str, user: User) -> list[ScoredSubmission]:
+    """Every submission of one student for an assignment (to tell which one counts)."""
+    assignment = require_assignment(session, slug)
+    return scored(session, repository.list_owned(session, assignment.id, user))
+
+
+def choose(session: Session, submission_id: int, actor: User) -> Submission:
+    """An instructor marks the submission that counts for its student."""
+    submission = get_for_staff(session, submission_id)
+    if submission.student is None:
+        raise InvalidInput(
+            f"Submission {submission_id} is filed under no student; file it under one first."
+        )
+    repository.set_chosen(session, submission)
+    record(session, actor, "submission.choose", "submission", submission.id, {})
+    return submission

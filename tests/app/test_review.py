@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import time
 from typing import Any
 
 from sqlalchemy import func, select
@@ -77,10 +78,13 @@ def test_review_override_regrade_and_exemplars(api: Api) -> None:
     )
     assert done.status_code == 200 and done.json()["points"] == 1.5
 
-    after = _get(api, sid, "alice")
+    after = _get(api, sid)
     item = next(i for i in after["items"] if i["id"] == "a5.why_heads")
     assert item["points"] == 1.5 and item["override"]["comment"] == "Only the parameter count."
     assert item["status"] == "graded" and item["machine_points"] == a5["points"]
+    # The student sees neither the override nor, before the grades are published, the points.
+    mine = next(i for i in _get(api, sid, "alice")["items"] if i["id"] == "a5.why_heads")
+    assert mine["points"] is None and "override" not in mine and "machine_points" not in mine
     expected_total = (
         before["total"] - a5["points"] + 1.5
         if a5["status"] not in ("pending", "grader_error")
@@ -109,11 +113,11 @@ def test_review_override_regrade_and_exemplars(api: Api) -> None:
         ).status_code
         == 403
     )
-    applied = api.client.post(
-        f"/api/v1/assignments/{SLUG}/regrade", headers=api.auth("prof")
-    ).json()
-    assert applied["job_id"] is not None and not applied["dry_run"]
-    assert _runs(api) == runs + applied["regraded"]
+    started = api.client.post(f"/api/v1/assignments/{SLUG}/regrade", headers=api.auth("prof"))
+    assert started.status_code == 202, started.text
+    applied = wait_for_regrade(api, started.json())
+    assert applied["status"] == "done" and applied["done"] == applied["total"] >= 1
+    assert _runs(api) == runs + applied["done"]
     regraded = _get(api, sid)
     item = next(i for i in regraded["items"] if i["id"] == "a5.why_heads")
     assert item["points"] == 1.5 and item["override"] is not None
@@ -124,6 +128,18 @@ def test_review_override_regrade_and_exemplars(api: Api) -> None:
     assert _get(api, sid)["total"] == before["total"]
 
 
+def wait_for_regrade(api: Api, job: dict[str, Any], seconds: float = 60) -> dict[str, Any]:
+    """Poll a regrade job's status until it is no longer running."""
+    deadline = time.monotonic() + seconds
+    while job["status"] == "running":
+        assert time.monotonic() < deadline, job
+        time.sleep(0.05)
+        response = api.client.get(job["status_url"], headers=api.auth("prof"))
+        assert response.status_code == 200, response.text
+        job = response.json()
+    return job
+
+
 def test_exports(api: Api) -> None:
     sid = _submit(api, "bob", {"B1": "d_head = 64"})
     response = api.client.get(f"/api/v1/assignments/{SLUG}/export.csv", headers=api.auth("prof"))
@@ -131,9 +147,14 @@ def test_exports(api: Api) -> None:
     rows = list(csv.DictReader(io.StringIO(response.text)))
     header = list(rows[0])
     assert header[:3] == ["student", "submission_id", "status"]
-    assert header[3:-2] == ["A1", "A2", "A3", "A4", "A5", "A6", "B1", "B2", "B3", "B4"]
+    assert header[3:-6] == ["A1", "A2", "A3", "A4", "A5", "A6", "B1", "B2", "B3", "B4"]
+    assert header[-6:] == [
+        "total", "max_points", "days_late", "penalty_percent", "final_total", "published"
+    ]
     bob = next(r for r in rows if r["student"] == "bob")
     assert int(bob["submission_id"]) == sid and bob["max_points"] == "100.00"
+    assert bob["days_late"] == "0" and bob["final_total"] == bob["total"]
+    assert bob["published"] == "no"
     assert len({r["student"] for r in rows}) == len(rows)  # one row per student
     assert (
         api.client.get(
@@ -143,11 +164,19 @@ def test_exports(api: Api) -> None:
     )
 
     results = api.client.get(
-        f"/api/v1/submissions/{sid}/results.json", headers=api.auth("bob")
+        f"/api/v1/submissions/{sid}/results.json", headers=api.auth("prof")
     ).json()
     assert results["score"] == _get(api, sid)["total"]
     assert len(results["tests"]) == 33
-    assert {"name", "score", "max_score", "output", "status"} <= set(results["tests"][0])
+    assert {"name", "score", "max_score", "output", "status", "visibility"} <= set(
+        results["tests"][0]
+    )
+    assert results["execution_time"] > 0
+    # The student's own copy: only what is released before publication, and no score yet.
+    own = api.client.get(f"/api/v1/submissions/{sid}/results.json", headers=api.auth("bob"))
+    assert own.status_code == 200
+    assert [t["name"] for t in own.json()["tests"]] == ["B3 b3.interface", "B4 b4.interface"]
+    assert "score" not in own.json()
     assert (
         api.client.get(
             f"/api/v1/submissions/{sid}/results.json", headers=api.auth("alice")
