@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -59,6 +60,11 @@ class Settings(BaseSettings):
     # (or a restarted server) embeds nothing twice. Default: `embedding-cache` beside a SQLite
     # database file, else ./var/embedding-cache.
     embedding_cache_dir: Path | None = None
+    # Code questions draw their test inputs from this secret (HMAC over the question and the
+    # program), so a regrade reproduces them and no student can predict them. Unset: a random
+    # secret kept in `code-input-secret` beside a SQLite database file (else ./var), made on
+    # first use.
+    code_input_secret: str | None = None
 
     def resolved_embedding_cache_dir(self) -> Path:
         if self.embedding_cache_dir is not None:
@@ -67,6 +73,23 @@ class Settings(BaseSettings):
         if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
             return Path(url.database).parent / "embedding-cache"
         return Path("var") / "embedding-cache"
+
+    def resolved_code_input_secret(self) -> str | None:
+        if self.code_input_secret:
+            return self.code_input_secret
+        path = self.resolved_embedding_cache_dir().parent / "code-input-secret"
+        try:
+            if not path.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                with os.fdopen(descriptor, "w") as handle:
+                    handle.write(secrets.token_hex(32))
+            return path.read_text().strip() or None
+        except OSError:  # another process made it first, or no writable place: see below
+            try:
+                return path.read_text().strip() or None
+            except OSError:
+                return None  # the grader then draws a secret per process
 
     def grading_options(self) -> dict[str, Any]:
         """What a grader process is told about the operator's choices."""
@@ -81,6 +104,9 @@ class Settings(BaseSettings):
         }
         if self.review_threshold is not None:
             options["review_threshold"] = self.review_threshold
+        secret = self.resolved_code_input_secret()
+        if secret:
+            options["code_input_secret"] = secret
         return options
 
 

@@ -27,7 +27,8 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.report import write_section  # noqa: E402
 from graders.code.battery import load_battery  # noqa: E402
 from graders.code.config import resolve_battery  # noqa: E402
-from graders.sandbox import Call, Job, Sandbox, probe_layers  # noqa: E402
+from graders.code.forms import build_job, forms_for  # noqa: E402
+from graders.sandbox import Job, Sandbox, probe_layers  # noqa: E402
 from graders.sandbox.pool import _encode_job  # noqa: E402
 from graders.sandbox.protocol import parse_results  # noqa: E402
 from graders.sandbox.zygote import ENVIRONMENT, HARNESS_SOURCE, _filesystem_plan  # noqa: E402
@@ -62,16 +63,40 @@ namespace["run"](blob, int(sys.argv[3]))
 """
 
 
-def battery_job() -> Job:
-    arrays = []
-    calls = []
+def question_jobs() -> list[Job]:
+    """The jobs the grader sends for one submission's B3 and B4: one child per question, every
+    input called as asked and with V = I (the weights probe), inputs from a fresh seed."""
+    jobs = []
     for name in ("b3.yaml", "b4.yaml"):
-        battery = load_battery(resolve_battery(f"transformer-basics/{name}"))
-        for case in battery.cases:
-            base = len(arrays)
-            arrays.extend(case.inputs)
-            calls.append(Call(battery.function, (base, base + 1, base + 2)))
-    return Job(SUBMISSION, tuple(arrays), tuple(calls))
+        instance = load_battery(resolve_battery(f"transformer-basics/{name}")).instance(2026)
+        job, _ = build_job(instance, SUBMISSION, instance.function,
+                           forms_for(None, causal=False), None)
+        jobs.append(job)
+    return jobs
+
+
+def shared_vs_own(jobs: list[Job], rounds: int) -> tuple[float, float]:
+    """p50 ms for one submission's code questions: one child each (what the grader does, so
+    that no answer can touch another's results) vs all in one shared child (before)."""
+    sandbox = Sandbox(size=1)
+    try:
+        for _ in range(10):
+            sandbox.run_together(jobs)
+            for job in jobs:
+                sandbox.run(job)
+        own, shared = [], []
+        for _ in range(rounds):
+            started = time.perf_counter()
+            for job in jobs:
+                check(sandbox.run(job).calls)
+            own.append((time.perf_counter() - started) * 1000)
+            started = time.perf_counter()
+            for outcome in sandbox.run_together(jobs):
+                check(outcome.calls)
+            shared.append((time.perf_counter() - started) * 1000)
+        return statistics.median(own), statistics.median(shared)
+    finally:
+        sandbox.close()
 
 
 def check(outcome_calls: tuple[object, ...]) -> None:
@@ -200,7 +225,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=400)
     parser.add_argument("--cold-jobs", type=int, default=40)
     args = parser.parse_args()
-    job = battery_job()
+    jobs = question_jobs()
+    job = jobs[0]
     load_before = os.getloadavg()[0]
     missing = [layer.name for layer in probe_layers() if layer.required and not layer.active]
     rows = []
@@ -223,15 +249,23 @@ def main() -> None:
                   f"{statistics.median(latencies):.1f} | {p(latencies, 0.95):.1f} | "
                   f"{rate:.0f} submissions/s |")
     print(grader_row, flush=True)
+    own, shared = shared_vs_own(jobs, max(50, args.jobs // 4))
+    isolation_row = (f"| B3 + B4 sandbox jobs of one submission: one child per question | "
+                     f"{max(50, args.jobs // 4)} | {own:.1f} | | |\n"
+                     f"| the same in one shared child (before issue 12.2) | "
+                     f"{max(50, args.jobs // 4)} | {shared:.1f} | | |")
+    print(isolation_row, flush=True)
     ratio_1 = results["zygote, 1 zygote"][2] / results["cold subprocess, 1 worker"][2]
     ratio_2 = results["zygote, 2 zygotes"][2] / results["cold subprocess, 2 workers"][2]
     p50 = results["zygote, 1 zygote"][0]
     verdict = "meets" if p50 <= 10 and min(ratio_1, ratio_2) >= 15 else "MISSES"
     body = "\n".join([
-        "## Sandbox: B3+B4 code battery per job",
+        "## Sandbox: one code question's battery per job",
         "",
-        f"One job = a submission defining `attention` and `masked_attention`, called on all "
-        f"{len(job.calls)} inputs of the B3 and B4 batteries, every layer active"
+        f"One job = one code question as the grader runs it: a submission defining `attention` "
+        f"and `masked_attention`, with `attention` called {len(job.calls)} times (every B3 input "
+        "as asked and again with V = I, the probe that reveals the weights), every layer "
+        "active"
         + (f" (MISSING: {', '.join(missing)})" if missing else "")
         + "; result frames validated in the parent. The cold baseline runs the same harness "
         "and job in a fresh `python -I -S` per job with no isolation at all.",
@@ -245,6 +279,10 @@ def main() -> None:
         "| path | submissions | p50 ms | p95 ms | rate |",
         "|---|---:|---:|---:|---:|",
         grader_row,
+        isolation_row,
+        "",
+        f"One child per question (so that no answer can reach another's results) costs "
+        f"{own - shared:.1f} ms per submission over one shared child.",
         "",
         f"Throughput ratio zygote / cold: **{ratio_1:.1f}x** (1 worker), **{ratio_2:.1f}x** "
         f"(2 workers). Target p50 <= 10 ms and >= 15x: {verdict}. CPU per job, which other "

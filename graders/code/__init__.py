@@ -1,19 +1,20 @@
-"""The `code` grader: runs a student's function in the sandbox on rubric-defined inputs and
-decides every check, and the bug's name, in the trusted process.
+"""The `code` grader: runs a student's function in the sandbox on inputs drawn per submission
+and decides every check, and the bug's name, in the trusted process.
 
-A question's battery (rubrics/<slug>/<question>.yaml: the function, inputs from fixed seeds, a
-reference and known-bug variants in a Python module beside it) runs once for all of the
-question's items. Each item names one check; a check earns its points when it passes on every
-input it looks at (or in proportion, with `credit: per_input`). A check whose every input crashed
-is `submission_error` with the student's exception and line; the others keep their credit.
+A question's battery (rubrics/<slug>/<question>.yaml: the function, the input shapes, the
+interface adaptations the rubric accepts and their cost, a reference and known-bug variants in a
+Python module beside it) runs once for all of the question's items, in a child of its own. The
+function is called as asked and, when that does not give (output, weights), in the forms
+students write (`forms`): output only, the pair reversed, a required mask argument, batched
+inputs. Each item names one check; a check earns its points when it passes on every input it
+looks at (or in proportion, with `credit: per_input`), times the rubric's share for any
+adaptation it relied on. A check whose every input crashed is `submission_error` with the
+student's exception and line; the others keep their credit.
 
 Checks that survive a crash (`salvage: true`, used by b4.causal): when the function raises
 before returning, the child reports the numeric arrays in the function's own frame at the crash,
-and the parent may decide a property check on the one named like the weights (`weights`, `attn`,
-...). The masking logic ran and produced those weights, so "no weight on a future position" is
-observable even though `return output, weights` failed; the checks that need the return value
-(interface, weights vs. reference, output) stay `submission_error`. Such credit is reported with
-the variable it was read from and confidence 0.8.
+and the parent may decide the check on the one named like the weights, only when those weights
+are a softmax of the case's scores. Such credit says so and has confidence 0.8.
 """
 
 from graders.code.grader import CodeGrader, shared_sandbox

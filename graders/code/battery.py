@@ -1,5 +1,11 @@
-"""A question's battery: the function to call, inputs from fixed seeds, and the reference and
-known-bug results, all computed here in the trusted process (never in the sandbox)."""
+"""A question's battery: the function to call, the shapes of its inputs, the interface
+adaptations the rubric allows and what they cost, and the reference and known-bug results, all
+computed here in the trusted process (never in the sandbox).
+
+Inputs are drawn per submission from a seed the parent chooses (`Battery.instance(seed)`), so no
+table of outputs prepared for earlier inputs can answer them; a case with a `seed` of its own is
+a fixed edge case, the same for everyone.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +13,29 @@ import importlib.util
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
-from graders.sandbox import Call, Job
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 Array = np.ndarray[Any, Any]
 Pair = tuple[Array, Array]  # (output, weights)
 AttentionFn = Callable[[Array, Array, Array], Pair]
+AdaptationName = Literal["swapped_pair", "output_only", "derived_weights", "mask_argument",
+                         "extra_argument", "batch_dims", "rounded"]
+# How a required mask argument is passed, as students write it. Each builds the (n, m) mask for
+# a boolean `hide` matrix (True where a position must get no weight).
+MASK_CONVENTIONS: dict[str, Callable[[Array], Array]] = {
+    "boolean future (True = hidden)": lambda hide: hide.copy(),
+    "0/1 lower-triangular (1 = attend)": lambda hide: (~hide).astype(np.float64),
+    "boolean keep (True = attend)": lambda hide: ~hide,
+    "additive -inf": lambda hide: np.where(hide, -np.inf, 0.0),
+    "additive -1e9": lambda hide: np.where(hide, -1e9, 0.0),
+}
 
 
 class BatteryError(Exception):
@@ -29,13 +46,40 @@ class CaseSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
-    seed: int
+    # Set: a fixed edge case (the same inputs for everyone). Unset: drawn from the submission's
+    # secret seed.
+    seed: int | None = None
     n: int = Field(ge=1, le=512)
     m: int = Field(ge=1, le=512)
     d_k: int = Field(ge=1, le=512)
     d_v: int = Field(ge=1, le=512)
     logit_scale: float = 1.0
     stable: bool = False  # a stability case: only the `stable` check looks at it
+
+
+class Adaptation(BaseModel):
+    """One interface adaptation: whether the grader may make it, and the share of each item's
+    points (the interface item aside, which an adapted call never earns) it still earns."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    allowed: bool = True
+    credit: Fraction = Fraction(1)
+
+    @field_validator("credit", mode="before")
+    @classmethod
+    def _fraction(cls, value: object) -> Fraction:
+        try:
+            credit = Fraction(str(value))
+        except (ValueError, ZeroDivisionError) as exc:
+            raise ValueError(f"credit must be a fraction like 2/3, not {value!r}") from exc
+        if not 0 <= credit <= 1:
+            raise ValueError("credit must lie between 0 and 1")
+        return credit
+
+
+def _default_adaptations() -> dict[AdaptationName, Adaptation]:
+    return {}
 
 
 class BatterySpec(BaseModel):
@@ -46,7 +90,14 @@ class BatterySpec(BaseModel):
     reference: str
     variants: str | None = None
     timeout_s: float | None = Field(default=None, gt=0, le=60)
+    # What a required mask argument should hide: the future (causal) or nothing.
+    mask: Literal["causal", "none"] = "none"
+    adaptations: dict[AdaptationName, Adaptation] = Field(default_factory=_default_adaptations)
     cases: tuple[CaseSpec, ...] = Field(min_length=1)
+
+    def adaptation(self, name: AdaptationName) -> Adaptation:
+        # Not listed: not allowed (a rubric opts in to every adaptation it accepts).
+        return self.adaptations.get(name, Adaptation(allowed=False, credit=Fraction(0)))
 
 
 @dataclass(frozen=True)
@@ -54,6 +105,22 @@ class Case:
     spec: CaseSpec
     inputs: tuple[Array, Array, Array]
     expected: Pair
+    hide: Array  # (n, m) bool: positions the reference gives no weight (the causal future)
+
+    @property
+    def identity(self) -> Array:
+        """V = I (m x m): the output of a call with it is the weights the function used."""
+        return np.eye(self.spec.m)
+
+    def mask(self, convention: str) -> Array:
+        return MASK_CONVENTIONS[convention](self.hide)
+
+
+@dataclass(frozen=True)
+class VariantResult:
+    output: Array
+    weights: Array
+    probe: Array | None  # the output with V = I (None where that call raises)
 
 
 @dataclass(frozen=True)
@@ -62,30 +129,76 @@ class Variant:
     feedback: str
     # One tuple per spelling of the mistake, each with one result per case (None where that
     # spelling itself raises on the case).
-    spellings: tuple[tuple[Pair | None, ...], ...]
+    spellings: tuple[tuple[VariantResult | None, ...], ...]
+
+
+@dataclass
+class Instance:
+    """A battery with its inputs drawn: what one submission is graded on."""
+
+    battery: Battery
+    seed: int
+    cases: tuple[Case, ...]
+
+    @cached_property
+    def variants(self) -> tuple[Variant, ...]:
+        """The known bugs' results on these inputs, computed only when a diagnosis needs them
+        (a submission that passes everything never pays for them)."""
+        return tuple(
+            Variant(name, feedback, tuple(tuple(_variant_result(fn, c) for c in self.cases)
+                                          for fn in functions))
+            for name, feedback, functions in self.battery.variant_table)
+
+    @property
+    def function(self) -> str:
+        return self.battery.function
+
+    @property
+    def spec(self) -> BatterySpec:
+        return self.battery.spec
 
 
 @dataclass(frozen=True)
 class Battery:
     path: Path
-    function: str
-    timeout_s: float | None
-    cases: tuple[Case, ...]
-    variants: tuple[Variant, ...]
+    spec: BatterySpec
+    reference: AttentionFn
+    variant_table: tuple[tuple[str, str, tuple[AttentionFn, ...]], ...]
 
-    def job(self, source: str) -> Job:
-        arrays = tuple(a for case in self.cases for a in case.inputs)
-        calls = tuple(Call(self.function, (3 * i, 3 * i + 1, 3 * i + 2))
-                      for i in range(len(self.cases)))
-        return Job(source=source, arrays=arrays, calls=calls, timeout_s=self.timeout_s)
+    @property
+    def function(self) -> str:
+        return self.spec.function
 
+    @property
+    def timeout_s(self) -> float | None:
+        return self.spec.timeout_s
 
-def _inputs(spec: CaseSpec) -> tuple[Array, Array, Array]:
-    rng = np.random.default_rng(spec.seed)
-    q = rng.standard_normal((spec.n, spec.d_k)) * spec.logit_scale
-    k = rng.standard_normal((spec.m, spec.d_k))
-    v = rng.standard_normal((spec.m, spec.d_v))
-    return q, k, v
+    def instance(self, seed: int) -> Instance:
+        cases = tuple(self._case(spec, seed, index) for index, spec in enumerate(self.spec.cases))
+        return Instance(self, seed, cases)
+
+    def _case(self, spec: CaseSpec, seed: int, index: int) -> Case:
+        rng = np.random.default_rng(spec.seed if spec.seed is not None else [seed, index])
+        q = rng.standard_normal((spec.n, spec.d_k)) * spec.logit_scale
+        k = rng.standard_normal((spec.m, spec.d_k))
+        v = rng.standard_normal((spec.m, spec.d_v))
+        if spec.stable:
+            # Every row's largest scaled score is logit_scale x U(1, 2): exp overflows in every
+            # row for code that does not subtract the row's maximum, whatever the draw.
+            q = q / spec.logit_scale
+            scaled = q @ k.T / np.sqrt(spec.d_k)
+            peak = scaled[np.arange(spec.n), np.abs(scaled).argmax(axis=1)]
+            peak = np.where(np.abs(peak) < 1e-6, 1e-6, peak)
+            target = spec.logit_scale * rng.uniform(1.0, 2.0, size=spec.n)
+            q = q * (target / peak)[:, None]
+        expected = _call(self.reference, (q, k, v))
+        if expected is None or not all(np.isfinite(a).all() for a in expected):
+            raise BatteryError(f"the reference fails on case {spec.name!r}")
+        if self.spec.mask == "causal":
+            hide = np.triu(np.ones((spec.n, spec.m), dtype=bool), k=1)
+        else:
+            hide = np.zeros((spec.n, spec.m), dtype=bool)
+        return Case(spec, (q, k, v), expected, hide)
 
 
 def _call(fn: AttentionFn, inputs: tuple[Array, Array, Array]) -> Pair | None:
@@ -95,6 +208,14 @@ def _call(fn: AttentionFn, inputs: tuple[Array, Array, Array]) -> Pair | None:
         except Exception:
             return None
     return np.asarray(output, dtype=np.float64), np.asarray(weights, dtype=np.float64)
+
+
+def _variant_result(fn: AttentionFn, case: Case) -> VariantResult | None:
+    real = _call(fn, case.inputs)
+    if real is None:
+        return None
+    probe = _call(fn, (case.inputs[0], case.inputs[1], case.identity))
+    return VariantResult(real[0], real[1], probe[0] if probe is not None else None)
 
 
 def _load_module(path: Path) -> Any:
@@ -119,24 +240,18 @@ def _build(path: Path) -> Battery:
     reference = getattr(module, spec.reference, None)
     if not callable(reference):
         raise BatteryError(f"{spec.module} has no reference function {spec.reference!r}")
-    cases: list[Case] = []
-    for case_spec in spec.cases:
-        inputs = _inputs(case_spec)
-        expected = _call(reference, inputs)
-        if expected is None or not all(np.isfinite(a).all() for a in expected):
-            raise BatteryError(f"the reference fails on case {case_spec.name!r}")
-        cases.append(Case(case_spec, inputs, expected))
-    variants: list[Variant] = []
     table = getattr(module, spec.variants, None) if spec.variants else {}
     if not isinstance(table, dict):
         raise BatteryError(f"{spec.module}.{spec.variants} must be a dict")
+    variants: list[tuple[str, str, tuple[AttentionFn, ...]]] = []
     for name, entry in table.items():
         if not (isinstance(entry, tuple) and len(entry) >= 2 and isinstance(entry[0], str)
                 and all(callable(fn) for fn in entry[1:])):
             raise BatteryError(f"variant {name!r} must be (feedback, function, ...)")
-        spellings = tuple(tuple(_call(fn, c.inputs) for c in cases) for fn in entry[1:])
-        variants.append(Variant(str(name), entry[0], spellings))
-    return Battery(path, spec.function, spec.timeout_s, tuple(cases), tuple(variants))
+        variants.append((str(name), entry[0], tuple(entry[1:])))
+    battery = Battery(path, spec, reference, tuple(variants))
+    _ = battery.instance(0).variants  # a broken reference or variant is the rubric's: now
+    return battery
 
 
 _cache: dict[tuple[Path, int], Battery] = {}
@@ -144,7 +259,7 @@ _lock = threading.Lock()
 
 
 def load_battery(path: Path) -> Battery:
-    """Built once per process and file version: inputs, reference and variants are fixed."""
+    """Built once per process and file version; inputs are drawn per submission."""
     try:
         key = (path, path.stat().st_mtime_ns)
     except OSError as exc:

@@ -1,30 +1,44 @@
-"""The checks a code item can name, decided in the trusted process on validated arrays."""
+"""The checks a code item can name, decided in the trusted process on validated arrays.
+
+Each check looks at one case as observed (`forms.Observation`): the output, and the weights the
+function returned or, when it returns only the output, the weights it used (its output with
+V = I). Softmax and causal credit need the weights to be a softmax of the case's own scores
+(`arrays.relation`), not merely rows that sum to 1 or zeros above the diagonal.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
 
 import numpy as np
 
-from graders.code.battery import Case, Pair
+from graders.code.arrays import (
+    LOOSE_ATOL,
+    LOOSE_RTOL,
+    Array,
+    as_float,
+    close,
+    finite,
+    relation,
+)
+from graders.code.battery import Case
 from graders.code.config import CheckName, CodeCheckConfig
-from graders.sandbox import CallResult
+from graders.code.forms import Observation
 
-Array = np.ndarray[Any, Any]
 CAUSAL_ZERO = 1e-12
-ROW_SUM_TOL = 1e-6
 
 DESCRIPTIONS: dict[str, str] = {
     "interface": "returns (output, weights) with shapes (n, d_v) and (n, m)",
     "scaling": "after normalising each row, the weights equal softmax(QKᵀ/√d_k)",
-    "row_softmax": "every row of the weights is non-negative and sums to 1",
+    "row_softmax": "every row of the weights is a softmax of the scores: non-negative, "
+                   "summing to 1",
     "weights": "the weights match the reference",
     "output": "the output matches the reference",
     "stable": "with logits around 1e3 the result is finite and correct",
-    "causal": "no weight on a future position (j > i), and every row attends to its past",
+    "causal": "no weight on a future position (j > i), and every row attends to its past as a "
+              "softmax of the scores",
 }
 
 
@@ -35,172 +49,185 @@ class Verdict(Enum):
 
 
 @dataclass(frozen=True)
-class CaseRun:
-    """One case as the student's code ran it."""
-
-    case: Case
-    call: CallResult | None
-    pair: Pair | None  # (output, weights) when the call returned two numeric arrays
-    problem: str  # why there is no pair, in words ("" when there is one)
-
-
-@dataclass(frozen=True)
 class CaseVerdict:
     case: Case
     verdict: Verdict
     note: str = ""
     salvaged: str = ""  # the local variable a crash-surviving check used
+    rounded: bool = False  # passed only at the loose tolerance
 
 
-def case_run(case: Case, call: CallResult | None, not_run: str) -> CaseRun:
-    if call is None:
-        return CaseRun(case, None, None, not_run)
-    if not call.ok or call.value is None:
-        error = call.error
-        what = f"{error.type}: {error.message}" if error is not None else "an error"
-        return CaseRun(case, call, None, f"raised {what}")
-    value = call.value
-    if value.kind == "seq" and value.length == 2 and len(value.items) == 2 \
-            and all(item.kind == "array" for item in value.items):
-        output, weights = (np.asarray(item.array, dtype=np.float64) for item in value.items)
-        return CaseRun(case, call, (output, weights), "")
-    if value.kind == "seq":
-        return CaseRun(case, call, None, f"returned {value.describe()}, not (output, weights)")
-    return CaseRun(case, call, None, f"returned {value.describe()}, not (output, weights)")
+@dataclass(frozen=True)
+class Outcome:
+    ok: bool
+    note: str = ""
+    rounded: bool = False
 
 
-def _close(actual: Array, expected: Array, config: CodeCheckConfig) -> bool:
-    if actual.shape != expected.shape or not np.isfinite(actual).all():
-        return False
-    return bool(np.all(np.abs(actual - expected) <= config.atol + config.rtol * np.abs(expected)))
+def _scores(case: Case) -> Array:
+    q, k, _ = case.inputs
+    return np.asarray(q @ k.T, dtype=np.float64)
 
 
-def _shape_note(name: str, actual: Array, wanted: tuple[int, ...]) -> str:
-    return f"{name} has shape {actual.shape}, expected {wanted}"
+def _matches(actual: Array | None, expected: Array, config: CodeCheckConfig, what: str
+             ) -> Outcome:
+    if actual is None:
+        return Outcome(False, f"no {what} to compare")
+    if actual.shape != expected.shape:
+        return Outcome(False, f"{what} has shape {actual.shape}, expected {expected.shape}")
+    if close(actual, expected, config.rtol, config.atol):
+        return Outcome(True)
+    if close(actual, expected, LOOSE_RTOL, LOOSE_ATOL):
+        return Outcome(True, f"the {what} matches only to about 1e-3 (rounded?)", rounded=True)
+    if not np.isfinite(actual).all():
+        return Outcome(False, f"the {what} contains inf or nan")
+    verb = "do" if what.endswith("s") else "does"
+    return Outcome(False, f"the {what} {verb} not match the reference")
 
 
-def _interface(run: CaseRun, config: CodeCheckConfig) -> tuple[bool, str]:
-    assert run.pair is not None
-    output, weights = run.pair
-    spec = run.case.spec
-    if output.shape != (spec.n, spec.d_v):
-        return False, _shape_note("output", output, (spec.n, spec.d_v))
-    if weights.shape != (spec.n, spec.m):
-        return False, _shape_note("weights", weights, (spec.n, spec.m))
-    return True, ""
+def _interface(obs: Observation, config: CodeCheckConfig) -> Outcome:
+    spec = obs.case.spec
+    if obs.adaptations:
+        return Outcome(False, obs.problem or "the function was only gradable through an "
+                       "adapted interface")
+    if obs.output is None or obs.weights is None:
+        return Outcome(False, obs.problem or "no (output, weights) pair")
+    if obs.output.shape != (spec.n, spec.d_v):
+        return Outcome(False, f"output has shape {obs.output.shape}, expected "
+                       f"{(spec.n, spec.d_v)}")
+    if obs.weights.shape != (spec.n, spec.m):
+        return Outcome(False, f"weights has shape {obs.weights.shape}, expected "
+                       f"{(spec.n, spec.m)}")
+    return Outcome(True)
 
 
-def _scaling(run: CaseRun, config: CodeCheckConfig) -> tuple[bool, str]:
-    assert run.pair is not None
-    weights = run.pair[1]
-    expected = run.case.expected[1]
-    if weights.shape != expected.shape:
-        return False, _shape_note("weights", weights, expected.shape)
-    sums = weights.sum(axis=-1, keepdims=True) if np.isfinite(weights).all() else None
-    if sums is None or not (sums > 0).all():
-        return False, "the weights are not finite and positive, so their scale cannot be read"
-    with np.errstate(all="ignore"):
-        normalised = weights / sums
-    if _close(normalised, expected, config):
-        return True, ""
-    return False, "even with each row renormalised the weights differ from softmax(QKᵀ/√d_k)"
+def _scaling(obs: Observation, config: CodeCheckConfig) -> Outcome:
+    weights, expected = obs.weights, obs.case.expected[1]
+    if weights is None or weights.shape != expected.shape:
+        return _matches(weights, expected, config, "weights")
+    sums = weights.sum(axis=-1, keepdims=True)
+    if not finite(weights) or not (sums > 0).all():
+        return Outcome(False, "the weights are not finite and positive, so their scale cannot "
+                       "be read")
+    outcome = _matches(weights / sums, expected, config, "renormalised weights")
+    if not outcome.ok:
+        return Outcome(False, "even with each row renormalised the weights differ from "
+                       "softmax(QKᵀ/√d_k)")
+    return outcome
 
 
-def _row_softmax(run: CaseRun, config: CodeCheckConfig) -> tuple[bool, str]:
-    assert run.pair is not None
-    weights = run.pair[1]
-    if weights.ndim != 2 or not np.isfinite(weights).all():
-        return False, "the weights are not a finite matrix"
+def _row_softmax(obs: Observation, config: CodeCheckConfig) -> Outcome:
+    weights = obs.weights
+    spec = obs.case.spec
+    if weights is None or weights.shape != (spec.n, spec.m) or not finite(weights):
+        return Outcome(False, "the weights are not a finite (n, m) matrix")
     if (weights < -config.atol).any():
-        return False, "some weights are negative"
+        return Outcome(False, "some weights are negative")
     sums = weights.sum(axis=-1)
-    if np.abs(sums - 1).max() > ROW_SUM_TOL:
-        return False, "row sums are " + ", ".join(f"{s:.3g}" for s in sums[:6])
-    return True, ""
+    rounded = False
+    if np.abs(sums - 1).max() > 1e-6:
+        if np.abs(sums - 1).max() > LOOSE_ATOL:
+            return Outcome(False, "the rows do not sum to 1")
+        rounded = True
+    found = relation(weights, _scores(obs.case), ~obs.case.hide)
+    if found.holds is False:
+        return Outcome(False, found.note)
+    return Outcome(True, "rows sum to 1 only to about 1e-3" if rounded else "", rounded)
 
 
-def _weights(run: CaseRun, config: CodeCheckConfig) -> tuple[bool, str]:
-    assert run.pair is not None
-    if _close(run.pair[1], run.case.expected[1], config):
-        return True, ""
-    return False, "the weights differ from the reference"
+def _weights(obs: Observation, config: CodeCheckConfig) -> Outcome:
+    return _matches(obs.weights, obs.case.expected[1], config, "weights")
 
 
-def _output(run: CaseRun, config: CodeCheckConfig) -> tuple[bool, str]:
-    assert run.pair is not None
-    if _close(run.pair[0], run.case.expected[0], config):
-        return True, ""
-    return False, "the output differs from the reference"
+def _output(obs: Observation, config: CodeCheckConfig) -> Outcome:
+    return _matches(obs.output, obs.case.expected[0], config, "output")
 
 
-def _stable(run: CaseRun, config: CodeCheckConfig) -> tuple[bool, str]:
-    assert run.pair is not None
-    output, weights = run.pair
-    if not (np.isfinite(output).all() and np.isfinite(weights).all()):
-        return False, "the result contains inf or nan (exp overflowed: subtract each row's max)"
-    if _close(weights, run.case.expected[1], config) and _close(output, run.case.expected[0],
-                                                                config):
-        return True, ""
-    return False, "the result is finite but differs from the reference"
+def _stable(obs: Observation, config: CodeCheckConfig) -> Outcome:
+    arrays = [a for a in (obs.output, obs.weights) if a is not None]
+    if obs.output is None:
+        return Outcome(False, obs.problem or "no output")
+    if not all(finite(a) for a in arrays):
+        return Outcome(False, "the result contains inf or nan (exp overflowed: subtract each "
+                       "row's max)")
+    found = _matches(obs.output, obs.case.expected[0], config, "output")
+    if found.ok and obs.weights is not None:
+        weights = _matches(obs.weights, obs.case.expected[1], config, "weights")
+        return weights if not weights.ok or weights.rounded else found
+    return found
 
 
-def causal_weights(weights: Array, n: int) -> tuple[bool, str]:
-    if weights.shape != (n, n):
-        return False, _shape_note("weights", weights, (n, n))
-    if not np.isfinite(weights).all():
-        return False, "the weights contain inf or nan"
-    future = np.triu(np.ones((n, n), dtype=bool), k=1)
-    leak = np.abs(weights[future])
+def causal_weights(weights: Array | None, case: Case) -> Outcome:
+    n, m = case.spec.n, case.spec.m
+    if weights is None:
+        return Outcome(False, "no weights to look at")
+    if weights.shape != (n, m):
+        return Outcome(False, f"weights has shape {weights.shape}, expected {(n, m)}")
+    if not finite(weights):
+        return Outcome(False, "the weights contain inf or nan")
+    leak = np.abs(weights[case.hide])
     if leak.size and leak.max() > CAUSAL_ZERO:
-        return False, f"a future position gets weight {leak.max():.3g}"
-    past = np.where(future, 0.0, np.abs(weights)).sum(axis=-1)
+        return Outcome(False, "a future position gets weight")
+    past = np.where(case.hide, 0.0, np.abs(weights)).sum(axis=-1)
     if (past <= 0).any():
-        return False, "some row puts no weight on any allowed position"
-    return True, ""
+        return Outcome(False, "some row puts no weight on any allowed position")
+    found = relation(weights, _scores(case), ~case.hide, column_factors=True)
+    if found.holds is False:
+        return Outcome(False, found.note)
+    return Outcome(True)
 
 
-def _causal(run: CaseRun, config: CodeCheckConfig) -> tuple[bool, str]:
-    assert run.pair is not None
-    return causal_weights(run.pair[1], run.case.spec.n)
+def _causal(obs: Observation, config: CodeCheckConfig) -> Outcome:
+    return causal_weights(obs.weights if obs.weights is not None else obs.probe, obs.case)
 
 
-CHECKS: dict[CheckName, Callable[[CaseRun, CodeCheckConfig], tuple[bool, str]]] = {
+CHECKS: dict[CheckName, Callable[[Observation, CodeCheckConfig], Outcome]] = {
     "interface": _interface, "scaling": _scaling, "row_softmax": _row_softmax,
     "weights": _weights, "output": _output, "stable": _stable, "causal": _causal,
 }
 
 
-def _salvaged_weights(run: CaseRun, config: CodeCheckConfig) -> tuple[str, Array] | None:
-    if run.call is None or not run.call.salvage:
+def salvaged_weights(obs: Observation, names: tuple[str, ...]) -> tuple[str, Array] | None:
+    """A weights-like local variable of the crashed call (shape (n, m), by its name)."""
+    call = obs.call
+    if call is None or not call.salvage:
         return None
-    n = run.case.spec.n
-    for name in config.salvage_names:
-        array = run.call.salvage.get(name)
-        if array is not None and array.shape == (n, n):
-            return name, np.asarray(array, dtype=np.float64)
+    shape = (obs.case.spec.n, obs.case.spec.m)
+    for name in names:
+        array = call.salvage.get(name)
+        converted = as_float(array) if array is not None else None
+        if converted is not None and converted.shape == shape:
+            return name, converted
     return None
 
 
-def evaluate(config: CodeCheckConfig, runs: list[CaseRun]) -> list[CaseVerdict]:
+def _crashed(obs: Observation) -> bool:
+    return obs.call is None or not obs.call.ok
+
+
+def evaluate(config: CodeCheckConfig, observations: list[Observation]) -> list[CaseVerdict]:
     """One verdict per relevant case (the stability cases for `stable`, the others otherwise)."""
     check = CHECKS[config.check]
     verdicts: list[CaseVerdict] = []
-    for run in runs:
-        if run.case.spec.stable != (config.check == "stable"):
+    for obs in observations:
+        if obs.case.spec.stable != (config.check == "stable"):
             continue
-        if run.pair is None:
-            crashed = run.call is None or not run.call.ok
-            salvaged = _salvaged_weights(run, config) if config.salvage and crashed else None
+        if obs.output is None and obs.weights is None:
+            salvaged = salvaged_weights(obs, config.salvage_names) \
+                if config.salvage and _crashed(obs) else None
             if salvaged is not None and config.check == "causal":
+                # Only weights that are a softmax of the case's scores count (`relation`).
                 name, weights = salvaged
-                ok, note = causal_weights(weights, run.case.spec.n)
-                verdicts.append(CaseVerdict(run.case, Verdict.PASS if ok else Verdict.FAIL,
-                                            note, salvaged=name))
+                with np.errstate(all="ignore"):
+                    found = causal_weights(weights, obs.case)
+                verdicts.append(CaseVerdict(obs.case, Verdict.PASS if found.ok else Verdict.FAIL,
+                                            found.note, salvaged=name))
             else:
-                verdicts.append(CaseVerdict(run.case, Verdict.CRASH if crashed else Verdict.FAIL,
-                                            run.problem))
+                verdicts.append(CaseVerdict(obs.case, Verdict.CRASH if _crashed(obs)
+                                            else Verdict.FAIL, obs.problem))
             continue
         with np.errstate(all="ignore"):
-            ok, note = check(run, config)
-        verdicts.append(CaseVerdict(run.case, Verdict.PASS if ok else Verdict.FAIL, note))
+            found = check(obs, config)
+        verdicts.append(CaseVerdict(obs.case, Verdict.PASS if found.ok else Verdict.FAIL,
+                                    found.note, rounded=found.rounded))
     return verdicts

@@ -5,6 +5,7 @@ shows exactly what ran. Student text is only ever compiled here (to test syntax)
 
 from __future__ import annotations
 
+import itertools
 import json
 import keyword
 import re
@@ -14,7 +15,8 @@ from dataclasses import dataclass, field
 MAX_SOURCE = 64 * 1024
 MAX_LINES = 2000
 
-_FENCE = re.compile(r"^[ \t]*(```|~~~)[ \t]*([\w+-]*)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S)
+_FENCE_MARKERS = ("```", "~~~")
+_FENCE_LANG = re.compile(r"[\w+-]*")
 _CODE_LANGS = {"", "python", "py", "python3", "ipython", "ipython3", "numpy"}
 _STRIKE = re.compile(r"~~(.+?)~~")
 _MATH = re.compile(r"\$\$?")
@@ -126,8 +128,39 @@ def _from_json(text: str, log: _Log) -> str | None:
     return None
 
 
+def _fence_blocks(text: str) -> list[tuple[str, str]]:
+    """(language, body) of every closed ``` or ~~~ block, in one pass over the lines: each
+    line's next closing line is looked up in a table built from the end, so unclosed fences
+    cost nothing extra (a backtracking regex here was quadratic in the number of fences)."""
+    lines = text.split("\n")
+    bare = [line.strip(" \t\r") for line in lines]
+    following: dict[str, list[int]] = {}
+    for marker in _FENCE_MARKERS:
+        table = [len(lines)] * (len(lines) + 1)
+        for index in range(len(lines) - 1, -1, -1):
+            table[index] = index if bare[index] == marker else table[index + 1]
+        following[marker] = table
+    blocks: list[tuple[str, str]] = []
+    index = 0
+    while index < len(lines):
+        opener = lines[index].lstrip(" \t")
+        marker = opener[:3]
+        if marker in _FENCE_MARKERS:
+            close = following[marker][index + 1]
+            if close < len(lines):
+                info = opener[3:].lstrip(" \t")
+                language = _FENCE_LANG.match(info[:40])
+                blocks.append((language.group(0) if language else "",
+                               "\n".join(lines[index + 1:close])))
+                index = close + 1
+                continue
+        index += 1
+    return blocks
+
+
 def _fenced(text: str, log: _Log) -> str | None:
-    blocks = [m.group(3) for m in _FENCE.finditer(text) if m.group(2).lower() in _CODE_LANGS]
+    blocks = [body for language, body in _fence_blocks(text)
+              if language.lower() in _CODE_LANGS]
     if not blocks:
         return None
     if len(blocks) > 1:
@@ -296,6 +329,38 @@ def _drop_bad_lines(source: str, log: _Log) -> str:
     return "\n".join(lines) + "\n"
 
 
+_OCR_MARKS = ("$", "~~", "\\_", *(odd for odd, _, _ in _TYPOGRAPHY))
+_CAPITALISED_KEYWORD = re.compile(r"^[ \t]*(Import|From|Def|Return|For|If|Else|Elif|While)\b",
+                                  re.M)
+
+
+def _looks_typed(lines: list[str]) -> bool:
+    """Typed code keeps its indentation (some block header is followed by an indented line) and
+    carries none of the transcription's artefacts (`$…$`, `~~…~~`, typographic quotes or
+    minus, a capitalised keyword starting a line): it runs exactly as written."""
+    text = "\n".join(lines)
+    if any(mark in text for mark in _OCR_MARKS) or _CAPITALISED_KEYWORD.search(text):
+        return False
+    # Transcription loses indentation everywhere; typed code with an indentation error still
+    # has it somewhere after a block header.
+    filled = [line for line in lines if line.strip()]
+    return any(line.rstrip().endswith(":") and following[:1] in (" ", "\t")
+               for line, following in itertools.pairwise(filled))
+
+
+def _typed(text: str, log: _Log) -> str | None:
+    """Typed code from its first line of code on (prose before it is set aside), unaltered."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if _CODE_START.match(line)), None)
+    if start is None or not _looks_typed(lines[start:]):
+        return None
+    if any(line.strip() for line in lines[:start]):
+        log.add(f"ignored {sum(bool(x.strip()) for x in lines[:start])} line(s) of prose "
+                "before the code")
+    # Blank lines in place of the prose keep every line number the student's.
+    return "\n".join(["" for _ in lines[:start]] + lines[start:]).rstrip("\n") + "\n"
+
+
 def extract_code(text: str) -> ExtractedCode | None:
     """The program to run for this answer, or None when the answer holds no code at all."""
     if len(text) > MAX_SOURCE or text.count("\n") > MAX_LINES:
@@ -315,6 +380,10 @@ def extract_code(text: str) -> ExtractedCode | None:
         indented = _indented(text, log)
         if indented is not None:
             return ExtractedCode(indented + "\n", "an indented code block", tuple(log.items))
+        typed = _typed(text, log)
+        if typed is not None:
+            # Typed code runs as written: its syntax errors are the student's, at their line.
+            return ExtractedCode(typed, "typed code", tuple(log.items))
         origin = "handwriting or plain text"
         source = text
     if _compiles(source) or origin == "code blocks":

@@ -3,25 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 
-from graders.code.battery import Battery
-from graders.code.checks import (
-    DESCRIPTIONS,
-    CaseRun,
-    CaseVerdict,
-    Verdict,
-    case_run,
-    evaluate,
-)
-from graders.code.config import (
-    DEFAULT_SALVAGE_NAMES,
-    CodeCheckConfig,
-    item_config,
-)
+from graders.code.battery import AdaptationName, Instance
+from graders.code.checks import DESCRIPTIONS, CaseVerdict, Verdict, evaluate
+from graders.code.config import DEFAULT_SALVAGE_NAMES, CodeCheckConfig, item_config
 from graders.code.diagnosis import Diagnosis, diagnose
 from graders.code.extract import ExtractedCode
-from graders.code.plan import NotRun, prepare_for, run_job
+from graders.code.feedback import adapted_words, safe_message, sentence
+from graders.code.forms import Form, Observation, choose
+from graders.code.plan import NotRun, Prepared, prepare
 from graders.context import GradingContext
 from graders.documents.model import LocatedAnswer
 from graders.registry import Grader
@@ -33,10 +25,10 @@ from graders.sandbox import (
     SandboxPolicy,
     SandboxRefused,
     SandboxUnavailable,
-    StudentError,
 )
 
 SANDBOX_KEY = "sandbox"
+ADAPTED_CONFIDENCE = 0.8
 
 
 def shared_sandbox(context: GradingContext) -> Sandbox:
@@ -50,58 +42,54 @@ def shared_sandbox(context: GradingContext) -> Sandbox:
     return context.resources.shared(SANDBOX_KEY, build)
 
 
+@dataclass
 class _Run:
     """Everything known about one battery run, for building each item's result."""
 
-    def __init__(self, code: ExtractedCode, battery: Battery, function: str,
-                 outcome: JobOutcome, timeout_s: float) -> None:
-        self.code = code
-        self.battery = battery
-        self.function = function
-        self.outcome = outcome
-        self.lines = code.source.splitlines()
-        not_run = (outcome.stop_reason(timeout_s) if outcome.status != "completed"
-                   else "was not run")
-        self.runs: list[CaseRun] = [case_run(case, call, not_run)
-                                    for case, call in zip(battery.cases, outcome.calls,
-                                                          strict=True)]
+    code: ExtractedCode
+    instance: Instance
+    outcome: JobOutcome
+    form: Form
+    observations: list[Observation]
+    timeout_s: float
 
     def line(self, number: int) -> str:
-        if 1 <= number <= len(self.lines):
-            return self.lines[number - 1].strip()
-        return ""
+        lines = self.code.source.splitlines()
+        return lines[number - 1].strip() if 1 <= number <= len(lines) else ""
 
-    def where(self, error: StudentError) -> str:
-        if not error.lines:
-            return ""
-        number = error.lines[-1]
-        text = self.line(number)
-        return f" at line {number}" + (f": `{text}`" if text else "")
-
-    def first_crash(self) -> str:
-        for run in self.runs:
-            call = run.call
+    def crash(self, for_student: bool) -> str:
+        for obs in self.observations:
+            call = obs.call
             if call is not None and not call.ok and call.error is not None:
                 error = call.error
-                return (f"Your code raised {error.type}: {error.message}{self.where(error)} "
-                        f"(on the input '{run.case.spec.name}').")
-        if any(run.call is None for run in self.runs):
-            return f"Some inputs have no result: {self.outcome.stop_reason(0)}."
+                where = ""
+                if error.lines:
+                    text = self.line(error.lines[-1])
+                    where = f" at line {error.lines[-1]}" + (f": `{text}`" if text else "")
+                case = "" if for_student else f" (on the input '{obs.case.spec.name}')"
+                return f"Your code raised {safe_message(error, for_student)}{where}{case}."
+        if any(obs.call is None for obs in self.observations):
+            return f"Some inputs have no result: {self.outcome.stop_reason(self.timeout_s)}."
         return ""
 
 
 def _result(item: RubricItem, question: str, points: Fraction | int, status: Status,
-            feedback: str, evidence: tuple[Evidence, ...] = (), confidence: float = 1.0
-            ) -> ItemResult:
+            feedback: str, student: str, evidence: tuple[Evidence, ...] = (),
+            confidence: float = 1.0) -> ItemResult:
     return ItemResult(item_id=item.id, question=question, points=points,
                       max_points=item.points, status=status, feedback=feedback,
-                      evidence=evidence, confidence=confidence, grader=CodeGrader.kind,
+                      student_feedback=student or None, evidence=evidence,
+                      confidence=confidence, grader=CodeGrader.kind,
                       grader_version=CodeGrader.version)
+
+
+def _usable(observations: list[Observation]) -> int:
+    return sum(o.output is not None for o in observations)
 
 
 class CodeGrader(Grader):
     kind = "code"
-    version = "1"
+    version = "2"
     config_model = CodeCheckConfig
 
     def grade(self, item: RubricItem, answer: LocatedAnswer, context: GradingContext) -> ItemResult:
@@ -124,63 +112,95 @@ class CodeGrader(Grader):
                        context: GradingContext) -> list[ItemResult]:
         question = context.question.id
 
-        def all_items(status: Status, feedback: str, evidence: tuple[Evidence, ...] = (),
-                      confidence: float = 1.0) -> list[ItemResult]:
-            return [_result(i, question, 0, status, feedback, evidence, confidence)
+        def all_items(status: Status, feedback: str, student: str,
+                      evidence: tuple[Evidence, ...] = (), confidence: float = 1.0
+                      ) -> list[ItemResult]:
+            return [_result(i, question, 0, status, feedback, student, evidence, confidence)
                     for i in items]
 
-        prepared = prepare_for(battery_name, answer, question, context)
+        prepared = prepare(battery_name, answer, context)
         if isinstance(prepared, NotRun):
-            return all_items(prepared.status, prepared.feedback, confidence=0.0)
-        code, battery, function = prepared.code, prepared.battery, prepared.function
+            student = ("No Python code was found in this answer." if prepared.status is
+                       Status.NEEDS_REVIEW else "")
+            return all_items(prepared.status, prepared.feedback, student, confidence=0.0)
         evidence, notes = list(prepared.evidence), list(prepared.notes)
-        defined = prepared.defined
         sandbox = shared_sandbox(context)
         try:
-            outcome = run_job(sandbox, battery_name, prepared, context)
+            outcome = sandbox.run(prepared.job)
         except SandboxRefused as exc:
-            return all_items(Status.NEEDS_REVIEW, f"{exc}.", tuple(evidence), confidence=0.0)
+            return all_items(Status.NEEDS_REVIEW, f"{exc}.", "", tuple(evidence), 0.0)
         except SandboxUnavailable as exc:
             return all_items(Status.GRADER_ERROR, f"The sandbox is unavailable ({exc}); this "
-                             "item needs a human grader.", tuple(evidence), confidence=0.0)
+                             "item needs a human grader.", "", tuple(evidence), 0.0)
         if outcome.insecure:
             notes.insert(0, "WARNING: this code ran in an INSECURE sandbox (the operator allowed "
                          "it; missing layers: " + ", ".join(outcome.insecure) + ").")
         if outcome.output:
             evidence.append(Evidence(kind="stdout", text=outcome.output[:2000],
                                      note=f"{outcome.output_total} bytes printed"))
-        timeout = battery.timeout_s or sandbox.policy.timeout_s
+        timeout = prepared.instance.battery.timeout_s or sandbox.policy.timeout_s
         module = outcome.module
+        code = prepared.code
         if module is None:
-            return all_items(Status.SUBMISSION_ERROR, " ".join(
-                [f"Your code produced no result: {outcome.stop_reason(timeout)}.", *notes]),
-                tuple(evidence))
+            text = f"Your code produced no result: {outcome.stop_reason(timeout)}."
+            return all_items(Status.SUBMISSION_ERROR, " ".join([text, *notes]), text,
+                             tuple(evidence))
         if module.syntax_error is not None:
             line, _, message = module.syntax_error
-            text = code.source.splitlines()[line - 1].strip() if 0 < line <= len(
-                code.source.splitlines()) else ""
-            where = f" at line {line}" + (f": `{text}`" if text else "")
-            return all_items(Status.SUBMISSION_ERROR, " ".join(
-                [f"Your code does not parse (SyntaxError: {message}{where}).", *notes]),
-                tuple(evidence))
-        run = _Run(code, battery, function, outcome, timeout)
+            lines = code.source.splitlines()
+            shown = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+            where = f" at line {line}" + (f": `{shown}`" if shown else "")
+            kind = "" if message.split(":")[0].endswith("Error") else "SyntaxError: "
+            text = f"Your code does not parse ({kind}{message}{where})."
+            return all_items(Status.SUBMISSION_ERROR, " ".join([text, *notes]), text,
+                             tuple(evidence))
         for line, error in module.errors:
-            notes.append(f"Line {line} (`{run.line(line)}`) raised {error.type}: "
-                         f"{error.message}; the rest of the code still ran.")
-        if all(r.call is not None and r.call.missing for r in run.runs):
-            names = ", ".join(f"`{n}`" for n in defined) or "none"
-            return all_items(Status.SUBMISSION_ERROR, " ".join(
-                [f"Your code defines no function `{battery.function}` (functions found: "
-                 f"{names}).", *notes]), tuple(evidence))
+            notes.append(f"Line {line} raised {safe_message(error, True)}; the rest of the code "
+                         "still ran.")
+        calls = outcome.calls
+        if calls and all(c is not None and c.missing for c in calls):
+            names = ", ".join(f"`{n}`" for n in prepared.defined) or "none"
+            text = (f"Your code defines no function `{prepared.instance.function}` (functions "
+                    f"found: {names}).")
+            return all_items(Status.SUBMISSION_ERROR, " ".join([text, *notes]), text,
+                             tuple(evidence))
+        not_run = outcome.stop_reason(timeout) if outcome.status != "completed" else "was not run"
+        form, observations = choose(prepared.instance, prepared.slots, calls, not_run)
+        if not _usable(observations):
+            form, observations, outcome = self._batched(prepared, sandbox, form, observations,
+                                                        outcome, timeout)
+        run = _Run(code, prepared.instance, outcome, form, observations, timeout)
         salvage_names = tuple(dict.fromkeys(
             n for i in items for n in configs[i.id].salvage_names)) or DEFAULT_SALVAGE_NAMES
-        verdicts = {item.id: evaluate(configs[item.id], run.runs) for item in items}
-        everything_passed = all(v.verdict is Verdict.PASS
+        verdicts = {item.id: evaluate(configs[item.id], observations) for item in items}
+        everything_passed = all(v.verdict is Verdict.PASS and not v.rounded
                                 for found in verdicts.values() for v in found)
         diagnoses = [] if everything_passed else diagnose(
-            battery, run.runs, outcome.output, salvage_names)
+            prepared.instance, observations, outcome.output, salvage_names)
         return [self._item(item, configs[item.id], verdicts[item.id], run, diagnoses, notes,
                            evidence, question) for item in items]
+
+    def _batched(self, prepared: Prepared, sandbox: Sandbox, form: Form,
+                 observations: list[Observation], outcome: JobOutcome, timeout: float
+                 ) -> tuple[Form, list[Observation], JobOutcome]:
+        """Every call failed as asked: try a batch of one (the student's code may expect
+        (batch, n, d) inputs); kept only when it explains more."""
+        if not any(o.call is not None and not o.call.ok for o in observations):
+            return form, observations, outcome
+        if not prepared.instance.spec.adaptation("batch_dims").allowed:
+            return form, observations, outcome
+        job, slots, _ = prepared.batched()
+        try:
+            second = sandbox.run(job)
+        except (SandboxRefused, SandboxUnavailable):
+            return form, observations, outcome
+        if second.module is None or second.module.syntax_error is not None:
+            return form, observations, outcome
+        not_run = second.stop_reason(timeout) if second.status != "completed" else "was not run"
+        batched_form, batched = choose(prepared.instance, slots, second.calls, not_run)
+        if _usable(batched) > _usable(observations):
+            return batched_form, batched, second
+        return form, observations, outcome
 
     def _item(self, item: RubricItem, config: CodeCheckConfig, verdicts: list[CaseVerdict],
               run: _Run, diagnoses: list[Diagnosis], notes: list[str],
@@ -190,35 +210,92 @@ class CodeGrader(Grader):
         checks = tuple(Evidence(kind="check", text=f"{v.case.spec.name}: {v.verdict.value}",
                                 note=v.note) for v in verdicts)
         description = DESCRIPTIONS[config.check]
-        lines: list[str] = []
+        staff: list[str] = []
+        student: list[str] = []
         if not verdicts:
             return _result(item, question, 0, Status.NEEDS_REVIEW,
-                           f"The battery has no input for the check '{config.check}'.",
+                           f"The battery has no input for the check '{config.check}'.", "",
                            tuple(evidence) + checks, 0.0)
+        adaptations = self._adaptations(config, verdicts, run)
         if len(crashed) == len(verdicts):
-            lines.append(f"Not checked ({description}): {run.first_crash() or crashed[0].note}")
+            staff.append(f"Not checked ({description}): {run.crash(False) or crashed[0].note}")
+            student.append(f"Not checked ({description}): {run.crash(True) or 'no result'}")
             status, points = Status.SUBMISSION_ERROR, Fraction(0)
         else:
             status = Status.GRADED
             share = (Fraction(passed, len(verdicts)) if config.credit == "per_input"
                      else Fraction(int(passed == len(verdicts))))
-            points = share * Fraction(str(item.points))
-            lines.append(f"Check: {description}. Passed on {passed} of {len(verdicts)} input(s).")
-            failed = [v for v in verdicts if v.verdict is not Verdict.PASS]
-            for verdict in failed[:3]:
-                lines.append(f"'{verdict.case.spec.name}': {verdict.note}.")
+            credit = self._credit(run.instance, adaptations) if passed else Fraction(1)
+            points = share * Fraction(str(item.points)) * credit
+            summary = f"Check: {description}. Passed on {passed} of {len(verdicts)} input(s)."
+            staff.append(summary)
+            student.append(summary)
+            for verdict in [v for v in verdicts if v.verdict is not Verdict.PASS][:3]:
+                staff.append(f"'{verdict.case.spec.name}': {verdict.note}.")
             if crashed:
-                lines.append(run.first_crash())
+                staff.append(run.crash(False))
+                student.append(run.crash(True))
+            if adaptations and config.check != "interface":
+                portion = "all" if credit == 1 else str(credit)
+                staff.append(sentence("Graded through an adapted interface: "
+                                      + adapted_words(adaptations, False))
+                             + f" The rubric gives this item {portion} of its points for it.")
+                words = adapted_words(adaptations, True)
+                if words:
+                    student.append(sentence(words) + (
+                        " Your result was read that way, for reduced credit." if credit < 1
+                        else " Your result was read that way."))
             salvaged = {v.salvaged for v in verdicts if v.salvaged}
             if salvaged:
-                lines.append(
-                    f"Your function crashed before returning ({run.first_crash().rstrip('.')}); "
-                    f"this check was decided on the `{', '.join(sorted(salvaged))}` it had "
-                    "computed before the crash.")
-        confidence = 0.8 if any(v.salvaged for v in verdicts) else 1.0
-        if passed < len(verdicts):
+                text = (f"Your function crashed before returning; this check was decided on "
+                        f"the `{', '.join(sorted(salvaged))}` it had computed before the crash.")
+                staff.append(f"{text} ({run.crash(False).rstrip('.')})")
+                student.append(text)
+        if config.check == "interface" and run.form.adaptations | self._all_adaptations(run):
+            words = adapted_words(self._all_adaptations(run), False)
+            staff.append(sentence(f"The function was graded by adapting to its interface: "
+                                  f"{words}"))
+            student.append(sentence(adapted_words(self._all_adaptations(run), True)))
+        decisive = not self._all_adaptations(run) and not any(
+            v.salvaged or v.rounded for v in verdicts)
+        confidence = 1.0 if decisive else ADAPTED_CONFIDENCE
+        if passed < len(verdicts) or adaptations:
             for diagnosis in diagnoses:
-                lines.append(f"Likely bug: {diagnosis.feedback} ({diagnosis.evidence}.)")
-        lines.extend(notes)
-        return _result(item, question, points, status, " ".join(x for x in lines if x),
-                       tuple(evidence) + checks, confidence)
+                staff.append(f"Likely bug: {diagnosis.feedback} ({diagnosis.evidence}.)")
+                student.append(f"Likely bug: {diagnosis.feedback}")
+        staff.extend(notes)
+        student.extend(n for n in notes if not n.startswith("WARNING"))
+        return _result(item, question, points, status, " ".join(x for x in staff if x),
+                       " ".join(x for x in student if x), tuple(evidence) + checks, confidence)
+
+    @staticmethod
+    def _all_adaptations(run: _Run) -> frozenset[AdaptationName]:
+        found: set[AdaptationName] = set(run.form.adaptations)
+        for obs in run.observations:
+            found |= obs.adaptations
+        return frozenset(found)
+
+    @staticmethod
+    def _adaptations(config: CodeCheckConfig, verdicts: list[CaseVerdict], run: _Run
+                     ) -> frozenset[AdaptationName]:
+        """The adaptations this item's passing verdicts relied on."""
+        by_case = {id(o.case): o for o in run.observations}
+        found: set[AdaptationName] = set()
+        for verdict in verdicts:
+            obs = by_case.get(id(verdict.case))
+            if obs is None or verdict.verdict is not Verdict.PASS:
+                continue
+            found |= obs.adaptations
+            if verdict.rounded and config.check in ("weights", "output", "stable"):
+                found.add("rounded")  # a property (scaling, row sums) survives rounding
+        if config.check != "weights":
+            found.discard("derived_weights")  # only the weights item is about returning them
+        return frozenset(found)
+
+    @staticmethod
+    def _credit(instance: Instance, adaptations: frozenset[AdaptationName]) -> Fraction:
+        credit = Fraction(1)
+        for name in adaptations:
+            policy = instance.spec.adaptation(name)
+            credit = min(credit, policy.credit if policy.allowed else Fraction(0))
+        return credit

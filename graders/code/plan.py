@@ -1,41 +1,60 @@
-"""What a code question will run, and running a submission's code questions in one child.
+"""What a code question will run: the program (a notebook's cells up to the question's, in
+order), the function and how to call it, and the inputs, drawn from a secret seed.
 
-Each code question's battery becomes one sandbox job. A submission that answers several code
-questions (B3 and B4) pays for one sandboxed child instead of one per question: the first of
-its code questions to be graded runs every job of the submission through
-`Sandbox.run_together` and leaves the other outcomes in the context's per-submission scratch,
-where the later questions find them. Each outcome is exactly what the job alone would give.
+Each question runs in a sandboxed child of its own: programs of one student never share a
+process, so one answer cannot rebind what another answer's function sees (numpy attributes,
+the harness's result channel), whatever it does to its own process.
+
+The seed: HMAC-SHA256 of the operator's `code_input_secret` over the question, the battery and
+the exact program, so a regrade of the same answer reproduces the same inputs, no student can
+compute them, and every result records the seed it was graded with. The service always passes
+one (configured, or made once and kept beside its database); without any, the process draws
+one at random.
 """
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
-from typing import Any
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass, field, replace
 
-from graders.code.battery import Battery, BatteryError, load_battery
-from graders.code.config import item_config, resolve_battery
+from graders.code.battery import BatteryError, Instance, load_battery
+from graders.code.config import resolve_battery
 from graders.code.extract import ExtractedCode, extract_code
+from graders.code.forms import Form, Signature, Slot, build_job, forms_for
+from graders.code.imports import borrowed_imports
 from graders.context import GradingContext
 from graders.documents.model import LocatedAnswer
 from graders.results import Evidence, Status
-from graders.sandbox import Job, JobOutcome, Sandbox
+from graders.sandbox import Job
 
-_OUTCOMES = "code.outcomes"
-_PREPARED = "code.prepared"
+_PROCESS_SECRET = secrets.token_bytes(32)
 
 
 @dataclass
 class Prepared:
     """One battery's job for one answer, with what the feedback needs to say about it."""
 
-    battery: Battery
+    instance: Instance
     code: ExtractedCode
     job: Job
+    slots: list[Slot]
     function: str
-    defined: dict[str, int]
+    defined: dict[str, Signature]
+    forms: list[Form]
     evidence: list[Evidence] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+
+    def batched(self) -> tuple[Job, list[Slot], list[Form]]:
+        """The job trying a batch of one, and a batch and a head of one."""
+        causal = self.instance.spec.mask == "causal"
+        signature = self.defined.get(self.function)
+        forms = [*forms_for(signature, causal, batched=1), *forms_for(signature, causal, 2)]
+        job, slots = build_job(self.instance, self.code.source, self.function, forms,
+                               self.instance.battery.timeout_s)
+        return job, slots, forms
 
 
 @dataclass(frozen=True)
@@ -46,105 +65,86 @@ class NotRun:
     feedback: str
 
 
-def _top_level_functions(source: str) -> dict[str, int]:
-    """Names of top-level functions and their positional parameter counts (parsed, not run)."""
+def _top_level_functions(source: str) -> dict[str, Signature]:
+    """Top-level functions with their positional parameters (parsed, never run)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return {}
-    return {node.name: len(node.args.posonlyargs) + len(node.args.args)
-            for node in tree.body if isinstance(node, ast.FunctionDef)}
+    found: dict[str, Signature] = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            names = tuple(a.arg for a in (*node.args.posonlyargs, *node.args.args))
+            found[node.name] = Signature(names, len(names) - len(node.args.defaults))
+    return found
 
 
-def prepare(battery_name: str, answer: LocatedAnswer) -> Prepared | NotRun:
+def input_seed(context: GradingContext, battery: str, source: str) -> int:
+    configured = context.resources.options.get("code_input_secret")
+    secret = str(configured).encode() if configured else _PROCESS_SECRET
+    message = "\x00".join((context.question.id, battery, source)).encode("utf-8", "replace")
+    digest = hmac.new(secret, message, hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def _notebook_program(answer: LocatedAnswer, context: GradingContext) -> str | None:
+    """A notebook runs its cells in order in one namespace: the question's program is every
+    code cell from the top of the notebook to the end of its answer."""
+    submission = context.submission
+    if submission.format != "notebook" or answer.end is None or answer.start is None:
+        return None
+    before = submission.text[:answer.start]
+    if "```" not in before:
+        return None
+    return submission.text[:answer.end]
+
+
+def prepare(battery_name: str, answer: LocatedAnswer, context: GradingContext
+            ) -> Prepared | NotRun:
     try:
         battery = load_battery(resolve_battery(battery_name))
     except (BatteryError, ValueError) as exc:
         return NotRun(Status.GRADER_ERROR, f"The rubric's code battery is unusable: {exc}")
-    code = extract_code(answer.text)
+    notebook = _notebook_program(answer, context)
+    code = extract_code(notebook if notebook is not None else answer.text)
     if code is None:
         return NotRun(Status.NEEDS_REVIEW, "No Python code was found in this answer, so "
                       "nothing was run; a human should check it.")
-    evidence = [Evidence(kind="answer", text=code.source[:4000],
-                         note=f"the code that ran, read from {code.origin}")]
-    evidence += [Evidence(kind="normalisation", text=n) for n in code.normalisations]
     notes: list[str] = []
+    if notebook is not None:
+        notes.append("As in Jupyter, the notebook's code cells ran in order in one namespace, "
+                      "up to and including this question's.")
+    else:
+        borrowed, sources = borrowed_imports(code.source, context)
+        if borrowed:
+            code = replace(code, source=code.source.rstrip("\n") + "\n\n" + borrowed + "\n")
+            notes.append(f"Your code uses names it never imports; the import(s) `{borrowed}` "
+                         f"from your answer to {', '.join(sources)} were added after it, as "
+                         "one notebook or file would have them.")
+    seed = input_seed(context, battery_name, code.source)
+    instance = battery.instance(seed)
+    evidence = [Evidence(kind="answer", text=code.source[:4000],
+                         note=f"the code that ran, read from {code.origin}"),
+                Evidence(kind="inputs", text=f"seed {seed}",
+                         note="the inputs were drawn from this seed (a regrade with the same "
+                         "secret reproduces them)")]
+    evidence += [Evidence(kind="normalisation", text=n) for n in code.normalisations]
     if code.normalisations:
         notes.append("Before running, the grader " + "; ".join(code.normalisations) + ".")
     function = battery.function
     defined = _top_level_functions(code.source)
     if function not in defined:
-        candidates = [name for name, count in defined.items() if count == 3]
+        own = defined
+        if notebook is not None:  # another question's cells define other functions
+            own_code = extract_code(answer.text)
+            own = _top_level_functions(own_code.source) if own_code is not None else {}
+        candidates = [name for name, signature in own.items()
+                      if signature.required <= 3 <= len(signature.names)
+                      or signature.required == 4]
         if len(candidates) == 1:
             function = candidates[0]
             notes.append(f"No function is named `{battery.function}`; graded your "
                          f"`{function}` in its place.")
-    job = battery.job(code.source)
-    if function != battery.function:
-        job = Job(job.source, job.arrays, tuple(type(c)(function, c.args) for c in job.calls),
-                  job.timeout_s)
-    return Prepared(battery, code, job, function, defined, evidence, notes)
-
-
-def prepare_for(battery_name: str, answer: LocatedAnswer, question: str,
-                context: GradingContext) -> Prepared | NotRun:
-    """`prepare`, done once per submission, question and battery: the first code question
-    prepares the others' jobs to run them together, and they find them here."""
-    scratch = context.per_submission
-    if scratch is None:
-        return prepare(battery_name, answer)
-    cache: dict[tuple[str, str], tuple[LocatedAnswer, Prepared | NotRun]] = scratch.setdefault(
-        _PREPARED, {})
-    hit = cache.get((question, battery_name))
-    if hit is not None and hit[0] is answer:
-        return hit[1]
-    prepared = prepare(battery_name, answer)
-    cache[(question, battery_name)] = (answer, prepared)
-    return prepared
-
-
-def _key(question: str, battery: str, job: Job) -> tuple[Any, ...]:
-    return (question, battery, job.source, job.calls, job.timeout_s)
-
-
-def _other_jobs(context: GradingContext) -> list[tuple[tuple[Any, ...], Job]]:
-    """The jobs of the submission's code questions graded after this one (rubric order)."""
-    found: list[tuple[tuple[Any, ...], Job]] = []
-    questions = context.rubric.questions
-    position = next(i for i, q in enumerate(questions) if q.id == context.question.id)
-    for question in questions[position + 1:]:
-        answer = context.submission.answers.get(question.id)
-        if answer is None or not answer.text.strip():
-            continue  # the engine reports it missing and never asks the code grader
-        batteries = dict.fromkeys(item_config(item).battery for item in question.items
-                                  if item.grader == "code")
-        for battery in batteries:
-            prepared = prepare_for(battery, answer, question.id, context)
-            if isinstance(prepared, Prepared):
-                found.append((_key(question.id, battery, prepared.job), prepared.job))
-    return found
-
-
-def run_job(sandbox: Sandbox, battery: str, prepared: Prepared,
-            context: GradingContext) -> JobOutcome:
-    """The job's outcome: left by an earlier question of this submission, or run now together
-    with the jobs of the submission's code questions still to come. May raise what
-    `Sandbox.run` raises."""
-    scratch = context.per_submission
-    key = _key(context.question.id, battery, prepared.job)
-    if scratch is None:
-        return sandbox.run(prepared.job)
-    stored: dict[tuple[Any, ...], JobOutcome] = scratch.setdefault(_OUTCOMES, {})
-    outcome = stored.pop(key, None)
-    if outcome is not None:
-        return outcome
-    try:
-        others = [(k, job) for k, job in _other_jobs(context) if k not in stored]
-    except Exception:  # another question's problem is reported when that question is graded
-        others = []
-    if not others:
-        return sandbox.run(prepared.job)
-    outcomes = sandbox.run_together([prepared.job, *(job for _, job in others)])
-    for (other_key, _), other in zip(others, outcomes[1:], strict=True):
-        stored[other_key] = other
-    return outcomes[0]
+    forms = forms_for(defined.get(function), battery.spec.mask == "causal")
+    job, slots = build_job(instance, code.source, function, forms, battery.timeout_s)
+    return Prepared(instance, code, job, slots, function, defined, forms, evidence, notes)

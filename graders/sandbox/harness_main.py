@@ -55,11 +55,16 @@ def _encode_array(value: Any, chunks: list[bytes], budget: _Budget) -> dict[str,
     shape = [int(n) for n in array.shape]
     if kind not in ARRAY_KINDS:
         return {"t": "unsupported", "type": "ndarray", "dtype": str(array.dtype), "shape": shape}
-    nbytes = int(array.size) * int(array.dtype.itemsize)
+    # Extended floats (np.longdouble, float96/float128) and wide integers have no place in
+    # the protocol: an honest result in them travels as float64 (checked size first).
+    wide = array.dtype.itemsize > 8
+    nbytes = int(array.size) * (8 if wide else int(array.dtype.itemsize))
     if nbytes > budget.left:
         # A broadcast view can claim terabytes while owning a few bytes: never materialise it.
         return {"t": "too_large", "dtype": str(array.dtype), "shape": shape}
-    if not array.dtype.isnative:
+    if wide:
+        array = array.astype(np.float64)
+    elif not array.dtype.isnative:
         array = array.astype(array.dtype.newbyteorder("="))
     data = array.tobytes()  # C order, whatever the strides
     budget.left -= len(data)
@@ -74,6 +79,11 @@ def _describe(value: Any, depth: int, chunks: list[bytes], budget: _Budget) -> d
         items = [_describe(v, 1, chunks, budget) for v in list(value)[:MAX_ITEMS]]
         return {"t": "seq", "kind": "list" if isinstance(value, list) else "tuple",
                 "length": len(value), "items": items}
+    if depth == 0 and isinstance(value, dict):
+        # {"output": ..., "weights": ...}: its values in order; the parent tells them apart.
+        values = list(value.values())
+        items = [_describe(v, 1, chunks, budget) for v in values[:MAX_ITEMS]]
+        return {"t": "seq", "kind": "dict", "length": len(values), "items": items}
     if isinstance(value, np.ndarray | np.generic | int | float | bool | list | tuple):
         try:
             return _encode_array(value, chunks, budget)
@@ -122,10 +132,10 @@ def _flush() -> None:
 def _execute_module(source: str, namespace: dict[str, Any]) -> dict[str, Any]:
     try:
         code = compile(source, SUBMISSION, "exec")
-    except SyntaxError as exc:
+    except SyntaxError as exc:  # IndentationError and TabError too: the name says which
         return {"kind": "module", "syntax_error": {
-            "line": exc.lineno or 0, "offset": exc.offset or 0, "message": str(exc.msg)[:300]},
-            "errors": []}
+            "line": exc.lineno or 0, "offset": exc.offset or 0,
+            "message": f"{type(exc).__name__}: {exc.msg}"[:300]}, "errors": []}
     except (ValueError, MemoryError, RecursionError) as exc:
         return {"kind": "module", "syntax_error": {
             "line": 0, "offset": 0, "message": f"{type(exc).__name__}: {exc}"[:300]},

@@ -85,6 +85,47 @@ def _keepdims_missing(Q: Array, K: Array, V: Array) -> Result:
     return weights @ V, weights
 
 
+def _keepdims_missing_diag(Q: Array, K: Array, V: Array) -> Result:
+    e = np.exp(Q @ K.T / np.sqrt(Q.shape[-1]))
+    weights = e @ np.diag(1.0 / e.sum(axis=-1))  # column j divided by row j's sum
+    return weights @ V, weights
+
+
+def _keepdims_missing_diag_row_max(Q: Array, K: Array, V: Array) -> Result:
+    scores = Q @ K.T / np.sqrt(Q.shape[-1])
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = e @ np.diag(1.0 / e.sum(axis=-1))
+    return weights @ V, weights
+
+
+def _scale_by_sqrt_n(Q: Array, K: Array, V: Array) -> Result:
+    weights = _row_softmax(Q @ K.T / np.sqrt(Q.shape[0]))
+    return weights @ V, weights
+
+
+def _scale_by_sqrt_m(Q: Array, K: Array, V: Array) -> Result:
+    weights = _row_softmax(Q @ K.T / np.sqrt(K.shape[0]))
+    return weights @ V, weights
+
+
+def _missing_v(Q: Array, K: Array, V: Array) -> Result:
+    weights = _row_softmax(Q @ K.T / np.sqrt(Q.shape[-1]))
+    return weights, weights
+
+
+def _raw_sum(Q: Array, K: Array, V: Array) -> Result:
+    scores = Q @ K.T / np.sqrt(Q.shape[-1])
+    weights = np.exp(scores) / scores.sum(axis=-1, keepdims=True)
+    return weights @ V, weights
+
+
+def _raw_sum_row_max(Q: Array, K: Array, V: Array) -> Result:
+    scores = Q @ K.T / np.sqrt(Q.shape[-1])
+    shifted = scores - scores.max(axis=-1, keepdims=True)
+    weights = np.exp(shifted) / shifted.sum(axis=-1, keepdims=True)
+    return weights @ V, weights
+
+
 # name -> (feedback, implementation, *other spellings of the same mistake)
 VARIANTS: dict[str, tuple[Any, ...]] = {
     "whole_matrix_softmax": (
@@ -112,7 +153,24 @@ VARIANTS: dict[str, tuple[Any, ...]] = {
         "the shapes happen to line up and then computes the wrong products.",
         _k_not_transposed),
     "keepdims_missing": (
-        "The row sums are computed without keepdims=True, so dividing by them broadcasts along "
-        "the wrong axis (entry (i, j) is divided by row j's sum).",
-        _keepdims_missing, _keepdims_missing_row_max),
+        "The row sums are applied along the wrong axis: without keepdims=True (or through "
+        "exp(S) @ np.diag(1 / row_sums)) entry (i, j) is divided by row j's sum instead of row "
+        "i's, so the rows do not sum to 1 (and the shapes only fit when n = m). Divide by "
+        "np.sum(..., axis=-1, keepdims=True).",
+        _keepdims_missing, _keepdims_missing_row_max, _keepdims_missing_diag,
+        _keepdims_missing_diag_row_max),
+    "scale_by_sqrt_n": (
+        "The scores are scaled by the square root of the number of queries (Q.shape[0]) or "
+        "keys, not by sqrt(d_k), the query/key dimension (Q.shape[-1]); the two agree only "
+        "when they happen to be equal.",
+        _scale_by_sqrt_n, _scale_by_sqrt_m),
+    "missing_v": (
+        "The weights are never multiplied by V: the function returns the attention weights "
+        "where the output (weights @ V) belongs.",
+        _missing_v),
+    "raw_score_sum": (
+        "The softmax denominator is the sum of the raw scores, not the sum of their "
+        "exponentials: normalise exp(scores) by np.sum(np.exp(scores), axis=-1, "
+        "keepdims=True).",
+        _raw_sum, _raw_sum_row_max),
 }

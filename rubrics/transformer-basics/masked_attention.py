@@ -106,6 +106,59 @@ def _weak_mask(Q: Array, K: Array, V: Array) -> Result:
     return weights @ V, weights
 
 
+def _masked_scores(Q: Array, K: Array) -> Array:
+    return np.where(_future(Q.shape[0]), -np.inf, _scores(Q, K))
+
+
+def _raw_sum(Q: Array, K: Array, V: Array) -> Result:
+    scores = _masked_scores(Q, K)
+    with np.errstate(all="ignore"):
+        weights = np.exp(scores) / scores.sum(axis=-1, keepdims=True)
+    return weights @ V, weights
+
+
+def _raw_sum_row_max(Q: Array, K: Array, V: Array) -> Result:
+    scores = _masked_scores(Q, K)
+    with np.errstate(all="ignore"):
+        shifted = scores - scores.max(axis=-1, keepdims=True)
+        weights = np.exp(shifted) / shifted.sum(axis=-1, keepdims=True)
+    return weights @ V, weights
+
+
+def _zero_not_inf(Q: Array, K: Array, V: Array) -> Result:
+    weights = _row_softmax(np.where(_future(Q.shape[0]), 0.0, _scores(Q, K)))
+    return weights @ V, weights
+
+
+def _zero_not_inf_multiplied(Q: Array, K: Array, V: Array) -> Result:
+    n = Q.shape[0]
+    weights = _row_softmax(_scores(Q, K) * np.tril(np.ones((n, n))))
+    return weights @ V, weights
+
+
+def _scale_by_sqrt_n(Q: Array, K: Array, V: Array) -> Result:
+    scores = np.where(_future(Q.shape[0]), -np.inf, Q @ K.T / np.sqrt(Q.shape[0]))
+    weights = _row_softmax(scores)
+    return weights @ V, weights
+
+
+def _missing_v(Q: Array, K: Array, V: Array) -> Result:
+    weights = _row_softmax(_masked_scores(Q, K))
+    return weights, weights
+
+
+def _k_not_transposed(Q: Array, K: Array, V: Array) -> Result:
+    scores = np.where(_future(Q.shape[0]), -np.inf, Q @ K / np.sqrt(Q.shape[-1]))
+    weights = _row_softmax(scores)
+    return weights @ V, weights
+
+
+def _keepdims_missing_diag(Q: Array, K: Array, V: Array) -> Result:
+    e = np.exp(_masked_scores(Q, K))
+    weights = e @ np.diag(1.0 / e.sum(axis=-1))
+    return weights @ V, weights
+
+
 # name -> (feedback, implementation, *other spellings of the same mistake)
 VARIANTS: dict[str, tuple[Any, ...]] = {
     "mask_after_softmax": (
@@ -127,10 +180,31 @@ VARIANTS: dict[str, tuple[Any, ...]] = {
         "The masked softmax normalises each column (axis=0) instead of each row.",
         _columns, _columns_row_max),
     "keepdims_missing": (
-        "The row sums are computed without keepdims=True, so dividing by them broadcasts along "
-        "the wrong axis (entry (i, j) is divided by row j's sum); the causal zeros survive but "
-        "the rows do not sum to 1.",
-        _keepdims_missing, _keepdims_missing_row_max),
+        "The row sums are applied along the wrong axis: without keepdims=True (or through "
+        "exp(S) @ np.diag(1 / row_sums)) entry (i, j) is divided by row j's sum; the causal "
+        "zeros survive but the rows do not sum to 1.",
+        _keepdims_missing, _keepdims_missing_row_max, _keepdims_missing_diag),
+    "raw_score_sum": (
+        "The softmax denominator is the sum of the raw (masked) scores, not the sum of their "
+        "exponentials: with -inf in the masked scores most rows become 0. Normalise exp(scores) "
+        "by np.sum(np.exp(scores), axis=-1, keepdims=True).",
+        _raw_sum, _raw_sum_row_max),
+    "mask_zero_not_inf": (
+        "The future positions are set to 0 (or the scores multiplied by a 0/1 mask) instead "
+        "of -inf before the softmax: exp(0) = 1, so the future still gets weight. Use -np.inf "
+        "(or a large negative such as -1e9).",
+        _zero_not_inf, _zero_not_inf_multiplied),
+    "scale_by_sqrt_n": (
+        "The scores are scaled by the square root of the sequence length (Q.shape[0]), not by "
+        "sqrt(d_k), the query/key dimension (Q.shape[-1]).",
+        _scale_by_sqrt_n),
+    "missing_v": (
+        "The weights are never multiplied by V: the function returns the attention weights "
+        "where the output (weights @ V) belongs.",
+        _missing_v),
+    "k_not_transposed": (
+        "K is not transposed: the scores must be Q @ K.T.",
+        _k_not_transposed),
     "whole_matrix_softmax": (
         "The softmax is taken over the whole masked score matrix instead of each row.",
         _whole_matrix, _whole_matrix_row_max),

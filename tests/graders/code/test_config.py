@@ -11,7 +11,7 @@ from graders.code.config import CodeCheckConfig, resolve_battery
 
 def test_the_bundled_batteries_load_with_finite_references() -> None:
     for name in ("transformer-basics/b3.yaml", "transformer-basics/b4.yaml"):
-        battery = load_battery(resolve_battery(name))
+        battery = load_battery(resolve_battery(name)).instance(12345)
         assert len(battery.cases) >= 4 and battery.variants
         shapes = {(c.spec.n, c.spec.m, c.spec.d_k, c.spec.d_v) for c in battery.cases}
         assert any(n == 1 for n, *_ in shapes)
