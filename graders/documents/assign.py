@@ -56,6 +56,8 @@ class Unit:
     next_head: Unit | None = None
     # set on the head of a block moved to rubric order: the question it was moved for
     moved_for: int | None = None
+    # handout paragraphs (the pasted question) left out before this label's answer
+    handout: int = 0
 
     @property
     def labelled(self) -> bool:

@@ -25,6 +25,11 @@ class LabelMark:
     roman: str | None = None
     inline: bool = False
     heading: bool = False  # "Part B" on its own: sets the part, answers nothing
+    # from the document's outline (a LaTeX section, an exam-class part, a Markdown heading, an
+    # enumerate item): its path is already resolved, and `level` is the role it sets
+    # (1 number, 2 letter, 3 roman)
+    structural: bool = False
+    level: int | None = None
 
     @property
     def depth(self) -> int:
