@@ -25,10 +25,10 @@ _IMPERATIVE = re.compile(
     r"can|do|does|which|take|one advantage|though|instead|in this|now we|we'll|let's)\b",
     re.IGNORECASE,
 )
-# The student's own voice: a paragraph that says it is the answer is one.
+# The student's own voice at the start of a paragraph: "Answer:", "We can set", "I think".
 _ANSWER_VOICE = re.compile(
-    r"\b(?:answer|solution)\s*[:.]|\b(?:we (?:can|get|have|set|need|see|choose)|i think|"
-    r"therefore|thus|hence)\b",
+    r"\W{0,12}(?:(?:my |our |final )?(?:answer|solution)\s*[:.]|(?:we (?:can|get|have|set|"
+    r"need|see|choose)|i think|therefore|thus|hence|so)\b)",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[a-z]{4,}")
@@ -57,10 +57,10 @@ def is_handout(paragraph: str, words: frozenset[str] = frozenset()) -> bool:
     head = paragraph[:_CAP]
     if POINTS_MARK.search(head, 0, 120):
         return True
-    if _ANSWER_VOICE.search(head):
-        return False
     lead = _LEAD.match(head)
     body = head[lead.end():] if lead else head
+    if _ANSWER_VOICE.match(body):
+        return False
     imperative = _IMPERATIVE.match(body) is not None
     asks = "?" in head
     second = _SECOND_PERSON.search(head) is not None

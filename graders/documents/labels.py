@@ -149,10 +149,25 @@ def find_labels(text: str) -> list[LabelMark]:
         if group is None:
             continue
         end, fields = group
+        if _wrapped(text, line_start, pos, end):
+            continue
         marks.append(_mark(text, line_start, end, fields))
     marks.extend(_inline_labels(text, [(m.start, m.end) for m in marks]))
     marks.sort(key=lambda m: m.start)
     return marks
+
+
+_BARE_WORD_LABEL = re.compile(r"[a-z]{1,4}\.")
+
+
+def _wrapped(text: str, line_start: int, pos: int, end: int) -> bool:
+    """A bare "i." or "a." opening a line in the middle of a sentence is a wrapped line of
+    prose ("... that you designed in part\ni. What ..."), not a label."""
+    if pos != line_start or line_start < 2 or not _BARE_WORD_LABEL.fullmatch(
+            text[pos:end].strip()):
+        return False
+    previous = text[max(0, line_start - 200):line_start - 1].rsplit("\n", 1)[-1].rstrip()
+    return bool(previous) and (previous[-1].islower() or previous[-1] == ",")
 
 
 _INLINE_BEFORE = re.compile(r"(?:(?<=[.:;)])|(?<=\$)[ \t]+|(?<=[.:;)])[ \t]+)(?=\(?[a-hivx])")
