@@ -32,7 +32,7 @@ def database() -> Iterator[sessionmaker[Session]]:
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
-    errors.print(f"[red]error:[/red] {escape(message)}", markup=True)
+    errors.print(f"[red]error:[/red] {escape(message)}", markup=True, soft_wrap=True)
     return typer.Exit(code)
 
 

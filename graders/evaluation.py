@@ -1,0 +1,222 @@
+"""Agreement between the machine's item results and a careful grader's item-by-item grades.
+
+A grades file (`<stem>.grades.yaml` beside a hand-graded submission) names the assignment, the
+grader's total with the range a second fair grader could give, and per item the points with
+their range. An item agrees when the machine's points (its suggestion, for an item sent to
+review) fall inside the range; a file agrees when at least 90% of its listed items and its total
+do.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from graders.results import ItemResult, Status
+
+FILE_AGREEMENT = Decimal("0.9")
+
+
+class GradesError(ValueError):
+    """A grades file that cannot be read as item-by-item grades."""
+
+
+@dataclass(frozen=True)
+class ExpectedItem:
+    item_id: str
+    points: Decimal
+    low: Decimal
+    high: Decimal
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class ExpectedGrades:
+    assignment: str | None
+    total: Decimal
+    total_low: Decimal
+    total_high: Decimal
+    items: tuple[ExpectedItem, ...]
+    must_name: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ItemAgreement:
+    expected: ExpectedItem
+    result: ItemResult | None  # None: the rubric has no such item
+
+    @property
+    def points(self) -> Decimal | None:
+        return None if self.result is None else self.result.points
+
+    @property
+    def within(self) -> bool:
+        points = self.points
+        return points is not None and self.expected.low <= points <= self.expected.high
+
+
+@dataclass(frozen=True)
+class FileAgreement:
+    name: str
+    expected: ExpectedGrades
+    items: tuple[ItemAgreement, ...]
+    total: Decimal
+    statuses: Mapping[str, int]
+    # Question id -> (pattern, whether the question's feedback names it)
+    named: Mapping[str, tuple[tuple[str, bool], ...]] = field(default_factory=dict)
+
+    @property
+    def unnamed(self) -> tuple[tuple[str, str], ...]:
+        return tuple((q, p) for q, checks in self.named.items() for p, ok in checks if not ok)
+
+    @property
+    def items_within(self) -> int:
+        return sum(1 for item in self.items if item.within)
+
+    @property
+    def total_within(self) -> bool:
+        return self.expected.total_low <= self.total <= self.expected.total_high
+
+    @property
+    def agrees(self) -> bool:
+        if not self.items:
+            return self.total_within
+        share = Decimal(self.items_within) / Decimal(len(self.items))
+        return share >= FILE_AGREEMENT and self.total_within and not self.unnamed
+
+    @property
+    def disagreements(self) -> tuple[ItemAgreement, ...]:
+        return tuple(item for item in self.items if not item.within)
+
+
+def _decimal(value: Any, where: str) -> Decimal:
+    if isinstance(value, bool) or not isinstance(value, int | float | str | Decimal):
+        raise GradesError(f"{where}: expected a number, got {value!r}")
+    try:
+        number = Decimal(str(value))
+    except InvalidOperation:
+        raise GradesError(f"{where}: {value!r} is not a number") from None
+    if not number.is_finite():
+        raise GradesError(f"{where}: {value!r} is not a finite number")
+    return number
+
+
+def _range(value: Any, where: str, default: Decimal) -> tuple[Decimal, Decimal]:
+    if value is None:
+        return default, default
+    if not isinstance(value, list | tuple) or len(value) != 2:
+        raise GradesError(f"{where}: a range is [low, high]")
+    low, high = _decimal(value[0], where), _decimal(value[1], where)
+    if low > high:
+        raise GradesError(f"{where}: the range's low end {low} is above its high end {high}")
+    return low, high
+
+
+def parse_grades(data: Any) -> ExpectedGrades:
+    """Read the parsed YAML of a grades file; GradesError names what is wrong."""
+    if not isinstance(data, Mapping):
+        raise GradesError("a grades file is a mapping with `total` and `items`")
+    raw_items = data.get("items")
+    if not isinstance(raw_items, Mapping):
+        raise GradesError("`items` must map item ids to {points, range}")
+    items: list[ExpectedItem] = []
+    for item_id, spec in raw_items.items():
+        where = f"items.{item_id}"
+        if isinstance(spec, Mapping):
+            points = _decimal(spec.get("points"), f"{where}.points")
+            low, high = _range(spec.get("range"), f"{where}.range", points)
+            note = str(spec.get("note", ""))
+        else:
+            points = _decimal(spec, where)
+            low, high = points, points
+            note = ""
+        items.append(ExpectedItem(str(item_id), points, low, high, note))
+    total = _decimal(data.get("total"), "total")
+    total_low, total_high = _range(data.get("total_range"), "total_range", total)
+    must_name: dict[str, tuple[str, ...]] = {}
+    raw_names = data.get("must_name") or {}
+    if not isinstance(raw_names, Mapping):
+        raise GradesError("`must_name` maps a question id to a list of patterns")
+    for question, patterns in raw_names.items():
+        if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
+            raise GradesError(f"must_name.{question}: a list of patterns")
+        must_name[str(question)] = tuple(patterns)
+    assignment = data.get("assignment")
+    return ExpectedGrades(
+        assignment=assignment if isinstance(assignment, str) else None,
+        total=total,
+        total_low=total_low,
+        total_high=total_high,
+        items=tuple(items),
+        must_name=must_name,
+    )
+
+
+def compare(name: str, expected: ExpectedGrades, results: Sequence[ItemResult]) -> FileAgreement:
+    by_id = {result.item_id: result for result in results}
+    items = tuple(ItemAgreement(item, by_id.get(item.item_id)) for item in expected.items)
+    total = sum((r.points for r in results if r.counts_toward_total), Decimal(0))
+    statuses: dict[str, int] = {}
+    for result in results:
+        statuses[result.status.value] = statuses.get(result.status.value, 0) + 1
+    named = {
+        question: tuple((pattern, _names(pattern, question, results)) for pattern in patterns)
+        for question, patterns in expected.must_name.items()
+    }
+    return FileAgreement(name, expected, items, total, statuses, named)
+
+
+def _names(pattern: str, question: str, results: Sequence[ItemResult]) -> bool:
+    """Whether any feedback on the question (staff's or the student's) matches the pattern."""
+    wanted = question.casefold()
+    texts = [
+        f"{r.feedback}\n{r.student_feedback or ''}"
+        for r in results
+        if r.question.casefold() == wanted
+    ]
+    try:
+        compiled = re.compile(pattern, re.IGNORECASE)
+    except re.error:
+        return False
+    return any(compiled.search(text) for text in texts)
+
+
+@dataclass(frozen=True)
+class Summary:
+    files: int
+    files_agreeing: int
+    items: int
+    items_within: int
+    totals_within: int
+    bugs: int
+    bugs_named: int
+    confident_missing: int  # `missing` at confidence >= 0.9 on an item the grader gave points
+
+    @property
+    def item_share(self) -> float:
+        return self.items_within / self.items if self.items else 1.0
+
+
+def summarise(files: Sequence[FileAgreement]) -> Summary:
+    confident_missing = sum(
+        1
+        for agreement in files
+        for item in agreement.items
+        if item.result is not None
+        and item.result.status is Status.MISSING
+        and item.result.confidence >= 0.9
+        and item.expected.high > 0
+    )
+    return Summary(
+        files=len(files),
+        files_agreeing=sum(1 for f in files if f.agrees),
+        items=sum(len(f.items) for f in files),
+        items_within=sum(f.items_within for f in files),
+        totals_within=sum(1 for f in files if f.total_within),
+        bugs=sum(len(checks) for f in files for checks in f.named.values()),
+        bugs_named=sum(ok for f in files for checks in f.named.values() for _, ok in checks),
+        confident_missing=confident_missing,
+    )

@@ -1,0 +1,79 @@
+"""Agreement between item results and hand grades (graders/evaluation.py)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from graders.evaluation import GradesError, compare, parse_grades, summarise
+from graders.results import ItemResult, Status
+
+
+def _result(item: str, points: str, status: Status = Status.GRADED, feedback: str = "",
+            question: str = "Q1", confidence: float = 1.0) -> ItemResult:
+    return ItemResult(item_id=item, question=question, points=points, max_points="3",
+                      status=status, feedback=feedback, confidence=confidence,
+                      grader="test", grader_version="1")
+
+
+GRADES = {
+    "assignment": "demo",
+    "total": 4,
+    "total_range": [3, 5],
+    "items": {
+        "q1.a": {"points": 2, "range": [1, 2]},
+        "q1.b": {"points": 2, "range": [2, 3], "note": "derived"},
+        "q1.c": 0,
+    },
+    "must_name": {"Q1": ["axis|row"]},
+}
+
+
+def test_items_inside_their_range_agree_and_outside_disagree() -> None:
+    grades = parse_grades(GRADES)
+    results = [_result("q1.a", "1"), _result("q1.b", "1", feedback="softmax over the wrong axis"),
+               _result("q1.c", "0")]
+    agreement = compare("f", grades, results)
+    assert [i.within for i in agreement.items] == [True, False, True]
+    assert agreement.total == Decimal(2) and not agreement.total_within
+    assert not agreement.agrees
+    assert [d.expected.item_id for d in agreement.disagreements] == ["q1.b"]
+    assert agreement.unnamed == ()
+
+
+def test_a_file_agrees_with_90_percent_of_items_its_total_and_every_bug_named() -> None:
+    grades = parse_grades(GRADES)
+    good = [_result("q1.a", "2"), _result("q1.b", "2", feedback="rows do not sum to 1"),
+            _result("q1.c", "0")]
+    assert compare("f", grades, good).agrees
+    unnamed = [_result("q1.a", "2"), _result("q1.b", "2", feedback="wrong"), _result("q1.c", "0")]
+    agreement = compare("f", grades, unnamed)
+    assert agreement.unnamed == (("Q1", "axis|row"),)
+    assert not agreement.agrees
+
+
+def test_review_items_count_with_their_suggestion_and_unknown_items_disagree() -> None:
+    grades = parse_grades({"total": 2, "items": {"x": {"points": 2, "range": [2, 2]}, "y": 0}})
+    agreement = compare("f", grades, [_result("x", "2", Status.NEEDS_REVIEW, confidence=0.3)])
+    assert agreement.items[0].within
+    assert agreement.items[1].result is None and not agreement.items[1].within
+
+
+def test_summary_counts_confident_missing_only_where_the_grader_gave_points() -> None:
+    grades = parse_grades({"total": 1, "items": {"x": 1, "y": 0}})
+    results = [_result("x", "0", Status.MISSING), _result("y", "0", Status.MISSING)]
+    summary = summarise([compare("f", grades, results)])
+    assert summary.confident_missing == 1
+    assert (summary.items, summary.items_within, summary.totals_within) == (2, 1, 0)
+
+
+@pytest.mark.parametrize("bad", [
+    [], {"total": 1}, {"total": "x", "items": {}}, {"total": 1, "items": {"a": {"points": True}}},
+    {"total": 1, "items": {"a": {"points": 1, "range": [2, 1]}}},
+    {"total": 1, "items": {"a": {"points": 1, "range": [1]}}},
+    {"total": float("nan"), "items": {}}, {"total": 1, "items": {}, "must_name": {"B3": "x"}},
+])
+def test_malformed_grades_are_refused_with_a_reason(bad: object) -> None:
+    with pytest.raises(GradesError):
+        parse_grades(bad)
