@@ -163,7 +163,8 @@ def refusal(expression: str) -> str | None:
     return None
 
 
-_NAME = r"(\\?[A-Za-z]+|[αβγλμθσ])"
+# a scalar's name, with a short subscript (t_1, t_{2}: one scale factor per head)
+_NAME = r"(\\?[A-Za-z]+(?:_\s*\{?\s*\w{1,3}\s*\}?)?|[αβγλμθσ])"
 _DECLARATIONS = (
     # "where S is a big scalar", "s is some large constant" (the adjective may be misread)
     re.compile(_NAME + r"\s+is\s+(?:a|an|some)\s+(?:\w+\s+){0,2}?"
@@ -178,9 +179,10 @@ def declared_scalars(text: str) -> set[str]:
     names: set[str] = set()
     for pattern in _DECLARATIONS:
         for m in pattern.finditer(text):
-            name = m.group(1).lstrip("\\")
+            name = re.sub(r"[\s{}]", "", m.group(1).lstrip("\\"))
             name = _GREEK_NAMES.get(name, name)
-            if len(name) == 1 or re.fullmatch(_GREEK, name):
+            base = name.split("_", 1)[0]
+            if len(base) == 1 or re.fullmatch(_GREEK, base):
                 names.add(name)
     return names
 
