@@ -8,7 +8,7 @@ Since"), which the locator keeps only when they continue the current numbering.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 ROMANS = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
 LETTERS = "abcdefgh"
@@ -24,6 +24,10 @@ class LabelMark:
     letter: str | None = None
     roman: str | None = None
     inline: bool = False
+    # columns of indentation before a list item's bullet: a deeper item sits under the label
+    # of a shallower one ("- (b)" then "  - (1)": the (1) is b's first sub-part)
+    indent: int = 0
+    bullet: bool = False
     heading: bool = False  # "Part B" on its own: sets the part, answers nothing
     # from the document's outline (a LaTeX section, an exam-class part, a Markdown heading, an
     # enumerate item): its path is already resolved, and `level` is the role it sets
@@ -56,6 +60,8 @@ _QNUM = re.compile(
 )
 _PARTNUM = re.compile(r"([A-H])[ \t]?(\d{1,2})(?!\d)(?:\.\)|[.):](?![0-9]))?(?=[\s$\\(]|$)")
 _NUM = re.compile(r"(\d{1,2})(?:[ \t]*\.\)|\)|\.(?![0-9])|-(?=[ \t]))")
+_PAREN_NUM = re.compile(r"\((\d{1,2})\)")
+_BULLET = re.compile(r"[ \t]*[-*•+][ \t]")
 _BARE_NUM = re.compile(r"(\d{1,2})[ \t]+(?=\(?[a-h](?:\.\)|[.)]))")
 _LETTER = re.compile(
     r"(?:\(([a-h])\)|(?:[a-h]-)?([a-h])[ \t]*(?:\.\)|\)|\.(?![0-9a-z])|\.(?=[ivx]{1,4}\.?\))))"
@@ -98,11 +104,18 @@ def _token(text: str, pos: int, level: int) -> tuple[int, dict[str, object]] | N
     return None
 
 
-def _group(text: str, pos: int, allow_num: bool) -> tuple[int, dict[str, object]] | None:
+def _group(
+    text: str, pos: int, allow_num: bool, bullet: bool = False
+) -> tuple[int, dict[str, object]] | None:
     """A label group: number, letter and roman tokens in that order, e.g. `2. a. i.)`."""
     fields: dict[str, object] = {}
     level = 0 if allow_num else 1
     cur = pos
+    if bullet and allow_num:
+        # "- (1) ..." on a list line: a numbered item (elsewhere "(1)" is an equation number)
+        m = _PAREN_NUM.match(text, pos)
+        if m and _AFTER.match(text, _skip_math_close(text, m.end())):
+            return _skip_math_close(text, m.end()), {"num": int(m.group(1))}
     while True:
         found = _token(text, cur, level)
         if found is None:
@@ -119,6 +132,10 @@ def _group(text: str, pos: int, allow_num: bool) -> tuple[int, dict[str, object]
     if not fields or not _AFTER.match(text, cur):
         return None
     return cur, fields
+
+
+def _skip_math_close(text: str, pos: int) -> int:
+    return pos + 1 if text.startswith("$", pos) else pos
 
 
 def _line_starts(text: str) -> list[int]:
@@ -145,13 +162,16 @@ def find_labels(text: str) -> list[LabelMark]:
                 marks.append(LabelMark(line_start, end, text[pos:end].strip(), part=value,
                                        heading=True))
             continue
-        group = _group(text, pos, allow_num=True)
+        bullet = _BULLET.match(text, line_start) is not None
+        group = _group(text, pos, allow_num=True, bullet=bullet)
         if group is None:
             continue
         end, fields = group
         if _wrapped(text, line_start, pos, end):
             continue
-        marks.append(_mark(text, line_start, end, fields))
+        indent = len(text[line_start:pos]) - len(text[line_start:pos].lstrip(" \t"))
+        marks.append(replace(_mark(text, line_start, end, fields), indent=indent,
+                             bullet=bullet))
     marks.extend(_inline_labels(text, [(m.start, m.end) for m in marks]))
     marks.sort(key=lambda m: m.start)
     return marks

@@ -30,6 +30,7 @@ from graders.documents.handout import prompt_words
 from graders.documents.labels import LabelMark
 from graders.documents.model import LocatedAnswer, LocateMethod
 from graders.documents.paths import path_match, question_keys, resolve_paths
+from graders.documents.review import flag_language, gap_candidate, label_names
 from graders.rubric import Question, Rubric
 
 
@@ -144,13 +145,18 @@ def locate(text: str, rubric: Rubric) -> Location:
     for qi, question in enumerate(rubric.questions):
         runs = runs_of(assignment, qi)
         if not runs:
-            missing[question.id] = _missing_reason(question, scorer, qi, only_handout)
+            candidate = gap_candidate(text, question, qi, units, assignment,
+                                      label_names(units, qi))
+            if candidate is None:
+                missing[question.id] = _missing_reason(question, scorer, qi, only_handout)
+            else:
+                answers[question.id] = flag_language(candidate)
             continue
         chosen = next((r for r in runs if any(units[i].label_scores[qi] > 0 for i in r)),
                       runs[0])
         dropped = [units[r[0]] for r in runs if r is not chosen]
-        answers[question.id] = _located(
-            text, question, qi, [units[i] for i in chosen], dropped)
+        answers[question.id] = flag_language(_located(
+            text, question, qi, [units[i] for i in chosen], dropped))
     return Location(answers, missing, tuple(notes))
 
 

@@ -93,6 +93,7 @@ def resolve_paths(marks: Sequence[LabelMark]) -> list[tuple[LabelMark, Path]]:
     # the level the last outline label set: a label in its text must be deeper ("i." under a
     # lettered subsection) or it is an enumeration inside the answer, not a new question
     outline_level = 0
+    letter_indent: int | None = None  # indentation of the list item that set the letter
     for mark in marks:
         if mark.heading:
             part, num, letter, roman = mark.part, None, None, None
@@ -108,9 +109,16 @@ def resolve_paths(marks: Sequence[LabelMark]) -> list[tuple[LabelMark, Path]]:
                 visited.add((part, num))
             accepted.append((mark, new))
             continue
+        m_letter, m_roman = mark.letter, mark.roman
+        if (mark.num is not None and m_letter is None and m_roman is None and letter is not None
+                and letter_indent is not None and mark.bullet and mark.indent > letter_indent
+                and 1 <= mark.num <= len(ROMANS)):
+            # a numbered item nested under a lettered one is that letter's sub-part
+            roman = ROMANS[mark.num - 1]
+            accepted.append((mark, (part, num, letter, roman)))
+            continue
         if mark.depth <= outline_level:
             continue
-        m_letter, m_roman = mark.letter, mark.roman
         if mark.num is None and m_letter is None and m_roman == "i" and letter == "h":
             m_letter, m_roman = "i", None  # after (h) an "(i)" is the next letter
         if mark.num is not None:
@@ -131,6 +139,8 @@ def resolve_paths(marks: Sequence[LabelMark]) -> list[tuple[LabelMark, Path]]:
             if not allowed:
                 continue
             new = (part, num, letter, m_roman)
+        if new[2] is not None and new[2] != letter:
+            letter_indent = mark.indent if mark.bullet else None
         part, num, letter, roman = new
         if num is not None:
             visited.add((part, num))
