@@ -22,7 +22,7 @@ from graders.documents.structure import ANSWER_ENV, ANSWER_MARK, structural_mark
 
 # Location reads at most this much of a document; a solution set is 5-60 kB, and past the cap
 # the rest is reported, not read (hostile uploads of megabytes of labels must stay bounded).
-MAX_CHARS = 300_000
+MAX_CHARS = 200_000
 # Labels and paragraphs beyond these counts are merged into the unit before them: the
 # assignment is quadratic in the questions and linear in the units, so this bounds its cost.
 MAX_MARKS = 400

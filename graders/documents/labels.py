@@ -7,9 +7,12 @@ Since"), which the locator keeps only when they continue the current numbering.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, replace
 
+# Labels read per document (line and inline each): bounds the work on hostile input.
+MAX_LABELS = 2000
 ROMANS = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
 LETTERS = "abcdefgh"
 
@@ -60,6 +63,10 @@ _QNUM = re.compile(
 )
 _PARTNUM = re.compile(r"([A-H])[ \t]?(\d{1,2})(?!\d)(?:\.\)|[.):](?![0-9]))?(?=[\s$\\(]|$)")
 _NUM = re.compile(r"(\d{1,2})(?:[ \t]*\.\)|\)|\.(?![0-9])|-(?=[ \t]))")
+# "1b)", "1.b.ii", "2a.", "1b.ii:" - number, letter and roman written as one token
+_COMPACT = re.compile(
+    r"(\d{1,2})\.?([a-h])(?:\.?(viii|vii|vi|iv|ix|iii|ii|i|v|x))?(?:\.\)|[.):])?(?=[ \t$\\(]|$)"
+)
 _PAREN_NUM = re.compile(r"\((\d{1,2})\)")
 _BULLET = re.compile(r"[ \t]*[-*•+][ \t]")
 _BARE_NUM = re.compile(r"(\d{1,2})[ \t]+(?=\(?[a-h](?:\.\)|[.)]))")
@@ -81,6 +88,12 @@ def _token(text: str, pos: int, level: int) -> tuple[int, dict[str, object]] | N
             if value[0].isalpha() and value[0].upper() != "Q":
                 fields["part"] = value[0].upper()
             return m.end(), fields
+        m = _COMPACT.match(text, pos)
+        if m:
+            compact: dict[str, object] = {"num": int(m.group(1)), "letter": m.group(2)}
+            if m.group(3):
+                compact["roman"] = m.group(3)
+            return m.end(), compact
         for pattern in (_QNUM, _PARTNUM, _NUM, _BARE_NUM):
             m = pattern.match(text, pos)
             if m:
@@ -148,6 +161,8 @@ def find_labels(text: str) -> list[LabelMark]:
     """Every candidate label in document order (line-start and inline)."""
     marks: list[LabelMark] = []
     for line_start in _line_starts(text):
+        if len(marks) >= MAX_LABELS:
+            break  # a real solution set has a few dozen labels; past this it is not prose
         prefix = _LINE_PREFIX.match(text, line_start)
         pos = prefix.end() if prefix else line_start
         heading = _PART_HEADING.match(text, pos)
@@ -195,9 +210,13 @@ _INLINE_BEFORE = re.compile(r"(?:(?<=[.:;)])|(?<=\$)[ \t]+|(?<=[.:;)])[ \t]+)(?=
 
 def _inline_labels(text: str, taken: list[tuple[int, int]]) -> list[LabelMark]:
     marks: list[LabelMark] = []
+    starts = [s for s, _ in taken]  # line labels, in document order
     for m in _INLINE_BEFORE.finditer(text):
+        if len(marks) >= MAX_LABELS:
+            break
         pos = m.end()
-        if any(s <= pos < e for s, e in taken) or (marks and pos < marks[-1].end):
+        k = bisect.bisect_right(starts, pos) - 1
+        if (k >= 0 and pos < taken[k][1]) or (marks and pos < marks[-1].end):
             continue
         group = _group(text, pos, allow_num=False)
         if group is None:

@@ -57,8 +57,10 @@ _CODE_SIGNS = re.compile(
 )
 
 
-def _kind_score(question: Question, text: str) -> float:
-    code_signs = len(_CODE_SIGNS.findall(text))
+SCORE_CHARS = 8000
+
+
+def _kind_score(question: Question, text: str, code_signs: int) -> float:
     if question.answer_kind == "code":
         return 1.0 if code_signs >= 1 else -1.5
     if question.answer_kind == "numeric" and not re.search(r"\d", text):
@@ -88,15 +90,18 @@ class _Scorer:
 
     def score(self, units: list[Unit], text: str) -> None:
         for unit in units:
-            norm = NormalisedText.of(text[unit.start:unit.end])
-            body = text[unit.start:unit.end]
+            # what a passage is about shows in its first pages: a capped read keeps a huge
+            # unlabelled tail (hostile or not) from costing a scan per question
+            body = text[unit.start:min(unit.end, unit.start + SCORE_CHARS)]
+            norm = NormalisedText.of(body)
+            code_signs = len(_CODE_SIGNS.findall(body))
             for qi, question in enumerate(self.questions):
                 label = 0.0
                 if unit.path is not None and unit.mark is not None and not unit.mark.heading:
                     label = path_match(unit.path, self.keys[qi], question.part)
                 unit.label_scores.append(label)
                 unit.content.append(self.content(qi, norm))
-                unit.kind.append(_kind_score(question, body))
+                unit.kind.append(_kind_score(question, body, code_signs))
             if not unit.labelled:
                 continue
             if max(unit.label_scores) > 0:
