@@ -100,6 +100,7 @@ def assign(units: list[Unit], n_questions: int) -> list[int | None]:
     best[0][0] = 0.0
     back: list[list[list[tuple[int, int, int | None]]]] = []
     for unit in units:
+        carry = [_continuation_content(unit, q) for q in range(n_questions)]
         new = [[neg, neg] for _ in range(size)]
         ptr: list[list[tuple[int, int, int | None]]] = [[(0, 0, None)] * 2 for _ in range(size)]
         continuation = unit.mark is None
@@ -114,10 +115,9 @@ def assign(units: list[Unit], n_questions: int) -> list[int | None]:
                 for q in range(max(j, 1), size):
                     if continuation and was and q == j:
                         # a paragraph carrying on an answer: prose around code is still the answer
-                        gain = (_continuation_content(unit, q - 1)
-                                + max(unit.kind[q - 1], 0.0) + STAY)
+                        gain = carry[q - 1] + max(unit.kind[q - 1], 0.0) + STAY
                     elif continuation:
-                        content = _continuation_content(unit, q - 1)
+                        content = carry[q - 1]
                         if content <= 0:
                             continue
                         gain = content + unit.kind[q - 1] + SWITCH

@@ -205,7 +205,8 @@ def _wrapped(text: str, line_start: int, pos: int, end: int) -> bool:
     return bool(previous) and (previous[-1].islower() or previous[-1] == ",")
 
 
-_INLINE_BEFORE = re.compile(r"(?:(?<=[.:;)])|(?<=\$)[ \t]+|(?<=[.:;)])[ \t]+)(?=\(?[a-hivx])")
+# after ".", ":", ";" or ")" (spaces optional) or "$" and a space: where an inline label starts
+_INLINE_BEFORE = re.compile(r"(?:[.:;)][ \t]*|\$[ \t]+)(?=\(?[a-hivx])")
 
 
 def _inline_labels(text: str, taken: list[tuple[int, int]]) -> list[LabelMark]:

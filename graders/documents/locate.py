@@ -51,13 +51,18 @@ def question_cues(question: Question) -> list[str]:
 
 
 _CODE_SIGNS = re.compile(
-    r"^\s*(?:def |import |from \w+ import|return\b|for \w+ in |if .*:\s*$|```)"
-    r"|np\.\w+\(|\w+\s*=\s*\w+\(",
+    r"^[ \t]{0,40}(?:def |import |from \w{1,40} import|return\b|for \w{1,40} in |"
+    r"if [^\n]{0,200}:[ \t]*$|```)"
+    # bounded and anchored at a word start: `\w+\s*=` from every position of a long word is
+    # quadratic in its length
+    r"|np\.\w{1,40}\(|\b\w{1,40}[ \t]{0,4}=[ \t]{0,4}\w{1,40}\(",
     re.MULTILINE,
 )
 
 
 SCORE_CHARS = 8000
+# every code sign contains one of these; most prose passages have none
+_MAYBE_CODE = re.compile(r"=|def |import |return|```|np\.|for \w")
 
 
 def _kind_score(question: Question, text: str, code_signs: int) -> float:
@@ -94,7 +99,7 @@ class _Scorer:
             # unlabelled tail (hostile or not) from costing a scan per question
             body = text[unit.start:min(unit.end, unit.start + SCORE_CHARS)]
             norm = NormalisedText.of(body)
-            code_signs = len(_CODE_SIGNS.findall(body))
+            code_signs = len(_CODE_SIGNS.findall(body)) if _MAYBE_CODE.search(body) else 0
             for qi, question in enumerate(self.questions):
                 label = 0.0
                 if unit.path is not None and unit.mark is not None and not unit.mark.heading:

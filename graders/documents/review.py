@@ -75,7 +75,10 @@ def gap_candidate(
 
 def script_share(text: str) -> tuple[float, str]:
     """Share of letters outside the Latin script (mathematics left out), and the main script."""
-    prose = _MATH.sub(" ", text[:_SAMPLE])
+    sample = text[:_SAMPLE]
+    if sample.isascii():
+        return 0.0, ""
+    prose = _MATH.sub(" ", sample)
     latin = other = 0
     scripts: dict[str, int] = {}
     for ch in prose:

@@ -41,6 +41,8 @@ _ITEM = re.compile(r"[ \t]*\\item(?![A-Za-z])[ \t]*(?:\[([^\]\n]{0,20})\])?")
 _MD_HEAD = re.compile(r"[ \t]{0,3}(#{1,6})[ \t]+(\S.*)")
 _TYPST_HEAD = re.compile(r"(={1,6})[ \t]+(\S.*)")
 _FENCE = re.compile(r"[ \t]{0,3}(```|~~~)")
+# what an outline line (heading, command, fence, comment) can start with
+_OUTLINE_STARTS = frozenset("\\#=`~%")
 _DOC_START = re.compile(r"\\begin\{document\}")
 # Typst is recognised by its set-up lines; without them "= True" is OCR'd code, not a heading.
 _TYPST_DOC = re.compile(r"(?m)^#(?:set|let|import|show) ")
@@ -189,6 +191,12 @@ def scan(text: str) -> list[Node]:
         line_end = length if newline < 0 else newline
         line = text[pos:min(line_end, pos + _LINE_CAP)]
         next_pos = line_end + 1
+        first = line.lstrip()[:1]
+        if first not in _OUTLINE_STARTS:  # most lines: prose, maths, code
+            if first:
+                previous_line = line
+            pos = next_pos
+            continue
         if _FENCE.match(line):
             in_fence = not in_fence
             pos = next_pos
