@@ -156,7 +156,7 @@ def locate(text: str, rubric: Rubric) -> Location:
         runs = runs_of(assignment, qi)
         if not runs:
             candidate = gap_candidate(text, question, qi, units, assignment,
-                                      label_names(units, qi))
+                                      label_names(units, qi), len(rubric.questions))
             if candidate is None:
                 missing[question.id] = _missing_reason(question, scorer, qi, only_handout)
             else:

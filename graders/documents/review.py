@@ -32,6 +32,7 @@ def gap_candidate(
     units: Sequence[Unit],
     assignment: Sequence[int | None],
     names: Sequence[float],
+    n_questions: int,
 ) -> LocatedAnswer | None:
     """Unclaimed text between the answers to the questions before and after `qi`.
 
@@ -43,6 +44,11 @@ def gap_candidate(
     low = max(before) + 1 if before else 0
     high = min(after) if after else len(units)
     if low >= high:
+        return None
+    # order says which question the gap answers only when one question is unplaced there
+    previous = max((q for q in assignment if q is not None and q < qi), default=-1)
+    following = min((q for q in assignment if q is not None and q > qi), default=n_questions)
+    if following - previous > 2:
         return None
     index_of = {id(u): i for i, u in enumerate(units) if u.mark is not None}
     run: list[int] = []

@@ -193,8 +193,7 @@ def scan(text: str) -> list[Node]:
         next_pos = line_end + 1
         first = line.lstrip()[:1]
         if first not in _OUTLINE_STARTS:  # most lines: prose, maths, code
-            if first:
-                previous_line = line
+            previous_line = line
             pos = next_pos
             continue
         if _FENCE.match(line):
@@ -207,8 +206,7 @@ def scan(text: str) -> list[Node]:
         node = _heading(line, pos, line_end, typst)
         if node is not None and node.key >= 20 and _beside_code(text, previous_line, next_pos):
             node = None
-        if line.strip():
-            previous_line = line
+        previous_line = line
         if node is not None:
             while stack and stack[-1].key >= node.key:
                 stack.pop()
@@ -294,8 +292,12 @@ def _assign_roles(nodes: list[Node]) -> None:
             role = (roles[top] or 0) - distance
             roles[k] = role if role >= NUM else None
     else:
+        # a lone top heading is the document's title when it is a Markdown/Typst level-1
+        # heading or when there are more levels than number, letter and roman
         counts = {k: sum(1 for n in headings if n.key == k) for k in keys}
-        start = 1 if len(keys) > 1 and counts[keys[0]] == 1 and counts[keys[1]] > 1 else 0
+        title = len(keys) > 1 and counts[keys[0]] == 1 and (
+            keys[0] in (21, 31) or len(keys) > ROMAN)
+        start = 1 if title else 0
         for k in keys[:start]:
             roles[k] = None
     previous: int | None = None
