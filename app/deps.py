@@ -9,6 +9,7 @@ from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
+from app.clock import Clock
 from app.grading.jobs import Executor
 from app.settings import Settings
 
@@ -43,6 +44,12 @@ async def get_executor(request: Request) -> Executor:
     return executor
 
 
+async def get_clock(request: Request) -> Clock:
+    clock: Clock = request.app.state.clock
+    return clock
+
+
 SessionDep = Annotated[Session, Depends(get_session)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 ExecutorDep = Annotated[Executor, Depends(get_executor)]
+ClockDep = Annotated[Clock, Depends(get_clock)]

@@ -61,3 +61,27 @@ class Unavailable(DomainError):
     status = 503
     title = "Service unavailable"
     slug = "unavailable"
+
+
+class SubmissionRefused(DomainError):
+    """An upload the assignment's schedule or limits do not allow; `detail` says what to do."""
+
+    status = 403
+    title = "Submission refused"
+    slug = "submission-refused"
+
+
+class NotOpenYet(SubmissionRefused):
+    title = "Not open yet"
+    slug = "not-open-yet"
+
+
+class PastCutOff(SubmissionRefused):
+    title = "Past the deadline"
+    slug = "past-cut-off"
+
+
+class SubmissionLimitReached(SubmissionRefused):
+    status = 409
+    title = "Submission limit reached"
+    slug = "submission-limit-reached"

@@ -16,6 +16,7 @@ from app.assignments.router import router as assignments_router
 from app.assignments.service import sync_rubric_dir
 from app.auth.cache import TokenCache
 from app.auth.router import router as tokens_router
+from app.clock import Clock, system_clock
 from app.dashboard.page import router as dashboard_page_router
 from app.dashboard.router import router as dashboard_router
 from app.db.session import make_engine, make_sessionmaker, read_only_engine, unit_of_work
@@ -65,7 +66,9 @@ def _startup(sessions: sessionmaker[Session], settings: Settings, executor: Exec
 
 
 def create_app(
-    settings: Settings | None = None, executor_factory: ExecutorFactory = default_executor
+    settings: Settings | None = None,
+    executor_factory: ExecutorFactory = default_executor,
+    clock: Clock = system_clock,
 ) -> FastAPI:
     settings = settings or get_settings()
 
@@ -80,7 +83,8 @@ def create_app(
         app.state.read_engine = read_only_engine(engine)
         app.state.executor = executor
         app.state.token_cache = TokenCache()
-        app.state.intake = SubmissionIntake(engine)
+        app.state.clock = clock  # deadlines and release read the time from here
+        app.state.intake = SubmissionIntake(engine, clock=clock)
         try:
             await run_in_threadpool(_startup, sessions, settings, executor)
             yield

@@ -11,9 +11,15 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from graders.disclosure import answer_values, states_value
 from graders.registry import config_model_for, is_known_kind
 
 AnswerKind = Literal["prose", "numeric", "code", "derivation", "mixed"]
+# When a student sees an item's points and feedback (Gradescope's vocabulary): at once, never,
+# once the due date has passed, or once an instructor publishes the grades.
+Visibility = Literal["visible", "hidden", "after_due_date", "after_published"]
+# When a student sees the rubric's solutions (reference answers, expected values, private titles).
+SolutionRelease = Literal["never", "after_due_date", "after_published"]
 
 
 class RubricError(Exception):
@@ -35,6 +41,14 @@ class RubricItem(_Strict):
     grader: str
     title: str = ""
     config: dict[str, Any] = Field(default_factory=dict)
+    # None: the rubric's `release.visibility`.
+    visibility: Visibility | None = None
+    # Titles often state the answer ("d_head = 64"): a student sees one only when it is marked
+    # public, or once solutions are released.
+    title_public: bool = False
+    # The model answer a student is shown when solutions are released (default: derived from
+    # the grader's config: reference statements, expected values).
+    solution: str = ""
 
     @field_validator("points", mode="before")
     @classmethod
@@ -66,6 +80,13 @@ class Question(_Strict):
     items: tuple[RubricItem, ...] = Field(min_length=1)
 
 
+class Release(_Strict):
+    """What students see of their results, and when."""
+
+    visibility: Visibility = "after_published"
+    solutions: SolutionRelease = "never"
+
+
 class Rubric(_Strict):
     slug: str = Field(pattern=r"^[a-z0-9][a-z0-9\-]*$")
     title: str
@@ -76,6 +97,7 @@ class Rubric(_Strict):
     # The handout editions (years, versions) this rubric grades; see Question.handouts.
     handouts: tuple[str, ...] = ()
     questions: tuple[Question, ...] = Field(min_length=1)
+    release: Release = Release()
 
     @model_validator(mode="after")
     def _unique_ids(self) -> Rubric:
@@ -111,6 +133,9 @@ class Rubric(_Strict):
             if any(item.id == item_id for item in question.items):
                 return question
         raise KeyError(item_id)
+
+    def visibility_of(self, item: RubricItem) -> Visibility:
+        return item.visibility or self.release.visibility
 
     @property
     def max_points(self) -> Decimal:
@@ -166,6 +191,13 @@ def parse_rubric(text: str | bytes, source: str = "<rubric>") -> LoadedRubric:
         for ii, item in enumerate(question.items):
             model = config_model_for(item.grader)
             loc: tuple[int | str, ...] = ("questions", qi, "items", ii)
+            stated = states_value(item.title, answer_values(item)) if item.title_public else None
+            if stated is not None:
+                where = _location((*loc, "title_public"), data)
+                problems.append(
+                    f"{where}: the title states the answer value {stated}; a public title "
+                    "must not give the answer away"
+                )
             if model is None:
                 if not is_known_kind(item.grader):
                     where = _location((*loc, "grader"), data)

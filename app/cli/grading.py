@@ -82,6 +82,7 @@ def outcome_json(slug: str, outcome: WorkerOutcome) -> dict[str, Any]:
                 "max_points": as_number(r.max_points),
                 "status": r.status.value,
                 "feedback": r.feedback,
+                "student_feedback": r.student_feedback,
                 "confidence": r.confidence,
             }
             for r in items

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from app.cli import admin, evaluate, grading, ops
+from app.cli import admin, evaluate, grading, ops, release
 
 app = typer.Typer(
     name="gradeformer",
@@ -23,6 +23,8 @@ app.command()(ops.regrade)
 app.command()(ops.export)
 app.command()(ops.doctor)
 app.command()(evaluate.evaluate)
+app.command()(release.publish)
+app.command()(release.schedule)
 
 if __name__ == "__main__":
     app()

@@ -42,6 +42,14 @@ class SubmissionStatus(StrEnum):
         return self not in (SubmissionStatus.QUEUED, SubmissionStatus.GRADING)
 
 
+class CountedSubmission(StrEnum):
+    """Which of a student's submissions is their grade."""
+
+    LATEST = "latest"
+    BEST = "best"
+    CHOSEN = "chosen"  # the one an instructor marked; the latest until one is marked
+
+
 class Assignment(Base):
     __tablename__ = "assignments"
 
@@ -49,6 +57,16 @@ class Assignment(Base):
     slug: Mapped[str] = mapped_column(String(100), unique=True)
     title: Mapped[str] = mapped_column(String(300))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # The course's schedule for the assignment (not the rubric's: a deadline changes per term).
+    opens_at: Mapped[datetime | None] = mapped_column(default=None)
+    due_at: Mapped[datetime | None] = mapped_column(default=None)
+    # The hard cut-off for late uploads; None: nothing is accepted after `due_at`.
+    late_until: Mapped[datetime | None] = mapped_column(default=None)
+    # Percent of the score lost per started day after `due_at`.
+    late_penalty_percent: Mapped[Decimal] = mapped_column(default=Decimal(0))
+    max_submissions: Mapped[int | None] = mapped_column(default=None)
+    counts: Mapped[str] = mapped_column(String(20), default=CountedSubmission.LATEST.value)
+    grades_published_at: Mapped[datetime | None] = mapped_column(default=None)
 
     versions: Mapped[list[RubricVersion]] = relationship(
         back_populates="assignment", order_by="RubricVersion.id"
@@ -119,6 +137,8 @@ class Submission(Base):
     raw: Mapped[bytes] = mapped_column(LargeBinary, deferred=True)
     status: Mapped[str] = mapped_column(String(20), default=SubmissionStatus.QUEUED.value)
     error: Mapped[str | None] = mapped_column(Text, default=None)
+    # Marked by an instructor as the submission that counts (assignments that count `chosen`).
+    chosen: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
 
@@ -155,6 +175,8 @@ class GradingRun(Base):
     max_points: Mapped[Decimal]
     # Question id -> the located answer text (capped): review evidence and rubric exemplars.
     answers: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    # Seconds the grading process spent on this document (results.json's `execution_time`).
+    execution_time: Mapped[float | None] = mapped_column(default=None)
     is_current: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
@@ -175,7 +197,9 @@ class ItemScore(Base):
     points: Mapped[Decimal]
     max_points: Mapped[Decimal]
     status: Mapped[str] = mapped_column(String(20))
-    feedback: Mapped[str] = mapped_column(Text, default="")
+    feedback: Mapped[str] = mapped_column(Text, default="")  # staff-facing
+    # What the grader wrote for the student; None: the service builds a neutral message.
+    student_feedback: Mapped[str | None] = mapped_column(Text, default=None)
     evidence: Mapped[list[Any]] = mapped_column(default=list)
     confidence: Mapped[float]  # a grader's certainty, not a score: a float is fine here
     grader: Mapped[str] = mapped_column(String(50))

@@ -7,10 +7,11 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from app.auth.dependencies import CurrentUser, InstructorUser
-from app.deps import SessionDep
+from app.auth.dependencies import CurrentUser, InstructorUser, is_staff
+from app.deps import ClockDep, SessionDep
 from app.exports import service
 from app.submissions.service import get_scored
+from app.submissions.visibility import view_for
 
 router = APIRouter(prefix="/api/v1", tags=["exports"])
 
@@ -30,5 +31,9 @@ def export_csv(slug: str, session: SessionDep, user: InstructorUser) -> Response
 
 
 @router.get("/submissions/{submission_id}/results.json")
-def results_json(submission_id: int, session: SessionDep, user: CurrentUser) -> dict[str, Any]:
-    return service.gradescope_results(get_scored(session, submission_id, user))
+def results_json(
+    submission_id: int, session: SessionDep, user: CurrentUser, clock: ClockDep
+) -> dict[str, Any]:
+    scored = get_scored(session, submission_id, user)
+    view = view_for(session, scored, clock())
+    return service.gradescope_results(scored, view, staff=is_staff(user))

@@ -9,26 +9,33 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from app.assignments.schedule import Schedule
 from app.assignments.service import current_rubric
 from app.points import as_number
+from app.submissions.counting import counted_per_student, final_total
 from app.submissions.service import ScoredSubmission, scored_for_assignment
+from app.submissions.visibility import AssignmentView, student_error, student_score
 
-
-def student_key(s: ScoredSubmission) -> str:
-    return s.submission.student or f"submission-{s.submission.id}"
+# After the question columns: the late penalty, the grade after it, and whether students can see
+# it yet (a gradebook imported before publication must not look final).
+LATE_COLUMNS = ["days_late", "penalty_percent", "final_total", "published"]
 
 
 def gradebook_csv(session: Session, slug: str) -> str:
     current = current_rubric(session, slug)
     questions = [q.id for q in current.loaded.rubric.questions]
-    latest: dict[str, ScoredSubmission] = {}
-    for s in scored_for_assignment(session, current.assignment.id):
-        latest[student_key(s)] = s  # id order: the last one is the newest
+    schedule = Schedule.of(current.assignment)
+    # One row per student: the submission that counts (latest, best or chosen).
+    latest = counted_per_student(scored_for_assignment(session, current.assignment.id), schedule)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["student", "submission_id", "status", *questions, "total", "max_points"])
+    writer.writerow(
+        ["student", "submission_id", "status", *questions, "total", "max_points", *LATE_COLUMNS]
+    )
     for student in sorted(latest):
         s = latest[student]
+        submitted = s.submission.created_at
+        final = final_total(s, schedule)
         per_question: dict[str, Decimal] = {}
         for item in s.score.items:
             if item.counts:
@@ -44,38 +51,59 @@ def gradebook_csv(session: Session, slug: str) -> str:
                 *[str(per_question.get(q, Decimal("0.00"))) if graded else "" for q in questions],
                 "" if s.score.total is None else str(s.score.total),
                 "" if s.score.max_points is None else str(s.score.max_points),
+                schedule.days_late(submitted),
+                str(schedule.penalty_percent(submitted)),
+                "" if final is None else str(final),
+                "yes" if schedule.published else "no",
             ]
         )
     return out.getvalue()
 
 
-def gradescope_results(s: ScoredSubmission) -> dict[str, Any]:
+def _execution_time(s: ScoredSubmission) -> float | None:
+    seconds = None if s.run is None else s.run.execution_time
+    return None if seconds is None else round(seconds, 3)
+
+
+def gradescope_results(s: ScoredSubmission, view: AssignmentView, staff: bool) -> dict[str, Any]:
+    """Gradescope's results.json. Every `output` is the student-facing message (Gradescope shows
+    it to students) and every test carries the rubric item's visibility. A student's own copy
+    holds only the tests released to them, and a score only once their total is."""
+    student = student_score(s, view)
     tests: list[dict[str, Any]] = []
-    for number, item in enumerate(s.score.items, start=1):
-        output = item.feedback
-        if item.override is not None:
-            output = f"{output}\n(Score set by an instructor.)".strip()
-        tests.append(
-            {
-                "name": f"{item.question} {item.item_id}",
-                "number": str(number),
-                "score": as_number(item.points if item.counts else Decimal(0)),
-                "max_score": as_number(item.max_points),
-                "status": "passed" if item.full_credit else "failed",
-                "output": output,
-                "tags": [item.question, item.grader, item.status],
-                "visibility": "visible",
-            }
-        )
+    for number, (item, shown) in enumerate(zip(s.score.items, student.items, strict=True), 1):
+        if not staff and not shown.released:
+            continue
+        test: dict[str, Any] = {
+            "name": f"{item.question} {item.item_id}",
+            "number": str(number),
+            "max_score": as_number(item.max_points),
+            "output": shown.feedback,
+            "tags": [item.question],
+            "visibility": view.visibility(item.item_id),
+        }
+        if staff or shown.points is not None:
+            test["score"] = as_number(item.points if item.counts else Decimal(0))
+            test["status"] = "passed" if item.full_credit else "failed"
+        if staff:
+            test["extra_data"] = {"status": item.status, "staff_feedback": item.feedback}
+        tests.append(test)
     result: dict[str, Any] = {
-        "score": as_number(s.score.total or Decimal(0)),
-        "output": s.submission.error or f"Status: {s.score.status}.",
+        "output": (s.submission.error if staff else student_error(s))
+        or f"Status: {s.score.status}.",
         "tests": tests,
+        "execution_time": _execution_time(s),
         "extra_data": {
             "submission_id": s.submission.id,
             "student": s.submission.student,
             "status": s.score.status,
-            "rubric_hash": None if s.run is None else s.run.rubric_hash,
+            "days_late": student.days_late,
+            "penalty_percent": as_number(student.penalty_percent),
         },
     }
+    total = final_total(s, view.schedule) if staff else student.total
+    if total is not None:
+        result["score"] = as_number(total)
+    if staff:
+        result["extra_data"]["rubric_hash"] = None if s.run is None else s.run.rubric_hash
     return result

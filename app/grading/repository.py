@@ -25,6 +25,7 @@ def _item_rows(run_id: int, outcome: WorkerOutcome) -> list[dict[str, Any]]:
             "max_points": r.max_points,
             "status": r.status.value,
             "feedback": r.feedback,
+            "student_feedback": r.student_feedback,
             "evidence": [e.model_dump(mode="json") for e in r.evidence],
             "confidence": r.confidence,
             "grader": r.grader,
@@ -69,6 +70,7 @@ def store_outcomes(
             total=total,
             max_points=sum((r.max_points for r in outcome.items), Decimal(0)),
             answers=dict(outcome.answers),
+            execution_time=outcome.execution_time,
             is_current=True,
         )
         session.add(run)
@@ -126,6 +128,7 @@ class ItemRow:
     grader_version: str
     feedback: str = ""
     evidence: list[Any] = field(default_factory=list)
+    student_feedback: str | None = None
 
 
 def current_item_rows(session: Session, submission_ids: Sequence[int]) -> dict[int, list[ItemRow]]:

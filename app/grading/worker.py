@@ -12,6 +12,7 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import threading
+import time
 import traceback
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -42,6 +43,8 @@ class WorkerOutcome(BaseModel):
     items: tuple[ItemResult, ...] = ()
     # Question id -> located answer text, capped: what a reviewer reads next to the score.
     answers: dict[str, str] = Field(default_factory=dict)
+    # Seconds spent grading this document in the grading process.
+    execution_time: float | None = None
 
 
 _resources: GradingResources | None = None
@@ -100,6 +103,18 @@ def grade_document(
     filename: str | None,
     content_type: str | None,
     resources: GradingResources | None = None,
+) -> WorkerOutcome:
+    started = time.perf_counter()
+    outcome = _grade_document(rubric_text, raw, filename, content_type, resources)
+    return outcome.model_copy(update={"execution_time": time.perf_counter() - started})
+
+
+def _grade_document(
+    rubric_text: str,
+    raw: bytes,
+    filename: str | None,
+    content_type: str | None,
+    resources: GradingResources | None,
 ) -> WorkerOutcome:
     loaded = _rubric(rubric_text)
     resources = resources if resources is not None else _resources_for_process()

@@ -21,6 +21,7 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, Engine
@@ -29,11 +30,12 @@ from sqlalchemy.orm import Session
 from app.assignments.repository import get_version
 from app.assignments.service import current_rubric
 from app.audit.repository import record_many
-from app.db.models import SubmissionStatus, User
+from app.clock import Clock, system_clock
+from app.db.models import Assignment, SubmissionStatus, User
 from app.errors import DomainError, Unavailable
 from app.grading.jobs import GradingJob
 from app.submissions import repository
-from app.submissions.service import NewSubmission, audit_detail
+from app.submissions.service import NewSubmission, audit_detail, check_upload_allowed
 
 log = logging.getLogger(__name__)
 
@@ -69,9 +71,12 @@ class _Pending:
 
 
 class SubmissionIntake:
-    def __init__(self, engine: Engine, max_batch: int = MAX_BATCH) -> None:
+    def __init__(
+        self, engine: Engine, max_batch: int = MAX_BATCH, clock: Clock = system_clock
+    ) -> None:
         self._engine = engine
         self._max_batch = max_batch
+        self._clock = clock
         self._queue: queue.Queue[_Pending | object] = queue.Queue()
         self._connection: Connection | None = None
         # Rubric versions are immutable: their text is read once per process, and every job of
@@ -188,9 +193,34 @@ class SubmissionIntake:
                 errors[slug] = exc
         # Replaced whole, never mutated: request threads read it without a lock.
         self._known = (self._known - errors.keys()) | targets.keys()
-        storable = [p for p in batch if p.new.slug in targets]
+        # Deadlines and limits are checked in the writing transaction, against the uploads
+        # already stored and those earlier in this batch: two uploads at once cannot both
+        # take a student's last attempt.
+        now = self._clock()
+        refused: dict[int, DomainError] = {}
+        earlier: dict[tuple[int, int], int] = {}
+        assignments: dict[int, Assignment | None] = {}
+        for pending in batch:
+            target = targets.get(pending.new.slug)
+            if target is None or pending.uploader is None:
+                continue
+            assignment_id = target.assignment_id
+            if assignment_id not in assignments:
+                assignments[assignment_id] = session.get(Assignment, assignment_id)
+            assignment = assignments[assignment_id]
+            key = (assignment_id, pending.uploader.id)
+            try:
+                if assignment is not None:
+                    check_upload_allowed(
+                        session, assignment, pending.uploader, now, earlier.get(key, 0)
+                    )
+            except DomainError as exc:
+                refused[id(pending)] = exc
+                continue
+            earlier[key] = earlier.get(key, 0) + 1
+        storable = [p for p in batch if p.new.slug in targets and id(p) not in refused]
         ids = repository.insert_many(
-            session, [_row(p.new, targets[p.new.slug].assignment_id) for p in storable]
+            session, [_row(p.new, targets[p.new.slug].assignment_id, now) for p in storable]
         )
         record_many(
             session,
@@ -204,7 +234,7 @@ class SubmissionIntake:
         }
         out: list[Stored | DomainError] = []
         for pending in batch:
-            error = errors.get(pending.new.slug)
+            error = errors.get(pending.new.slug) or refused.get(id(pending))
             # One exception object per request: each is raised, and annotated, on its own.
             out.append(
                 stored[id(pending)] if error is None else type(error)(error.detail, **error.extra)
@@ -226,8 +256,10 @@ class SubmissionIntake:
         return _Target(assignment_id, version)
 
 
-def _row(new: NewSubmission, assignment_id: int) -> dict[str, Any]:
+def _row(new: NewSubmission, assignment_id: int, now: datetime) -> dict[str, Any]:
     return {
+        "created_at": now,
+        "updated_at": now,
         "assignment_id": assignment_id,
         "uploader_id": new.uploader_id,
         "student": new.student,

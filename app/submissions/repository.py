@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Select, insert, or_, select
+from sqlalchemy import Select, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.db.models import Assignment, Override, RubricVersion, Submission, User
@@ -96,3 +96,38 @@ def overrides_for(
     ):
         found.setdefault(override.submission_id, {})[override.item_id] = override
     return found
+
+
+def count_uploaded_by(session: Session, assignment_id: int, uploader_id: int) -> int:
+    """How many times this user has uploaded to the assignment themselves."""
+    return int(
+        session.scalar(
+            select(func.count(Submission.id)).where(
+                Submission.assignment_id == assignment_id, Submission.uploader_id == uploader_id
+            )
+        )
+        or 0
+    )
+
+
+def list_owned(session: Session, assignment_id: int, owner: User) -> list[Submission]:
+    return list(
+        session.scalars(
+            owned_by(owner).where(Submission.assignment_id == assignment_id).order_by(Submission.id)
+        )
+    )
+
+
+def set_chosen(session: Session, submission: Submission) -> None:
+    """Mark this submission as the one that counts, and no other of the same student."""
+    session.execute(
+        update(Submission)
+        .where(
+            Submission.assignment_id == submission.assignment_id,
+            Submission.student == submission.student,
+            Submission.id != submission.id,
+        )
+        .values(chosen=False)
+    )
+    submission.chosen = True
+    session.flush()

@@ -11,14 +11,22 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
 from app.assignments.service import current_rubric
-from app.auth.dependencies import CurrentUser
-from app.db.models import SubmissionStatus, User
+from app.auth.dependencies import CurrentUser, InstructorUser, is_staff
+from app.db.models import CountedSubmission, SubmissionStatus, User
 from app.db.session import unit_of_work
-from app.deps import ExecutorDep, SessionDep, SettingsDep
+from app.deps import ClockDep, ExecutorDep, SessionDep, SettingsDep
 from app.submissions import service
+from app.submissions.counting import counted_per_student, student_key
 from app.submissions.intake import SubmissionIntake
-from app.submissions.schemas import Accepted, SubmissionOut, SubmissionSummary
+from app.submissions.schemas import (
+    Accepted,
+    StudentSubmissionOut,
+    StudentSubmissionSummary,
+    SubmissionOut,
+    SubmissionSummary,
+)
 from app.submissions.upload import read_upload
+from app.submissions.visibility import student_score, view_for
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
 
@@ -114,19 +122,57 @@ async def upload(
     return _answer(stored.submission_id, final, status.HTTP_201_CREATED)
 
 
-@router.get("/submissions/{submission_id}", response_model=SubmissionOut)
-def get_submission(submission_id: int, session: SessionDep, user: CurrentUser) -> SubmissionOut:
-    return SubmissionOut.of(service.get_scored(session, submission_id, user))
+@router.get(
+    "/submissions/{submission_id}", response_model=SubmissionOut | StudentSubmissionOut
+)
+def get_submission(
+    submission_id: int, session: SessionDep, user: CurrentUser, clock: ClockDep
+) -> SubmissionOut | StudentSubmissionOut:
+    """Staff see everything; a student sees their own, as the rubric's release allows."""
+    scored = service.get_scored(session, submission_id, user)
+    if is_staff(user):
+        return SubmissionOut.of(scored)
+    return StudentSubmissionOut.of_student(
+        scored, student_score(scored, view_for(session, scored, clock()))
+    )
 
 
-@router.get("/assignments/{slug}/submissions", response_model=list[SubmissionSummary])
+@router.get(
+    "/assignments/{slug}/submissions",
+    response_model=list[SubmissionSummary] | list[StudentSubmissionSummary],
+)
 def list_submissions(
     slug: str,
     session: SessionDep,
     user: CurrentUser,
+    clock: ClockDep,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0)] = 0,
-) -> list[SubmissionSummary]:
+) -> list[SubmissionSummary] | list[StudentSubmissionSummary]:
+    if is_staff(user):
+        return [
+            SubmissionSummary.of(s)
+            for s in service.list_scored(session, slug, user, limit, offset)
+        ]
+    own = service.list_own_scored(session, slug, user)
+    if not own:
+        return []
+    view = view_for(session, own[0], clock())
+    counted = counted_per_student(own, view.schedule)
+    # Which one is best would tell a student how unreleased scores compare.
+    hidden = view.schedule.counts == CountedSubmission.BEST and not view.state.published
     return [
-        SubmissionSummary.of(s) for s in service.list_scored(session, slug, user, limit, offset)
+        StudentSubmissionSummary.of(
+            s, student_score(s, view), None if hidden else counted.get(student_key(s)) is s
+        )
+        for s in own[offset : offset + limit]
     ]
+
+
+@router.put("/submissions/{submission_id}/chosen", response_model=SubmissionSummary)
+def choose_submission(
+    submission_id: int, session: SessionDep, user: InstructorUser
+) -> SubmissionSummary:
+    """Mark the submission that counts for its student (assignments that count `chosen`)."""
+    submission = service.choose(session, submission_id, user)
+    return SubmissionSummary.of(service.scored(session, [submission])[0])

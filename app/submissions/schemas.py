@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from app.points import JsonPoints
 from app.submissions.scoring import EffectiveItem
 from app.submissions.service import ScoredSubmission
+from app.submissions.visibility import StudentItem, StudentScore, student_error
 
 
 class Accepted(BaseModel):
@@ -31,6 +32,7 @@ class ItemOut(BaseModel):
     max_points: JsonPoints
     status: str
     feedback: str
+    student_feedback: str | None
     confidence: float
     evidence: list[dict[str, Any]]
     grader: str
@@ -49,6 +51,7 @@ class ItemOut(BaseModel):
             max_points=item.max_points,
             status=item.status,
             feedback=item.feedback,
+            student_feedback=item.student_feedback,
             confidence=item.confidence,
             evidence=item.evidence,
             grader=item.grader,
@@ -111,4 +114,75 @@ class SubmissionOut(SubmissionSummary):
             rubric_hash=None if s.run is None else s.run.rubric_hash,
             graded_at=None if s.run is None else s.run.created_at,
             items=[ItemOut.of(i) for i in s.score.items],
+        )
+
+
+class StudentItemOut(BaseModel):
+    """One item as its student sees it: no staff feedback, evidence, confidence, machine
+    points or overrides."""
+
+    id: str
+    question: str
+    status: str
+    max_points: JsonPoints
+    points: JsonPoints | None
+    feedback: str
+    released: bool
+    title: str | None
+    solution: str | None
+
+    @classmethod
+    def of(cls, item: StudentItem) -> StudentItemOut:
+        return cls(**vars(item))
+
+
+class StudentSubmissionSummary(BaseModel):
+    id: int
+    assignment: str
+    student: str | None
+    filename: str | None
+    status: str
+    total: JsonPoints | None
+    max_points: JsonPoints | None
+    days_late: int
+    penalty_percent: JsonPoints
+    counts: bool | None = None  # the submission that is the grade (in listings)
+    created_at: datetime
+
+    @classmethod
+    def of(
+        cls, s: ScoredSubmission, score: StudentScore, counts: bool | None = None
+    ) -> StudentSubmissionSummary:
+        return cls(
+            id=s.submission.id,
+            assignment=s.assignment_slug,
+            student=s.submission.student,
+            filename=s.submission.filename,
+            status=score.status,
+            total=score.total,
+            max_points=score.max_points,
+            days_late=score.days_late,
+            penalty_percent=score.penalty_percent,
+            counts=counts,
+            created_at=s.submission.created_at,
+        )
+
+
+class StudentSubmissionOut(StudentSubmissionSummary):
+    content_type: str | None
+    size: int
+    sha256: str
+    error: str | None
+    items: list[StudentItemOut]
+
+    @classmethod
+    def of_student(cls, s: ScoredSubmission, score: StudentScore) -> StudentSubmissionOut:
+        summary = StudentSubmissionSummary.of(s, score)
+        return cls(
+            **summary.model_dump(),
+            content_type=s.submission.content_type,
+            size=s.submission.size,
+            sha256=s.submission.sha256,
+            error=student_error(s),
+            items=[StudentItemOut.of(i) for i in score.items],
         )

@@ -44,6 +44,7 @@ class EffectiveItem:
     machine_points: Decimal
     machine_status: str
     override: OverrideView | None
+    student_feedback: str | None = None  # the grader's message for the student
 
     @property
     def counts(self) -> bool:
@@ -78,6 +79,7 @@ def effective_item(score: ItemScore, override: Override | None) -> EffectiveItem
             score.points,
             score.status,
             None,
+            score.student_feedback,
         )
     feedback = score.feedback
     if override.comment:
@@ -101,6 +103,7 @@ def effective_item(score: ItemScore, override: Override | None) -> EffectiveItem
         score.points,
         score.status,
         view,
+        score.student_feedback,
     )
 
 

@@ -5,14 +5,17 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy.orm import Session
 
+from app.assignments.schedule import Schedule
 from app.assignments.service import current_rubric, require_assignment
 from app.audit.repository import record
 from app.auth.dependencies import is_staff
+from app.db.base import utcnow
 from app.db.models import Assignment, GradingRun, Submission, SubmissionStatus, User
-from app.errors import NotFound, PayloadTooLarge, UnreadableUpload
+from app.errors import InvalidInput, NotFound, PayloadTooLarge, UnreadableUpload
 from app.grading.jobs import GradingJob, job_for
 from app.grading.repository import current_runs
 from app.submissions import repository
@@ -78,12 +81,36 @@ def audit_detail(new: NewSubmission) -> dict[str, object]:
     return {"assignment": new.slug, "format": new.document_format, "size": len(new.raw)}
 
 
+def check_upload_allowed(
+    session: Session, assignment: Assignment, uploader: User | None, now: datetime, earlier: int = 0
+) -> None:
+    """A student's upload within the schedule and the submission limit (`earlier`: their
+    uploads not stored yet). Staff are not limited: they file late work by arrangement."""
+    if uploader is None or is_staff(uploader):
+        return
+    schedule = Schedule.of(assignment)
+    # Counting costs a query per upload on the busiest route: only when there is a limit.
+    used = 0
+    if schedule.max_submissions is not None:
+        used = repository.count_uploaded_by(session, assignment.id, uploader.id) + earlier
+    refusal = schedule.refusal(now, used)
+    if refusal is not None:
+        raise refusal
+
+
 def accept(
-    session: Session, slug: str, upload: Upload, uploader: User | None, max_bytes: int
+    session: Session,
+    slug: str,
+    upload: Upload,
+    uploader: User | None,
+    max_bytes: int,
+    now: datetime | None = None,
 ) -> Accepted:
     """Validate cheaply and store the raw bytes in the caller's transaction (CLI, one at a
     time); grading happens after the commit. The API stores through `SubmissionIntake`."""
     current = current_rubric(session, slug)
+    now = now or utcnow()
+    check_upload_allowed(session, current.assignment, uploader, now)
     new = prepare(slug, upload, uploader, max_bytes)
     submission = repository.add(
         session,
@@ -97,6 +124,8 @@ def accept(
             sha256=new.sha256,
             raw=new.raw,
             status=SubmissionStatus.QUEUED.value,
+            created_at=now,
+            updated_at=now,
         ),
     )
     record(session, uploader, "submission.create", "submission", submission.id, audit_detail(new))
@@ -158,3 +187,21 @@ def list_scored(
     return scored(
         session, repository.list_for_assignment(session, assignment.id, owner, limit, offset)
     )
+
+
+def list_own_scored(session: Session, slug: str, user: User) -> list[ScoredSubmission]:
+    """Every submission of one student for an assignment (to tell which one counts)."""
+    assignment = require_assignment(session, slug)
+    return scored(session, repository.list_owned(session, assignment.id, user))
+
+
+def choose(session: Session, submission_id: int, actor: User) -> Submission:
+    """An instructor marks the submission that counts for its student."""
+    submission = get_for_staff(session, submission_id)
+    if submission.student is None:
+        raise InvalidInput(
+            f"Submission {submission_id} is filed under no student; file it under one first."
+        )
+    repository.set_chosen(session, submission)
+    record(session, actor, "submission.choose", "submission", submission.id, {})
+    return submission

@@ -70,6 +70,7 @@ def test_grade_offline_prints_one_json_object(env: Path, tmp_path: Path) -> None
         "max_points",
         "status",
         "feedback",
+        "student_feedback",
         "confidence",
     }
     items = {i["id"]: i for i in body["items"]}

@@ -77,10 +77,13 @@ def test_review_override_regrade_and_exemplars(api: Api) -> None:
     )
     assert done.status_code == 200 and done.json()["points"] == 1.5
 
-    after = _get(api, sid, "alice")
+    after = _get(api, sid)
     item = next(i for i in after["items"] if i["id"] == "a5.why_heads")
     assert item["points"] == 1.5 and item["override"]["comment"] == "Only the parameter count."
     assert item["status"] == "graded" and item["machine_points"] == a5["points"]
+    # The student sees neither the override nor, before the grades are published, the points.
+    mine = next(i for i in _get(api, sid, "alice")["items"] if i["id"] == "a5.why_heads")
+    assert mine["points"] is None and "override" not in mine and "machine_points" not in mine
     expected_total = (
         before["total"] - a5["points"] + 1.5
         if a5["status"] not in ("pending", "grader_error")
@@ -131,9 +134,14 @@ def test_exports(api: Api) -> None:
     rows = list(csv.DictReader(io.StringIO(response.text)))
     header = list(rows[0])
     assert header[:3] == ["student", "submission_id", "status"]
-    assert header[3:-2] == ["A1", "A2", "A3", "A4", "A5", "A6", "B1", "B2", "B3", "B4"]
+    assert header[3:-6] == ["A1", "A2", "A3", "A4", "A5", "A6", "B1", "B2", "B3", "B4"]
+    assert header[-6:] == [
+        "total", "max_points", "days_late", "penalty_percent", "final_total", "published"
+    ]
     bob = next(r for r in rows if r["student"] == "bob")
     assert int(bob["submission_id"]) == sid and bob["max_points"] == "100.00"
+    assert bob["days_late"] == "0" and bob["final_total"] == bob["total"]
+    assert bob["published"] == "no"
     assert len({r["student"] for r in rows}) == len(rows)  # one row per student
     assert (
         api.client.get(
@@ -143,11 +151,19 @@ def test_exports(api: Api) -> None:
     )
 
     results = api.client.get(
-        f"/api/v1/submissions/{sid}/results.json", headers=api.auth("bob")
+        f"/api/v1/submissions/{sid}/results.json", headers=api.auth("prof")
     ).json()
     assert results["score"] == _get(api, sid)["total"]
     assert len(results["tests"]) == 33
-    assert {"name", "score", "max_score", "output", "status"} <= set(results["tests"][0])
+    assert {"name", "score", "max_score", "output", "status", "visibility"} <= set(
+        results["tests"][0]
+    )
+    assert results["execution_time"] > 0
+    # The student's own copy: only what is released before publication, and no score yet.
+    own = api.client.get(f"/api/v1/submissions/{sid}/results.json", headers=api.auth("bob"))
+    assert own.status_code == 200
+    assert [t["name"] for t in own.json()["tests"]] == ["B3 b3.interface", "B4 b4.interface"]
+    assert "score" not in own.json()
     assert (
         api.client.get(
             f"/api/v1/submissions/{sid}/results.json", headers=api.auth("alice")

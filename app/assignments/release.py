@@ -1,0 +1,84 @@
+"""Instructors set an assignment's schedule and limits, and publish (or withdraw) its grades."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from datetime import datetime
+from decimal import Decimal
+
+from sqlalchemy.orm import Session
+
+from app.assignments.service import require_assignment
+from app.audit.repository import record
+from app.db.models import Assignment, CountedSubmission, User
+from app.errors import InvalidInput
+
+# The schedule fields an instructor may change.
+SCHEDULE_FIELDS = frozenset(
+    {"opens_at", "due_at", "late_until", "late_penalty_percent", "max_submissions", "counts"}
+)
+
+
+def _check(assignment: Assignment) -> None:
+    moments = [
+        ("opens_at", assignment.opens_at),
+        ("due_at", assignment.due_at),
+        ("late_until", assignment.late_until),
+    ]
+    for name, moment in moments:
+        if moment is not None and moment.tzinfo is None:
+            raise InvalidInput(f"{name} needs a UTC offset (e.g. 2026-12-01T23:59:00Z).")
+    present = [(n, m) for n, m in moments if m is not None]
+    for (first, a), (second, b) in itertools.pairwise(present):
+        if a > b:
+            raise InvalidInput(f"{first} ({a.isoformat()}) must not be after {second} "
+                               f"({b.isoformat()}).")
+    if assignment.late_until is not None and assignment.due_at is None:
+        raise InvalidInput("late_until needs a due_at: late means after the due date.")
+    if not Decimal(0) <= assignment.late_penalty_percent <= Decimal(100):
+        raise InvalidInput("late_penalty_percent must be between 0 and 100.")
+    if assignment.max_submissions is not None and assignment.max_submissions < 1:
+        raise InvalidInput("max_submissions must be at least 1 (or null for no limit).")
+
+
+def update_schedule(
+    session: Session, slug: str, changed: Mapping[str, object], actor: User | None
+) -> Assignment:
+    """Change the given fields (None clears a date or the limit); the rest keep their value."""
+    unknown = sorted(set(changed) - SCHEDULE_FIELDS)
+    if unknown:
+        raise InvalidInput(f"Unknown schedule field(s): {', '.join(unknown)}.")
+    assignment = require_assignment(session, slug)
+    for name, value in changed.items():
+        setattr(assignment, name, value.value if isinstance(value, CountedSubmission) else value)
+    _check(assignment)
+    session.flush()
+    record(
+        session,
+        actor,
+        "assignment.schedule",
+        "assignment",
+        slug,
+        {k: None if v is None else str(v) for k, v in changed.items()},
+    )
+    return assignment
+
+
+def publish_grades(session: Session, slug: str, actor: User | None, now: datetime) -> Assignment:
+    """Students see what the rubric releases after publication, from now on."""
+    assignment = require_assignment(session, slug)
+    if assignment.grades_published_at is None:
+        assignment.grades_published_at = now
+        session.flush()
+        record(session, actor, "grades.publish", "assignment", slug, {"at": now.isoformat()})
+    return assignment
+
+
+def withdraw_grades(session: Session, slug: str, actor: User | None) -> Assignment:
+    assignment = require_assignment(session, slug)
+    if assignment.grades_published_at is not None:
+        assignment.grades_published_at = None
+        session.flush()
+        record(session, actor, "grades.withdraw", "assignment", slug, {})
+    return assignment

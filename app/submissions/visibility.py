@@ -1,0 +1,182 @@
+"""What a student sees of a scored submission: their status, and points and feedback only as the
+rubric and the assignment's release allow. Never the staff feedback, evidence, confidence,
+machine points or who overrode."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from sqlalchemy.orm import Session
+
+from app.assignments.repository import current_version
+from app.assignments.schedule import ReleaseState, Schedule
+from app.assignments.service import parsed_version
+from app.db.models import Assignment
+from app.errors import NotFound
+from app.submissions.scoring import EffectiveItem
+from app.submissions.service import ScoredSubmission
+from graders.disclosure import solution_text
+from graders.results import Status
+from graders.rubric import Rubric, RubricItem, Visibility
+
+# Statuses whose points are a machine suggestion or nothing at all: never shown as a score.
+_UNDECIDED = frozenset(
+    {Status.NEEDS_REVIEW.value, Status.GRADER_ERROR.value, Status.PENDING.value}
+)
+_REVIEW_MESSAGE = "Being reviewed by course staff."
+_STATUS_MESSAGES = {
+    Status.NEEDS_REVIEW.value: _REVIEW_MESSAGE,
+    Status.GRADER_ERROR.value: _REVIEW_MESSAGE,
+    Status.PENDING.value: "Not graded yet.",
+    Status.MISSING.value: "No answer was found for this part.",
+    Status.SUBMISSION_ERROR.value: "Your code could not be run to the end, so this part "
+    "could not be checked.",
+    Status.GRADED.value: "Graded; the score is released later.",
+}
+
+
+def _points(value: Decimal) -> str:
+    return format(value.normalize(), "f")
+
+
+def neutral_message(item: EffectiveItem, show_points: bool) -> str:
+    """A message built from status and points alone, for items without a student message."""
+    if item.override is None and item.status in _UNDECIDED:
+        return _STATUS_MESSAGES[item.status]
+    if not show_points:
+        return _STATUS_MESSAGES.get(item.status, _REVIEW_MESSAGE)
+    earned = f"{_points(item.points)} of {_points(item.max_points)} points"
+    if item.status == Status.MISSING.value and item.override is None:
+        return f"No answer was found for this part ({earned})."
+    if item.max_points > 0 and item.points >= item.max_points:
+        return "Full credit."
+    return f"{earned}."
+
+
+def student_error(s: ScoredSubmission) -> str | None:
+    """Why a document was not graded, for its student: the reading problem in their document,
+    but not the details of a failure of ours."""
+    if s.submission.error is None:
+        return None
+    if s.submission.status == Status.GRADER_ERROR.value:
+        return "Something went wrong on our side while grading; course staff will look at it."
+    return s.submission.error
+
+
+@dataclass(frozen=True)
+class AssignmentView:
+    """One assignment's schedule, current rubric and release state at one moment."""
+
+    schedule: Schedule
+    rubric: Rubric | None
+    state: ReleaseState
+
+    def visibility(self, item_id: str) -> Visibility:
+        """The item's rule; an item the current rubric no longer has waits for publication."""
+        item = self.item(item_id)
+        if self.rubric is None or item is None:
+            return "after_published"
+        return self.rubric.visibility_of(item)
+
+    def item(self, item_id: str) -> RubricItem | None:
+        if self.rubric is None:
+            return None
+        return next((i for i in self.rubric.items() if i.id == item_id), None)
+
+    @property
+    def solutions_released(self) -> bool:
+        return self.rubric is not None and self.state.solutions(self.rubric.release.solutions)
+
+    def title_of(self, item: RubricItem) -> str | None:
+        released = self.solutions_released and self.visibility(item.id) != "hidden"
+        return item.title if item.title and (item.title_public or released) else None
+
+    def solution_of(self, item: RubricItem) -> str | None:
+        if not self.solutions_released or self.visibility(item.id) == "hidden":
+            return None
+        return solution_text(item) or None
+
+
+def assignment_view(session: Session, assignment: Assignment, now: datetime) -> AssignmentView:
+    version = current_version(session, assignment.id)
+    rubric = None if version is None else parsed_version(version).rubric
+    schedule = Schedule.of(assignment)
+    return AssignmentView(schedule, rubric, ReleaseState.at(schedule, now))
+
+
+@dataclass(frozen=True)
+class StudentItem:
+    id: str
+    question: str
+    status: str
+    max_points: Decimal
+    points: Decimal | None  # None: not released, or not decided yet
+    feedback: str
+    released: bool
+    title: str | None
+    solution: str | None
+
+
+def student_item(item: EffectiveItem, view: AssignmentView) -> StudentItem:
+    released = view.state.shows(view.visibility(item.item_id))
+    show_points = released and (item.override is not None or item.status not in _UNDECIDED)
+    if released and item.override is not None and item.override.comment:
+        feedback = item.override.comment
+    elif show_points and item.override is None and item.student_feedback:
+        # The grader's words describe the machine's score; an override without a comment
+        # gets the neutral message for its own points.
+        feedback = item.student_feedback
+    else:
+        feedback = neutral_message(item, show_points)
+    rubric_item = view.item(item.item_id)
+    return StudentItem(
+        id=item.item_id,
+        question=item.question,
+        status=item.status,
+        max_points=item.max_points,
+        points=item.points if show_points else None,
+        feedback=feedback,
+        released=released,
+        title=None if rubric_item is None else view.title_of(rubric_item),
+        solution=None if rubric_item is None else view.solution_of(rubric_item),
+    )
+
+
+@dataclass(frozen=True)
+class StudentScore:
+    status: str
+    items: tuple[StudentItem, ...]
+    # None until every item's points may be shown (or the grades are published).
+    total: Decimal | None
+    max_points: Decimal | None
+    days_late: int
+    penalty_percent: Decimal
+
+
+def student_score(s: ScoredSubmission, view: AssignmentView) -> StudentScore:
+    items = tuple(student_item(i, view) for i in s.score.items)
+    submitted = s.submission.created_at
+    total: Decimal | None = None
+    everything_shown = all(i.released for i in items)
+    if items and (view.state.published or everything_shown):
+        decided = [i for i in s.score.items if i.override is not None or i.status not in _UNDECIDED]
+        if len(decided) == len(items):
+            raw = sum((i.points for i in decided if i.counts), Decimal(0))
+            total = view.schedule.after_penalty(raw, submitted)
+    return StudentScore(
+        status=s.score.status,
+        items=items,
+        total=total,
+        max_points=s.score.max_points,
+        days_late=view.schedule.days_late(submitted),
+        penalty_percent=view.schedule.penalty_percent(submitted),
+    )
+
+
+def view_for(session: Session, s: ScoredSubmission, now: datetime) -> AssignmentView:
+    assignment = session.get(Assignment, s.submission.assignment_id)
+    if assignment is None:  # deleted meanwhile
+        raise NotFound(f"There is no submission {s.submission.id}.")
+    return assignment_view(session, assignment, now)
