@@ -50,7 +50,14 @@ class LabelMark:
         return 3
 
 
-_LINE_PREFIX = re.compile(r"(?:[ \t]*(?:\$\$|\$|\\\[|[-*•>]|#{1,6}|\*\*)[ \t]*){0,3}")
+# list bullets, quotes, headings, maths and emphasis that may open a label's line:
+# "- **(a)**", "\\noindent\\textbf{(b)}", "> (c)", "$$1.", "__Q2__"
+_LINE_PREFIX = re.compile(
+    r"(?:[ \t]*(?:\$\$|\$|\\\[|[-*•>]|#{1,6}|\*\*|__|_|\\noindent|"
+    r"\\(?:textbf|textit|emph|underline|mathbf)\{)[ \t]*){0,4}"
+)
+# emphasis closing right after a label ("**(a)**", "\\textbf{Q1.}:")
+_CLOSE = re.compile(r"(?:\}|\*\*|\*|__|_|\$)?(?:[ \t]*[:.])?")
 _SEP = r"(?:[ \t]|\\quad|\\qquad|~)*"
 _PART_HEADING = re.compile(
     r"(?i:part|section)[ \t]+([A-Z]|[0-9]{1,2}|I{1,3}V?)\b[ \t]*[:.)\-]?", re.ASCII
@@ -65,7 +72,13 @@ _PARTNUM = re.compile(r"([A-H])[ \t]?(\d{1,2})(?!\d)(?:\.\)|[.):](?![0-9]))?(?=[
 _NUM = re.compile(r"(\d{1,2})(?:[ \t]*\.\)|\)|\.(?![0-9])|-(?=[ \t]))")
 # "1b)", "1.b.ii", "2a.", "1b.ii:" - number, letter and roman written as one token
 _COMPACT = re.compile(
-    r"(\d{1,2})\.?([a-h])(?:\.?(viii|vii|vi|iv|ix|iii|ii|i|v|x))?(?:\.\)|[.):])?(?=[ \t$\\(]|$)"
+    r"(\d{1,2})\.?([a-h])(?:\.?(viii|vii|vi|iv|ix|iii|ii|i|v|x))?(?:\.\)|[.):])?(?=[ \t$\\(*}_]|$)"
+)
+# "Q1-4", "Problem 2.3": question 1, its fourth part
+_QDASH = re.compile(
+    r"(?:Q(?:uestion)?|Problem|Task|Exercise)[ \t]*(\d{1,2})[ \t]*[-.][ \t]*(\d{1,2})(?![\d.]?\d)"
+    r"(?:[.):])?",
+    re.IGNORECASE,
 )
 _PAREN_NUM = re.compile(r"\((\d{1,2})\)")
 _BULLET = re.compile(r"[ \t]*[-*•+][ \t]")
@@ -94,6 +107,9 @@ def _token(text: str, pos: int, level: int) -> tuple[int, dict[str, object]] | N
             if m.group(3):
                 compact["roman"] = m.group(3)
             return m.end(), compact
+        m = _QDASH.match(text, pos)
+        if m and 1 <= int(m.group(2)) <= len(LETTERS):
+            return m.end(), {"num": int(m.group(1)), "letter": LETTERS[int(m.group(2)) - 1]}
         for pattern in (_QNUM, _PARTNUM, _NUM, _BARE_NUM):
             m = pattern.match(text, pos)
             if m:
@@ -118,7 +134,7 @@ def _token(text: str, pos: int, level: int) -> tuple[int, dict[str, object]] | N
 
 
 def _group(
-    text: str, pos: int, allow_num: bool, bullet: bool = False
+    text: str, pos: int, allow_num: bool, bullet: bool = False, closing: bool = True
 ) -> tuple[int, dict[str, object]] | None:
     """A label group: number, letter and roman tokens in that order, e.g. `2. a. i.)`."""
     fields: dict[str, object] = {}
@@ -142,6 +158,10 @@ def _group(
         if _token(text, after_sep, level) is None:
             break
         cur = after_sep
+    if fields and closing and not _AFTER.match(text, cur):
+        closed = _CLOSE.match(text, cur)
+        if closed and closed.end() > cur and _AFTER.match(text, closed.end()):
+            cur = closed.end()
     if not fields or not _AFTER.match(text, cur):
         return None
     return cur, fields
@@ -219,7 +239,7 @@ def _inline_labels(text: str, taken: list[tuple[int, int]]) -> list[LabelMark]:
         k = bisect.bisect_right(starts, pos) - 1
         if (k >= 0 and pos < taken[k][1]) or (marks and pos < marks[-1].end):
             continue
-        group = _group(text, pos, allow_num=False)
+        group = _group(text, pos, allow_num=False, closing=False)
         if group is None:
             continue
         end, fields = group

@@ -76,6 +76,8 @@ def documents(draw: st.DrawFn) -> tuple[str, str]:
     handout_style = draw(st.sampled_from([0, 1, 2]))
     marker = draw(st.sampled_from(["", "Answer:", "**My answer:**", "\\textbf{Solution:}"]))
     sentences = draw(st.integers(min_value=1, max_value=3))
+    # emphasis around a plain-text label: "**(a)**", "\\textbf{1b.ii)}", "__Q1__"
+    wrap = draw(st.sampled_from(["{}", "**{}**", "\\textbf{{{}}}", "__{}__", "*{}*"]))
     blank = "\n\n"
     parts: list[str] = []
     if style == "typst":
@@ -93,12 +95,12 @@ def documents(draw: st.DrawFn) -> tuple[str, str]:
         number_seen.add(leaf.num)
         new_letter = current != (leaf.num, leaf.letter)
         current = (leaf.num, leaf.letter)
-        parts.extend(_render(style, leaf, new_number, new_letter, labelled_titles, answer))
+        parts.extend(_render(style, leaf, new_number, new_letter, labelled_titles, answer, wrap))
     return style, blank.join(parts) + "\n"
 
 
 def _render(style: str, leaf: Leaf, new_number: bool, new_letter: bool, titled: bool,
-            answer: str) -> list[str]:
+            answer: str, wrap: str) -> list[str]:
     num, letter, roman = leaf.num, leaf.letter, leaf.roman
     out: list[str] = []
     if style in ("latex", "latex-enum"):
@@ -138,15 +140,15 @@ def _render(style: str, leaf: Leaf, new_number: bool, new_letter: bool, titled: 
     elif style == "plain":
         head = []
         if new_number:
-            out.append(f"Problem {num}")
+            out.append(wrap.format(f"Problem {num}"))
         if new_letter:
-            head.append(f"({letter})")
+            head.append(wrap.format(f"({letter})"))
         if roman is not None:
-            head.append(f"{roman}.")
+            head.append(wrap.format(f"{roman}."))
         out.append(" ".join([*head, answer]))
     else:  # plain-compact: "1b.ii) answer"
         label = f"{num}{letter}" + (f".{roman}" if roman else "")
-        out.append(f"{label}) {answer}")
+        out.append(f"{wrap.format(label + ')')} {answer}")
     return out
 
 
