@@ -82,6 +82,14 @@ class _Scorer:
         self.cues = [compile_cues(question_cues(q)) for q in self.questions]
         # the question numbers the rubric has, per part: a label outside them is foreign
         self.numbers = {(k[0], k[1]) for keys in self.keys for k in keys}
+        # the rubric's numbered questions counted across its parts (A1..A6 then B1..B4 are 1..10):
+        # a student who numbers part B on from part A ("Problem 7") means the 7th
+        self.running: list[tuple[str | None, int]] = []
+        for qi, keys in enumerate(self.keys):
+            if keys and keys[0][1] is not None:
+                key = (keys[0][0] or self.questions[qi].part or None, keys[0][1])
+                if key not in self.running:
+                    self.running.append(key)
         counts: dict[str, int] = {}
         for patterns in self.cues:
             for p in patterns:
@@ -103,7 +111,8 @@ class _Scorer:
             for qi, question in enumerate(self.questions):
                 label = 0.0
                 if unit.path is not None and unit.mark is not None and not unit.mark.heading:
-                    label = path_match(unit.path, self.keys[qi], question.part)
+                    label = path_match(self.renumbered(unit.path), self.keys[qi],
+                                       question.part)
                 unit.label_scores.append(label)
                 unit.content.append(self.content(qi, norm))
                 unit.kind.append(_kind_score(question, body, code_signs))
@@ -114,7 +123,7 @@ class _Scorer:
                     s * unit.reliability if s > 0 else MISMATCH * unit.reliability
                     for s in unit.label_scores
                 ]
-            elif unit.path is not None and self.foreign(unit.path):
+            elif unit.path is not None and self.foreign(self.renumbered(unit.path)):
                 unit.label_scores = [FOREIGN * unit.reliability] * len(self.questions)
 
     def handout_words(self, path: Path) -> frozenset[str]:
@@ -124,6 +133,15 @@ class _Scorer:
             if question.prompt and path_match(path, self.keys[qi], question.part) > 0:
                 words |= prompt_words(question.prompt)
         return words
+
+    def renumbered(self, path: Path) -> Path:
+        """A number no part has, read as a running number across the parts (7 -> B1)."""
+        part, num = path[0], path[1]
+        if (part is None and num is not None and self.foreign(path)
+                and len({p for p, _ in self.running}) > 1 and num <= len(self.running)):
+            new_part, new_num = self.running[num - 1]
+            return (new_part, new_num, path[2], path[3])
+        return path
 
     def foreign(self, path: Path) -> bool:
         """A label whose question number no question of the rubric has."""

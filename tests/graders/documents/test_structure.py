@@ -123,3 +123,22 @@ questions:
     assert second.status is Status.MISSING
     assert second.max_points == Decimal(0) and "2023" in second.feedback
     assert outcome.max_points == Decimal(2)
+
+
+def test_numbering_that_runs_on_from_part_a_into_part_b():
+    answers = [
+        "A perceptron draws one line; XOR is not linearly separable.",
+        "Stacked linear layers collapse to one linear map; use ReLU.",
+        "Attention is blind to order; positional encodings add it.",
+        "The query is what a token looks for, the key what it offers.",
+        "Several heads attend to different relations at once.",
+        "Greedy decoding takes the argmax; beam search keeps k hypotheses.",
+        "d_head = 768 / 12 = 64 and each projection has 589,824 weights.",
+        "e^2 = 7.389, e^1 = 2.718, e^0 = 1, softmax = [0.665, 0.245, 0.090].",
+    ]
+    text = "\n\n".join(f"Problem {n}. {a}" for n, a in enumerate(answers, start=1))
+    parsed = read_submission(text.encode(), "s.txt", None, BASICS)
+    assert parsed.answers["B1"].text.startswith("d_head = 768 / 12 = 64")
+    assert parsed.answers["B1"].method == "label"
+    assert parsed.answers["B2"].text.startswith("e^2 = 7.389")
+    assert parsed.answers["A6"].text.startswith("Greedy")
