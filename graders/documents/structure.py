@@ -42,7 +42,9 @@ _MD_HEAD = re.compile(r"[ \t]{0,3}(#{1,6})[ \t]+(\S.*)")
 _TYPST_HEAD = re.compile(r"(={1,6})[ \t]+(\S.*)")
 _FENCE = re.compile(r"[ \t]{0,3}(```|~~~)")
 # what an outline line (heading, command, fence, comment) can start with
-_OUTLINE_STARTS = frozenset("\\#=`~%")
+_OUTLINE_STARTS = frozenset("\\#=`~%+")
+# Typst's numbered list item: "+ answer", nested by indentation
+_TYPST_ITEM = re.compile(r"([ \t]*)\+[ \t]+\S")
 _DOC_START = re.compile(r"\\begin\{document\}")
 # Typst is recognised by its set-up lines; without them "= True" is OCR'd code, not a heading.
 _TYPST_DOC = re.compile(r"(?m)^#(?:set|let|import|show) ")
@@ -182,6 +184,7 @@ def scan(text: str) -> list[Node]:
     siblings: dict[tuple[int, int], int] = {}
     in_fence = False
     typst = _TYPST_DOC.search(text, 0, 20_000) is not None
+    typst_items: dict[int, int] = {}  # Typst "+" items counted per depth under a heading
     previous_line = ""
     begin = _DOC_START.search(text)
     pos = begin.end() if begin else 0
@@ -204,10 +207,25 @@ def scan(text: str) -> list[Node]:
             pos = next_pos
             continue
         node = _heading(line, pos, line_end, typst)
-        if node is not None and node.key >= 20 and _beside_code(text, previous_line, next_pos):
+        if node is not None and 20 <= node.key < 30 and _beside_code(text, previous_line,
+                                                                        next_pos):
             node = None
         previous_line = line
+        if node is None and typst:
+            item = _TYPST_ITEM.match(line)
+            if item:
+                depth = len(item.group(1).expandtabs(2)) // 2 + 1
+                for deeper in [d for d in typst_items if d > depth]:
+                    del typst_items[deeper]
+                typst_items[depth] = typst_items.get(depth, 0) + 1
+                nodes.append(Node(pos, pos + item.end() - 1, 100, line[:item.end() - 1].strip(),
+                                  {}, item=True, depth=depth,
+                                  parent=stack[-1] if stack else None,
+                                  ordinal=typst_items[depth]))
+                pos = next_pos
+                continue
         if node is not None:
+            typst_items.clear()
             while stack and stack[-1].key >= node.key:
                 stack.pop()
             lists.clear()

@@ -133,7 +133,9 @@ def _render(style: str, leaf: Leaf, new_number: bool, new_letter: bool, titled: 
         if new_letter:
             title = f"({letter}) Part" if titled else "A part"
             out.append(f"{mark * 3} {title}")
-        if roman is not None:
+        if roman is not None and style == "typst" and wrap == "{}":
+            out.append(f"+ {answer}")  # Typst's numbered list
+        elif roman is not None:
             out.append(f"{roman}. {answer}")
         else:
             out.append(answer)

@@ -57,9 +57,11 @@ def test_python_comments_and_code_fences_are_not_headings():
     assert _paths(text) == [(1, None, None), (2, None, None)]
 
 
-def test_typst_headings_only_in_a_typst_document():
-    typst = "#set page(width: auto)\n= Question 1\n== (a)\nx\n"
-    assert _paths(typst) == [(1, None, None), (1, "a", None)]
+def test_typst_headings_and_numbered_lists_only_in_a_typst_document():
+    typst = ("#set page(width: auto)\n= Question 1\n== (a)\n+ first\n+ second\n== (b)\n"
+             "q = beta (k_a + k_b)\n")
+    assert _paths(typst) == [(1, None, None), (1, "a", None), (1, "a", "i"), (1, "a", "ii"),
+                             (1, "b", None)]
     assert _paths("= True\nx = 1\n") == []
 
 
