@@ -21,6 +21,7 @@ from graders.documents.labels import LabelMark
 Path = tuple[str | None, int | None, str | None, str | None]  # part, number, letter, roman
 
 EXACT, SUBPART, PARENT, MISMATCH = 3.0, 2.5, 2.0, -2.0
+LETTER_ONLY = 1.5  # a letter label with no number known: it names that letter of any question
 # A label naming a question number the rubric does not have ("3. Considerations" when the
 # rubric stops at 2g): that passage answers something else.
 FOREIGN = -3.0

@@ -236,6 +236,10 @@ def _inline_labels(text: str, taken: list[tuple[int, int]]) -> list[LabelMark]:
         if len(marks) >= MAX_LABELS:
             break
         pos = m.end()
+        dot = m.start()
+        if (text[dot] == "." and dot >= 1 and text[dot - 1].isalpha()
+                and (dot < 2 or not text[dot - 2].isalnum())):
+            continue  # the end of an abbreviation ("e.g. 1000", "i.e. the"), not a label
         k = bisect.bisect_right(starts, pos) - 1
         if (k >= 0 and pos < taken[k][1]) or (marks and pos < marks[-1].end):
             continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from graders.documents.assign import EXACT, PARENT, SUBPART, Path
+from graders.documents.assign import EXACT, LETTER_ONLY, PARENT, SUBPART, Path
 from graders.documents.labels import LETTERS, ROMANS, LabelMark
 from graders.rubric import Question
 
@@ -54,6 +54,12 @@ def path_match(path: Path, keys: Sequence[Path], question_part: str) -> float:
         if unit_part and not key_part and question_part and unit_part != question_part.upper():
             continue
         unit_seq, key_seq = _seq(path), _seq(key)
+        if not unit_seq and path[1] is None and path[2] is not None and key[2] == path[2]:
+            # "(d)" with no question number before it: the letter of some question; order and
+            # content decide which
+            if path[3] is None or path[3] == key[3] or key[3] is None:
+                best = max(best, LETTER_ONLY)
+            continue
         if not unit_seq or not key_seq:
             continue
         if unit_seq == key_seq:
@@ -129,7 +135,10 @@ def resolve_paths(marks: Sequence[LabelMark]) -> list[tuple[LabelMark, Path]]:
         elif m_letter is not None:
             expected = _next_letter(letter)
             gap = ord(m_letter) - ord(expected)
-            allowed = gap == 0 if mark.inline else (0 <= gap <= 2 or m_letter == "a")
+            # the first letter under a number may be any (answers start at "(d)" when (a)-(c)
+            # asked for nothing written); after that, letters step forward
+            allowed = gap == 0 if mark.inline else (
+                0 <= gap <= 2 or m_letter == "a" or letter is None)
             if not allowed or m_letter not in LETTERS:
                 continue
             new = (part, num, m_letter, m_roman)

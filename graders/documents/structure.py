@@ -318,6 +318,10 @@ def _assign_roles(nodes: list[Node]) -> None:
         start = 1 if title else 0
         for k in keys[:start]:
             roles[k] = None
+        # a lone unlabelled heading with nothing under it ("## Results", "## Notes") numbers
+        # nothing
+        if len(keys) == 1 and counts[keys[0]] == 1:
+            roles[keys[0]] = None
     previous: int | None = None
     for k in keys:
         if k not in roles:

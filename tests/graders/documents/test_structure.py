@@ -144,3 +144,17 @@ def test_numbering_that_runs_on_from_part_a_into_part_b():
     assert parsed.answers["B1"].method == "label"
     assert parsed.answers["B2"].text.startswith("e^2 = 7.389")
     assert parsed.answers["A6"].text.startswith("Greedy")
+
+
+def test_letters_that_start_past_a_name_the_questions_with_those_letters():
+    text = ("(d) dev accuracy 1.6%, always predicting London 5.0%\n\n(f) dev accuracy 22.4%\n\n"
+            "(g) with RoPE the dev accuracy is 27.0% (e.g. after 650 epochs)\n")
+    parsed = read_submission(text.encode(), "s.md", None, ATTENTION.rubric)
+    assert parsed.answers["3d"].text.startswith("dev accuracy 1.6%")
+    assert parsed.answers["3f"].text == "dev accuracy 22.4%"
+    # "e.g." is an abbreviation, not a label (g) inside the answer
+    assert parsed.answers["3g"].text.endswith("(e.g. after 650 epochs)")
+
+
+def test_a_lone_unlabelled_heading_numbers_nothing():
+    assert _paths("## Results\n\nNo pretraining: 1.6%\n") == []
