@@ -154,7 +154,7 @@ def _render(style: str, leaf: Leaf, new_number: bool, new_letter: bool, titled: 
     return out
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(documents())
 def test_every_generated_answer_is_located_whole_and_alone(doc: tuple[str, str]) -> None:
     style, text = doc
@@ -168,7 +168,7 @@ def test_every_generated_answer_is_located_whole_and_alone(doc: tuple[str, str])
         assert HANDOUT not in found, (style, qid, found)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(documents(), st.sampled_from(LEAVES))
 def test_a_part_left_out_is_missing_not_taken_from_a_neighbour(
     doc: tuple[str, str], dropped: str
