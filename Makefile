@@ -43,6 +43,7 @@ bench: $(VENV)/.installed-dev services
 	$(BIN)/python benchmarks/sandbox.py
 	$(BIN)/python benchmarks/regrade.py
 	$(BIN)/python benchmarks/api.py
+	$(BIN)/python benchmarks/edge.py
 	$(BIN)/python benchmarks/written_mohler.py
 
 clean:

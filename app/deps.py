@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Path, Request
 from sqlalchemy.orm import Session
 from starlette.concurrency import run_in_threadpool
 
@@ -48,6 +48,10 @@ async def get_clock(request: Request) -> Clock:
     clock: Clock = request.app.state.clock
     return clock
 
+
+# Database ids are signed 64-bit: a larger number names nothing (and would overflow the driver).
+MAX_ID = 2**63 - 1
+IdPath = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 SessionDep = Annotated[Session, Depends(get_session)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import os
+import threading
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import asynccontextmanager
+from datetime import timedelta
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from sqlalchemy import text
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
@@ -15,20 +20,25 @@ from app import problems
 from app.assignments.router import router as assignments_router
 from app.assignments.service import sync_rubric_dir
 from app.auth.cache import TokenCache
+from app.auth.page_sessions import PageSessions
 from app.auth.router import router as tokens_router
 from app.clock import Clock, system_clock
 from app.dashboard.page import router as dashboard_page_router
 from app.dashboard.router import router as dashboard_router
 from app.db.session import make_engine, make_sessionmaker, read_only_engine, unit_of_work
-from app.deps import SessionDep
 from app.exports.router import router as exports_router
 from app.grading.jobs import Executor, unfinished_jobs
-from app.grading.local import LocalExecutor
+from app.grading.local import LocalExecutor, process_pool
+from app.middleware import UPLOAD_PATH, BodyLimit, SecurityHeaders
+from app.regrade.background import RegradeRunner
 from app.regrade.router import router as regrade_router
 from app.review.router import router as review_router
 from app.settings import Settings, get_settings
+from app.submissions.decoding import DecodeLimits, DocumentReader
 from app.submissions.intake import SubmissionIntake
+from app.submissions.limits import UploadLimits
 from app.submissions.router import router as submissions_router
+from app.submissions.upload import MULTIPART_SLACK
 
 ExecutorFactory = Callable[[sessionmaker[Session], Settings], Executor]
 
@@ -65,12 +75,54 @@ def _startup(sessions: sessionmaker[Session], settings: Settings, executor: Exec
             executor.enqueue(job)
 
 
+class _Health:
+    def __init__(self, database_url: str) -> None:
+        try:
+            self.engine = make_engine(database_url, pool_size=1, max_overflow=0, pool_timeout=10)
+        except TypeError:  # an in-memory SQLite database has a pool of its own kind
+            self.engine = make_engine(database_url)
+        self.thread = concurrent.futures.ThreadPoolExecutor(1, "healthz")
+
+    def ping(self) -> None:
+        with self.engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+
+    def close(self) -> None:
+        self.thread.shutdown(wait=True)
+        self.engine.dispose()
+
+
+class _RegradePool:
+    """The process pool regrades grade on: the executor's own, or (Celery) one of ours,
+    started on the first regrade and kept for the server's life."""
+
+    def __init__(self, executor: Executor, settings: Settings) -> None:
+        self._executor = executor
+        self._settings = settings
+        self._own: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> concurrent.futures.Executor:
+        pool = self._executor.local_pool()
+        if pool is not None:
+            return pool
+        with self._lock:
+            if self._own is None:
+                self._own = process_pool(self._settings.workers, self._settings.grading_options())
+            return self._own
+
+    def close(self) -> None:
+        if self._own is not None:
+            self._own.shutdown()
+
+
 def create_app(
     settings: Settings | None = None,
     executor_factory: ExecutorFactory = default_executor,
     clock: Clock = system_clock,
 ) -> FastAPI:
     settings = settings or get_settings()
+    upload_cap = settings.max_upload_bytes + MULTIPART_SLACK
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -84,14 +136,39 @@ def create_app(
         app.state.executor = executor
         app.state.token_cache = TokenCache()
         app.state.clock = clock  # deadlines and release read the time from here
+        app.state.page_sessions = PageSessions()
         app.state.intake = SubmissionIntake(engine, clock=clock)
+        app.state.health = _Health(settings.database_url)
+        app.state.upload_limits = UploadLimits(
+            app.state.read_engine,
+            settings.uploads_per_minute,
+            settings.upload_burst,
+            settings.student_quota_bytes,
+        )
+        app.state.document_reader = DocumentReader(
+            DecodeLimits(
+                settings.decode_seconds, settings.decode_max_pages, settings.decode_memory_bytes
+            ),
+            settings.decode_concurrency,
+        )
+        regrade_pool = _RegradePool(executor, settings)
+        app.state.regrades = RegradeRunner(
+            sessions,
+            regrade_pool.get,
+            batch_size=settings.regrade_batch,
+            stale_after=timedelta(seconds=settings.regrade_stale_seconds),
+        )
         try:
             await run_in_threadpool(_startup, sessions, settings, executor)
             yield
         finally:
             # The server has answered every request by now; the intake has nothing left to store.
             await run_in_threadpool(app.state.intake.close)
+            await run_in_threadpool(app.state.regrades.close)
+            await run_in_threadpool(app.state.document_reader.close)
+            await run_in_threadpool(regrade_pool.close)
             await run_in_threadpool(executor.shutdown)
+            await run_in_threadpool(app.state.health.close)
             engine.dispose()
 
     app = FastAPI(
@@ -102,10 +179,22 @@ def create_app(
         responses=problems.problem_responses(401, 403, 404, 422),
     )
     problems.install(app)
+    # Outermost last: the body cap sees the request before anything else does.
+    app.add_middleware(SecurityHeaders)
+    app.add_middleware(
+        BodyLimit,
+        limit_for=lambda path: (
+            upload_cap if UPLOAD_PATH.match(path) else settings.max_request_bytes
+        ),
+        read_timeout=settings.body_read_timeout,
+    )
 
     @app.get("/healthz", tags=["health"])
-    def healthz(session: SessionDep) -> dict[str, str]:
-        session.execute(text("SELECT 1"))
+    async def healthz(request: Request) -> dict[str, str]:
+        # Its own thread and its own connection: a flood of requests that fills the request
+        # threads or the connection pool must not make the server look dead to its monitor.
+        health: _Health = request.app.state.health
+        await asyncio.wrap_future(health.thread.submit(health.ping))
         return {"status": "ok", "database": "ok"}
 
     for router in (

@@ -5,15 +5,21 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Any
 
-from pydantic import PlainSerializer
+from pydantic import Field, PlainSerializer
 
 
 def as_number(value: Decimal) -> int | float:
     return int(value) if value == value.to_integral_value() else float(value)
 
 
+# Points anywhere near this are nonsense; the bound keeps 1e400 and friends (and infinities)
+# out of exact arithmetic, where they would overflow instead of being refused.
+POINTS_BOUND = Decimal(10**9)
+
 JsonPoints = Annotated[
-    Decimal, PlainSerializer(as_number, return_type=int | float, when_used="json")
+    Decimal,
+    Field(allow_inf_nan=False, ge=-POINTS_BOUND, le=POINTS_BOUND),
+    PlainSerializer(as_number, return_type=int | float, when_used="json"),
 ]
 
 

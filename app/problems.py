@@ -8,9 +8,10 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from app.errors import DomainError
 
@@ -53,8 +54,19 @@ def _readable(errors: list[Any]) -> list[dict[str, Any]]:
 
 async def _domain(request: Request, exc: Exception) -> ProblemResponse:
     assert isinstance(exc, DomainError)
-    headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+    headers: dict[str, str] = {}
+    if exc.status == 401:
+        headers["WWW-Authenticate"] = "Bearer"
+    if "retry_after" in exc.extra:
+        headers["Retry-After"] = str(exc.extra["retry_after"])
     return problem(request, exc.status, exc.title, exc.detail, exc.slug, headers, exc.extra)
+
+
+async def _disconnected(request: Request, exc: Exception) -> Response:
+    # The client went away mid-request: nobody will read an answer, and it is not our error.
+    # One line, no traceback (the catch-all would log one and the server another).
+    log.info("client disconnected during %s %s", request.method, request.url.path)
+    return Response(status_code=499)
 
 
 async def _validation(request: Request, exc: Exception) -> ProblemResponse:
@@ -97,6 +109,7 @@ async def _unexpected(request: Request, exc: Exception) -> ProblemResponse:
 
 def install(app: FastAPI) -> None:
     app.add_exception_handler(DomainError, _domain)
+    app.add_exception_handler(ClientDisconnect, _disconnected)
     app.add_exception_handler(RequestValidationError, _validation)
     app.add_exception_handler(StarletteHTTPException, _http)
     app.add_exception_handler(Exception, _unexpected)

@@ -33,6 +33,28 @@ class Settings(BaseSettings):
     worker_nice: int = Field(default=10, ge=0, le=19)
     # Rows written per transaction by bulk regrades: big enough to amortise commits on SQLite.
     regrade_batch: int = Field(default=200, gt=0)
+    # The HTTP edge. Bodies of other routes than uploads are small JSON or forms.
+    max_request_bytes: int = Field(default=256 * 1024, gt=0)
+    # A body that stops arriving for this long is dropped (slow clients hold no connection).
+    body_read_timeout: float = Field(default=30.0, gt=0)
+    # `gradeformer serve`: open connections at most (more get 503), idle keep-alive seconds.
+    max_connections: int = Field(default=512, gt=0)
+    keep_alive_seconds: int = Field(default=5, gt=0)
+    # Per student (staff are exempt): uploads per minute after a burst, and bytes stored.
+    uploads_per_minute: float = Field(default=20.0, gt=0)
+    upload_burst: int = Field(default=10, gt=0)
+    student_quota_bytes: int = Field(default=50 * MIB, gt=0)
+    # Reading a PDF or notebook upload happens in a child process with these bounds.
+    decode_seconds: float = Field(default=10.0, gt=0)
+    decode_max_pages: int = Field(default=100, gt=0)
+    decode_memory_bytes: int = Field(default=1024 * MIB, gt=0)
+    decode_concurrency: int = Field(default=2, gt=0)
+    # Reading and grading one document in a grading process; past it: needs_review. Reading
+    # (finding the answers) has its own, shorter share of that.
+    document_seconds: float = Field(default=120.0, gt=0)
+    parse_seconds: float = Field(default=10.0, gt=0)
+    # A running regrade job whose runner wrote no heartbeat for this long may be taken over.
+    regrade_stale_seconds: int = Field(default=600, gt=0)
     # Sentence embeddings of answers already seen, on disk, so a regrade of stored submissions
     # (or a restarted server) embeds nothing twice. Default: `embedding-cache` beside a SQLite
     # database file, else ./var/embedding-cache.
@@ -52,6 +74,9 @@ class Settings(BaseSettings):
             "allow_insecure_sandbox": self.allow_insecure_sandbox,
             "max_answers": self.max_answers,
             "worker_nice": self.worker_nice,
+            "document_seconds": self.document_seconds,
+            "parse_seconds": self.parse_seconds,
+            "max_pages": self.decode_max_pages,
             "embedding_cache_dir": str(self.resolved_embedding_cache_dir().resolve()),
         }
         if self.review_threshold is not None:

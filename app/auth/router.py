@@ -12,7 +12,7 @@ from app.auth import service
 from app.auth.cache import TokenCache
 from app.auth.dependencies import AdminUser
 from app.db.models import ApiToken
-from app.deps import SessionDep
+from app.deps import IdPath, SessionDep
 
 router = APIRouter(prefix="/api/v1/tokens", tags=["tokens"])
 
@@ -63,7 +63,7 @@ def list_tokens(
 
 @router.delete("/{token_id}", response_model=TokenOut)
 def revoke_token(
-    token_id: int, request: Request, session: SessionDep, admin: AdminUser
+    token_id: IdPath, request: Request, session: SessionDep, admin: AdminUser
 ) -> TokenOut:
     token = service.revoke_token(session, token_id, admin)
     # Committed before the cache forgets it: a request verifying the token in between would

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.session import make_engine, make_sessionmaker
 from app.errors import DomainError
+from app.sanitize import clean
 from app.settings import Settings, get_settings
 
 console = Console(highlight=False)
@@ -31,8 +32,15 @@ def database() -> Iterator[sessionmaker[Session]]:
         engine.dispose()
 
 
+def safe(text: str, limit: int = 2000) -> str:
+    """Text from a document (feedback, errors, names) for a console line or table cell: no
+    terminal escapes or unencodable characters, and no rich markup of its own."""
+    return escape(clean(text, limit))
+
+
 def fail(message: str, code: int = 1) -> typer.Exit:
-    errors.print(f"[red]error:[/red] {escape(message)}", markup=True, soft_wrap=True)
+    # One line whatever the terminal's width: scripts and logs read it as one.
+    errors.print(f"[red]error:[/red] {safe(message)}", markup=True, soft_wrap=True)
     return typer.Exit(code)
 
 

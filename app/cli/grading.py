@@ -14,7 +14,7 @@ import typer
 from rich.progress import Progress
 from rich.table import Table
 
-from app.cli.context import console, database, domain_errors, errors, fail, settings
+from app.cli.context import console, database, domain_errors, errors, fail, safe, settings
 from app.db.session import unit_of_work
 from app.errors import DomainError
 from app.grading.batch import grade_jobs
@@ -22,6 +22,7 @@ from app.grading.jobs import GradingJob
 from app.grading.local import process_pool
 from app.grading.worker import WorkerOutcome, grade_document
 from app.points import as_number
+from app.sanitize import clean
 from app.submissions import service as submissions
 from app.submissions.upload import Upload
 from graders.context import GradingResources
@@ -81,8 +82,10 @@ def outcome_json(slug: str, outcome: WorkerOutcome) -> dict[str, Any]:
                 "points": as_number(r.points),
                 "max_points": as_number(r.max_points),
                 "status": r.status.value,
-                "feedback": r.feedback,
-                "student_feedback": r.student_feedback,
+                "feedback": clean(r.feedback),
+                "student_feedback": None if r.student_feedback is None else clean(
+                    r.student_feedback
+                ),
                 "confidence": r.confidence,
             }
             for r in items
@@ -102,11 +105,11 @@ def _table(slug: str, outcome: WorkerOutcome) -> Table:
     )
     for item in data["items"]:
         table.add_row(
-            item["id"],
+            safe(item["id"]),
             f"{item['points']}/{item['max_points']}",
             item["status"],
             f"{item['confidence']:.2f}",
-            item["feedback"],
+            safe(item["feedback"], 20_000),
         )
     return table
 
@@ -206,10 +209,10 @@ def import_folder(
     for path, sid, outcome, error in rows:
         if sid is None:
             rejected += 1
-            table.add_row(path.name, "-", "rejected", error or "")
+            table.add_row(safe(path.name), "-", "rejected", safe(error or ""))
         else:
             status = "grader_error" if outcome is None else outcome.status
             total = "" if outcome is None else str(outcome_json(assignment, outcome)["total"])
-            table.add_row(path.name, str(sid), status, total)
+            table.add_row(safe(path.name), str(sid), status, total)
     console.print(table)
     console.print(f"imported {len(rows) - rejected} of {len(rows)} files")

@@ -4,20 +4,34 @@ from __future__ import annotations
 
 import os
 import time
+from datetime import timedelta
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TextColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
 
-from app.cli.context import console, database, domain_errors, errors, fail, settings
+from app.cli.context import console, database, domain_errors, errors, fail, safe, settings
+from app.db.migrate import is_current, upgrade
 from app.db.session import unit_of_work
 from app.exports.service import gradebook_csv
 from app.grading.local import process_pool
+from app.regrade import jobs
+from app.regrade.jobs import JobStatus
 from app.regrade.runner import RegradeReport, run_regrade
 
 DIFF_ROWS = 50
+FOLLOW_SECONDS = 1.0
 
 
 def _diff_table(report: RegradeReport) -> Table:
@@ -38,7 +52,7 @@ def _diff_table(report: RegradeReport) -> Table:
         )
         table.add_row(
             str(change.submission_id),
-            change.student or "",
+            safe(change.student or ""),
             f"{change.old_total if change.old_total is not None else '-'} → {change.new_total}",
             change.old_status
             if change.old_status == change.new_status
@@ -50,22 +64,56 @@ def _diff_table(report: RegradeReport) -> Table:
     return table
 
 
+def _follow(
+    sessions: sessionmaker[Session], job_id: int, columns: tuple[ProgressColumn, ...]
+) -> JobStatus:
+    """Another process runs the assignment's job: show its progress until it ends."""
+    with Progress(*columns, console=errors) as progress:
+        task = progress.add_task(f"regrade job {job_id} (running elsewhere)", total=None)
+        while True:
+            with unit_of_work(sessions) as session:
+                job = jobs.job_status(session, job_id)
+            progress.update(task, total=job.total, completed=job.done)
+            if job.status != "running":
+                return job
+            time.sleep(FOLLOW_SECONDS)
+
+
 def regrade(
     assignment: Annotated[str, typer.Option(help="Assignment slug")],
     dry_run: Annotated[bool, typer.Option(help="Show the score changes, store nothing")] = False,
     workers: Annotated[int | None, typer.Option(help="Grading processes")] = None,
 ) -> None:
-    """Re-grade every stored submission with the current rubric (parallel, resumable)."""
+    """Re-grade every stored submission with the current rubric (parallel, resumable).
+
+    While the server (or another command) runs the assignment's regrade job, this follows that
+    job instead of starting a second one."""
     cfg = settings()
     started = time.perf_counter()
+    columns = (
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+    )
     with database() as sessions, domain_errors():
+        lease: jobs.Claim | None = None
+        if not dry_run:
+            with unit_of_work(sessions) as session:
+                lease = jobs.claim(
+                    session, assignment, None, timedelta(seconds=cfg.regrade_stale_seconds)
+                )
+            if not lease.ours:
+                job = _follow(sessions, lease.job_id, columns)
+                console.print(
+                    f"regrade job {job.id} of {assignment}: {job.status}, {job.done} of "
+                    f"{job.total} regraded, {job.changed} scores changed"
+                    + (f" ({safe(job.error)})" if job.error else "")
+                )
+                if job.status != "done":
+                    raise typer.Exit(1)
+                return
         pool = process_pool(workers or cfg.workers, cfg.grading_options())
-        columns = (
-            TextColumn("[progress.description]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-        )
         try:
             with Progress(*columns, console=errors) as progress:
                 task = progress.add_task("regrading", total=None)
@@ -80,6 +128,8 @@ def regrade(
                     dry_run=dry_run,
                     batch_size=cfg.regrade_batch,
                     progress=advance,
+                    job_id=None if lease is None else lease.job_id,
+                    resumed=lease is not None and lease.resumed,
                 )
         finally:
             pool.shutdown()
@@ -146,11 +196,41 @@ def doctor() -> None:
     )
 
 
+def _ready_database(url: str) -> None:
+    """Migrate the embedded SQLite database; refuse any other that is not at the newest schema
+    (an operator upgrades a shared database on purpose, not as a side effect of a restart)."""
+    try:
+        if is_current(url):
+            return
+    except Exception as exc:  # unreachable server, bad URL, wrong password
+        raise fail(
+            f"cannot open the database: {type(exc).__name__}: {exc}".splitlines()[0]
+        ) from None
+    if make_url(url).get_backend_name() == "sqlite":
+        errors.print("migrating the SQLite database to the newest schema")
+        upgrade(url)
+        return
+    raise fail("the database is not migrated to the newest schema: run `gradeformer db upgrade`")
+
+
 def serve(
     host: Annotated[str, typer.Option()] = "127.0.0.1",
     port: Annotated[int, typer.Option()] = int(os.environ.get("PORT", "8000")),
 ) -> None:
-    """Run the API server."""
+    """Run the API server (behind a reverse proxy in production: see the README)."""
     import uvicorn
 
-    uvicorn.run("app.main:create_app", factory=True, host=host, port=port)
+    cfg = settings()
+    _ready_database(cfg.database_url)
+    uvicorn.run(
+        "app.main:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        # More open connections than this are answered 503 at once instead of queueing.
+        limit_concurrency=cfg.max_connections,
+        timeout_keep_alive=cfg.keep_alive_seconds,
+        timeout_graceful_shutdown=30,
+        # Request heads bigger than this are refused while they arrive.
+        h11_max_incomplete_event_size=64 * 1024,
+    )

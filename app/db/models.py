@@ -150,12 +150,17 @@ class RegradeJob(Base):
     assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"))
     rubric_version_id: Mapped[int] = mapped_column(ForeignKey("rubric_versions.id"))
     rubric_hash: Mapped[str] = mapped_column(String(64))
-    status: Mapped[str] = mapped_column(String(20), default="running")  # running | done
+    # running | done | failed | abandoned (the rubric changed before it finished)
+    status: Mapped[str] = mapped_column(String(20), default="running")
     total: Mapped[int] = mapped_column(default=0)
     done: Mapped[int] = mapped_column(default=0)
     changed: Mapped[int] = mapped_column(default=0)
     started_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(default=None)
+    # Written by the process running the job after every stored batch: a running job whose
+    # heartbeat is old lost its runner and may be taken over; a fresh one must be left alone.
+    heartbeat_at: Mapped[datetime | None] = mapped_column(default=None)
+    error: Mapped[str | None] = mapped_column(Text, default=None)
 
 
 class GradingRun(Base):

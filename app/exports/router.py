@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from app.auth.dependencies import CurrentUser, InstructorUser, is_staff
-from app.deps import ClockDep, SessionDep
+from app.deps import ClockDep, IdPath, SessionDep
 from app.exports import service
 from app.submissions.service import get_scored
 from app.submissions.visibility import view_for
@@ -32,7 +32,7 @@ def export_csv(slug: str, session: SessionDep, user: InstructorUser) -> Response
 
 @router.get("/submissions/{submission_id}/results.json")
 def results_json(
-    submission_id: int, session: SessionDep, user: CurrentUser, clock: ClockDep
+    submission_id: IdPath, session: SessionDep, user: CurrentUser, clock: ClockDep
 ) -> dict[str, Any]:
     scored = get_scored(session, submission_id, user)
     view = view_for(session, scored, clock())

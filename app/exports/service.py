@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -12,6 +13,7 @@ from sqlalchemy.orm import Session
 from app.assignments.schedule import Schedule
 from app.assignments.service import current_rubric
 from app.points import as_number
+from app.sanitize import clean
 from app.submissions.counting import counted_per_student, final_total
 from app.submissions.service import ScoredSubmission, scored_for_assignment
 from app.submissions.visibility import AssignmentView, student_error, student_score
@@ -19,6 +21,19 @@ from app.submissions.visibility import AssignmentView, student_error, student_sc
 # After the question columns: the late penalty, the grade after it, and whether students can see
 # it yet (a gradebook imported before publication must not look final).
 LATE_COLUMNS = ["days_late", "penalty_percent", "final_total", "published"]
+# A spreadsheet runs a cell that starts with one of these as a formula (=HYPERLINK(...) leaks
+# data when clicked; DDE payloads run commands). Tab and CR start formulas in some too.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?\d{1,30}(\.\d{1,30})?")
+
+
+def csv_cell(value: object) -> str:
+    """A cell a spreadsheet shows as text: formula-like text gets a leading apostrophe (the
+    OWASP advice), numbers stay numbers."""
+    text = clean("" if value is None else str(value), 1000)
+    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text
 
 
 def gradebook_csv(session: Session, slug: str) -> str:
@@ -30,7 +45,8 @@ def gradebook_csv(session: Session, slug: str) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(
-        ["student", "submission_id", "status", *questions, "total", "max_points", *LATE_COLUMNS]
+        [csv_cell(c) for c in ["student", "submission_id", "status", *questions, "total",
+                               "max_points", *LATE_COLUMNS]]
     )
     for student in sorted(latest):
         s = latest[student]
@@ -44,7 +60,8 @@ def gradebook_csv(session: Session, slug: str) -> str:
                 )
         graded = bool(s.score.items)
         writer.writerow(
-            [
+            csv_cell(cell)
+            for cell in [
                 student,
                 s.submission.id,
                 s.score.status,

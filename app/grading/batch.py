@@ -7,9 +7,8 @@ from collections.abc import Callable, Sequence
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.session import unit_of_work
 from app.grading.jobs import GradingJob
-from app.grading.repository import mark_failed, store_outcomes
+from app.grading.store import store_results
 from app.grading.worker import WorkerOutcome, grade_document
 
 
@@ -29,18 +28,11 @@ def grade_jobs(
     pending: list[tuple[int, WorkerOutcome | BaseException]] = []
 
     def flush() -> None:
-        with unit_of_work(factory) as session:
-            store_outcomes(
-                session,
-                [
-                    (jobs[i].submission_id, jobs[i].rubric_version_id, r)
-                    for i, r in pending
-                    if isinstance(r, WorkerOutcome)
-                ],
-            )
-            failed = [jobs[i].submission_id for i, r in pending if isinstance(r, BaseException)]
-            if failed:
-                mark_failed(session, failed, "The grading process failed; regrade to retry.")
+        # A result that cannot be stored marks its own submission; the others are kept.
+        store_results(
+            factory,
+            [(jobs[i].submission_id, jobs[i].rubric_version_id, r) for i, r in pending],
+        )
         pending.clear()
 
     for future in concurrent.futures.as_completed(futures):

@@ -14,9 +14,8 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.session import unit_of_work
 from app.grading.jobs import GradingJob
-from app.grading.repository import mark_failed, store_outcomes
+from app.grading.store import store_results
 from app.grading.worker import WorkerOutcome, grade_document, init_worker
 
 log = logging.getLogger(__name__)
@@ -37,7 +36,8 @@ def process_pool(workers: int, options: Mapping[str, Any]) -> ProcessPoolExecuto
     # forkserver: workers fork from a clean server that has the graders imported already, not
     # from a parent that runs threads (uvicorn, the writer) whose locks a fork would copy.
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["app.grading.worker"])
+    # The upload checks' document reader forks from the same server: its PDF library too.
+    context.set_forkserver_preload(["app.grading.worker", "app.submissions.decoding", "pypdf"])
     return ProcessPoolExecutor(
         max_workers=workers, mp_context=context, initializer=init_worker, initargs=(options,)
     )
@@ -118,41 +118,19 @@ class LocalExecutor:
             self._write([b for b in batch if isinstance(b, _Done)])
 
     def _write(self, batch: list[_Done]) -> None:
+        # store_results never raises: a result it cannot store marks its submission instead.
         try:
-            self._store(batch)
-        except Exception:
-            log.exception("storing a batch of %d results failed; storing one by one", len(batch))
+            store_results(
+                self._factory,
+                [(e.job.submission_id, e.job.rubric_version_id, e.result) for e in batch],
+            )
+        except Exception as exc:  # only a bug in store_results itself could land here
+            log.exception("storing a batch of %d results failed", len(batch))
             for entry in batch:
-                try:
-                    self._store([entry])
-                except Exception as exc:
-                    log.exception(
-                        "storing the result of submission %d failed", entry.job.submission_id
-                    )
-                    entry.done.set_exception(exc)
-                else:
-                    entry.done.set_result(None)
+                entry.done.set_exception(exc)
             return
         for entry in batch:
             entry.done.set_result(None)
-
-    def _store(self, batch: list[_Done]) -> None:
-        with unit_of_work(self._factory) as session:
-            outcomes = [
-                (e.job.submission_id, e.job.rubric_version_id, e.result)
-                for e in batch
-                if isinstance(e.result, WorkerOutcome)
-            ]
-            store_outcomes(session, outcomes)
-            for entry in batch:
-                if isinstance(entry.result, BaseException):
-                    reason = type(entry.result).__name__
-                    mark_failed(
-                        session,
-                        [entry.job.submission_id],
-                        f"The grading process failed ({reason}); the submission is stored and "
-                        "will be graded again by a regrade.",
-                    )
 
     def shutdown(self) -> None:
         with self._lock:

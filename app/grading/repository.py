@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from app.db.models import GradingRun, ItemScore, Submission, SubmissionStatus
 from app.grading.worker import WorkerOutcome
+from app.sanitize import clean, clean_json, clean_optional
 
 
 def _item_rows(run_id: int, outcome: WorkerOutcome) -> list[dict[str, Any]]:
@@ -19,17 +20,18 @@ def _item_rows(run_id: int, outcome: WorkerOutcome) -> list[dict[str, Any]]:
         {
             "run_id": run_id,
             "position": position,
-            "item_id": r.item_id,
-            "question_id": r.question,
+            "item_id": clean(r.item_id, 100),
+            "question_id": clean(r.question, 100),
             "points": r.points,
             "max_points": r.max_points,
             "status": r.status.value,
-            "feedback": r.feedback,
-            "student_feedback": r.student_feedback,
-            "evidence": [e.model_dump(mode="json") for e in r.evidence],
+            # Feedback and evidence quote the student's document: cleaned at this boundary.
+            "feedback": clean(r.feedback),
+            "student_feedback": clean_optional(r.student_feedback),
+            "evidence": clean_json([e.model_dump(mode="json") for e in r.evidence]),
             "confidence": r.confidence,
-            "grader": r.grader,
-            "grader_version": r.grader_version,
+            "grader": clean(r.grader, 50),
+            "grader_version": clean(r.grader_version, 50),
         }
         for position, r in enumerate(outcome.items)
     ]
@@ -66,19 +68,17 @@ def store_outcomes(
             rubric_hash=outcome.rubric_hash,
             regrade_job_id=regrade_job_id,
             status=outcome.status,
-            error=outcome.error,
+            error=clean_optional(outcome.error),
             total=total,
             max_points=sum((r.max_points for r in outcome.items), Decimal(0)),
-            answers=dict(outcome.answers),
+            answers=clean_json(dict(outcome.answers)),
             execution_time=outcome.execution_time,
             is_current=True,
         )
         session.add(run)
         runs.append(run)
         submission.status = SubmissionStatus(outcome.status).value
-        submission.error = outcome.error
-        if submission.student is None and outcome.student_id:
-            submission.student = outcome.student_id[:200]
+        submission.error = clean_optional(outcome.error)
     session.flush()
     # Item rows go in as one Core executemany: the ORM unit of work costs several times more
     # per row, its bulk path a third more again, and this runs in the API process, whose GIL
@@ -98,7 +98,7 @@ def mark_failed(session: Session, submission_ids: Iterable[int], message: str) -
     session.execute(
         update(Submission)
         .where(Submission.id.in_(list(submission_ids)))
-        .values(status=SubmissionStatus.GRADER_ERROR.value, error=message)
+        .values(status=SubmissionStatus.GRADER_ERROR.value, error=clean(message))
     )
 
 

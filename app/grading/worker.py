@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.grading.deadline import DocumentDeadline, at_most, deadline
 from graders.context import GradingResources
 from graders.documents import read_submission
 from graders.documents.model import InvalidDocument
@@ -118,8 +119,43 @@ def _grade_document(
 ) -> WorkerOutcome:
     loaded = _rubric(rubric_text)
     resources = resources if resources is not None else _resources_for_process()
+    seconds = resources.options.get("document_seconds")
+    limit = float(seconds) if seconds is not None else None
     try:
-        parsed = read_submission(raw, filename, content_type, loaded.rubric)
+        with deadline(limit):
+            return _grade(loaded, raw, filename, content_type, resources)
+    except DocumentDeadline:
+        # Whatever the sandbox pool or a model was doing is abandoned mid-way: start them
+        # afresh for the next document rather than trust their state.
+        resources.close()
+        return WorkerOutcome(
+            status="needs_review",
+            rubric_hash=loaded.content_hash,
+            error=f"Reading and grading this document took longer than {limit:g} s (the "
+            "per-document limit); a human needs to look at it.",
+        )
+
+
+def _grade(
+    loaded: LoadedRubric,
+    raw: bytes,
+    filename: str | None,
+    content_type: str | None,
+    resources: GradingResources,
+) -> WorkerOutcome:
+    reading = resources.options.get("parse_seconds")
+    try:
+        # Reading is linear work on at most a few MB: far less than grading needs. A document
+        # whose reading outlives its share is hostile or pathological, whatever remains.
+        with at_most(float(reading) if reading is not None else None):
+            parsed = read_submission(raw, filename, content_type, loaded.rubric)
+    except DocumentDeadline:
+        return WorkerOutcome(
+            status="needs_review",
+            rubric_hash=loaded.content_hash,
+            error=f"Reading this document took longer than {reading} s (the limit for finding "
+            "the answers); a human needs to look at it.",
+        )
     except InvalidDocument as exc:
         return WorkerOutcome(status="error", rubric_hash=loaded.content_hash, error=str(exc))
     except Exception as exc:  # our bug while reading: the submission stays, marked for a human

@@ -19,6 +19,15 @@ def running_job(session: Session, assignment_id: int) -> RegradeJob | None:
     )
 
 
+def latest_job(session: Session, assignment_id: int) -> RegradeJob | None:
+    return session.scalar(
+        select(RegradeJob)
+        .where(RegradeJob.assignment_id == assignment_id)
+        .order_by(RegradeJob.id.desc())
+        .limit(1)
+    )
+
+
 def add_job(
     session: Session, assignment_id: int, version_id: int, rubric_hash: str, total: int
 ) -> RegradeJob:

@@ -1,19 +1,23 @@
-"""Regrade an assignment over HTTP: a dry-run diff first, then apply."""
+"""Regrade an assignment over HTTP: a dry-run diff, or a background job to poll."""
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor
+from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
-from pydantic import BaseModel
+from fastapi import APIRouter, Query, Request, Response, status
+from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
 from app.auth.dependencies import InstructorUser
-from app.deps import ExecutorDep, SettingsDep
-from app.grading.local import process_pool
+from app.db.session import unit_of_work
+from app.deps import IdPath, SessionDep
 from app.points import JsonPoints
-from app.regrade.runner import RegradeReport, run_regrade
+from app.regrade import jobs
+from app.regrade.background import RegradeRunner
+from app.regrade.jobs import JobStatus
+from app.regrade.runner import RegradeReport
 
 router = APIRouter(prefix="/api/v1", tags=["regrade"])
 
@@ -71,29 +75,73 @@ def _out(report: RegradeReport) -> RegradeOut:
     )
 
 
-@router.post("/assignments/{slug}/regrade", response_model=RegradeOut)
+class RegradeJobOut(BaseModel):
+    id: int
+    assignment: str
+    status: str = Field(description="running, done, failed or abandoned")
+    rubric_hash: str
+    total: int
+    done: int
+    changed: int
+    error: str | None
+    started_at: datetime
+    finished_at: datetime | None
+    status_url: str
+
+    @classmethod
+    def of(cls, job: JobStatus) -> RegradeJobOut:
+        return cls(**vars(job), status_url=f"/api/v1/regrades/{job.id}")
+
+
+def _runner(request: Request) -> RegradeRunner:
+    runner: RegradeRunner = request.app.state.regrades
+    return runner
+
+
+def _status(sessions: sessionmaker[Session], job_id: int) -> JobStatus:
+    with unit_of_work(sessions) as session:
+        return jobs.job_status(session, job_id)
+
+
+@router.post(
+    "/assignments/{slug}/regrade",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=RegradeJobOut | RegradeOut,
+    responses={
+        202: {"model": RegradeJobOut, "description": "The job, started now or already running"},
+        200: {"model": RegradeOut, "description": "The score changes (`dry_run=true`)"},
+    },
+)
 async def regrade(
     slug: str,
     request: Request,
+    response: Response,
     user: InstructorUser,
-    settings: SettingsDep,
-    executor: ExecutorDep,
     dry_run: Annotated[
         bool, Query(description="Report score changes without storing them.")
     ] = False,
-) -> RegradeOut:
-    sessions = request.app.state.sessions
-    pool = executor.local_pool()
-    own: ProcessPoolExecutor | None = None
-    if pool is None:
-        own = pool = process_pool(settings.workers, settings.grading_options())
-    try:
-        report = await run_in_threadpool(
-            lambda: run_regrade(
-                sessions, slug, pool, dry_run=dry_run, actor=user, batch_size=settings.regrade_batch
-            )
-        )
-    finally:
-        if own is not None:
-            own.shutdown()
-    return _out(report)
+) -> RegradeJobOut | RegradeOut:
+    """Start regrading every submission in the background (idempotent: while a job of the
+    assignment runs, its status is the answer); poll `status_url`. A dry run answers with the
+    score changes once computed."""
+    runner = _runner(request)
+    if dry_run:
+        response.status_code = status.HTTP_200_OK
+        return _out(await runner.dry_run(slug, user))
+    job_id = runner.running_job(slug)
+    if job_id is None:
+        job_id = await run_in_threadpool(runner.start, slug, user)
+    job = await run_in_threadpool(_status, request.app.state.read_sessions, job_id)
+    response.headers["Location"] = f"/api/v1/regrades/{job_id}"
+    return RegradeJobOut.of(job)
+
+
+@router.get("/assignments/{slug}/regrade", response_model=RegradeJobOut)
+def latest_regrade(slug: str, session: SessionDep, user: InstructorUser) -> RegradeJobOut:
+    """The assignment's most recent regrade job."""
+    return RegradeJobOut.of(jobs.latest_status(session, slug))
+
+
+@router.get("/regrades/{job_id}", response_model=RegradeJobOut)
+def regrade_job(job_id: IdPath, session: SessionDep, user: InstructorUser) -> RegradeJobOut:
+    return RegradeJobOut.of(jobs.job_status(session, job_id))

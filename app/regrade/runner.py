@@ -7,6 +7,7 @@ an interrupted regrade keeps what it finished and a re-run continues where it st
 from __future__ import annotations
 
 import concurrent.futures
+import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,11 +18,14 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.assignments.service import current_rubric
 from app.audit.repository import record
+from app.db.base import utcnow
 from app.db.models import ItemScore, Override, Submission, User
 from app.db.session import unit_of_work
-from app.grading.repository import ItemRow, current_item_rows, store_outcomes
+from app.errors import Conflict
+from app.grading.repository import ItemRow, current_item_rows
+from app.grading.store import Result, store_results
 from app.grading.worker import WorkerOutcome, grade_many
-from app.regrade import repository
+from app.regrade import jobs, repository
 from app.submissions.repository import overrides_for
 from app.submissions.scoring import EffectiveScore, combine, effective_item
 
@@ -129,32 +133,29 @@ def run_regrade(
     actor: User | None = None,
     batch_size: int = 200,
     progress: Progress | None = None,
+    job_id: int | None = None,
+    resumed: bool = False,
+    stopping: threading.Event | None = None,
 ) -> RegradeReport:
+    """Without `job_id` a real regrade claims the assignment's job itself (Conflict when a
+    live runner has it); with one, the caller claimed it already (`jobs.claim`)."""
     with unit_of_work(factory) as session:
         current = current_rubric(session, slug)
         assignment_id, version_id = current.assignment.id, current.version.id
         rubric_text, rubric_hash = current.version.source_text, current.loaded.content_hash
         report = RegradeReport(slug, rubric_hash, dry_run)
-        job_id: int | None = None
         if not dry_run:
-            job = repository.running_job(session, assignment_id)
-            if job is not None and job.rubric_hash != rubric_hash:
-                repository.finish_job(session, job, "abandoned")  # the rubric changed since
-                job = None
-            if job is None:
-                total = repository.count_submissions(session, assignment_id)
-                job = repository.add_job(session, assignment_id, version_id, rubric_hash, total)
-                record(
-                    session,
-                    actor,
-                    "regrade.start",
-                    "assignment",
-                    slug,
-                    {"job": job.id, "rubric_hash": rubric_hash},
-                )
+            if job_id is None:
+                lease = jobs.claim(session, slug, actor)
+                if not lease.ours:
+                    raise Conflict(
+                        f"Regrade job {lease.job_id} of {slug!r} is already running.",
+                        job_id=lease.job_id,
+                    )
+                job_id, report.resumed = lease.job_id, lease.resumed
             else:
-                report.resumed = True
-            job_id = report.job_id = job.id
+                report.resumed = resumed
+            report.job_id = job_id
         ids = repository.ids_to_regrade(session, assignment_id, job_id)
         if job_id is not None:
             job_row = repository.get_job(session, job_id)
@@ -173,44 +174,67 @@ def run_regrade(
         return _Batch(subs, futures)
 
     def finish(batch: _Batch) -> None:
-        outcomes = [o for f in batch.futures for o in f.result()]
+        outcomes: list[WorkerOutcome | BaseException] = []
+        for number, future in enumerate(batch.futures):
+            size = len(batch.submissions[number * TASK_SIZE : (number + 1) * TASK_SIZE])
+            try:
+                outcomes.extend(future.result())
+            except Exception as exc:  # the grading process died: these documents only
+                outcomes.extend([exc] * size)
         ids_ = [s.id for s in batch.submissions]
+        changed_ids: set[int] = set()
         with unit_of_work(factory) as session:
             rows = current_item_rows(session, ids_)
             overrides = overrides_for(session, ids_)
-            batch_changed = 0
-            for submission, outcome in zip(batch.submissions, outcomes, strict=True):
-                own = overrides.get(submission.id, {})
-                old = _score(rows.get(submission.id, ()), own, submission.status)
-                change = diff(submission, old, _new_score(outcome, own))
-                if change is not None:
-                    batch_changed += 1
-                    report.changes.append(change)
-            report.changed += batch_changed
-            if not dry_run:
-                store_outcomes(
-                    session,
-                    [
-                        (s.id, version_id, o)
-                        for s, o in zip(batch.submissions, outcomes, strict=True)
-                    ],
-                    regrade_job_id=job_id,
-                )
-                job = repository.get_job(session, job_id) if job_id is not None else None
+        for submission, outcome in zip(batch.submissions, outcomes, strict=True):
+            if not isinstance(outcome, WorkerOutcome):
+                continue
+            own = overrides.get(submission.id, {})
+            old = _score(rows.get(submission.id, ()), own, submission.status)
+            change = diff(submission, old, _new_score(outcome, own))
+            if change is not None:
+                changed_ids.add(submission.id)
+                report.changes.append(change)
+        report.changed += len(changed_ids)
+        if not dry_run and job_id is not None:
+            counted = job_id
+
+            def count(session: Session, stored: Sequence[Result]) -> None:
+                job = repository.get_job(session, counted)
                 if job is not None:
-                    job.done += len(outcomes)
-                    job.changed += batch_changed
+                    job.done += len(stored)
+                    job.changed += sum(1 for s, _, _ in stored if s in changed_ids)
+                    job.heartbeat_at = utcnow()
+
+            # Each batch in its own transaction, one row in its own if the batch fails: a
+            # submission whose result cannot be stored never aborts the regrade.
+            store_results(
+                factory,
+                [(s.id, version_id, o) for s, o in zip(batch.submissions, outcomes, strict=True)],
+                regrade_job_id=job_id,
+                after=count,
+            )
         if progress is not None:
             progress(len(outcomes), report.total)
 
     in_flight: deque[_Batch] = deque()
     for start in range(0, len(ids), batch_size):
+        if stopping is not None and stopping.is_set():
+            break
         in_flight.append(submit(ids[start : start + batch_size]))
         # Two batches in flight: the workers grade the next while this process stores one.
         if len(in_flight) >= 2:
             finish(in_flight.popleft())
     while in_flight:
+        if stopping is not None and stopping.is_set():
+            # The server is stopping: what is still in flight would come back as failures.
+            for pending in in_flight:
+                for future in pending.futures:
+                    future.cancel()
+            break
         finish(in_flight.popleft())
+    if stopping is not None and stopping.is_set():
+        return report  # the job stays `running`; its heartbeat ages and a later run resumes it
 
     if job_id is not None:
         with unit_of_work(factory) as session:

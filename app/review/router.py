@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, status
 from pydantic import BaseModel, Field
 
 from app.auth.dependencies import InstructorUser
-from app.deps import SessionDep
+from app.deps import IdPath, SessionDep
 from app.points import JsonPoints
 from app.review import service
 
@@ -62,7 +62,7 @@ def review_queue(
 
 @router.put("/submissions/{submission_id}/items/{item_id}/override", response_model=OverrideOut)
 def put_override(
-    submission_id: int, item_id: str, body: OverrideIn, session: SessionDep, user: InstructorUser
+    submission_id: IdPath, item_id: str, body: OverrideIn, session: SessionDep, user: InstructorUser
 ) -> OverrideOut:
     o = service.set_override(session, submission_id, item_id, body.points, body.comment, user)
     return OverrideOut(
@@ -80,7 +80,7 @@ def put_override(
     status_code=status.HTTP_204_NO_CONTENT,
 )
 def delete_override(
-    submission_id: int, item_id: str, session: SessionDep, user: InstructorUser
+    submission_id: IdPath, item_id: str, session: SessionDep, user: InstructorUser
 ) -> None:
     service.delete_override(session, submission_id, item_id, user)
 

@@ -14,10 +14,12 @@ from app.assignments.service import current_rubric
 from app.auth.dependencies import CurrentUser, InstructorUser, is_staff
 from app.db.models import CountedSubmission, SubmissionStatus, User
 from app.db.session import unit_of_work
-from app.deps import ClockDep, ExecutorDep, SessionDep, SettingsDep
+from app.deps import MAX_ID, ClockDep, ExecutorDep, IdPath, SessionDep, SettingsDep
 from app.submissions import service
 from app.submissions.counting import counted_per_student, student_key
+from app.submissions.decoding import DocumentReader, needs_child
 from app.submissions.intake import SubmissionIntake
+from app.submissions.limits import UploadLimits
 from app.submissions.schemas import (
     Accepted,
     StudentSubmissionOut,
@@ -57,7 +59,8 @@ _UPLOAD_BODY: dict[str, Any] = {
 
 
 # Documents up to this size are checked on the event loop: a thread hop would cost more than
-# reading them. Bigger ones, and PDFs (text extraction), are checked on a worker thread.
+# reading them. Bigger ones are checked on a worker thread; PDFs and notebooks in a child
+# process (app.submissions.decoding).
 INLINE_CHECK_BYTES = 32 * 1024
 
 
@@ -93,25 +96,54 @@ async def upload(
     user: CurrentUser,
     wait: Annotated[bool, Query(description="Grade before answering (201).")] = False,
     student: Annotated[
-        str | None, Query(description="File under this student (staff only).")
+        str | None,
+        Query(
+            max_length=200,
+            description="File under this student (staff only; a student's uploads are "
+            "always their own). Without it a staff upload has no student, whatever the "
+            "document says.",
+        ),
     ] = None,
 ) -> Response:
     intake: SubmissionIntake = request.app.state.intake
+    limits: UploadLimits = request.app.state.upload_limits
+    own_quota = not is_staff(user)
+    if own_quota:
+        limits.take(user.id)  # before the body is read: a flood costs no reading
     if not intake.knows(slug):
         # An unknown assignment is reported as such before anything about the document.
         await run_in_threadpool(_require_rubric, request.app.state.read_sessions, slug)
     upload = await read_upload(request, settings.max_upload_bytes)
+    # A staff upload is filed under the explicit `student` parameter (query or form) only,
+    # never under a name the document claims for itself.
     if student and upload.student is None:
         upload = dataclasses.replace(upload, student=student.strip())
-    if len(upload.raw) <= INLINE_CHECK_BYTES and b"%PDF" not in upload.raw[:1024]:
-        new = service.prepare(slug, upload, user, settings.max_upload_bytes)
+    document_format: str | None = None
+    if needs_child(upload.raw, upload.filename, upload.content_type):
+        reader: DocumentReader = request.app.state.document_reader
+        document_format = await reader.document_format(
+            upload.raw, upload.filename, upload.content_type
+        )
+    if len(upload.raw) <= INLINE_CHECK_BYTES or document_format is not None:
+        new = service.prepare(
+            slug, upload, user, settings.max_upload_bytes, document_format=document_format
+        )
     else:
         new = await run_in_threadpool(
             service.prepare, slug, upload, user, settings.max_upload_bytes
         )
+    if own_quota:
+        if not limits.known(user.id):
+            await run_in_threadpool(limits.load, user.id)
+        limits.reserve(user.id, len(new.raw))
+    try:
+        stored = await intake.store(new, user)
+    except BaseException:
+        if own_quota:
+            limits.release(user.id, len(new.raw))
+        raise
     # The raw bytes are committed before any grading starts: an accepted upload is never lost,
     # whatever happens to the grading process afterwards.
-    stored = await intake.store(new, user)
     done = executor.enqueue(stored.job, track=wait)
     if not wait or done is None:
         return _answer(stored.submission_id, SubmissionStatus.QUEUED, status.HTTP_202_ACCEPTED)
@@ -126,7 +158,7 @@ async def upload(
     "/submissions/{submission_id}", response_model=SubmissionOut | StudentSubmissionOut
 )
 def get_submission(
-    submission_id: int, session: SessionDep, user: CurrentUser, clock: ClockDep
+    submission_id: IdPath, session: SessionDep, user: CurrentUser, clock: ClockDep
 ) -> SubmissionOut | StudentSubmissionOut:
     """Staff see everything; a student sees their own, as the rubric's release allows."""
     scored = service.get_scored(session, submission_id, user)
@@ -147,7 +179,7 @@ def list_submissions(
     user: CurrentUser,
     clock: ClockDep,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
 ) -> list[SubmissionSummary] | list[StudentSubmissionSummary]:
     if is_staff(user):
         return [
@@ -171,7 +203,7 @@ def list_submissions(
 
 @router.put("/submissions/{submission_id}/chosen", response_model=SubmissionSummary)
 def choose_submission(
-    submission_id: int, session: SessionDep, user: InstructorUser
+    submission_id: IdPath, session: SessionDep, user: InstructorUser
 ) -> SubmissionSummary:
     """Mark the submission that counts for its student (assignments that count `chosen`)."""
     submission = service.choose(session, submission_id, user)

@@ -18,6 +18,7 @@ from app.db.models import Assignment, GradingRun, Submission, SubmissionStatus, 
 from app.errors import InvalidInput, NotFound, PayloadTooLarge, UnreadableUpload
 from app.grading.jobs import GradingJob, job_for
 from app.grading.repository import current_runs
+from app.sanitize import clean, clean_optional
 from app.submissions import repository
 from app.submissions.scoring import EffectiveScore, effective_score
 from app.submissions.upload import Upload
@@ -53,24 +54,33 @@ class ScoredSubmission:
     score: EffectiveScore
 
 
-def prepare(slug: str, upload: Upload, uploader: User | None, max_bytes: int) -> NewSubmission:
-    """Size, format and filing rules: everything about an upload that needs no database."""
+def prepare(
+    slug: str,
+    upload: Upload,
+    uploader: User | None,
+    max_bytes: int,
+    document_format: str | None = None,
+) -> NewSubmission:
+    """Size, format and filing rules: everything about an upload that needs no database.
+    `document_format`: already established by reading the document elsewhere (a child)."""
     if len(upload.raw) > max_bytes:
         raise PayloadTooLarge(f"The upload is larger than the limit of {max_bytes} bytes.")
-    try:
-        document_format = sniff_format(upload.raw, upload.filename, upload.content_type)
-    except InvalidDocument as exc:
-        raise UnreadableUpload(str(exc)) from exc
+    if document_format is None:
+        try:
+            document_format = sniff_format(upload.raw, upload.filename, upload.content_type)
+        except InvalidDocument as exc:
+            raise UnreadableUpload(str(exc)) from exc
     if uploader is not None and not is_staff(uploader):
         student: str | None = uploader.name  # a student files only under their own name
     else:
-        student = upload.student
+        student = None if upload.student is None else clean(upload.student, 200) or None
     return NewSubmission(
         slug=slug,
         uploader_id=None if uploader is None else uploader.id,
         student=student,
-        filename=upload.filename,
-        content_type=upload.content_type,
+        # Both come from the client: stored and shown, so cleaned like any student string.
+        filename=clean_optional(upload.filename, 500),
+        content_type=clean_optional(upload.content_type, 200),
         raw=upload.raw,
         sha256=hashlib.sha256(upload.raw).hexdigest(),
         document_format=document_format,

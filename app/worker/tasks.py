@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.assignments.repository import get_version
 from app.db.models import SubmissionStatus
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
-from app.grading.repository import store_outcomes
+from app.grading.store import store_results
 from app.grading.worker import WorkerOutcome, grade_document, init_worker
 from app.regrade.repository import with_raw
 from app.settings import get_settings
@@ -69,6 +69,8 @@ def grade_stored(submission_id: int, rubric_version_id: int) -> str:
         raw, filename, ctype = submission.raw, submission.filename, submission.content_type
         rubric_text = version.source_text
     outcome: WorkerOutcome = grade_document(rubric_text, raw, filename, ctype)
-    with unit_of_work(factory) as session:
-        store_outcomes(session, [(submission_id, rubric_version_id, outcome)])
+    # A result that cannot be stored marks the submission grader_error instead of leaving it
+    # `grading` for ever.
+    if store_results(factory, [(submission_id, rubric_version_id, outcome)]):
+        return "grader_error"
     return outcome.status

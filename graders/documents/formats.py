@@ -164,7 +164,7 @@ def _notebook_text(text: str) -> tuple[str, Any]:
     return "\n\n".join(blocks), notebook
 
 
-def _pdf_text(raw: bytes) -> str:
+def _pdf_text(raw: bytes, max_pages: int | None = None) -> str:
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
@@ -172,6 +172,10 @@ def _pdf_text(raw: bytes) -> str:
         reader = PdfReader(io.BytesIO(raw))
         if reader.is_encrypted:
             raise InvalidDocument("the PDF is encrypted; upload an unprotected copy")
+        if max_pages is not None and len(reader.pages) > max_pages:
+            raise InvalidDocument(
+                f"the PDF has {len(reader.pages)} pages; at most {max_pages} are read"
+            )
         pages = [page.extract_text() or "" for page in reader.pages]
     except InvalidDocument:
         raise
@@ -196,7 +200,7 @@ def _guess(raw: bytes) -> DocumentFormat:
 
 
 def decode_document(
-    raw: bytes, filename: str | None, content_type: str | None
+    raw: bytes, filename: str | None, content_type: str | None, max_pages: int | None = None
 ) -> DecodedDocument:
     if not raw or not raw.strip():
         raise InvalidDocument("the upload is empty")
@@ -207,7 +211,7 @@ def decode_document(
     if fmt == "pdf":
         if not raw.lstrip().startswith(b"%PDF"):
             raise InvalidDocument("declared as PDF but the bytes are not a PDF")
-        return DecodedDocument("pdf", _pdf_text(raw))
+        return DecodedDocument("pdf", _pdf_text(raw, max_pages))
     text = decode_text(raw)
     if not text.strip():
         raise InvalidDocument("the upload contains only whitespace")

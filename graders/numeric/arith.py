@@ -27,12 +27,14 @@ class EvalError(ValueError):
 
 @dataclass(frozen=True)
 class Token:
-    kind: str  # "num", "op", "(", ")", "func", "const", "%"
+    kind: str  # "num", "op", "(", ")", "func", "const", "scale", "%"
     text: str
     value: Number | None = None
 
 
 _FUNCS = {"sqrt", "exp", "ln", "log"}
+# `1.77 million`: a scale word multiplies the number before it; it is notation, not arithmetic
+SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 _TOKEN = re.compile(r"\s*(?:(?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d{1,3}(?![\d.]))?)"
                     r"|(?P<word>[A-Za-z]+)|(?P<sym>[-+*/^()%]))")
 
@@ -53,6 +55,8 @@ def tokenize(text: str) -> list[Token]:
             word = m.group("word")
             if word in _FUNCS:
                 tokens.append(Token("func", word))
+            elif word.lower() in SCALES:
+                tokens.append(Token("scale", word, Fraction(SCALES[word.lower()])))
             elif word in ("e", "pi"):
                 tokens.append(Token("const", word, math.e if word == "e" else math.pi))
             else:
@@ -69,7 +73,14 @@ def tokenize(text: str) -> list[Token]:
 def parse_number(raw: str) -> Number:
     """Exact for decimal notation; scientific notation is exact too when it is short."""
     mantissa, _, exponent = raw.lower().partition("e")
-    value = Fraction(mantissa)
+    whole, dot, decimals = mantissa.partition(".")
+    if (whole or decimals) and (not whole or whole.isdigit()) \
+            and (not decimals or decimals.isdigit()) and len(mantissa) <= 400:
+        # Fraction(str) parses with a regex; plain digits are the common case
+        value = Fraction(int(whole + decimals or "0"), 10 ** len(decimals)) if dot \
+            else Fraction(int(whole))
+    else:
+        value = Fraction(mantissa)
     if exponent:
         power = int(exponent)
         if abs(power) > 300:
@@ -157,6 +168,9 @@ class _Parser:
                     value = _check(value / right)
                 else:
                     value = _check(value * right)
+            elif tok is not None and tok.kind == "scale" and tok.value is not None:
+                self.take()
+                value = _check(value * tok.value)
             elif tok is not None and tok.kind in ("(", "func", "const"):
                 self.operators += 1  # implicit multiplication: 3(589824), 2pi
                 value = _check(value * self.unary())

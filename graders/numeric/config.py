@@ -19,6 +19,8 @@ class KnownMistake(_Strict):
     value: ExpectedValue
     points: Decimal = Field(ge=0)
     feedback: str
+    # what the student is told: the mistake named without the expected value
+    hint: str | None = None
     # the mistake is a legitimate reading when the answer says so (e.g. "including the bias")
     full_credit_if_mentions: tuple[str, ...] = ()
 
@@ -41,6 +43,20 @@ class CarryForward(_Strict):
         return Decimal(str(value)) if isinstance(value, float) else value
 
 
+class RoundingPolicy(_Strict):
+    """A value that is the expected one rounded more coarsely than the item asks (`1.77 million`
+    for 1,769,472; 0.67 for 0.665) earns `credit` (a share of the points, of each component's for
+    a vector) when it keeps at least `min_significant` significant digits; fewer is just wrong."""
+
+    credit: Decimal = Field(ge=0, le=1)
+    min_significant: int = Field(default=2, ge=1, le=15)
+
+    @field_validator("credit", mode="before")
+    @classmethod
+    def _exact(cls, value: object) -> object:
+        return Decimal(str(value)) if isinstance(value, float) else value
+
+
 class NumericConfig(_Strict):
     mode: Literal["exact", "plausibility"] = "exact"
     expected: ExpectedValue | None = None
@@ -57,6 +73,8 @@ class NumericConfig(_Strict):
     avoid_cues: tuple[str, ...] = ()
     known_mistakes: tuple[KnownMistake, ...] = ()
     carry_forward: CarryForward | None = None
+    # None: a coarser rounding is wrong like any other value outside the tolerance
+    rounding: RoundingPolicy | None = None
     # plausibility mode: a reported measurement, judged against ranges, not a key
     unit: Literal["number", "percent"] = "number"
     plausible: tuple[float, float] | None = None

@@ -1,26 +1,43 @@
-"""Candidate values in a messy answer: every number, boxed value, evaluated expression or vector,
-with where it was written and in which statement, so a grader can pick the one that answers an
-item (`d_head = 768/12 = \\boxed{64}` -> 64, final and boxed).
+"""Candidate values in a messy answer: every number, boxed value, evaluated expression, number in
+words or vector, wherever it stands, with its span, its statement and the words that label it,
+so a grader can pick the one that answers an item (`d_head = 768/12 = \\boxed{64}` -> 64, final,
+boxed, labelled `d_head`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from graders.numeric.arith import EvalError, Evaluated, Number, evaluate
-from graders.numeric.latex import SEP, glue_digit_groups, to_arith
+from graders.numeric.latex import SEP, to_arith
+from graders.numeric.spans import balanced, written_span
+from graders.numeric.statements import RELATION, split_sides, split_statements
+from graders.numeric.statements import Span as Statement
+from graders.numeric.vectors import (
+    Listed,
+    bare_lists,
+    bracket_vectors,
+    scalar,
+    vector_values,
+)
+from graders.numeric.words import spoken_numbers, words_value
+
+# split_statements, split_sides and words_value lived here before the split into modules
+__all__ = ["Candidate", "Extraction", "Statement", "Value", "extract", "split_sides",
+           "split_statements", "words_value", "written_span"]
 
 Value = Number | tuple[Number, ...]
 
 MAX_TEXT = 50_000
-
-
-@dataclass(frozen=True)
-class Statement:
-    start: int
-    end: int
+MAX_LABEL = 80
+MAX_CANDIDATES = 2000
+MAX_BOXED = 400
+# a relation's side longer than `to_arith` reads (a paragraph of prose) is read in pieces cut
+# at spaces
+PIECE = 480
 
 
 @dataclass(frozen=True)
@@ -35,6 +52,14 @@ class Candidate:
     expression: bool = False  # an arithmetic expression the student did not evaluate
     percent: bool = False
     words: bool = False
+    # the words that label it: the text since the previous value of its statement, or, for a
+    # value that continues a chain (`768/12 = 64`), the label of the chain
+    label: str = ""
+    trailing: str = ""  # the words right after it, up to the next clause (`589,824 per matrix`)
+    chained: bool = False
+    # working, not a result: the chain goes on to another value (`768/12` in `768/12 = 64`)
+    working: bool = False
+    listed: bool = False  # a vector read from a bare list of values
 
     @property
     def is_vector(self) -> bool:
@@ -54,226 +79,92 @@ class Extraction:
         return ""
 
 
+def _blank(m: re.Match[str]) -> str:
+    return " " * len(m.group(0))
+
+
+_STRUCK = re.compile(r"~~[^~]{0,2000}~~")
+_CIRCLED = re.compile(r"\\textcircled\{[^{}]{0,4}\}")
+_LINE_LABEL = re.compile(
+    r"(?m)^[ \t>*\-]*(?:Q\d{1,2}|\d{1,2}[.)](?!\d)|\(?[a-h]\)|\(?(?:i|ii|iii|iv|v|vi)\))[ \t]"
+)
+
+
+# a Markdown bullet (`- 0.245`) is not a minus sign; `-0.245` still is
+_BULLET = re.compile(r"(?m)^[ \t>]*[-*+•][ \t]+")
+
+
 def _mask(text: str) -> str:
     """Same length as `text`; struck-through text, `$` and label prefixes become spaces."""
-    def blank(m: re.Match[str]) -> str:
-        return " " * len(m.group(0))
-
-    masked = re.sub(r"~~.*?~~", blank, text, flags=re.DOTALL)
+    masked = _STRUCK.sub(_blank, text)
     masked = masked.replace("$", " ")
-    masked = re.sub(r"\\textcircled\{[^{}]{0,4}\}", blank, masked)
-    return re.sub(
-        r"(?m)^[ \t>*\-]*(?:Q\d{1,2}|\d{1,2}[.)](?!\d)|\(?[a-h]\)|\(?(?:i|ii|iii|iv|v|vi)\))[ \t]",
-        blank, masked,
-    )
-
-
-_ENV = re.compile(r"\\(begin|end)\{[a-zA-Z*]+\}")
-_SPLIT = re.compile(r"\n|\\\\|\\q?quad\b|;|(?<=[a-z])\.\s+(?=[A-Z])")
-
-
-def split_statements(masked: str) -> list[Statement]:
-    """Statements end at line breaks, `\\\\`, `\\quad` and `;`, but not inside braces/matrices."""
-    cuts: list[int] = []
-    depth = 0
-    env = 0
-    i = 0
-    n = len(masked)
-    while i < n:
-        ch = masked[i]
-        if ch == "\\" and i + 1 < n:
-            m = _ENV.match(masked, i)
-            if m:
-                env += 1 if m.group(1) == "begin" else -1
-                env = max(env, 0)
-                i = m.end()
-                continue
-            if masked[i + 1] in "{}":
-                i += 2
-                continue
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth = max(0, depth - 1)
-        if depth == 0 and env == 0:
-            m = _SPLIT.match(masked, i)
-            if m and m.end() > i:
-                cuts.append(i)
-                cuts.append(m.end())
-                i = m.end()
-                continue
-        i += 1
-    bounds = [0, *cuts, n]
-    statements = []
-    for k in range(0, len(bounds) - 1, 2):
-        s, e = bounds[k], bounds[k + 1]
-        if masked[s:e].strip():
-            statements.append(Statement(s, e))
-    return statements
-
-
-_RELATION = re.compile(
-    r"=|≈|≃|→|⇒|⟹|\\approx\b|\\simeq\b|\\sim\b|\\rightarrow\b|\\Rightarrow\b|\\to\b|"
-    r"\\implies\b|\\longrightarrow\b|\\Longrightarrow\b|\\equiv\b|:(?=\s)|\s(?:is|equals|gives)\s"
-)
-
-
-def split_sides(masked: str, start: int, end: int) -> list[tuple[int, int]]:
-    sides: list[tuple[int, int]] = []
-    depth = 0
-    cursor = start
-    i = start
-    while i < end:
-        ch = masked[i]
-        if ch == "\\" and i + 1 < end and masked[i + 1] in "{}":
-            i += 2
-            continue
-        if ch in "{([":
-            depth += 1
-        elif ch in "})]":
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            m = _RELATION.match(masked, i)
-            if m and m.end() > i:
-                sides.append((cursor, i))
-                cursor = i = m.end()
-                continue
-        i += 1
-    sides.append((cursor, end))
-    return [(s, e) for s, e in sides if masked[s:e].strip()]
-
-
-_WORDS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
-    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
-    "seventy": 70, "eighty": 80, "ninety": 90,
-}
-
-
-def words_value(text: str) -> int | None:
-    """`sixty-four` -> 64, `one hundred and twelve` -> 112; None unless it is only number words."""
-    words = re.findall(r"[a-z]+", text.lower())
-    if not words or len(words) > 8 or re.search(r"\d", text):
-        return None
-    total = current = 0
-    for word in words:
-        if word == "and":
-            continue
-        if word in _WORDS:
-            current += _WORDS[word]
-        elif word == "hundred":
-            current = max(current, 1) * 100
-        elif word == "thousand":
-            total += max(current, 1) * 1000
-            current = 0
-        else:
-            return None
-    return total + current
-
-
-_VECTOR = re.compile(
-    r"^\s*(?:\\left\s*)?([\[(]|\\langle|\\begin\{[bpv]?matrix\})(.*?)"
-    r"(?:\\right\s*)?([\])]|\\rangle|\\end\{[bpv]?matrix\})\s*$",
-    re.DOTALL,
-)
-
-
-def _split_elements(inner: str) -> list[str]:
-    parts: list[str] = []
-    depth = 0
-    cursor = 0
-    i = 0
-    while i < len(inner):
-        ch = inner[i]
-        if ch in "{([":
-            depth += 1
-        elif ch in "})]":
-            depth = max(0, depth - 1)
-        elif depth == 0 and (ch in ",;&" or inner.startswith("\\\\", i)):
-            parts.append(inner[cursor:i])
-            i += 2 if ch == "\\" else 1
-            cursor = i
-            continue
-        i += 1
-    parts.append(inner[cursor:])
-    return [p for p in (p.strip() for p in parts) if p]
-
-
-def _scalar(text: str) -> tuple[Number, bool, bool] | None:
-    """A single arithmetic run: (value, is an expression, is a percentage)."""
-    arith = to_arith(text)
-    if arith is None or SEP in arith:
-        return None
-    arith = arith.strip()
-    percent = arith.endswith("%")
-    arith = arith.rstrip("% ")
-    try:
-        result = evaluate(arith)
-    except (EvalError, ZeroDivisionError, OverflowError):
-        return None
-    return result.value, result.operators > 0, percent
-
-
-def _vector(side: str) -> tuple[Number, ...] | None:
-    m = _VECTOR.match(glue_digit_groups(side))
-    if not m:
-        return None
-    elements = _split_elements(m.group(2))
-    if len(elements) < 2:
-        return None
-    values: list[Number] = []
-    for element in elements:
-        scalar = _scalar(element)
-        if scalar is None:
-            return None
-        value, _, percent = scalar
-        values.append(value / 100 if percent else value)
-    return tuple(values)
+    masked = _CIRCLED.sub(_blank, masked)
+    masked = _BULLET.sub(_blank, masked)
+    return _LINE_LABEL.sub(_blank, masked)
 
 
 _RUN = re.compile(r"[^" + SEP + r"]+")
 _BOXED = re.compile(r"\\boxed\s*\{")
 
 
-def _side_candidates(text: str, masked: str, s: int, e: int, index: int) -> list[Candidate]:
-    side = masked[s:e]
+def _boxed(text: str, masked: str, s: int, e: int, index: int) -> list[Candidate]:
     out: list[Candidate] = []
-    vector = _vector(side)
-    if vector is not None:
-        return [Candidate(vector, text[s:e].strip(), s, e, index)]
+    side = masked[s:e]
     for m in _BOXED.finditer(side):
         depth, j = 1, m.end()
-        while j < len(side) and depth:
+        limit = min(len(side), j + MAX_BOXED)  # an unclosed \\boxed{ must not scan to the end
+        while j < limit and depth:
             depth += (side[j] == "{") - (side[j] == "}")
             j += 1
         inner = side[m.end():j - 1]
-        vec = _vector(inner)
-        if vec is not None:
-            out.append(Candidate(vec, inner, s + m.end(), s + j - 1, index, boxed=True))
+        if not inner.strip():
             continue
-        scalar = _scalar(inner)
-        if scalar is not None:
-            value, expr, percent = scalar
-            lead = len(inner) - len(inner.lstrip())
-            out.append(Candidate(value, inner.strip(), s + m.end() + lead,
-                                 s + m.end() + lead + len(inner.strip()), index, boxed=True,
+        lead = len(inner) - len(inner.lstrip())
+        start, end = s + m.end() + lead, s + m.end() + lead + len(inner.strip())
+        vec = vector_values(inner)
+        if vec is not None:
+            out.append(Candidate(vec[0], inner.strip(), start, end, index, boxed=True,
+                                 percent=vec[1]))
+            continue
+        read = scalar(inner)
+        if read is not None:
+            value, expr, percent = read
+            out.append(Candidate(value, inner.strip(), start, end, index, boxed=True,
                                  expression=expr, percent=percent))
+    return out
+
+
+def _pieces(masked: str, start: int, end: int) -> list[tuple[int, int]]:
+    pieces: list[tuple[int, int]] = []
+    while end - start > PIECE:
+        cut = masked.rfind(" ", start + PIECE // 2, start + PIECE)
+        cut = start + PIECE if cut < 0 else cut
+        pieces.append((start, cut))
+        start = cut
+    pieces.append((start, end))
+    return pieces
+
+
+def _side_candidates(text: str, masked: str, s: int, e: int, index: int) -> list[Candidate]:
+    out = _boxed(text, masked, s, e, index)
     if out:
         return out
-    spoken = words_value(side)
-    if spoken is not None:
-        return [Candidate(Fraction(spoken), side.strip(), s, e, index, words=True)]
+    side = masked[s:e]
+    for spoken in spoken_numbers(side):
+        out.append(Candidate(Fraction(spoken.value), text[s + spoken.start:s + spoken.end],
+                             s + spoken.start, s + spoken.end, index, words=True))
     arith = to_arith(side)
     if arith is None:
-        return []
+        return out
     cursor = s
     for run in _RUN.finditer(arith):
         if run.group(0).lstrip().startswith("^"):
             continue  # the exponent of a name (R^{768 x 768}) is not a value
-        for piece, result in _evaluated_pieces(run.group(0)):
+        pieces = _evaluated_pieces(run.group(0))
+        for k, (piece, result) in enumerate(pieces):
             percent = piece.endswith("%")
+            # `64 (768 / 12)`: a note that only shows how the value was reached is working
+            note = k > 0 and result.value == pieces[0][1].value
             # runs are found in the converted text: find the digits they were read from
             span = written_span(masked, cursor, e, piece)
             if span is None:
@@ -283,17 +174,25 @@ def _side_candidates(text: str, masked: str, s: int, e: int, index: int) -> list
                 source = text[start:end].strip()
                 cursor = end
             out.append(Candidate(result.value, source, start, end, index,
-                                 expression=result.operators > 0, percent=percent))
+                                 expression=result.operators > 0, percent=percent,
+                                 working=note))
     return out
 
 
 def _clean_piece(raw: str) -> str:
-    piece = _balanced(raw.strip().strip("*/^+-").strip())
-    return re.sub(r"(?<=[\d%])\.$", "", piece)  # the full stop ending a sentence
+    piece = balanced(raw.strip().strip("*/^+-").strip())
+    return re.sub(r"(?<=[\d%)])\s*\.+$", "", piece)  # the full stop ending a sentence
 
 
+_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)%?"
+_ROW = re.compile(rf"(?:{_NUM}[ \t]+){{1,63}}{_NUM}")
 # A value followed by a bracketed working note: `590592 (768*768 + bias)`.
 _REMARK = re.compile(r"^(?P<head>[^()\[\]]*?[\d%.])\s+[(\[](?P<inner>[^()\[\]]*)[)\]]?\s*$")
+
+
+# `64 (768 / 12)`: a plain value, a space, then its working in brackets; `3(589824)` and
+# `3 × (768)` stay products
+_NOTE_AFTER_VALUE = re.compile(r"^[-+]?(?:\d+(?:\.\d+)?|\.\d+)%?\s+[(\[]")
 
 
 def _evaluated_pieces(run: str) -> list[tuple[str, Evaluated]]:
@@ -302,14 +201,22 @@ def _evaluated_pieces(run: str) -> list[tuple[str, Evaluated]]:
     whole = _clean_piece(run)
     if not re.search(r"\d", whole):
         return []
+    remark = _REMARK.match(run.strip())
+    if remark is not None and _NOTE_AFTER_VALUE.match(run.strip()):
+        return _remark_pieces(remark)
     try:
         return [(whole, evaluate(whole.rstrip("% ")))]
     except (ZeroDivisionError, OverflowError):
         return []
     except EvalError:
-        remark = _REMARK.match(run.strip())
+        if _ROW.fullmatch(whole):  # `0.665 0.245 0.090`: a row of values, each its own
+            return [(token, evaluate(token.rstrip("%"))) for token in whole.split()]
         if remark is None:
             return []
+        return _remark_pieces(remark)
+
+
+def _remark_pieces(remark: re.Match[str]) -> list[tuple[str, Evaluated]]:
     found: list[tuple[str, Evaluated]] = []
     for part in (remark.group("head"), remark.group("inner")):
         piece = _clean_piece(part)
@@ -322,93 +229,105 @@ def _evaluated_pieces(run: str) -> list[tuple[str, Evaluated]]:
     return found
 
 
-_LITERAL = re.compile(r"\d+(?:\.\d+)?")
-# what may separate digit groups in the source: 589,824 / 589 824 / 589\,824 / 589{,}824
-_GROUP_SEP = r"(?:,|\\[,;! ]|\{,\}|~|[ \t\u2009\u202f\u00a0'])?"
-_OPENERS = re.compile(r"(?:\\(?:boxed|frac|dfrac|tfrac|cfrac|sqrt)\s*\{|\be\s*\^\s*\{?|[({\[])\s*$")
-
-
-def _literal_pattern(literal: str) -> str:
-    whole, dot, decimals = literal.partition(".")
-    groups: list[str] = []
-    while len(whole) > 3:
-        groups.insert(0, whole[-3:])
-        whole = whole[:-3]
-    groups.insert(0, whole)
-    body = _GROUP_SEP.join(groups) + (r"\." + decimals if dot else "")
-    return r"(?<![\d.])" + body + r"(?![\d])"
-
-
-def written_span(masked: str, start: int, end: int, piece: str) -> tuple[int, int] | None:
-    """Where in `masked[start:end]` the numbers of the arithmetic `piece` were written: from its
-    first digit to its last (with an operator, `\\frac{` or `e^` before it and the braces and
-    percent sign that close it), or None when they cannot be found in order."""
-    literals = _LITERAL.findall(piece)
-    if not literals:
-        return None
-    first = last = None
-    cursor = start
-    for literal in literals:
-        m = re.compile(_literal_pattern(literal)).search(masked, cursor, end)
-        if m is None:
-            return None
-        if first is None:
-            first = m.start()
-        last = cursor = m.end()
-    assert first is not None and last is not None
-    while True:  # widen to the command or bracket that opens the expression
-        opener = _OPENERS.search(masked, max(start, first - 12), first)
-        if opener is None or opener.start() < start:
-            break
-        first = opener.start()
-    depth = sum(masked.count(c, first, last) for c in "({[") \
-        - sum(masked.count(c, first, last) for c in ")}]")
-    while depth > 0 and last < end:
-        ch = masked[last]
-        if ch in ")}]":
-            depth -= 1
-        elif ch in "({[":
-            depth += 1
-        last += 1
-    tail = re.compile(r"\s*\\?%").match(masked, last, end) if piece.endswith("%") else None
-    if tail is not None:
-        last = tail.end()
-    return first, last
-
-
-def _balanced(piece: str) -> str:
-    """Drop parentheses left unmatched where a run was cut out of a longer expression."""
-    keep = [True] * len(piece)
-    opened: list[int] = []
-    for i, ch in enumerate(piece):
-        if ch == "(":
-            opened.append(i)
-        elif ch == ")":
-            if opened:
-                opened.pop()
-            else:
-                keep[i] = False
-    for i in opened:
-        keep[i] = False
-    return "".join(ch for ch, k in zip(piece, keep, strict=True) if k).strip()
-
-
 def _source(side: str, piece: str) -> str:
     compact = side.strip()
     return compact if len(compact) <= 80 else piece
 
 
+# what may stand between two values of one chain: relations and layout, no words
+_LAYOUT = re.compile(r"\\(?:boxed|left|right|displaystyle|q?quad|[,;! ])|[\s{}()\[\]&.,]")
+
+
+# where the words after one value stop describing it and start labelling the next:
+# `589 824 per matrix, ×3 = ...`, `64 dimensions per head and 589,824 weights`
+_CLAUSE = re.compile(r"[,;(]|\b(?:and|so|then|thus|hence|while|whereas|but)\b")
+
+
+def _labelled(masked: str, statement: Statement, found: list[Candidate]) -> list[Candidate]:
+    """Label each value by the text before it (and the words after it up to the next clause:
+    `589 824 per matrix`); mark the final value and the working values (those a later value
+    of the same chain replaces: `768/12` in `768/12 = 64`)."""
+    out: list[Candidate] = []
+    cursor = statement.start
+    label = ""
+    for position, candidate in enumerate(found):
+        gap = masked[cursor:candidate.start] if candidate.start >= cursor else ""
+        bare = _LAYOUT.sub("", RELATION.sub("", gap))
+        chained = bool(out) and not bare and bool(RELATION.search(gap))
+        if chained:
+            out[-1] = replace(out[-1], working=True)
+        else:
+            clause = _CLAUSE.search(gap) if out else None
+            if clause is not None:
+                out[-1] = replace(out[-1], trailing=_squeeze(gap[:clause.start()]))
+                gap = gap[clause.start():]
+            label = _squeeze(gap)[-MAX_LABEL:]
+        out.append(replace(candidate, label=label, chained=chained,
+                           final=position == len(found) - 1))
+        cursor = max(cursor, candidate.end)
+    if out:
+        tail = masked[cursor:statement.end]
+        clause = _CLAUSE.search(tail)
+        out[-1] = replace(out[-1], trailing=_squeeze(tail[:clause.start() if clause else None]))
+    return out
+
+
+def _squeeze(text: str) -> str:
+    return " ".join(text.split())[:MAX_LABEL]
+
+
+def _lists(text: str, masked: str, found: list[Candidate]) -> list[Candidate]:
+    """Vectors written as bare lists of plain values."""
+    plain: list[tuple[Candidate, Number]] = [
+        (c, c.value) for c in found
+        if not isinstance(c.value, tuple) and not c.expression and not c.words
+    ]
+    listed = [Listed(c.start, c.end, value, c.percent) for c, value in plain]
+    out: list[Candidate] = []
+    for run in bare_lists(masked, listed):
+        members = [plain[i] for i in run]
+        percent = members[0][0].percent
+        value = tuple(v / 100 if percent else v for _, v in members)
+        first, last = members[0][0], members[-1][0]
+        out.append(Candidate(value, text[first.start:last.end], first.start, last.end,
+                             first.statement, final=last.final, percent=percent,
+                             label=first.label, listed=True))
+    return out
+
+
 def extract(text: str) -> Extraction:
     text = text[:MAX_TEXT]
     masked = _mask(text)
+    vectors = bracket_vectors(masked)[:MAX_CANDIDATES]
+    # the inside of a vector is not read again as loose numbers
+    parts: list[str] = []
+    cursor = 0
+    for vector in vectors:
+        parts += [masked[cursor:vector.start], " " * (vector.end - vector.start)]
+        cursor = vector.end
+    scalars_masked = "".join([*parts, masked[cursor:]])
     statements = split_statements(masked)
     candidates: list[Candidate] = []
+    pending = deque(vectors)
     for index, statement in enumerate(statements):
+        if len(candidates) >= MAX_CANDIDATES:
+            break  # no answer holds thousands of values; a flood of them is not read further
         found: list[Candidate] = []
-        for s, e in split_sides(masked, statement.start, statement.end):
-            found.extend(_side_candidates(text, masked, s, e, index))
+        for side_start, side_end in split_sides(scalars_masked, statement.start,
+                                                statement.end):
+            for s, e in _pieces(scalars_masked, side_start, side_end):
+                if len(candidates) + len(found) < MAX_CANDIDATES:
+                    found.extend(_side_candidates(text, scalars_masked, s, e, index))
+        while pending and pending[0].start < statement.end:
+            vector = pending.popleft()
+            if vector.start >= statement.start:
+                boxed = bool(re.search(r"\\boxed\s*\{\s*$", masked[max(0, vector.start - 12):
+                                                                  vector.start]))
+                found.append(Candidate(vector.values, text[vector.start:vector.end],
+                                       vector.start, vector.end, index, boxed=boxed,
+                                       percent=vector.percent))
+        found.sort(key=lambda c: (c.start, -c.end))
         if found:
-            last = found[-1]
-            found[-1] = Candidate(**{**last.__dict__, "final": True})
-        candidates.extend(found)
+            candidates.extend(_labelled(masked, statement, found))
+    candidates.extend(_lists(text, masked, candidates))
     return Extraction(text, tuple(statements), tuple(candidates))

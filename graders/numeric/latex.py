@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import re
 
+from graders.numeric.arith import SCALES
+
 SEP = "§"
 MAX_SIDE = 600
 MAX_BRACES = 40
 
 _THIN = re.compile(r"(?<=\d)(?:\\,|\\ |\\;|\\!|~|\{,\}|[\u2009\u202f\u00a0'])(?=\d{3}(?!\d))")
-_SPACE_GROUPS = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?: \d{3})+)(?![\d.,]| \d)")
+_SPACE_GROUPS = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?: \d{3})+)(?![\d,]|\.\d| \d)")
 _COMMA_GROUPS = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?:,\d{3})+)(?![\d]|,\d)")
+# 1.769.472: full stops as group separators, unambiguous only with two groups or more
+_DOT_GROUPS = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?:\.\d{3}){2,})(?![\d.]\d|\d)")
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,])0,(\d+)(?![\d,])")
 _TIMES_X = re.compile(r"(?<=\d)\s*[xX]\s*(?=\d)")
 
@@ -37,6 +41,7 @@ def glue_digit_groups(text: str) -> str:
     text = _THIN.sub("", text)
     text = _SPACE_GROUPS.sub(lambda m: m.group(1) + m.group(2).replace(" ", ""), text)
     text = _COMMA_GROUPS.sub(lambda m: m.group(1) + m.group(2).replace(",", ""), text)
+    text = _DOT_GROUPS.sub(lambda m: m.group(1) + m.group(2).replace(".", ""), text)
     text = _DECIMAL_COMMA.sub(r"0.\1", text)
     return _TIMES_X.sub("*", text)
 
@@ -149,7 +154,9 @@ class _Converter:
             m = re.compile(r"[A-Za-z]*\d*").match(self.text, self.pos)
             word = ch + (m.group(0) if m else "")
             self.pos += len(word) - 1
-            return f" {word} " if word in ("e", "pi", "sqrt", "exp", "ln", "log") else SEP
+            if word in ("e", "pi", "sqrt", "exp", "ln", "log"):
+                return f" {word} "
+            return f" {word.lower()} " if word.lower() in SCALES else SEP
         return SEP
 
     def run(self, stop: str = "") -> str:

@@ -1,10 +1,13 @@
 """Which extracted value answers which item, when one answer holds several (B1: d_head, the
-per-matrix count and the total). Cues near the value, the value itself (the key, a known
-mistake), and being boxed or final decide; each value answers at most one item.
+per-matrix count and the total). The label before a value and cues near it, the value itself
+(the key, a known mistake, a coarser rounding of the key), and being boxed or final decide;
+each value answers at most one item. Another value labelled for the same item with a different
+value is a rival: the grader sends the item to review with both rather than pick silently.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -13,6 +16,7 @@ from graders.documents.cues import NormalisedText, compile_cues, found_cues
 from graders.numeric.arith import Number
 from graders.numeric.config import NumericConfig
 from graders.numeric.extract import Candidate, Extraction, Value
+from graders.numeric.rounding import coarser_rounding
 
 
 @dataclass(frozen=True)
@@ -21,12 +25,13 @@ class Choice:
     value: Value
     cues: tuple[str, ...]
     confidence: float
+    rivals: tuple[Candidate, ...] = ()  # labelled for the item too, with a different value
 
 
 def close(value: Number, target: float, config: NumericConfig) -> bool:
     if config.kind == "integer":
         if isinstance(value, Fraction):
-            return value == Fraction(target).limit_denominator(1)
+            return value == round(target)
         return abs(value - target) <= 1e-9 * max(1.0, abs(target))
     tolerance = default_tolerance(target, config)
     return abs(float(value) - target) <= tolerance + 1e-12
@@ -42,28 +47,40 @@ def default_tolerance(target: float, config: NumericConfig) -> float:
     return 0.5 * 10.0**-decimals
 
 
+# a count cannot have three decimals: `589.824` groups thousands with a full stop
+_DOT_THOUSANDS = re.compile(r"[1-9]\d{0,2}\.\d{3}")
+
+
 def reading(candidate: Candidate, config: NumericConfig) -> Value:
-    """The value as the item means it: a percentage of a probability is divided by 100."""
+    """The value as the item means it: a percentage of a probability is divided by 100, and a
+    count written with a full stop between thousands is read as the count."""
     value = candidate.value
     if candidate.percent and config.probability and not isinstance(value, tuple):
         return value / 100
+    if config.kind == "integer" and _DOT_THOUSANDS.fullmatch(candidate.source):
+        return value * 1000  # `589.824` is a count with a full stop for the thousands
     return value
 
 
+def _matches(value: Value, target: object, config: NumericConfig, rounded: bool) -> bool:
+    if isinstance(value, tuple) and isinstance(target, list) and len(value) == len(target):
+        return all(close(v, float(t), config)
+                   or (rounded and coarser_rounding(v, float(t), config.rounding))
+                   for v, t in zip(value, target, strict=True))
+    if not isinstance(value, tuple) and isinstance(target, int | float):
+        return close(value, float(target), config) or (
+            rounded and coarser_rounding(value, float(target), config.rounding))
+    return False
+
+
 def _matches_any(value: Value, config: NumericConfig) -> float:
-    targets: list[tuple[object, float]] = []
-    if config.expected is not None:
-        targets.append((config.expected, 3.0))
-    targets.extend((m.value, 2.0) for m in config.known_mistakes)
-    best = 0.0
-    for target, bonus in targets:
-        if isinstance(value, tuple) and isinstance(target, list) and len(value) == len(target):
-            if all(close(v, float(t), config) for v, t in zip(value, target, strict=True)):
-                best = max(best, bonus)
-        elif not isinstance(value, tuple) and isinstance(target, int | float) \
-                and close(value, float(target), config):
-            best = max(best, bonus)
-    return best
+    if config.expected is not None and _matches(value, config.expected, config, False):
+        return 3.0
+    if any(_matches(value, m.value, config, False) for m in config.known_mistakes):
+        return 2.0
+    if config.expected is not None and _matches(value, config.expected, config, True):
+        return 1.5
+    return 0.0
 
 
 class _Surroundings:
@@ -72,27 +89,32 @@ class _Surroundings:
 
     def __init__(self, extraction: Extraction) -> None:
         self.extraction = extraction
-        self._texts: dict[int, tuple[NormalisedText, NormalisedText]] = {}
+        self._texts: dict[int, tuple[NormalisedText, NormalisedText, NormalisedText]] = {}
 
-    def of(self, position: int, candidate: Candidate) -> tuple[NormalisedText, NormalisedText]:
+    def of(self, position: int) -> tuple[NormalisedText, NormalisedText, NormalisedText]:
         texts = self._texts.get(position)
         if texts is None:
             extraction = self.extraction
+            candidate = extraction.candidates[position]
             statement = extraction.statements[candidate.statement]
             prefix = extraction.text[statement.start:candidate.end]
             before = extraction.statement_text(candidate.statement - 1)
-            texts = self._texts[position] = (NormalisedText.of(prefix), NormalisedText.of(before))
+            own = f"{candidate.label} {candidate.trailing}"
+            texts = self._texts[position] = (NormalisedText.of(own),
+                                             NormalisedText.of(prefix), NormalisedText.of(before))
         return texts
 
 
-def _cue_hits(texts: tuple[NormalisedText, NormalisedText], config: NumericConfig
-              ) -> tuple[float, tuple[str, ...]]:
+def _cue_hits(texts: tuple[NormalisedText, NormalisedText, NormalisedText],
+              config: NumericConfig) -> tuple[float, tuple[str, ...]]:
     patterns = compile_cues(config.cues)
-    prefix, before = texts
-    here = set(found_cues(prefix, patterns))
+    label, prefix, before = texts
+    own = set(found_cues(label, patterns))
+    here = set(found_cues(prefix, patterns)) | own
     near = set(found_cues(before, patterns)) - here
     avoid = set(found_cues(prefix, compile_cues(config.avoid_cues)))
-    score = min(4.0, 2.0 * len(here)) + min(2.0, 1.0 * len(near)) - 3.0 * len(avoid)
+    score = (min(4.0, 2.0 * len(here)) + min(2.0, 1.0 * len(own)) + min(2.0, 1.0 * len(near))
+             - 3.0 * len(avoid))
     return score, tuple(sorted(here | near))
 
 
@@ -100,26 +122,35 @@ def _wants_vector(config: NumericConfig) -> int:
     return len(config.expected) if isinstance(config.expected, list) else 0
 
 
+def _is_probability(value: Value) -> bool:
+    return not isinstance(value, tuple) and 0 <= float(value) <= 1
+
+
 def affinity(
     surroundings: _Surroundings, position: int, config: NumericConfig, alone: bool
 ) -> tuple[float, tuple[str, ...]] | None:
     """How well the candidate at `position` answers an item, or None when it cannot."""
     candidate = surroundings.extraction.candidates[position]
+    if candidate.working:
+        return None  # a value the student's own chain goes on from is not their answer
     length = _wants_vector(config)
     if length:
-        if not candidate.is_vector:
+        if not isinstance(candidate.value, tuple):
             return None
-        score = 2.0 if len(candidate.value) == length else 0.5  # type: ignore[arg-type]
+        score = 2.0 if len(candidate.value) == length else 0.5
+        if config.probability and not all(_is_probability(v) for v in candidate.value):
+            score -= 1.5  # the input of a softmax, not its output
     elif candidate.is_vector:
         return None
     else:
         score = 0.0
-    cue_score, cues = _cue_hits(surroundings.of(position, candidate), config)
+    cue_score, cues = _cue_hits(surroundings.of(position), config)
     value_score = _matches_any(reading(candidate, config), config)
     if cue_score <= 0 and value_score == 0 and not alone and not length:
         return None
     score += cue_score + value_score
-    score += 0.5 * candidate.boxed + 0.5 * candidate.final
+    # on a tie, the value as written beats its working (`64 (768 / 12)`)
+    score += 0.5 * candidate.boxed + 0.5 * candidate.final - 0.1 * candidate.expression
     if config.unit == "percent":
         score += 1.0 if candidate.percent else -0.5
     return score, cues
@@ -131,6 +162,7 @@ def choose(
 ) -> dict[str, Choice]:
     """Assign candidates to items: best pairs first, each candidate used once."""
     alone = len(configs) == 1
+    by_id = dict(configs)
     surroundings = _Surroundings(extraction)
     scored: list[tuple[float, int, str, Candidate, tuple[str, ...]]] = []
     for item_id, config in configs:
@@ -140,12 +172,14 @@ def choose(
                 scored.append((result[0], position, item_id, candidate, result[1]))
     scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
     chosen: dict[str, Choice] = {}
+    positions: dict[str, int] = {}
     used: set[int] = set()
     for score, position, item_id, candidate, cues in scored:
         if item_id in chosen or position in used:
             continue
-        chosen[item_id] = Choice((candidate,), reading(candidate, dict(configs)[item_id]), cues,
+        chosen[item_id] = Choice((candidate,), reading(candidate, by_id[item_id]), cues,
                                  0.95 if cues else 0.85 if score >= 3 else 0.75)
+        positions[item_id] = position
         used.add(position)
     for item_id, config in configs:
         length = _wants_vector(config)
@@ -153,16 +187,91 @@ def choose(
             assembled = _assemble(extraction, config, length, used)
             if assembled is not None:
                 chosen[item_id] = assembled
+    for item_id, position in positions.items():
+        rivals = _rivals(surroundings, position, by_id[item_id], used)
+        if rivals:
+            choice = chosen[item_id]
+            chosen[item_id] = Choice(choice.candidates, choice.value, choice.cues,
+                                     choice.confidence, rivals)
     return chosen
+
+
+def _same_answer(value: Value, chosen: Value, config: NumericConfig) -> bool:
+    """Equal within the tolerance, or one a coarser rounding of the other (`0.6652` and
+    `0.67` are one answer written twice)."""
+    if isinstance(value, tuple) and isinstance(chosen, tuple):
+        if len(value) != len(chosen):
+            return False
+        return all(_same_number(v, c, config) for v, c in zip(value, chosen, strict=True))
+    if isinstance(value, tuple) or isinstance(chosen, tuple):
+        return False
+    return _same_number(value, chosen, config)
+
+
+def _same_number(value: Number, chosen: Number, config: NumericConfig) -> bool:
+    return (close(value, float(chosen), config)
+            or coarser_rounding(value, float(chosen), config.rounding)
+            or coarser_rounding(chosen, float(value), config.rounding))
+
+
+def _plausible_rival(value: Value, chosen: Value, config: NumericConfig) -> bool:
+    if isinstance(value, tuple):
+        return isinstance(chosen, tuple) and len(value) == len(chosen) and (
+            not config.probability or all(_is_probability(v) for v in value))
+    if isinstance(chosen, tuple):
+        return False
+    if any(_matches(value, m.value, config, False) for m in config.known_mistakes):
+        return True
+    anchor = abs(float(config.expected)) if isinstance(config.expected, int | float) \
+        else abs(float(chosen))
+    return anchor / 10 <= abs(float(value)) <= anchor * 10
+
+
+# a value the student does not assert: conditional, negated, a mistake named or an example
+# ("with biases the total would be 1,771,776", "not 2,359,296", "e.g. 0.5")
+_HYPOTHETICAL = re.compile(
+    r"\b(?:would|could|if|not|n't|wrong|incorrect|mistake|instead|rather|versus|vs|e\.g|"
+    r"example|suppose|assume)\b", re.IGNORECASE)
+
+
+def _rivals(surroundings: _Surroundings, position: int, config: NumericConfig,
+            used: set[int]) -> tuple[Candidate, ...]:
+    """Other results (a chain's end, not its working) whose own label names the item, with a
+    value that differs from the chosen one beyond the tolerance and rounding, and that could be
+    an answer to it (same magnitude; a vector of the same length)."""
+    patterns = compile_cues(config.cues)
+    if not patterns:
+        return ()
+    avoid = compile_cues(config.avoid_cues)
+    candidates = surroundings.extraction.candidates
+    chosen = reading(candidates[position], config)
+    found: list[Candidate] = []
+    for other_position, other in enumerate(candidates):
+        if other_position in used or other.working \
+                or other.is_vector != isinstance(chosen, tuple):
+            continue
+        value = reading(other, config)
+        if _same_answer(value, chosen, config) or not _plausible_rival(value, chosen, config):
+            continue
+        label = surroundings.of(other_position)[0]
+        statement = surroundings.extraction.statement_text(other.statement)
+        if any(True for _ in found_cues(label, patterns)) \
+                and not any(True for _ in found_cues(label, avoid)) \
+                and not _HYPOTHETICAL.search(statement):
+            found.append(other)
+    return tuple(found)
 
 
 def _assemble(
     extraction: Extraction, config: NumericConfig, length: int, used: set[int]
 ) -> Choice | None:
-    """A vector written as separate values (`softmax(2.0) = \\boxed{0.665}` on three lines)."""
+    """A vector written as separate values (`softmax(2.0) = \\boxed{0.665}` on three lines,
+    `p_1 = 0.665, p_2 = 0.245, p_3 = 0.090`)."""
     free = [(i, c) for i, c in enumerate(extraction.candidates)
             if i not in used and not c.is_vector]
-    for pool in ([x for x in free if x[1].boxed], [x for x in free if x[1].final]):
+    pools = ([x for x in free if x[1].boxed], [x for x in free if x[1].final],
+             [x for x in free if not x[1].working and not x[1].listed])
+    for pool in pools:
         if config.probability:
             pool = [x for x in pool if _is_probability(reading(x[1], config))]
         if len(pool) >= length:
@@ -170,7 +279,3 @@ def _assemble(
             value = tuple(reading(c, config) for _, c in picked)
             return Choice(tuple(c for _, c in picked), value, (), 0.8)  # type: ignore[arg-type]
     return None
-
-
-def _is_probability(value: Value) -> bool:
-    return not isinstance(value, tuple) and 0 <= float(value) <= 1

@@ -6,6 +6,7 @@ import time
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app.db.models import Submission
@@ -108,14 +109,18 @@ def test_dashboard_for_instructors_only(api: Api) -> None:
 
 def test_dashboard_page_is_self_contained(api: Api) -> None:
     url = f"/assignments/{SLUG}/dashboard"
-    form = api.client.get(url)
+    browser = TestClient(api.client.app)  # its own cookie jar, the running app
+    form = browser.get(url)
     assert form.status_code == 200 and 'name="token"' in form.text
-    page = api.client.get(url, params={"token": api.tokens["prof"]})
+    signed_in = browser.post("/sign-in", data={"token": api.tokens["prof"], "next": url})
+    assert signed_in.status_code == 200 and signed_in.url.path == url
+    page = browser.get(url)
     assert page.status_code == 200 and "<svg" not in page.text.split("<script")[0]
     assert "application/json" in page.text and "createElementNS" in page.text
     assert "http://" not in page.text.replace("http://www.w3.org/2000/svg", "")
     assert "https://" not in page.text
-    _problem(api.client.get(url, params={"token": api.tokens["alice"]}), 403)
+    student = TestClient(api.client.app).post("/sign-in", data={"token": api.tokens["alice"]})
+    assert student.status_code == 403 and "gf_session" not in student.cookies
 
 
 @pytest.mark.parametrize(
@@ -166,15 +171,16 @@ def _numeric_ready() -> None:
 
 def _items(api: Api, answers: dict[str, str]) -> dict[str, dict[str, Any]]:
     response = api.client.post(
-        f"{UPLOAD}?wait=true",
-        json={"student_id": "s1", "answers": answers},
+        f"{UPLOAD}?wait=true&student=s1",
+        json={"student_id": "someone-else", "answers": answers},
         headers=api.auth("prof"),
     )
     assert response.status_code == 201, response.text
     body = api.client.get(
         f"/api/v1/submissions/{response.json()['id']}", headers=api.auth("prof")
     ).json()
-    assert body["student"] == "s1"  # an instructor's upload is filed under the JSON's student
+    # An instructor's upload is filed under the explicit student, never the document's claim.
+    assert body["student"] == "s1"
     return {i["id"]: i for i in body["items"]}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import time
 from typing import Any
 
 from sqlalchemy import func, select
@@ -112,11 +113,11 @@ def test_review_override_regrade_and_exemplars(api: Api) -> None:
         ).status_code
         == 403
     )
-    applied = api.client.post(
-        f"/api/v1/assignments/{SLUG}/regrade", headers=api.auth("prof")
-    ).json()
-    assert applied["job_id"] is not None and not applied["dry_run"]
-    assert _runs(api) == runs + applied["regraded"]
+    started = api.client.post(f"/api/v1/assignments/{SLUG}/regrade", headers=api.auth("prof"))
+    assert started.status_code == 202, started.text
+    applied = wait_for_regrade(api, started.json())
+    assert applied["status"] == "done" and applied["done"] == applied["total"] >= 1
+    assert _runs(api) == runs + applied["done"]
     regraded = _get(api, sid)
     item = next(i for i in regraded["items"] if i["id"] == "a5.why_heads")
     assert item["points"] == 1.5 and item["override"] is not None
@@ -125,6 +126,18 @@ def test_review_override_regrade_and_exemplars(api: Api) -> None:
     assert api.client.delete(override_url, headers=api.auth("prof")).status_code == 204
     assert api.client.delete(override_url, headers=api.auth("prof")).status_code == 404
     assert _get(api, sid)["total"] == before["total"]
+
+
+def wait_for_regrade(api: Api, job: dict[str, Any], seconds: float = 60) -> dict[str, Any]:
+    """Poll a regrade job's status until it is no longer running."""
+    deadline = time.monotonic() + seconds
+    while job["status"] == "running":
+        assert time.monotonic() < deadline, job
+        time.sleep(0.05)
+        response = api.client.get(job["status_url"], headers=api.auth("prof"))
+        assert response.status_code == 200, response.text
+        job = response.json()
+    return job
 
 
 def test_exports(api: Api) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from decimal import Decimal
 from fractions import Fraction
@@ -51,6 +52,20 @@ def test_answer_case(case):
     if "feedback" in case:
         assert case["feedback"].lower() in result.feedback.lower()
     assert result.evidence and result.evidence[0].kind == "answer"
+    _assert_student_feedback_hides_the_key(case["item"], result, case["answer"])
+
+
+def _assert_student_feedback_hides_the_key(item_id: str, result: ItemResult, answer: str) -> None:
+    """The key never appears in what the student reads, unless quoting their own writing."""
+    item = next(i for i in RUBRIC.items() if i.id == item_id)
+    expected = item.config["expected"]
+    values = expected if isinstance(expected, list) else [expected]
+    assert result.student_feedback, result
+    for value in values:
+        forms = {str(value), f"{value:,}"} if isinstance(value, int) else {f"{value:g}"}
+        for form in forms - {f for f in forms if f in answer}:
+            assert not re.search(rf"(?<![\d,.]){re.escape(form)}(?![\d,])",
+                                 result.student_feedback), (form, result.student_feedback)
 
 
 def _plain(value):

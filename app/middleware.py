@@ -1,0 +1,175 @@
+"""The HTTP edge, as plain ASGI: request bodies capped while they arrive, headers on the way out.
+
+Both run before routing, so before authentication: an anonymous client cannot make the server
+buffer a large body, and no route can forget the security headers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from collections.abc import Callable
+
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+log = logging.getLogger(__name__)
+
+# Uploads may be as large as the upload limit plus multipart framing; anything else is a small
+# JSON body or form.
+UPLOAD_PATH = re.compile(r"^/api/v1/assignments/[^/]{1,200}/submissions/?$")
+
+SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+]
+# Pages are self-contained: inline styles, scripts carrying the page's nonce, nothing fetched,
+# and never inside another site's frame.
+HTML_POLICY = (
+    "default-src 'none'; script-src {scripts}; style-src 'unsafe-inline'; "
+    "img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
+# FastAPI's interactive API pages load their scripts and styles from a CDN.
+DOCS_PATHS = frozenset({"/docs", "/redoc", "/docs/oauth2-redirect"})
+DOCS_POLICY = (
+    "default-src 'none'; script-src https://cdn.jsdelivr.net 'unsafe-inline'; "
+    "style-src https://cdn.jsdelivr.net https://fonts.googleapis.com 'unsafe-inline'; "
+    "font-src https://fonts.gstatic.com; img-src https://fastapi.tiangolo.com data:; "
+    "connect-src 'self'; worker-src blob:; base-uri 'none'; frame-ancestors 'none'"
+)
+NONCE_STATE = "csp_nonce"  # set on request.state by a page with inline scripts
+
+
+class _TooLarge(HTTPException):
+    """Raised from `receive`: as an HTTPException it reaches the problem+json handler even
+    when the route's body parsing wraps other errors (FastAPI turns those into 400)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"The request body is larger than the limit of {limit} bytes.")
+
+
+class _TooSlow(HTTPException):
+    def __init__(self) -> None:
+        super().__init__(408, "The request body stopped arriving.")
+
+
+def _problem(status: int, title: str, detail: str, path: str) -> bytes:
+    return json.dumps(
+        {"type": "about:blank", "title": title, "status": status, "detail": detail,
+         "instance": path}
+    ).encode()
+
+
+class BodyLimit:
+    """413 for a body over the cap, whether declared (Content-Length) or streamed; 408 for a
+    body that stalls longer than `read_timeout` between chunks."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        limit_for: Callable[[str], int],
+        read_timeout: float,
+    ) -> None:
+        self.app = app
+        self.limit_for = limit_for
+        self.read_timeout = read_timeout
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path: str = scope.get("path", "")
+        limit = self.limit_for(path)
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+            await self._reject(send, 413, path, limit)
+            return
+        received = 0
+        complete = False
+        started = False
+
+        async def capped_receive() -> Message:
+            nonlocal received, complete
+            if complete:  # after the body, receive() waits for a disconnect: no deadline
+                return await receive()
+            try:
+                message = await asyncio.wait_for(receive(), self.read_timeout)
+            except TimeoutError:
+                raise _TooSlow() from None
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > limit:
+                    raise _TooLarge(limit)
+                complete = not message.get("more_body", False)
+            return message
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, capped_receive, tracking_send)
+        except (_TooLarge, _TooSlow) as exc:
+            if started:
+                raise
+            await self._reject(send, 413 if isinstance(exc, _TooLarge) else 408, path, limit)
+
+    @staticmethod
+    async def _reject(send: Send, status: int, path: str, limit: int) -> None:
+        if status == 413:
+            body = _problem(
+                413, "Request too large",
+                f"The request body is larger than the limit of {limit} bytes.", path,
+            )
+        else:
+            body = _problem(408, "Request timeout", "The request body stopped arriving.", path)
+        await send({
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/problem+json"),
+                (b"content-length", str(len(body)).encode()),
+                # The rest of the body is not read: the connection cannot carry another request.
+                (b"connection", b"close"),
+                *SECURITY_HEADERS,
+            ],
+        })
+        await send({"type": "http.response.body", "body": body})
+
+
+class SecurityHeaders:
+    """nosniff and no-referrer on everything; a CSP with this response's nonce on HTML."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [
+                    (k, v) for k, v in message.get("headers", [])
+                    if k.lower() not in {name for name, _ in SECURITY_HEADERS}
+                ]
+                headers.extend(SECURITY_HEADERS)
+                content_type = dict(headers).get(b"content-type", b"")
+                if content_type.startswith(b"text/html"):
+                    nonce = scope.get("state", {}).get(NONCE_STATE)
+                    scripts = f"'nonce-{nonce}'" if nonce else "'none'"
+                    policy = (
+                        DOCS_POLICY if scope.get("path") in DOCS_PATHS
+                        else HTML_POLICY.format(scripts=scripts)
+                    )
+                    headers.append((b"content-security-policy", policy.encode()))
+                    headers.append((b"x-frame-options", b"DENY"))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)

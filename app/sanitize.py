@@ -1,0 +1,45 @@
+"""Strings that came from student bytes, made safe to store and to print.
+
+Grader feedback, error messages and located answers quote the student's document. Such a string
+may hold lone surrogates (UnicodeEncodeError when a terminal or driver encodes it), NUL (which
+PostgreSQL refuses in text and JSON), terminal escapes (ANSI colour, cursor moves, title
+changes) or bidirectional overrides that make a line read differently from what it holds. Every
+such string passes through `clean` on its way into the database and onto a terminal.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# Text written to one database column or terminal cell: generous for feedback, bounded anyway.
+DEFAULT_LIMIT = 20_000
+ELLIPSIS = "…"
+
+# C0 controls except tab and newline, DEL, C1 controls (0x9b is a one-byte CSI), and the
+# bidirectional embedding/override/isolate marks, and lone surrogates (from surrogateescape or a
+# JSON "\\ud800"), which no UTF-8 encoder accepts. A character class: linear time.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def clean(text: str, limit: int = DEFAULT_LIMIT) -> str:
+    """Valid UTF-8, no control characters but tab and newline, at most `limit` characters."""
+    if len(text) > limit:
+        text = text[: limit - 1] + ELLIPSIS
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _UNSAFE.sub("\ufffd", text)
+
+
+def clean_optional(text: str | None, limit: int = DEFAULT_LIMIT) -> str | None:
+    return None if text is None else clean(text, limit)
+
+
+def clean_json(value: Any, limit: int = DEFAULT_LIMIT) -> Any:
+    """Every string in a JSON-like structure (keys too) cleaned; other values unchanged."""
+    if isinstance(value, str):
+        return clean(value, limit)
+    if isinstance(value, dict):
+        return {clean(str(k), 200): clean_json(v, limit) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean_json(v, limit) for v in value]
+    return value

@@ -1,0 +1,92 @@
+"""Per-student upload limits: a rate (token bucket) and a storage quota. Staff are exempt.
+
+Both are kept in this process's memory: the quota's starting point is read from the database
+once per student (then every stored upload is added), the bucket starts full after a restart.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from sqlalchemy import Engine, func, select
+
+from app.db.models import Submission
+from app.errors import DomainError
+
+
+class TooManyRequests(DomainError):
+    status = 429
+    title = "Too many requests"
+    slug = "too-many-requests"
+
+
+class QuotaExceeded(DomainError):
+    status = 413
+    title = "Storage quota exceeded"
+    slug = "quota-exceeded"
+
+
+class UploadLimits:
+    def __init__(
+        self,
+        read_engine: Engine,
+        per_minute: float,
+        burst: int,
+        quota_bytes: int,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._engine = read_engine
+        self._rate = per_minute / 60.0
+        self._burst = float(burst)
+        self._quota = quota_bytes
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._buckets: dict[int, tuple[float, float]] = {}  # user id -> (tokens, at)
+        self._used: dict[int, int] = {}
+
+    def take(self, user_id: int) -> None:
+        """One upload's worth of rate, or TooManyRequests saying when to come back."""
+        now = self._clock()
+        with self._lock:
+            tokens, at = self._buckets.get(user_id, (self._burst, now))
+            tokens = min(self._burst, tokens + (now - at) * self._rate)
+            if tokens < 1.0:
+                wait = max(1, int((1.0 - tokens) / self._rate + 0.999))
+                raise TooManyRequests(
+                    f"Too many uploads; try again in {wait} s.", retry_after=wait
+                )
+            self._buckets[user_id] = (tokens - 1.0, now)
+
+    def known(self, user_id: int) -> bool:
+        return user_id in self._used
+
+    def load(self, user_id: int) -> None:
+        """Read what the student has stored so far (a thread's work: it queries)."""
+        with self._engine.connect() as connection:
+            used = connection.scalar(
+                select(func.coalesce(func.sum(Submission.size), 0)).where(
+                    Submission.uploader_id == user_id
+                )
+            )
+        with self._lock:
+            self._used.setdefault(user_id, int(used or 0))
+
+    def reserve(self, user_id: int, size: int) -> None:
+        """Count `size` bytes against the quota, or QuotaExceeded."""
+        with self._lock:
+            used = self._used.get(user_id, 0)
+            if used + size > self._quota:
+                raise QuotaExceeded(
+                    f"Storing this upload would exceed your storage quota of {self._quota} "
+                    f"bytes ({used} used).",
+                    quota_bytes=self._quota,
+                    used_bytes=used,
+                )
+            self._used[user_id] = used + size
+
+    def release(self, user_id: int, size: int) -> None:
+        """An upload that was reserved but not stored."""
+        with self._lock:
+            self._used[user_id] = max(0, self._used.get(user_id, 0) - size)

