@@ -70,6 +70,21 @@ def _plain(
     )
 
 
+def _not_asked(
+    item: RubricItem, question: Question, reason: str, absent_from: tuple[str, ...]
+) -> ItemResult:
+    """No answer to a question some handout editions do not ask: counted for nothing."""
+    editions = ", ".join(absent_from)
+    return ItemResult(
+        item_id=item.id, question=question.id, points=0, max_points=0,
+        status=Status.MISSING, confidence=1.0, grader="engine", grader_version=ENGINE_VERSION,
+        feedback=(f"{reason} The {editions} handout does not ask {question.id}, so it is not "
+                  "counted (0 of 0); if this student's handout asked it, grade it by hand."),
+        student_feedback=(f"Not counted: part {question.id} is not in every version of the "
+                          "handout, and no answer to it was found."),
+    )
+
+
 def _grade_group(
     kind: str, items: list[RubricItem], answer: LocatedAnswer, context: GradingContext
 ) -> list[ItemResult]:
@@ -117,8 +132,11 @@ def grade_submission(
         answer = submission.answers.get(question.id)
         if answer is None or not answer.text.strip():
             reason = submission.missing.get(question.id, "No answer to this question was found.")
+            absent_from = rubric.handouts_without(question)
             for item in question.items:
-                results[item.id] = _plain(item, question, Status.MISSING, reason)
+                results[item.id] = (_not_asked(item, question, reason, absent_from)
+                                    if absent_from else
+                                    _plain(item, question, Status.MISSING, reason))
             continue
         context = GradingContext(
             rubric=rubric, question=question, submission=submission,

@@ -73,6 +73,10 @@ class Question(_Strict):
     answer_kind: AnswerKind = "prose"
     # Key terms and expected values that identify this question's answer by its content.
     cues: tuple[str, ...] = ()
+    # The handout editions that ask this question (empty: all of the rubric's `handouts`). A
+    # student of another edition who has no answer to it is not marked down: its items count
+    # for neither points nor maximum.
+    handouts: tuple[str, ...] = ()
     items: tuple[RubricItem, ...] = Field(min_length=1)
 
 
@@ -90,6 +94,8 @@ class Rubric(_Strict):
     description: str = ""
     # Written/symbolic results with lower confidence than this go to the review queue.
     review_threshold: float = Field(default=0.6, ge=0.0, le=1.0)
+    # The handout editions (years, versions) this rubric grades; see Question.handouts.
+    handouts: tuple[str, ...] = ()
     questions: tuple[Question, ...] = Field(min_length=1)
     release: Release = Release()
 
@@ -105,7 +111,18 @@ class Rubric(_Strict):
             if item.id in seen_items:
                 raise ValueError(f"item id {item.id!r} is used twice")
             seen_items.add(item.id)
+        for question in self.questions:
+            unknown = sorted(set(question.handouts) - set(self.handouts))
+            if unknown:
+                raise ValueError(f"question {question.id!r} names handouts {unknown} that the "
+                                 f"rubric's `handouts` does not list")
         return self
+
+    def handouts_without(self, question: Question) -> tuple[str, ...]:
+        """The rubric's handout editions that do not ask `question`."""
+        if not question.handouts:
+            return ()
+        return tuple(h for h in self.handouts if h not in question.handouts)
 
     def items(self) -> Iterator[RubricItem]:
         for question in self.questions:

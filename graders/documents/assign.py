@@ -21,6 +21,7 @@ from graders.documents.labels import LabelMark
 Path = tuple[str | None, int | None, str | None, str | None]  # part, number, letter, roman
 
 EXACT, SUBPART, PARENT, MISMATCH = 3.0, 2.5, 2.0, -2.0
+LETTER_ONLY = 1.5  # a letter label with no number known: it names that letter of any question
 # A label naming a question number the rubric does not have ("3. Considerations" when the
 # rubric stops at 2g): that passage answers something else.
 FOREIGN = -3.0
@@ -56,6 +57,8 @@ class Unit:
     next_head: Unit | None = None
     # set on the head of a block moved to rubric order: the question it was moved for
     moved_for: int | None = None
+    # handout paragraphs (the pasted question) left out before this label's answer
+    handout: int = 0
 
     @property
     def labelled(self) -> bool:
@@ -98,9 +101,13 @@ def assign(units: list[Unit], n_questions: int) -> list[int | None]:
     best[0][0] = 0.0
     back: list[list[list[tuple[int, int, int | None]]]] = []
     for unit in units:
+        continuation = unit.mark is None
+        carry = [_continuation_content(unit, q) for q in range(n_questions)]
+        # the questions a paragraph can start (its own content) and a label's scores, once
+        starts = [q for q in range(1, size) if carry[q - 1] > 0]
+        labelled = [] if continuation else [unit_score(unit, q) for q in range(n_questions)]
         new = [[neg, neg] for _ in range(size)]
         ptr: list[list[tuple[int, int, int | None]]] = [[(0, 0, None)] * 2 for _ in range(size)]
-        continuation = unit.mark is None
         for j in range(size):
             for was in (0, 1):
                 current = best[j][was]
@@ -109,18 +116,20 @@ def assign(units: list[Unit], n_questions: int) -> list[int | None]:
                 if current > new[j][0]:
                     new[j][0] = current
                     ptr[j][0] = (j, was, None)
-                for q in range(max(j, 1), size):
+                low = max(j, 1)
+                if continuation:
+                    stay = [j] if was and j >= 1 and carry[j - 1] <= 0 else []
+                    targets: list[int] | range = stay + [q for q in starts if q >= low]
+                else:
+                    targets = range(low, size)
+                for q in targets:
                     if continuation and was and q == j:
                         # a paragraph carrying on an answer: prose around code is still the answer
-                        gain = (_continuation_content(unit, q - 1)
-                                + max(unit.kind[q - 1], 0.0) + STAY)
+                        gain = carry[q - 1] + max(unit.kind[q - 1], 0.0) + STAY
                     elif continuation:
-                        content = _continuation_content(unit, q - 1)
-                        if content <= 0:
-                            continue
-                        gain = content + unit.kind[q - 1] + SWITCH
+                        gain = carry[q - 1] + unit.kind[q - 1] + SWITCH
                     else:
-                        gain = unit_score(unit, q - 1)
+                        gain = labelled[q - 1]
                     total = current + gain
                     if total > new[q][1] + 1e-9:
                         new[q][1] = total

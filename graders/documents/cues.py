@@ -35,6 +35,9 @@ class CuePattern:
     cue: str
     regex: re.Pattern[str]
     spaced: bool  # matched against the spaced form (words) or the compact form (symbols)
+    # a substring every match contains: most cues are absent from most passages, and a
+    # substring test rules them out far faster than the regex
+    literal: str = ""
 
 
 def compile_cue(cue: str) -> CuePattern | None:
@@ -42,14 +45,14 @@ def compile_cue(cue: str) -> CuePattern | None:
     if not norm:
         return None
     if re.fullmatch(r"[a-z ]+", norm):
-        return CuePattern(cue, re.compile(r"\b" + re.escape(norm)), True)
+        return CuePattern(cue, re.compile(r"\b" + re.escape(norm)), True, norm)
     compact = norm.replace(" ", "")
     body = re.escape(compact)
     if compact[0].isdigit():
         body = r"(?<![0-9.])" + body
     if compact[-1].isdigit():
         body += r"(?![0-9])"
-    return CuePattern(cue, re.compile(body), False)
+    return CuePattern(cue, re.compile(body), False, compact)
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,10 @@ class NormalisedText:
         return cls(spaced, spaced.replace(" ", ""))
 
     def contains(self, pattern: CuePattern) -> bool:
-        return bool(pattern.regex.search(self.spaced if pattern.spaced else self.compact))
+        text = self.spaced if pattern.spaced else self.compact
+        if pattern.literal and pattern.literal not in text:
+            return False
+        return bool(pattern.regex.search(text))
 
 
 def compile_cues(cues: Iterable[str]) -> list[CuePattern]:

@@ -7,9 +7,12 @@ Since"), which the locator keeps only when they continue the current numbering.
 
 from __future__ import annotations
 
+import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+# Labels read per document (line and inline each): bounds the work on hostile input.
+MAX_LABELS = 2000
 ROMANS = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
 LETTERS = "abcdefgh"
 
@@ -24,7 +27,16 @@ class LabelMark:
     letter: str | None = None
     roman: str | None = None
     inline: bool = False
+    # columns of indentation before a list item's bullet: a deeper item sits under the label
+    # of a shallower one ("- (b)" then "  - (1)": the (1) is b's first sub-part)
+    indent: int = 0
+    bullet: bool = False
     heading: bool = False  # "Part B" on its own: sets the part, answers nothing
+    # from the document's outline (a LaTeX section, an exam-class part, a Markdown heading, an
+    # enumerate item): its path is already resolved, and `level` is the role it sets
+    # (1 number, 2 letter, 3 roman)
+    structural: bool = False
+    level: int | None = None
 
     @property
     def depth(self) -> int:
@@ -38,7 +50,14 @@ class LabelMark:
         return 3
 
 
-_LINE_PREFIX = re.compile(r"(?:[ \t]*(?:\$\$|\$|\\\[|[-*•>]|#{1,6}|\*\*)[ \t]*){0,3}")
+# list bullets, quotes, headings, maths and emphasis that may open a label's line:
+# "- **(a)**", "\\noindent\\textbf{(b)}", "> (c)", "$$1.", "__Q2__"
+_LINE_PREFIX = re.compile(
+    r"(?:[ \t]*(?:\$\$|\$|\\\[|[-*•>]|#{1,6}|\*\*|__|_|\\noindent|"
+    r"\\(?:textbf|textit|emph|underline|mathbf)\{)[ \t]*){0,4}"
+)
+# emphasis closing right after a label ("**(a)**", "\\textbf{Q1.}:")
+_CLOSE = re.compile(r"(?:\}|\*\*|\*|__|_|\$)?(?:[ \t]*[:.])?")
 _SEP = r"(?:[ \t]|\\quad|\\qquad|~)*"
 _PART_HEADING = re.compile(
     r"(?i:part|section)[ \t]+([A-Z]|[0-9]{1,2}|I{1,3}V?)\b[ \t]*[:.)\-]?", re.ASCII
@@ -51,6 +70,18 @@ _QNUM = re.compile(
 )
 _PARTNUM = re.compile(r"([A-H])[ \t]?(\d{1,2})(?!\d)(?:\.\)|[.):](?![0-9]))?(?=[\s$\\(]|$)")
 _NUM = re.compile(r"(\d{1,2})(?:[ \t]*\.\)|\)|\.(?![0-9])|-(?=[ \t]))")
+# "1b)", "1.b.ii", "2a.", "1b.ii:" - number, letter and roman written as one token
+_COMPACT = re.compile(
+    r"(\d{1,2})\.?([a-h])(?:\.?(viii|vii|vi|iv|ix|iii|ii|i|v|x))?(?:\.\)|[.):])?(?=[ \t$\\(*}_]|$)"
+)
+# "Q1-4", "Problem 2.3": question 1, its fourth part
+_QDASH = re.compile(
+    r"(?:Q(?:uestion)?|Problem|Task|Exercise)[ \t]*(\d{1,2})[ \t]*[-.][ \t]*(\d{1,2})(?![\d.]?\d)"
+    r"(?:[.):])?",
+    re.IGNORECASE,
+)
+_PAREN_NUM = re.compile(r"\((\d{1,2})\)")
+_BULLET = re.compile(r"[ \t]*[-*•+][ \t]")
 _BARE_NUM = re.compile(r"(\d{1,2})[ \t]+(?=\(?[a-h](?:\.\)|[.)]))")
 _LETTER = re.compile(
     r"(?:\(([a-h])\)|(?:[a-h]-)?([a-h])[ \t]*(?:\.\)|\)|\.(?![0-9a-z])|\.(?=[ivx]{1,4}\.?\))))"
@@ -70,6 +101,15 @@ def _token(text: str, pos: int, level: int) -> tuple[int, dict[str, object]] | N
             if value[0].isalpha() and value[0].upper() != "Q":
                 fields["part"] = value[0].upper()
             return m.end(), fields
+        m = _COMPACT.match(text, pos)
+        if m:
+            compact: dict[str, object] = {"num": int(m.group(1)), "letter": m.group(2)}
+            if m.group(3):
+                compact["roman"] = m.group(3)
+            return m.end(), compact
+        m = _QDASH.match(text, pos)
+        if m and 1 <= int(m.group(2)) <= len(LETTERS):
+            return m.end(), {"num": int(m.group(1)), "letter": LETTERS[int(m.group(2)) - 1]}
         for pattern in (_QNUM, _PARTNUM, _NUM, _BARE_NUM):
             m = pattern.match(text, pos)
             if m:
@@ -93,11 +133,18 @@ def _token(text: str, pos: int, level: int) -> tuple[int, dict[str, object]] | N
     return None
 
 
-def _group(text: str, pos: int, allow_num: bool) -> tuple[int, dict[str, object]] | None:
+def _group(
+    text: str, pos: int, allow_num: bool, bullet: bool = False, closing: bool = True
+) -> tuple[int, dict[str, object]] | None:
     """A label group: number, letter and roman tokens in that order, e.g. `2. a. i.)`."""
     fields: dict[str, object] = {}
     level = 0 if allow_num else 1
     cur = pos
+    if bullet and allow_num:
+        # "- (1) ..." on a list line: a numbered item (elsewhere "(1)" is an equation number)
+        m = _PAREN_NUM.match(text, pos)
+        if m and _AFTER.match(text, _skip_math_close(text, m.end())):
+            return _skip_math_close(text, m.end()), {"num": int(m.group(1))}
     while True:
         found = _token(text, cur, level)
         if found is None:
@@ -111,9 +158,17 @@ def _group(text: str, pos: int, allow_num: bool) -> tuple[int, dict[str, object]
         if _token(text, after_sep, level) is None:
             break
         cur = after_sep
+    if fields and closing and not _AFTER.match(text, cur):
+        closed = _CLOSE.match(text, cur)
+        if closed and closed.end() > cur and _AFTER.match(text, closed.end()):
+            cur = closed.end()
     if not fields or not _AFTER.match(text, cur):
         return None
     return cur, fields
+
+
+def _skip_math_close(text: str, pos: int) -> int:
+    return pos + 1 if text.startswith("$", pos) else pos
 
 
 def _line_starts(text: str) -> list[int]:
@@ -126,6 +181,8 @@ def find_labels(text: str) -> list[LabelMark]:
     """Every candidate label in document order (line-start and inline)."""
     marks: list[LabelMark] = []
     for line_start in _line_starts(text):
+        if len(marks) >= MAX_LABELS:
+            break  # a real solution set has a few dozen labels; past this it is not prose
         prefix = _LINE_PREFIX.match(text, line_start)
         pos = prefix.end() if prefix else line_start
         heading = _PART_HEADING.match(text, pos)
@@ -140,26 +197,53 @@ def find_labels(text: str) -> list[LabelMark]:
                 marks.append(LabelMark(line_start, end, text[pos:end].strip(), part=value,
                                        heading=True))
             continue
-        group = _group(text, pos, allow_num=True)
+        bullet = _BULLET.match(text, line_start) is not None
+        group = _group(text, pos, allow_num=True, bullet=bullet)
         if group is None:
             continue
         end, fields = group
-        marks.append(_mark(text, line_start, end, fields))
+        if _wrapped(text, line_start, pos, end):
+            continue
+        indent = len(text[line_start:pos]) - len(text[line_start:pos].lstrip(" \t"))
+        marks.append(replace(_mark(text, line_start, end, fields), indent=indent,
+                             bullet=bullet))
     marks.extend(_inline_labels(text, [(m.start, m.end) for m in marks]))
     marks.sort(key=lambda m: m.start)
     return marks
 
 
-_INLINE_BEFORE = re.compile(r"(?:(?<=[.:;)])|(?<=\$)[ \t]+|(?<=[.:;)])[ \t]+)(?=\(?[a-hivx])")
+_BARE_WORD_LABEL = re.compile(r"[a-z]{1,4}\.")
+
+
+def _wrapped(text: str, line_start: int, pos: int, end: int) -> bool:
+    """A bare "i." or "a." opening a line in the middle of a sentence is a wrapped line of
+    prose ("... that you designed in part\ni. What ..."), not a label."""
+    if pos != line_start or line_start < 2 or not _BARE_WORD_LABEL.fullmatch(
+            text[pos:end].strip()):
+        return False
+    previous = text[max(0, line_start - 200):line_start - 1].rsplit("\n", 1)[-1].rstrip()
+    return bool(previous) and (previous[-1].islower() or previous[-1] == ",")
+
+
+# after ".", ":", ";" or ")" (spaces optional) or "$" and a space: where an inline label starts
+_INLINE_BEFORE = re.compile(r"(?:[.:;)][ \t]*|\$[ \t]+)(?=\(?[a-hivx])")
 
 
 def _inline_labels(text: str, taken: list[tuple[int, int]]) -> list[LabelMark]:
     marks: list[LabelMark] = []
+    starts = [s for s, _ in taken]  # line labels, in document order
     for m in _INLINE_BEFORE.finditer(text):
+        if len(marks) >= MAX_LABELS:
+            break
         pos = m.end()
-        if any(s <= pos < e for s, e in taken) or (marks and pos < marks[-1].end):
+        dot = m.start()
+        if (text[dot] == "." and dot >= 1 and text[dot - 1].isalpha()
+                and (dot < 2 or not text[dot - 2].isalnum())):
+            continue  # the end of an abbreviation ("e.g. 1000", "i.e. the"), not a label
+        k = bisect.bisect_right(starts, pos) - 1
+        if (k >= 0 and pos < taken[k][1]) or (marks and pos < marks[-1].end):
             continue
-        group = _group(text, pos, allow_num=False)
+        group = _group(text, pos, allow_num=False, closing=False)
         if group is None:
             continue
         end, fields = group

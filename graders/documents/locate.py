@@ -9,15 +9,12 @@ headers, pasted lecture material).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graders.documents.assign import (
     CONTENT_CAP,
-    DUPLICATE_RELIABILITY,
     EXACT,
     FOREIGN,
-    INLINE_RELIABILITY,
     MISMATCH,
     PARENT,
     SUBPART,
@@ -27,9 +24,13 @@ from graders.documents.assign import (
     is_statement,
     runs_of,
 )
+from graders.documents.blocks import MAX_CHARS, outline, units_of
 from graders.documents.cues import CuePattern, NormalisedText, compile_cues
-from graders.documents.labels import LETTERS, ROMANS, LabelMark, find_labels
+from graders.documents.handout import prompt_words
+from graders.documents.labels import LabelMark
 from graders.documents.model import LocatedAnswer, LocateMethod
+from graders.documents.paths import path_match, question_keys, resolve_paths
+from graders.documents.review import flag_language, gap_candidate, label_names
 from graders.rubric import Question, Rubric
 
 
@@ -38,172 +39,6 @@ class Location:
     answers: dict[str, LocatedAnswer]
     missing: dict[str, str]
     notes: tuple[str, ...]
-
-
-_LABEL_KEY = re.compile(
-    r"^(?:([a-h])(?=\d))?(?:q|question|problem|exercise|ex|task)?(\d{1,2})"
-    r"([a-h])?(viii|vii|vi|iv|ix|iii|ii|i|v|x)?$"
-)
-
-
-def question_keys(question: Question) -> list[Path]:
-    """The label paths a question answers to, from its id and its declared labels."""
-    keys: list[Path] = []
-    for label in (question.id, *question.labels):
-        compact = re.sub(r"[^a-z0-9]", "", label.lower())
-        m = _LABEL_KEY.match(compact)
-        if m:
-            part = m.group(1).upper() if m.group(1) else None
-            key: Path = (part, int(m.group(2)), m.group(3), m.group(4))
-            if key not in keys:
-                keys.append(key)
-    if question.part and keys:
-        keys = [(k[0] or None, k[1], k[2], k[3]) for k in keys]
-    return keys
-
-
-def _seq(path: Path) -> list[object]:
-    out: list[object] = []
-    for value in path[1:]:
-        if value is None:
-            break
-        out.append(value)
-    return out
-
-
-def path_match(path: Path, keys: Sequence[Path], question_part: str) -> float:
-    best = 0.0
-    for key in keys:
-        unit_part, key_part = path[0], key[0]
-        if unit_part and key_part and unit_part != key_part:
-            continue
-        if unit_part and not key_part and question_part and unit_part != question_part.upper():
-            continue
-        unit_seq, key_seq = _seq(path), _seq(key)
-        if not unit_seq or not key_seq:
-            continue
-        if unit_seq == key_seq:
-            score = EXACT
-        elif unit_seq[: len(key_seq)] == key_seq:
-            score = SUBPART
-        elif key_seq[: len(unit_seq)] == unit_seq:
-            score = PARENT
-        else:
-            continue
-        best = max(best, score)
-    return best
-
-
-def _next_letter(letter: str | None) -> str:
-    return "a" if letter is None else chr(ord(letter) + 1)
-
-
-def _roman_index(roman: str | None) -> int:
-    return -1 if roman is None else ROMANS.index(roman)
-
-
-def resolve_paths(marks: Sequence[LabelMark]) -> list[tuple[LabelMark, Path]]:
-    """Follow the numbering through the document; drop labels that do not continue it.
-
-    Dropped: inline labels out of sequence, and a number stepping back to one already answered
-    ("2) ..." in a list inside 3(b), after 2(d)-(g) were answered): an enumeration, not a
-    question. A step back to a number not seen yet (A3 before A2) and a restart at 1 (part B)
-    are kept.
-    """
-    part: str | None = None
-    num: int | None = None
-    letter: str | None = None
-    roman: str | None = None
-    visited: set[tuple[str | None, int]] = set()
-    accepted: list[tuple[LabelMark, Path]] = []
-    for mark in marks:
-        if mark.heading:
-            part, num, letter, roman = mark.part, None, None, None
-            accepted.append((mark, (part, None, None, None)))
-            continue
-        m_letter, m_roman = mark.letter, mark.roman
-        if mark.num is None and m_letter is None and m_roman == "i" and letter == "h":
-            m_letter, m_roman = "i", None  # after (h) an "(i)" is the next letter
-        if mark.num is not None:
-            new: Path = (mark.part or part, mark.num, m_letter, m_roman)
-            if (num is not None and 1 < mark.num < num and mark.part is None
-                    and (part, mark.num) in visited):
-                continue
-        elif m_letter is not None:
-            expected = _next_letter(letter)
-            gap = ord(m_letter) - ord(expected)
-            allowed = gap == 0 if mark.inline else (0 <= gap <= 2 or m_letter == "a")
-            if not allowed or m_letter not in LETTERS:
-                continue
-            new = (part, num, m_letter, m_roman)
-        else:
-            gap = _roman_index(m_roman) - (_roman_index(roman) + 1)
-            allowed = gap == 0 if mark.inline else (0 <= gap <= 1 or m_roman == "i")
-            if not allowed:
-                continue
-            new = (part, num, letter, m_roman)
-        part, num, letter, roman = new
-        if num is not None:
-            visited.add((part, num))
-        accepted.append((mark, new))
-    return accepted
-
-
-def _units(text: str, accepted: list[tuple[LabelMark, Path]]) -> list[Unit]:
-    bounds: list[tuple[int, int, LabelMark | None, Path | None]] = []
-    starts = [m.start for m, _ in accepted] + [len(text)]
-    if accepted and accepted[0][0].start > 0:
-        bounds.append((0, accepted[0][0].start, None, None))
-    elif not accepted:
-        bounds.append((0, len(text), None, None))
-    for i, (label, label_path) in enumerate(accepted):
-        bounds.append((label.end, starts[i + 1], label, label_path))
-    units: list[Unit] = []
-    previous_path: Path | None = None
-    head_unit: Unit | None = None
-    for start, end, mark, path in bounds:
-        pieces = _paragraphs(text, start, end)
-        if mark is not None:
-            reliability = INLINE_RELIABILITY if mark.inline else 1.0
-            head = Unit(start=pieces[0][0] if pieces else start,
-                        end=pieces[0][1] if pieces else start,
-                        mark=mark, path=path, reliability=reliability)
-            if path is not None and path == previous_path and units:
-                head.reliability *= DUPLICATE_RELIABILITY
-                for unit in reversed(units):
-                    if unit.mark is not None:
-                        unit.reliability *= DUPLICATE_RELIABILITY
-                        break
-            previous_path = path
-            units.append(head)
-            head_unit = head
-            pieces = pieces[1:]
-        units.extend(Unit(start=s, end=e, head=head_unit) for s, e in pieces)
-    following: Unit | None = None
-    for unit in reversed(units):
-        if unit.mark is not None:
-            following = unit
-        else:
-            unit.next_head = following
-    return units
-
-
-def _paragraphs(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    spans: list[tuple[int, int]] = []
-    cursor = start
-    for m in re.finditer(r"\n[ \t]*\n", text[start:end]):
-        spans.append((cursor, start + m.start()))
-        cursor = start + m.end()
-    spans.append((cursor, end))
-    out: list[tuple[int, int]] = []
-    for s, e in spans:
-        while s < e and text[s].isspace():
-            s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
-        if e > s:
-            out.append((s, e))
-    return out
 
 
 def question_cues(question: Question) -> list[str]:
@@ -216,14 +51,21 @@ def question_cues(question: Question) -> list[str]:
 
 
 _CODE_SIGNS = re.compile(
-    r"^\s*(?:def |import |from \w+ import|return\b|for \w+ in |if .*:\s*$|```)"
-    r"|np\.\w+\(|\w+\s*=\s*\w+\(",
+    r"^[ \t]{0,40}(?:def |import |from \w{1,40} import|return\b|for \w{1,40} in |"
+    r"if [^\n]{0,200}:[ \t]*$|```)"
+    # bounded and anchored at a word start: `\w+\s*=` from every position of a long word is
+    # quadratic in its length
+    r"|np\.\w{1,40}\(|\b\w{1,40}[ \t]{0,4}=[ \t]{0,4}\w{1,40}\(",
     re.MULTILINE,
 )
 
 
-def _kind_score(question: Question, text: str) -> float:
-    code_signs = len(_CODE_SIGNS.findall(text))
+SCORE_CHARS = 8000
+# every code sign contains one of these; most prose passages have none
+_MAYBE_CODE = re.compile(r"=|def |import |return|```|np\.|for \w")
+
+
+def _kind_score(question: Question, text: str, code_signs: int) -> float:
     if question.answer_kind == "code":
         return 1.0 if code_signs >= 1 else -1.5
     if question.answer_kind == "numeric" and not re.search(r"\d", text):
@@ -240,6 +82,14 @@ class _Scorer:
         self.cues = [compile_cues(question_cues(q)) for q in self.questions]
         # the question numbers the rubric has, per part: a label outside them is foreign
         self.numbers = {(k[0], k[1]) for keys in self.keys for k in keys}
+        # the rubric's numbered questions counted across its parts (A1..A6 then B1..B4 are 1..10):
+        # a student who numbers part B on from part A ("Problem 7") means the 7th
+        self.running: list[tuple[str | None, int]] = []
+        for qi, keys in enumerate(self.keys):
+            if keys and keys[0][1] is not None:
+                key = (keys[0][0] or self.questions[qi].part or None, keys[0][1])
+                if key not in self.running:
+                    self.running.append(key)
         counts: dict[str, int] = {}
         for patterns in self.cues:
             for p in patterns:
@@ -253,15 +103,19 @@ class _Scorer:
 
     def score(self, units: list[Unit], text: str) -> None:
         for unit in units:
-            norm = NormalisedText.of(text[unit.start:unit.end])
-            body = text[unit.start:unit.end]
+            # what a passage is about shows in its first pages: a capped read keeps a huge
+            # unlabelled tail (hostile or not) from costing a scan per question
+            body = text[unit.start:min(unit.end, unit.start + SCORE_CHARS)]
+            norm = NormalisedText.of(body)
+            code_signs = len(_CODE_SIGNS.findall(body)) if _MAYBE_CODE.search(body) else 0
             for qi, question in enumerate(self.questions):
                 label = 0.0
                 if unit.path is not None and unit.mark is not None and not unit.mark.heading:
-                    label = path_match(unit.path, self.keys[qi], question.part)
+                    label = path_match(self.renumbered(unit.path), self.keys[qi],
+                                       question.part)
                 unit.label_scores.append(label)
                 unit.content.append(self.content(qi, norm))
-                unit.kind.append(_kind_score(question, body))
+                unit.kind.append(_kind_score(question, body, code_signs))
             if not unit.labelled:
                 continue
             if max(unit.label_scores) > 0:
@@ -269,8 +123,25 @@ class _Scorer:
                     s * unit.reliability if s > 0 else MISMATCH * unit.reliability
                     for s in unit.label_scores
                 ]
-            elif unit.path is not None and self.foreign(unit.path):
+            elif unit.path is not None and self.foreign(self.renumbered(unit.path)):
                 unit.label_scores = [FOREIGN * unit.reliability] * len(self.questions)
+
+    def handout_words(self, path: Path) -> frozenset[str]:
+        """The prompt words of the questions a label path names (for spotting pasted text)."""
+        words: frozenset[str] = frozenset()
+        for qi, question in enumerate(self.questions):
+            if question.prompt and path_match(path, self.keys[qi], question.part) > 0:
+                words |= prompt_words(question.prompt)
+        return words
+
+    def renumbered(self, path: Path) -> Path:
+        """A number no part has, read as a running number across the parts (7 -> B1)."""
+        part, num = path[0], path[1]
+        if (part is None and num is not None and self.foreign(path)
+                and len({p for p, _ in self.running}) > 1 and num <= len(self.running)):
+            new_part, new_num = self.running[num - 1]
+            return (new_part, new_num, path[2], path[3])
+        return path
 
     def foreign(self, path: Path) -> bool:
         """A label whose question number no question of the rubric has."""
@@ -286,26 +157,38 @@ def _line_of(text: str, pos: int) -> int:
 
 
 def locate(text: str, rubric: Rubric) -> Location:
-    marks = find_labels(text)
-    accepted = resolve_paths(marks)
-    units = _units(text, accepted)
+    notes: list[str] = []
+    if len(text) > MAX_CHARS:
+        notes.append(f"only the first {MAX_CHARS} characters were searched for answers "
+                     f"(the document has {len(text)})")
+        text = text[:MAX_CHARS]
+    shape = outline(text)
     scorer = _Scorer(rubric)
+    units, only_handout = units_of(text, shape, scorer.handout_words)
     scorer.score(units, text)
     assignment = assign_in_rubric_order(units, len(rubric.questions))
-    notes = _restart_notes(text, accepted)
+    notes.extend(_restart_notes(text, shape.accepted))
     answers: dict[str, LocatedAnswer] = {}
     missing: dict[str, str] = {}
     for qi, question in enumerate(rubric.questions):
         runs = runs_of(assignment, qi)
         if not runs:
-            missing[question.id] = _missing_reason(question, scorer.cues[qi])
+            candidate = gap_candidate(text, question, qi, units, assignment,
+                                      label_names(units, qi), len(rubric.questions))
+            if candidate is None:
+                missing[question.id] = _missing_reason(question, scorer, qi, only_handout)
+            else:
+                answers[question.id] = flag_language(candidate)
             continue
         chosen = next((r for r in runs if any(units[i].label_scores[qi] > 0 for i in r)),
                       runs[0])
         dropped = [units[r[0]] for r in runs if r is not chosen]
-        answers[question.id] = _located(
-            text, question, qi, [units[i] for i in chosen], dropped)
+        answers[question.id] = flag_language(_located(
+            text, question, qi, [units[i] for i in chosen], dropped))
     return Location(answers, missing, tuple(notes))
+
+
+__all__ = ["Location", "locate", "question_cues", "question_keys", "resolve_paths"]
 
 
 def _located(
@@ -353,9 +236,9 @@ def _located(
                 f"includes the passage labelled {unit.mark.raw!r} "
                 f"(line {_line_of(text, unit.start)}), which matches this question's content"
             )
-    if len(body) < len(units):
-        notes.append(f"{len(units) - len(body)} pasted question statement(s) "
-                     "(marked with their points) left out")
+    pasted = len(units) - len(body) + sum(u.handout for u in units)
+    if pasted:
+        notes.append(f"{pasted} pasted question statement(s) (the handout's wording) left out")
     if cues:
         notes.append("content cues: " + ", ".join(cues[:8]))
     return LocatedAnswer(
@@ -370,9 +253,17 @@ def _located(
     )
 
 
-def _missing_reason(question: Question, cues: list[CuePattern]) -> str:
+def _missing_reason(
+    question: Question, scorer: _Scorer, qi: int, only_handout: list[tuple[LabelMark, Path]]
+) -> str:
+    for mark, path in only_handout:
+        # "(b)" with no number before it names the letter of any question
+        loose = path[1] is None and any(k[2:] == path[2:] for k in scorer.keys[qi])
+        if loose or path_match(path, scorer.keys[qi], question.part) > 0:
+            return (f"No answer to {question.id} was found: under the label {mark.raw!r} there "
+                    "is only the question's own wording (the handout's text), no answer.")
     labels = ", ".join(dict.fromkeys((question.id, *question.labels)))
-    hint = ", ".join(p.cue for p in cues[:5])
+    hint = ", ".join(p.cue for p in scorer.cues[qi][:5])
     reason = f"No answer to {question.id} was found: no label ({labels}) in order"
     return reason + (f" and no passage mentioning {hint}." if hint else ".")
 

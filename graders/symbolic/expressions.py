@@ -13,6 +13,7 @@ MAX_NESTING = 30
 
 _UNICODE = {
     "α": r"\alpha ", "β": r"\beta ", "γ": r"\gamma ", "λ": r"\lambda ", "μ": r"\mu ",
+    "µ": r"\mu ",  # U+00B5, the micro sign, which keyboards type for mu
     "θ": r"\theta ", "σ": r"\sigma ", "Σ": r"\Sigma ", "√": r"\sqrt ", "·": r"\cdot ",
     "×": r"\times ", "−": "-", "–": "-", "≫": r"\gg ", "≈": r"\approx ", "∞": r"\infty ",
 }
@@ -30,11 +31,18 @@ class Assignment:
 def target_pattern(target: str) -> str:
     """`q` -> q not followed by a subscript; `q_1` -> q_1, q_{1}; `mu_a` -> \\mu_a, μ_a."""
     base, _, sub = target.partition("_")
-    head = rf"(?:\\{base}|{_UNICODE_REVERSE.get(base, base)})" if re.fullmatch(_GREEK, base) \
-        else re.escape(base)
+    head = rf"(?:\\{base}|{_UNICODE_REVERSE.get(base, base)}|µ)" if base == "mu" else (
+        rf"(?:\\{base}|{_UNICODE_REVERSE.get(base, base)})" if re.fullmatch(_GREEK, base)
+        else re.escape(base))
+    # a bold or vector wrapper around the name: \mathbf{q}, \boldsymbol{q}, \vec{q}, bold(q)
+    head = _WRAPPED.format(head)
     if sub:
         return head + rf"_\s*(?:\{{\s*{re.escape(sub)}\s*\}}|{re.escape(sub)}(?![\w]))"
     return head + r"(?![\w_'{])"
+
+
+_WRAPPED = (r"(?:\\(?:mathbf|boldsymbol|bm|vec|mathbold|mathit)\s*\{{\s*{0}\s*\}}"
+            r"|bold\(\s*{0}\s*\)|{0})")
 
 
 _UNICODE_REVERSE = {"alpha": "α", "beta": "β", "gamma": "γ", "lambda": "λ", "mu": "μ",
@@ -54,6 +62,10 @@ _STOP = re.compile(
 )
 
 
+# `k_i^\top q = 0`: the target is the second factor of a product, not the left-hand side
+_FACTOR_BEFORE = re.compile(
+    r"(?:\^\s*\{?\s*(?:\\top|T|\\intercal|\\mathsf\{T\}|⊤)\s*\}?|\\cdot|\*|·)\s*$"
+)
 _SIMPLE_NAME = r"\\?[A-Za-z]+(?:_\s*(?:\{[^{}]*\}|\w))?"
 _CHAIN = re.compile(_RELATION)
 
@@ -63,7 +75,7 @@ def find_assignments(text: str, target: str) -> list[Assignment]:
     pattern = re.compile(target_pattern(target) + _RELATION)
     for m in pattern.finditer(text):
         before = text[max(0, m.start() - 40):m.start()]
-        if before.endswith(("\\|", "|", "^", "_")):
+        if before.endswith(("\\|", "|", "^", "_")) or _FACTOR_BEFORE.search(before):
             continue
         stripped = before.rstrip()
         if stripped and not _LEFT_OK.search(stripped):
@@ -121,7 +133,9 @@ def tidy(expression: str) -> str:
     out = re.sub(r"\*\*", "^", out)
     # d_model (plain) is one name, as d_{model} is: give multi-letter subscripts braces
     out = re.sub(r"(?<=[A-Za-z])_([A-Za-z]{2,})\b", r"_{\1}", out)
-    out = re.sub(r"\\(?:text|mathrm|mathit|operatorname)\s*\{([^{}]*)\}", r"\1", out)
+    out = re.sub(r"\\(?:text|mathrm|mathit|operatorname|mathbf|boldsymbol|bm|vec|mathbold)"
+                 r"\s*\{([^{}]*)\}", r"\1", out)
+    out = re.sub(r"\bbold\(\s*([^()]*)\)", r"\1", out)  # Typst
     # \gamma(x) would be read as the Gamma function: a Greek scale factor multiplies
     out = re.sub(rf"\\({_GREEK})\s*\(", r"\\\1 \\cdot (", out)
     return re.sub(r"\s+", " ", out).strip()
@@ -149,7 +163,8 @@ def refusal(expression: str) -> str | None:
     return None
 
 
-_NAME = r"(\\?[A-Za-z]+|[αβγλμθσ])"
+# a scalar's name, with a short subscript (t_1, t_{2}: one scale factor per head)
+_NAME = r"(\\?[A-Za-z]+(?:_\s*\{?\s*\w{1,3}\s*\}?)?|[αβγλμθσ])"
 _DECLARATIONS = (
     # "where S is a big scalar", "s is some large constant" (the adjective may be misread)
     re.compile(_NAME + r"\s+is\s+(?:a|an|some)\s+(?:\w+\s+){0,2}?"
@@ -164,9 +179,10 @@ def declared_scalars(text: str) -> set[str]:
     names: set[str] = set()
     for pattern in _DECLARATIONS:
         for m in pattern.finditer(text):
-            name = m.group(1).lstrip("\\")
+            name = re.sub(r"[\s{}]", "", m.group(1).lstrip("\\"))
             name = _GREEK_NAMES.get(name, name)
-            if len(name) == 1 or re.fullmatch(_GREEK, name):
+            base = name.split("_", 1)[0]
+            if len(base) == 1 or re.fullmatch(_GREEK, base):
                 names.add(name)
     return names
 

@@ -89,6 +89,11 @@ def _candidates(text: str, target: str, whole_is_expression: bool) -> list[Assig
 def _read(pool: SymbolicPool, config: SymbolicConfig, text: str, target: str, expected: str,
           whole_is_expression: bool) -> Reading:
     found = _candidates(text, target, whole_is_expression)
+    # a name the rubric accepts for the target ({q_a: q_1}: the student named the queries by
+    # the values they pick out)
+    for alias, name in config.aliases.items():
+        if not found and name == target:
+            found = find_assignments(text, alias)
     if not found:
         return Reading(target, None, UNREAD, {}, f"no expression for {target} was found")
     last: Reading | None = None

@@ -59,13 +59,17 @@ def test_rubric_scores_21_points_and_reports_accuracies_unscored():
 
 
 @pytest.mark.shared
-@pytest.mark.parametrize(("seed", "unasked"), [
-    ("002_ac63fb4f2dd973a5.txt", {"1e.c2", "1e.why"}),
-    ("003_7c8f698f1dade37d.txt", {"1b.i", "2d", "2d.baseline", "2f", "2g.i"}),
+@pytest.mark.parametrize(("seed", "unasked", "out_of"), [
+    # 2022 handout: no 1e (3 points), so graded out of 18
+    ("002_ac63fb4f2dd973a5.txt", {"1e.c2", "1e.why"}, 18),
+    # 2021 handout: no extraction matrix 1b.i (2 points), so graded out of 19
+    ("003_7c8f698f1dade37d.txt", {"1b.i", "2d", "2d.baseline", "2f", "2g.i"}, 19),
 ])
-def test_seed_graded_end_to_end(seed: str, unasked: set[str], graded: _Graded) -> None:
+def test_seed_graded_end_to_end(
+    seed: str, unasked: set[str], out_of: int, graded: _Graded
+) -> None:
     outcome = graded(seed)
-    assert outcome.max_points == Decimal(21)
+    assert outcome.max_points == Decimal(out_of)
     for result in outcome.items:
         where = f"{result.item_id}: {result.status} {result.feedback}"
         assert result.status not in (Status.GRADER_ERROR, Status.PENDING), where

@@ -107,6 +107,7 @@ def test_a_pasted_question_marked_with_points_is_left_out_of_the_answer():
     parsed = _read(text, ATTENTION)
     assert parsed.answers["1b"].text.startswith("q = \\beta")
     assert "pasted question" in parsed.answers["1b"].note
-    # a lone statement is kept: it is all there is to grade
+    # a lone statement is the question, not an answer: never graded, and the reason says so
     alone = _read("(b) (4 points) An average of two.\n", ATTENTION)
-    assert alone.answers["1b"].text.startswith("(4 points)")
+    assert "1b" not in alone.answers
+    assert "only the question's own wording" in alone.missing["1b"]

@@ -1,0 +1,189 @@
+"""From text to scored-unit candidates: the document's labels (outline first, then the labels
+written in the text), the handout text around them left out, cut into paragraphs.
+
+Three kinds of handout text never become units: the statement before an answer marker
+("Answer:", "My answer:", `\\begin{solution}`), the introduction of an outline heading whose
+first child label follows (a section's preamble before its "(a)"), and the leading paragraphs
+of a block that read as the question (`handout.is_handout`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from graders.documents.assign import DUPLICATE_RELIABILITY, INLINE_RELIABILITY, Path, Unit
+from graders.documents.handout import is_handout
+from graders.documents.labels import LabelMark, find_labels
+from graders.documents.paths import resolve_paths
+from graders.documents.structure import ANSWER_ENV, ANSWER_MARK, structural_marks
+
+# Location reads at most this much of a document; a solution set is 5-60 kB, and past the cap
+# the rest is reported, not read (hostile uploads of megabytes of labels must stay bounded).
+MAX_CHARS = 200_000
+# Labels and paragraphs beyond these counts are merged into the unit before them: the
+# assignment is quadratic in the questions and linear in the units, so this bounds its cost.
+MAX_MARKS = 400
+MAX_UNITS = 1200
+
+_MARKER_LINE = re.compile(r"(?m)^[^\n]{0,160}")
+
+
+@dataclass(frozen=True)
+class Outline:
+    accepted: list[tuple[LabelMark, Path]]
+    intro: frozenset[int]  # indices in `accepted` whose own text is only an introduction
+    answered: frozenset[int]  # indices whose statement ended at an answer marker
+    handout_spans: tuple[tuple[int, int], ...]  # statements before an answer marker
+
+
+def answer_markers(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every line that opens an answer: "Answer:", `\\begin{solution}`, ..."""
+    found: list[tuple[int, int]] = []
+    for line in _MARKER_LINE.finditer(text):
+        m = ANSWER_ENV.match(line.group(0)) or ANSWER_MARK.match(line.group(0))
+        if m:
+            found.append((line.start(), line.start() + m.end()))
+    return found
+
+
+def outline(text: str) -> Outline:
+    struct = structural_marks(text)
+    markers = answer_markers(text)
+    marker_starts = [s for s, _ in markers]
+    handout: list[tuple[int, int]] = []
+    answered: set[int] = set()
+    adjusted: list[LabelMark] = []
+    for i, mark in enumerate(struct):
+        block_end = struct[i + 1].start if i + 1 < len(struct) else len(text)
+        k = bisect.bisect_left(marker_starts, mark.end)
+        if k < len(markers) and markers[k][0] < block_end:
+            handout.append((mark.end, markers[k][0]))
+            mark = replace(mark, end=markers[k][1])
+            answered.add(mark.start)
+        adjusted.append(mark)
+    heading_lines = [(m.start, m.end) for m in struct]
+    starts = [s for s, _ in heading_lines]
+    handout_starts = [s for s, _ in handout]
+
+    def covered(pos: int) -> bool:
+        k = bisect.bisect_right(starts, pos) - 1
+        if k >= 0 and heading_lines[k][0] <= pos < heading_lines[k][1]:
+            return True
+        h = bisect.bisect_right(handout_starts, pos) - 1
+        return h >= 0 and handout[h][0] <= pos < handout[h][1]
+
+    plain = [m for m in find_labels(text) if not covered(m.start)]
+    marks = sorted(adjusted + plain, key=lambda m: m.start)[:MAX_MARKS]
+    accepted = resolve_paths(marks)
+    intro: set[int] = set()
+    for index, (mark, path) in enumerate(accepted[:-1]):
+        if not mark.structural or mark.start in answered:
+            continue
+        child = accepted[index + 1][1]
+        if _extends(child, path):
+            intro.add(index)
+    marked = frozenset(i for i, (m, _) in enumerate(accepted) if m.start in answered)
+    return Outline(accepted, frozenset(intro), marked, tuple(handout))
+
+
+def _extends(child: Path, parent: Path) -> bool:
+    """A path one or more levels deeper than `parent`, under it."""
+    depth = sum(1 for v in parent[1:] if v is not None)
+    child_depth = sum(1 for v in child[1:] if v is not None)
+    return child_depth > depth and child[1:1 + depth] == parent[1:1 + depth] and depth > 0
+
+
+def paragraphs(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    cursor = start
+    for m in re.finditer(r"\n[ \t]*\n", text[start:end]):
+        spans.append((cursor, start + m.start()))
+        cursor = start + m.end()
+    spans.append((cursor, end))
+    out: list[tuple[int, int]] = []
+    for s, e in spans:
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e > s:
+            out.append((s, e))
+    return out
+
+
+def units_of(
+    text: str, shape: Outline, words_for: Callable[[Path], frozenset[str]]
+) -> tuple[list[Unit], list[tuple[LabelMark, Path]]]:
+    """One unit per label (its first answer paragraph) and one per paragraph after it; and the
+    labels under which there is only the question's own wording."""
+    only_handout: list[tuple[LabelMark, Path]] = []
+    accepted = shape.accepted
+    bounds: list[tuple[int, int, int | None]] = []
+    starts = [m.start for m, _ in accepted] + [len(text)]
+    if accepted and accepted[0][0].start > 0:
+        bounds.append((0, accepted[0][0].start, None))
+    elif not accepted:
+        bounds.append((0, len(text), None))
+    for i, (label, _path) in enumerate(accepted):
+        bounds.append((min(label.end, starts[i + 1]), starts[i + 1], i))
+    units: list[Unit] = []
+    previous_path: Path | None = None
+    head_unit: Unit | None = None
+    for start, end, index in bounds:
+        pieces = paragraphs(text, start, end)
+        if index is None:
+            units.extend(Unit(start=s, end=e, head=head_unit) for s, e in pieces)
+            continue
+        mark, path = accepted[index]
+        if index in shape.intro:
+            continue
+        words = words_for(path)
+        dropped = 1 if index in shape.answered else 0
+        while pieces and is_handout(text[pieces[0][0]:pieces[0][1]], words):
+            pieces.pop(0)
+            dropped += 1
+        if not pieces:
+            if dropped:
+                only_handout.append((mark, path))
+            continue
+        reliability = INLINE_RELIABILITY if mark.inline else 1.0
+        head = Unit(start=pieces[0][0], end=pieces[0][1], mark=mark, path=path,
+                    reliability=reliability, handout=dropped)
+        if path == previous_path and units:
+            head.reliability *= DUPLICATE_RELIABILITY
+            for unit in reversed(units):
+                if unit.mark is not None:
+                    unit.reliability *= DUPLICATE_RELIABILITY
+                    break
+        previous_path = path
+        units.append(head)
+        head_unit = head
+        units.extend(Unit(start=s, end=e, head=head_unit) for s, e in pieces[1:])
+    units = _capped(units)
+    following: Unit | None = None
+    for unit in reversed(units):
+        if unit.mark is not None:
+            following = unit
+        else:
+            unit.next_head = following
+    return units, only_handout
+
+
+def _capped(units: list[Unit]) -> list[Unit]:
+    """Past MAX_UNITS, paragraphs join the labelled unit before them, then everything left
+    joins the last unit kept."""
+    if len(units) <= MAX_UNITS:
+        return units
+    merged: list[Unit] = []
+    for unit in units:
+        if merged and unit.mark is None:
+            merged[-1].end = unit.end
+        else:
+            merged.append(unit)
+    if len(merged) > MAX_UNITS:
+        merged[MAX_UNITS - 1].end = merged[-1].end
+        merged = merged[:MAX_UNITS]
+    return merged
