@@ -21,6 +21,7 @@ from graders.sandbox.cgroup import ZygoteCgroups, sweep_stale
 from graders.sandbox.policy import SandboxPolicy
 from graders.sandbox.protocol import FRAME_HEAD, encode_frame
 from graders.sandbox.seccomp_filter import filter_bpf
+from graders.sandbox.text import clean_text
 
 HERE = Path(__file__).resolve().parent
 ZYGOTE_SOURCE = (HERE / "zygote_main.py").read_text()
@@ -142,21 +143,27 @@ class ZygoteProcess:
             with contextlib.suppress(OSError):
                 os.rmdir(root_dir)  # empty on our side: the zygote mounted over it privately
         layers = hello.get("layers", {})
-        self.layers = {name: (bool(v.get("active")), str(v.get("detail", "")))
+        self.layers = {clean_text(str(name), 40): (bool(v.get("active")),
+                                                   clean_text(str(v.get("detail", "")), 500))
                        for name, v in layers.items()}
         if seccomp_error and not self.layers.get("seccomp", (False, ""))[0]:
             self.layers["seccomp"] = (False, seccomp_error)
 
-    def run(self, job: dict[str, Any], payload: bytes, timeout_s: float) -> RawOutcome:
+    def run(self, job: dict[str, Any], payload: bytes, timeout_s: float, job_id: int
+            ) -> RawOutcome:
         if not self.alive():
             raise ZygoteDied("the zygote is not running")
         # The zygote reads only the small control header; the job itself travels as an opaque
-        # blob that only the child parses.
-        control = {"id": job.get("id"), "timeout": timeout_s}
+        # blob that only the child parses. The job number stays in the control header: a
+        # child learns nothing of how many jobs ran before it.
+        control = {"id": job_id, "timeout": timeout_s}
         self._send(encode_frame(control, encode_frame(job, payload)))
         reply, data = self._receive(time.monotonic() + timeout_s + RELAY_MARGIN_S)
+        if reply.get("id") != job_id:
+            self.stop()
+            raise ZygoteDied("the zygote answered for another job")
         if reply.get("status") == "zygote_error":
-            raise ZygoteDied(f"the zygote failed: {reply.get('detail')}")
+            raise ZygoteDied(f"the zygote failed: {clean_text(str(reply.get('detail')), 300)}")
         result_len = int(reply.get("result_len", 0))
         return RawOutcome(
             status=str(reply.get("status")), exit_code=reply.get("exit_code"),

@@ -40,7 +40,8 @@ SYS_PIVOT_ROOT = 155  # x86_64
 SYS_SECCOMP = 317  # x86_64
 SECCOMP_SET_MODE_FILTER = 1
 SECCOMP_FILTER_FLAG_SPEC_ALLOW = 1 << 2
-SETUP_FAILED = 121  # child exit code: a layer the plan requires could not be set up
+READY = b"R"  # the child's word, on a pipe it closes before student code: layers are in place
+READY_FD = 4  # where the child holds that pipe while it sets up
 DRAIN_TICK_S = 0.02  # how often a running job's pipes are emptied
 PIPE_SIZE = 1 << 20
 _DONE = json.dumps({"kind": "done"}).encode()
@@ -121,6 +122,18 @@ def _wipe(buffer: bytearray, n: int) -> None:
         ctypes.memset((ctypes.c_char * n).from_buffer(buffer), 0, n)
 
 
+class ChildStart(BaseException):
+    """Raised in a freshly forked child once its layers are in place: it unwinds every frame of
+    the serving loop, so nothing of the zygote (its config, the previous job's reply, counters,
+    buffers) stays reachable when the student's code runs. Not an Exception: nothing on the
+    way may catch it."""
+
+    def __init__(self, job: memoryview, run: Any) -> None:
+        super().__init__()
+        self.job = job
+        self.run = run
+
+
 class Zygote:
     def __init__(self, config: dict[str, Any], proto_in: int, proto_out: int) -> None:
         self.config = config
@@ -134,7 +147,9 @@ class Zygote:
         self.bpf_prog = _SockFprog(len(bpf) // 8, ctypes.addressof(self.bpf_buffer))
         self.address_space_base = 0
         self.unreaped = 0
-        self.result_len = self.output_kept = self.output_total = 0
+        # The job being drained: kept in a buffer wiped after each job, so that no number of a
+        # previous student's job lives in a Python object a later child could find.
+        self.counts = (ctypes.c_int64 * 3)()  # result bytes, output kept, output total
         limits = config["limits"]
         # Student data (the job, the results, the output) only ever lives in these buffers,
         # wiped after each job, never in Python objects of ours that a later child could find.
@@ -384,6 +399,7 @@ class Zygote:
             finally:
                 _wipe(self.result_buffer, result_len)
                 _wipe(self.output_buffer, output_len)
+                ctypes.memset(self.counts, 0, ctypes.sizeof(self.counts))
             self._reap(block=False)
 
     def _reap(self, block: bool) -> None:
@@ -405,21 +421,32 @@ class Zygote:
                 fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
         in_r, in_w = os.pipe()
         os.close(in_w)  # the child's stdin reads end-of-file at once
+        ready_r, ready_w = os.pipe()
         pidns = self.layers.get("pid_namespace", (False, ""))[0]
         started = time.monotonic()
         if pidns:
             self._new_pidns()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - runs in the child
-            self._child(job_len, timeout, in_r, out_w, res_w)
+            self._child(job_len, timeout, (in_r, out_w, out_w, res_w, ready_w))
         _wipe(self.job_buffer, job_len)  # the child has its copy
         if pidns:
             self._reset_pidns()
-        for fd in (in_r, out_w, res_w):
+        for fd in (in_r, out_w, res_w, ready_w):
             os.close(fd)
+        # Set-up health comes on a pipe of its own that the child closes before the student's
+        # code runs: nothing the student does (an exit code, a frame) can speak for it.
+        ready = _await_ready(ready_r, started + timeout)
         forked = time.monotonic()
-        status, result_len, output_len, output_total, exited = self._watch(
-            pid, res_r, out_r, started + timeout, limits)
+        if ready:
+            status, output_total, exited = self._watch(pid, res_r, out_r, started + timeout,
+                                                       limits)
+        else:
+            _kill(pid)
+            os.close(res_r)
+            os.close(out_r)
+            status, output_total, exited = "setup_failed", 0, False
+        result_len, output_len = int(self.counts[0]), int(self.counts[1])
         drained = time.monotonic()
         exit_code = signal_number = None
         if exited:
@@ -438,17 +465,14 @@ class Zygote:
             "phases_ms": [(forked - started) * 1000, (drained - forked) * 1000,
                           (time.monotonic() - drained) * 1000],
         }
-        if status == "ok" and exit_code == SETUP_FAILED:
-            reply["status"] = "setup_failed"
         return reply, result_len, output_len
 
     def _watch(self, pid: int, res_r: int, out_r: int, deadline: float,
-               limits: dict[str, int]) -> tuple[str, int, int, int, bool]:
+               limits: dict[str, int]) -> tuple[str, int, bool]:
         """Wait for the child, collecting its result and output pipes.
 
         The pipes are enlarged and only drained on hang-up, exit or a periodic tick, so a
         job costs a couple of wake-ups instead of one per frame the child writes."""
-        self.result_len = self.output_kept = self.output_total = 0
         status = "ok"
         pidfd = os.pidfd_open(pid)
         poller = select.poll()
@@ -463,8 +487,9 @@ class Zygote:
             if status != "ok":
                 break
             if not open_fds:
-                done = self.result_len >= len(DONE_FRAME) and memoryview(self.result_buffer)[
-                    self.result_len - len(DONE_FRAME):self.result_len] == DONE_FRAME
+                end = self.counts[0]
+                done = end >= len(DONE_FRAME) and memoryview(self.result_buffer)[
+                    end - len(DONE_FRAME):end] == DONE_FRAME
                 if done or exited:
                     break  # finished: no need to wait for the kernel to free its memory
             remaining = deadline - time.monotonic()
@@ -483,21 +508,22 @@ class Zygote:
         os.close(pidfd)
         os.close(res_r)
         os.close(out_r)
-        return status, self.result_len, self.output_kept, self.output_total, exited
+        return status, int(self.counts[2]), exited
 
     def _drain(self, res_r: int, out_r: int, open_fds: set[int], limits: dict[str, int]) -> str:
         result_view = memoryview(self.result_buffer)
         output_view = memoryview(self.output_buffer)
         scratch = memoryview(self.scratch)
+        counts = self.counts
         for fd in list(open_fds):
             while True:
                 if fd == res_r:
-                    if self.result_len >= limits["result_bytes"]:
+                    if counts[0] >= limits["result_bytes"]:
                         return "result_limit"
-                    target = result_view[self.result_len:limits["result_bytes"]]
+                    target = result_view[counts[0]:limits["result_bytes"]]
                 else:
-                    target = (output_view[self.output_kept:]
-                              if self.output_kept < len(output_view) else scratch)
+                    target = (output_view[counts[1]:]
+                              if counts[1] < len(output_view) else scratch)
                 try:
                     count = os.readv(fd, [target])
                 except BlockingIOError:
@@ -506,35 +532,46 @@ class Zygote:
                     open_fds.discard(fd)
                     break
                 if fd == res_r:
-                    self.result_len += count
+                    counts[0] += count
                 else:
                     if target is not scratch:
-                        self.output_kept += count
-                    self.output_total += count
-                    if self.output_total > limits["output_kill"]:
+                        counts[1] += count
+                    counts[2] += count
+                    if counts[2] > limits["output_kill"]:
                         return "output_limit"
         return "ok"
 
-    def _child(self, job_len: int, timeout: float, in_r: int, out_w: int, res_w: int) -> None:
-        code = SETUP_FAILED
+    def _child(self, job_len: int, timeout: float, fds: tuple[int, ...]) -> None:
+        """In the forked child: isolate, report readiness on the private pipe, then unwind to
+        main() (ChildStart), which drops the zygote and runs the job. Never returns."""
         try:
             os.setsid()
             if self.layers.get("ipc_namespace", (False, ""))[0]:
                 _unshare(CLONE_NEWIPC, "NEWIPC")
-            high = [os.dup(fd) for fd in (in_r, out_w, out_w, res_w)]
+            high = [os.dup(fd) for fd in fds]  # stdin, stdout, stderr, results, ready
             for target, fd in enumerate(high):
                 os.dup2(fd, target)
-            os.closerange(4, 1 << 16)
+            os.closerange(READY_FD + 1, 1 << 16)
             for name, step in (("rlimits", self._set_rlimits), ("uid_drop", self._drop_uid),
                                ("seccomp", self._load_seccomp)):
                 if self.layers.get(name, (False, ""))[0]:
                     step(timeout)
-            code = 0
-            self.harness["run"](memoryview(self.job_buffer)[:job_len], 3)
+            os.write(READY_FD, READY)
+            os.close(READY_FD)
         except BaseException:
-            pass
-        finally:
-            os._exit(code)
+            os._exit(1)  # no word on the ready pipe: the zygote reports the set-up failure
+        raise ChildStart(memoryview(self.job_buffer)[:job_len], self.harness["run"])
+
+
+def _await_ready(fd: int, deadline: float) -> bool:
+    """The child's set-up report: READY, or end-of-file when set-up failed (or the deadline)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    word = b""
+    if poller.poll(max(0.0, deadline - time.monotonic()) * 1000):
+        word = os.read(fd, len(READY))
+    os.close(fd)
+    return word == READY
 
 
 def _kill(pid: int) -> None:
@@ -599,9 +636,21 @@ def main() -> None:
     import numpy.random  # noqa: F401
 
     zygote = Zygote(config, proto_in, proto_out)
+    del frame, config
     zygote.setup()
     zygote.warm_up()
-    zygote.serve()
+    try:
+        zygote.serve()
+        return
+    except ChildStart as start:  # we are a job's child, every layer in place
+        job, run = start.job, start.run
+    # The serving frames went with the exception; the zygote object (config, layer reports,
+    # buffers of other jobs) goes now, before the student's code can look for it.
+    del zygote
+    try:
+        run(job, 3)
+    finally:
+        os._exit(0)
 
 
 if __name__ == "__main__":
