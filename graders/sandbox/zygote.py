@@ -20,7 +20,7 @@ import numpy as np
 from graders.sandbox.cgroup import ZygoteCgroups, sweep_stale
 from graders.sandbox.policy import SandboxPolicy
 from graders.sandbox.protocol import FRAME_HEAD, encode_frame
-from graders.sandbox.seccomp_filter import filter_bpf
+from graders.sandbox.seccomp_filter import filter_bpf, policy_summary
 from graders.sandbox.text import clean_text
 
 HERE = Path(__file__).resolve().parent
@@ -120,7 +120,7 @@ class ZygoteProcess:
         config = {
             "uid": self.uid, "root_dir": root_dir, "binds": binds, "symlinks": symlinks,
             "hidden": hidden, "sys_path": sys_path, "cgroups": cgroups,
-            "disable": sorted(policy.disabled), "seccomp_bpf": bpf, "harness": HARNESS_SOURCE,
+            "disable": sorted(policy.disabled), "seccomp_bpf": bpf, "seccomp_summary": policy_summary(), "harness": HARNESS_SOURCE,
             "limits": {
                 "cpu_seconds": max(1, int(policy.timeout_s + 0.999)) + 1,
                 "memory_mb": policy.memory_mb, "nproc": policy.nproc, "nofile": policy.nofile,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import fcntl
 import json
 import os
@@ -285,9 +286,7 @@ class Zygote:
                        f"+{limits['memory_mb']} MiB, NPROC {limits['nproc']}, FSIZE 0, NOFILE "
                        f"{limits['nofile']}, CORE 0",
             "uid_drop": f"uid/gid {self.config['uid']}, no supplementary groups, no capabilities",
-            "seccomp": "deny-list filter (sockets, exec, fork/clone, kill, ptrace, mount, "
-                       "namespaces, SysV IPC, io_uring, bpf, keyctl, ...) returning EPERM; "
-                       "no_new_privs",
+            "seccomp": self.config.get("seccomp_summary", "a filter"),
         }
         for name in ("rlimits", "uid_drop", "seccomp"):
             ok, why = report.get(name, [False, "not reported"])
@@ -295,6 +294,8 @@ class Zygote:
                 ok, why = False, f"uid inside is {inside.get('uid')}"
             if ok and name == "seccomp" and not inside.get("socket_blocked"):
                 ok, why = False, "a socket could still be created"
+            if ok and name == "seccomp" and not inside.get("unlisted_blocked"):
+                ok, why = False, "a call outside the allow-list (fsync) was not refused"
             self.layers[name] = (bool(ok), details[name] if ok else why)
         if pidns and inside.get("pid") != 1:
             self.layers["pid_namespace"] = (False, f"pid inside is {inside.get('pid')}, not 1")
@@ -606,6 +607,12 @@ def _verify_inside() -> dict[str, Any]:
         found["socket_blocked"] = False
     except OSError:
         found["socket_blocked"] = True
+    # fsync is on no deny-list but off the allow-list: refused only by an allow-list filter.
+    try:
+        os.fsync(1)
+        found["unlisted_blocked"] = False
+    except OSError as exc:
+        found["unlisted_blocked"] = exc.errno == errno.EPERM
     found["network"] = False
     if not found["socket_blocked"]:
         try:
