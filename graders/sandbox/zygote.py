@@ -8,7 +8,6 @@ import os
 import select
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ import numpy as np
 from graders.sandbox.cgroup import ZygoteCgroups, sweep_stale
 from graders.sandbox.policy import SandboxPolicy
 from graders.sandbox.protocol import FRAME_HEAD, encode_frame
+from graders.sandbox.root import root_plan
 from graders.sandbox.seccomp_filter import filter_bpf, policy_summary
 from graders.sandbox.text import clean_text
 
@@ -53,26 +53,18 @@ class RawOutcome:
     phases_ms: tuple[float, ...] = ()  # fork, run until the pipes closed, reaping
 
 
-def _filesystem_plan() -> tuple[list[str], list[list[str]], list[str], list[str]]:
-    """Directories to bind read-only into the minimal root, symlinks to recreate, directories
-    to hide under an empty mount, and the import path inside."""
-    numpy_dir = Path(np.__file__).resolve().parent
-    site_dir = numpy_dir.parent
-    stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
-    binds = [str(stdlib), str(numpy_dir)]
-    libs = site_dir / "numpy.libs"
-    if libs.is_dir():
-        binds.append(str(libs))
-    symlinks: list[list[str]] = []
-    for system_dir in ("/lib", "/lib64", "/usr/lib", "/usr/lib64"):
-        path = Path(system_dir)
-        if path.is_symlink():
-            symlinks.append([system_dir, os.readlink(path)])
-        elif path.is_dir():
-            binds.append(system_dir)
-    # The interpreter's own site-packages may hold anything: hide it.
-    hidden = [str(stdlib / "site-packages")] if (stdlib / "site-packages").is_dir() else []
-    return binds, symlinks, hidden, [str(site_dir), str(stdlib / "lib-dynload")]
+def _root_config() -> dict[str, Any]:
+    """What the zygote needs to build its private root, and a host file to check it by."""
+    plan = root_plan()
+    witness = str(Path(np.__file__).resolve())
+    info = os.stat(witness)
+    return {
+        "root": plan.as_config(), "root_bytes": plan.size + (32 << 20),
+        "root_detail": ("private read-only tmpfs, re-executed from: a copy of "
+                        + plan.describe() + "; no /etc, /proc, /tmp, /dev, grader or other "
+                        "host files, no host file mapped"),
+        "host_file": [witness, info.st_dev, info.st_ino], "sys_path": plan.sys_path,
+    }
 
 
 class ZygoteProcess:
@@ -102,7 +94,6 @@ class ZygoteProcess:
             policy.cgroup_pids)
         self.starts += 1
         root_dir = tempfile.mkdtemp(prefix="gradeformer-root-")
-        binds, symlinks, hidden, sys_path = _filesystem_plan()
         try:
             bpf = filter_bpf().hex()
             seccomp_error = ""
@@ -118,8 +109,8 @@ class ZygoteProcess:
             else:
                 cgroups[layer + "_error"] = self.cgroups.errors.get(layer, "unavailable")
         config = {
-            "uid": self.uid, "root_dir": root_dir, "binds": binds, "symlinks": symlinks,
-            "hidden": hidden, "sys_path": sys_path, "cgroups": cgroups,
+            **_root_config(), "zygote": ZYGOTE_SOURCE,
+            "uid": self.uid, "root_dir": root_dir, "cgroups": cgroups,
             "disable": sorted(policy.disabled), "seccomp_bpf": bpf, "seccomp_summary": policy_summary(), "harness": HARNESS_SOURCE,
             "limits": {
                 "cpu_seconds": max(1, int(policy.timeout_s + 0.999)) + 1,

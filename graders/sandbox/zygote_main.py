@@ -43,6 +43,9 @@ SECCOMP_SET_MODE_FILTER = 1
 SECCOMP_FILTER_FLAG_SPEC_ALLOW = 1 << 2
 READY = b"R"  # the child's word, on a pipe it closes before student code: layers are in place
 READY_FD = 4  # where the child holds that pipe while it sets up
+CONFIG_FD = 3  # the config, across the re-execution into the private root
+STATUS_FD = 5  # /proc/self/status, opened before the private root hid /proc
+PIDNS_FD = 6  # /proc/self/ns/pid, likewise
 DRAIN_TICK_S = 0.02  # how often a running job's pipes are emptied
 PIPE_SIZE = 1 << 20
 _DONE = json.dumps({"kind": "done"}).encode()
@@ -82,6 +85,22 @@ def _read_frame(fd: int) -> tuple[dict[str, Any], bytes] | None:
     if header is None or payload is None:
         return None
     return json.loads(header), payload
+
+
+def _move_fd(fd: int, target: int) -> None:
+    """Put `fd` at `target`, inheritable across exec."""
+    if fd == target:
+        os.set_inheritable(fd, True)
+        return
+    os.dup2(fd, target)
+    os.close(fd)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _read_exact(fd: int, n: int) -> bytes | None:
@@ -178,26 +197,19 @@ class Zygote:
     # ---- once, at startup ------------------------------------------------------------------
     def setup(self) -> None:
         cfg = self.config
+        # The cgroups and the private root were set up before NumPy was imported (and, with
+        # the root, by the interpreter we re-executed from): see early_setup.
+        self.layers.update({name: (bool(ok), str(detail)) for name, (ok, detail) in
+                            cfg["early_layers"].items()})
         self.layer("fresh_interpreter", self._check_fresh, "python -I -S, cleared environment, "
                    "OPENBLAS_NUM_THREADS=1; imports numpy and nothing of the grader's")
         self.address_space_base = _vm_size()
-        cgroups = cfg.get("cgroups", {})
-        for name in ("cgroup_memory", "cgroup_pids"):
-            path = cgroups.get(name)
-            if path:
-                detail = f"{cgroups[name + '_limit']} ({os.path.basename(path)})"
-                self.layer(name, lambda p=path: _join_cgroup(p), detail)
-            else:
-                self.layers[name] = (False, cgroups.get(name + "_error", "no cgroup given"))
         self.layer("network_namespace", lambda: _unshare(CLONE_NEWNET, "NEWNET"),
                    "no network interfaces except a down loopback")
         self.layer("uts_namespace", lambda: _unshare(CLONE_NEWUTS, "NEWUTS"), "own hostname")
         self.layer("ipc_namespace", lambda: _unshare(CLONE_NEWIPC, "NEWIPC"),
                    "a fresh SysV IPC namespace per job")
         self.layer("pid_namespace", self._open_pidns, "a fresh PID namespace per job (PID 1)")
-        self.layer("minimal_root", self._minimal_root,
-                   "read-only root with the Python stdlib, NumPy and system libraries only; "
-                   "no /etc, /proc, /tmp, /dev or grader files")
         self._probe_child_layers()
 
     def _check_fresh(self) -> None:
@@ -210,7 +222,8 @@ class Zygote:
             raise RuntimeError(f"unexpected environment variables {sorted(extra)}")
 
     def _open_pidns(self) -> None:
-        self.pidns_fd = os.open("/proc/self/ns/pid", os.O_RDONLY)
+        self.pidns_fd = os.dup(PIDNS_FD)  # non-inheritable: no child gets it
+        os.close(PIDNS_FD)
         self._new_pidns()
         self._reset_pidns()
 
@@ -221,30 +234,6 @@ class Zygote:
         # unshare(CLONE_NEWPID) only takes effect for the next child, and a second unshare fails
         # until we point pid_for_children back at our own namespace.
         _check(_libc.setns(self.pidns_fd, CLONE_NEWPID), "setns(pid)")
-
-    def _minimal_root(self) -> None:
-        root = self.config["root_dir"]
-        _unshare(CLONE_NEWNS, "NEWNS")
-        _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
-        _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755")
-        for link, target in self.config.get("symlinks", []):
-            os.makedirs(os.path.dirname(root + link), exist_ok=True)
-            os.symlink(target, root + link)
-        for src in self.config["binds"]:
-            dst = root + src
-            os.makedirs(dst, exist_ok=True)
-            _mount(src, dst, None, MS_BIND | MS_REC, None)
-            _mount(None, dst, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, None)
-        for path in self.config.get("hidden", []):
-            if os.path.isdir(root + path):
-                _mount("tmpfs", root + path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4k")
-        os.chdir(root)
-        os.mkdir(".old")
-        _check(_libc.syscall(SYS_PIVOT_ROOT, b".", b".old"), "pivot_root")
-        os.chdir("/")
-        _check(_libc.umount2(b"/.old", MNT_DETACH), "umount old root")
-        os.rmdir("/.old")
-        _mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, None)
 
     def _probe_child_layers(self) -> None:
         """Fork one child through the per-job setup and let it verify each layer from inside."""
@@ -267,7 +256,7 @@ class Zygote:
                     report[name] = [True, ""]
                 except Exception as exc:
                     report[name] = [False, f"{type(exc).__name__}: {exc}"]
-            report["verify"] = [True, json.dumps(_verify_inside())]
+            report["verify"] = [True, json.dumps(_verify_inside(self.config.get("host_file")))]
             os.write(w, json.dumps(report).encode())
             os._exit(0)
         if pidns:
@@ -301,6 +290,8 @@ class Zygote:
             self.layers["pid_namespace"] = (False, f"pid inside is {inside.get('pid')}, not 1")
         if self.layers.get("minimal_root", (False, ""))[0] and inside.get("sees_etc"):
             self.layers["minimal_root"] = (False, "/etc is visible inside")
+        if self.layers.get("minimal_root", (False, ""))[0] and inside.get("host_file"):
+            self.layers["minimal_root"] = (False, "a runtime file inside is the host's own file")
         if self.layers.get("network_namespace", (False, ""))[0] and inside.get("network"):
             self.layers["network_namespace"] = (False, "127.0.0.1 is reachable inside")
 
@@ -582,14 +573,99 @@ def _kill(pid: int) -> None:
 
 
 def _vm_size() -> int:
+    """Our address space now. In a private root there is no /proc: the status file was opened
+    before we re-executed (same process, so it describes us) and left at STATUS_FD."""
     try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmSize:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
+        try:
+            os.lseek(STATUS_FD, 0, os.SEEK_SET)
+            text = os.read(STATUS_FD, 1 << 16).decode()
+            os.close(STATUS_FD)
+        except OSError:
+            with open("/proc/self/status") as fh:
+                text = fh.read()
+        for line in text.splitlines():
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
         pass
     return 512 << 20
+
+
+def early_setup(config: dict[str, Any]) -> dict[str, tuple[bool, str]]:
+    """Before NumPy is imported: join the cgroups (their files are not in the private root),
+    then build the private root and re-execute the interpreter from it, never returning. When
+    the root cannot be built we carry on here, and the layer report says why."""
+    disabled = set(config.get("disable", []))
+    layers: dict[str, tuple[bool, str]] = {}
+    cgroups = config.get("cgroups", {})
+    for name in ("cgroup_memory", "cgroup_pids"):
+        path = cgroups.get(name)
+        if not path:
+            layers[name] = (False, cgroups.get(name + "_error", "no cgroup given"))
+            continue
+        try:
+            _join_cgroup(path)
+            layers[name] = (True, f"{cgroups[name + '_limit']} ({os.path.basename(path)})")
+        except OSError as exc:
+            layers[name] = (False, f"{type(exc).__name__}: {exc}")
+    if "minimal_root" in disabled:
+        layers["minimal_root"] = (False, "disabled by the operator")
+        return layers
+    try:
+        _private_root(config["root"], config["root_dir"], config["root_bytes"])
+    except Exception as exc:
+        layers["minimal_root"] = (False, f"{type(exc).__name__}: {exc}")
+        return layers
+    layers["minimal_root"] = (True, config["root_detail"])
+    _reexecute(config, layers)
+    return layers  # not reached
+
+
+def _private_root(plan: dict[str, Any], root: str, size: int) -> None:
+    """A tmpfs of our own holding copies of the runtime's files at their host paths, made our
+    root (pivot_root) and read-only. Nothing in it is a host inode: no inotify, page-cache,
+    lock or timing channel to the host or to another zygote goes through it."""
+    _unshare(CLONE_NEWNS, "NEWNS")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
+    _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode=0755")
+    for directory in plan["dirs"]:
+        os.makedirs(root + directory, mode=0o755, exist_ok=True)
+    for link, target in plan["symlinks"]:
+        os.symlink(target, root + link)
+    for path in plan["files"]:
+        info = os.stat(path)
+        with open(path, "rb") as src, open(root + path, "wb") as dst:
+            os.sendfile(dst.fileno(), src.fileno(), 0, info.st_size)
+        # Readable by the jobs' uid, never writable or set-id; the modification time is kept
+        # so the interpreter trusts the copied bytecode caches.
+        os.chmod(root + path, (info.st_mode & 0o555) | 0o444)
+        os.utime(root + path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    os.chdir(root)
+    os.mkdir(".old")
+    _check(_libc.syscall(SYS_PIVOT_ROOT, b".", b".old"), "pivot_root")
+    os.chdir("/")
+    _check(_libc.umount2(b"/.old", MNT_DETACH), "umount old root")
+    os.rmdir("/.old")
+    _mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, None)
+
+
+def _reexecute(config: dict[str, Any], layers: dict[str, tuple[bool, str]]) -> None:
+    """Run the zygote again from the private copy of the interpreter, so that no host file
+    stays mapped in it (and so in any child). Fds 0 and 1 are still the parent's pipes; the
+    rest of the config follows on CONFIG_FD."""
+    executable = config["root"]["executable"]
+    source = config.pop("zygote")
+    del config["root"]
+    config["early_layers"] = layers
+    data = json.dumps(config).encode()
+    memfd = os.memfd_create("zygote-config")
+    view = memoryview(data)
+    while view:
+        view = view[os.write(memfd, view):]
+    os.lseek(memfd, 0, os.SEEK_SET)
+    _move_fd(memfd, CONFIG_FD)
+    os.execve(executable, [executable, "-I", "-S", "-c", source, "--private-root"],
+              dict(os.environ))
 
 
 def _join_cgroup(path: str) -> None:
@@ -597,11 +673,16 @@ def _join_cgroup(path: str) -> None:
         fh.write(str(os.getpid()))
 
 
-def _verify_inside() -> dict[str, Any]:
+def _verify_inside(host_file: list[Any] | None) -> dict[str, Any]:
     import socket
 
     found: dict[str, Any] = {"uid": os.getuid(), "pid": os.getpid(),
                              "sees_etc": os.path.exists("/etc/passwd")}
+    if host_file:
+        path, device, inode = host_file
+        with contextlib.suppress(OSError):
+            inside = os.stat(path)
+            found["host_file"] = (inside.st_dev, inside.st_ino) == (device, inode)
     try:
         socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
         found["socket_blocked"] = False
@@ -626,16 +707,23 @@ def _verify_inside() -> dict[str, Any]:
 
 
 def main() -> None:
+    if sys.argv[1:] == ["--private-root"]:  # re-executed inside the private root
+        config = json.loads(_read_all(CONFIG_FD))
+        os.close(CONFIG_FD)
+    else:
+        frame = _read_frame(0)
+        if frame is None:
+            return
+        config = frame[0]
+        _move_fd(os.open("/proc/self/status", os.O_RDONLY), STATUS_FD)
+        _move_fd(os.open("/proc/self/ns/pid", os.O_RDONLY), PIDNS_FD)
+        config["early_layers"] = early_setup(config)
     proto_in = os.dup(0)
     proto_out = os.dup(1)
     empty_r, empty_w = os.pipe()
     os.close(empty_w)
     os.dup2(empty_r, 0)
     os.dup2(2, 1)  # the parent points our stderr at /dev/null: stray prints go nowhere
-    frame = _read_frame(proto_in)
-    if frame is None:
-        return
-    config = frame[0]
     sys.path.extend(config["sys_path"])
     import numpy
     import numpy.fft
@@ -643,7 +731,7 @@ def main() -> None:
     import numpy.random  # noqa: F401
 
     zygote = Zygote(config, proto_in, proto_out)
-    del frame, config
+    del config
     zygote.setup()
     zygote.warm_up()
     try:
