@@ -42,6 +42,7 @@ SYS_SECCOMP = 317  # x86_64
 SECCOMP_SET_MODE_FILTER = 1
 SECCOMP_FILTER_FLAG_SPEC_ALLOW = 1 << 2
 READY = b"R"  # the child's word, on a pipe it closes before student code: layers are in place
+READY_WAIT_S = 5.0  # set-up takes a millisecond; a child silent this long is stuck
 READY_FD = 4  # where the child holds that pipe while it sets up
 CONFIG_FD = 3  # the config, across the re-execution into the private root
 STATUS_FD = 5  # /proc/self/status, opened before the private root hid /proc
@@ -138,8 +139,10 @@ def _read_into(fd: int, buffer: bytearray, n: int) -> bool:
 
 def _wipe(buffer: bytearray, n: int) -> None:
     """Zero what a job left in a reused buffer: the next job's child inherits our memory."""
+    # Addressed through a c_char, never a (c_char * n) type: ctypes keeps every array type it
+    # makes, so a type per job's length would leave each job's sizes for the next child.
     if n:
-        ctypes.memset((ctypes.c_char * n).from_buffer(buffer), 0, n)
+        ctypes.memset(ctypes.addressof(ctypes.c_char.from_buffer(buffer)), 0, n)
 
 
 class ChildStart(BaseException):
@@ -560,7 +563,7 @@ def _await_ready(fd: int, deadline: float) -> bool:
     poller = select.poll()
     poller.register(fd, select.POLLIN)
     word = b""
-    if poller.poll(max(0.0, deadline - time.monotonic()) * 1000):
+    if poller.poll(max(0.0, min(deadline - time.monotonic(), READY_WAIT_S)) * 1000):
         word = os.read(fd, len(READY))
     os.close(fd)
     return word == READY
@@ -738,7 +741,8 @@ def main() -> None:
         zygote.serve()
         return
     except ChildStart as start:  # we are a job's child, every layer in place
-        job, run = start.job, start.run
+        job, run = bytes(start.job), start.run
+        start.job.release()  # the zygote's job buffer (sized by earlier jobs) goes too
     # The serving frames went with the exception; the zygote object (config, layer reports,
     # buffers of other jobs) goes now, before the student's code can look for it.
     del zygote
