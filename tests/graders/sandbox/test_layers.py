@@ -86,3 +86,18 @@ def test_without_capabilities_the_layers_degrade_honestly() -> None:
     for layer in ("minimal_root", "network_namespace", "pid_namespace", "uid_drop"):
         assert active[layer] is False, layer
     assert active["seccomp"] is True and active["rlimits"] is True
+
+
+def test_the_policy_names_the_allow_list_and_the_root() -> None:
+    from graders.sandbox import LayerStatus, policy_facts
+    from graders.sandbox.seccomp_filter import ALLOWED, ALLOWED_WITH
+
+    facts = dict(policy_facts())
+    assert f"allow-list of {len(ALLOWED) + len(ALLOWED_WITH)} system calls" in facts["seccomp"]
+    assert facts["root"].startswith("private read-only tmpfs")
+    assert "exit code" in facts["set-up health"]
+    degraded = dict(policy_facts(layers=[
+        LayerStatus("minimal_root", False, "PermissionError: unshare(NEWNS)", True),
+        LayerStatus("seccomp", False, "no filter was given", True)]))
+    assert "NOT private" in degraded["root"] and "unshare" in degraded["root"]
+    assert degraded["seccomp"].startswith("NO FILTER")
