@@ -30,7 +30,8 @@ from graders.code.config import resolve_battery  # noqa: E402
 from graders.sandbox import Call, Job, Sandbox, probe_layers  # noqa: E402
 from graders.sandbox.pool import _encode_job  # noqa: E402
 from graders.sandbox.protocol import parse_results  # noqa: E402
-from graders.sandbox.zygote import ENVIRONMENT, HARNESS_SOURCE, _filesystem_plan  # noqa: E402
+from graders.sandbox.root import root_plan  # noqa: E402
+from graders.sandbox.zygote import ENVIRONMENT, HARNESS_SOURCE  # noqa: E402
 
 SUBMISSION = """
 import numpy as np
@@ -125,7 +126,7 @@ def cold_run(job: Job, jobs: int, workers: int) -> tuple[list[float], float]:
 
     header, payload = _encode_job(job, SandboxPolicy(), 2.0)
     frame = encode_frame(header, payload)
-    sys_path = json.dumps(_filesystem_plan()[3])
+    sys_path = json.dumps(root_plan().sys_path)
 
     def one(_: int) -> float:
         started = time.perf_counter()

@@ -118,7 +118,7 @@ def root_plan() -> RootPlan:
     libs = site_dir / "numpy.libs"
     if libs.is_dir():
         _add_tree(plan, libs, frozenset())
-    objects = [executable] + sorted(f for f in plan.files if ".so" in os.path.basename(f))
+    objects = [executable, *sorted(f for f in plan.files if ".so" in os.path.basename(f))]
     for library in sorted(_shared_libraries(objects)):
         _add(plan, library)
     # Directories only reached through a link still need their parents.

@@ -111,7 +111,8 @@ class ZygoteProcess:
         config = {
             **_root_config(), "zygote": ZYGOTE_SOURCE,
             "uid": self.uid, "root_dir": root_dir, "cgroups": cgroups,
-            "disable": sorted(policy.disabled), "seccomp_bpf": bpf, "seccomp_summary": policy_summary(), "harness": HARNESS_SOURCE,
+            "disable": sorted(policy.disabled), "seccomp_bpf": bpf,
+            "seccomp_summary": policy_summary(), "harness": HARNESS_SOURCE,
             "limits": {
                 "cpu_seconds": max(1, int(policy.timeout_s + 0.999)) + 1,
                 "memory_mb": policy.memory_mb, "nproc": policy.nproc, "nofile": policy.nofile,

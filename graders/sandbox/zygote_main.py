@@ -721,6 +721,10 @@ def main() -> None:
         _move_fd(os.open("/proc/self/status", os.O_RDONLY), STATUS_FD)
         _move_fd(os.open("/proc/self/ns/pid", os.O_RDONLY), PIDNS_FD)
         config["early_layers"] = early_setup(config)
+        # Not re-executed: drop what only the root needed (thousands of strings every child
+        # would otherwise free, copying the pages that hold them).
+        config.pop("root", None)
+        config.pop("zygote", None)
     proto_in = os.dup(0)
     proto_out = os.dup(1)
     empty_r, empty_w = os.pipe()

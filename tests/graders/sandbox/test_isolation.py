@@ -67,7 +67,7 @@ import numpy as np
 def attention(Q, K, V):
     rng = np.random.default_rng()
     big = rng.standard_normal((300, 300))
-    np.linalg.inv(big); np.linalg.svd(big[:40, :40]); np.linalg.eigh(big[:30, :30] @ big[:30, :30].T)
+    np.linalg.inv(big); np.linalg.svd(big[:40, :40]); np.linalg.eigh(big[:9, :9] @ big[:9, :9].T)
     np.linalg.solve(big, big[:, 0]); np.fft.rfft(big[0]); np.einsum("ij,kj->ik", Q, K)
     (big @ big.T).trace(); np.random.seed(3); np.random.rand(2); random.random()
     with warnings.catch_warnings():
@@ -118,7 +118,8 @@ def test_the_runtime_inside_is_a_private_copy(sandbox: Sandbox) -> None:
     host = _host_ids()
     source = ("import json, os\n"
               f"HOST = json.loads({json.dumps(json.dumps(host))})\n"
-              "same = [p for p, ids in HOST.items() if [os.stat(p).st_dev, os.stat(p).st_ino] == ids]\n"
+              "same = [p for p, ids in HOST.items()\n"
+              "        if [os.stat(p).st_dev, os.stat(p).st_ino] == ids]\n"
               "print(json.dumps([len(HOST), same]))\n")
     count, same = json.loads(run(sandbox, source).output)
     assert count == len(host) and same == []
