@@ -11,7 +11,10 @@ per process; the zygote does the copying, once when it starts.
 
 from __future__ import annotations
 
+import mmap
 import os
+import stat
+import struct
 import subprocess
 import sys
 import sysconfig
@@ -28,6 +31,8 @@ STDLIB_SKIPPED = frozenset({"site-packages", "test", "tests", "idlelib", "tkinte
 NUMPY_SKIPPED = frozenset({"tests", "include", "f2py", "_pyinstaller"})
 SKIPPED_SUFFIXES = (".pyi", ".pxd", ".h", ".c", ".a", ".opt-1.pyc", ".opt-2.pyc", ".txt", ".md")
 MAX_LINK_DEPTH = 16
+PT_LOAD, PT_DYNAMIC, PT_INTERP = 1, 2, 3
+DT_NEEDED, DT_STRTAB, DT_RPATH, DT_RUNPATH = 1, 5, 15, 29
 
 
 @dataclass
@@ -74,18 +79,109 @@ def _add(plan: RootPlan, path: str, depth: int = 0) -> None:
 
 
 def _add_tree(plan: RootPlan, top: Path, skipped: frozenset[str]) -> None:
+    """A resolved directory's files: os.walk follows no link, so only a file itself can be
+    one (and only those need the walk along their path)."""
     for directory, subdirs, files in os.walk(top):
         subdirs[:] = [d for d in subdirs if d not in skipped]
         plan.dirs.add(directory)
         for name in files:
-            if not name.endswith(SKIPPED_SUFFIXES) and name != "_tkinter" and \
-                    not name.startswith("_tkinter."):
-                _add(plan, os.path.join(directory, name))
+            if name.endswith(SKIPPED_SUFFIXES) or name.startswith("_tkinter."):
+                continue
+            path = os.path.join(directory, name)
+            info = os.lstat(path)
+            if stat.S_ISLNK(info.st_mode):
+                _add(plan, path)
+            elif stat.S_ISREG(info.st_mode) and path not in plan.files:
+                plan.files.add(path)
+                plan.size += info.st_size
+
+
+def _dynamic_section(path: str) -> tuple[str, list[str], list[str]] | None:
+    """An ELF64 little-endian object's program interpreter, DT_NEEDED names and search path
+    (RPATH/RUNPATH with $ORIGIN expanded); None for anything else."""
+    try:
+        with open(path, "rb") as fh:
+            # Mapped, not read: only the headers and the dynamic section are ever touched.
+            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    with data:
+        return _parse_dynamic(data, path)
+
+
+def _parse_dynamic(data: mmap.mmap, path: str) -> tuple[str, list[str], list[str]] | None:
+    if len(data) < 64 or data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        return None
+    phoff, = struct.unpack_from("<Q", data, 32)
+    phentsize, phnum = struct.unpack_from("<HH", data, 54)
+    loads: list[tuple[int, int, int]] = []
+    dynamic = interp = None
+    for index in range(phnum):
+        kind, _, offset, vaddr, _, filesz, _, _ = struct.unpack_from(
+            "<IIQQQQQQ", data, phoff + index * phentsize)
+        if kind == PT_LOAD:
+            loads.append((vaddr, offset, filesz))
+        elif kind == PT_DYNAMIC:
+            dynamic = (offset, filesz)
+        elif kind == PT_INTERP:
+            interp = data[offset:offset + filesz].rstrip(b"\0").decode()
+    if dynamic is None:
+        return interp or "", [], []
+    entries = [struct.unpack_from("<qQ", data, dynamic[0] + i)
+               for i in range(0, dynamic[1], 16)]
+    strtab = next((v for tag, v in entries if tag == DT_STRTAB), None)
+    base = next((off + strtab - va for va, off, size in loads
+                 if strtab is not None and va <= strtab < va + size), None)
+    if base is None:
+        return None
+
+    def string(at: int) -> str:
+        return data[base + at:data.find(b"\0", base + at)].decode()
+
+    needed = [string(v) for tag, v in entries if tag == DT_NEEDED]
+    origin = os.path.dirname(os.path.realpath(path))
+    search = [d.replace("$ORIGIN", origin).replace("${ORIGIN}", origin)
+              for tag, v in entries if tag in (DT_RPATH, DT_RUNPATH) for d in string(v).split(":")]
+    return interp or "", needed, search
 
 
 def _shared_libraries(objects: list[str]) -> set[str]:
-    """What the dynamic loader resolves for these ELF objects (ldd, one call for all); when
-    ldd is missing, the libraries this process has mapped."""
+    """Every shared library these ELF objects load, transitively, resolved as the dynamic
+    loader does (their own search paths, then the system directories). Objects this cannot
+    read are handed to ldd."""
+    multiarch = sysconfig.get_config_var("MULTIARCH") or ""
+    system = [d for top in ("/lib", "/usr/lib", "/usr/local/lib")
+              for d in (os.path.join(top, multiarch), top) if multiarch or d == top]
+    system += ["/lib64", "/usr/lib64"]
+    found: set[str] = set()
+    unreadable: list[str] = []
+    pending = list(objects)
+    while pending:
+        current = pending.pop()
+        section = _dynamic_section(current)
+        if section is None:
+            unreadable.append(current)
+            continue
+        interp, needed, search = section
+        libraries = [interp] if interp else []
+        for name in needed:
+            candidates = [os.path.join(d, name) for d in [*search, *system]]
+            hit = name if "/" in name else next((c for c in candidates if os.path.isfile(c)),
+                                                None)
+            if hit is None:
+                unreadable.append(current)
+            else:
+                libraries.append(os.path.normpath(hit))
+        for library in libraries:
+            if library not in found:
+                found.add(library)
+                pending.append(library)
+    if unreadable:
+        found |= _ldd(sorted(set(unreadable)))
+    return {path for path in found if path not in objects}
+
+
+def _ldd(objects: list[str]) -> set[str]:
     found: set[str] = set()
     try:
         done = subprocess.run(["ldd", *objects], capture_output=True, text=True, timeout=60,
@@ -96,13 +192,7 @@ def _shared_libraries(objects: list[str]) -> set[str]:
                     found.add(os.path.normpath(word.rstrip(":")))
     except (OSError, subprocess.SubprocessError):
         pass
-    if not found:
-        with open("/proc/self/maps") as maps:
-            for line in maps:
-                path = line.split()[-1]
-                if path.startswith("/") and ".so" in os.path.basename(path):
-                    found.add(path)
-    return {path for path in found if path not in objects}
+    return found
 
 
 @cache

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import select
@@ -33,6 +34,9 @@ ENVIRONMENT = {
     "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
     "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0",
 }
+
+
+_CGROUP_SERIAL = itertools.count()
 
 
 class ZygoteDied(Exception):
@@ -89,8 +93,10 @@ class ZygoteProcess:
         self.stop()
         policy = self.policy
         sweep_stale()
+        # Named by our pid (stale-group sweeping reads it) and a number no other zygote of this
+        # process has: closing one sandbox kills whatever is in its groups, never another's.
         self.cgroups = ZygoteCgroups.create(
-            f"{os.getpid()}-{self.slot}-{self.starts}", policy.cgroup_memory_mb << 20,
+            f"{os.getpid()}-{self.slot}-{next(_CGROUP_SERIAL)}", policy.cgroup_memory_mb << 20,
             policy.cgroup_pids)
         self.starts += 1
         root_dir = tempfile.mkdtemp(prefix="gradeformer-root-")
@@ -171,6 +177,9 @@ class ZygoteProcess:
             self.process.stdin.write(data)
             self.process.stdin.flush()
         except (BrokenPipeError, OSError) as exc:
+            # Its pipe can close well before it is reaped (a dying zygote first frees its
+            # private root): stop it now, so that a retry starts a new one.
+            self.stop()
             raise ZygoteDied(f"cannot write to the zygote: {exc}") from exc
 
     def _receive(self, deadline: float) -> tuple[dict[str, Any], bytes]:

@@ -638,7 +638,12 @@ def _private_root(plan: dict[str, Any], root: str, size: int) -> None:
     for path in plan["files"]:
         info = os.stat(path)
         with open(path, "rb") as src, open(root + path, "wb") as dst:
-            os.sendfile(dst.fileno(), src.fileno(), 0, info.st_size)
+            offset = 0
+            while offset < info.st_size:
+                sent = os.sendfile(dst.fileno(), src.fileno(), offset, info.st_size - offset)
+                if not sent:
+                    raise OSError(f"{path} ended early")
+                offset += sent
         # Readable by the jobs' uid, never writable or set-id; the modification time is kept
         # so the interpreter trusts the copied bytecode caches.
         os.chmod(root + path, (info.st_mode & 0o555) | 0o444)

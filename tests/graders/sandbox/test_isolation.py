@@ -176,3 +176,16 @@ def test_the_root_is_read_only_and_holds_only_the_plan(sandbox: Sandbox) -> None
               "    print(type(e).__name__, e.errno)\n")
     assert run(sandbox, source).output.split()[0] in {"OSError", "PermissionError"}
     assert_healthy(sandbox)
+
+
+def test_closing_one_sandbox_leaves_another_running(sandbox: Sandbox) -> None:
+    # Each zygote has cgroups of its own: closing a sandbox kills what is in its groups only.
+    before = sandbox.zygote_pids()
+    other = Sandbox(SandboxPolicy(timeout_s=0.5))
+    try:
+        other.missing_required()
+    finally:
+        other.close()
+    assert sandbox.zygote_pids() == before
+    assert all(z.alive() for z in sandbox._zygotes)
+    assert_healthy(sandbox)
