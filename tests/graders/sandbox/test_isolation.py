@@ -189,3 +189,21 @@ def test_closing_one_sandbox_leaves_another_running(sandbox: Sandbox) -> None:
     assert sandbox.zygote_pids() == before
     assert all(z.alive() for z in sandbox._zygotes)
     assert_healthy(sandbox)
+
+
+def test_the_plan_finds_the_libraries_the_loader_would() -> None:
+    import shutil
+
+    from graders.sandbox import root
+
+    if shutil.which("ldd") is None:
+        pytest.skip("ldd is not installed")
+    plan = root_plan()
+    objects = [plan.executable, *sorted(f for f in plan.files
+                                        if ".so" in os.path.basename(f)
+                                        and f.startswith(str(Path(np.__file__).parent)))]
+    ours = {os.path.realpath(p) for p in root._shared_libraries(objects)}
+    loader = {os.path.realpath(p) for p in root._ldd(objects)} - {os.path.realpath(o)
+                                                                  for o in objects}
+    assert loader <= ours
+    assert {os.path.realpath(p) for p in loader} <= {os.path.realpath(f) for f in plan.files}
