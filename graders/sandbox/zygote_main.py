@@ -630,7 +630,13 @@ def _private_root(plan: dict[str, Any], root: str, size: int) -> None:
     lock or timing channel to the host or to another zygote goes through it."""
     _unshare(CLONE_NEWNS, "NEWNS")
     _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
-    _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode=0755")
+    # Large folios for the big shared libraries, as the host's page cache gives them: with
+    # 4 KiB pages every job's child pays about 1 ms more mapping the same code.
+    try:
+        _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV,
+               f"size={size},mode=0755,huge=within_size")
+    except OSError:  # a kernel without transparent huge pages for tmpfs
+        _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, f"size={size},mode=0755")
     for directory in plan["dirs"]:
         os.makedirs(root + directory, mode=0o755, exist_ok=True)
     for link, target in plan["symlinks"]:
