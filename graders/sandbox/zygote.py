@@ -59,9 +59,13 @@ class RawOutcome:
 
 def _root_config() -> dict[str, Any]:
     """What the zygote needs to build its private root, and a host file to check it by."""
-    plan = root_plan()
     witness = str(Path(np.__file__).resolve())
-    info = os.stat(witness)
+    try:
+        plan = root_plan()
+        info = os.stat(witness)
+    except (OSError, ValueError) as exc:  # the zygote then reports the root inactive
+        return {"root_error": f"the runtime's files cannot be listed: {exc}",
+                "sys_path": [str(Path(witness).parent.parent)]}
     return {
         "root": plan.as_config(), "root_bytes": plan.size + (32 << 20),
         "root_detail": ("private read-only tmpfs, re-executed from: a copy of "

@@ -241,6 +241,7 @@ class Zygote:
     def _probe_child_layers(self) -> None:
         """Fork one child through the per-job setup and let it verify each layer from inside."""
         names = ("rlimits", "uid_drop", "seccomp", "pid_namespace_child")
+        import socket  # noqa: F401  # here: without a private root the job's uid may not reach it
         r, w = os.pipe()
         pidns = self.layers.get("pid_namespace", (False, ""))[0]
         if pidns:
@@ -259,7 +260,10 @@ class Zygote:
                     report[name] = [True, ""]
                 except Exception as exc:
                     report[name] = [False, f"{type(exc).__name__}: {exc}"]
-            report["verify"] = [True, json.dumps(_verify_inside(self.config.get("host_file")))]
+            try:
+                report["verify"] = [True, json.dumps(_verify_inside(self.config.get("host_file")))]
+            except Exception as exc:  # reported, not a silent death of the probe
+                report["verify"] = [False, json.dumps({"error": f"{type(exc).__name__}: {exc}"})]
             os.write(w, json.dumps(report).encode())
             os._exit(0)
         if pidns:
@@ -611,8 +615,8 @@ def early_setup(config: dict[str, Any]) -> dict[str, tuple[bool, str]]:
             layers[name] = (True, f"{cgroups[name + '_limit']} ({os.path.basename(path)})")
         except OSError as exc:
             layers[name] = (False, f"{type(exc).__name__}: {exc}")
-    if "minimal_root" in disabled:
-        layers["minimal_root"] = (False, "disabled by the operator")
+    if "minimal_root" in disabled or "root" not in config:
+        layers["minimal_root"] = (False, config.get("root_error", "disabled by the operator"))
         return layers
     try:
         _private_root(config["root"], config["root_dir"], config["root_bytes"])

@@ -101,3 +101,20 @@ def test_the_policy_names_the_allow_list_and_the_root() -> None:
         LayerStatus("seccomp", False, "no filter was given", True)]))
     assert "NOT private" in degraded["root"] and "unshare" in degraded["root"]
     assert degraded["seccomp"].startswith("NO FILTER")
+
+
+def test_a_root_that_cannot_be_planned_is_reported_and_nothing_else_degrades(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import graders.sandbox.zygote as zygote_module
+
+    def unreadable() -> None:
+        raise OSError("the runtime's directory is unreadable")
+
+    monkeypatch.setattr(zygote_module, "root_plan", unreadable)
+    box = Sandbox(SandboxPolicy(allow_insecure=True))
+    try:
+        inactive = {layer.name: layer.detail for layer in box.layers() if not layer.active}
+    finally:
+        box.close()
+    assert list(inactive) == ["minimal_root"]
+    assert "unreadable" in inactive["minimal_root"]
