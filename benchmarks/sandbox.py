@@ -31,7 +31,8 @@ from graders.code.forms import build_job, forms_for  # noqa: E402
 from graders.sandbox import Job, Sandbox, probe_layers  # noqa: E402
 from graders.sandbox.pool import _encode_job  # noqa: E402
 from graders.sandbox.protocol import parse_results  # noqa: E402
-from graders.sandbox.zygote import ENVIRONMENT, HARNESS_SOURCE, _filesystem_plan  # noqa: E402
+from graders.sandbox.root import root_plan  # noqa: E402
+from graders.sandbox.zygote import ENVIRONMENT, HARNESS_SOURCE  # noqa: E402
 
 SUBMISSION = """
 import numpy as np
@@ -150,7 +151,7 @@ def cold_run(job: Job, jobs: int, workers: int) -> tuple[list[float], float]:
 
     header, payload = _encode_job(job, SandboxPolicy(), 2.0)
     frame = encode_frame(header, payload)
-    sys_path = json.dumps(_filesystem_plan()[3])
+    sys_path = json.dumps(root_plan().sys_path)
 
     def one(_: int) -> float:
         started = time.perf_counter()

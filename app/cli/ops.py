@@ -165,9 +165,9 @@ def export(
 
 
 def doctor() -> None:
-    """Which sandbox layers are active on this machine."""
+    """Which sandbox layers are active on this machine, and the policy they enforce."""
     try:
-        from graders.sandbox import probe_layers
+        from graders.sandbox import policy_facts, probe_layers
     except ImportError as exc:
         raise fail(f"the sandbox (graders.sandbox.probe_layers) is not available: {exc}") from None
     layers = list(probe_layers())
@@ -180,6 +180,10 @@ def doctor() -> None:
             layer.detail,
         )
     console.print(table)
+    policy = Table("policy", "what holds", title="sandbox policy")
+    for name, fact in policy_facts(layers=layers):
+        policy.add_row(name, fact)
+    console.print(policy)
     missing = [layer.name for layer in layers if layer.required and not layer.active]
     if not missing:
         console.print("all required layers are active")

@@ -1,7 +1,7 @@
 """Running untrusted student code: zygote fork servers, isolation layers, a result protocol
 that never unpickles. See zygote_main.py for what happens inside."""
 
-from graders.sandbox.layers import LayerStatus, probe_layers
+from graders.sandbox.layers import LayerStatus, policy_facts, probe_layers
 from graders.sandbox.policy import DEFAULT_REQUIRED, LAYERS, SandboxPolicy
 from graders.sandbox.pool import (
     Call,
@@ -28,5 +28,6 @@ __all__ = [
     "SandboxUnavailable",
     "StudentError",
     "Value",
+    "policy_facts",
     "probe_layers",
 ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from graders.sandbox.policy import LAYERS, SandboxPolicy
@@ -31,6 +31,41 @@ def layer_statuses(
             active, detail = found.get(name, (False, "not reported by the zygote"))
         statuses.append(LayerStatus(name, active, detail, name in policy.required))
     return statuses
+
+
+def policy_facts(policy: SandboxPolicy | None = None,
+                 layers: Sequence[LayerStatus] = ()) -> list[tuple[str, str]]:
+    """What the sandbox enforces by construction, beside the layers found active: the filter's
+    kind and size, what the root is, how a child starts, what crosses back to the parent. A
+    fact that rests on a layer reported inactive in `layers` says so instead."""
+    from graders.sandbox.protocol import MAX_TEXT
+    from graders.sandbox.root import root_plan
+    from graders.sandbox.seccomp_filter import policy_summary
+
+    policy = policy or SandboxPolicy()
+    try:
+        root = "private read-only tmpfs per zygote, re-executed from: " + root_plan().describe()
+    except (OSError, ValueError) as exc:
+        root = f"cannot be planned here: {exc}"
+    inactive = {layer.name: layer.detail for layer in layers if not layer.active}
+    seccomp = policy_summary()
+    if "seccomp" in inactive:
+        seccomp = f"NO FILTER: {inactive['seccomp']}"
+    root += "; no host file bound or mapped"
+    if "minimal_root" in inactive:
+        root = f"the host's own root, NOT private: {inactive['minimal_root']}"
+    return [
+        ("seccomp", seccomp),
+        ("root", root),
+        ("child state", "each child unwinds the zygote's frames and drops its config, layer "
+                        "reports, buffers and the previous job's reply before student code; "
+                        "every child starts from the same heap"),
+        ("set-up health", "reported on a private pipe the child closes before student code; "
+                          "its exit code is only ever the student's"),
+        ("text from children", f"valid UTF-8, control characters and escape sequences removed, "
+                               f"capped (messages {MAX_TEXT} characters, output "
+                               f"{policy.output_keep >> 10} KiB)"),
+    ]
 
 
 def probe_layers(policy: SandboxPolicy | None = None) -> list[LayerStatus]:

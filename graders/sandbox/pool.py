@@ -17,6 +17,7 @@ from graders.sandbox.layers import LayerStatus, layer_statuses
 from graders.sandbox.policy import SandboxPolicy
 from graders.sandbox.protocol import CallResult, ModuleResult, ParsedResults, parse_results
 from graders.sandbox.sharing import keeps_to_itself
+from graders.sandbox.text import clean_text
 from graders.sandbox.zygote import RawOutcome, ZygoteDied, ZygoteProcess
 
 
@@ -132,7 +133,9 @@ def _outcome(raw: RawOutcome, parsed: ParsedResults, module: ModuleResult | None
              ) -> JobOutcome:
     return JobOutcome(
         status=status, module=module, calls=calls,
-        output=raw.output.decode("utf-8", errors="replace"), output_total=raw.output_total,
+        # The kept output is already at most output_keep bytes, so never more characters.
+        output=clean_text(raw.output, len(raw.output) + 1, multiline=True),
+        output_total=raw.output_total,
         wall_ms=raw.wall_ms, exit_code=raw.exit_code, signal=raw.signal,
         violations=tuple(parsed.violations), insecure=tuple(missing), phases_ms=raw.phases_ms,
     )
@@ -293,7 +296,7 @@ class Sandbox:
         try:
             with self._lock:
                 self._counter += 1
-                header["id"] = self._counter
+                job_id = self._counter
             raw = None
             for attempt in range(2):
                 try:
@@ -304,7 +307,7 @@ class Sandbox:
                                      if layer.required and not layer.active]
                         if restarted and not self.policy.allow_insecure:
                             raise SandboxRefused(restarted)
-                    raw = zygote.run(header, payload, timeout_s)
+                    raw = zygote.run(header, payload, timeout_s, job_id)
                     break
                 except (ZygoteDied, OSError) as exc:
                     if attempt == 1:
@@ -313,6 +316,8 @@ class Sandbox:
         finally:
             self._idle.put(zygote)
         if raw.status == "setup_failed":
+            # Reported by the zygote from the child's private ready pipe, never from anything
+            # the student's code can produce.
             raise SandboxUnavailable("a job's isolation layers could not be set up")
         return raw
 

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from graders.sandbox.text import clean_text
+
 FRAME_HEAD = struct.Struct(">II")
 MAX_HEADER = 256 * 1024
 MAX_DIMS = 8
@@ -99,10 +101,12 @@ class ParsedResults:
     written_at_end: int | None = None
 
 
-def _text(value: object, limit: int = MAX_TEXT) -> str:
+def _text(value: object, limit: int = MAX_TEXT, *, multiline: bool = False) -> str:
+    """A string the child sent, sanitised at this boundary (see graders.sandbox.text): nothing
+    past here ever holds a child's raw text."""
     if not isinstance(value, str):
         raise ProtocolViolation("expected a string")
-    return value[:limit]
+    return clean_text(value, limit, multiline=multiline)
 
 
 def _int(value: object, low: int = 0, high: int = 2**31) -> int:
@@ -119,9 +123,10 @@ class _Arrays:
         self.offset = 0
 
     def take(self, desc: dict[str, Any]) -> np.ndarray[Any, Any]:
-        dtype_text = _text(desc.get("dtype"), 8)
-        if not _DTYPE.match(dtype_text):
-            raise ProtocolViolation(f"array dtype {dtype_text!r} is not allowed")
+        dtype_text = desc.get("dtype")
+        if not isinstance(dtype_text, str) or not _DTYPE.match(dtype_text[:8]):
+            shown = _text(dtype_text, 16) if isinstance(dtype_text, str) else "?"
+            raise ProtocolViolation(f"array dtype {shown!r} is not allowed")
         dtype = np.dtype(dtype_text)
         shape_raw = desc.get("shape")
         if not isinstance(shape_raw, list) or len(shape_raw) > MAX_DIMS:
@@ -163,7 +168,8 @@ def _value(desc: object, arrays: _Arrays, depth: int = 0) -> Value:
                      dtype=_text(desc.get("dtype", ""), 40),
                      shape=tuple(_int(n, 0, 2**62) for n in shape[:MAX_DIMS])
                      if isinstance(shape, list) else ())
-    raise ProtocolViolation(f"unknown value kind {kind!r}")
+    shown = _text(kind, 40) if isinstance(kind, str) else type(kind).__name__
+    raise ProtocolViolation(f"unknown value kind {shown!r}")
 
 
 def _error(desc: object) -> StudentError:
@@ -179,7 +185,8 @@ def _error(desc: object) -> StudentError:
             raise ProtocolViolation("an error frame is [line, function]")
         lines.append(_int(frame[0] if frame[0] is not None else 0))
         names.append(_text(frame[1], 100))
-    return StudentError(type=_text(desc.get("type"), 100), message=_text(desc.get("message")),
+    return StudentError(type=_text(desc.get("type"), 100),
+                        message=_text(desc.get("message"), multiline=True),
                         lines=tuple(lines), functions=tuple(names))
 
 
@@ -190,7 +197,7 @@ def _module(header: dict[str, Any]) -> ModuleResult:
         if not isinstance(syntax, dict):
             raise ProtocolViolation("syntax_error must be an object")
         syntax_error = (_int(syntax.get("line")), _int(syntax.get("offset")),
-                        _text(syntax.get("message")))
+                        _text(syntax.get("message"), multiline=True))
     errors_raw = header.get("errors", [])
     if not isinstance(errors_raw, list):
         raise ProtocolViolation("module errors must be a list")
@@ -300,9 +307,10 @@ def parse_results(data: bytes, n_calls: int, programs: list[int] | None = None) 
                     raise ProtocolViolation("the job was reported finished twice")
                 parsed.done = True
             else:
-                raise ProtocolViolation(f"unknown frame kind {kind!r}")
+                shown = _text(kind, 40) if isinstance(kind, str) else type(kind).__name__
+                raise ProtocolViolation(f"unknown frame kind {shown!r}")
         except (ProtocolViolation, ValueError, RecursionError, TypeError, AttributeError) as exc:
-            parsed.violations.append(str(exc)[:200])
+            parsed.violations.append(clean_text(str(exc), 200))
             break
     if parsed.violations:
         parsed.done = False

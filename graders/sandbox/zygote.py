@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import select
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 from dataclasses import dataclass
@@ -20,7 +20,9 @@ import numpy as np
 from graders.sandbox.cgroup import ZygoteCgroups, sweep_stale
 from graders.sandbox.policy import SandboxPolicy
 from graders.sandbox.protocol import FRAME_HEAD, encode_frame
-from graders.sandbox.seccomp_filter import filter_bpf
+from graders.sandbox.root import root_plan
+from graders.sandbox.seccomp_filter import filter_bpf, policy_summary
+from graders.sandbox.text import clean_text
 
 HERE = Path(__file__).resolve().parent
 ZYGOTE_SOURCE = (HERE / "zygote_main.py").read_text()
@@ -32,6 +34,9 @@ ENVIRONMENT = {
     "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
     "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0",
 }
+
+
+_CGROUP_SERIAL = itertools.count()
 
 
 class ZygoteDied(Exception):
@@ -52,26 +57,22 @@ class RawOutcome:
     phases_ms: tuple[float, ...] = ()  # fork, run until the pipes closed, reaping
 
 
-def _filesystem_plan() -> tuple[list[str], list[list[str]], list[str], list[str]]:
-    """Directories to bind read-only into the minimal root, symlinks to recreate, directories
-    to hide under an empty mount, and the import path inside."""
-    numpy_dir = Path(np.__file__).resolve().parent
-    site_dir = numpy_dir.parent
-    stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
-    binds = [str(stdlib), str(numpy_dir)]
-    libs = site_dir / "numpy.libs"
-    if libs.is_dir():
-        binds.append(str(libs))
-    symlinks: list[list[str]] = []
-    for system_dir in ("/lib", "/lib64", "/usr/lib", "/usr/lib64"):
-        path = Path(system_dir)
-        if path.is_symlink():
-            symlinks.append([system_dir, os.readlink(path)])
-        elif path.is_dir():
-            binds.append(system_dir)
-    # The interpreter's own site-packages may hold anything: hide it.
-    hidden = [str(stdlib / "site-packages")] if (stdlib / "site-packages").is_dir() else []
-    return binds, symlinks, hidden, [str(site_dir), str(stdlib / "lib-dynload")]
+def _root_config() -> dict[str, Any]:
+    """What the zygote needs to build its private root, and a host file to check it by."""
+    witness = str(Path(np.__file__).resolve())
+    try:
+        plan = root_plan()
+        info = os.stat(witness)
+    except (OSError, ValueError) as exc:  # the zygote then reports the root inactive
+        return {"root_error": f"the runtime's files cannot be listed: {exc}",
+                "sys_path": [str(Path(witness).parent.parent)]}
+    return {
+        "root": plan.as_config(), "root_bytes": plan.size + (32 << 20),
+        "root_detail": ("private read-only tmpfs, re-executed from: a copy of "
+                        + plan.describe() + "; no /etc, /proc, /tmp, /dev, grader or other "
+                        "host files, no host file mapped"),
+        "host_file": [witness, info.st_dev, info.st_ino], "sys_path": plan.sys_path,
+    }
 
 
 class ZygoteProcess:
@@ -96,12 +97,13 @@ class ZygoteProcess:
         self.stop()
         policy = self.policy
         sweep_stale()
+        # Named by our pid (stale-group sweeping reads it) and a number no other zygote of this
+        # process has: closing one sandbox kills whatever is in its groups, never another's.
         self.cgroups = ZygoteCgroups.create(
-            f"{os.getpid()}-{self.slot}-{self.starts}", policy.cgroup_memory_mb << 20,
+            f"{os.getpid()}-{self.slot}-{next(_CGROUP_SERIAL)}", policy.cgroup_memory_mb << 20,
             policy.cgroup_pids)
         self.starts += 1
         root_dir = tempfile.mkdtemp(prefix="gradeformer-root-")
-        binds, symlinks, hidden, sys_path = _filesystem_plan()
         try:
             bpf = filter_bpf().hex()
             seccomp_error = ""
@@ -117,9 +119,10 @@ class ZygoteProcess:
             else:
                 cgroups[layer + "_error"] = self.cgroups.errors.get(layer, "unavailable")
         config = {
-            "uid": self.uid, "root_dir": root_dir, "binds": binds, "symlinks": symlinks,
-            "hidden": hidden, "sys_path": sys_path, "cgroups": cgroups,
-            "disable": sorted(policy.disabled), "seccomp_bpf": bpf, "harness": HARNESS_SOURCE,
+            **_root_config(), "zygote": ZYGOTE_SOURCE,
+            "uid": self.uid, "root_dir": root_dir, "cgroups": cgroups,
+            "disable": sorted(policy.disabled), "seccomp_bpf": bpf,
+            "seccomp_summary": policy_summary(), "harness": HARNESS_SOURCE,
             "limits": {
                 "cpu_seconds": max(1, int(policy.timeout_s + 0.999)) + 1,
                 "memory_mb": policy.memory_mb, "nproc": policy.nproc, "nofile": policy.nofile,
@@ -142,21 +145,27 @@ class ZygoteProcess:
             with contextlib.suppress(OSError):
                 os.rmdir(root_dir)  # empty on our side: the zygote mounted over it privately
         layers = hello.get("layers", {})
-        self.layers = {name: (bool(v.get("active")), str(v.get("detail", "")))
+        self.layers = {clean_text(str(name), 40): (bool(v.get("active")),
+                                                   clean_text(str(v.get("detail", "")), 500))
                        for name, v in layers.items()}
         if seccomp_error and not self.layers.get("seccomp", (False, ""))[0]:
             self.layers["seccomp"] = (False, seccomp_error)
 
-    def run(self, job: dict[str, Any], payload: bytes, timeout_s: float) -> RawOutcome:
+    def run(self, job: dict[str, Any], payload: bytes, timeout_s: float, job_id: int
+            ) -> RawOutcome:
         if not self.alive():
             raise ZygoteDied("the zygote is not running")
         # The zygote reads only the small control header; the job itself travels as an opaque
-        # blob that only the child parses.
-        control = {"id": job.get("id"), "timeout": timeout_s}
+        # blob that only the child parses. The job number stays in the control header: a
+        # child learns nothing of how many jobs ran before it.
+        control = {"id": job_id, "timeout": timeout_s}
         self._send(encode_frame(control, encode_frame(job, payload)))
         reply, data = self._receive(time.monotonic() + timeout_s + RELAY_MARGIN_S)
+        if reply.get("id") != job_id:
+            self.stop()
+            raise ZygoteDied("the zygote answered for another job")
         if reply.get("status") == "zygote_error":
-            raise ZygoteDied(f"the zygote failed: {reply.get('detail')}")
+            raise ZygoteDied(f"the zygote failed: {clean_text(str(reply.get('detail')), 300)}")
         result_len = int(reply.get("result_len", 0))
         return RawOutcome(
             status=str(reply.get("status")), exit_code=reply.get("exit_code"),
@@ -172,6 +181,9 @@ class ZygoteProcess:
             self.process.stdin.write(data)
             self.process.stdin.flush()
         except (BrokenPipeError, OSError) as exc:
+            # Its pipe can close well before it is reaped (a dying zygote first frees its
+            # private root): stop it now, so that a retry starts a new one.
+            self.stop()
             raise ZygoteDied(f"cannot write to the zygote: {exc}") from exc
 
     def _receive(self, deadline: float) -> tuple[dict[str, Any], bytes]:

@@ -86,3 +86,35 @@ def test_without_capabilities_the_layers_degrade_honestly() -> None:
     for layer in ("minimal_root", "network_namespace", "pid_namespace", "uid_drop"):
         assert active[layer] is False, layer
     assert active["seccomp"] is True and active["rlimits"] is True
+
+
+def test_the_policy_names_the_allow_list_and_the_root() -> None:
+    from graders.sandbox import LayerStatus, policy_facts
+    from graders.sandbox.seccomp_filter import ALLOWED, ALLOWED_WITH
+
+    facts = dict(policy_facts())
+    assert f"allow-list of {len(ALLOWED) + len(ALLOWED_WITH)} system calls" in facts["seccomp"]
+    assert facts["root"].startswith("private read-only tmpfs")
+    assert "exit code" in facts["set-up health"]
+    degraded = dict(policy_facts(layers=[
+        LayerStatus("minimal_root", False, "PermissionError: unshare(NEWNS)", True),
+        LayerStatus("seccomp", False, "no filter was given", True)]))
+    assert "NOT private" in degraded["root"] and "unshare" in degraded["root"]
+    assert degraded["seccomp"].startswith("NO FILTER")
+
+
+def test_a_root_that_cannot_be_planned_is_reported_and_nothing_else_degrades(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import graders.sandbox.zygote as zygote_module
+
+    def unreadable() -> None:
+        raise OSError("the runtime's directory is unreadable")
+
+    monkeypatch.setattr(zygote_module, "root_plan", unreadable)
+    box = Sandbox(SandboxPolicy(allow_insecure=True))
+    try:
+        inactive = {layer.name: layer.detail for layer in box.layers() if not layer.active}
+    finally:
+        box.close()
+    assert list(inactive) == ["minimal_root"]
+    assert "unreadable" in inactive["minimal_root"]
