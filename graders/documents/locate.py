@@ -30,7 +30,12 @@ from graders.documents.handout import prompt_words
 from graders.documents.labels import LabelMark
 from graders.documents.model import LocatedAnswer, LocateMethod
 from graders.documents.paths import path_match, question_keys, resolve_paths
-from graders.documents.review import flag_language, gap_candidate, label_names
+from graders.documents.review import (
+    flag_language,
+    gap_candidate,
+    label_names,
+    sibling_candidate,
+)
 from graders.rubric import Question, Rubric
 
 
@@ -185,6 +190,15 @@ def locate(text: str, rubric: Rubric) -> Location:
         dropped = [units[r[0]] for r in runs if r is not chosen]
         answers[question.id] = flag_language(_located(
             text, question, qi, [units[i] for i in chosen], dropped))
+    for question in rubric.questions:
+        reason = missing.get(question.id)
+        # A question some handout editions do not ask is expected to be absent for them.
+        if reason is None or question.handouts or "only the question's own wording" in reason:
+            continue
+        candidate = sibling_candidate(question, rubric.questions, answers)
+        if candidate is not None:
+            del missing[question.id]
+            answers[question.id] = candidate
     return Location(answers, missing, tuple(notes))
 
 

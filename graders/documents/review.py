@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from graders.documents.assign import Unit
@@ -23,6 +23,9 @@ FOREIGN_CONFIDENCE = 0.3
 _MIN_CANDIDATE = 40  # characters: a stray "None." or a page number is not an answer
 _MATH = re.compile(r"\$\$.{0,4000}?\$\$|\$[^$\n]{0,400}\$", re.S)
 _SAMPLE = 4000
+# Answers of these kinds read alike: a derivation's sibling may hold prose and the reverse, but a
+# reported value is never looked for in an explanation (nor code in either).
+_KIND_FAMILY = {"prose": "text", "derivation": "text", "numeric": "value", "mixed": "value"}
 
 
 def gap_candidate(
@@ -79,6 +82,48 @@ def gap_candidate(
     )
 
 
+def part_family(question_id: str) -> str:
+    """Sub-parts of one part share the id before the first dot (1c.i and 1c.ii are 1c)."""
+    return question_id.split(".", 1)[0].casefold()
+
+
+def sibling_candidate(
+    question: Question, order: Sequence[Question], answers: Mapping[str, LocatedAnswer]
+) -> LocatedAnswer | None:
+    """The block of a located sibling sub-part, for a sub-part that nothing placed.
+
+    Students often answer a later sub-part in an unlabelled paragraph under the earlier one's
+    label (a second bullet under "(b)"); such text was claimed by the sibling, so the document
+    may well hold this answer. Only a sibling whose answer reads alike counts (see _KIND_FAMILY);
+    the nearest one before it is preferred, then the one after.
+    """
+    family = part_family(question.id)
+    kind = _KIND_FAMILY.get(question.answer_kind, question.answer_kind)
+    ids = [q.id for q in order]
+    here = ids.index(question.id)
+    located = [i for i, q in enumerate(order)
+               if i != here and part_family(q.id) == family and q.id in answers
+               and answers[q.id].start is not None
+               and _KIND_FAMILY.get(q.answer_kind, q.answer_kind) == kind]
+    if not located:
+        return None
+    before = [i for i in located if i < here]
+    nearest = max(before) if before else min(located)
+    sibling = answers[ids[nearest]]
+    return LocatedAnswer(
+        question_id=question.id,
+        text=sibling.text,
+        start=sibling.start,
+        end=sibling.end,
+        confidence=min(CANDIDATE_CONFIDENCE, sibling.confidence),
+        method="order",
+        label=sibling.label,
+        note=(f"no label or content of its own; its answer may be in the block of its sibling "
+              f"part {sibling.question_id} (graded here as the best candidate) - a grader "
+              "should check"),
+    )
+
+
 def script_share(text: str) -> tuple[float, str]:
     """Share of letters outside the Latin script (mathematics left out), and the main script."""
     sample = text[:_SAMPLE]
@@ -122,4 +167,7 @@ def label_names(units: Sequence[Unit], qi: int) -> list[float]:
     return [u.label_scores[qi] if u.mark is not None and u.label_scores else 0.0 for u in units]
 
 
-__all__ = ["flag_language", "gap_candidate", "label_names", "script_share"]
+__all__ = [
+    "flag_language", "gap_candidate", "label_names", "part_family", "script_share",
+    "sibling_candidate",
+]
