@@ -26,7 +26,11 @@ def normalise(text: str) -> str:
         out = out.replace(symbol, f" {name} ")
     out = out.lower().replace("\\", " ").replace("$", " ")
     out = re.sub(r"[{}]", "", out)
-    out = re.sub(r"\s*[-_]\s*", "_", out)
+    # `d-model`, `d_model` and `d - model` are one word; a dash that opens a list item or
+    # follows a symbol is punctuation (otherwise `- no pretraining` reads as `_no ...`, and no
+    # word cue matches the first word of any bulleted line)
+    out = re.sub(r"(?<=\w)\s*[-_]\s*(?=\w)", "_", out)
+    out = re.sub(r"-+", " ", out)
     return re.sub(r"\s+", " ", out).strip()
 
 

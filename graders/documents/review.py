@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from graders.documents.assign import Unit
+from graders.documents.cues import compile_cues, found_cues
 from graders.documents.model import LocatedAnswer
 from graders.rubric import Question
 
@@ -90,23 +91,28 @@ def part_family(question_id: str) -> str:
 def sibling_candidate(
     question: Question, order: Sequence[Question], answers: Mapping[str, LocatedAnswer]
 ) -> LocatedAnswer | None:
-    """The block of a located sibling sub-part, for a sub-part that nothing placed.
+    """The block of a located sibling (see _related), for a question that nothing placed.
 
     Students often answer a later sub-part in an unlabelled paragraph under the earlier one's
     label (a second bullet under "(b)"); such text was claimed by the sibling, so the document
     may well hold this answer. Only a sibling whose answer reads alike counts (see _KIND_FAMILY);
     the nearest one before it is preferred, then the one after.
     """
-    family = part_family(question.id)
     kind = _KIND_FAMILY.get(question.answer_kind, question.answer_kind)
     ids = [q.id for q in order]
     here = ids.index(question.id)
     located = [i for i, q in enumerate(order)
-               if i != here and part_family(q.id) == family and q.id in answers
-               and answers[q.id].start is not None
-               and _KIND_FAMILY.get(q.answer_kind, q.answer_kind) == kind]
+               if i != here and _related(question, q, kind) and q.id in answers
+               and answers[q.id].start is not None]
     if not located:
         return None
+    if kind == "value":
+        # a run's value is looked for in another run's report only when that report names
+        # the run: it mentions a cue of this question that the sibling's own cues lack
+        located = [i for i in located
+                   if _names_this_run(question, order[i], answers[ids[i]].text)]
+        if not located:
+            return None
     before = [i for i in located if i < here]
     nearest = max(before) if before else min(located)
     sibling = answers[ids[nearest]]
@@ -122,6 +128,24 @@ def sibling_candidate(
               f"part {sibling.question_id} (graded here as the best candidate) - a grader "
               "should check"),
     )
+
+
+def _names_this_run(question: Question, sibling: Question, text: str) -> bool:
+    own = {c.casefold() for c in question.cues} - {c.casefold() for c in sibling.cues}
+    distinct = [c for c in question.cues if c.casefold() in own]
+    return bool(distinct) and any(True for _ in found_cues(text, compile_cues(distinct)))
+
+
+def _related(question: Question, other: Question, kind: str) -> bool:
+    """Siblings: sub-parts of one part (1c.i, 1c.ii) whose answers read alike; reported values
+    (accuracies of several runs) are siblings across the whole part, because students report
+    every run of it in one paragraph or table, and each item then picks its own run's value by
+    the words around it."""
+    if _KIND_FAMILY.get(other.answer_kind, other.answer_kind) != kind:
+        return False
+    if kind == "value" and question.part and other.part == question.part:
+        return True
+    return part_family(other.id) == part_family(question.id)
 
 
 def script_share(text: str) -> tuple[float, str]:

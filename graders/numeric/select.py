@@ -80,6 +80,12 @@ def _matches_any(value: Value, config: NumericConfig) -> float:
         return 2.0
     if config.expected is not None and _matches(value, config.expected, config, True):
         return 1.5
+    if config.mode == "plausibility" and config.plausible is not None \
+            and not isinstance(value, tuple):
+        # a reported measurement has no key: lying in the item's plausible window is what
+        # "matching" means for it (a run's accuracy, not a page number or a matrix entry)
+        low, high = config.plausible
+        return 2.0 if low <= float(value) <= high else 0.0
     return 0.0
 
 
