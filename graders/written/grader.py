@@ -18,7 +18,9 @@ from graders.embedding import EmbedderUnavailable, SentenceEmbedder, load_embedd
 from graders.registry import Grader
 from graders.results import ItemResult, Status
 from graders.rubric import RubricItem
+from graders.written.calibration import shipped_calibration
 from graders.written.config import WrittenConfig, element_statement
+from graders.written.contradiction import Opposite, opposite_of
 from graders.written.exemplars import exemplar_estimate
 from graders.written.features import feature_targets, reference_features
 from graders.written.matching import PatternVerdict, on_topic, pattern_verdict
@@ -123,6 +125,8 @@ class WrittenGrader(Grader):
     ) -> ItemResult:
         item, config, verdict = plan.item, plan.config, plan.verdict
         offset_known = answer.start is not None
+        read = on_topic(config.topic, sentences)
+        opposite = _opposite(config, read)
         used = vectors if vectors is not None and plan.targets else None
         decision: Decision
         if verdict is not None:
@@ -133,14 +137,16 @@ class WrittenGrader(Grader):
             unfound = (used.closest([element_statement(e) for e in verdict.missing])
                        if used is not None and verdict.level == "partial" else None)
             decision = from_patterns(config, item.points, verdict, closest, exemplar,
-                                     offset_known, unfound)
+                                     offset_known, unfound, opposite)
         elif used is not None:
             answer_text = " ".join(s.text for s in sentences)
             features = reference_features(used, config.reference, answer_text,
                                           context.question.prompt)
             estimate = exemplar_estimate(used, config.exemplars, item.points)
             decision = from_similarity(config, item.points, used, features,
-                                       similarity_model(context), estimate, offset_known)
+                                       similarity_model(context), estimate, offset_known,
+                                       opposite, len(answer_text.split()),
+                                       shipped_calibration())
         else:
             decision = Decision(item.points * 0, 0.0, [
                 "This item is described only by reference statements and the similarity "
@@ -179,6 +185,12 @@ class WrittenGrader(Grader):
             evidence=tuple(decision.evidence), confidence=round(decision.confidence, 3),
             grader=self.kind, grader_version=self.version,
         )
+
+
+def _opposite(config: WrittenConfig, sentences: list[Sentence]) -> Opposite | None:
+    """A sentence that may state the opposite of a reference statement (or of an element's)."""
+    statements = [*config.reference, *(e.statement for e in config.elements if e.statement)]
+    return opposite_of([s.norm for s in sentences], statements) if statements else None
 
 
 def _sentences_of(vectors: AnswerVectors) -> int:

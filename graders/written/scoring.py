@@ -9,17 +9,20 @@ from typing import TYPE_CHECKING, Any
 
 from graders.results import Evidence
 from graders.written.config import WrittenConfig, element_label
+from graders.written.contradiction import Opposite
 from graders.written.matching import PatternVerdict
 from graders.written.similarity import AnswerVectors, Closest
 from graders.written.text import Sentence
 
 if TYPE_CHECKING:
+    from graders.written.calibration import Calibration
     from graders.written.exemplars import ExemplarEstimate
 
-# Cosine similarities (all-MiniLM-L6-v2) that bound "unrelated" and "restates the reference".
-UNRELATED = 0.35
-RELATED = 0.80
+# Cosine (all-MiniLM-L6-v2) from which an exemplar counts as the same answer.
 EXEMPLAR_MATCH = 0.85
+# Confidence at most, when an answer credited (nearly) in full may state the opposite of a
+# reference: below any review threshold in use, so a person decides.
+OPPOSITE_CONFIDENCE = 0.35
 
 
 @dataclass
@@ -54,12 +57,14 @@ def round_to_step(points: Decimal, step: Decimal, maximum: Decimal) -> Decimal:
 def from_patterns(
     config: WrittenConfig, max_points: Decimal, verdict: PatternVerdict,
     closest: Closest | None, exemplar: Closest | None, offset_known: bool,
-    unfound: Closest | None = None,
+    unfound: Closest | None = None, opposite: Opposite | None = None,
 ) -> Decision:
     """Patterns decide the points; similarity and exemplars decide how sure we are.
 
     `closest` compares the answer with the reference statements, `unfound` with the statements
-    of the elements the patterns did not find (a paraphrase they may have missed).
+    of the elements the patterns did not find (a paraphrase they may have missed); `opposite`
+    is a sentence that may turn a reference statement around, which keeps full credit from
+    high confidence (patterns see words, not what the sentence claims about them).
     """
     decision = Decision(points=verdict.points, confidence=0.0)
     for found in verdict.found.values():
@@ -116,6 +121,10 @@ def from_patterns(
                 f"It closely resembles an example answer graded {shown.points} points.")
     if closest is not None and (verdict.level in ("none", "partial") or not verdict.found):
         decision.evidence.append(_closest_evidence(closest, offset_known))
+    if opposite is not None and verdict.level == "full":
+        decision.confidence = min(decision.confidence, OPPOSITE_CONFIDENCE)
+        decision.feedback.append(f"The answer may state the opposite of the reference: "
+                                 f"{opposite.describe()} ('{opposite.sentence[:160]}').")
     return decision
 
 
@@ -145,44 +154,44 @@ class SimilarityModel:
         return _clip(total)
 
 
-def builtin_score(features: Mapping[str, float]) -> float:
-    """Share of the points suggested by similarity and word overlap (0 for unrelated answers).
-
-    Hand-set, not fitted: cosine 0.25 or less counts as unrelated, 0.75 as a restatement, and
-    using half of the reference's content words as full overlap.
-    """
-    return _clip(0.5 * _ramp(features["best"], 0.25, 0.75)
-                 + 0.2 * _ramp(features["whole"], 0.25, 0.75)
-                 + 0.3 * _ramp(features["recall"], 0.0, 0.5))
-
-
 def from_similarity(
     config: WrittenConfig, max_points: Decimal, vectors: AnswerVectors,
     features: Mapping[str, float], model: SimilarityModel | None,
-    estimate: ExemplarEstimate | None, offset_known: bool,
+    estimate: ExemplarEstimate | None, offset_known: bool, opposite: Opposite | None,
+    words: int, calibration: Calibration,
 ) -> Decision:
-    """An item described only by reference statements: similarity suggests, a person confirms.
+    """An item described only by reference statements: calibrated similarity, calibrated doubt.
 
-    With graded example answers (exemplars), their points, weighted by how close each is to this
-    answer, are blended with the reference score.
+    The points come from the operator's model or the shipped calibration (`calibration.py`),
+    the confidence from the shipped logistic model: the probability that a careful grader gives
+    about these points. With graded example answers (exemplars), their points, weighted by how
+    close each is to this answer, are blended with the reference score. An answer that states
+    the opposite of the reference never keeps full credit at high confidence.
     """
     closest = vectors.closest(config.reference)
     if closest is None:
         return Decision(Decimal(0), 0.3, ["No sentence of the answer could be compared."])
-    share = model.predict(features) if model is not None else builtin_score(features)
-    how = "calibrated similarity" if model is not None else "similarity"
+    share = (model or calibration.points).predict(features)
+    how = "the operator's calibrated similarity" if model is not None else "calibrated similarity"
     feedback = [f"Judged by {how} to the reference (closest cosine {closest.score:.2f})."]
-    # Only clear cases are sure: near-restatements and unrelated answers.
-    certainty = max(_ramp(closest.score, 0.75, 0.92), _ramp(UNRELATED - closest.score, 0.0, 0.15))
+    points = round_to_step(max_points * Decimal(str(round(share, 4))), config.step, max_points)
+    rounded = float(points / max_points) if max_points > 0 else 0.0
+    confidence = calibration.confidence_of(features, rounded, opposite is not None, words)
     if estimate is not None:
         share = (1 - estimate.weight) * share + estimate.weight * estimate.share
-        certainty = max(certainty, estimate.support)
+        # A near-identical graded example is evidence the reference model does not have.
+        confidence = max(confidence, 0.5 + 0.45 * estimate.support)
         shown = config.exemplars[estimate.nearest]
         feedback.append(
             f"Compared with {estimate.count} graded example answers; the closest (cosine "
             f"{estimate.nearest_score:.2f}) was graded {shown.points} of {max_points}.")
-    points = round_to_step(max_points * Decimal(str(round(share, 4))), config.step, max_points)
-    decision = Decision(points, 0.45 + 0.4 * certainty, feedback)
+        points = round_to_step(max_points * Decimal(str(round(share, 4))), config.step,
+                               max_points)
+    if opposite is not None and points >= max_points - config.step:
+        confidence = min(confidence, OPPOSITE_CONFIDENCE)
+        feedback.append(f"The answer may state the opposite of the reference: "
+                        f"{opposite.describe()} ('{opposite.sentence[:160]}').")
+    decision = Decision(points, confidence, feedback)
     decision.evidence.append(_closest_evidence(closest, offset_known))
     return decision
 
