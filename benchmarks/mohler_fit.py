@@ -17,11 +17,12 @@ from typing import Any
 import numpy as np
 
 from graders.written.calibration import AGREEMENT, CONFIDENCE_FEATURES, LogisticModel
+from graders.written.features import FEATURES
 from graders.written.scoring import SimilarityModel, round_to_step
 
 # The points model's terms: chosen looking at assignments 1-6 only.
-POINTS_TERMS = ("best", "whole", "align_recall", "align_precision", "best*best",
-                "whole*whole", "align_recall*align_recall", "align_precision*align_precision")
+POINTS_TERMS = ("best", "whole", "align_recall", "align_precision", "hits_recall",
+                "best*best", "align_recall*align_recall")
 RIDGE = 10.0
 LOGISTIC_L2 = 10.0
 TARGET_PRECISION = 0.95
@@ -112,8 +113,7 @@ def suggested_points(model: SimilarityModel, features: Mapping[str, np.ndarray])
 def confidence_inputs(features: Mapping[str, np.ndarray], points: np.ndarray
                       ) -> dict[str, np.ndarray]:
     """The confidence model's inputs (as `calibration.confidence_features` builds them)."""
-    out = {name: features[name] for name in
-           ("best", "whole", "align_recall", "align_precision", "recall", "length")}
+    out = {name: features[name] for name in FEATURES}
     out["share"] = points / MOHLER_POINTS
     out["opposite"] = features["opposite"]
     out["words"] = np.log1p(features["words"])

@@ -222,11 +222,13 @@ def _metrics(label: str, points: np.ndarray, human: np.ndarray, review: np.ndarr
     return "| " + " | ".join(cells) + " |"
 
 
-def _report(rows: list[Row], human: np.ndarray, assignment: np.ndarray, dev: np.ndarray,
-            points: np.ndarray, confidence: np.ndarray, review: np.ndarray,
-            exemplar: np.ndarray, blended: np.ndarray, blended_review: np.ndarray,
-            threshold: float, per_second: float,
+Graded = tuple[np.ndarray, np.ndarray, np.ndarray]  # points, confidence, sent to review
+
+
+def _report(rows: list[Row], human: np.ndarray, dev: np.ndarray, reference: Graded,
+            exemplar: np.ndarray, unseen: Graded, threshold: float, per_second: float,
             threads: Mapping[int, Mapping[str, float] | None]) -> str:
+    points, confidence, review = reference
     held = ~dev
     grader_a = np.array([float(r["score_me"]) for r in rows])
     grader_b = np.array([float(r["score_other"]) for r in rows])
@@ -252,7 +254,7 @@ def _report(rows: list[Row], human: np.ndarray, assignment: np.ndarray, dev: np.
         _metrics("reference only, assignments 1-6 (fitting data, in-sample)", points, human,
                  review, confidence, dev),
         _metrics("unseen answers: 20% exemplars per question, other answers of 7-12",
-                 blended, human, blended_review, None, held & ~exemplar),
+                 unseen[0], human, unseen[2], unseen[1], held & ~exemplar),
         _metrics("human ceiling: grader A against grader B, 7-12", grader_a, grader_b, None,
                  None, held),
         _metrics("machine (reference only) against grader A alone, 7-12", points, grader_a,
@@ -336,8 +338,9 @@ def main() -> None:
     blended, blended_confidence, blended_review = grade_rows(
         _rubric(rows, threshold, by_question), rows, resources)
     threads = {} if args.no_speed else {n: _threads_run(n) for n in (1, 2)}
-    body = _report(rows, human, assignment, dev, points, confidence, review, exemplar, blended,
-                   blended_review, threshold, len(rows) / seconds, threads)
+    body = _report(rows, human, dev, (points, confidence, review), exemplar,
+                   (blended, blended_confidence, blended_review), threshold,
+                   len(rows) / seconds, threads)
     print(body)
     if not args.no_write:
         write_section("written_mohler", body)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from app.cli import admin, grading, ops
+from app.cli import admin, grade_table, grading, ops
 
 app = typer.Typer(
     name="gradeformer",
@@ -22,6 +22,7 @@ app.command("import")(grading.import_folder)
 app.command()(ops.regrade)
 app.command()(ops.export)
 app.command()(ops.doctor)
+app.command("grade-table")(grade_table.grade_table)
 
 if __name__ == "__main__":
     app()

@@ -74,8 +74,7 @@ def confidence_features(features: Mapping[str, float], share: float, opposite: b
                         words: int) -> dict[str, float]:
     """The confidence model's inputs for one answer: the reference features, the suggested
     share of points, whether it may state the opposite of a reference, log(1 + its words)."""
-    out = {name: float(features[name]) for name in
-           ("best", "whole", "align_recall", "align_precision", "recall", "length")}
+    out = {name: float(value) for name, value in features.items()}
     out.update(share=share, opposite=1.0 if opposite else 0.0, words=math.log1p(words))
     return out
 

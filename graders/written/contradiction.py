@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from graders.written.lexical import STOP_WORDS, stem
-from graders.written.patterns import is_negated
 
 # Antonym pairs of the kind short technical answers turn around. Both words are matched by
 # stem, so inflections count ("separates", "separated", "separation" share "separa").
@@ -47,6 +47,7 @@ attend ignore; large tiny; overfit underfit; underfitting overfitting; vanish ex
 _STEM_KEEP = 6
 
 
+@lru_cache(maxsize=100_000)
 def _stem(word: str) -> str:
     return stem(word)[:_STEM_KEEP]
 
@@ -67,13 +68,19 @@ def _antonyms() -> dict[str, frozenset[str]]:
 
 ANTONYMS = _antonyms()
 # Words that give an order to the two things around them ("A calls B", "A is larger than B").
-_DIRECTIONAL = frozenset(_stem(w) for w in """than before after to into from onto calls call
-    contains contain inherits inherit extends extend points point precedes follows sends send
-    receives returns passes pass owns uses compared compares over above below under parent child
-    larger smaller greater bigger more less higher lower faster slower outputs feeds maps
-    depends""".split())
+_DIRECTIONAL = frozenset(_stem(w) for w in re.findall(r"\S+", """
+    than before after to into from onto calls call contains contain inherits inherit extends
+    extend points point precedes follows sends send receives returns passes pass owns uses
+    compared compares over above below under parent child larger smaller greater bigger more
+    less higher lower faster slower outputs feeds maps depends"""))
+# Negations of a verb or an adjective. Quantifiers ("no single line splits them") negate a
+# whole claim in ways word alignment cannot follow, so they are not read as flipping a word.
+_NEGATORS = frozenset(re.findall(r"\S+", """not never cannot without cant dont doesnt isnt
+    arent wont"""))
+_BREAK = re.compile(r"[,;:.!?()]|\b(?:but|whereas|while|although|however|because|so)\b")
 _WORD = re.compile(r"[a-z][a-z0-9]*(?:[_'][a-z0-9]+)*")
 _MAX_CHARS = 2000  # a sentence longer than this is read only to here (bounded work)
+_SIDE = 4  # words either side of a directional word that name what it orders
 _MIN_SHARED = 2  # content words an answer sentence shares with the reference to be compared
 
 
@@ -106,15 +113,31 @@ class Opposite:
                 "compared with the reference")
 
 
-def words_of(text: str) -> list[Word]:
+@lru_cache(maxsize=20_000)
+def words_of(text: str) -> tuple[Word, ...]:
+    """The words of `text`; a word is negated when a negation governs it: the negation stands
+    before it in its clause with no other content word in between ("not separated in every
+    case" negates "separated", not "case"); a clause break ends it."""
     text = text[:_MAX_CHARS].lower()
     out: list[Word] = []
+    pending = False  # a negation waits for the content word it governs
+    last = 0
     for match in _WORD.finditer(text):
         word = match.group(0)
+        if _BREAK.search(text[last:match.start()]):
+            pending = False
+        last = match.end()
+        if word in _NEGATORS or word.endswith("n't"):
+            pending = True
+            continue
         if len(word) < 2:
             continue
-        out.append(Word(word, _stem(word), match.start(), is_negated(text, match.start())))
-    return out
+        content = word not in STOP_WORDS
+        negated = pending and content
+        out.append(Word(word, _stem(word), match.start(), negated))
+        if content and not word.endswith("ly"):  # "not linearly separable" negates both
+            pending = False
+    return tuple(out)
 
 
 def _content(words: Sequence[Word]) -> list[Word]:
@@ -123,16 +146,19 @@ def _content(words: Sequence[Word]) -> list[Word]:
 
 def _negation(answer: Sequence[Word], reference: Sequence[Word], shared: set[str]
               ) -> tuple[str, str] | None:
-    """A shared word negated on one side only (its first occurrence on each side)."""
-    first_a: dict[str, Word] = {}
-    first_r: dict[str, Word] = {}
-    for w in answer:
-        first_a.setdefault(w.key, w)
-    for w in reference:
-        first_r.setdefault(w.key, w)
-    for key in shared:
-        if first_a[key].negated != first_r[key].negated:
-            return first_a[key].text, first_r[key].text
+    """A shared word that one side only negates and the other only affirms (a word used both
+    ways on one side is left alone: "cannot be separated ...; not separable" is consistent)."""
+    def polarity(words: Sequence[Word]) -> dict[str, tuple[set[bool], str]]:
+        out: dict[str, tuple[set[bool], str]] = {}
+        for w in words:
+            if w.key in shared:
+                out.setdefault(w.key, (set(), w.text))[0].add(w.negated)
+        return out
+    ours, theirs = polarity(answer), polarity(reference)
+    for key in sorted(shared):
+        (a, a_text), (r, r_text) = ours[key], theirs[key]
+        if len(a) == 1 and len(r) == 1 and a != r:
+            return a_text, r_text
     return None
 
 
@@ -150,26 +176,36 @@ def _antonym(answer: Sequence[Word], reference: Sequence[Word]) -> tuple[str, st
     return None
 
 
+def _sides(words: Sequence[Word], shared: set[str]
+           ) -> list[tuple[str, frozenset[str], frozenset[str]]]:
+    """For each directional word, the shared content words a few words left and right of it."""
+    out = []
+    for i, word in enumerate(words):
+        if word.key not in _DIRECTIONAL:
+            continue
+        if any(w.text == "by" for w in words[max(0, i - 2):i + 2]):
+            continue  # a passive ("is called by") turns the order around itself
+        left = frozenset(w.key for w in words[max(0, i - _SIDE):i]
+                         if w.key in shared and w.text not in STOP_WORDS)
+        right = frozenset(w.key for w in words[i + 1:i + 1 + _SIDE]
+                          if w.key in shared and w.text not in STOP_WORDS)
+        if left and right:
+            out.append((word.key, left, right))
+    return out
+
+
 def _role_swap(answer: Sequence[Word], reference: Sequence[Word], shared: set[str]
                ) -> tuple[str, str] | None:
-    """Two shared words around the same directional word, in the opposite order."""
-    def triples(words: Sequence[Word]) -> set[tuple[str, str, str]]:
-        found: set[tuple[str, str, str]] = set()
-        for i, word in enumerate(words):
-            if word.key not in _DIRECTIONAL:
+    """Two shared words on either side of the same directional word, in the opposite order."""
+    theirs = _sides(reference, shared)
+    for middle, left, right in _sides(answer, shared):
+        for other, ref_left, ref_right in theirs:
+            if other != middle:
                 continue
-            left = next((w.key for w in reversed(words[max(0, i - 4):i]) if w.key in shared
-                         and w.text not in STOP_WORDS), None)
-            right = next((w.key for w in words[i + 1:i + 5] if w.key in shared
-                          and w.text not in STOP_WORDS), None)
-            passive = any(w.text == "by" for w in words[max(0, i - 2):i + 2])
-            if left and right and left != right and not passive:
-                found.add((left, word.key, right))
-        return found
-    ours, theirs = triples(answer), triples(reference)
-    for left, middle, right in ours:
-        if (right, middle, left) in theirs and (left, middle, right) not in theirs:
-            return left, right
+            moved_left = (left & ref_right) - ref_left
+            moved_right = (right & ref_left) - ref_right
+            if moved_left and moved_right:
+                return min(moved_left), min(moved_right)
     return None
 
 

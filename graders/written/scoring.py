@@ -18,11 +18,16 @@ if TYPE_CHECKING:
     from graders.written.calibration import Calibration
     from graders.written.exemplars import ExemplarEstimate
 
-# Cosine (all-MiniLM-L6-v2) from which an exemplar counts as the same answer.
+# Cosine (all-MiniLM-L6-v2) from which an exemplar counts as the same answer, and below which
+# an answer's closest stretch is unrelated to the reference.
 EXEMPLAR_MATCH = 0.85
+UNRELATED = 0.25
 # Confidence at most, when an answer credited (nearly) in full may state the opposite of a
 # reference: below any review threshold in use, so a person decides.
 OPPOSITE_CONFIDENCE = 0.35
+# Confidence at most for an answer with no prose (a formula or a number): the reference is
+# prose, and similarity cannot tell "O(n)" right from wrong.
+NO_PROSE_CONFIDENCE = 0.3
 
 
 @dataclass
@@ -31,6 +36,8 @@ class Decision:
     confidence: float
     feedback: list[str] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
+    # For the student's message: the answer makes one of the rubric's known wrong claims.
+    wrong_claim: bool = False
 
 
 def _clip(value: float) -> float:
@@ -78,6 +85,7 @@ def from_patterns(
             sentence_evidence(wrong.sentence, "a known wrong claim", offset_known))
         decision.feedback.append(wrong.contradiction.feedback)
         decision.confidence = 0.9
+        decision.wrong_claim = True
     elif verdict.level == "full":
         decision.feedback.append(config.feedback or "Full credit.")
         decision.confidence = (
@@ -158,26 +166,34 @@ def from_similarity(
     config: WrittenConfig, max_points: Decimal, vectors: AnswerVectors,
     features: Mapping[str, float], model: SimilarityModel | None,
     estimate: ExemplarEstimate | None, offset_known: bool, opposite: Opposite | None,
-    words: int, calibration: Calibration,
+    words: int, calibration: Calibration, offset: float = 0.0,
 ) -> Decision:
     """An item described only by reference statements: calibrated similarity, calibrated doubt.
 
     The points come from the operator's model or the shipped calibration (`calibration.py`),
     the confidence from the shipped logistic model: the probability that a careful grader gives
     about these points. With graded example answers (exemplars), their points, weighted by how
-    close each is to this answer, are blended with the reference score. An answer that states
+    close each is to this answer, are blended with the reference score, after moving it by the
+    examples' mean offset from the reference model (`offset`). An answer that states
     the opposite of the reference never keeps full credit at high confidence.
     """
     closest = vectors.closest(config.reference)
-    if closest is None:
-        return Decision(Decimal(0), 0.3, ["No sentence of the answer could be compared."])
     share = (model or calibration.points).predict(features)
     how = "the operator's calibrated similarity" if model is not None else "calibrated similarity"
-    feedback = [f"Judged by {how} to the reference (closest cosine {closest.score:.2f})."]
+    feedback = [f"Judged by {how} to the reference (closest cosine {closest.score:.2f})."
+                if closest is not None else
+                "The answer has no sentence of prose to compare with the reference (a formula, "
+                "a number or a single word); the suggestion comes from its words alone."]
+    if features["best"] < UNRELATED and features["recall"] == 0 and features["hits_recall"] == 0:
+        # Off the calibration's data (every fitted answer tried to answer its question): an
+        # answer that shares no word and no meaning with the reference earns nothing.
+        share = 0.0
+        feedback.append("The answer shares no content with the reference.")
     points = round_to_step(max_points * Decimal(str(round(share, 4))), config.step, max_points)
     rounded = float(points / max_points) if max_points > 0 else 0.0
     confidence = calibration.confidence_of(features, rounded, opposite is not None, words)
     if estimate is not None:
+        share = _clip(share + offset)
         share = (1 - estimate.weight) * share + estimate.weight * estimate.share
         # A near-identical graded example is evidence the reference model does not have.
         confidence = max(confidence, 0.5 + 0.45 * estimate.support)
@@ -187,13 +203,32 @@ def from_similarity(
             f"{estimate.nearest_score:.2f}) was graded {shown.points} of {max_points}.")
         points = round_to_step(max_points * Decimal(str(round(share, 4))), config.step,
                                max_points)
-    if opposite is not None and points >= max_points - config.step:
-        confidence = min(confidence, OPPOSITE_CONFIDENCE)
+    if closest is None:
+        confidence = min(confidence, NO_PROSE_CONFIDENCE)
+    decision = Decision(points, confidence, feedback)
+    if opposite is not None and points >= max_points:
+        decision.confidence = min(confidence, OPPOSITE_CONFIDENCE)
         feedback.append(f"The answer may state the opposite of the reference: "
                         f"{opposite.describe()} ('{opposite.sentence[:160]}').")
-    decision = Decision(points, confidence, feedback)
-    decision.evidence.append(_closest_evidence(closest, offset_known))
+    if closest is not None:
+        decision.evidence.append(_closest_evidence(closest, offset_known))
     return decision
+
+
+def student_message(decision: Decision, max_points: Decimal, review: bool) -> str:
+    """What the student sees: what is wrong and a hint, never the reference or machine details."""
+    if review:
+        return "A grader will check this answer; the points may change."
+    if decision.wrong_claim:
+        return ("Your answer makes a claim that is not correct; re-read the relevant part of "
+                "the material and check the direction of your statement.")
+    if decision.points >= max_points:
+        return "Full credit."
+    if decision.points > 0:
+        return ("Partial credit: your answer does not yet state every key idea the question "
+                "asks for; say why, not only what.")
+    return ("Your answer does not state the key idea the question asks for; revisit the "
+            "question's main concept.")
 
 
 def _closest_evidence(closest: Closest, offset_known: bool) -> Evidence:

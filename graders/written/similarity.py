@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 
 import numpy as np
@@ -13,6 +15,7 @@ from graders.embedding import SentenceEmbedder
 from graders.written.text import Sentence
 
 _MIN_LETTERS = 3
+_LETTER = re.compile(r"[^\W\d_]")
 
 
 @dataclass(frozen=True)
@@ -32,7 +35,14 @@ class Closest:
 
 
 def prose_of(sentences: Sequence[Sentence]) -> list[Sentence]:
-    return [s for s in sentences if sum(c.isalpha() for c in s.norm) >= _MIN_LETTERS]
+    return [s for s in sentences if _is_prose(s.norm)]
+
+
+@lru_cache(maxsize=50_000)
+def _is_prose(text: str) -> bool:
+    """At least a few letters (a formula or a number alone is not compared)."""
+    letters = _LETTER.finditer(text)
+    return all(next(letters, None) is not None for _ in range(_MIN_LETTERS))
 
 
 def units_of(sentences: Sequence[Sentence]) -> list[Unit]:
