@@ -127,10 +127,11 @@ def agrees(points: np.ndarray, human: np.ndarray) -> np.ndarray:
 def precision_threshold(confidence: np.ndarray, right: np.ndarray,
                         target: float = TARGET_PRECISION) -> float:
     """The lowest threshold (0.01 grid) whose auto-graded answers reach `target` agreement."""
-    for threshold in np.arange(0.50, 1.0, 0.01):
+    for hundredths in range(50, 100):
+        threshold = hundredths / 100
         chosen = confidence >= threshold
         if chosen.any() and right[chosen].mean() >= target:
-            return round(float(threshold), 2)
+            return threshold
     return 0.99
 
 

@@ -39,8 +39,10 @@ from benchmarks.mohler_fit import (
     agrees,
     auroc,
     fit_calibration,
+    fit_logistic,
     fit_ridge,
     pearson,
+    precision_threshold,
     rmse,
 )
 from benchmarks.report import write_section
@@ -56,7 +58,8 @@ from graders.written.settings import WrittenSettings
 from graders.written.similarity import AnswerVectors
 from graders.written.text import split_sentences
 
-__all__ = ["exemplar_split", "fit_ridge", "pearson", "rmse"]
+__all__ = ["auroc", "exemplar_split", "fit_logistic", "fit_ridge", "pearson", "precision_threshold",
+           "rmse"]
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 DATA = SHARED / "data" / "mohler" / "mohler_dataset_edited.csv"

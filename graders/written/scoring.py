@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 # Cosine (all-MiniLM-L6-v2) from which an exemplar counts as the same answer, and below which
 # an answer's closest stretch is unrelated to the reference.
 EXEMPLAR_MATCH = 0.85
-UNRELATED = 0.25
+UNRELATED = 0.1
 # Confidence at most, when an answer credited (nearly) in full may state the opposite of a
 # reference: below any review threshold in use, so a person decides.
 OPPOSITE_CONFIDENCE = 0.35
@@ -184,7 +184,8 @@ def from_similarity(
                 if closest is not None else
                 "The answer has no sentence of prose to compare with the reference (a formula, "
                 "a number or a single word); the suggestion comes from its words alone."]
-    if features["best"] < UNRELATED and features["recall"] == 0 and features["hits_recall"] == 0:
+    if closest is not None and closest.score < UNRELATED and features["recall"] == 0 \
+            and features["hits_recall"] == 0:
         # Off the calibration's data (every fitted answer tried to answer its question): an
         # answer that shares no word and no meaning with the reference earns nothing.
         share = 0.0
