@@ -230,7 +230,7 @@ Graded = tuple[np.ndarray, np.ndarray, np.ndarray]  # points, confidence, sent t
 
 def _report(rows: list[Row], human: np.ndarray, dev: np.ndarray, reference: Graded,
             exemplar: np.ndarray, unseen: Graded, threshold: float, per_second: float,
-            threads: Mapping[int, Mapping[str, float] | None]) -> str:
+            threads: Mapping[int, Mapping[str, float] | None], cache_state: str) -> str:
     points, confidence, review = reference
     held = ~dev
     grader_a = np.array([float(r["score_me"]) for r in rows])
@@ -279,9 +279,8 @@ def _report(rows: list[Row], human: np.ndarray, dev: np.ndarray, reference: Grad
         + f"{calibration.confidence.intercept:.2f}"
         + "".join(f" {w:+.2f}·{k}" for k, w in calibration.confidence.weights) + ").",
         "",
-        f"Graded one answer at a time through the grader: {per_second:.0f} answers/s (two "
-        "passes here share one warm embedding cache; table throughput is in the grade-table "
-        "section).",
+        f"Graded one answer at a time through the grader: {per_second:.0f} answers/s "
+        f"({cache_state}; table throughput is in the grade-table section).",
     ]
     if threads:
         lines += ["", "| part-A written grading of the seeds (one submission at a time) | "
@@ -343,7 +342,9 @@ def main() -> None:
     threads = {} if args.no_speed else {n: _threads_run(n) for n in (1, 2)}
     body = _report(rows, human, dev, (points, confidence, review), exemplar,
                    (blended, blended_confidence, blended_review), threshold,
-                   len(rows) / seconds, threads)
+                   len(rows) / seconds, threads,
+                   "embeddings already cached by the fitting pass" if args.fit or args.cache_dir
+                   else "empty embedding cache at the start")
     print(body)
     if not args.no_write:
         write_section("written_mohler", body)

@@ -23,6 +23,7 @@ from graders.written.config import WrittenConfig, element_statement
 from graders.written.contradiction import Opposite, opposite_of
 from graders.written.exemplars import exemplar_estimate, reference_offset
 from graders.written.features import feature_targets, reference_features
+from graders.written.language import foreign_language
 from graders.written.matching import PatternVerdict, on_topic, pattern_verdict
 from graders.written.scoring import (
     Decision,
@@ -42,6 +43,8 @@ NO_MODEL = ("Semantic similarity is unavailable (the all-MiniLM-L6-v2 model pack
 SWITCHED_OFF = "Semantic similarity is switched off by the operator; graded on patterns only."
 # Confidence factor when part of a long answer was not compared (the patterns read all of it).
 _CAPPED = 0.8
+# Confidence at most for an answer in another language: a person reads it.
+FOREIGN_CONFIDENCE = 0.2
 
 
 def shared_embedder(context: GradingContext) -> SentenceEmbedder | None:
@@ -185,6 +188,10 @@ class WrittenGrader(Grader):
         if missing_model is not None:
             decision.confidence *= 0.9
             decision.feedback.append(missing_model)
+        if foreign_language(answer.text):
+            decision.confidence = min(decision.confidence, FOREIGN_CONFIDENCE)
+            decision.feedback.append("The answer seems to be written in a language other than "
+                                     "English, which the grader cannot read; a grader should.")
         return self._result(item, decision, answer, config, context)
 
     def _result(self, item: RubricItem, decision: Decision, answer: LocatedAnswer,
