@@ -38,7 +38,7 @@ class TableFormat(StrEnum):
     CSV = "csv"
 
 
-def _rows(path: Path, skipped: list[int]) -> Iterator[TableRow]:
+def _rows(path: Path) -> Iterator[TableRow]:
     csv.field_size_limit(MAX_FIELD_CHARS)
     with path.open(newline="", encoding="utf-8", errors="replace") as handle:
         reader = csv.reader(handle)
@@ -48,15 +48,16 @@ def _rows(path: Path, skipped: list[int]) -> Iterator[TableRow]:
             raise fail(f"{path}: the header must name the columns {', '.join(COLUMNS)} "
                        f"(missing: {', '.join(missing)})", 2)
         where = [header.index(c) for c in COLUMNS]
-        line = 1
+        record = 0
         while True:
-            line += 1
+            record += 1
             try:
                 record = next(reader)
             except StopIteration:
                 return
-            except csv.Error:  # a field over the bound, or broken quoting: report, go on
-                skipped.append(line)
+            except csv.Error as exc:  # a field over the bound, or broken quoting: say so, go on
+                yield TableRow(student="", question="", answer="",
+                               unreadable=f"data row {record} cannot be read: {exc}")
                 continue
             if not any(cell.strip() for cell in record):
                 continue
@@ -131,7 +132,6 @@ def grade_table(
         raise fail(str(exc), 2) from None
     grader = TableGrader(loaded, GradingResources(options={}))
     total = _count(table)
-    skipped: list[int] = []
     out = output.open("w", newline="", encoding="utf-8") if output else sys.stdout
     writer = csv.writer(out)
     if form is TableFormat.CSV:
@@ -141,7 +141,7 @@ def grade_table(
     try:
         with bar:
             task = bar.add_task("rows", total=total)
-            for result in grader.grade(_rows(table, skipped)):
+            for result in grader.grade(_rows(table)):
                 _write(result, form, out, writer)
                 bar.advance(task)
     finally:
@@ -149,6 +149,3 @@ def grade_table(
             out.close()
         else:
             out.flush()
-    if skipped:
-        errors.print(f"{len(skipped)} unreadable row(s) skipped, at lines "
-                     f"{', '.join(map(str, skipped[:20]))}{' ...' if len(skipped) > 20 else ''}")

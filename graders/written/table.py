@@ -37,6 +37,8 @@ class TableRow:
     student: str
     question: str
     answer: str
+    # Why the row could not be read (a field over the size bound, broken quoting), if so.
+    unreadable: str | None = None
 
 
 @dataclass(frozen=True)
@@ -128,12 +130,15 @@ class TableGrader:
         return row.question.strip().lower(), hashlib.sha256(row.answer.encode()).digest()
 
     def _batch(self, rows: list[TableRow]) -> Iterator[RowResult]:
-        prepared = [None if self._key(row) in self._known else self._submission(row)
-                    for row in rows]
+        prepared = [None if row.unreadable or self._key(row) in self._known
+                    else self._submission(row) for row in rows]
         self._prefetch(prepared)
         for row, entry in zip(rows, prepared, strict=True):
             key = self._key(row)
             items = self._known.get(key)
+            if row.unreadable is not None:
+                yield RowResult(row, Decimal(0), (), error=row.unreadable)
+                continue
             if items is not None:
                 self._known.move_to_end(key)
             elif entry is None:

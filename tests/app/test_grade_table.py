@@ -110,3 +110,11 @@ def test_hostile_rows_are_bounded_and_reviewed(tmp_path: Path) -> None:
 def test_a_table_without_the_columns_is_refused(tmp_path: Path, header: tuple[str, ...]) -> None:
     done = _grade_table(tmp_path, [["a", "b", "c"]], header=header, code=2)
     assert "student, question, answer" in done.stderr
+
+
+def test_an_oversized_field_is_one_error_row_and_the_rest_is_graded(tmp_path: Path) -> None:
+    done = _grade_table(tmp_path, [["ann", "stack", "x" * 1_100_000], ["bob", "stack", "LIFO"]])
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(lines) == 2
+    assert lines[0]["items"] == [] and "cannot be read" in lines[0]["error"]
+    assert lines[1]["student"] == "bob" and lines[1]["total"] == 2
