@@ -48,16 +48,16 @@ def _rows(path: Path) -> Iterator[TableRow]:
             raise fail(f"{path}: the header must name the columns {', '.join(COLUMNS)} "
                        f"(missing: {', '.join(missing)})", 2)
         where = [header.index(c) for c in COLUMNS]
-        record = 0
+        number = 0
         while True:
-            record += 1
+            number += 1
             try:
                 record = next(reader)
             except StopIteration:
                 return
             except csv.Error as exc:  # a field over the bound, or broken quoting: say so, go on
                 yield TableRow(student="", question="", answer="",
-                               unreadable=f"data row {record} cannot be read: {exc}")
+                               unreadable=f"data row {number} cannot be read: {exc}")
                 continue
             if not any(cell.strip() for cell in record):
                 continue
