@@ -1,7 +1,8 @@
 """`gradeformer grade-table TABLE.csv --rubric RUBRIC.yaml`: grade a table of short answers.
 
 Rows are `student,question,answer` (a header row names the columns; an LMS quiz export of short
-answers, for example); `question` is a question id (or one of its labels) of the rubric. One
+answers, for example), with an optional `points` column for answers an instructor has already
+graded; `question` is a question id (or one of its labels) of the rubric. One
 result per row goes to stdout (or `--output`): JSON lines
 `{"student", "question", "total", "items": [{"id", "points", "max_points", "status",
 "confidence", "feedback"}]}`, or CSV with one line per item. A progress bar goes to stderr.
@@ -13,6 +14,7 @@ import csv
 import json
 import sys
 from collections.abc import Iterator
+from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 from pathlib import Path
 from typing import IO, Annotated, Any
@@ -24,6 +26,7 @@ from app.cli.context import errors, fail
 from app.points import as_number
 from graders.context import GradingResources
 from graders.rubric import RubricError, load_rubric
+from graders.written.risk import DEFAULT_TARGET
 from graders.written.table import RowResult, TableGrader, TableRow
 
 # A field larger than this is not read into memory (the answer is cut far below it anyway).
@@ -48,6 +51,7 @@ def _rows(path: Path) -> Iterator[TableRow]:
             raise fail(f"{path}: the header must name the columns {', '.join(COLUMNS)} "
                        f"(missing: {', '.join(missing)})", 2)
         where = [header.index(c) for c in COLUMNS]
+        points_at = header.index("points") if "points" in header else None
         number = 0
         while True:
             number += 1
@@ -62,7 +66,21 @@ def _rows(path: Path) -> Iterator[TableRow]:
             if not any(cell.strip() for cell in record):
                 continue
             cells = [record[i] if i < len(record) else "" for i in where]
-            yield TableRow(student=cells[0][:200], question=cells[1][:200], answer=cells[2])
+            given = record[points_at] if points_at is not None and points_at < len(record) else ""
+            yield TableRow(student=cells[0][:200], question=cells[1][:200], answer=cells[2],
+                           points=_points(given))
+
+
+def _points(text: str) -> Decimal | None:
+    """An instructor's points from the optional column: a finite number >= 0, else none."""
+    text = text.strip()
+    if not text or len(text) > 20:
+        return None
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        return None
+    return value if value.is_finite() and value >= 0 else None
 
 
 def _count(path: Path) -> int:
@@ -80,6 +98,20 @@ def _count(path: Path) -> int:
                 pass
             count += 1
     return max(0, count - 1)
+
+
+def _learn(grader: TableGrader, table: Path) -> None:
+    """First pass: the instructor-graded rows, if the table has any."""
+    risks = grader.learn(row for row in _rows(table) if row.points is not None)
+    for qid, risk in risks.items():
+        if risk.threshold is None:
+            errors.print(f"{qid}: {risk.calibrated_on} instructor-graded answers become "
+                         "exemplars; too few to set its threshold (the rubric's stands)")
+        else:
+            errors.print(f"{qid}: {risk.calibrated_on} instructor-graded answers become "
+                         f"exemplars; auto-grade threshold {risk.threshold:.2f} (error bound "
+                         f"{risk.expected_error:.1%}, {risk.auto_share:.0%} of them auto-graded "
+                         "in calibration)")
 
 
 def row_json(result: RowResult) -> dict[str, Any]:
@@ -122,15 +154,24 @@ def grade_table(
     output: Annotated[Path | None, typer.Option("--output", "-o",
                                                 help="write here instead of stdout")] = None,
     progress: Annotated[bool, typer.Option(help="show a progress bar on stderr")] = True,
+    target_error: Annotated[float, typer.Option(
+        min=0.001, max=0.5, help="error allowed among auto-graded answers of a question with "
+        "instructor-graded rows")] = DEFAULT_TARGET,
 ) -> None:
-    """Grade a table of short answers (student,question,answer) against a rubric."""
+    """Grade a table of short answers (student,question,answer) against a rubric.
+
+    An optional `points` column holds grades an instructor already gave: those rows keep them,
+    become exemplars of their question, and set its auto-grade threshold so that the error among
+    auto-graded answers stays under --target-error (questions with one written item).
+    """
     if not table.is_file():
         raise fail(f"{table} is not a file", 2)
     try:
         loaded = load_rubric(rubric)
     except RubricError as exc:
         raise fail(str(exc), 2) from None
-    grader = TableGrader(loaded, GradingResources(options={}))
+    grader = TableGrader(loaded, GradingResources(options={}), target=target_error)
+    _learn(grader, table)
     total = _count(table)
     out = output.open("w", newline="", encoding="utf-8") if output else sys.stdout
     writer = csv.writer(out)

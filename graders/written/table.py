@@ -26,6 +26,14 @@ from graders.engine import grade_submission
 from graders.results import ItemResult, Status
 from graders.rubric import LoadedRubric, Question
 from graders.written.grader import WrittenGrader, shared_embedder
+from graders.written.risk import (
+    DEFAULT_TARGET,
+    Graded,
+    QuestionRisk,
+    calibrate_question,
+    the_written_item,
+    with_exemplars,
+)
 
 MAX_ANSWER_CHARS = 20_000
 BATCH_ROWS = 256
@@ -39,6 +47,8 @@ class TableRow:
     answer: str
     # Why the row could not be read (a field over the size bound, broken quoting), if so.
     unreadable: str | None = None
+    # Points an instructor already gave this answer (a `points` column), if any.
+    points: Decimal | None = None
 
 
 @dataclass(frozen=True)
@@ -65,9 +75,11 @@ class TableGrader:
     """
 
     def __init__(self, loaded: LoadedRubric, resources: GradingResources,
-                 remember: int = 20_000) -> None:
+                 remember: int = 20_000, target: float = DEFAULT_TARGET) -> None:
         self.resources = resources
         self.remember = remember
+        self.target = target
+        self.risks: dict[str, QuestionRisk] = {}
         self._known: OrderedDict[tuple[str, bytes], tuple[ItemResult, ...]] = OrderedDict()
         self.parts: dict[str, LoadedRubric] = {}
         self.questions: dict[str, Question] = {}
@@ -79,6 +91,35 @@ class TableGrader:
             for key in (question.id, *question.labels):
                 self.questions.setdefault(key.strip().lower(), question)
                 self.parts.setdefault(key.strip().lower(), part)
+
+    def learn(self, rows: Iterable[TableRow]) -> dict[str, QuestionRisk]:
+        """Instructor-graded rows become exemplars of their question and set its threshold
+        (`risk.py`); only questions with a single written item take them (a row's points are
+        that item's). Call before `grade`."""
+        graded: dict[str, list[Graded]] = {}
+        for row in rows:
+            key = row.question.strip().lower()
+            if row.points is None or key not in self.parts or row.unreadable:
+                continue
+            if the_written_item(self.parts[key]) is None:
+                continue
+            qid = self.questions[key].id
+            graded.setdefault(qid, []).append(Graded(clean_answer(row.answer)[0], row.points))
+        for qid, answers in graded.items():
+            keys = [k for k, q in self.questions.items() if q.id == qid]
+            part = self.parts[keys[0]]
+            risk = calibrate_question(part, answers, self._grade_one, self.target)
+            updated = with_exemplars(part, answers, risk.threshold)
+            for key in keys:
+                self.parts[key] = updated
+            self.risks[qid] = risk
+        return self.risks
+
+    def _grade_one(self, part: LoadedRubric, text: str) -> ItemResult:
+        question = part.rubric.questions[0]
+        answer = LocatedAnswer(question.id, text, start=0, end=len(text), method="label")
+        submission = ParsedSubmission(text=text, format="text", answers={question.id: answer})
+        return grade_submission(part, submission, self.resources).items[0]
 
     def grade(self, rows: Iterable[TableRow]) -> Iterator[RowResult]:
         batch: list[TableRow] = []
@@ -139,6 +180,12 @@ class TableGrader:
             if row.unreadable is not None:
                 yield RowResult(row, Decimal(0), (), error=row.unreadable)
                 continue
+            if row.points is not None:
+                part = self.parts.get(row.question.strip().lower())
+                given = _instructor(part, row.points) if part is not None else None
+                if given is not None:
+                    yield RowResult(row, given.points, (given,))
+                    continue
             if items is not None:
                 self._known.move_to_end(key)
             elif entry is None:
@@ -156,6 +203,19 @@ class TableGrader:
                         self._known.popitem(last=False)
             total = sum((r.points for r in items if r.counts_toward_total), start=Decimal(0))
             yield RowResult(row, total, items)
+
+
+def _instructor(part: LoadedRubric, points: Decimal) -> ItemResult | None:
+    """The instructor's grade of a row, as the result of the question's single written item."""
+    item = the_written_item(part)
+    if item is None:
+        return None
+    return ItemResult(
+        item_id=item.id, question=part.rubric.questions[0].id,
+        points=max(Decimal(0), min(points, item.points)), max_points=item.points,
+        status=Status.GRADED, confidence=1.0, grader="instructor", grader_version="1",
+        feedback="Graded by the instructor (points given in the table).",
+        student_feedback=None)
 
 
 def _cut(result: ItemResult) -> ItemResult:

@@ -118,3 +118,27 @@ def test_an_oversized_field_is_one_error_row_and_the_rest_is_graded(tmp_path: Pa
     assert len(lines) == 2
     assert lines[0]["items"] == [] and "cannot be read" in lines[0]["error"]
     assert lines[1]["student"] == "bob" and lines[1]["total"] == 2
+
+
+def test_instructor_points_become_exemplars_and_set_the_threshold(tmp_path: Path) -> None:
+    right = ["Different heads attend to different positions at the same time.",
+             "Each head can focus on another relation between the words, in parallel.",
+             "Several heads look at different parts of the sentence simultaneously.",
+             "Heads learn different attention patterns, e.g. syntax in one and position in "
+             "another.",
+             "With many heads the model attends to several things at once instead of one "
+             "average."]
+    wrong = ["Heads make the model smaller.", "It is needed for the softmax to work.",
+             "More heads means fewer parameters to train.", "Heads remove the need for values.",
+             "They are used to sort the tokens."]
+    graded = [[f"g{i}", "heads", text, "5"] for i, text in enumerate(right)]
+    graded += [[f"w{i}", "heads", text, "0"] for i, text in enumerate(wrong)]
+    rows = [*graded, ["new", "heads", "Different heads can attend to different positions.", ""]]
+    done = _grade_table(tmp_path, rows, header=("student", "question", "answer", "points"))
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(lines) == len(rows)
+    assert lines[0]["items"][0]["points"] == 5 and "instructor" in lines[0]["items"][0]["feedback"]
+    assert lines[5]["total"] == 0
+    new = lines[-1]["items"][0]
+    assert "graded example answers" in new["feedback"]
+    assert "heads: 10 instructor-graded answers become exemplars" in done.stderr
