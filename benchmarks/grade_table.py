@@ -9,6 +9,12 @@ child process (`python -m app.cli.main grade-table`):
   their embeddings cached, so (time of 10x - time of 1x) / (9 x rows) is the warm rate.
 Peak memory (max RSS of the child) is reported for both.
 
+Then instructor grades in the table (per-question risk control): the held-out assignments 7-12
+only, with a `points` column holding the human average for a fixed-seed 20% of each question's
+answers (the exemplar split of benchmarks/written_mohler.py); reported on the other 80%: the
+share sent to review, the error (more than 1 point from the human average) among the
+auto-graded, and Pearson r, next to the same rows without the points column.
+
 Usage: python benchmarks/grade_table.py [--data PATH] [--no-write]
 """
 
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import resource
 import subprocess
@@ -79,6 +86,40 @@ def _startup(rubric: Path, folder: Path) -> float:
     return _run(table, rubric, folder / "one.jsonl")[0]
 
 
+def _accuracy(rows: list[dict[str, str]], folder: Path, rubric: Path) -> list[str]:
+    """Held-out 7-12, reference only vs 20% instructor-graded rows, reported on the other 80%."""
+    from benchmarks.mohler_fit import pearson
+    from benchmarks.written_mohler import exemplar_split
+
+    held = [r for r in rows if int(r["id"].split(".")[0]) > 6]
+    graded = exemplar_split(held)
+    lines = []
+    for label, with_points in (("reference only", False), ("20% of each question graded by "
+                                                           "the instructor (points column)", True)):
+        table = folder / f"held_{with_points}.csv"
+        with table.open("w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["student", "question", "answer", "points"])
+            for i, row in enumerate(held):
+                given = row["score_avg"] if with_points and graded[i] else ""
+                writer.writerow([f"s{i}", row["id"], row["student_answer"], given])
+        out = folder / f"held_{with_points}.jsonl"
+        _run(table, rubric, out)
+        results = [json.loads(line) for line in out.open()]
+        machine, human, review = [], [], []
+        for i, result in enumerate(results):
+            if graded[i]:
+                continue
+            item = result["items"][0]
+            machine.append(float(item["points"]))
+            human.append(float(held[i]["score_avg"]))
+            review.append(item["status"] == "needs_review")
+        wrong = [abs(m - h) > 1 for m, h, r in zip(machine, human, review, strict=True) if not r]
+        lines.append(f"| {label} | {len(machine)} | {pearson(machine, human):.3f} | "
+                     f"{sum(review) / len(review):.1%} | {sum(wrong) / max(len(wrong), 1):.1%} |")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
@@ -95,6 +136,7 @@ def main() -> None:
         cold, cold_peak = _run(once, rubric, folder / "once.jsonl")
         lines_out = sum(1 for _ in (folder / "once.jsonl").open())
         full, full_peak = _run(ten, rubric, folder / "ten.jsonl")
+        accuracy = _accuracy(rows, folder, rubric)
     n = len(rows)
     warm_rate = (REPEATS - 1) * n / max(full - cold, 1e-9)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
@@ -117,6 +159,14 @@ def main() -> None:
         f"{REPEATS * n / full:.0f} | {full_peak:.0f} |",
         f"| warm: the nine repeats (embeddings cached) | {(REPEATS - 1) * n} | "
         f"{full - cold:.1f} | {warm_rate:.0f} | |",
+        "",
+        "Instructor grades in the table, held-out assignments 7-12, reported on the answers "
+        "the instructor did not grade (error: more than 1 point from the human average; "
+        "target error 5%):",
+        "",
+        "| table | answers reported | Pearson r | to review | wrong among auto-graded |",
+        "|---|---|---|---|---|",
+        *accuracy,
         "",
         f"Load average {load} on {os.cpu_count()} cores when this run ended (the machine is "
         "shared, so rates vary between runs).",

@@ -82,7 +82,7 @@ class _Plan:
 
 class WrittenGrader(Grader):
     kind: ClassVar[str] = "written"
-    version: ClassVar[str] = "2"
+    version: ClassVar[str] = "3"
     config_model: ClassVar[type[WrittenConfig]] = WrittenConfig
 
     def grade(self, item: RubricItem, answer: LocatedAnswer, context: GradingContext) -> ItemResult:
