@@ -29,7 +29,6 @@ TEMPERATURE = 0.1  # cosine difference that divides a vote's weight by e
 MAX_WEIGHT = 0.5  # the vote's share of the final score at most (the reference keeps the rest)
 PRIOR = 0.5  # fewer examples count less: weight x n / (n + PRIOR)
 CLOSE = (0.5, 0.8)  # nearest-example cosines between which the vote's weight ramps up
-IDENTICAL = (0.85, 0.97)  # nearest-example cosines between which it adds certainty
 OFFSET_PRIOR = 4.0  # the examples' mean offset counts n / (n + OFFSET_PRIOR)
 _MEMO_LIMIT = 50_000
 
@@ -38,7 +37,6 @@ _MEMO_LIMIT = 50_000
 class ExemplarEstimate:
     share: float  # points suggested by the examples, as a share of the item's points
     weight: float  # how far the estimate moves the reference score (0..1)
-    support: float  # certainty it adds (0..1): a near-identical graded example
     nearest: int  # index of the closest example
     nearest_score: float
     count: int
@@ -65,7 +63,7 @@ def exemplar_estimate(vectors: AnswerVectors, exemplars: Sequence[Exemplar],
     share = float((votes * shares).sum() / votes.sum())
     count = len(exemplars)
     weight = MAX_WEIGHT * count / (count + PRIOR) * _ramp(top, *CLOSE)
-    return ExemplarEstimate(share=share, weight=weight, support=_ramp(top, *IDENTICAL),
+    return ExemplarEstimate(share=share, weight=weight,
                             nearest=int(order[0]), nearest_score=top, count=count)
 
 

@@ -13,6 +13,7 @@ overrides), two things follow for the rest of that question's answers:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -24,7 +25,6 @@ from graders.written.calibration import AGREEMENT
 
 DEFAULT_TARGET = 0.05
 MAX_EXEMPLARS = 40  # per question: every answer is compared with each one
-MIN_FOR_THRESHOLD = 8  # graded answers a question needs before its threshold is set from them
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,9 @@ def calibrate_question(part: LoadedRubric, graded: Sequence[Graded],
     """Two-fold: each half graded with the other half as exemplars (`grade` grades one
     answer against a rubric), then `risk_threshold` on the results."""
     item = the_written_item(part)
-    if item is None or len(graded) < MIN_FOR_THRESHOLD:
+    # With fewer than 1/target graded answers the bound cannot be met even with no error: the
+    # rubric's threshold stands rather than sending the whole question to review.
+    if item is None or len(graded) < math.ceil(1 / target):
         return QuestionRisk(None, len(graded), None, None)
     halves = (graded[0::2], graded[1::2])
     tolerance = item.points * Decimal(str(AGREEMENT))

@@ -22,6 +22,7 @@ from decimal import Decimal
 
 from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer, ParsedSubmission
+from graders.embedding import SentenceEmbedder
 from graders.engine import grade_submission
 from graders.results import ItemResult, Status
 from graders.rubric import LoadedRubric, Question
@@ -80,6 +81,7 @@ class TableGrader:
         self.remember = remember
         self.target = target
         self.risks: dict[str, QuestionRisk] = {}
+        self._embedder: SentenceEmbedder | None = None
         self._known: OrderedDict[tuple[str, bytes], tuple[ItemResult, ...]] = OrderedDict()
         self.parts: dict[str, LoadedRubric] = {}
         self.questions: dict[str, Question] = {}
@@ -91,6 +93,12 @@ class TableGrader:
             for key in (question.id, *question.labels):
                 self.questions.setdefault(key.strip().lower(), question)
                 self.parts.setdefault(key.strip().lower(), part)
+
+    def forget(self, embeddings: bool = True) -> None:
+        """Drop the kept results, and the cached embeddings unless told not to."""
+        self._known.clear()
+        if embeddings and self._embedder is not None:
+            self._embedder.cache.clear_memory()
 
     def learn(self, rows: Iterable[TableRow]) -> dict[str, QuestionRisk]:
         """Instructor-graded rows become exemplars of their question and set its threshold
@@ -158,7 +166,7 @@ class TableGrader:
             context = GradingContext(rubric=part.rubric, question=question,
                                      submission=submission, resources=self.resources)
             if embedder is None:
-                embedder = shared_embedder(context)
+                embedder = self._embedder = shared_embedder(context)
                 if embedder is None:
                     return
             texts += grader.texts_to_embed(items, answer, context)
