@@ -190,20 +190,19 @@ def from_similarity(
         # answer that shares no word and no meaning with the reference earns nothing.
         share = 0.0
         feedback.append("The answer shares no content with the reference.")
-    points = round_to_step(max_points * Decimal(str(round(share, 4))), config.step, max_points)
-    rounded = float(points / max_points) if max_points > 0 else 0.0
-    confidence = calibration.confidence_of(features, rounded, opposite is not None, words)
     if estimate is not None:
         share = _clip(share + offset)
-        # The confidence stays the calibrated one: raising it for a near-identical graded
-        # example was measured to let more wrong grades through (Mohler 7-12).
         share = (1 - estimate.weight) * share + estimate.weight * estimate.share
         shown = config.exemplars[estimate.nearest]
         feedback.append(
             f"Compared with {estimate.count} graded example answers; the closest (cosine "
             f"{estimate.nearest_score:.2f}) was graded {shown.points} of {max_points}.")
-        points = round_to_step(max_points * Decimal(str(round(share, 4))), config.step,
-                               max_points)
+    points = round_to_step(max_points * Decimal(str(round(share, 4))), config.step, max_points)
+    rounded = float(points / max_points) if max_points > 0 else 0.0
+    # The calibrated probability for the points suggested (with exemplars too: it was fitted
+    # without them, and is not raised for a near-identical example, which was measured to let
+    # more wrong grades through on Mohler 7-12).
+    confidence = calibration.confidence_of(features, rounded, opposite is not None, words)
     if closest is None:
         confidence = min(confidence, NO_PROSE_CONFIDENCE)
     decision = Decision(points, confidence, feedback)
