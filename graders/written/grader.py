@@ -49,7 +49,7 @@ FOREIGN_CONFIDENCE = 0.2
 
 def shared_embedder(context: GradingContext) -> SentenceEmbedder | None:
     """The process's embedding model (loaded once), or None when absent or switched off."""
-    settings = WrittenSettings.from_options(context.resources.options)
+    settings = _settings(context)
     if settings.similarity == "off":
         return None
 
@@ -91,7 +91,7 @@ class WrittenGrader(Grader):
     def grade_items(
         self, items: Sequence[RubricItem], answer: LocatedAnswer, context: GradingContext
     ) -> list[ItemResult]:
-        settings = WrittenSettings.from_options(context.resources.options)
+        settings = _settings(context)
         sentences = split_sentences(answer.text, answer.start)
         plans = [self._plan(item, sentences, settings, context) for item in items]
         embedder = shared_embedder(context)
@@ -109,7 +109,7 @@ class WrittenGrader(Grader):
     def texts_to_embed(self, items: Sequence[RubricItem], answer: LocatedAnswer,
                        context: GradingContext) -> list[str]:
         """Every text `grade_items` will embed for this answer (for batching many answers)."""
-        settings = WrittenSettings.from_options(context.resources.options)
+        settings = _settings(context)
         sentences = split_sentences(answer.text, answer.start)
         wanted = [t for item in items
                   for t in self._plan(item, sentences, settings, context).targets]
@@ -121,7 +121,7 @@ class WrittenGrader(Grader):
     @staticmethod
     def _plan(item: RubricItem, sentences: list[Sentence], settings: WrittenSettings,
               context: GradingContext) -> _Plan:
-        config = WrittenConfig.model_validate(item.config)
+        config = _config(item)
         verdict = (pattern_verdict(config, item.points, on_topic(config.topic, sentences))
                    if config.elements else None)
         targets: list[str] = []
@@ -169,8 +169,7 @@ class WrittenGrader(Grader):
             model = similarity_model(context)
             offset = reference_offset(
                 used.embedder, config, item.points, context.question.prompt,
-                model or calibration.points, WrittenSettings.from_options(
-                    context.resources.options),
+                model or calibration.points, _settings(context),
                 context.resources.shared(EXEMPLAR_MEMO_KEY, dict)) if estimate else 0.0
             decision = from_similarity(config, item.points, used, features, model, estimate,
                                        offset_known, opposite, len(answer_text.split()),
@@ -219,6 +218,36 @@ class WrittenGrader(Grader):
             student_feedback=student_message(decision, item.points,
                                              status is Status.NEEDS_REVIEW),
         )
+
+
+# A table of answers grades the same items thousands of times: their parsed configs and the
+# operator settings are kept, keyed by the object's identity (held, so an id is never reused).
+_CONFIGS: dict[int, tuple[RubricItem, WrittenConfig]] = {}
+_SETTINGS: dict[int, tuple[object, WrittenSettings]] = {}
+_KEPT = 4096
+
+
+def _config(item: RubricItem) -> WrittenConfig:
+    kept = _CONFIGS.get(id(item))
+    if kept is not None and kept[0] is item:
+        return kept[1]
+    if len(_CONFIGS) > _KEPT:
+        _CONFIGS.clear()
+    config = WrittenConfig.model_validate(item.config)
+    _CONFIGS[id(item)] = (item, config)
+    return config
+
+
+def _settings(context: GradingContext) -> WrittenSettings:
+    options = context.resources.options
+    kept = _SETTINGS.get(id(options))
+    if kept is not None and kept[0] is options:
+        return kept[1]
+    if len(_SETTINGS) > _KEPT:
+        _SETTINGS.clear()
+    settings = WrittenSettings.from_options(options)
+    _SETTINGS[id(options)] = (options, settings)
+    return settings
 
 
 def _opposite(config: WrittenConfig, sentences: list[Sentence]) -> Opposite | None:
