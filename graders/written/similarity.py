@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 
 import numpy as np
@@ -13,6 +15,7 @@ from graders.embedding import SentenceEmbedder
 from graders.written.text import Sentence
 
 _MIN_LETTERS = 3
+_LETTER = re.compile(r"[^\W\d_]")
 
 
 @dataclass(frozen=True)
@@ -32,7 +35,14 @@ class Closest:
 
 
 def prose_of(sentences: Sequence[Sentence]) -> list[Sentence]:
-    return [s for s in sentences if sum(c.isalpha() for c in s.norm) >= _MIN_LETTERS]
+    return [s for s in sentences if _is_prose(s.norm)]
+
+
+@lru_cache(maxsize=50_000)
+def _is_prose(text: str) -> bool:
+    """At least a few letters (a formula or a number alone is not compared)."""
+    letters = _LETTER.finditer(text)
+    return all(next(letters, None) is not None for _ in range(_MIN_LETTERS))
 
 
 def units_of(sentences: Sequence[Sentence]) -> list[Unit]:
@@ -58,11 +68,35 @@ def within_budget(sentences: Sequence[Sentence], max_chars: int, max_sentences: 
     return kept, len(prose) - len(kept)
 
 
+def compose(units: Sequence[Unit], sentence_vectors: NDArray[np.float32]
+            ) -> NDArray[np.float32]:
+    """Vectors of all units from their sentences' vectors (the single-sentence units, in order).
+
+    A stretch of several sentences is the length-weighted mean of its sentences' vectors,
+    renormalised: mean pooling over the stretch's tokens, without the cross-sentence context.
+    Only sentences are encoded, so the encoder reads each word of an answer once (a batch of
+    answers costs its tokens, not two to three times them), and the cosines stay within a few
+    hundredths of encoding the stretch itself.
+    """
+    index = {u.sentences[0]: row for row, u in enumerate(
+        u for u in units if len(u.sentences) == 1)}
+    out = np.empty((len(units), sentence_vectors.shape[1]), dtype=np.float32)
+    for row, unit in enumerate(units):
+        if len(unit.sentences) == 1:
+            out[row] = sentence_vectors[index[unit.sentences[0]]]
+            continue
+        weights = np.array([len(s.norm) for s in unit.sentences], dtype=np.float32)
+        mixed = weights @ sentence_vectors[[index[s] for s in unit.sentences]]
+        out[row] = mixed / max(float(np.linalg.norm(mixed)), 1e-12)
+    return out
+
+
 class AnswerVectors:
     """An answer's units, embedded once and shared by all items graded against it.
 
-    `prepare` embeds the units together with every target the items will compare them with, in
-    one call, so a question's whole similarity work is one batched, length-sorted encoding.
+    `prepare` embeds the sentences together with every target the items will compare them with,
+    in one call, so a question's whole similarity work is one batched, length-sorted encoding;
+    the longer units are composed from their sentences (`compose`).
     Only the leading `max_chars` / `max_sentences` of the answer are compared (`left_out` says
     how many sentences were not).
     """
@@ -77,13 +111,14 @@ class AnswerVectors:
 
     def prepare(self, targets: Iterable[str]) -> None:
         wanted = [t for t in dict.fromkeys(targets) if t not in self._targets]
-        texts = ([] if self._matrix is not None else [u.text for u in self.units]) + wanted
+        singles = [u for u in self.units if len(u.sentences) == 1]
+        texts = ([] if self._matrix is not None else [u.text for u in singles]) + wanted
         if not texts:
             return
         vectors = self.embedder.embed(texts)
         if self._matrix is None:
-            self._matrix = vectors[: len(self.units)]
-            vectors = vectors[len(self.units):]
+            self._matrix = compose(self.units, vectors[: len(singles)])
+            vectors = vectors[len(singles):]
         for text, vector in zip(wanted, vectors, strict=True):
             self._targets[text] = vector
 

@@ -55,7 +55,7 @@ def test_unsure_result_is_review_with_a_suggestion(resources: GradingResources) 
     rubric = parse_rubric("""
 slug: t
 title: T
-review_threshold: 0.6
+review_threshold: 0.98
 questions:
   - id: Q
     items:
@@ -65,9 +65,12 @@ questions:
         config:
           reference: [Self-attention ignores the order of the tokens.]
 """).rubric
-    [result] = grade_text(rubric, "Q", "Attention layers treat the tokens as a set.", resources)
+    # Related but not the point: the confidence (a probability of agreeing with a careful
+    # grader) stays below a strict threshold, and the suggestion goes to a person.
+    [result] = grade_text(rubric, "Q", "Attention compares every token with the others.",
+                          resources)
     assert result.status is Status.NEEDS_REVIEW
-    assert result.confidence < 0.6
+    assert result.confidence < 0.98
     assert "suggests" in result.feedback and Decimal(0) <= result.points <= Decimal(2)
 
 

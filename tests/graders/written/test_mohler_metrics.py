@@ -32,3 +32,26 @@ def test_exemplar_split_is_a_fixed_fifth_of_each_question() -> None:
     chosen = bench.exemplar_split(rows)
     assert chosen[:10].sum() == 2 and chosen[10:].sum() == 2
     assert np.array_equal(chosen, bench.exemplar_split(rows))
+
+
+def test_auroc_counts_ordered_pairs_and_ties() -> None:
+    assert bench.auroc([0.9, 0.8, 0.2, 0.1], [True, True, False, False]) == 1.0
+    assert bench.auroc([0.1, 0.2, 0.8, 0.9], [True, True, False, False]) == 0.0
+    assert bench.auroc([0.5, 0.5], [True, False]) == 0.5
+
+
+def test_logistic_fit_recovers_a_known_rule() -> None:
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(4000, 2))
+    p = 1 / (1 + np.exp(-(0.5 + 2.0 * x[:, 0] - 1.0 * x[:, 1])))
+    y = (rng.uniform(size=len(p)) < p).astype(float)
+    model = bench.fit_logistic(x, y, ("a", "b"), l2=1e-6)
+    assert model.intercept == pytest.approx(0.5, abs=0.15)
+    assert dict(model.weights) == pytest.approx({"a": 2.0, "b": -1.0}, abs=0.2)
+
+
+def test_threshold_is_the_lowest_that_reaches_the_precision() -> None:
+    confidence = np.array([0.95, 0.9, 0.8, 0.7, 0.6])
+    right = np.array([True, True, True, False, False])
+    assert bench.precision_threshold(confidence, right, 0.95) == 0.71
+    assert bench.precision_threshold(confidence, right, 0.6) == 0.5  # all five: 3 of 5

@@ -1,0 +1,192 @@
+"""`gradeformer grade-table TABLE.csv --rubric RUBRIC.yaml`: grade a table of short answers.
+
+Rows are `student,question,answer` (a header row names the columns; an LMS quiz export of short
+answers, for example), with an optional `points` column for answers an instructor has already
+graded; `question` is a question id (or one of its labels) of the rubric. One
+result per row goes to stdout (or `--output`): JSON lines
+`{"student", "question", "total", "items": [{"id", "points", "max_points", "status",
+"confidence", "feedback"}]}`, or CSV with one line per item. A progress bar goes to stderr.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Iterator
+from decimal import Decimal, InvalidOperation
+from enum import StrEnum
+from pathlib import Path
+from typing import IO, Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from app.cli.context import errors, fail
+from app.points import as_number
+from graders.context import GradingResources
+from graders.rubric import RubricError, load_rubric
+from graders.written.risk import DEFAULT_TARGET
+from graders.written.table import RowResult, TableGrader, TableRow
+
+# A field larger than this is not read into memory (the answer is cut far below it anyway).
+MAX_FIELD_CHARS = 1_000_000
+COLUMNS = ("student", "question", "answer")
+CSV_COLUMNS = ("student", "question", "total", "item", "points", "max_points", "status",
+               "confidence", "feedback")
+
+
+class TableFormat(StrEnum):
+    JSONL = "jsonl"
+    CSV = "csv"
+
+
+def _rows(path: Path) -> Iterator[TableRow]:
+    csv.field_size_limit(MAX_FIELD_CHARS)
+    with path.open(newline="", encoding="utf-8", errors="replace") as handle:
+        reader = csv.reader(handle)
+        header = [h.strip().lower().lstrip("\ufeff") for h in next(reader, [])]
+        missing = [c for c in COLUMNS if c not in header]
+        if missing:
+            raise fail(f"{path}: the header must name the columns {', '.join(COLUMNS)} "
+                       f"(missing: {', '.join(missing)})", 2)
+        where = [header.index(c) for c in COLUMNS]
+        points_at = header.index("points") if "points" in header else None
+        number = 0
+        while True:
+            number += 1
+            try:
+                record = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:  # a field over the bound, or broken quoting: say so, go on
+                yield TableRow(student="", question="", answer="",
+                               unreadable=f"data row {number} cannot be read: {exc}")
+                continue
+            if not any(cell.strip() for cell in record):
+                continue
+            cells = [record[i] if i < len(record) else "" for i in where]
+            given = record[points_at] if points_at is not None and points_at < len(record) else ""
+            yield TableRow(student=cells[0][:200], question=cells[1][:200], answer=cells[2],
+                           points=_points(given))
+
+
+def _points(text: str) -> Decimal | None:
+    """An instructor's points from the optional column: a finite number >= 0, else none."""
+    text = text.strip()
+    if not text or len(text) > 20:
+        return None
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        return None
+    return value if value.is_finite() and value >= 0 else None
+
+
+def _count(path: Path) -> int:
+    """Data rows in the table (a cheap first pass, for the progress bar)."""
+    csv.field_size_limit(MAX_FIELD_CHARS)
+    count = 0
+    with path.open(newline="", encoding="utf-8", errors="replace") as handle:
+        reader = csv.reader(handle)
+        while True:
+            try:
+                next(reader)
+            except StopIteration:
+                break
+            except csv.Error:
+                pass
+            count += 1
+    return max(0, count - 1)
+
+
+def _learn(grader: TableGrader, table: Path) -> None:
+    """First pass: the instructor-graded rows, if the table has any."""
+    risks = grader.learn(row for row in _rows(table) if row.points is not None)
+    for qid, risk in risks.items():
+        if risk.threshold is None:
+            errors.print(f"{qid}: {risk.calibrated_on} instructor-graded answers become "
+                         "exemplars; too few to set its threshold (the rubric's stands)")
+        else:
+            errors.print(f"{qid}: {risk.calibrated_on} instructor-graded answers become "
+                         f"exemplars; auto-grade threshold {risk.threshold:.2f} (error bound "
+                         f"{risk.expected_error:.1%}, {risk.auto_share:.0%} of them auto-graded "
+                         "in calibration)")
+
+
+def row_json(result: RowResult) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "student": result.row.student,
+        "question": result.row.question,
+        "total": as_number(result.total),
+        "items": [
+            {"id": r.item_id, "points": as_number(r.points),
+             "max_points": as_number(r.max_points), "status": r.status.value,
+             "confidence": r.confidence, "feedback": r.feedback}
+            for r in result.items
+        ],
+    }
+    if result.error is not None:
+        out["error"] = result.error
+    return out
+
+
+def _write(result: RowResult, form: TableFormat, out: IO[str],
+           writer: Any) -> None:
+    if form is TableFormat.JSONL:
+        out.write(json.dumps(row_json(result), ensure_ascii=False) + "\n")
+        return
+    total = as_number(result.total)
+    if not result.items:
+        writer.writerow([result.row.student, result.row.question, total, "", "", "", "error",
+                         "", result.error or ""])
+    for r in result.items:
+        writer.writerow([result.row.student, result.row.question, total, r.item_id,
+                         as_number(r.points), as_number(r.max_points), r.status.value,
+                         r.confidence, r.feedback])
+
+
+def grade_table(
+    table: Annotated[Path, typer.Argument(help="CSV with columns student,question,answer")],
+    rubric: Annotated[Path, typer.Option("--rubric", help="the rubric YAML")],
+    form: Annotated[TableFormat, typer.Option("--format", help="jsonl or csv")] = (
+        TableFormat.JSONL),
+    output: Annotated[Path | None, typer.Option("--output", "-o",
+                                                help="write here instead of stdout")] = None,
+    progress: Annotated[bool, typer.Option(help="show a progress bar on stderr")] = True,
+    target_error: Annotated[float, typer.Option(
+        min=0.001, max=0.5, help="error allowed among auto-graded answers of a question with "
+        "instructor-graded rows")] = DEFAULT_TARGET,
+) -> None:
+    """Grade a table of short answers (student,question,answer) against a rubric.
+
+    An optional `points` column holds grades an instructor already gave: those rows keep them,
+    become exemplars of their question, and set its auto-grade threshold so that the error among
+    auto-graded answers stays under --target-error (questions with one written item).
+    """
+    if not table.is_file():
+        raise fail(f"{table} is not a file", 2)
+    try:
+        loaded = load_rubric(rubric)
+    except RubricError as exc:
+        raise fail(str(exc), 2) from None
+    grader = TableGrader(loaded, GradingResources(options={}), target=target_error)
+    _learn(grader, table)
+    total = _count(table)
+    out = output.open("w", newline="", encoding="utf-8") if output else sys.stdout
+    writer = csv.writer(out)
+    if form is TableFormat.CSV:
+        writer.writerow(CSV_COLUMNS)
+    bar = Progress(TextColumn("grading"), BarColumn(), MofNCompleteColumn(),
+                   TimeRemainingColumn(), console=errors, disable=not progress)
+    try:
+        with bar:
+            task = bar.add_task("rows", total=total)
+            for result in grader.grade(_rows(table)):
+                _write(result, form, out, writer)
+                bar.advance(task)
+    finally:
+        if output:
+            out.close()
+        else:
+            out.flush()

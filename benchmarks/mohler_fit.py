@@ -1,0 +1,162 @@
+"""Metrics and the fits behind the written grader's shipped calibration (NumPy only).
+
+`fit_calibration` is what `benchmarks/written_mohler.py --fit` runs on the Mohler answers of
+assignments 1-6: a ridge regression for the points, then a logistic regression for whether
+those points agree with the human average within the agreement tolerance, fitted on the ridge's
+out-of-fold suggestions (leave one assignment out), and the threshold that reaches 95%
+agreement among the auto-graded answers of the fitting data.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+
+from graders.written.calibration import AGREEMENT, CONFIDENCE_FEATURES, LogisticModel
+from graders.written.features import FEATURES
+from graders.written.scoring import SimilarityModel, round_to_step
+
+# The points model's terms: chosen looking at assignments 1-6 only.
+POINTS_TERMS = ("best", "whole", "align_recall", "align_precision", "hits_recall",
+                "best*best", "align_recall*align_recall")
+RIDGE = 10.0
+LOGISTIC_L2 = 10.0
+TARGET_PRECISION = 0.95
+MOHLER_POINTS = 5.0
+STEP = 0.5
+
+
+def pearson(a: Sequence[float], b: Sequence[float]) -> float:
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    x, y = x - x.mean(), y - y.mean()
+    denominator = math.sqrt(float((x * x).sum() * (y * y).sum()))
+    return float((x * y).sum() / denominator) if denominator else float("nan")
+
+
+def rmse(a: Sequence[float], b: Sequence[float]) -> float:
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return float(np.sqrt(((x - y) ** 2).mean()))
+
+
+def auroc(scores: Sequence[float], positive: Sequence[bool]) -> float:
+    """Probability that a positive outranks a negative (ties count half)."""
+    s, y = np.asarray(scores, dtype=float), np.asarray(positive, dtype=bool)
+    order = np.argsort(s, kind="stable")
+    ranks = np.empty(len(s))
+    ranks[order] = np.arange(1, len(s) + 1)
+    for value in np.unique(s):  # average ranks of ties
+        tied = s == value
+        ranks[tied] = ranks[tied].mean()
+    n1, n0 = int(y.sum()), int((~y).sum())
+    if not n1 or not n0:
+        return float("nan")
+    return float((ranks[y].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
+
+
+def term_matrix(features: Mapping[str, np.ndarray], terms: Sequence[str]) -> np.ndarray:
+    columns = []
+    for term in terms:
+        left, _, right = term.partition("*")
+        columns.append(features[left] * (features[right] if right else 1.0))
+    return np.column_stack(columns)
+
+
+def fit_ridge(features: np.ndarray, scores: np.ndarray, names: Sequence[str],
+              alpha: float = RIDGE, top: float = MOHLER_POINTS) -> SimilarityModel:
+    """Ridge regression on standardised features, returned as a share-of-points model."""
+    mean, scale = features.mean(axis=0), features.std(axis=0) + 1e-9
+    z = (features - mean) / scale
+    weights = np.linalg.solve(z.T @ z + alpha * np.eye(z.shape[1]), z.T @ (scores - scores.mean()))
+    raw = weights / scale
+    intercept = float(scores.mean() - raw @ mean)
+    return SimilarityModel(intercept / top, tuple(
+        (name, float(w) / top) for name, w in zip(names, raw, strict=True)))
+
+
+def fit_logistic(features: np.ndarray, outcome: np.ndarray, names: Sequence[str],
+                 l2: float = LOGISTIC_L2) -> LogisticModel:
+    """L2-penalised logistic regression (Newton steps) on standardised features."""
+    mean, scale = features.mean(axis=0), features.std(axis=0) + 1e-9
+    z = np.hstack([np.ones((len(features), 1)), (features - mean) / scale])
+    penalty = l2 * np.diag(np.r_[0.0, np.ones(z.shape[1] - 1)])
+    w = np.zeros(z.shape[1])
+    for _ in range(100):
+        p = 1 / (1 + np.exp(-(z @ w)))
+        gradient = z.T @ (p - outcome) + penalty @ w
+        hessian = (z * (p * (1 - p))[:, None]).T @ z + penalty
+        change = np.linalg.solve(hessian, gradient)
+        w -= change
+        if float(np.abs(change).max()) < 1e-10:
+            break
+    raw = w[1:] / scale
+    intercept = float(w[0] - raw @ mean)
+    return LogisticModel(intercept, tuple(
+        (name, float(v)) for name, v in zip(names, raw, strict=True)))
+
+
+def suggested_points(model: SimilarityModel, features: Mapping[str, np.ndarray]) -> np.ndarray:
+    """The grader's points for these features: the share, to the item's step."""
+    count = len(next(iter(features.values())))
+    out = np.empty(count)
+    top = Decimal(str(MOHLER_POINTS))
+    for i in range(count):
+        share = model.predict({k: float(v[i]) for k, v in features.items()})
+        out[i] = float(round_to_step(top * Decimal(str(round(share, 4))), Decimal(str(STEP)),
+                                     top))
+    return out
+
+
+def confidence_inputs(features: Mapping[str, np.ndarray], points: np.ndarray
+                      ) -> dict[str, np.ndarray]:
+    """The confidence model's inputs (as `calibration.confidence_features` builds them)."""
+    out = {name: features[name] for name in FEATURES}
+    out["share"] = points / MOHLER_POINTS
+    out["opposite"] = features["opposite"]
+    out["words"] = np.log1p(features["words"])
+    return out
+
+
+def agrees(points: np.ndarray, human: np.ndarray) -> np.ndarray:
+    return np.abs(points - human) <= AGREEMENT * MOHLER_POINTS + 1e-9
+
+
+def precision_threshold(confidence: np.ndarray, right: np.ndarray,
+                        target: float = TARGET_PRECISION) -> float:
+    """The lowest threshold (0.01 grid) whose auto-graded answers reach `target` agreement."""
+    for hundredths in range(50, 100):
+        threshold = hundredths / 100
+        chosen = confidence >= threshold
+        if chosen.any() and right[chosen].mean() >= target:
+            return threshold
+    return 0.99
+
+
+def fit_calibration(features: Mapping[str, np.ndarray], human: np.ndarray,
+                    assignment: np.ndarray) -> dict[str, Any]:
+    """Points and confidence models from these answers (the caller passes assignments 1-6)."""
+    x = term_matrix(features, POINTS_TERMS)
+    out_of_fold = np.empty(len(human))
+    for held in sorted(set(assignment.tolist())):
+        fit = assignment != held
+        fold = fit_ridge(x[fit], human[fit], POINTS_TERMS)
+        rows = ~fit
+        out_of_fold[rows] = suggested_points(fold, {k: v[rows] for k, v in features.items()})
+    right = agrees(out_of_fold, human)
+    inputs = confidence_inputs(features, out_of_fold)
+    confidence = fit_logistic(term_matrix(inputs, CONFIDENCE_FEATURES), right.astype(float),
+                              CONFIDENCE_FEATURES)
+    fitted = np.array([confidence.probability({k: float(v[i]) for k, v in inputs.items()})
+                       for i in range(len(human))])
+    points = fit_ridge(x, human, POINTS_TERMS)
+    return {
+        "fitted_on": (f"Mohler short answers, assignments {sorted(set(assignment.tolist()))} "
+                      f"({len(human)} answers); benchmarks/written_mohler.py --fit"),
+        "agreement": AGREEMENT,
+        "threshold_95": precision_threshold(fitted, right),
+        "points": {"intercept": points.intercept, "weights": dict(points.weights)},
+        "confidence": {"intercept": confidence.intercept, "weights": dict(confidence.weights)},
+    }

@@ -1,0 +1,237 @@
+"""Grading a table of short answers (`student, question, answer` rows) in batches.
+
+An LMS quiz export has tens of thousands of short answers. Each row is graded as a one-question
+submission by the engine (every grader kind the question's items name), so a row's result is
+the one the service would give that answer. Before a batch of rows is graded, everything the
+written grader will embed for them (the answers' sentences, references, exemplars, the words
+it aligns) is encoded in one call: the encoder then runs a few large forward passes per batch
+instead of a small one per row, and each row's grading finds its vectors in the cache.
+
+Student bytes are hostile: an answer is cut to `MAX_ANSWER_CHARS` (its items then go to review,
+saying so), control characters are dropped, and the reader bounds a field's size.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+
+from graders.context import GradingContext, GradingResources
+from graders.documents.model import LocatedAnswer, ParsedSubmission
+from graders.embedding import SentenceEmbedder
+from graders.engine import grade_submission
+from graders.results import ItemResult, Status
+from graders.rubric import LoadedRubric, Question
+from graders.written.grader import WrittenGrader, shared_embedder
+from graders.written.risk import (
+    DEFAULT_TARGET,
+    Graded,
+    QuestionRisk,
+    calibrate_question,
+    the_written_item,
+    with_exemplars,
+)
+
+MAX_ANSWER_CHARS = 20_000
+BATCH_ROWS = 256
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+@dataclass(frozen=True)
+class TableRow:
+    student: str
+    question: str
+    answer: str
+    # Why the row could not be read (a field over the size bound, broken quoting), if so.
+    unreadable: str | None = None
+    # Points an instructor already gave this answer (a `points` column), if any.
+    points: Decimal | None = None
+
+
+@dataclass(frozen=True)
+class RowResult:
+    row: TableRow
+    total: Decimal
+    items: tuple[ItemResult, ...]
+    error: str | None = None
+
+
+def clean_answer(text: str) -> tuple[str, bool]:
+    """The answer without control characters, cut to the bound; and whether it was cut."""
+    cut = len(text) > MAX_ANSWER_CHARS
+    text = text[:MAX_ANSWER_CHARS]
+    return _CONTROL.sub(" ", text), cut
+
+
+class TableGrader:
+    """Grades rows against one rubric; `questions` maps a row's question to the rubric's.
+
+    Grading is deterministic, so the results of an answer are kept (up to `remember` answers,
+    least recently used dropped): a quiz export repeats short answers ("LIFO") many times, and
+    a repeated answer then costs a dictionary look-up.
+    """
+
+    def __init__(self, loaded: LoadedRubric, resources: GradingResources,
+                 remember: int = 20_000, target: float = DEFAULT_TARGET) -> None:
+        self.resources = resources
+        self.remember = remember
+        self.target = target
+        self.risks: dict[str, QuestionRisk] = {}
+        self._embedder: SentenceEmbedder | None = None
+        self._known: OrderedDict[tuple[str, bytes], tuple[ItemResult, ...]] = OrderedDict()
+        self.parts: dict[str, LoadedRubric] = {}
+        self.questions: dict[str, Question] = {}
+        for question in loaded.rubric.questions:
+            # One single-question rubric per question: a row answers one question only.
+            one = loaded.rubric.model_copy(update={"questions": [question]})
+            part = LoadedRubric(rubric=one, content_hash=loaded.content_hash,
+                                source=loaded.source)
+            for key in (question.id, *question.labels):
+                self.questions.setdefault(key.strip().lower(), question)
+                self.parts.setdefault(key.strip().lower(), part)
+
+    def forget(self, embeddings: bool = True) -> None:
+        """Drop the kept results, and the cached embeddings unless told not to."""
+        self._known.clear()
+        if embeddings and self._embedder is not None:
+            self._embedder.cache.clear_memory()
+
+    def learn(self, rows: Iterable[TableRow]) -> dict[str, QuestionRisk]:
+        """Instructor-graded rows become exemplars of their question and set its threshold
+        (`risk.py`); only questions with a single written item take them (a row's points are
+        that item's). Call before `grade`."""
+        graded: dict[str, list[Graded]] = {}
+        for row in rows:
+            key = row.question.strip().lower()
+            if row.points is None or key not in self.parts or row.unreadable:
+                continue
+            if the_written_item(self.parts[key]) is None:
+                continue
+            qid = self.questions[key].id
+            graded.setdefault(qid, []).append(Graded(clean_answer(row.answer)[0], row.points))
+        for qid, answers in graded.items():
+            keys = [k for k, q in self.questions.items() if q.id == qid]
+            part = self.parts[keys[0]]
+            risk = calibrate_question(part, answers, self._grade_one, self.target)
+            updated = with_exemplars(part, answers, risk.threshold)
+            for key in keys:
+                self.parts[key] = updated
+            self.risks[qid] = risk
+        return self.risks
+
+    def _grade_one(self, part: LoadedRubric, text: str) -> ItemResult:
+        question = part.rubric.questions[0]
+        answer = LocatedAnswer(question.id, text, start=0, end=len(text), method="label")
+        submission = ParsedSubmission(text=text, format="text", answers={question.id: answer})
+        return grade_submission(part, submission, self.resources).items[0]
+
+    def grade(self, rows: Iterable[TableRow]) -> Iterator[RowResult]:
+        batch: list[TableRow] = []
+        for row in rows:
+            batch.append(row)
+            if len(batch) >= BATCH_ROWS:
+                yield from self._batch(batch)
+                batch = []
+        if batch:
+            yield from self._batch(batch)
+
+    def _submission(self, row: TableRow) -> tuple[LoadedRubric, ParsedSubmission] | None:
+        key = row.question.strip().lower()
+        part = self.parts.get(key)
+        if part is None:
+            return None
+        question = self.questions[key]
+        text, _ = clean_answer(row.answer)
+        answer = LocatedAnswer(question.id, text, start=0, end=len(text), method="label")
+        return part, ParsedSubmission(text=text, format="text", answers={question.id: answer})
+
+    def _prefetch(self, prepared: list[tuple[LoadedRubric, ParsedSubmission] | None]) -> None:
+        """Encode every text the written grader will compare for these rows, in one call."""
+        texts: list[str] = []
+        embedder = None
+        grader = WrittenGrader()
+        for entry in prepared:
+            if entry is None:
+                continue
+            part, submission = entry
+            question = part.rubric.questions[0]
+            items = [i for i in question.items if i.grader == "written"]
+            answer = submission.answers.get(question.id)
+            if not items or answer is None or not answer.text.strip():
+                continue
+            context = GradingContext(rubric=part.rubric, question=question,
+                                     submission=submission, resources=self.resources)
+            if embedder is None:
+                embedder = self._embedder = shared_embedder(context)
+                if embedder is None:
+                    return
+            texts += grader.texts_to_embed(items, answer, context)
+        if embedder is not None and texts:
+            embedder.embed(list(dict.fromkeys(texts)))
+
+    @staticmethod
+    def _key(row: TableRow) -> tuple[str, bytes]:
+        # By digest: a hostile table of huge distinct answers must not fill memory with keys.
+        return row.question.strip().lower(), hashlib.sha256(row.answer.encode()).digest()
+
+    def _batch(self, rows: list[TableRow]) -> Iterator[RowResult]:
+        prepared = [None if row.unreadable or self._key(row) in self._known
+                    else self._submission(row) for row in rows]
+        self._prefetch(prepared)
+        for row, entry in zip(rows, prepared, strict=True):
+            key = self._key(row)
+            items = self._known.get(key)
+            if row.unreadable is not None:
+                yield RowResult(row, Decimal(0), (), error=row.unreadable)
+                continue
+            if row.points is not None:
+                part = self.parts.get(row.question.strip().lower())
+                given = _instructor(part, row.points) if part is not None else None
+                if given is not None:
+                    yield RowResult(row, given.points, (given,))
+                    continue
+            if items is not None:
+                self._known.move_to_end(key)
+            elif entry is None:
+                yield RowResult(row, Decimal(0), (), error=(
+                    f"question {row.question[:80]!r} is not in the rubric"))
+                continue
+            else:
+                part, submission = entry
+                items = grade_submission(part, submission, self.resources).items
+                if len(row.answer) > MAX_ANSWER_CHARS:
+                    items = tuple(_cut(r) for r in items)
+                if self.remember > 0:
+                    self._known[key] = items
+                    if len(self._known) > self.remember:
+                        self._known.popitem(last=False)
+            total = sum((r.points for r in items if r.counts_toward_total), start=Decimal(0))
+            yield RowResult(row, total, items)
+
+
+def _instructor(part: LoadedRubric, points: Decimal) -> ItemResult | None:
+    """The instructor's grade of a row, as the result of the question's single written item."""
+    item = the_written_item(part)
+    if item is None:
+        return None
+    return ItemResult(
+        item_id=item.id, question=part.rubric.questions[0].id,
+        points=max(Decimal(0), min(points, item.points)), max_points=item.points,
+        status=Status.GRADED, confidence=1.0, grader="instructor", grader_version="1",
+        feedback="Graded by the instructor (points given in the table).",
+        student_feedback=None)
+
+
+def _cut(result: ItemResult) -> ItemResult:
+    if result.status is not Status.GRADED:
+        return result
+    return result.model_copy(update={
+        "status": Status.NEEDS_REVIEW,
+        "feedback": (f"{result.feedback} The answer is longer than {MAX_ANSWER_CHARS} "
+                     "characters and was graded on its beginning only; a grader should "
+                     "check it.").strip(),
+    })

@@ -1,0 +1,144 @@
+"""`gradeformer grade-table`, through the real CLI in a child process."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent.parent
+
+RUBRIC = """
+slug: quiz
+title: Short-answer quiz
+review_threshold: 0.6
+questions:
+  - id: stack
+    labels: ["Q1"]
+    prompt: What order does a stack remove items in?
+    items:
+      - id: stack.order
+        points: 2
+        grader: written
+        config:
+          elements:
+            - id: lifo
+              patterns: ['last in,? first out', 'lifo', 'most recently (added|pushed)']
+          reference: ["A stack removes the most recently added item first: last in, first out."]
+  - id: heads
+    prompt: Why use several attention heads?
+    items:
+      - id: heads.why
+        points: 5
+        grader: written
+        config:
+          reference: ["Several heads attend to different positions or relations in parallel."]
+"""
+
+
+def _grade_table(tmp_path: Path, rows: list[list[str]], *extra: str,
+                 header: tuple[str, ...] = ("student", "question", "answer"),
+                 code: int = 0) -> subprocess.CompletedProcess[str]:
+    table = tmp_path / "table.csv"
+    with table.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+    rubric = tmp_path / "rubric.yaml"
+    rubric.write_text(RUBRIC)
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli.main", "grade-table", str(table), "--rubric",
+         str(rubric), *extra],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == code, done.stderr
+    return done
+
+
+def test_one_json_object_per_row_with_the_items(tmp_path: Path) -> None:
+    rows = [["ann", "stack", "It is last in, first out."],
+            ["bob", "Q1", "Items come out in random order."],
+            ["cy", "heads", "Different heads can look at different positions in parallel."],
+            ["dee", "heads", ""],
+            ["eve", "nope", "anything"]]
+    done = _grade_table(tmp_path, rows)
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(o["student"], o["question"]) for o in lines] == [(r[0], r[1]) for r in rows]
+    first = lines[0]
+    assert set(first) == {"student", "question", "total", "items"}
+    [item] = first["items"]
+    assert set(item) == {"id", "points", "max_points", "status", "confidence", "feedback"}
+    assert item["id"] == "stack.order" and item["points"] == 2 and item["status"] == "graded"
+    assert first["total"] == 2
+    assert lines[1]["items"][0]["points"] == 0  # the label Q1 names the stack question
+    assert lines[2]["items"][0]["id"] == "heads.why"
+    assert 0 <= lines[2]["items"][0]["confidence"] <= 1
+    assert lines[3]["items"][0]["status"] == "missing"
+    assert lines[4]["items"] == [] and "not in the rubric" in lines[4]["error"]
+    assert "grading" in done.stderr  # the progress bar is on stderr, never in the output
+
+
+def test_csv_output_has_one_line_per_item(tmp_path: Path) -> None:
+    done = _grade_table(tmp_path, [["ann", "stack", "LIFO"], ["bob", "heads", "parallel"]],
+                        "--format", "csv")
+    out = list(csv.DictReader(io.StringIO(done.stdout)))
+    assert [(r["student"], r["item"]) for r in out] == [("ann", "stack.order"),
+                                                        ("bob", "heads.why")]
+    assert out[0]["points"] == "2" and out[0]["max_points"] == "2"
+
+
+def test_hostile_rows_are_bounded_and_reviewed(tmp_path: Path) -> None:
+    huge = "last in first out " * 5000  # 90,000 characters in one cell
+    controls = "LIFO\x00\x07 order"
+    done = _grade_table(tmp_path, [["ann", "stack", huge], ["bob", "stack", controls],
+                                   ["cy", "heads", "(" * 30000]])
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(lines) == 3
+    assert lines[0]["items"][0]["status"] == "needs_review"
+    assert "longer than" in lines[0]["items"][0]["feedback"]
+    assert lines[1]["items"][0]["points"] == 2
+    assert lines[2]["items"][0]["status"] in ("graded", "needs_review")
+
+
+@pytest.mark.parametrize("header", [("name", "question", "answer"), ("student", "answer")])
+def test_a_table_without_the_columns_is_refused(tmp_path: Path, header: tuple[str, ...]) -> None:
+    done = _grade_table(tmp_path, [["a", "b", "c"]], header=header, code=2)
+    assert "student, question, answer" in done.stderr
+
+
+def test_an_oversized_field_is_one_error_row_and_the_rest_is_graded(tmp_path: Path) -> None:
+    done = _grade_table(tmp_path, [["ann", "stack", "x" * 1_100_000], ["bob", "stack", "LIFO"]])
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(lines) == 2
+    assert lines[0]["items"] == [] and "cannot be read" in lines[0]["error"]
+    assert lines[1]["student"] == "bob" and lines[1]["total"] == 2
+
+
+def test_instructor_points_become_exemplars_and_set_the_threshold(tmp_path: Path) -> None:
+    right = ["Different heads attend to different positions at the same time.",
+             "Each head can focus on another relation between the words, in parallel.",
+             "Several heads look at different parts of the sentence simultaneously.",
+             "Heads learn different attention patterns, e.g. syntax in one and position in "
+             "another.",
+             "With many heads the model attends to several things at once instead of one "
+             "average."]
+    wrong = ["Heads make the model smaller.", "It is needed for the softmax to work.",
+             "More heads means fewer parameters to train.", "Heads remove the need for values.",
+             "They are used to sort the tokens."]
+    graded = [[f"g{i}", "heads", text, "5"] for i, text in enumerate(right)]
+    graded += [[f"w{i}", "heads", text, "0"] for i, text in enumerate(wrong)]
+    rows = [*graded, ["new", "heads", "Different heads can attend to different positions.", ""]]
+    done = _grade_table(tmp_path, rows, header=("student", "question", "answer", "points"))
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(lines) == len(rows)
+    assert lines[0]["items"][0]["points"] == 5 and "instructor" in lines[0]["items"][0]["feedback"]
+    assert lines[5]["total"] == 0
+    new = lines[-1]["items"][0]
+    assert "graded example answers" in new["feedback"]
+    assert "heads: 10 instructor-graded answers become exemplars" in done.stderr
