@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
-from sqlalchemy import text
+from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
@@ -19,10 +19,11 @@ from app.auth.router import router as tokens_router
 from app.dashboard.page import router as dashboard_page_router
 from app.dashboard.router import router as dashboard_router
 from app.db.session import make_engine, make_sessionmaker, read_only_engine, unit_of_work
-from app.deps import SessionDep
 from app.exports.router import router as exports_router
-from app.grading.jobs import Executor, unfinished_jobs
+from app.grading.jobs import Executor
 from app.grading.local import LocalExecutor
+from app.grading.sweeper import Sweeper, sweep
+from app.health import check
 from app.regrade.router import router as regrade_router
 from app.review.router import router as review_router
 from app.settings import Settings, get_settings
@@ -38,7 +39,9 @@ def default_executor(sessions: sessionmaker[Session], settings: Settings) -> Exe
 
         celery: Executor = CeleryExecutor(sessions, settings)
         return celery
-    return LocalExecutor(sessions, settings.workers, settings.grading_options())
+    return LocalExecutor(
+        sessions, settings.workers, settings.grading_options(), settings.max_grading_attempts
+    )
 
 
 def _start_grading_processes(executor: Executor, workers: int) -> None:
@@ -59,9 +62,15 @@ def _startup(sessions: sessionmaker[Session], settings: Settings, executor: Exec
     _start_grading_processes(executor, settings.workers)
     with unit_of_work(sessions) as session:
         sync_rubric_dir(session, settings.rubrics_dir)
-    with unit_of_work(sessions) as session:
-        for job in unfinished_jobs(session):
-            executor.enqueue(job)
+    # A local executor is the database's only grader: what is unfinished at start was held by
+    # the previous server, so it takes all of it now instead of waiting for the leases to run
+    # out. Anything else (Celery) takes only what nobody holds.
+    sweep(
+        sessions,
+        executor,
+        settings.grading_lease_seconds,
+        everything=executor.local_pool() is not None,
+    )
 
 
 def create_app(
@@ -80,14 +89,21 @@ def create_app(
         app.state.read_engine = read_only_engine(engine)
         app.state.executor = executor
         app.state.token_cache = TokenCache()
-        app.state.intake = SubmissionIntake(engine)
+        app.state.intake = SubmissionIntake(engine, lease_seconds=settings.grading_lease_seconds)
+        app.state.engine = engine
+        sweeper = Sweeper(
+            sessions, executor, settings.sweep_interval_seconds, settings.grading_lease_seconds
+        )
         try:
             await run_in_threadpool(_startup, sessions, settings, executor)
+            sweeper.start()
             yield
         finally:
             # The server has answered every request by now; the intake has nothing left to store.
+            await run_in_threadpool(sweeper.stop)
             await run_in_threadpool(app.state.intake.close)
-            await run_in_threadpool(executor.shutdown)
+            # Running jobs get a bounded time; the rest go back to the queue for the next start.
+            await run_in_threadpool(executor.shutdown, settings.shutdown_grace_seconds)
             engine.dispose()
 
     app = FastAPI(
@@ -100,9 +116,10 @@ def create_app(
     problems.install(app)
 
     @app.get("/healthz", tags=["health"])
-    def healthz(session: SessionDep) -> dict[str, str]:
-        session.execute(text("SELECT 1"))
-        return {"status": "ok", "database": "ok"}
+    def healthz() -> JSONResponse:
+        """The database takes writes and the disks have room (503 otherwise)."""
+        health = check(app.state.engine, settings)
+        return JSONResponse(health.body(), status_code=200 if health.ok else 503)
 
     for router in (
         submissions_router,
