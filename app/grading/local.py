@@ -17,7 +17,7 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -32,6 +32,8 @@ from app.grading.worker import WorkerOutcome, grade_document, init_pool_worker
 log = logging.getLogger(__name__)
 
 MAX_BACKOFF = 10.0
+
+Grade = Callable[[str, bytes, str | None, str | None], WorkerOutcome]
 
 
 # One BLAS thread per grading process: N processes on N cores, each spinning extra BLAS threads,
@@ -85,7 +87,9 @@ class LocalExecutor:
         workers: int,
         options: Mapping[str, Any],
         max_attempts: int = 3,
+        grade: Grade = grade_document,
     ) -> None:
+        self._grade = grade  # a module-level function: it is pickled to the processes
         self._workers = workers
         self._options = dict(options)
         self._max_attempts = max_attempts
@@ -139,7 +143,7 @@ class LocalExecutor:
             entry = self._waiting.popleft()
             pool = self._pool
             try:
-                future = pool.submit(grade_document, *_arguments(entry.job))
+                future = pool.submit(self._grade, *_arguments(entry.job))
             except (BrokenProcessPool, RuntimeError):
                 # The pool broke before this job reached it: not the job's fault.
                 self._waiting.appendleft(entry)
@@ -153,7 +157,7 @@ class LocalExecutor:
                 self._solo = process_pool(1, self._options)
             solo = self._solo
             try:
-                future = solo.submit(grade_document, *_arguments(entry.job))
+                future = solo.submit(self._grade, *_arguments(entry.job))
             except (BrokenProcessPool, RuntimeError):
                 self._retries.appendleft(entry)
                 self._solo = None
