@@ -71,26 +71,30 @@ def rubric_load(files: Annotated[list[Path], typer.Argument()]) -> None:
 @rubric_app.command("list")
 def rubric_list(
     all_versions: Annotated[
-        bool, typer.Option("--all", help="Every version, not only the current")
+        bool, typer.Option("--all", help="Every version, not only the current one.")
     ] = False,
 ) -> None:
     """Which rubric version each assignment grades with, and where it came from."""
     with database() as sessions, unit_of_work(sessions) as session:
-        table = Table("assignment", "version", "hash", "current", "source", "loaded", "from disk")
         for assignment, versions in rubric_versions(session):
             for v in versions:
                 if not (all_versions or v.is_current):
                     continue
-                table.add_row(
-                    assignment.slug,
-                    f"{v.label} (#{v.id})",
-                    v.content_hash[:12],
-                    "yes" if v.is_current else "",
-                    v.source_name,
-                    v.created_at.strftime("%Y-%m-%d %H:%M"),
-                    "" if v.synced_at is None else v.synced_at.strftime("%Y-%m-%d %H:%M"),
+                mark = "current" if v.is_current else "       "
+                synced = (
+                    ""
+                    if v.synced_at is None
+                    else f", synced from disk {v.synced_at:%Y-%m-%d %H:%M}"
                 )
-        console.print(table)
+                # One line per version, never wrapped: scripts read it as well as people.
+                console.print(
+                    f"{assignment.slug}  {mark}  version {v.label} (#{v.id}, "
+                    f"{v.content_hash[:12]})  from {v.source_name}, loaded "
+                    f"{v.created_at:%Y-%m-%d %H:%M}{synced}",
+                    soft_wrap=True,
+                    markup=False,
+                    highlight=False,
+                )
 
 
 @token_app.command("create")

@@ -97,7 +97,7 @@ def runs_per_submission(db: Db) -> dict[int, int]:
 
 
 def wait_all(futures: list[Future[None]], timeout: float = 120) -> None:
-    done, pending = wait(futures, timeout=timeout)
+    _done, pending = wait(futures, timeout=timeout)
     assert not pending, f"{len(pending)} jobs never finished"
 
 
