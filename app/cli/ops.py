@@ -153,4 +153,13 @@ def serve(
     """Run the API server."""
     import uvicorn
 
-    uvicorn.run("app.main:create_app", factory=True, host=host, port=port)
+    # SIGTERM (to the PID or the whole group) or Ctrl-C: stop accepting, give open requests this
+    # long, then the application's shutdown finishes or gives back its jobs in as much again.
+    grace = max(1, int(settings().shutdown_grace_seconds))
+    uvicorn.run(
+        "app.main:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        timeout_graceful_shutdown=grace,
+    )
