@@ -35,6 +35,8 @@ BROKER_DOWN_SECONDS = 2.0
 
 class CeleryExecutor:
     def __init__(self, sessions: sessionmaker[Session], settings: Settings) -> None:
+        if celery_app.conf.broker_url != settings.celery_broker_url:
+            celery_app.close()  # its connection pools still point at the previous broker
         celery_app.conf.update(celery_config(settings))
         self._sessions = sessions
         self._publisher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="celery-publish")
@@ -63,7 +65,9 @@ class CeleryExecutor:
     def _publish(self, job: GradingJob) -> AsyncResult[Any] | None:
         try:
             if time.monotonic() < self._down_until:
-                raise ConnectionError("the broker was unreachable a moment ago")
+                # The broker failed a moment ago: back to the outbox without waiting again.
+                self._back_to_outbox(job.submission_id)
+                return None
             result: AsyncResult[Any] = grade_stored.apply_async(
                 args=(job.submission_id, job.rubric_version_id), retry=False
             )

@@ -30,8 +30,12 @@ from app.settings import Settings, get_settings
 log = logging.getLogger(__name__)
 
 GRADE_TASK = "gradeformer.grade"
-# A claim outlives the task's hard time limit by this much: only a dead task loses it.
+# A claim outlives the task's hard time limit by this much (at most): only a dead task loses it.
 LEASE_MARGIN_SECONDS = 60
+
+
+def claim_seconds(deadline: int) -> int:
+    return deadline + min(LEASE_MARGIN_SECONDS, deadline)
 STORE_RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0)
 
 
@@ -53,12 +57,17 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "broker_connection_timeout": timeout,
         "broker_connection_retry_on_startup": True,
         "broker_transport_options": {
-            "visibility_timeout": deadline + LEASE_MARGIN_SECONDS,
+            "visibility_timeout": claim_seconds(deadline),
             "socket_timeout": timeout,
             "socket_connect_timeout": timeout,
         },
         "redis_socket_timeout": timeout,
         "redis_socket_connect_timeout": timeout,
+        # Sending a task subscribes to its result: with the broker down that retried for 19 s
+        # per task. Fail at once; the outbox (the sweeper) publishes it later.
+        "result_backend_transport_options": {
+            "retry_policy": {"max_retries": 0, "interval_start": 0, "interval_step": 0}
+        },
     }
 
 
@@ -118,7 +127,7 @@ def grade_stored(self: Task[Any, Any], submission_id: int, rubric_version_id: in
             session,
             submission_id,
             holder,
-            settings.grading_deadline_seconds + LEASE_MARGIN_SECONDS,
+            claim_seconds(settings.grading_deadline_seconds),
             settings.max_grading_attempts,
         )
     if not taken.grade:
