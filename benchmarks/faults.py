@@ -142,13 +142,15 @@ def sigterm_group(folder: Path, uploads: int) -> Result:
     with local_server(folder) as server:
         ledger = Ledger(url)
         Uploader(ledger, token_for(url)).many(server, uploads)
+        time.sleep(8)  # some graded, some grading, most still queued
         stopped = server.signal_group(signal.SIGTERM)
         after = ledger.counts()
     with local_server(folder):
         recovered = ledger.wait_graded(RECOVERY_TIMEOUT)
     note = (
-        f"stopped in {stopped:.1f} s with {after['ungraded']} left queued, "
-        f"{after['grader_error']} failed; the restart graded the rest"
+        f"stopped in {stopped:.1f} s with {after['acknowledged'] - after['ungraded']} graded, "
+        f"{after['ungraded'] - after['grader_error']} left queued, {after['grader_error']} "
+        "failed; the restart graded the rest"
     )
     return finish(ledger, note, recovered)
 
@@ -272,12 +274,16 @@ def celery_scenarios(folder: Path, uploads: int) -> dict[str, Result]:
                 return f"{killed} pool processes killed (SIGKILL) mid-grade"
 
             def kill_worker(up: Uploader) -> str:
-                up.many(api, uploads // 2)
-                time.sleep(3)
+                up.many(api, uploads)
+                time.sleep(1)
                 worker.stop(signal.SIGKILL)
+                left = up.ledger.counts()["ungraded"]
                 time.sleep(2)
                 worker.start()
-                return "the whole worker killed (SIGKILL to its group), restarted after 2 s"
+                return (
+                    f"the whole worker killed (SIGKILL to its group) with {left} not yet graded, "
+                    "restarted after 2 s"
+                )
 
             def redis_restart(up: Uploader) -> str:
                 worker.stop(signal.SIGTERM)

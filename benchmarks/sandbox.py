@@ -132,8 +132,11 @@ def cold_run(job: Job, jobs: int, workers: int) -> tuple[list[float], float]:
         read, write = os.pipe()
         process = subprocess.Popen(
             [sys.executable, "-I", "-S", "-c", COLD_RUNNER, sys_path, HARNESS_SOURCE, str(write)],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, env=ENVIRONMENT,
-            pass_fds=(write,))
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            env=ENVIRONMENT,
+            pass_fds=(write,),
+        )
         os.close(write)
         assert process.stdin is not None
         process.stdin.write(frame)
@@ -169,14 +172,18 @@ def grader_run(jobs: int) -> tuple[list[float], float]:
     resources = GradingResources()
     submission = ParsedSubmission(text=SUBMISSION, format="python", answers={})
     questions = [q for q in rubric.questions if q.id in ("B3", "B4")]
-    contexts = [GradingContext(rubric=rubric, question=q, submission=submission,
-                               resources=resources) for q in questions]
+    contexts = [
+        GradingContext(rubric=rubric, question=q, submission=submission, resources=resources)
+        for q in questions
+    ]
     try:
+
         def one() -> float:
             started = time.perf_counter()
             for question, context in zip(questions, contexts, strict=True):
-                results = GRADER.grade_items(question.items, LocatedAnswer(question.id,
-                                                                           SUBMISSION), context)
+                results = GRADER.grade_items(
+                    question.items, LocatedAnswer(question.id, SUBMISSION), context
+                )
                 if any(r.points != r.max_points for r in results):
                     raise SystemExit("the benchmark submission lost points")
             return (time.perf_counter() - started) * 1000
@@ -214,47 +221,53 @@ def main() -> None:
         latencies, rate = runner(job, n, width)
         results[label] = (statistics.median(latencies), p(latencies, 0.95), rate)
         cpu = CPU_MS[f"{'zygote' if runner is zygote_run else 'cold'} {width}"]
-        rows.append(f"| {label} | {n} | {statistics.median(latencies):.1f} | "
-                    f"{p(latencies, 0.95):.1f} | {rate:.0f} | {cpu:.1f} |")
+        rows.append(
+            f"| {label} | {n} | {statistics.median(latencies):.1f} | "
+            f"{p(latencies, 0.95):.1f} | {rate:.0f} | {cpu:.1f} |"
+        )
         print(rows[-1], flush=True)
     latencies, rate = grader_run(max(50, args.jobs // 4))
-    grader_row = (f"| code grader, B3 + B4 items of one submission (2 jobs + checks + "
-                  f"diagnosis), 1 zygote | {max(50, args.jobs // 4)} | "
-                  f"{statistics.median(latencies):.1f} | {p(latencies, 0.95):.1f} | "
-                  f"{rate:.0f} submissions/s |")
+    grader_row = (
+        f"| code grader, B3 + B4 items of one submission (2 jobs + checks + "
+        f"diagnosis), 1 zygote | {max(50, args.jobs // 4)} | "
+        f"{statistics.median(latencies):.1f} | {p(latencies, 0.95):.1f} | "
+        f"{rate:.0f} submissions/s |"
+    )
     print(grader_row, flush=True)
     ratio_1 = results["zygote, 1 zygote"][2] / results["cold subprocess, 1 worker"][2]
     ratio_2 = results["zygote, 2 zygotes"][2] / results["cold subprocess, 2 workers"][2]
     p50 = results["zygote, 1 zygote"][0]
     verdict = "meets" if p50 <= 10 and min(ratio_1, ratio_2) >= 15 else "MISSES"
-    body = "\n".join([
-        "## Sandbox: B3+B4 code battery per job",
-        "",
-        f"One job = a submission defining `attention` and `masked_attention`, called on all "
-        f"{len(job.calls)} inputs of the B3 and B4 batteries, every layer active"
-        + (f" (MISSING: {', '.join(missing)})" if missing else "")
-        + "; result frames validated in the parent. The cold baseline runs the same harness "
-        "and job in a fresh `python -I -S` per job with no isolation at all.",
-        "",
-        "| runner | jobs | p50 ms | p95 ms | jobs/s | CPU ms/job (all processes) |",
-        "|---|---:|---:|---:|---:|---:|",
-        *rows,
-        "",
-        "End to end through the grader (what a regrade pays per submission):",
-        "",
-        "| path | submissions | p50 ms | p95 ms | rate |",
-        "|---|---:|---:|---:|---:|",
-        grader_row,
-        "",
-        f"Throughput ratio zygote / cold: **{ratio_1:.1f}x** (1 worker), **{ratio_2:.1f}x** "
-        f"(2 workers). Target p50 <= 10 ms and >= 15x: {verdict}. CPU per job, which other "
-        f"load disturbs far less than wall time: zygote {CPU_MS['zygote 1']:.1f} ms vs cold "
-        f"{CPU_MS['cold 1']:.1f} ms, a **{CPU_MS['cold 1'] / CPU_MS['zygote 1']:.0f}x** "
-        "ceiling on the throughput ratio of an otherwise idle machine.",
-        "",
-        f"Machine load (1-minute average) {load_before:.1f} before, {os.getloadavg()[0]:.1f} "
-        "after: on a shared 2-core machine other work inflates every figure, the ratios least.",
-    ])
+    body = "\n".join(
+        [
+            "## Sandbox: B3+B4 code battery per job",
+            "",
+            f"One job = a submission defining `attention` and `masked_attention`, called on all "
+            f"{len(job.calls)} inputs of the B3 and B4 batteries, every layer active"
+            + (f" (MISSING: {', '.join(missing)})" if missing else "")
+            + "; result frames validated in the parent. The cold baseline runs the same harness "
+            "and job in a fresh `python -I -S` per job with no isolation at all.",
+            "",
+            "| runner | jobs | p50 ms | p95 ms | jobs/s | CPU ms/job (all processes) |",
+            "|---|---:|---:|---:|---:|---:|",
+            *rows,
+            "",
+            "End to end through the grader (what a regrade pays per submission):",
+            "",
+            "| path | submissions | p50 ms | p95 ms | rate |",
+            "|---|---:|---:|---:|---:|",
+            grader_row,
+            "",
+            f"Throughput ratio zygote / cold: **{ratio_1:.1f}x** (1 worker), **{ratio_2:.1f}x** "
+            f"(2 workers). Target p50 <= 10 ms and >= 15x: {verdict}. CPU per job, which other "
+            f"load disturbs far less than wall time: zygote {CPU_MS['zygote 1']:.1f} ms vs cold "
+            f"{CPU_MS['cold 1']:.1f} ms, a **{CPU_MS['cold 1'] / CPU_MS['zygote 1']:.0f}x** "
+            "ceiling on the throughput ratio of an otherwise idle machine.",
+            "",
+            f"Machine load (1-minute average) {load_before:.1f} before, {os.getloadavg()[0]:.1f} "
+            "after: on a shared 2-core machine other work inflates every figure, the ratios least.",
+        ]
+    )
     print(body)
     write_section("sandbox", body)
 

