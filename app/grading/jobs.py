@@ -37,7 +37,8 @@ def job_for(submission: Submission, version: RubricVersion) -> GradingJob:
 class Executor(Protocol):
     def enqueue(self, job: GradingJob, *, track: bool = False) -> Future[None] | None:
         """Grade in the background. With `track`, a future that resolves once the run is
-        stored; without, the executor may return None (nothing waits for it)."""
+        stored (or the job was given back to the queue: the submission then says `queued`);
+        without, the executor may return None (nothing waits for it)."""
 
     def local_pool(self) -> concurrent.futures.Executor | None:
         """A process pool in this process that bulk work (regrades) may share, if any."""

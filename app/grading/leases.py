@@ -76,33 +76,42 @@ def record_deaths(session: Session, ids: Collection[int]) -> None:
         )
 
 
+@dataclass(frozen=True)
+class Taken:
+    jobs: list[GradingJob]
+    last_id: int | None  # where the next page starts (None: nothing was left)
+
+
 def take(
     session: Session,
     seconds: float,
     exclude: Collection[int] = (),
-    limit: int = CHUNK,
+    after_id: int = 0,
     everything: bool = False,
-) -> list[GradingJob]:
-    """Unfinished submissions whose lease ran out (all of them with `everything`, which only a
-    sole owner may ask for: the local executor at start), leased to the caller for `seconds`."""
-    now = utcnow()
-    query = select(Submission).where(Submission.status.in_(UNFINISHED))
+) -> Taken:
+    """One page of unfinished submissions (ids above `after_id`) whose lease ran out, or all of
+    them with `everything` (only for a sole owner: the local executor at start), minus those in
+    `exclude`; leased to the caller for `seconds`."""
+    query = select(Submission).where(Submission.status.in_(UNFINISHED), Submission.id > after_id)
     if not everything:
-        query = query.where(or_(Submission.lease_until.is_(None), Submission.lease_until < now))
-    if exclude:
-        # Held in this process already (their leases are renewed): never handed out twice.
-        query = query.where(Submission.id.not_in(sorted(exclude)))
-    rows = list(session.scalars(query.order_by(Submission.id).limit(limit)))
+        expired = or_(Submission.lease_until.is_(None), Submission.lease_until < utcnow())
+        query = query.where(expired)
+    page = list(
+        session.scalars(query.order_by(Submission.id).limit(CHUNK).options(undefer(Submission.raw)))
+    )
     versions: dict[int, RubricVersion | None] = {}
     jobs: list[GradingJob] = []
-    for submission in rows:
+    for submission in page:
+        # Held in this process already (their leases are renewed): never handed out twice.
+        if submission.id in exclude:
+            continue
         if submission.assignment_id not in versions:
             versions[submission.assignment_id] = current_version(session, submission.assignment_id)
         version = versions[submission.assignment_id]
         if version is not None:
             jobs.append(job_for(submission, version))
     renew(session, [j.submission_id for j in jobs], seconds)
-    return jobs
+    return Taken(jobs, page[-1].id if len(page) == CHUNK else None)
 
 
 @dataclass(frozen=True)

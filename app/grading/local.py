@@ -175,9 +175,9 @@ class LocalExecutor:
     def _schedule_retry(self, entry: _Job) -> None:
         def due() -> None:
             with self._lock:
-                self._timers.remove(timer)
-                if not self._accepting:
+                if timer not in self._timers:  # cancelled by shutdown meanwhile
                     return
+                self._timers.remove(timer)
                 self._retries.append(entry)
                 self._dispatch()
 
@@ -215,6 +215,7 @@ class LocalExecutor:
                     )
                     self._schedule_retry(entry)
                     self._dispatch()
+                    self._lock.notify_all()
                     return
                 log.error(
                     "submission %d killed %d grading processes; giving up",
@@ -227,6 +228,10 @@ class LocalExecutor:
             else:
                 result = future.result()
             self._dispatch()
+            if solo and self._solo is pool and self._solo_running is None and not self._timers:
+                # Retries are rare: the quarantine's process (and its models) goes until needed.
+                self._solo = None
+                pool.shutdown(wait=False, cancel_futures=False)
             self._lock.notify_all()
         self._writer.put(Finished(entry.job, result, entry.done))
 

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.session import unit_of_work
 from app.grading.jobs import Executor
-from app.grading.leases import CHUNK, renew, take
+from app.grading.leases import renew, take
 
 log = logging.getLogger(__name__)
 
@@ -33,17 +33,15 @@ def sweep(
         with unit_of_work(sessions) as session:
             renew(session, held, lease_seconds)
     enqueued = 0
-    while True:
+    after: int | None = 0
+    while after is not None:
         with unit_of_work(sessions) as session:
-            jobs = take(
-                session, lease_seconds, exclude=held | executor.held(), everything=everything
-            )
-        for job in jobs:
+            taken = take(session, lease_seconds, held, after, everything)
+        for job in taken.jobs:
             executor.enqueue(job)
-        enqueued += len(jobs)
-        if len(jobs) < CHUNK:
-            return enqueued
-        held = executor.held()
+        enqueued += len(taken.jobs)
+        after = taken.last_id
+    return enqueued
 
 
 class Sweeper:

@@ -84,9 +84,11 @@ def test_take_hands_out_only_expired_leases_and_release_frees_at_once(
     with unit_of_work(sessions) as session:
         renew(session, [job.submission_id], 60)
     with unit_of_work(sessions) as session:
-        assert take(session, 60) == []
-        assert [j.submission_id for j in take(session, 60, everything=True)] == [job.submission_id]
+        assert take(session, 60).jobs == []
+        everything = take(session, 60, everything=True).jobs
+        assert [j.submission_id for j in everything] == [job.submission_id]
+        assert take(session, 60, exclude={job.submission_id}, everything=True).jobs == []
         release(session, [job.submission_id])
     with unit_of_work(sessions) as session:
-        assert [j.submission_id for j in take(session, 60)] == [job.submission_id]
-        assert take(session, 60) == []  # taken: leased to the caller now
+        assert [j.submission_id for j in take(session, 60).jobs] == [job.submission_id]
+        assert take(session, 60).jobs == []  # taken: leased to the caller now
