@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import secrets
 import shutil
 import signal
@@ -66,18 +67,20 @@ def token_for(url: str) -> str:
         engine.dispose()
 
 
+# Every upload of the run is a different body: nothing is answered from a cache.
+_SEEDS = itertools.count(1)
+
+
 class Uploader:
     def __init__(self, ledger: Ledger, token: str) -> None:
         self.ledger = ledger
         self.token = token
-        self.seed = 0
         self.slowest = 0.0
         self._lock = threading.Lock()
 
     def one(self, server: Server) -> None:
         with self._lock:
-            self.seed += 1
-            seed = self.seed
+            seed = next(_SEEDS)
         raw, _, content_type = submission(seed)
         headers = {"authorization": f"Bearer {self.token}", "content-type": content_type}
         began = time.monotonic()
@@ -95,6 +98,12 @@ class Uploader:
     def many(self, server: Server, count: int) -> None:
         with ThreadPoolExecutor(8) as pool:
             list(pool.map(lambda _: self.one(server), range(count)))
+
+    def stream(self, server: Server, count: int) -> threading.Thread:
+        """Upload in the background: the fault strikes while uploads arrive and grade."""
+        thread = threading.Thread(target=self.many, args=(server, count))
+        thread.start()
+        return thread
 
 
 Result = dict[str, object]
@@ -125,7 +134,7 @@ def kill_workers(folder: Path, uploads: int) -> Result:
     with local_server(folder) as server:
         ledger = Ledger(f"sqlite:///{folder / 'gradeformer.db'}")
         up = Uploader(ledger, token_for(ledger.url))
-        up.many(server, uploads)
+        stream = up.stream(server, 3 * uploads)
         killed = 0
         for _ in range(3):
             time.sleep(1.5)
@@ -133,22 +142,25 @@ def kill_workers(folder: Path, uploads: int) -> Result:
             if pids:
                 subprocess.run(["kill", "-9", str(pids[0])], check=False)
                 killed += 1
+        stream.join()
         recovered = ledger.wait_graded(RECOVERY_TIMEOUT)
-        return finish(ledger, f"{killed} grading processes killed (SIGKILL)", recovered)
+        return finish(ledger, f"{killed} grading processes killed (SIGKILL) mid-stream", recovered)
 
 
 def sigterm_group(folder: Path, uploads: int) -> Result:
     url = f"sqlite:///{folder / 'gradeformer.db'}"
     with local_server(folder) as server:
         ledger = Ledger(url)
-        Uploader(ledger, token_for(url)).many(server, uploads)
-        time.sleep(8)  # some graded, some grading, most still queued
+        stream = Uploader(ledger, token_for(url)).stream(server, 3 * uploads)
+        time.sleep(3)
         stopped = server.signal_group(signal.SIGTERM)
+        stream.join()  # uploads after the signal are refused: not acknowledged
         after = ledger.counts()
     with local_server(folder):
         recovered = ledger.wait_graded(RECOVERY_TIMEOUT)
     note = (
-        f"stopped in {stopped:.1f} s with {after['acknowledged'] - after['ungraded']} graded, "
+        f"SIGTERM mid-stream; stopped in {stopped:.1f} s with "
+        f"{after['acknowledged'] - after['ungraded']} graded, "
         f"{after['ungraded'] - after['grader_error']} left queued, {after['grader_error']} "
         "failed; the restart graded the rest"
     )
@@ -160,19 +172,22 @@ def database_locked(folder: Path, uploads: int) -> Result:
     with local_server(folder) as server:
         ledger = Ledger(url)
         up = Uploader(ledger, token_for(url))
-        up.many(server, uploads)
+        stream = up.stream(server, 2 * uploads)
+        time.sleep(1.5)
         blocker = sqlite3.connect(folder / "gradeformer.db", isolation_level=None)
         blocker.execute("BEGIN IMMEDIATE")  # another process holds the write lock for 35 s
-        during = threading.Thread(target=up.many, args=(server, 5))
-        during.start()
+        waiting = ledger.counts()["ungraded"]
         time.sleep(2)
         health = httpx.get(f"{server.base}/healthz", timeout=10).json()["database"]
         time.sleep(33)
         blocker.execute("ROLLBACK")
         blocker.close()
-        during.join()
+        stream.join()
         recovered = ledger.wait_graded(RECOVERY_TIMEOUT)
-        note = f"write lock held 35 s; /healthz said database {health!r}; refused uploads got 503"
+        note = (
+            f"write lock held 35 s from when {waiting} were still to grade; /healthz said "
+            f"database {health!r}; uploads meanwhile waited 30 s, then got 503 (refused)"
+        )
         return finish(ledger, note, recovered)
 
 
@@ -187,7 +202,9 @@ def full_disk(folder: Path, uploads: int) -> Result:
         with local_server(folder, {"GRADEFORMER_MIN_FREE_DISK_BYTES": str(1 << 20)}) as server:
             ledger = Ledger(f"sqlite:///{folder / 'gradeformer.db'}")
             up = Uploader(ledger, token_for(ledger.url))
-            up.many(server, uploads)
+            stream = up.stream(server, 2 * uploads)
+            time.sleep(1.5)
+            waiting = ledger.counts()["ungraded"]
             filler = folder / "filler"
             with filler.open("wb") as out:
                 try:
@@ -196,12 +213,15 @@ def full_disk(folder: Path, uploads: int) -> Result:
                         out.flush()
                 except OSError:
                     pass
-            up.many(server, 5)
             health = httpx.get(f"{server.base}/healthz", timeout=10).json()["disk"]
             time.sleep(10)
             filler.unlink()
+            stream.join()
             recovered = ledger.wait_graded(RECOVERY_TIMEOUT)
-            note = f"24 MiB tmpfs filled for 10 s; /healthz said disk {health!r}"
+            note = (
+                f"24 MiB tmpfs filled for 10 s from when {waiting} were still to grade; "
+                f"/healthz said disk {health!r}"
+            )
             return finish(ledger, note, recovered)
     finally:
         subprocess.run(["umount", "-l", str(folder)], check=False)
@@ -355,8 +375,9 @@ def main() -> None:
         shutil.rmtree(root, ignore_errors=True)
     body = (
         "## Faults\n\n"
-        f"{args.uploads} synthetic uploads per scenario (fewer where noted), 2 grading "
-        "processes; lease 5 s, sweep every 1 s. *lost*: acknowledged (202) but missing or "
+        f"Synthetic uploads ({args.uploads} to {3 * args.uploads} per scenario: enough for a "
+        "backlog when the fault strikes), 2 grading processes; lease 5 s, sweep every 1 s. "
+        "*lost*: acknowledged (202) but missing or "
         "different bytes; *ungraded*: still queued/grading, or grader_error, after recovery; "
         "*graded twice*: more than one machine run on the same rubric version; *refused*: "
         "answered 503 during the fault (not acknowledged, the client retries).\n\n" + table(results)
