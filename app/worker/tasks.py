@@ -36,6 +36,8 @@ LEASE_MARGIN_SECONDS = 60
 
 def claim_seconds(deadline: int) -> int:
     return deadline + min(LEASE_MARGIN_SECONDS, deadline)
+
+
 STORE_RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0)
 
 
@@ -113,7 +115,9 @@ def _store(
     return 0
 
 
-@celery_app.task(name=GRADE_TASK, bind=True)  # type: ignore[untyped-decorator]
+# No result in the result store: the database is where a grade lives and where a caller
+# waiting for it looks; sending a task then never touches the result store either.
+@celery_app.task(name=GRADE_TASK, bind=True, ignore_result=True)  # type: ignore[untyped-decorator]
 def grade_stored(self: Task[Any, Any], submission_id: int, rubric_version_id: int) -> str:
     settings = get_settings()
     factory = _factory()
