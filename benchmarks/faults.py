@@ -206,16 +206,16 @@ def full_disk(folder: Path, uploads: int) -> Result:
             time.sleep(1.5)
             waiting = ledger.counts()["ungraded"]
             filler = folder / "filler"
-            with filler.open("wb") as out:
-                try:
+            try:
+                with filler.open("wb") as out:
                     while True:
                         out.write(b"\0" * 65536)
                         out.flush()
-                except OSError:
-                    pass
+            except OSError:
+                pass  # full (it may be full before the filler gets a byte)
             health = httpx.get(f"{server.base}/healthz", timeout=10).json()["disk"]
             time.sleep(10)
-            filler.unlink()
+            filler.unlink(missing_ok=True)
             stream.join()
             recovered = ledger.wait_graded(RECOVERY_TIMEOUT)
             note = (
