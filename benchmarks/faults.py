@@ -380,7 +380,11 @@ def main() -> None:
         "*lost*: acknowledged (202) but missing or "
         "different bytes; *ungraded*: still queued/grading, or grader_error, after recovery; "
         "*graded twice*: more than one machine run on the same rubric version; *refused*: "
-        "answered 503 during the fault (not acknowledged, the client retries).\n\n" + table(results)
+        "answered 503 during the fault (not acknowledged, the client retries). *recovered*: "
+        "from the end of the fault until nothing acknowledged was left queued or grading. A "
+        "killed Celery worker's claimed submissions wait out their claim (twice the 30 s "
+        "grading deadline here) before the sweeper hands them out again: that bounds its "
+        "recovery.\n\n" + table(results)
     )
     write_section("faults", body)
     print(table(results))
