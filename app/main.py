@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 from datetime import timedelta
 
 from fastapi import FastAPI, Request
-from sqlalchemy import text
+from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
@@ -27,8 +27,10 @@ from app.dashboard.page import router as dashboard_page_router
 from app.dashboard.router import router as dashboard_router
 from app.db.session import make_engine, make_sessionmaker, read_only_engine, unit_of_work
 from app.exports.router import router as exports_router
-from app.grading.jobs import Executor, unfinished_jobs
+from app.grading.jobs import Executor
 from app.grading.local import LocalExecutor, process_pool
+from app.grading.sweeper import Sweeper, sweep
+from app.health import check
 from app.middleware import UPLOAD_PATH, BodyLimit, SecurityHeaders
 from app.regrade.background import RegradeRunner
 from app.regrade.router import router as regrade_router
@@ -49,7 +51,9 @@ def default_executor(sessions: sessionmaker[Session], settings: Settings) -> Exe
 
         celery: Executor = CeleryExecutor(sessions, settings)
         return celery
-    return LocalExecutor(sessions, settings.workers, settings.grading_options())
+    return LocalExecutor(
+        sessions, settings.workers, settings.grading_options(), settings.max_grading_attempts
+    )
 
 
 def _start_grading_processes(executor: Executor, workers: int) -> None:
@@ -70,9 +74,15 @@ def _startup(sessions: sessionmaker[Session], settings: Settings, executor: Exec
     _start_grading_processes(executor, settings.workers)
     with unit_of_work(sessions) as session:
         sync_rubric_dir(session, settings.rubrics_dir)
-    with unit_of_work(sessions) as session:
-        for job in unfinished_jobs(session):
-            executor.enqueue(job)
+    # A local executor is the database's only grader: what is unfinished at start was held by
+    # the previous server, so it takes all of it now instead of waiting for the leases to run
+    # out. Anything else (Celery) takes only what nobody holds.
+    sweep(
+        sessions,
+        executor,
+        settings.grading_lease_seconds,
+        everything=executor.local_pool() is not None,
+    )
 
 
 class _Health:
@@ -82,10 +92,6 @@ class _Health:
         except TypeError:  # an in-memory SQLite database has a pool of its own kind
             self.engine = make_engine(database_url)
         self.thread = concurrent.futures.ThreadPoolExecutor(1, "healthz")
-
-    def ping(self) -> None:
-        with self.engine.connect() as connection:
-            connection.execute(text("SELECT 1"))
 
     def close(self) -> None:
         self.thread.shutdown(wait=True)
@@ -137,7 +143,9 @@ def create_app(
         app.state.token_cache = TokenCache()
         app.state.clock = clock  # deadlines and release read the time from here
         app.state.page_sessions = PageSessions()
-        app.state.intake = SubmissionIntake(engine, clock=clock)
+        app.state.intake = SubmissionIntake(
+            engine, clock=clock, lease_seconds=settings.grading_lease_seconds
+        )
         app.state.health = _Health(settings.database_url)
         app.state.upload_limits = UploadLimits(
             app.state.read_engine,
@@ -158,16 +166,22 @@ def create_app(
             batch_size=settings.regrade_batch,
             stale_after=timedelta(seconds=settings.regrade_stale_seconds),
         )
+        sweeper = Sweeper(
+            sessions, executor, settings.sweep_interval_seconds, settings.grading_lease_seconds
+        )
         try:
             await run_in_threadpool(_startup, sessions, settings, executor)
+            sweeper.start()
             yield
         finally:
             # The server has answered every request by now; the intake has nothing left to store.
+            await run_in_threadpool(sweeper.stop)
             await run_in_threadpool(app.state.intake.close)
             await run_in_threadpool(app.state.regrades.close)
             await run_in_threadpool(app.state.document_reader.close)
             await run_in_threadpool(regrade_pool.close)
-            await run_in_threadpool(executor.shutdown)
+            # Running jobs get a bounded time; the rest go back to the queue for the next start.
+            await run_in_threadpool(executor.shutdown, settings.shutdown_grace_seconds)
             await run_in_threadpool(app.state.health.close)
             engine.dispose()
 
@@ -190,12 +204,13 @@ def create_app(
     )
 
     @app.get("/healthz", tags=["health"])
-    async def healthz(request: Request) -> dict[str, str]:
-        # Its own thread and its own connection: a flood of requests that fills the request
-        # threads or the connection pool must not make the server look dead to its monitor.
+    async def healthz(request: Request) -> JSONResponse:
+        """The database takes writes and the disks have room (503 otherwise). Its own thread
+        and its own connection: a flood of requests that fills the request threads or the
+        connection pool must not make the server look dead to its monitor."""
         health: _Health = request.app.state.health
-        await asyncio.wrap_future(health.thread.submit(health.ping))
-        return {"status": "ok", "database": "ok"}
+        result = await asyncio.wrap_future(health.thread.submit(check, health.engine, settings))
+        return JSONResponse(result.body(), status_code=200 if result.ok else 503)
 
     for router in (
         submissions_router,

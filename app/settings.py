@@ -65,6 +65,23 @@ class Settings(BaseSettings):
     # secret kept in `code-input-secret` beside a SQLite database file (else ./var), made on
     # first use.
     code_input_secret: str | None = None
+    # Reliability. A grading attempt whose worker died is retried, alone, with backoff; a
+    # submission that killed this many attempts becomes grader_error with the reason.
+    max_grading_attempts: int = Field(default=3, gt=0)
+    # The longest one grading may take (a Celery task's hard time limit; the broker redelivers
+    # an unacknowledged message after a little more than this).
+    grading_deadline_seconds: int = Field(default=300, gt=0)
+    # How long a queued or grading submission belongs to its holder before the sweeper hands it
+    # out again. Holders that are alive renew it; it only runs out when one died or a broker
+    # lost the message.
+    grading_lease_seconds: int = Field(default=600, gt=0)
+    sweep_interval_seconds: float = Field(default=30.0, gt=0)
+    # SIGTERM: jobs still running after this are returned (queued again for the next start).
+    shutdown_grace_seconds: float = Field(default=20.0, ge=0)
+    # Publishing a job to the broker gives up after this; the sweeper publishes it later.
+    publish_timeout_seconds: float = Field(default=2.0, gt=0)
+    # /healthz reports unhealthy below this much free space beside the database and caches.
+    min_free_disk_bytes: int = Field(default=64 * MIB, ge=0)
 
     def resolved_embedding_cache_dir(self) -> Path:
         if self.embedding_cache_dir is not None:

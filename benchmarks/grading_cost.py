@@ -80,9 +80,12 @@ def grading_cost(n: int, warm_up: int = 30) -> GradingCost:
                 spent[_kind] += time.process_time() - started
 
         grader.grade_items = timed  # type: ignore[method-assign]
-    context = GradingContext(rubric=loaded.rubric, question=loaded.rubric.questions[0],
-                             submission=ParsedSubmission(text="", format="text", answers={}),
-                             resources=resources)
+    context = GradingContext(
+        rubric=loaded.rubric,
+        question=loaded.rubric.questions[0],
+        submission=ParsedSubmission(text="", format="text", answers={}),
+        resources=resources,
+    )
     sandbox = shared_sandbox(context)
     documents = [submission(i) for i in range(warm_up + n)]
     items = 0
@@ -96,9 +99,12 @@ def grading_cost(n: int, warm_up: int = 30) -> GradingCost:
             parsed = read_submission(raw, name, ctype, loaded.rubric)
             spent["read"] += time.process_time() - started
             outcome = grade_submission(loaded, parsed, resources)
-            WorkerOutcome(status=outcome.status.value, rubric_hash=outcome.rubric_hash,
-                          items=outcome.items, answers={q: a.text for q, a in
-                                                        parsed.answers.items()})
+            WorkerOutcome(
+                status=outcome.status.value,
+                rubric_hash=outcome.rubric_hash,
+                items=outcome.items,
+                answers={q: a.text for q, a in parsed.answers.items()},
+            )
             items = len(outcome.items)
         total = time.process_time() - cpu_before
         sandbox_s = _zygote_cpu_s(sandbox.zygote_pids()) - zygote_before

@@ -182,9 +182,16 @@ def regrade(n: int, workers: int) -> Run:
     if runs != n:
         raise SystemExit(f"expected {n} grading runs, found {runs}")
     return Run(
-        n, workers, elapsed, tree_cpu_s / n * 1000, cli_cpu.seconds / n * 1000,
-        rss.peak_total_kib / 1024, rss.peak_single_kib / 1024, (load_before, load_after),
-        stored_s, ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())),
+        n,
+        workers,
+        elapsed,
+        tree_cpu_s / n * 1000,
+        cli_cpu.seconds / n * 1000,
+        rss.peak_total_kib / 1024,
+        rss.peak_single_kib / 1024,
+        (load_before, load_after),
+        stored_s,
+        ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())),
     )
 
 
@@ -192,8 +199,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--breakdown", type=int, default=300,
-                        help="submissions graded in this process for the per-grader costs")
+    parser.add_argument(
+        "--breakdown",
+        type=int,
+        default=300,
+        help="submissions graded in this process for the per-grader costs",
+    )
     parser.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     args = parser.parse_args()
     _adopt_orphans()

@@ -24,6 +24,26 @@ def current_version(session: Session, assignment_id: int) -> RubricVersion | Non
     )
 
 
+def last_synced_version(session: Session, assignment_id: int) -> RubricVersion | None:
+    """The version the rubric directory sync loaded last (see `service.sync_rubric_dir`)."""
+    return session.scalar(
+        select(RubricVersion)
+        .where(RubricVersion.assignment_id == assignment_id, RubricVersion.synced_at.is_not(None))
+        .order_by(RubricVersion.synced_at.desc(), RubricVersion.id.desc())
+        .limit(1)
+    )
+
+
+def versions(session: Session, assignment_id: int) -> list[RubricVersion]:
+    return list(
+        session.scalars(
+            select(RubricVersion)
+            .where(RubricVersion.assignment_id == assignment_id)
+            .order_by(RubricVersion.id)
+        )
+    )
+
+
 def get_version(session: Session, version_id: int) -> RubricVersion | None:
     return session.get(RubricVersion, version_id)
 

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from app.assignments import repository
 from app.audit.repository import record
+from app.db.base import utcnow
 from app.db.models import Assignment, RubricVersion, User
 from app.errors import InvalidInput, NotFound
 from graders.rubric import LoadedRubric, RubricError, bundled_rubric_paths, parse_rubric
@@ -93,19 +94,55 @@ def load_rubric_text(
 def sync_rubric_dir(session: Session, directory: Path) -> list[LoadResult]:
     """Load every valid rubric file of a directory (the bundled rubrics at startup).
 
-    An invalid file is logged and skipped, so one broken rubric does not take the service
-    down; its assignment keeps its last good version.
+    A file becomes current only when its content changed since the sync last loaded it: a
+    version an instructor loaded since (`gradeformer rubric load`, the API) stays current
+    across restarts. An invalid file is logged and skipped, so one broken rubric does not take
+    the service down; its assignment keeps its last good version.
     """
     results: list[LoadResult] = []
     for path in bundled_rubric_paths(directory):
         try:
             with session.begin_nested():
                 results.append(
-                    load_rubric_text(session, path.read_bytes().decode("utf-8"), str(path))
+                    sync_rubric_text(session, path.read_bytes().decode("utf-8"), str(path))
                 )
         except (InvalidInput, UnicodeDecodeError) as exc:
             log.error("rubric %s not loaded: %s", path, exc)
     return results
+
+
+def sync_rubric_text(session: Session, text: str, source: str) -> LoadResult:
+    """A rubric file read by the directory sync (see `sync_rubric_dir`)."""
+    try:
+        loaded = parse_rubric(text, source)
+    except RubricError as exc:
+        raise InvalidInput(str(exc), problems=exc.problems) from exc
+    assignment = repository.get_by_slug(session, loaded.rubric.slug)
+    if assignment is not None:
+        last = repository.last_synced_version(session, assignment.id)
+        current = repository.current_version(session, assignment.id)
+        if last is not None and last.content_hash == loaded.content_hash:
+            # The file did not change since the sync loaded it: whatever is current stays.
+            return LoadResult(assignment, current or last, changed=False)
+        if last is None and current is not None and current.source_name != source:
+            # The first sync of a database that has no record of one: the current version came
+            # from elsewhere, an instructor's choice that a start must not revert. The file is
+            # recorded, so its next change becomes current.
+            version = repository.find_version(session, assignment.id, loaded.content_hash)
+            if version is None:
+                version = repository.add_version(
+                    session, assignment, loaded.rubric.version, loaded.content_hash, text, source
+                )
+            version.synced_at = utcnow()
+            return LoadResult(assignment, current, changed=False)
+    result = load_rubric_text(session, text, source)
+    result.version.synced_at = utcnow()
+    return result
+
+
+def rubric_versions(session: Session) -> list[tuple[Assignment, list[RubricVersion]]]:
+    """Every assignment with its rubric versions, oldest first."""
+    return [(a, repository.versions(session, a.id)) for a in repository.list_all(session)]
 
 
 def list_assignments(session: Session) -> list[Assignment]:

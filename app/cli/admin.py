@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from app.assignments.service import load_rubric_text
+from app.assignments.service import load_rubric_text, rubric_versions
 from app.auth import service as auth
 from app.cli.context import console, database, domain_errors, fail, settings
 from app.db import migrate
@@ -66,6 +66,35 @@ def rubric_load(files: Annotated[list[Path], typer.Argument()]) -> None:
                 slug, version = result.assignment.slug, result.version.content_hash[:12]
             state = "loaded" if result.changed else "unchanged"
             console.print(f"{slug}: {state} (rubric {version})")
+
+
+@rubric_app.command("list")
+def rubric_list(
+    all_versions: Annotated[
+        bool, typer.Option("--all", help="Every version, not only the current one.")
+    ] = False,
+) -> None:
+    """Which rubric version each assignment grades with, and where it came from."""
+    with database() as sessions, unit_of_work(sessions) as session:
+        for assignment, versions in rubric_versions(session):
+            for v in versions:
+                if not (all_versions or v.is_current):
+                    continue
+                mark = "current" if v.is_current else "       "
+                synced = (
+                    ""
+                    if v.synced_at is None
+                    else f", synced from disk {v.synced_at:%Y-%m-%d %H:%M}"
+                )
+                # One line per version, never wrapped: scripts read it as well as people.
+                console.print(
+                    f"{assignment.slug}  {mark}  version {v.label} (#{v.id}, "
+                    f"{v.content_hash[:12]})  from {v.source_name}, loaded "
+                    f"{v.created_at:%Y-%m-%d %H:%M}{synced}",
+                    soft_wrap=True,
+                    markup=False,
+                    highlight=False,
+                )
 
 
 @token_app.command("create")

@@ -226,6 +226,9 @@ def serve(
 
     cfg = settings()
     _ready_database(cfg.database_url)
+    # SIGTERM (to the PID or the whole group) or Ctrl-C: stop accepting, give open requests this
+    # long, then the application's shutdown finishes or gives back its jobs in as much again.
+    grace = max(1, int(cfg.shutdown_grace_seconds))
     uvicorn.run(
         "app.main:create_app",
         factory=True,
@@ -234,7 +237,7 @@ def serve(
         # More open connections than this are answered 503 at once instead of queueing.
         limit_concurrency=cfg.max_connections,
         timeout_keep_alive=cfg.keep_alive_seconds,
-        timeout_graceful_shutdown=30,
+        timeout_graceful_shutdown=grace,
         # Request heads bigger than this are refused while they arrive.
         h11_max_incomplete_event_size=64 * 1024,
     )

@@ -85,6 +85,10 @@ class RubricVersion(Base):
     source_name: Mapped[str] = mapped_column(String(500))
     is_current: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # When the rubric directory sync last loaded this version from its file: a bundled file
+    # becomes current again only when its content changed since then, so a server start never
+    # reverts a version an instructor loaded.
+    synced_at: Mapped[datetime | None] = mapped_column(default=None)
 
     assignment: Mapped[Assignment] = relationship(back_populates="versions")
 
@@ -121,6 +125,8 @@ class Submission(Base):
     __table_args__ = (
         Index("ix_submissions_assignment_status", "assignment_id", "status"),
         Index("ix_submissions_assignment_student", "assignment_id", "student"),
+        Index("ix_submissions_status_lease", "status", "lease_until"),
+        Index("ix_submissions_uploader_idempotency", "uploader_id", "idempotency_key", unique=True),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -141,6 +147,14 @@ class Submission(Base):
     chosen: Mapped[bool] = mapped_column(Boolean, default=False)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    # Grading attempts started that stored no result (the worker died): bounded retries.
+    attempts: Mapped[int] = mapped_column(default=0, server_default="0")
+    # A queued or grading submission belongs to whoever holds it until then; past it, the
+    # sweeper hands it out again (the holder died, or the queue message was lost).
+    lease_until: Mapped[datetime | None] = mapped_column(default=None)
+    claimed_by: Mapped[str | None] = mapped_column(String(64), default=None)  # a Celery task id
+    # A client's retry of an upload whose answer it never got: same key, same submission.
+    idempotency_key: Mapped[str | None] = mapped_column(String(200), default=None)
 
 
 class RegradeJob(Base):

@@ -53,6 +53,10 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         engine = create_engine(url, connect_args=connect_args, **kwargs)
         _configure_sqlite(engine)
         return engine
+    if make_url(url).get_backend_name() == "postgresql" and "connect_args" not in kwargs:
+        # The same bounded wait for a lock as on SQLite: past it, a clear error (an upload gets
+        # 503, a result write is retried), not a request that hangs.
+        kwargs["connect_args"] = {"options": f"-c lock_timeout={SQLITE_BUSY_TIMEOUT_MS}"}
     return create_engine(url, pool_pre_ping=True, **kwargs)
 
 

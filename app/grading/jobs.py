@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 import concurrent.futures
-from collections.abc import Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Protocol
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
-
-from app.assignments.repository import current_version
-from app.db.models import RubricVersion, Submission, SubmissionStatus
+from app.db.models import RubricVersion, Submission
 
 
 @dataclass(frozen=True)
@@ -23,6 +18,8 @@ class GradingJob:
     raw: bytes
     filename: str | None
     content_type: str | None
+    # Earlier attempts whose grading process died: a retry runs alone, after a backoff.
+    attempts: int = 0
 
 
 def job_for(submission: Submission, version: RubricVersion) -> GradingJob:
@@ -33,33 +30,23 @@ def job_for(submission: Submission, version: RubricVersion) -> GradingJob:
         raw=submission.raw,
         filename=submission.filename,
         content_type=submission.content_type,
+        attempts=submission.attempts,
     )
 
 
 class Executor(Protocol):
     def enqueue(self, job: GradingJob, *, track: bool = False) -> Future[None] | None:
         """Grade in the background. With `track`, a future that resolves once the run is
-        stored; without, the executor may return None (nothing waits for it)."""
+        stored (or the job was given back to the queue: the submission then says `queued`);
+        without, the executor may return None (nothing waits for it)."""
 
     def local_pool(self) -> concurrent.futures.Executor | None:
         """A process pool in this process that bulk work (regrades) may share, if any."""
 
-    def shutdown(self) -> None: ...
+    def held(self) -> frozenset[int]:
+        """Submissions this executor holds (queued, grading or storing): their leases are
+        renewed, and the sweeper never hands them out again."""
 
-
-def unfinished_jobs(session: Session, batch: int = 100) -> Iterator[GradingJob]:
-    """Submissions accepted but never graded (the server stopped): grade them now."""
-    statuses = (SubmissionStatus.QUEUED.value, SubmissionStatus.GRADING.value)
-    versions: dict[int, RubricVersion | None] = {}
-    rows = session.scalars(
-        select(Submission)
-        .where(Submission.status.in_(statuses))
-        .order_by(Submission.id)
-        .execution_options(yield_per=batch)
-    )
-    for submission in rows:
-        if submission.assignment_id not in versions:
-            versions[submission.assignment_id] = current_version(session, submission.assignment_id)
-        version = versions[submission.assignment_id]
-        if version is not None:
-            yield job_for(submission, version)
+    def shutdown(self, grace: float | None = None) -> None:
+        """Stop; running jobs get `grace` seconds (None: all they need), the rest are given
+        back to the queue."""

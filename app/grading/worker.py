@@ -11,6 +11,7 @@ import hashlib
 import multiprocessing
 import multiprocessing.connection
 import os
+import signal
 import threading
 import time
 import traceback
@@ -62,6 +63,15 @@ def init_worker(options: Mapping[str, Any]) -> None:
         os.nice(niceness)
     _resources = GradingResources(options=dict(options))
     atexit.register(_resources.close)
+
+
+def init_pool_worker(options: Mapping[str, Any]) -> None:
+    """`init_worker` for the API's own pool. SIGTERM or Ctrl-C to the server's process group
+    reaches its workers too: they must not die mid-grade (their jobs would fail); the server
+    decides when they stop, and they exit with it."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    init_worker(options)
 
 
 def _die_with_parent() -> None:

@@ -24,16 +24,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Connection, Engine, select
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from app.assignments.repository import get_version
 from app.assignments.service import current_rubric
 from app.audit.repository import record_many
 from app.clock import Clock, system_clock
-from app.db.models import Assignment, SubmissionStatus, User
-from app.errors import DomainError, Unavailable
+from app.db.models import Assignment, Submission, SubmissionStatus, User
+from app.errors import Conflict, DomainError, Unavailable
 from app.grading.jobs import GradingJob
+from app.grading.leases import lease_until
 from app.submissions import repository
 from app.submissions.service import NewSubmission, audit_detail, check_upload_allowed
 
@@ -47,6 +49,9 @@ _STOP = object()
 class Stored:
     submission_id: int
     job: GradingJob
+    # The Idempotency-Key named an earlier upload: nothing was stored, nothing is to grade.
+    replayed: bool = False
+    status: str = SubmissionStatus.QUEUED.value
 
 
 @dataclass(frozen=True)
@@ -72,11 +77,18 @@ class _Pending:
 
 class SubmissionIntake:
     def __init__(
-        self, engine: Engine, max_batch: int = MAX_BATCH, clock: Clock = system_clock
+        self,
+        engine: Engine,
+        max_batch: int = MAX_BATCH,
+        clock: Clock = system_clock,
+        lease_seconds: float = 600.0,
     ) -> None:
         self._engine = engine
         self._max_batch = max_batch
         self._clock = clock
+        # A stored upload is leased to this process's executor for so long: if the process
+        # dies before grading it, the sweeper of the next one hands it out.
+        self._lease_seconds = lease_seconds
         self._queue: queue.Queue[_Pending | object] = queue.Queue()
         self._connection: Connection | None = None
         # Rubric versions are immutable: their text is read once per process, and every job of
@@ -138,6 +150,18 @@ class SubmissionIntake:
     def _write(self, batch: list[_Pending]) -> None:
         try:
             results = self._transaction(batch)
+        except OperationalError as exc:
+            # Locked past the lock timeout, or the disk is full: storing the uploads one by one
+            # would wait that long again for each. The whole batch gets a clear 503 at once.
+            log.error("storing %d uploads failed: %s", len(batch), exc.orig)
+            for pending in batch:
+                pending.future.set_exception(
+                    Unavailable(
+                        "The database is not taking writes right now (busy or out of space); "
+                        "the upload was not stored. Please retry in a few seconds."
+                    )
+                )
+            return
         except Exception:
             if len(batch) == 1:
                 log.exception("storing an upload failed")
@@ -193,6 +217,18 @@ class SubmissionIntake:
                 errors[slug] = exc
         # Replaced whole, never mutated: request threads read it without a lock.
         self._known = (self._known - errors.keys()) | targets.keys()
+        storable = [p for p in batch if p.new.slug in targets]
+        # An upload repeated under its Idempotency-Key is answered with the first one's
+        # submission; only the others are new.
+        previous = _earlier_uploads(session, storable)
+        fresh: list[_Pending] = []
+        first_of: dict[tuple[int | None, str | None], _Pending] = {}
+        for p in storable:
+            key = _key(p)
+            if key is None or (key not in previous and key not in first_of):
+                fresh.append(p)
+                if key is not None:
+                    first_of[key] = p
         # Deadlines and limits are checked in the writing transaction, against the uploads
         # already stored and those earlier in this batch: two uploads at once cannot both
         # take a student's last attempt.
@@ -200,38 +236,56 @@ class SubmissionIntake:
         refused: dict[int, DomainError] = {}
         earlier: dict[tuple[int, int], int] = {}
         assignments: dict[int, Assignment | None] = {}
-        for pending in batch:
-            target = targets.get(pending.new.slug)
-            if target is None or pending.uploader is None:
+        for pending in fresh:
+            target = targets[pending.new.slug]
+            if pending.uploader is None:
                 continue
             assignment_id = target.assignment_id
             if assignment_id not in assignments:
                 assignments[assignment_id] = session.get(Assignment, assignment_id)
             assignment = assignments[assignment_id]
-            key = (assignment_id, pending.uploader.id)
+            key2 = (assignment_id, pending.uploader.id)
             try:
                 if assignment is not None:
                     check_upload_allowed(
-                        session, assignment, pending.uploader, now, earlier.get(key, 0)
+                        session, assignment, pending.uploader, now, earlier.get(key2, 0)
                     )
             except DomainError as exc:
                 refused[id(pending)] = exc
                 continue
-            earlier[key] = earlier.get(key, 0) + 1
-        storable = [p for p in batch if p.new.slug in targets and id(p) not in refused]
+            earlier[key2] = earlier.get(key2, 0) + 1
+        fresh = [p for p in fresh if id(p) not in refused]
+        until = lease_until(self._lease_seconds)
         ids = repository.insert_many(
-            session, [_row(p.new, targets[p.new.slug].assignment_id, now) for p in storable]
+            session,
+            [_row(p.new, targets[p.new.slug].assignment_id, now, until) for p in fresh],
         )
         record_many(
             session,
             "submission.create",
             "submission",
-            [(p.uploader, i, audit_detail(p.new)) for p, i in zip(storable, ids, strict=True)],
+            [(p.uploader, i, audit_detail(p.new)) for p, i in zip(fresh, ids, strict=True)],
         )
-        stored = {
+        stored: dict[int, Stored | DomainError] = {
             id(p): Stored(i, _job(i, targets[p.new.slug].version, p.new))
-            for p, i in zip(storable, ids, strict=True)
+            for p, i in zip(fresh, ids, strict=True)
         }
+        for p in storable:
+            key = _key(p)
+            if key is None or id(p) in stored or id(p) in refused:
+                continue
+            if key in previous:
+                submission_id, sha256, state = previous[key]
+            elif id(first_of[key]) in refused:
+                refused[id(p)] = refused[id(first_of[key])]
+                continue
+            else:
+                first = stored[id(first_of[key])]
+                assert isinstance(first, Stored)
+                submission_id, sha256, state = first.submission_id, first_of[key].new.sha256, (
+                    SubmissionStatus.QUEUED.value
+                )
+            stored[id(p)] = _replay(p, submission_id, sha256, state, targets[p.new.slug].version)
         out: list[Stored | DomainError] = []
         for pending in batch:
             error = errors.get(pending.new.slug) or refused.get(id(pending))
@@ -256,7 +310,51 @@ class SubmissionIntake:
         return _Target(assignment_id, version)
 
 
-def _row(new: NewSubmission, assignment_id: int, now: datetime) -> dict[str, Any]:
+def _key(pending: _Pending) -> tuple[int | None, str | None] | None:
+    if pending.new.idempotency_key is None or pending.new.uploader_id is None:
+        return None
+    return (pending.new.uploader_id, pending.new.idempotency_key)
+
+
+def _earlier_uploads(
+    session: Session, batch: Sequence[_Pending]
+) -> dict[tuple[int | None, str | None], tuple[int, str, str]]:
+    """(uploader, key) -> (id, sha256, status) of uploads stored earlier under the same key."""
+    keys = {k for k in map(_key, batch) if k is not None}
+    if not keys:
+        return {}
+    rows = session.execute(
+        select(
+            Submission.uploader_id,
+            Submission.idempotency_key,
+            Submission.id,
+            Submission.sha256,
+            Submission.status,
+        ).where(
+            Submission.idempotency_key.in_(sorted({k for _, k in keys if k is not None})),
+            Submission.uploader_id.in_(sorted({u for u, _ in keys if u is not None})),
+        )
+    )
+    found = {(r[0], r[1]): (r[2], r[3], r[4]) for r in rows}
+    return {k: v for k, v in found.items() if k in keys}
+
+
+def _replay(
+    pending: _Pending, submission_id: int, sha256: str, state: str, version: _Version
+) -> Stored | DomainError:
+    if sha256 != pending.new.sha256:
+        return Conflict(
+            "This Idempotency-Key was already used for a different document; use a new key for "
+            "a new upload.",
+            submission_id=submission_id,
+        )
+    job = _job(submission_id, version, pending.new)
+    return Stored(submission_id, job, replayed=True, status=state)
+
+
+def _row(
+    new: NewSubmission, assignment_id: int, now: datetime, until: datetime
+) -> dict[str, Any]:
     return {
         "created_at": now,
         "updated_at": now,
@@ -269,6 +367,8 @@ def _row(new: NewSubmission, assignment_id: int, now: datetime) -> dict[str, Any
         "sha256": new.sha256,
         "raw": new.raw,
         "status": SubmissionStatus.QUEUED.value,
+        "idempotency_key": new.idempotency_key,
+        "lease_until": until,
     }
 
 

@@ -6,7 +6,7 @@ import asyncio
 import dataclasses
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request, Response, status
+from fastapi import APIRouter, Header, Query, Request, Response, status
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
@@ -15,6 +15,7 @@ from app.auth.dependencies import CurrentUser, InstructorUser, is_staff
 from app.db.models import CountedSubmission, SubmissionStatus, User
 from app.db.session import unit_of_work
 from app.deps import MAX_ID, ClockDep, ExecutorDep, IdPath, SessionDep, SettingsDep
+from app.errors import InvalidInput
 from app.submissions import service
 from app.submissions.counting import counted_per_student, student_key
 from app.submissions.decoding import DocumentReader, needs_child
@@ -81,6 +82,10 @@ def _answer(submission_id: int, state: str, code: int) -> Response:
     return Response(body, status_code=code, media_type="application/json")
 
 
+def _valid_key(key: str) -> bool:
+    return 0 < len(key) <= 200 and key.isascii() and key.isprintable()
+
+
 @router.post(
     "/assignments/{slug}/submissions",
     status_code=status.HTTP_202_ACCEPTED,
@@ -104,6 +109,13 @@ async def upload(
             "document says.",
         ),
     ] = None,
+    idempotency_key: Annotated[
+        str | None,
+        Header(
+            description="Any unique string (a UUID): sending the same upload again with the "
+            "same key returns the submission stored the first time instead of a duplicate."
+        ),
+    ] = None,
 ) -> Response:
     intake: SubmissionIntake = request.app.state.intake
     limits: UploadLimits = request.app.state.upload_limits
@@ -114,6 +126,8 @@ async def upload(
         # An unknown assignment is reported as such before anything about the document.
         await run_in_threadpool(_require_rubric, request.app.state.read_sessions, slug)
     upload = await read_upload(request, settings.max_upload_bytes)
+    if idempotency_key is not None and not _valid_key(idempotency_key):
+        raise InvalidInput("Idempotency-Key must be 1 to 200 printable ASCII characters.")
     # A staff upload is filed under the explicit `student` parameter (query or form) only,
     # never under a name the document claims for itself.
     if student and upload.student is None:
@@ -132,6 +146,8 @@ async def upload(
         new = await run_in_threadpool(
             service.prepare, slug, upload, user, settings.max_upload_bytes
         )
+    if idempotency_key is not None:
+        new = dataclasses.replace(new, idempotency_key=idempotency_key)
     if own_quota:
         if not limits.known(user.id):
             await run_in_threadpool(limits.load, user.id)
@@ -144,6 +160,12 @@ async def upload(
         raise
     # The raw bytes are committed before any grading starts: an accepted upload is never lost,
     # whatever happens to the grading process afterwards.
+    if stored.replayed:  # the client's retry of an upload already stored: the same answer
+        if own_quota:
+            limits.release(user.id, len(new.raw))
+        graded = SubmissionStatus(stored.status).is_final
+        code = status.HTTP_200_OK if graded else status.HTTP_202_ACCEPTED
+        return _answer(stored.submission_id, stored.status, code)
     done = executor.enqueue(stored.job, track=wait)
     if not wait or done is None:
         return _answer(stored.submission_id, SubmissionStatus.QUEUED, status.HTTP_202_ACCEPTED)

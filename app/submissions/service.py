@@ -44,6 +44,8 @@ class NewSubmission:
     raw: bytes
     sha256: str
     document_format: str
+    # The client's Idempotency-Key: a retried upload returns the submission of the first.
+    idempotency_key: str | None = None
 
 
 @dataclass(frozen=True)

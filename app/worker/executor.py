@@ -1,38 +1,126 @@
-"""The API side of the scale path: enqueue on Redis, never grade in the API process."""
+"""The API side of the scale path: enqueue on Redis, never grade in the API process.
+
+Publishing never runs on the event loop: one publisher thread sends each job with a timeout. The
+submissions table is the outbox: a row is committed (queued, leased for a while) before it is
+published, and a row whose publish failed, or whose message the broker lost, is published again
+by the sweeper once its lease runs out. The API therefore starts, and takes uploads, with the
+broker down; grading resumes when it is back.
+"""
 
 from __future__ import annotations
 
 import concurrent.futures
+import logging
+import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 
+from celery.result import AsyncResult
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.db.models import Submission, SubmissionStatus
+from app.db.session import unit_of_work
 from app.grading.jobs import GradingJob
+from app.grading.leases import release
 from app.settings import Settings
-from app.worker.tasks import celery_app, grade_stored
+from app.worker.tasks import celery_app, celery_config, grade_stored
+
+log = logging.getLogger(__name__)
 
 WAIT_SECONDS = 300
+WAIT_POLL_SECONDS = 0.2
+# After a failed publish the broker is taken for down this long: jobs meanwhile go straight
+# back to the outbox instead of each waiting out its own timeout.
+BROKER_DOWN_SECONDS = 2.0
 
 
 class CeleryExecutor:
     def __init__(self, sessions: sessionmaker[Session], settings: Settings) -> None:
-        celery_app.conf.broker_url = settings.celery_broker_url
-        celery_app.conf.result_backend = settings.celery_broker_url
+        celery_app.conf.update(celery_config(settings))
+        self._broker_url = settings.celery_broker_url
+        # The publisher thread's own connection to this broker: the app's pooled ones keep
+        # whatever broker they were first opened on.
+        self._connection: Any = None  # a kombu Connection (untyped)
+        self._sessions = sessions
+        self._publisher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="celery-publish")
         # Only `?wait=true` callers block on a result; a few threads wait for them.
         self._waiters = ThreadPoolExecutor(max_workers=8, thread_name_prefix="celery-wait")
+        self._lock = threading.Lock()
+        self._publishing: set[int] = set()
+        self._down_until = 0.0
 
     def enqueue(self, job: GradingJob, *, track: bool = False) -> Future[None] | None:
-        result = grade_stored.apply_async(args=(job.submission_id, job.rubric_version_id))
+        with self._lock:
+            if job.submission_id in self._publishing:
+                return None
+            self._publishing.add(job.submission_id)
+        published = self._publisher.submit(self._publish, job)
         if not track:
             return None
 
         def wait() -> None:
-            result.get(timeout=WAIT_SECONDS, disable_sync_subtasks=False)
+            if published.result() is None:  # not published: it stays queued for now
+                return
+            deadline = time.monotonic() + WAIT_SECONDS
+            while time.monotonic() < deadline and not self._final(job.submission_id):
+                time.sleep(WAIT_POLL_SECONDS)
 
         return self._waiters.submit(wait)
+
+    def _final(self, submission_id: int) -> bool:
+        with unit_of_work(self._sessions) as session:
+            status = session.scalar(select(Submission.status).where(Submission.id == submission_id))
+        return status is None or SubmissionStatus(status).is_final
+
+    def _publish(self, job: GradingJob) -> AsyncResult[Any] | None:
+        try:
+            if time.monotonic() < self._down_until:
+                # The broker failed a moment ago: back to the outbox without waiting again.
+                self._back_to_outbox(job.submission_id)
+                return None
+            if self._connection is None:
+                self._connection = celery_app.connection_for_write(self._broker_url)
+            result: AsyncResult[Any] = grade_stored.apply_async(
+                args=(job.submission_id, job.rubric_version_id),
+                retry=False,
+                connection=self._connection,
+            )
+            return result
+        except Exception as exc:
+            self._down_until = time.monotonic() + BROKER_DOWN_SECONDS
+            if self._connection is not None:  # a fresh one next time
+                self._connection.close()
+                self._connection = None
+            log.warning(
+                "publishing submission %d failed (%s); the sweeper publishes it later",
+                job.submission_id,
+                type(exc).__name__,
+            )
+            self._back_to_outbox(job.submission_id)
+            return None
+        finally:
+            with self._lock:
+                self._publishing.discard(job.submission_id)
+
+    def _back_to_outbox(self, submission_id: int) -> None:
+        try:
+            with unit_of_work(self._sessions) as session:
+                release(session, [submission_id])
+        except Exception:  # the lease runs out by itself; the sweeper gets it then
+            log.exception("giving submission %d back to the outbox failed", submission_id)
 
     def local_pool(self) -> concurrent.futures.Executor | None:
         return None
 
-    def shutdown(self) -> None:
+    def held(self) -> frozenset[int]:
+        with self._lock:
+            return frozenset(self._publishing)
+
+    def shutdown(self, grace: float | None = None) -> None:
+        # Jobs not yet published stay in the outbox (their rows are committed and queued).
+        self._publisher.shutdown(wait=True, cancel_futures=True)
+        if self._connection is not None:
+            self._connection.close()
         self._waiters.shutdown(wait=False, cancel_futures=True)

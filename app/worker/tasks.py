@@ -2,38 +2,80 @@
 
 Start a worker with `celery -A app.worker.tasks worker`; it reads GRADEFORMER_DATABASE_URL and
 GRADEFORMER_CELERY_BROKER_URL like the API does.
+
+Delivery is at least once, grading exactly once per rubric version: the message is acknowledged
+only after the run is stored (late ack), and given back to the broker when the worker process
+dies (reject on worker loss). The broker redelivers a message nobody acknowledged after a little
+more than the job deadline (the visibility timeout), not after an hour. Every task first claims
+its submission in the database: a duplicate message (redelivered, or published again by the
+sweeper) finds it graded or held by a live task and does nothing.
 """
 
 from __future__ import annotations
 
+import logging
+import time
 from typing import Any
 
-from celery import Celery
+from celery import Celery, Task
 from celery.signals import worker_process_init
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.assignments.repository import get_version
-from app.db.models import SubmissionStatus
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
-from app.grading.store import store_results
+from app.grading.leases import claim, store_if_unfinished
 from app.grading.worker import WorkerOutcome, grade_document, init_worker
-from app.regrade.repository import with_raw
-from app.settings import get_settings
+from app.settings import Settings, get_settings
+
+log = logging.getLogger(__name__)
 
 GRADE_TASK = "gradeformer.grade"
+# A claim outlives the task's hard time limit by this much (at most): only a dead task loses it.
+LEASE_MARGIN_SECONDS = 60
+
+
+def claim_seconds(deadline: int) -> int:
+    return deadline + min(LEASE_MARGIN_SECONDS, deadline)
+
+
+STORE_RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0)
+
+
+def celery_config(settings: Settings) -> dict[str, Any]:
+    """The broker and task options that make delivery safe; the API and workers share them."""
+    deadline = settings.grading_deadline_seconds
+    timeout = settings.publish_timeout_seconds
+    return {
+        "broker_url": settings.celery_broker_url,
+        "result_backend": settings.celery_broker_url,
+        "task_serializer": "json",
+        "result_serializer": "json",
+        "accept_content": ["json"],
+        "task_acks_late": True,  # a worker that dies mid-grade leaves the task for another one
+        "task_reject_on_worker_lost": True,  # ...also when only its pool process died
+        "task_time_limit": deadline,
+        "worker_prefetch_multiplier": 1,
+        "result_expires": 3600,
+        "broker_connection_timeout": timeout,
+        "broker_connection_retry_on_startup": True,
+        "broker_transport_options": {
+            "visibility_timeout": claim_seconds(deadline),
+            "socket_timeout": timeout,
+            "socket_connect_timeout": timeout,
+        },
+        "redis_socket_timeout": timeout,
+        "redis_socket_connect_timeout": timeout,
+        # Sending a task subscribes to its result: with the broker down that retried for 19 s
+        # per task. Fail at once; the outbox (the sweeper) publishes it later.
+        "result_backend_transport_options": {
+            "retry_policy": {"max_retries": 0, "interval_start": 0, "interval_step": 0}
+        },
+    }
+
 
 _settings = get_settings()
-celery_app = Celery(
-    "gradeformer", broker=_settings.celery_broker_url, backend=_settings.celery_broker_url
-)
-celery_app.conf.update(
-    task_serializer="json",
-    result_serializer="json",
-    accept_content=["json"],
-    task_acks_late=True,  # a worker that dies mid-grade leaves the task for another one
-    worker_prefetch_multiplier=1,
-    result_expires=3600,
-)
+celery_app = Celery("gradeformer")
+celery_app.conf.update(celery_config(_settings))
 
 _sessions: sessionmaker[Session] | None = None
 
@@ -56,21 +98,44 @@ def _init_process(**_: Any) -> None:
     init_worker(get_settings().grading_options())
 
 
-@celery_app.task(name=GRADE_TASK)  # type: ignore[untyped-decorator]
-def grade_stored(submission_id: int, rubric_version_id: int) -> str:
+def _store(
+    factory: sessionmaker[Session], triple: tuple[int, int, WorkerOutcome], holder: str
+) -> int:
+    """Store the run if the claim is still ours; a failed write is retried with backoff (a
+    locked or full database), then left to the sweeper once the claim runs out."""
+    for delay in (*STORE_RETRY_DELAYS, None):
+        try:
+            with unit_of_work(factory) as session:
+                return store_if_unfinished(session, [triple], holder=holder)
+        except Exception:
+            if delay is None:
+                raise
+            log.warning("storing submission %d failed; retrying in %.1f s", triple[0], delay)
+            time.sleep(delay)
+    return 0
+
+
+# No result in the result store: the database is where a grade lives and where a caller
+# waiting for it looks; sending a task then never touches the result store either.
+@celery_app.task(name=GRADE_TASK, bind=True, ignore_result=True)  # type: ignore[untyped-decorator]
+def grade_stored(self: Task[Any, Any], submission_id: int, rubric_version_id: int) -> str:
+    settings = get_settings()
     factory = _factory()
+    holder = str(self.request.id)
     with unit_of_work(factory) as session:
-        found = with_raw(session, [submission_id])
         version = get_version(session, rubric_version_id)
-        if not found or version is None:
+        if version is None:
             return "gone"
-        submission = found[0]
-        submission.status = SubmissionStatus.GRADING.value
-        raw, filename, ctype = submission.raw, submission.filename, submission.content_type
         rubric_text = version.source_text
-    outcome: WorkerOutcome = grade_document(rubric_text, raw, filename, ctype)
-    # A result that cannot be stored marks the submission grader_error instead of leaving it
-    # `grading` for ever.
-    if store_results(factory, [(submission_id, rubric_version_id, outcome)]):
-        return "grader_error"
-    return outcome.status
+        taken = claim(
+            session,
+            submission_id,
+            holder,
+            claim_seconds(settings.grading_deadline_seconds),
+            settings.max_grading_attempts,
+        )
+    if not taken.grade:
+        return taken.reason
+    outcome = grade_document(rubric_text, taken.raw, taken.filename, taken.content_type)
+    stored = _store(factory, (submission_id, rubric_version_id, outcome), holder)
+    return outcome.status if stored else "superseded"

@@ -1,0 +1,184 @@
+"""Who grades a queued submission, until when: leases, bounded attempts, the sweeper's queries.
+
+A queued or grading submission is held by one executor until `lease_until`. A live holder
+renews its leases; when one runs out the holder died (or a broker lost the message), and the
+sweeper hands the submission out again. Storing a result is idempotent: a submission that is
+already final keeps its run, so a job handed out twice is never graded twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import or_, select, update
+from sqlalchemy.orm import Session, undefer
+
+from app.assignments.repository import current_version
+from app.db.base import utcnow
+from app.db.models import RubricVersion, Submission, SubmissionStatus
+from app.grading.jobs import GradingJob, job_for
+from app.grading.repository import mark_failed, store_outcomes
+from app.grading.worker import WorkerOutcome
+
+UNFINISHED = (SubmissionStatus.QUEUED.value, SubmissionStatus.GRADING.value)
+CHUNK = 500
+
+
+def lease_until(seconds: float) -> datetime:
+    return utcnow() + timedelta(seconds=seconds)
+
+
+def died_message(attempts: int) -> str:
+    return (
+        f"The grading process died {attempts} times while grading this submission (killed, "
+        "or out of memory); it is stored, and a regrade tries again once the cause is fixed."
+    )
+
+
+def _chunks(ids: Sequence[int]) -> Iterable[Sequence[int]]:
+    for start in range(0, len(ids), CHUNK):
+        yield ids[start : start + CHUNK]
+
+
+def renew(session: Session, ids: Collection[int], seconds: float) -> None:
+    """The holder is alive: keep what it holds."""
+    until = lease_until(seconds)
+    for chunk in _chunks(sorted(ids)):
+        session.execute(
+            update(Submission)
+            .where(Submission.id.in_(chunk), Submission.status.in_(UNFINISHED))
+            .values(lease_until=until)
+            .execution_options(synchronize_session=False)
+        )
+
+
+def release(session: Session, ids: Collection[int]) -> None:
+    """Give back unfinished work (shutdown, a failed publish): queued, free for anyone now."""
+    for chunk in _chunks(sorted(ids)):
+        session.execute(
+            update(Submission)
+            .where(Submission.id.in_(chunk), Submission.status.in_(UNFINISHED))
+            .values(status=SubmissionStatus.QUEUED.value, lease_until=None, claimed_by=None)
+            .execution_options(synchronize_session=False)
+        )
+
+
+def record_deaths(session: Session, ids: Collection[int]) -> None:
+    """A grading process died with these in flight: one more attempt each."""
+    for chunk in _chunks(sorted(ids)):
+        session.execute(
+            update(Submission)
+            .where(Submission.id.in_(chunk))
+            .values(attempts=Submission.attempts + 1)
+            .execution_options(synchronize_session=False)
+        )
+
+
+@dataclass(frozen=True)
+class Taken:
+    jobs: list[GradingJob]
+    last_id: int | None  # where the next page starts (None: nothing was left)
+
+
+def take(
+    session: Session,
+    seconds: float,
+    exclude: Collection[int] = (),
+    after_id: int = 0,
+    everything: bool = False,
+) -> Taken:
+    """One page of unfinished submissions (ids above `after_id`) whose lease ran out, or all of
+    them with `everything` (only for a sole owner: the local executor at start), minus those in
+    `exclude`; leased to the caller for `seconds`."""
+    query = select(Submission).where(Submission.status.in_(UNFINISHED), Submission.id > after_id)
+    if not everything:
+        expired = or_(Submission.lease_until.is_(None), Submission.lease_until < utcnow())
+        query = query.where(expired)
+    page = list(
+        session.scalars(query.order_by(Submission.id).limit(CHUNK).options(undefer(Submission.raw)))
+    )
+    versions: dict[int, RubricVersion | None] = {}
+    jobs: list[GradingJob] = []
+    for submission in page:
+        # Held in this process already (their leases are renewed): never handed out twice.
+        if submission.id in exclude:
+            continue
+        if submission.assignment_id not in versions:
+            versions[submission.assignment_id] = current_version(session, submission.assignment_id)
+        version = versions[submission.assignment_id]
+        if version is not None:
+            jobs.append(job_for(submission, version))
+    renew(session, [j.submission_id for j in jobs], seconds)
+    return Taken(jobs, page[-1].id if len(page) == CHUNK else None)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What a Celery task found when it claimed its submission."""
+
+    grade: bool
+    reason: str  # "claimed", "gone", "done", "held", "gave up"
+    raw: bytes = b""
+    filename: str | None = None
+    content_type: str | None = None
+
+
+def claim(
+    session: Session, submission_id: int, holder: str, seconds: float, max_attempts: int
+) -> Claim:
+    """Take a submission for grading, once: a final one is left alone, one held by another
+    live task too; a redelivered message (same task id) takes back its own claim."""
+    submission = session.scalar(
+        select(Submission)
+        .where(Submission.id == submission_id)
+        .options(undefer(Submission.raw))
+        .with_for_update()
+    )
+    if submission is None:
+        return Claim(False, "gone")
+    if submission.status not in UNFINISHED:
+        return Claim(False, "done")
+    now = utcnow()
+    if (
+        submission.status == SubmissionStatus.GRADING.value
+        and submission.claimed_by != holder
+        and submission.lease_until is not None
+        and submission.lease_until > now
+    ):
+        return Claim(False, "held")
+    if submission.attempts >= max_attempts:
+        mark_failed(session, [submission_id], died_message(submission.attempts))
+        return Claim(False, "gave up")
+    submission.status = SubmissionStatus.GRADING.value
+    submission.claimed_by = holder
+    submission.lease_until = lease_until(seconds)
+    submission.attempts = submission.attempts + 1
+    return Claim(True, "claimed", submission.raw, submission.filename, submission.content_type)
+
+
+def store_if_unfinished(
+    session: Session,
+    outcomes: Sequence[tuple[int, int, WorkerOutcome]],
+    holder: str | None = None,
+) -> int:
+    """Store results of submissions still waiting for one (and, with `holder`, still claimed
+    by it); a result for a submission graded meanwhile is dropped. Returns how many stored."""
+    if not outcomes:
+        return 0
+    ids = [submission_id for submission_id, _, _ in outcomes]
+    query = select(Submission.id).where(Submission.id.in_(ids), Submission.status.in_(UNFINISHED))
+    if holder is not None:
+        query = query.where(Submission.claimed_by == holder).with_for_update()
+    waiting = set(session.scalars(query))
+    kept = [o for o in outcomes if o[0] in waiting]
+    store_outcomes(session, kept)
+    if kept:
+        session.execute(
+            update(Submission)
+            .where(Submission.id.in_([o[0] for o in kept]))
+            .values(lease_until=None, claimed_by=None)
+            .execution_options(synchronize_session=False)
+        )
+    return len(kept)

@@ -1,0 +1,27 @@
+"""Grading functions with faults built in, for the fault-injection tests: module level, so a
+process pool can pickle them by name."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+from app.grading.worker import WorkerOutcome, grade_document
+
+POISON = b"KILL-MY-WORKER"
+SLOW = b"GRADE-SLOWLY"
+
+
+def grade_with_faults(
+    rubric_text: str, raw: bytes, filename: str | None, content_type: str | None
+) -> WorkerOutcome:
+    """grade_document, except that a POISON document kills its grading process every time and
+    a SLOW one takes a second first (time to kill or stop the process meanwhile)."""
+    if POISON in raw:
+        os.kill(os.getpid(), signal.SIGKILL)
+    if SLOW in raw:
+        time.sleep(1.0)
+    else:
+        time.sleep(0.05)
+    return grade_document(rubric_text, raw, filename, content_type)

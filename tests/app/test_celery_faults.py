@@ -1,0 +1,138 @@
+"""The scale path under faults, on a private Redis and a real prefork Celery worker: the API
+starts and takes uploads with the broker down, a killed pool process costs no grade, a Redis
+restart that loses the queue loses no submission; each one is graded exactly once."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+
+from app.db.models import GradingRun, Submission
+from app.db.session import make_engine, make_sessionmaker, unit_of_work
+from app.main import create_app
+from app.settings import Settings
+from benchmarks.faultkit import PrivateRedis, Worker
+from benchmarks.synthetic import submission
+from tests.app.conftest import make_tokens
+
+pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.slow]
+
+UPLOAD = "/api/v1/assignments/transformer-basics/submissions"
+FINAL = {"graded", "needs_review", "pending"}
+
+
+def _statuses(url: str) -> dict[int, str]:
+    engine = make_engine(url)
+    try:
+        with unit_of_work(make_sessionmaker(engine)) as session:
+            rows = session.execute(select(Submission.id, Submission.status)).tuples()
+            return {i: s for i, s in rows}
+    finally:
+        engine.dispose()
+
+
+def _wait_final(url: str, ids: list[int], timeout: float = 120) -> dict[int, str]:
+    deadline = time.monotonic() + timeout
+    while True:
+        found = _statuses(url)
+        if all(found.get(i) not in ("queued", "grading") for i in ids):
+            return found
+        assert time.monotonic() < deadline, {i: found.get(i) for i in ids}
+        time.sleep(0.3)
+
+
+def test_the_celery_path_loses_nothing_and_grades_once(postgres_db: str, tmp_path: Path) -> None:
+    broker = PrivateRedis(tmp_path)
+    deadline = 20
+    worker = Worker(
+        {
+            "GRADEFORMER_DATABASE_URL": postgres_db,
+            "GRADEFORMER_CELERY_BROKER_URL": broker.url,
+            "GRADEFORMER_GRADING_DEADLINE_SECONDS": str(deadline),
+            "GRADEFORMER_EMBEDDING_CACHE_DIR": str(tmp_path / "emb"),
+        },
+        tmp_path / "worker.log",
+    )
+    settings = Settings(
+        database_url=postgres_db,
+        executor="celery",
+        celery_broker_url=broker.url,
+        grading_deadline_seconds=deadline,
+        grading_lease_seconds=3,
+        sweep_interval_seconds=0.5,
+        publish_timeout_seconds=0.5,
+        embedding_cache_dir=tmp_path / "emb",
+    )
+    accepted: list[int] = []
+    try:
+        started = time.monotonic()
+        with TestClient(create_app(settings)) as client:  # the broker is down
+            assert time.monotonic() - started < 15
+            token = make_tokens(make_sessionmaker(make_engine(postgres_db)))["alice"]
+            auth = {"Authorization": f"Bearer {token}"}
+
+            def upload(n: int) -> int:
+                raw, _, content_type = submission(n)
+                began = time.monotonic()
+                answer = client.post(
+                    UPLOAD, content=raw, headers={**auth, "content-type": content_type}
+                )
+                assert answer.status_code == 202, answer.text
+                assert time.monotonic() - began < 3, "an upload waited for the broker"
+                return int(answer.json()["id"])
+
+            accepted += [upload(n) for n in range(4)]
+            began = time.monotonic()
+            assert client.get("/healthz").status_code == 200
+            assert time.monotonic() - began < 3
+
+            broker.start()  # the outbox is published once the broker is back
+            worker.start()
+            _wait_final(postgres_db, accepted, timeout=180)
+
+            killed: list[int] = []  # a pool process killed mid-grade
+            for attempt in range(5):  # grading can outrun the uploads: then once more
+                batch = [upload(n) for n in range(10 + 10 * attempt, 20 + 10 * attempt)]
+                accepted += batch
+                waited = time.monotonic() + 60
+                while time.monotonic() < waited:
+                    found = _statuses(postgres_db)
+                    grading = [i for i in batch if found[i] == "grading"]
+                    if grading or all(found[i] not in ("queued", "grading") for i in batch):
+                        break
+                    time.sleep(0.02)
+                if grading:
+                    worker.kill_child()
+                    killed = grading
+                    break
+            assert killed, "no grading was ever caught in progress"
+            _wait_final(postgres_db, accepted)
+
+            worker.stop()  # a Redis restart loses whatever was queued
+            lost = [upload(n) for n in range(4, 7)]
+            accepted += lost
+            broker.stop()
+            broker.start()
+            worker.start()
+            _wait_final(postgres_db, accepted)
+    finally:
+        worker.stop()
+        broker.stop()
+    found = _statuses(postgres_db)
+    assert {found[i] for i in accepted} <= FINAL, found
+    engine = make_engine(postgres_db)
+    with unit_of_work(make_sessionmaker(engine)) as session:
+        runs = session.execute(
+            select(GradingRun.submission_id, func.count()).group_by(GradingRun.submission_id)
+        ).tuples()
+        counts = {i: n for i, n in runs}
+        retried = session.scalar(
+            select(func.count()).where(Submission.id.in_(killed), Submission.attempts > 1)
+        )
+    engine.dispose()
+    assert all(counts.get(i) == 1 for i in accepted), counts
+    assert retried, "the killed task was not run again"

@@ -1,0 +1,94 @@
+"""Claims and leases, the rules that make at-least-once delivery grade exactly once: a
+duplicate message finds its submission graded or held; a redelivered one (same task id) takes
+its claim back; a submission that killed too many attempts becomes grader_error."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.assignments.service import sync_rubric_dir
+from app.db.base import utcnow
+from app.db.models import GradingRun, Submission
+from app.db.session import unit_of_work
+from app.grading.jobs import GradingJob
+from app.grading.leases import claim, release, renew, store_if_unfinished, take
+from app.grading.worker import WorkerOutcome
+from app.submissions.service import accept
+from app.submissions.upload import Upload
+from graders.rubric import BUNDLED_RUBRICS
+
+OUTCOME = WorkerOutcome(status="graded", rubric_hash="h" * 64)
+
+
+def _stored(sessions: sessionmaker[Session]) -> GradingJob:
+    with unit_of_work(sessions) as session:
+        sync_rubric_dir(session, BUNDLED_RUBRICS)
+        raw = json.dumps({"answers": {"b1.d_head": "64"}}).encode()
+        return accept(session, "transformer-basics", Upload(raw, "a.json", None), None, 1 << 20).job
+
+
+def test_one_claim_at_a_time_and_a_redelivery_takes_its_own_back(
+    sessions: sessionmaker[Session],
+) -> None:
+    job = _stored(sessions)
+    with unit_of_work(sessions) as session:
+        assert claim(session, job.submission_id, "task-a", 60, 3).grade
+    with unit_of_work(sessions) as session:  # a duplicate message: held by a live task
+        assert claim(session, job.submission_id, "task-b", 60, 3).reason == "held"
+    with unit_of_work(sessions) as session:  # task-a's message again, after its worker died
+        again = claim(session, job.submission_id, "task-a", 60, 3)
+        assert again.grade and again.raw
+    with unit_of_work(sessions) as session:  # only the holder's result is stored
+        triple = (job.submission_id, job.rubric_version_id, OUTCOME)
+        assert store_if_unfinished(session, [triple], holder="task-b") == 0
+        assert store_if_unfinished(session, [triple], holder="task-a") == 1
+    with unit_of_work(sessions) as session:
+        assert claim(session, job.submission_id, "task-c", 60, 3).reason == "done"
+        assert store_if_unfinished(session, [triple]) == 0  # graded: never a second run
+        runs = session.scalar(select(func.count()).select_from(GradingRun))
+        assert runs == 1
+
+
+def test_an_expired_claim_is_taken_over_and_too_many_attempts_give_up(
+    sessions: sessionmaker[Session],
+) -> None:
+    job = _stored(sessions)
+    with unit_of_work(sessions) as session:
+        assert claim(session, job.submission_id, "task-a", 60, 3).grade
+        session.execute(
+            update(Submission)
+            .where(Submission.id == job.submission_id)
+            .values(lease_until=utcnow() - timedelta(seconds=1))
+        )
+    with unit_of_work(sessions) as session:  # task-a died with its worker: its lease ran out
+        assert claim(session, job.submission_id, "task-b", 60, 3).grade
+        session.execute(
+            update(Submission).where(Submission.id == job.submission_id).values(attempts=3)
+        )
+    with unit_of_work(sessions) as session:
+        assert claim(session, job.submission_id, "task-b", 60, 3).reason == "gave up"
+    with unit_of_work(sessions) as session:
+        row = session.get(Submission, job.submission_id)
+        assert row is not None and row.status == "grader_error"
+        assert row.error is not None and "died 3 times" in row.error
+
+
+def test_take_hands_out_only_expired_leases_and_release_frees_at_once(
+    sessions: sessionmaker[Session],
+) -> None:
+    job = _stored(sessions)
+    with unit_of_work(sessions) as session:
+        renew(session, [job.submission_id], 60)
+    with unit_of_work(sessions) as session:
+        assert take(session, 60).jobs == []
+        everything = take(session, 60, everything=True).jobs
+        assert [j.submission_id for j in everything] == [job.submission_id]
+        assert take(session, 60, exclude={job.submission_id}, everything=True).jobs == []
+        release(session, [job.submission_id])
+    with unit_of_work(sessions) as session:
+        assert [j.submission_id for j in take(session, 60).jobs] == [job.submission_id]
+        assert take(session, 60).jobs == []  # taken: leased to the caller now
