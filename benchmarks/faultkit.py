@@ -107,11 +107,20 @@ class Worker:
         self.process = None
 
 
+# The fault scenarios upload as a handful of students far faster than any real student would:
+# the per-student rate limit and quota would answer 429/413 instead of exercising the faults.
+NO_UPLOAD_LIMITS = {
+    "GRADEFORMER_UPLOADS_PER_MINUTE": "1000000",
+    "GRADEFORMER_UPLOAD_BURST": "1000000",
+    "GRADEFORMER_STUDENT_QUOTA_BYTES": str(1 << 40),
+}
+
+
 class Server:
     """`gradeformer serve` on a free port, in its own process group (as under systemd)."""
 
     def __init__(self, env: dict[str, str], log: Path) -> None:
-        self._env = {**os.environ, **env}
+        self._env = {**os.environ, **NO_UPLOAD_LIMITS, **env}
         self._log = log
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"

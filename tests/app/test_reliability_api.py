@@ -214,6 +214,10 @@ def test_a_full_disk_loses_nothing_and_grades_everything_once_it_has_room(
         min_free_disk_bytes=1 << 20,
         grading_lease_seconds=1,
         sweep_interval_seconds=0.3,
+        # bulk uploads as one student: the per-student limits are not under test here
+        uploads_per_minute=1_000_000,
+        upload_burst=1_000_000,
+        student_quota_bytes=1 << 40,
     )
     engine = make_engine(url)
     sessions = make_sessionmaker(engine)

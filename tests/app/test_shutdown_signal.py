@@ -21,6 +21,7 @@ from sqlalchemy import func, select
 from app.db.migrate import upgrade
 from app.db.models import GradingRun, Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
+from benchmarks.faultkit import NO_UPLOAD_LIMITS
 from benchmarks.synthetic import submission
 from tests.app.conftest import make_tokens, sqlite_url
 
@@ -45,6 +46,7 @@ class Server:
             "GRADEFORMER_WORKERS": "2",
             "GRADEFORMER_EMBEDDING_CACHE_DIR": str(tmp / "emb"),
             "GRADEFORMER_SHUTDOWN_GRACE_SECONDS": "2",
+            **NO_UPLOAD_LIMITS,
         }
         self.process = subprocess.Popen(
             [sys.executable, "-m", "app.cli.main", "serve", "--port", str(self.port)],
