@@ -19,6 +19,7 @@ from sqlalchemy import func, select
 
 from app.db.models import GradingRun, Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
+from benchmarks.proctree import children
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -30,14 +31,6 @@ def free_port() -> int:
         return port
 
 
-def children(pid: int) -> list[int]:
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            found.extend(int(c) for c in (task / "children").read_text().split())
-        except OSError:
-            continue
-    return found
 
 
 class PrivateRedis:

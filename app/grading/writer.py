@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.batches import STOP, drain
 from app.db.session import unit_of_work
 from app.grading.jobs import GradingJob
 from app.grading.leases import record_deaths, release, store_if_unfinished
@@ -51,7 +52,6 @@ class _Release:
 
 
 _Item = Finished | Died | _Release
-_STOP = object()
 
 
 def _failure(result: BaseException | str) -> str:
@@ -84,28 +84,12 @@ class ResultWriter:
         """Store what is queued, give `release_ids` back to the queue, stop."""
         if release_ids:
             self._queue.put(_Release(release_ids))
-        self._queue.put(_STOP)
+        self._queue.put(STOP)
         self._thread.join()
 
     def _loop(self) -> None:
-        while True:
-            first = self._queue.get()
-            if first is _STOP:
-                return
-            batch = [first]
-            stop = False
-            while len(batch) < WRITE_BATCH:
-                try:
-                    nxt = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if nxt is _STOP:
-                    stop = True
-                    break
-                batch.append(nxt)
-            self._write([b for b in batch if isinstance(b, Finished | Died | _Release)])
-            if stop:
-                return
+        drain(self._queue, WRITE_BATCH, lambda batch: self._write(
+            [b for b in batch if isinstance(b, Finished | Died | _Release)]))
 
     def _write(self, batch: list[_Item]) -> None:
         error = self._with_retries(batch)

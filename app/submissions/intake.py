@@ -31,6 +31,7 @@ from sqlalchemy.orm import Session
 from app.assignments.repository import get_version
 from app.assignments.service import current_rubric
 from app.audit.repository import record_many
+from app.batches import STOP, drain
 from app.clock import Clock, system_clock
 from app.db.models import Assignment, Submission, SubmissionStatus, User
 from app.errors import Conflict, DomainError, Unavailable
@@ -42,7 +43,6 @@ from app.submissions.service import NewSubmission, audit_detail, check_upload_al
 log = logging.getLogger(__name__)
 
 MAX_BATCH = 128
-_STOP = object()
 
 
 @dataclass(frozen=True)
@@ -121,31 +121,15 @@ class SubmissionIntake:
         """Store everything already handed over, then stop."""
         with self._lock:
             self._closed = True
-            self._queue.put(_STOP)
+            self._queue.put(STOP)
         self._thread.join()
         if self._connection is not None:
             self._connection.close()
             self._connection = None
 
     def _run(self) -> None:
-        while True:
-            first = self._queue.get()
-            if first is _STOP:
-                return
-            batch = [first]
-            stop = False
-            while len(batch) < self._max_batch:
-                try:
-                    nxt = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if nxt is _STOP:
-                    stop = True
-                    break
-                batch.append(nxt)
-            self._write([p for p in batch if isinstance(p, _Pending)])
-            if stop:
-                return
+        drain(self._queue, self._max_batch,
+              lambda batch: self._write([p for p in batch if isinstance(p, _Pending)]))
 
     def _write(self, batch: list[_Pending]) -> None:
         try:
