@@ -77,7 +77,7 @@ def outline(text: str) -> Outline:
 
     plain = [m for m in find_labels(text) if not covered(m.start)]
     marks = sorted(adjusted + plain, key=lambda m: m.start)[:MAX_MARKS]
-    accepted = resolve_paths(marks)
+    accepted = resolve_paths(marks, text)
     intro: set[int] = set()
     for index, (mark, path) in enumerate(accepted[:-1]):
         if not mark.structural or mark.start in answered:

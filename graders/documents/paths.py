@@ -82,13 +82,34 @@ def _roman_index(roman: str | None) -> int:
     return -1 if roman is None else ROMANS.index(roman)
 
 
-def resolve_paths(marks: Sequence[LabelMark]) -> list[tuple[LabelMark, Path]]:
+_EMPTY_HEADING = 80  # characters between a letter label and its first numbered sub-part
+
+
+def _opens_subparts(
+    mark: LabelMark, accepted: Sequence[tuple[LabelMark, Path]], text: str | None
+) -> bool:
+    """A "1)" whose previous label is a letter heading with nothing written under it."""
+    if text is None or mark.num != 1 or not accepted:
+        return False
+    previous, path = accepted[-1]
+    if path[2] is None or path[3] is not None or previous.num is not None:
+        return False
+    between = mark.start - previous.end
+    # a heading's own markup may trail its label (`$(b)$`, `**(b)**:`); nothing else may
+    gap = text[previous.end:mark.start]
+    return 0 <= between <= _EMPTY_HEADING and not gap.strip(" \t\r\n$*_:.")
+
+
+def resolve_paths(
+    marks: Sequence[LabelMark], text: str | None = None
+) -> list[tuple[LabelMark, Path]]:
     """Follow the numbering through the document; drop labels that do not continue it.
 
     Dropped: inline labels out of sequence, and a number stepping back to one already answered
     ("2) ..." in a list inside 3(b), after 2(d)-(g) were answered): an enumeration, not a
     question. A step back to a number not seen yet (A3 before A2) and a restart at 1 (part B)
-    are kept.
+    are kept. Numbers that start at 1 right under a letter heading with no text of its own
+    ("(b)" then "1) ...", "2) ...") number that letter's sub-parts (needs `text`).
     """
     part: str | None = None
     num: int | None = None
@@ -100,6 +121,7 @@ def resolve_paths(marks: Sequence[LabelMark]) -> list[tuple[LabelMark, Path]]:
     # lettered subsection) or it is an enumeration inside the answer, not a new question
     outline_level = 0
     letter_indent: int | None = None  # indentation of the list item that set the letter
+    numbered_subparts = False  # "1)", "2)" under the current letter are its sub-parts
     for mark in marks:
         if mark.heading:
             part, num, letter, roman = mark.part, None, None, None
@@ -116,6 +138,14 @@ def resolve_paths(marks: Sequence[LabelMark]) -> list[tuple[LabelMark, Path]]:
             accepted.append((mark, new))
             continue
         m_letter, m_roman = mark.letter, mark.roman
+        if (mark.num is not None and m_letter is None and m_roman is None and letter is not None
+                and 1 <= mark.num <= len(ROMANS) and not mark.inline
+                and (_opens_subparts(mark, accepted, text)
+                     or (numbered_subparts and mark.num == _roman_index(roman) + 2))):
+            numbered_subparts = True
+            roman = ROMANS[mark.num - 1]
+            accepted.append((mark, (part, num, letter, roman)))
+            continue
         if (mark.num is not None and m_letter is None and m_roman is None and letter is not None
                 and letter_indent is not None and mark.bullet and mark.indent > letter_indent
                 and 1 <= mark.num <= len(ROMANS)):
@@ -150,6 +180,7 @@ def resolve_paths(marks: Sequence[LabelMark]) -> list[tuple[LabelMark, Path]]:
             new = (part, num, letter, m_roman)
         if new[2] is not None and new[2] != letter:
             letter_indent = mark.indent if mark.bullet else None
+            numbered_subparts = False
         part, num, letter, roman = new
         if num is not None:
             visited.add((part, num))

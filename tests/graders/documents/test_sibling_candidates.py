@@ -43,7 +43,7 @@ questions:
      items: [{id: 1e.ii, points: 1, grader: written, config: {reference: [x]}}]}
 """).rubric
 
-SUB_LABEL = st.sampled_from(["(1)", "(i)", "i.", "i)", "**(i)**", "$(1)$"])
+SUB_LABEL = st.sampled_from(["(1)", "(i)", "i.", "i)", "**(i)**", "$(1)$", "1)", "1."])
 PART_LABEL = st.sampled_from(["(b)", "b)", "**(b)**", "## (b)", "- $(b)$"])
 SEPARATOR = st.sampled_from(["\n\n", "\n\n- ", "\n\n  - ", "\n\nAnd for the second part: "])
 PROSE = st.lists(st.sampled_from(["the weights", "move toward", "both keys", "so it follows",
@@ -72,3 +72,26 @@ def test_a_value_is_not_looked_for_in_an_explanation_and_unasked_parts_stay_miss
     location = locate(text, RUBRIC)
     assert "1d.i" in location.missing  # a reported value, next to prose only
     assert "1e.i" in location.missing  # not asked by every handout edition
+
+
+NUMBERED = st.sampled_from([("1)", "2)"), ("1.", "2."), ("i)", "ii)"), ("i.", "ii.")])
+# one style for every part of a document, as students write them
+PART_STYLE = st.sampled_from(["({})", "{})", "**({})**", "## ({})", "- $({})$"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(NUMBERED, PART_STYLE, PROSE, PROSE)
+def test_numbers_under_an_empty_letter_heading_are_its_sub_parts(
+    labels: tuple[str, str], style: str, first: str, second: str
+) -> None:
+    """"(b)" on its own, then "1) ..." and "2) ...": the letter's sub-parts, not question 1."""
+    one, two = labels
+    a, b, c = (style.format(x) for x in "abc")
+    text = (f"{a}\n\nAn answer to the first part, long enough to be one.\n\n{b}\n\n"
+            f"{one} {first}.\n\n{two} {second}.\n\n{c}\n\nThe answer to part c goes here.\n")
+    location = locate(text, RUBRIC)
+    for qid, body in (("1b.i", first), ("1b.ii", second)):
+        answer = location.answers[qid]
+        assert answer.confidence >= 0.8, (qid, text)
+        assert body in answer.text and "part c" not in answer.text, (qid, answer.text)
+    assert first not in location.answers["1a"].text
