@@ -20,7 +20,6 @@ import asyncio
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -34,6 +33,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
+from ports import free_port  # noqa: E402
 from proctree import children  # noqa: E402
 from report import write_section  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
@@ -50,12 +50,6 @@ PATH = f"/api/v1/assignments/{SLUG}/submissions"
 DISTINCT_BODIES = 4096
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def build_requests(tokens: list[str], port: int) -> list[bytes]:

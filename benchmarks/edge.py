@@ -23,7 +23,6 @@ import asyncio
 import contextlib
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -37,6 +36,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
 import httpx  # noqa: E402
+from ports import free_port  # noqa: E402
 from report import write_section  # noqa: E402
 
 from app.auth.service import create_token  # noqa: E402
@@ -65,12 +65,6 @@ class Phase:
     def ok(self) -> bool:
         return self.healthz_max_s <= HEALTHZ_LIMIT_S and self.rss_growth_mb <= RSS_LIMIT_MB
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def rss_mb(pid: int) -> float:

@@ -6,29 +6,46 @@ upload against the database."""
 from __future__ import annotations
 
 import os
+import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import redis
-from sqlalchemy import func, select
+from sqlalchemy import create_engine, func, make_url, select, text
 
+from app.db.migrate import upgrade
 from app.db.models import GradingRun, Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
+from benchmarks.ports import free_port
 from benchmarks.proctree import children
+
+
+@contextmanager
+def migrated_postgres(admin_url: str, prefix: str) -> Iterator[str]:
+    """A fresh database <prefix>_<random> on the server of `admin_url`, migrated, dropped after."""
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    name = f"{prefix}_{secrets.token_hex(6)}"
+    try:
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+        url = make_url(admin_url).set(database=name).render_as_string(hide_password=False)
+        try:
+            upgrade(url)
+            yield url
+        finally:
+            with admin.connect() as connection:
+                connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    finally:
+        admin.dispose()
 
 REPO = Path(__file__).resolve().parents[1]
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 

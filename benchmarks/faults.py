@@ -36,10 +36,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
 import httpx  # noqa: E402
-from faultkit import Ledger, PrivateRedis, Server, Worker  # noqa: E402
+from faultkit import Ledger, PrivateRedis, Server, Worker, migrated_postgres  # noqa: E402
 from report import write_section  # noqa: E402
-from sqlalchemy import create_engine, text  # noqa: E402
-from sqlalchemy.engine import make_url  # noqa: E402
 from synthetic import submission  # noqa: E402
 
 from app.auth.service import create_token  # noqa: E402
@@ -230,25 +228,9 @@ def full_disk(folder: Path, uploads: int) -> Result:
 # -- Celery, PostgreSQL ------------------------------------------------------------------------
 
 
-@contextmanager
-def postgres_database() -> Iterator[str]:
-    admin = create_engine(PG_ADMIN, isolation_level="AUTOCOMMIT")
-    name = f"gf_faults_{secrets.token_hex(4)}"
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    url = make_url(PG_ADMIN).set(database=name).render_as_string(hide_password=False)
-    try:
-        upgrade(url)
-        yield url
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
-
-
 def celery_scenarios(folder: Path, uploads: int) -> dict[str, Result]:
     results: dict[str, Result] = {}
-    with postgres_database() as url:
+    with migrated_postgres(PG_ADMIN, "gf_faults") as url:
         broker = PrivateRedis(folder)
         env = {
             **FAST_RECOVERY,

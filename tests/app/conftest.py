@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,7 +9,6 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.auth.service import create_token
@@ -18,6 +16,7 @@ from app.db.migrate import upgrade
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from app.main import create_app
 from app.settings import Settings
+from benchmarks.faultkit import migrated_postgres
 
 PG_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
@@ -43,17 +42,9 @@ def postgres_db() -> Iterator[str]:
     except Exception as exc:  # the server is not there: say so, do not fail
         admin.dispose()
         pytest.skip(f"PostgreSQL at 127.0.0.1:5432 is unreachable: {type(exc).__name__}")
-    name = f"gf_test_{secrets.token_hex(6)}"
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    url = make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
-    try:
-        upgrade(url)
+    admin.dispose()
+    with migrated_postgres(PG_ADMIN_URL, "gf_test") as url:
         yield url
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -3,7 +3,6 @@ however malformed, gets a 500."""
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -19,17 +18,12 @@ from app.db.migrate import upgrade
 from app.db.session import make_engine, make_sessionmaker
 from app.main import create_app
 from app.settings import Settings
+from benchmarks.ports import free_port
 from tests.app.conftest import make_tokens, sqlite_url
 
 # Examples per operation: ~20 operations, each example a real HTTP round trip.
 EXAMPLES = 12
 
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +33,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     engine = make_engine(url)
     token = make_tokens(make_sessionmaker(engine))["prof"]
     app = create_app(Settings(database_url=url, workers=1, max_upload_bytes=64 * 1024))
-    port = _free_port()
+    port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, port=port, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,6 +21,7 @@ from app.db.migrate import upgrade
 from app.db.models import GradingRun, Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from benchmarks.faultkit import NO_UPLOAD_LIMITS
+from benchmarks.ports import free_port
 from benchmarks.synthetic import submission
 from tests.app.conftest import make_tokens, sqlite_url
 
@@ -30,16 +30,10 @@ UPLOAD = "/api/v1/assignments/transformer-basics/submissions"
 UPLOADS = 40
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
 
 class Server:
     def __init__(self, url: str, tmp: Path) -> None:
-        self.port = _port()
+        self.port = free_port()
         env = {
             **os.environ,
             "GRADEFORMER_DATABASE_URL": url,
