@@ -83,7 +83,8 @@ def browser() -> Iterator[Any]:
 @pytest.fixture
 def page(browser: Any, live_server: LiveServer) -> Iterator[Any]:
     """A fresh browser context (no cookies) on the live server."""
-    context = browser.new_context(base_url=live_server.base, viewport={"width": 1280, "height": 900})
+    viewport = {"width": 1280, "height": 900}
+    context = browser.new_context(base_url=live_server.base, viewport=viewport)
     tab = context.new_page()
     tab.set_default_timeout(15_000)
     yield tab
