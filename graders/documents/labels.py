@@ -37,6 +37,9 @@ class LabelMark:
     # (1 number, 2 letter, 3 roman)
     structural: bool = False
     level: int | None = None
+    # "(1)" opening a line (no bullet): an equation number almost everywhere, a label only where
+    # it numbers the sub-parts of a letter heading with nothing of its own (paths.resolve_paths)
+    paren: bool = False
 
     @property
     def depth(self) -> int:
@@ -200,6 +203,10 @@ def find_labels(text: str) -> list[LabelMark]:
         bullet = _BULLET.match(text, line_start) is not None
         group = _group(text, pos, allow_num=True, bullet=bullet)
         if group is None:
+            paren = _PAREN_NUM.match(text, pos)
+            if paren and _AFTER.match(text, paren.end()):
+                marks.append(replace(_mark(text, line_start, paren.end(),
+                                           {"num": int(paren.group(1))}), paren=True))
             continue
         end, fields = group
         if _wrapped(text, line_start, pos, end):

@@ -109,7 +109,8 @@ def resolve_paths(
     ("2) ..." in a list inside 3(b), after 2(d)-(g) were answered): an enumeration, not a
     question. A step back to a number not seen yet (A3 before A2) and a restart at 1 (part B)
     are kept. Numbers that start at 1 right under a letter heading with no text of its own
-    ("(b)" then "1) ...", "2) ...") number that letter's sub-parts (needs `text`).
+    ("(b)" then "1) ...", "2) ..." or "(1) ...", "(2) ...") number that letter's sub-parts
+    (needs `text`); a line-opening "(1)" anywhere else is an equation number and is dropped.
     """
     part: str | None = None
     num: int | None = None
@@ -146,6 +147,8 @@ def resolve_paths(
             roman = ROMANS[mark.num - 1]
             accepted.append((mark, (part, num, letter, roman)))
             continue
+        if mark.paren:
+            continue  # "(1)" elsewhere numbers an equation, not a question
         if (mark.num is not None and m_letter is None and m_roman is None and letter is not None
                 and letter_indent is not None and mark.bullet and mark.indent > letter_indent
                 and 1 <= mark.num <= len(ROMANS)):

@@ -74,7 +74,8 @@ def test_a_value_is_not_looked_for_in_an_explanation_and_unasked_parts_stay_miss
     assert "1e.i" in location.missing  # not asked by every handout edition
 
 
-NUMBERED = st.sampled_from([("1)", "2)"), ("1.", "2."), ("i)", "ii)"), ("i.", "ii.")])
+NUMBERED = st.sampled_from(
+    [("1)", "2)"), ("1.", "2."), ("(1)", "(2)"), ("i)", "ii)"), ("i.", "ii.")])
 # one style for every part of a document, as students write them
 PART_STYLE = st.sampled_from(["({})", "{})", "**({})**", "## ({})", "- $({})$"])
 
@@ -95,3 +96,21 @@ def test_numbers_under_an_empty_letter_heading_are_its_sub_parts(
         assert answer.confidence >= 0.8, (qid, text)
         assert body in answer.text and "part c" not in answer.text, (qid, answer.text)
     assert first not in location.answers["1a"].text
+
+
+EQUATION = st.sampled_from(["(1)", "(2)", "(3)"])
+
+
+@settings(max_examples=100, deadline=None)
+@given(EQUATION, PART_STYLE, PROSE)
+def test_an_equation_number_opening_a_line_is_not_a_label(
+    number: str, style: str, prose: str
+) -> None:
+    """"(1)" after an answer's own text numbers an equation; it neither opens a question nor
+    takes the letter's text away."""
+    a, b = (style.format(x) for x in "ab")
+    text = (f"{a}\n\nThe weights are computed first, as shown below.\n\n{number} {prose}.\n\n"
+            f"{b}\n\nThe answer to part b goes here.\n")
+    location = locate(text, RUBRIC)
+    assert prose in location.answers["1a"].text, text
+    assert "1b.i" not in location.answers or prose not in location.answers["1b.i"].text
