@@ -52,7 +52,8 @@ _RELATION = r"\s*(?::=|=|\\approx|≈|\\sim(?![a-z])|\\simeq|∼)\s*"
 # What may stand just before the target for it to be the whole left-hand side.
 _LEFT_OK = re.compile(
     r"(?:^|[$(,:;&\n]|\\(?:Rightarrow|implies|therefore|to|quad|qquad|[,;])|\}|[A-Za-z]{2,}\.?|"
-    r"\\text\{[^{}]*\}|(?:^|[\s$])[A-Za-z]_\s*(?:\{\w+\}|\w)\s*=)\s*$"
+    r"\\text\{[^{}]*\}|(?:^|[\s$])(?:\\(?:mathbf|boldsymbol|bm|vec)\s*\{\s*[A-Za-z]\s*\}|[A-Za-z])"
+    r"_\s*(?:\{\w+\}|\w)\s*=)\s*$"
 )
 _STOP = re.compile(
     r"\$|\n|\\q?quad\b|\\text\b|\\(?:Rightarrow|implies|rightarrow|to|approx|sim|gg|ll|"
@@ -66,7 +67,8 @@ _STOP = re.compile(
 _FACTOR_BEFORE = re.compile(
     r"(?:\^\s*\{?\s*(?:\\top|T|\\intercal|\\mathsf\{T\}|⊤)\s*\}?|\\cdot|\*|·)\s*$"
 )
-_SIMPLE_NAME = r"\\?[A-Za-z]+(?:_\s*(?:\{[^{}]*\}|\w))?"
+_SIMPLE_NAME = (r"(?:\\(?:mathbf|boldsymbol|bm|vec|mathbold|mathit)\s*\{\s*\\?[A-Za-z]+\s*\}"
+                r"|bold\(\s*\\?[A-Za-z]+\s*\)|\\?[A-Za-z]+)(?:_\s*(?:\{[^{}]*\}|\w))?")
 _CHAIN = re.compile(_RELATION)
 
 

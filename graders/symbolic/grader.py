@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any, ClassVar
 
@@ -36,6 +36,9 @@ class Reading:
     outcome: str  # FULL / REDUCED / ZERO / UNREAD
     reply: dict[str, Any]
     reason: str = ""
+    # an earlier expression for the same target that is the expected one, when the final one is
+    # not: answers that discuss alternatives ("it is also possible to set q_1 = q_2 = ...")
+    contested: Assignment | None = None
 
 
 def _pool(context: GradingContext) -> SymbolicPool:
@@ -97,16 +100,32 @@ def _read(pool: SymbolicPool, config: SymbolicConfig, text: str, target: str, ex
     if not found:
         return Reading(target, None, UNREAD, {}, f"no expression for {target} was found")
     last: Reading | None = None
-    for assignment in list(reversed(found))[:MAX_TRIES]:
+    earlier = list(reversed(found))
+    for index, assignment in enumerate(earlier[:MAX_TRIES]):
         reply = _compare(pool, config, assignment.expression, expected)
         outcome, reason = _outcome(reply, config)
         reading = Reading(target, assignment, outcome, reply, reason)
         if outcome != UNREAD or last is None:
             last = reading if last is None or outcome != UNREAD else last
         if outcome != UNREAD:
-            return reading  # the student's final readable expression
+            # the student's final readable expression; when it is not the expected one but an
+            # earlier one is, which one the student meant is a reader's call
+            if outcome != FULL:
+                reading = replace(reading, contested=_expected_earlier(
+                    pool, config, earlier[index + 1:index + 1 + MAX_TRIES], expected))
+            return reading
     assert last is not None
     return last
+
+
+def _expected_earlier(pool: SymbolicPool, config: SymbolicConfig,
+                      earlier: list[Assignment], expected: str) -> Assignment | None:
+    for assignment in earlier:
+        if assignment.expression.strip() == "":
+            continue
+        if _outcome(_compare(pool, config, assignment.expression, expected), config)[0] == FULL:
+            return assignment
+    return None
 
 
 class SymbolicGrader(Grader):
@@ -177,6 +196,13 @@ class SymbolicGrader(Grader):
             unread = "; ".join(sorted({r.reason for r in readings if r.outcome == UNREAD}))
             feedback = (f"I could not check this automatically ({unread}); a grader will "
                         "read it.")
+        contested = [r for r in readings if r.contested is not None and r.outcome != FULL]
+        if contested and status is Status.GRADED:
+            status, confidence = Status.NEEDS_REVIEW, 0.5
+            feedback += " Earlier the answer also gives " + "; ".join(
+                f"{r.target} = {r.contested.expression}" for r in contested
+                if r.contested is not None
+            ) + ", the expected expression; a grader will check which one is the answer."
         confidence = round(confidence * answer.confidence, 2)
         if status is Status.GRADED and confidence < context.review_threshold:
             status = Status.NEEDS_REVIEW

@@ -1,8 +1,11 @@
 """A small pool of persistent symbolic workers, killed and replaced when a request times out.
 
 Requests and replies are JSON lines over the worker's stdin/stdout: nothing the worker writes is
-ever unpickled or evaluated here. Obtain the pool per process through
-`context.resources.shared("symbolic", SymbolicPool)` so the ~1 s start-up is paid once.
+ever unpickled or evaluated here. A request's time limit is CPU time the worker spends on it
+(read from /proc), with ten times as much wall time as a backstop: on a machine busy with a bulk
+regrade a simple check that waits for a core is not "too long"; one that computes is. Obtain
+the pool per process through `context.resources.shared("symbolic", SymbolicPool)` so the ~1 s
+start-up is paid once.
 """
 
 from __future__ import annotations
@@ -24,6 +27,19 @@ DEFAULT_TIMEOUT = 3.0
 START_TIMEOUT = 30.0
 MAX_REQUEST = 8000
 MAX_REPLY = 64_000
+WALL_FACTOR = 10.0  # wall-time backstop, in multiples of the CPU budget
+POLL = 0.05  # how often the worker's CPU time is read while waiting for its reply
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of a process, or None where /proc cannot tell."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rpartition(b")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / _TICKS
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 class _Worker:
@@ -39,16 +55,24 @@ class _Worker:
         self.buffer = b""
         self.started = False
 
-    def _read_line(self, deadline: float) -> bytes | None:
+    def _read_line(self, deadline: float, cpu_budget: float | None = None) -> bytes | None:
+        """The next line, or None past `deadline` (wall) or once the worker has spent
+        `cpu_budget` CPU seconds since the call."""
         assert self.process.stdout is not None
         fd = self.process.stdout.fileno()
+        cpu_start = None if cpu_budget is None else _cpu_seconds(self.process.pid)
         while b"\n" not in self.buffer:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None
-            ready, _, _ = select.select([fd], [], [], remaining)
+            wait = remaining if cpu_start is None else min(remaining, POLL)
+            ready, _, _ = select.select([fd], [], [], wait)
             if not ready:
-                return None
+                if cpu_start is not None and cpu_budget is not None:
+                    used = _cpu_seconds(self.process.pid)
+                    if used is None or used - cpu_start >= cpu_budget:
+                        return None
+                continue
             chunk = os.read(fd, 65536)
             if not chunk:
                 return None
@@ -69,7 +93,10 @@ class _Worker:
             self.process.stdin.flush()
         except (BrokenPipeError, OSError):
             return None
-        line = self._read_line(time.monotonic() + timeout)
+        if _cpu_seconds(self.process.pid) is None:  # no /proc: wall time is the limit
+            line = self._read_line(time.monotonic() + timeout)
+        else:
+            line = self._read_line(time.monotonic() + timeout * WALL_FACTOR, cpu_budget=timeout)
         if line is None:
             return None
         try:
