@@ -177,7 +177,23 @@ def _brace_title(line: str, open_at: int) -> str:
 
 
 def scan(text: str) -> list[Node]:
-    """Headings and list items in document order, each with its parent, at most MAX_NODES."""
+    """Headings and list items in document order, each with its parent, at most MAX_NODES.
+
+    A Markdown heading next to a code-like line ("## B1" over "d_head = 64") is read as a Python
+    comment, unless the document uses headings of that level with labels elsewhere, away from
+    code ("## A1" over prose): then its labelled headings of that level are all headings.
+    """
+    nodes, suspects = _scan(text, frozenset())
+    labelled = {n.key for n in nodes if 20 <= n.key < 30 and not n.item and n.explicit}
+    if suspects & labelled:
+        nodes, _ = _scan(text, frozenset(suspects & labelled))
+    return nodes
+
+
+def _scan(text: str, headings: frozenset[int]) -> tuple[list[Node], set[int]]:
+    """`headings`: Markdown levels whose labelled headings count even beside code. Returns the
+    nodes and the levels of labelled headings that were dropped as comments beside code."""
+    suspects: set[int] = set()
     nodes: list[Node] = []
     stack: list[Node] = []
     lists: list[tuple[str, int | None, list[int]]] = []  # (kind, hint, [item count])
@@ -207,8 +223,11 @@ def scan(text: str) -> list[Node]:
             pos = next_pos
             continue
         node = _heading(line, pos, line_end, typst)
-        if node is not None and 20 <= node.key < 30 and _beside_code(text, previous_line,
-                                                                        next_pos):
+        if (node is not None and 20 <= node.key < 30
+                and not (node.key in headings and node.explicit)
+                and _beside_code(text, previous_line, next_pos)):
+            if node.explicit:
+                suspects.add(node.key)
             node = None
         previous_line = line
         if node is None and typst:
@@ -254,7 +273,7 @@ def scan(text: str) -> list[Node]:
                                       parent=stack[-1] if stack else None, ordinal=count[0]))
         pos = next_pos
     _assign_roles(nodes)
-    return nodes
+    return nodes, suspects
 
 
 def _beside_code(text: str, previous_line: str, next_pos: int) -> bool:
