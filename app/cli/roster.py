@@ -11,6 +11,7 @@ from app.cli.context import console, database, domain_errors, fail, safe
 from app.db.session import unit_of_work
 from app.roster import service
 from app.roster.csvfile import MAX_BYTES
+from app.sanitize import clean
 
 roster_app = typer.Typer(help="The class roster (student ids, names, LMS ids).",
                          no_args_is_help=True)
@@ -47,5 +48,5 @@ def roster_list(
             for r in service.roster_of(session, target)
         ]
     for row in rows:
-        console.print("\t".join(safe(v, 300) for v in row), soft_wrap=True, markup=False,
-                      highlight=False)
+        # Plain print: a console would expand the tabs that separate the fields.
+        print("\t".join(clean(v, 300).replace("\t", " ").replace("\n", " ") for v in row))
