@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from graders.disclosure import answer_values, states_value
 from graders.registry import config_model_for, is_known_kind
-from graders.rubric_checks import compose, cross_checks, line_of
+from graders.rubric_checks import battery_findings, compose, cross_checks, line_of
 
 AnswerKind = Literal["prose", "numeric", "code", "derivation", "mixed"]
 # When a student sees an item's points and feedback (Gradescope's vocabulary): at once, never,
@@ -247,6 +247,16 @@ def parse_rubric(text: str | bytes, source: str = "<rubric>") -> LoadedRubric:
     if problems:
         raise RubricError(source, problems)
     return LoadedRubric(rubric=rubric, content_hash=hashlib.sha256(raw).hexdigest(), source=source)
+
+
+def battery_problems(raw: bytes, rubric: Rubric) -> list[str]:
+    """The code batteries a valid rubric names that do not build, one line each with its line
+    (what `gradeformer rubric validate` adds to the checks of parse_rubric)."""
+    findings = battery_findings(rubric)
+    if not findings:
+        return []
+    lines, data = _Lines(raw), yaml.safe_load(raw)
+    return [lines.at(f.loc, f"{_location(f.loc, data)}: {f.message}") for f in findings]
 
 
 def load_rubric(path: Path | str) -> LoadedRubric:

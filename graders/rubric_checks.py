@@ -155,3 +155,26 @@ def cross_checks(rubric: Rubric, configs: dict[str, BaseModel]) -> list[Finding]
     if rubric.max_points <= 0:
         findings.append(Finding(("questions",), "the rubric's items are worth 0 points in total"))
     return findings
+
+
+def battery_findings(rubric: Rubric) -> list[Finding]:
+    """Each code battery the rubric names, built as grading builds it (its spec parsed, its
+    trusted module imported, the reference and known-bug variants run once): a broken battery
+    is reported at the first item that names it."""
+    from graders.code.battery import BatteryError, load_battery
+    from graders.code.config import resolve_battery
+
+    findings: list[Finding] = []
+    seen: set[str] = set()
+    for loc, item in _item_locs(rubric):
+        battery = item.config.get("battery") if item.grader == "code" else None
+        if not isinstance(battery, str) or battery in seen:
+            continue
+        seen.add(battery)
+        try:
+            load_battery(resolve_battery(battery))
+        except (BatteryError, ValueError) as exc:
+            message = str(exc).replace("\n", " ")
+            findings.append(Finding((*loc, "config", "battery"),
+                                    f"battery {battery!r} does not build: {message[:500]}"))
+    return findings

@@ -13,7 +13,7 @@ from app.auth import service as auth
 from app.cli.context import console, database, domain_errors, errors, fail, settings
 from app.db import migrate
 from app.db.session import unit_of_work
-from graders.rubric import RubricError, load_rubric
+from graders.rubric import RubricError, battery_problems, load_rubric
 
 db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
 rubric_app = typer.Typer(help="Rubric files.", no_args_is_help=True)
@@ -39,6 +39,9 @@ def rubric_validate(files: Annotated[list[Path], typer.Argument(exists=False)]) 
     for path in files:
         try:
             loaded = load_rubric(path)
+            late = battery_problems(path.read_bytes(), loaded.rubric)
+            if late:
+                raise RubricError(str(path), late)
         except RubricError as exc:
             bad += 1
             for problem in exc.problems:
