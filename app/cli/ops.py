@@ -26,7 +26,8 @@ from app.cli.context import console, database, domain_errors, errors, fail, safe
 from app.db.base import utcnow
 from app.db.migrate import is_current, upgrade
 from app.db.session import unit_of_work
-from app.exports.canvas import assignment_results, canvas_csv
+from app.exports.canvas import canvas_csv
+from app.exports.results import assignment_results
 from app.exports.service import gradebook_csv
 from app.grading.local import process_pool
 from app.regrade import jobs

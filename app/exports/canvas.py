@@ -1,11 +1,11 @@
-"""Canvas's gradebook CSV, and results.json for a whole assignment.
+"""Canvas's gradebook CSV.
 
 Canvas imports a gradebook CSV whose first five columns are `Student`, `ID`, `SIS User ID`,
 `SIS Login ID` and `Section`, followed by one column per assignment headed `Name (id)` (the id
 is Canvas's assignment id; without it Canvas offers to create a new assignment). It matches a row
 to a student by `ID` (Canvas's user id), else by `SIS User ID`, else by `SIS Login ID`; the
-`Student` name is only shown. Canvas's own export has a `Points Possible` row under the header,
-which its import skips: ours has one too, so the file looks like what Canvas produced.
+`Student` name is only shown. Canvas's own export has a `Points Possible` row under the header:
+ours has one too (it can be left out), so the file reads like one Canvas produced.
 """
 
 from __future__ import annotations
@@ -13,20 +13,16 @@ from __future__ import annotations
 import csv
 import io
 import re
-from datetime import datetime
-from typing import Any
 
 from sqlalchemy.orm import Session
 
 from app.assignments.schedule import Schedule
 from app.assignments.service import current_rubric
 from app.errors import InvalidInput
-from app.exports.service import csv_cell, gradescope_results, lms_cells
-from app.points import as_number
+from app.exports.service import csv_cell
 from app.roster.service import roster_for_assignment
 from app.submissions.counting import counted_per_student, final_total
 from app.submissions.service import scored_for_assignment
-from app.submissions.visibility import assignment_view
 
 CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 _CANVAS_ID = re.compile(r"\d{1,20}")
@@ -70,37 +66,3 @@ def canvas_csv(
             "" if final is None else str(final),
         ])
     return out.getvalue()
-
-
-def assignment_results(session: Session, slug: str, now: datetime) -> dict[str, Any]:
-    """Staff's results.json for every student: the roster's and anyone who submitted, each with
-    their LMS ids and the Gradescope-style results of the submission that counts (null for a
-    roster student without one)."""
-    current = current_rubric(session, slug)
-    assignment = current.assignment
-    view = assignment_view(session, assignment, now)
-    counted = counted_per_student(scored_for_assignment(session, assignment.id), view.schedule)
-    roster = roster_for_assignment(session, assignment.slug)
-    students: list[dict[str, Any]] = []
-    for student in sorted(set(counted) | set(roster)):
-        name, email, sis_user_id, sis_login_id, section = lms_cells(roster.get(student))
-        s = counted.get(student)
-        students.append({
-            "student_id": student,
-            "name": name,
-            "email": email,
-            "sis_user_id": sis_user_id,
-            "sis_login_id": sis_login_id,
-            "section": section,
-            "canvas_user_id": "" if student not in roster else roster[student].canvas_user_id,
-            "on_roster": student in roster,
-            "submission_id": None if s is None else s.submission.id,
-            "results": None if s is None else gradescope_results(s, view, staff=True),
-        })
-    return {
-        "assignment": assignment.slug,
-        "title": assignment.title,
-        "max_score": as_number(current.loaded.rubric.max_points),
-        "rubric_hash": current.version.content_hash,
-        "students": students,
-    }

@@ -9,7 +9,7 @@ from fastapi.responses import Response
 
 from app.auth.dependencies import CurrentUser, InstructorUser, is_staff
 from app.deps import ClockDep, IdPath, SessionDep
-from app.exports import canvas, service
+from app.exports import canvas, results, service
 from app.roster.service import roster_for_assignment
 from app.submissions.service import get_scored
 from app.submissions.visibility import view_for
@@ -87,4 +87,4 @@ def assignment_results_json(
 ) -> dict[str, Any]:
     """Gradescope-style results.json for every student of an assignment (staff only): their LMS
     identifiers and the results of the submission that counts (null without one)."""
-    return canvas.assignment_results(session, slug, clock())
+    return results.assignment_results(session, slug, clock())
