@@ -212,3 +212,57 @@ def test_the_bundled_batteries_build() -> None:
 
     for path in bundled_rubric_paths():
         assert battery_problems(path.read_bytes(), load_rubric(path).rubric) == []
+
+
+KIND_CONFIGS = {
+    # kind -> (config lines with {q} for the inner points, the line offset of {q}, words)
+    "written-partial": ("written", [
+        "          elements: [{id: e, patterns: [x]}]",
+        "          partial:",
+        "            - {points: {q}, when: [e]}"], 3, "partial credit is worth"),
+    "written-exemplar": ("written", [
+        "          reference: [a model answer]",
+        "          exemplars:",
+        "            - {text: an answer, points: {q}}"], 3, "an exemplar is worth"),
+    "numeric-mistake": ("numeric", [
+        "          expected: 5",
+        "          known_mistakes:",
+        "            - {value: 6, points: {q}, feedback: wrong}"], 3, "a known mistake is worth"),
+    "numeric-carry": ("numeric", [
+        "          expected: 5",
+        "          carry_forward: {from_item: q.first, points: {q}}"], 2, "carry-forward credit"),
+    "symbolic-scalar": ("symbolic", [
+        "          target: q",
+        "          expected: k_a",
+        "          without_scalar_points: {q}"], 3, "credit without the scalar"),
+}
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.sampled_from(sorted(KIND_CONFIGS)),
+    st.decimals(min_value=0, max_value=20, places=2),
+    st.decimals(min_value=0, max_value=20, places=2),
+    st.integers(0, 3),
+)
+def test_inner_points_above_the_item_are_caught_on_their_line(
+    case: str, item_points: object, inner: object, filler: int
+) -> None:
+    grader, config, offset, words = KIND_CONFIGS[case]
+    lines = ["slug: gen", "title: Generated", "questions:", "  - id: Q", "    items:",
+             "      - {id: q.first, points: 1, grader: numeric, config: {expected: 1}}"]
+    lines += [f"      - {{id: q.fill{i}, points: 1, grader: numeric, config: {{expected: 2}}}}"
+              for i in range(filler)]
+    lines += ["      - id: q.target", f"        points: {item_points}",
+              f"        grader: {grader}", "        config:"]
+    start = len(lines)
+    lines += [line.replace("{q}", str(inner)) for line in config]
+    text = "\n".join(lines) + "\n"
+    if inner <= item_points:  # type: ignore[operator]
+        parse_rubric(text)
+        return
+    with pytest.raises(RubricError) as info:
+        parse_rubric(text)
+    (problem,) = info.value.problems
+    assert problem.startswith(f"line {start + offset}: questions[Q].items[q.target].config.")
+    assert words in problem
