@@ -35,6 +35,7 @@ from app.middleware import UPLOAD_PATH, BodyLimit, SecurityHeaders
 from app.regrade.background import RegradeRunner
 from app.regrade.router import router as regrade_router
 from app.review.router import router as review_router
+from app.roster.router import router as roster_router
 from app.settings import Settings, get_settings
 from app.submissions.decoding import DecodeLimits, DocumentReader
 from app.submissions.intake import SubmissionIntake
@@ -217,6 +218,7 @@ def create_app(
         assignments_router,
         review_router,
         exports_router,
+        roster_router,
         dashboard_router,
         regrade_router,
         tokens_router,

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from graders.disclosure import answer_values, states_value
 from graders.registry import config_model_for, is_known_kind
+from graders.rubric_checks import battery_findings, compose, cross_checks, line_of
 
 AnswerKind = Literal["prose", "numeric", "code", "derivation", "mixed"]
 # When a student sees an item's points and feedback (Gradescope's vocabulary): at once, never,
@@ -168,10 +169,37 @@ def _location(loc: tuple[int | str, ...], data: Any) -> str:
     return ".".join(parts) or "(top level)"
 
 
-def _problems(error: ValidationError, data: Any, prefix: tuple[int | str, ...] = ()) -> list[str]:
-    return [
-        f"{_location(prefix + tuple(e['loc']), data)}: {e['msg']}" for e in error.errors()
+def _problems(
+    error: ValidationError, data: Any, lines: _Lines, prefix: tuple[int | str, ...] = ()
+) -> list[str]:
+    errors = error.errors()
+    # A list whose elements failed is also reported as too short (pydantic counts only the
+    # valid ones): noise beside the element's own error.
+    nested = [tuple(e["loc"]) for e in errors]
+    kept = [
+        e for e in errors
+        if not (e["type"] == "too_short"
+                and any(len(n) > len(e["loc"]) and n[: len(e["loc"])] == tuple(e["loc"])
+                        for n in nested))
     ]
+    return [lines.at(prefix + tuple(e["loc"]), f"{_location(prefix + tuple(e['loc']), data)}: "
+                     f"{e['msg']}") for e in kept]
+
+
+class _Lines:
+    """Prefixes a problem with the line of the YAML it comes from (the node tree is composed
+    only when there is a problem to place)."""
+
+    def __init__(self, raw: bytes) -> None:
+        self._raw = raw
+        self._root: yaml.Node | None = None
+        self._composed = False
+
+    def at(self, loc: tuple[int | str, ...], problem: str) -> str:
+        if not self._composed:
+            self._root, self._composed = compose(self._raw), True
+        line = line_of(self._root, loc)
+        return problem if line is None else f"line {line}: {problem}"
 
 
 def parse_rubric(text: str | bytes, source: str = "<rubric>") -> LoadedRubric:
@@ -179,14 +207,19 @@ def parse_rubric(text: str | bytes, source: str = "<rubric>") -> LoadedRubric:
     try:
         data = yaml.safe_load(raw)
     except yaml.YAMLError as exc:
-        raise RubricError(source, [f"not valid YAML: {exc}".replace("\n", " ")]) from exc
+        mark = getattr(exc, "problem_mark", None)
+        where = "" if mark is None else f"line {mark.line + 1}: "
+        raise RubricError(source, [f"{where}not valid YAML: {exc}".replace("\n", " ")]) from exc
+    lines = _Lines(raw)
     if not isinstance(data, dict):
-        raise RubricError(source, ["the top level must be a mapping with slug, title, questions"])
+        raise RubricError(source, [lines.at((), "the top level must be a mapping with slug, "
+                                                 "title, questions")])
     try:
         rubric = Rubric.model_validate(data)
     except ValidationError as exc:
-        raise RubricError(source, _problems(exc, data)) from exc
+        raise RubricError(source, _problems(exc, data, lines)) from exc
     problems: list[str] = []
+    configs: dict[str, BaseModel] = {}
     for qi, question in enumerate(rubric.questions):
         for ii, item in enumerate(question.items):
             model = config_model_for(item.grader)
@@ -194,22 +227,36 @@ def parse_rubric(text: str | bytes, source: str = "<rubric>") -> LoadedRubric:
             stated = states_value(item.title, answer_values(item)) if item.title_public else None
             if stated is not None:
                 where = _location((*loc, "title_public"), data)
-                problems.append(
+                problems.append(lines.at((*loc, "title_public"),
                     f"{where}: the title states the answer value {stated}; a public title "
                     "must not give the answer away"
-                )
+                ))
             if model is None:
                 if not is_known_kind(item.grader):
                     where = _location((*loc, "grader"), data)
-                    problems.append(f"{where}: unknown grader kind {item.grader!r}")
+                    problems.append(lines.at((*loc, "grader"),
+                                             f"{where}: unknown grader kind {item.grader!r}"))
                 continue  # a known kind that is not built yet: its items grade as pending
             try:
-                model.model_validate(item.config)
+                configs[item.id] = model.model_validate(item.config)
             except ValidationError as exc:
-                problems.extend(_problems(exc, data, (*loc, "config")))
+                problems.extend(_problems(exc, data, lines, (*loc, "config")))
+    for finding in cross_checks(rubric, configs):
+        problems.append(lines.at(finding.loc, f"{_location(finding.loc, data)}: "
+                                              f"{finding.message}"))
     if problems:
         raise RubricError(source, problems)
     return LoadedRubric(rubric=rubric, content_hash=hashlib.sha256(raw).hexdigest(), source=source)
+
+
+def battery_problems(raw: bytes, rubric: Rubric) -> list[str]:
+    """The code batteries a valid rubric names that do not build, one line each with its line
+    (what `gradeformer rubric validate` adds to the checks of parse_rubric)."""
+    findings = battery_findings(rubric)
+    if not findings:
+        return []
+    lines, data = _Lines(raw), yaml.safe_load(raw)
+    return [lines.at(f.loc, f"{_location(f.loc, data)}: {f.message}") for f in findings]
 
 
 def load_rubric(path: Path | str) -> LoadedRubric:

@@ -10,10 +10,10 @@ from rich.table import Table
 
 from app.assignments.service import load_rubric_text, rubric_versions
 from app.auth import service as auth
-from app.cli.context import console, database, domain_errors, fail, settings
+from app.cli.context import console, database, domain_errors, errors, fail, settings
 from app.db import migrate
 from app.db.session import unit_of_work
-from graders.rubric import RubricError, load_rubric
+from graders.rubric import RubricError, battery_problems, load_rubric
 
 db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
 rubric_app = typer.Typer(help="Rubric files.", no_args_is_help=True)
@@ -30,23 +30,31 @@ def db_upgrade(revision: Annotated[str, typer.Argument()] = "head") -> None:
 
 @rubric_app.command("validate")
 def rubric_validate(files: Annotated[list[Path], typer.Argument(exists=False)]) -> None:
-    """Check rubric files; print every problem with its location."""
+    """Check rubric files: schema, references between items (carry-forward), point bounds.
+
+    Every problem is one line, `FILE: line N: path: what is wrong`; the exit code is 1 when any
+    file has a problem, 0 otherwise.
+    """
     bad = 0
     for path in files:
         try:
             loaded = load_rubric(path)
+            late = battery_problems(path.read_bytes(), loaded.rubric)
+            if late:
+                raise RubricError(str(path), late)
         except RubricError as exc:
             bad += 1
-            console.print(f"[red]✗[/red] {path}", markup=True)
             for problem in exc.problems:
-                console.print(f"    {problem}")
+                # One line per problem whatever the terminal's width; the text is the file's
+                # own (ids, messages), so no markup of it.
+                errors.print(f"{path}: {problem}", soft_wrap=True, markup=False, highlight=False)
             continue
         rubric = loaded.rubric
         items = sum(len(q.items) for q in rubric.questions)
         console.print(
-            f"[green]✓[/green] {path}: {rubric.slug}, {len(rubric.questions)} questions, "
+            f"ok {path}: {rubric.slug}, {len(rubric.questions)} questions, "
             f"{items} items, {rubric.max_points} points, hash {loaded.content_hash[:12]}",
-            markup=True,
+            soft_wrap=True, markup=False, highlight=False,
         )
     if bad:
         raise typer.Exit(1)

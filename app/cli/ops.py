@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from datetime import timedelta
@@ -22,8 +23,11 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.cli.context import console, database, domain_errors, errors, fail, safe, settings
+from app.db.base import utcnow
 from app.db.migrate import is_current, upgrade
 from app.db.session import unit_of_work
+from app.exports.canvas import canvas_csv
+from app.exports.results import assignment_results
 from app.exports.service import gradebook_csv
 from app.grading.local import process_pool
 from app.regrade import jobs
@@ -153,14 +157,32 @@ def regrade(
 def export(
     assignment: Annotated[str, typer.Option(help="Assignment slug")],
     output: Annotated[Path | None, typer.Option(help="Write here instead of stdout")] = None,
+    format_: Annotated[
+        str,
+        typer.Option("--format", help="gradebook (CSV), canvas (Canvas's gradebook CSV) or "
+                     "results (results.json of every student)"),
+    ] = "gradebook",
+    canvas_assignment_id: Annotated[
+        str | None,
+        typer.Option(help="canvas: the assignment's Canvas id (the number in its address)"),
+    ] = None,
 ) -> None:
-    """The gradebook as CSV: one row per student, one column per question, and the total."""
+    """The grades of an assignment: the gradebook CSV (one row per student, one column per
+    question, the total, the roster's LMS ids), Canvas's import CSV, or results.json."""
+    if format_ not in ("gradebook", "canvas", "results"):
+        raise fail(f"unknown format {format_!r}: gradebook, canvas or results")
     with database() as sessions, domain_errors(), unit_of_work(sessions) as session:
-        body = gradebook_csv(session, assignment)
+        if format_ == "canvas":
+            body = canvas_csv(session, assignment, canvas_assignment_id)
+        elif format_ == "results":
+            body = json.dumps(assignment_results(session, assignment, utcnow()), indent=2,
+                              ensure_ascii=False) + "\n"
+        else:
+            body = gradebook_csv(session, assignment)
     if output is None:
         print(body, end="")
     else:
-        output.write_text(body)
+        output.write_text(body, encoding="utf-8")
         errors.print(f"wrote {output}")
 
 

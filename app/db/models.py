@@ -1,5 +1,5 @@
 """Tables: assignments and their rubric versions, users and tokens, submissions, grading runs,
-item scores, instructor overrides, regrade jobs and the audit log."""
+item scores, instructor overrides, regrade jobs, the audit log and the class roster."""
 
 from __future__ import annotations
 
@@ -253,3 +253,27 @@ class AuditEntry(Base):
     entity: Mapped[str] = mapped_column(String(50))
     entity_id: Mapped[str | None] = mapped_column(String(100))
     detail: Mapped[dict[str, Any]] = mapped_column(default=dict)
+
+
+class RosterStudent(Base):
+    """One student of a class list, with the identifiers an LMS knows them by.
+
+    `scope` is "course" (every assignment's roster) or an assignment's slug (that assignment's
+    own list, which then replaces the course's for it). `student_id` is the name submissions are
+    filed under (Submission.student).
+    """
+
+    __tablename__ = "roster_students"
+    __table_args__ = (UniqueConstraint("scope", "student_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    scope: Mapped[str] = mapped_column(String(100), index=True)
+    student_id: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(String(300), default="")
+    email: Mapped[str] = mapped_column(String(320), default="")
+    sis_user_id: Mapped[str] = mapped_column(String(200), default="")
+    sis_login_id: Mapped[str] = mapped_column(String(200), default="")
+    section: Mapped[str] = mapped_column(String(200), default="")
+    # Canvas's own numeric user id (its gradebook's `ID` column), when the list came from Canvas.
+    canvas_user_id: Mapped[str] = mapped_column(String(50), default="")
+    imported_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -12,7 +12,9 @@ from sqlalchemy.orm import Session
 
 from app.assignments.schedule import Schedule
 from app.assignments.service import current_rubric
+from app.db.models import RosterStudent
 from app.points import as_number
+from app.roster.service import roster_for_assignment
 from app.sanitize import clean
 from app.submissions.counting import counted_per_student, final_total
 from app.submissions.service import ScoredSubmission, scored_for_assignment
@@ -36,19 +38,37 @@ def csv_cell(value: object) -> str:
     return text
 
 
+# The identifiers an LMS matches a row by (from the roster; empty for a student not on it).
+LMS_COLUMNS = ["name", "email", "sis_user_id", "sis_login_id", "section"]
+
+
+def lms_cells(entry: RosterStudent | None) -> list[str]:
+    if entry is None:
+        return ["" for _ in LMS_COLUMNS]
+    return [entry.name, entry.email, entry.sis_user_id, entry.sis_login_id, entry.section]
+
+
 def gradebook_csv(session: Session, slug: str) -> str:
     current = current_rubric(session, slug)
     questions = [q.id for q in current.loaded.rubric.questions]
     schedule = Schedule.of(current.assignment)
     # One row per student: the submission that counts (latest, best or chosen).
     latest = counted_per_student(scored_for_assignment(session, current.assignment.id), schedule)
+    roster = roster_for_assignment(session, current.assignment.slug)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(
-        [csv_cell(c) for c in ["student", "submission_id", "status", *questions, "total",
-                               "max_points", *LATE_COLUMNS]]
+        [csv_cell(c) for c in ["student", *LMS_COLUMNS, "submission_id", "status", *questions,
+                               "total", "max_points", *LATE_COLUMNS]]
     )
-    for student in sorted(latest):
+    # Every student with a submission, and every roster student (without one: empty grade).
+    for student in sorted(set(latest) | set(roster)):
+        entry = roster.get(student)
+        if student not in latest:
+            blanks = ["", "no_submission", *["" for _ in questions], "", "", "", "", ""]
+            published = "yes" if schedule.published else "no"
+            writer.writerow(csv_cell(c) for c in [student, *lms_cells(entry), *blanks, published])
+            continue
         s = latest[student]
         submitted = s.submission.created_at
         final = final_total(s, schedule)
@@ -63,6 +83,7 @@ def gradebook_csv(session: Session, slug: str) -> str:
             csv_cell(cell)
             for cell in [
                 student,
+                *lms_cells(entry),
                 s.submission.id,
                 s.score.status,
                 *[str(per_question.get(q, Decimal("0.00"))) if graded else "" for q in questions],

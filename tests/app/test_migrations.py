@@ -23,6 +23,7 @@ TABLES = {
     "overrides",
     "regrade_jobs",
     "audit_log",
+    "roster_students",
 }
 
 

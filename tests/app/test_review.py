@@ -146,8 +146,10 @@ def test_exports(api: Api) -> None:
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(response.text)))
     header = list(rows[0])
-    assert header[:3] == ["student", "submission_id", "status"]
-    assert header[3:-6] == ["A1", "A2", "A3", "A4", "A5", "A6", "B1", "B2", "B3", "B4"]
+    # The roster's LMS identifiers follow the student (empty here: no roster).
+    lms = ["name", "email", "sis_user_id", "sis_login_id", "section"]
+    assert header[:8] == ["student", *lms, "submission_id", "status"]
+    assert header[8:-6] == ["A1", "A2", "A3", "A4", "A5", "A6", "B1", "B2", "B3", "B4"]
     assert header[-6:] == [
         "total", "max_points", "days_late", "penalty_percent", "final_total", "published"
     ]

@@ -1,0 +1,1 @@
+"""The class roster: who is in the course, and the identifiers an LMS knows them by."""
