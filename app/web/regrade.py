@@ -117,6 +117,9 @@ def dry_run(
     if refused is not None:
         return refused
     current_rubric(session, slug)  # 404 page for an unknown assignment, before any work
+    # The request's transaction ends here: on SQLite a POST's transaction holds the write lock,
+    # which the regrade (and every upload meanwhile) needs.
+    session.commit()
     report = anyio.from_thread.run(_runner(request).dry_run, slug, _detached(who.user))
     summary = (
         f'<p id="diff-summary">Dry run against rubric <code>{e(report.rubric_hash[:12])}</code>: '
@@ -142,6 +145,7 @@ def apply(
     if refused is not None:
         return refused
     current_rubric(session, slug)
+    session.commit()  # free the write lock for the job (see dry_run)
     runner = _runner(request)
     job_id = runner.running_job(slug)
     if job_id is None:

@@ -41,7 +41,8 @@ def user_names(session: Session, ids: Iterable[int | None]) -> dict[int, str]:
     wanted = {i for i in ids if i is not None}
     if not wanted:
         return {}
-    return dict(session.execute(select(User.id, User.name).where(User.id.in_(wanted))).tuples().all())
+    query = select(User.id, User.name).where(User.id.in_(wanted))
+    return dict(session.execute(query).tuples().all())
 
 
 def submission_counts(session: Session) -> dict[int, int]:
