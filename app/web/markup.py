@@ -88,9 +88,10 @@ def layout(
 def table(headers: Sequence[str], rows: Iterable[Sequence[str]], css: str = "") -> str:
     """Cells are markup already (escape values with `e` first)."""
     head = "".join(f"<th>{e(h)}</th>" for h in headers)
+    thead = f"<thead><tr>{head}</tr></thead>" if any(headers) else ""
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
     cls = f' class="{css}"' if css else ""
-    return f"<table{cls}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f"<table{cls}>{thead}<tbody>{body}</tbody></table>"
 
 
 def hidden(name: str, value: object) -> str:
