@@ -15,8 +15,9 @@ from app.deps import SessionDep
 from app.errors import InvalidInput, NotFound
 from app.review.service import ReviewEntry, review_queue, set_override
 from app.sanitize import clean
-from app.submissions.service import get_scored
+from app.submissions.service import get_for_staff, get_scored
 from app.web.auth import Signed, csrf_refusal, nonce, staff
+from app.web.document import document_spans, document_text
 from app.web.evidence import spans
 from app.web.markup import Viewer, e, hidden, highlight, layout, pct, pts, table
 from app.web.routing import PageRoute
@@ -44,7 +45,19 @@ def _evidence_list(entry: ReviewEntry) -> str:
     return table(["kind", "text", "note"], rows) if rows else "<p class='muted'>None.</p>"
 
 
-def _item(slug: str, entry: ReviewEntry, at: int, total: int, viewer: Viewer) -> str:
+def _document(document: str | None, entry: ReviewEntry) -> str:
+    if document is None:
+        return ""
+    return (
+        "<h2>Whole document (this item's evidence marked)</h2>"
+        f'<div class="doc" id="document">'
+        f"{highlight(document, document_spans(document, entry.evidence))}</div>"
+    )
+
+
+def _item(
+    slug: str, entry: ReviewEntry, at: int, total: int, viewer: Viewer, document: str | None
+) -> str:
     marked = highlight(entry.answer, spans(entry.answer, entry.evidence))
     next_at = (at + 1) % total
     answer = marked or "<span class='muted'>(no answer was located for this question)</span>"
@@ -56,7 +69,7 @@ def _item(slug: str, entry: ReviewEntry, at: int, total: int, viewer: Viewer) ->
 · <a href="{e(group_url(slug, entry.item_id))}">answer group for this item</a></p>
 <div class="grid" id="review-item">
 <div><h2>Answer (evidence marked)</h2><div class="doc" id="answer">{answer}</div>
-<h2>Evidence</h2>{_evidence_list(entry)}</div>
+{_document(document, entry)}<h2>Evidence</h2>{_evidence_list(entry)}</div>
 <div><div class="panel"><h2>Machine suggestion</h2>
 <p><b id="suggested">{pts(entry.suggested_points)}</b> of {pts(entry.max_points)} points ·
 confidence <b>{pct(entry.confidence)}</b></p>
@@ -99,8 +112,10 @@ def review_page(
     if not queue:
         body = notice + "<p>Nothing is waiting for review.</p>"
     else:
-        body = notice + _item(slug, queue[min(at, len(queue) - 1)], min(at, len(queue) - 1),
-                              len(queue), who.viewer) + KEYS
+        at = min(at, len(queue) - 1)
+        entry = queue[at]
+        document = document_text(get_for_staff(session, entry.submission_id))
+        body = notice + _item(slug, entry, at, len(queue), who.viewer, document) + KEYS
     return layout(f"Review queue: {slug}", body, who.viewer, nonce(request), slug=slug)
 
 

@@ -18,7 +18,8 @@ from app.submissions.service import ScoredSubmission, get_scored
 from app.submissions.visibility import student_error, student_score, view_for
 from app.web import repository
 from app.web.auth import Signed, nonce, signed_in
-from app.web.markup import Viewer, e, layout, pct, pts, table
+from app.web.document import document_spans, document_text
+from app.web.markup import Viewer, e, highlight, layout, pct, pts, table
 from app.web.review import group_url
 from app.web.routing import PageRoute
 
@@ -85,6 +86,15 @@ def _staff_page(session: Session, s: ScoredSubmission, viewer: Viewer) -> str:
          "override"],
         rows, "items",
     )
+    document = document_text(s.submission)
+    if document is not None:
+        marks = [m for i in s.score.items for m in document_spans(document, i.evidence)]
+        shown = (
+            '<h2>Document (evidence marked)</h2><div class="doc" id="document">'
+            f"{highlight(document, marks)}</div>"
+        )
+    else:
+        shown = ""
     answers = ""
     if s.run is not None and s.run.answers:
         answers = "".join(
@@ -117,7 +127,8 @@ def _staff_page(session: Session, s: ScoredSubmission, viewer: Viewer) -> str:
     total = f"{pts(s.score.total)} / {pts(s.score.max_points)}"
     return (
         _facts(s, total) + error + links + "<h2>Items</h2>" + items + "<h2>Located answers</h2>"
-        + (answers or "<p class='muted'>None.</p>") + "<h2>History: grading runs</h2>" + runs
+        + (answers or "<p class='muted'>None.</p>") + shown + "<h2>History: grading runs</h2>"
+        + runs
         + "<h2>History: audit log (uploads, overrides, choices)</h2>" + log
     )
 

@@ -106,6 +106,20 @@ def test_forms_need_the_session_csrf_token(api: Api) -> None:
     assert regrade.status_code == 403
 
 
+def test_a_text_document_is_shown_whole_with_the_evidence_marked(api: Api) -> None:
+    text = f"# Homework\n\nNotes {HOSTILE}\n\nB1: d_head = 12 maybe 64\n"
+    response = api.client.post(
+        UPLOAD, params={"wait": "true", "student": "dana"},
+        files={"file": ("dana.md", text.encode(), "text/markdown")}, headers=api.auth("prof"))
+    assert response.status_code == 201, response.text
+    sid = response.json()["id"]
+    prof = _browser(api, "prof")
+    page = prof.get(f"/submissions/{sid}").text
+    document = page.split('id="document">', 1)[1].split("</div>", 1)[0]
+    assert html.escape(HOSTILE) in document and "<script" not in document
+    assert re.search(r"<mark title=\"[^\"]*\">(12|64)</mark>", document)
+
+
 def _item(api: Api, sid: int) -> dict[str, object]:
     body = api.client.get(f"/api/v1/submissions/{sid}", headers=api.auth("prof")).json()
     return next(i for i in body["items"] if i["id"] == "b1.d_head")

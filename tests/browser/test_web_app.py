@@ -19,15 +19,24 @@ SLUG = "transformer-basics"
 HOSTILE = "<script>alert('x')</script>"
 # Two readings of d_head: the numeric grader leaves b1.d_head to a human (needs_review).
 AMBIGUOUS = f"d_head = 12 maybe 64 {HOSTILE}"
+DOCUMENT = (
+    "# Homework 1\n\n## A1\nI ran out of time for this one.\n\n"
+    f"## B1\n{AMBIGUOUS}\n\n## B2\nSum = 11.107\n"
+)
 
 
-def _upload(server: LiveServer, who: str, answers: dict[str, str], student: str = "") -> int:
+def _upload(server: LiveServer, who: str, answers: dict[str, str] | str, student: str = "") -> int:
+    """JSON answers, or (a string) a Markdown document."""
+    body: dict[str, Any] = (
+        {"json": {"answers": answers}} if isinstance(answers, dict)
+        else {"files": {"file": (f"{who}.md", answers.encode(), "text/markdown")}}
+    )
     response = httpx.post(
         f"{server.base}/api/v1/assignments/{SLUG}/submissions",
         params={"wait": "true", **({"student": student} if student else {})},
-        json={"answers": answers},
         headers={"Authorization": f"Bearer {server.tokens[who]}"},
         timeout=60,
+        **body,
     )
     assert response.status_code == 201, response.text
     return int(response.json()["id"])
@@ -43,7 +52,7 @@ def _api(server: LiveServer, path: str) -> Any:
 @pytest.fixture(scope="module")
 def uploaded(live_server: LiveServer) -> dict[str, int]:
     return {
-        "bob": _upload(live_server, "bob", {"B1": AMBIGUOUS}),
+        "bob": _upload(live_server, "bob", DOCUMENT),
         "carol": _upload(live_server, "prof", {"B1": "d_head = 12, or 64?"}, student="carol"),
         "alice": _upload(live_server, "alice", {"B1": "d_head = 768 / 12 = 64",
                                                 "B2": "Sum = 11.107"}),

@@ -2,6 +2,11 @@
 // Review page keyboard shortcuts: a = accept, p = type points, a digit = set that many points,
 // c = comment, n = next item, Esc = leave a text box.
 "use strict";
+// A long document opens at its first marked evidence.
+for (const doc of document.querySelectorAll(".doc")) {
+  const mark = doc.querySelector("mark");
+  if (mark) doc.scrollTop = Math.max(0, mark.offsetTop - doc.offsetTop - 60);
+}
 (function () {
   const form = document.getElementById("decide-form");
   if (!form) return;
