@@ -31,11 +31,12 @@ def _when(moment: Any) -> str:
     return "–" if moment is None else e(moment.strftime(WHEN))
 
 
-def _facts(s: ScoredSubmission, total: str) -> str:
+def _facts(s: ScoredSubmission, total: str, staff: bool) -> str:
     sub = s.submission
+    assignment = e(s.assignment_slug)
     rows = [
-        ["assignment", f'<a href="/assignments/{e(s.assignment_slug)}/dashboard">'
-                       f"{e(s.assignment_slug)}</a>"],
+        ["assignment", f'<a href="/assignments/{assignment}/dashboard">{assignment}</a>'
+         if staff else assignment],
         ["student", e(sub.student)],
         ["file", e(sub.filename)],
         ["uploaded", _when(sub.created_at)],
@@ -126,7 +127,8 @@ def _staff_page(session: Session, s: ScoredSubmission, viewer: Viewer) -> str:
     )
     total = f"{pts(s.score.total)} / {pts(s.score.max_points)}"
     return (
-        _facts(s, total) + error + links + "<h2>Items</h2>" + items + "<h2>Located answers</h2>"
+        _facts(s, total, staff=True) + error + links + "<h2>Items</h2>" + items
+        + "<h2>Located answers</h2>"
         + (answers or "<p class='muted'>None.</p>") + shown + "<h2>History: grading runs</h2>"
         + runs
         + "<h2>History: audit log (uploads, overrides, choices)</h2>" + log
@@ -157,7 +159,8 @@ def _student_page(session: Session, s: ScoredSubmission, now: Any) -> str:
         if shown.days_late else ""
     )
     return (
-        _facts(s, total) + late + (f'<p class="error">{e(error)}</p>' if error else "")
+        _facts(s, total, staff=False) + late
+        + (f'<p class="error">{e(error)}</p>' if error else "")
         + "<h2>Feedback</h2>" + table(["part", "points", "feedback"], rows, "items")
     )
 
