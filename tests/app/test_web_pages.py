@@ -222,3 +222,20 @@ def test_evidence_spans_shift_by_the_answer_start() -> None:
     ]
     assert sorted(spans(answer, evidence)) == [(9, 11, "value: rival"),
                                                (17, 19, "value: read as 64")]
+
+
+_EVIDENCE = st.fixed_dictionaries({
+    "kind": st.sampled_from(["answer", "value", "expression", "sentence", "stdout"]),
+    "text": st.text(max_size=30),
+    "start": st.one_of(st.none(), st.integers(-10, 300)),
+    "end": st.one_of(st.none(), st.integers(-10, 300)),
+})
+
+
+@given(st.text(max_size=200), st.lists(_EVIDENCE, max_size=8))
+def test_evidence_spans_lie_inside_the_answer_and_quote_it(
+    answer: str, evidence: list[dict[str, object]]
+) -> None:
+    for start, end, _ in spans(answer, evidence):
+        assert 0 <= start < end <= len(answer)
+        assert any(answer[start:end] == str(ev["text"])[: end - start] for ev in evidence)
