@@ -12,6 +12,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from app.assignments.service import current_rubric
 from app.auth.service import Identity
 from app.db.models import User
+from app.db.session import unit_of_work
 from app.deps import IdPath, SessionDep
 from app.errors import NotFound
 from app.regrade import jobs
@@ -102,25 +103,29 @@ def _diff(report: RegradeReport) -> str:
     return table(["submission", "student", "total", "status", "items"], rows, "diff") + more
 
 
+def _checked(request: Request, slug: str, csrf: str) -> Signed | HTMLResponse:
+    """Staff, CSRF and a known assignment, checked in a short read-only transaction of its own:
+    the regrade runs on other threads and must not wait on this request's write lock."""
+    with unit_of_work(request.app.state.read_sessions) as session:
+        who = staff(request, session)
+        if not isinstance(who, Signed):
+            return who
+        refused = csrf_refusal(request, who, csrf)
+        if refused is not None:
+            return refused
+        current_rubric(session, slug)  # the 404 page for an unknown assignment, before any work
+        return Signed(_detached(who.user), who.viewer)
+
+
 @router.post("/assignments/{slug}/regrade/dry-run", include_in_schema=False)
 def dry_run(
-    slug: str,
-    request: Request,
-    session: SessionDep,
-    csrf: Annotated[str, Form(max_length=200)] = "",
+    slug: str, request: Request, csrf: Annotated[str, Form(max_length=200)] = ""
 ) -> Response:
     """Compute the regrade without storing it and show the changes, with a button to apply."""
-    who = staff(request, session)
+    who = _checked(request, slug, csrf)
     if not isinstance(who, Signed):
         return who
-    refused = csrf_refusal(request, who, csrf)
-    if refused is not None:
-        return refused
-    current_rubric(session, slug)  # 404 page for an unknown assignment, before any work
-    # The request's transaction ends here: on SQLite a POST's transaction holds the write lock,
-    # which the regrade (and every upload meanwhile) needs.
-    session.commit()
-    report = anyio.from_thread.run(_runner(request).dry_run, slug, _detached(who.user))
+    report = anyio.from_thread.run(_runner(request).dry_run, slug, who.user)
     summary = (
         f'<p id="diff-summary">Dry run against rubric <code>{e(report.rubric_hash[:12])}</code>: '
         f"{report.total} submissions regraded, <b>{report.changed}</b> would change.</p>"
@@ -132,24 +137,16 @@ def dry_run(
 
 @router.post("/assignments/{slug}/regrade/apply", include_in_schema=False)
 def apply(
-    slug: str,
-    request: Request,
-    session: SessionDep,
-    csrf: Annotated[str, Form(max_length=200)] = "",
+    slug: str, request: Request, csrf: Annotated[str, Form(max_length=200)] = ""
 ) -> Response:
     """Start the background regrade (or join the running one) and go to its progress page."""
-    who = staff(request, session)
+    who = _checked(request, slug, csrf)
     if not isinstance(who, Signed):
         return who
-    refused = csrf_refusal(request, who, csrf)
-    if refused is not None:
-        return refused
-    current_rubric(session, slug)
-    session.commit()  # free the write lock for the job (see dry_run)
     runner = _runner(request)
     job_id = runner.running_job(slug)
     if job_id is None:
-        job_id = runner.start(slug, _detached(who.user))
+        job_id = runner.start(slug, who.user)
     return RedirectResponse(f"/regrades/{job_id}", status_code=303)
 
 
