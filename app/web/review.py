@@ -56,10 +56,16 @@ def _document(document: str | None, entry: ReviewEntry) -> str:
 
 
 def _item(
-    slug: str, entry: ReviewEntry, at: int, total: int, viewer: Viewer, document: str | None
+    slug: str,
+    entry: ReviewEntry,
+    at: int,
+    total: int,
+    viewer: Viewer,
+    document: str | None,
+    only: str | None,
 ) -> str:
     marked = highlight(entry.answer, spans(entry.answer, entry.evidence))
-    next_at = (at + 1) % total
+    next_query = urlencode({"at": (at + 1) % total, **({"item_id": only} if only else {})})
     answer = marked or "<span class='muted'>(no answer was located for this question)</span>"
     decide = f"/assignments/{e(slug)}/review/decide"
     return f"""
@@ -77,7 +83,7 @@ confidence <b>{pct(entry.confidence)}</b></p>
 </div>
 <div class="panel actions"><form method="post" action="{decide}" id="decide-form">
 {hidden("csrf", viewer.csrf)}{hidden("submission_id", entry.submission_id)}
-{hidden("item_id", entry.item_id)}{hidden("at", at)}
+{hidden("item_id", entry.item_id)}{hidden("at", at)}{hidden("only", only or "")}
 <label>Comment (shown to the student)<br>
 <textarea name="comment" id="comment" rows="3" maxlength="5000"></textarea></label>
 <p><button type="submit" name="action" value="accept" id="accept">Accept
@@ -86,7 +92,7 @@ confidence <b>{pct(entry.confidence)}</b></p>
 max="{pts(entry.max_points)}" step="0.01" value="{pts(entry.suggested_points)}"></label>
 <button type="submit" name="action" value="points" id="set-points">Set points (p)</button></p>
 </form>
-<p><a href="?at={next_at}" id="next-link">Next item (n)</a></p></div></div></div>"""
+<p><a href="?{e(next_query)}" id="next-link">Next item (n)</a></p></div></div></div>"""
 
 
 @router.get("/assignments/{slug}/review", response_class=HTMLResponse, include_in_schema=False)
@@ -96,17 +102,25 @@ def review_page(
     session: SessionDep,
     at: Annotated[int, Query(ge=0, le=QUEUE_LIMIT)] = 0,
     saved: Annotated[int | None, Query(ge=1)] = None,
-    item: Annotated[str | None, Query(max_length=100)] = None,
+    saved_item: Annotated[str | None, Query(max_length=100)] = None,
+    item_id: Annotated[str | None, Query(max_length=100)] = None,
 ) -> HTMLResponse:
-    """The review queue (course staff): one item waiting for a decision at a time."""
+    """The review queue (course staff): one item waiting for a decision at a time; `item_id`
+    keeps to one rubric item (every student's answer to it, in turn)."""
     who = staff(request, session)
     if not isinstance(who, Signed):
         return who
     queue = review_queue(session, slug, QUEUE_LIMIT)
     notice = ""
-    if saved is not None and item is not None:
+    if item_id:
+        queue = [q for q in queue if q.item_id == item_id]
         notice = (
-            f'<p class="ok" id="saved">Saved {e(item)} of '
+            f"<p>Only item <b>{e(item_id)}</b> · "
+            f'<a href="/assignments/{e(slug)}/review">the whole queue</a></p>'
+        )
+    if saved is not None and saved_item is not None:
+        notice += (
+            f'<p class="ok" id="saved">Saved {e(saved_item)} of '
             f'<a href="/submissions/{saved}">submission #{saved}</a>.</p>'
         )
     if not queue:
@@ -115,7 +129,8 @@ def review_page(
         at = min(at, len(queue) - 1)
         entry = queue[at]
         document = document_text(get_for_staff(session, entry.submission_id))
-        body = notice + _item(slug, entry, at, len(queue), who.viewer, document) + KEYS
+        body = notice + _item(slug, entry, at, len(queue), who.viewer, document, item_id)
+        body += KEYS
     return layout(f"Review queue: {slug}", body, who.viewer, nonce(request), slug=slug)
 
 
@@ -140,6 +155,7 @@ def decide(
     points: Annotated[str, Form(max_length=50)] = "",
     comment: Annotated[str, Form(max_length=5000)] = "",
     at: Annotated[int, Form(ge=0, le=QUEUE_LIMIT)] = 0,
+    only: Annotated[str, Form(max_length=100)] = "",
 ) -> Response:
     """Store an instructor's decision on one item (an override): the suggestion accepted, or
     points set, with an optional comment for the student. Needs the session's CSRF token."""
@@ -155,5 +171,8 @@ def decide(
         raise NotFound(f"Submission {submission_id} of {slug} has no item {item_id!r}.")
     value = _points(action, points, current.machine_points)
     set_override(session, submission_id, item_id, value, clean(comment, 5000).strip(), who.user)
-    query = urlencode({"at": at, "saved": submission_id, "item": item_id})
+    back: dict[str, object] = {"at": at, "saved": submission_id, "saved_item": item_id}
+    if only:
+        back["item_id"] = only
+    query = urlencode(back)
     return RedirectResponse(f"/assignments/{quote(slug, safe='')}/review?{query}", status_code=303)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
@@ -74,7 +75,10 @@ def _staff_page(session: Session, s: ScoredSubmission, viewer: Viewer) -> str:
             )
         rows.append([
             f"<b>{e(i.item_id)}</b><br><span class='muted'>{e(i.question)}</span><br>"
-            f'<a href="{e(group_url(s.assignment_slug, i.item_id))}">answer group</a>',
+            f'<a href="{e(group_url(s.assignment_slug, i.item_id))}">answer group</a>'
+            + (f' · <a href="/assignments/{e(s.assignment_slug)}/review?'
+               f'{e(urlencode({"item_id": i.item_id}))}">review</a>'
+               if i.status == "needs_review" else ""),
             f"{pts(i.points)} / {pts(i.max_points)}",
             e(i.status),
             pct(i.confidence),

@@ -78,6 +78,10 @@ def test_staff_pages_show_student_text_as_text(api: Api) -> None:
     assert f"/assignments/{SLUG}/groups/b1.d_head" in review
     assert "<mark" in review  # the evidence is marked in the answer
     assert "<kbd>a</kbd>" in review  # the shortcuts are documented
+    one_item = prof.get(f"/assignments/{SLUG}/review", params={"item_id": "b1.d_head"}).text
+    assert "Only item <b>b1.d_head</b>" in one_item and "item_id=b1.d_head" in one_item
+    none = prof.get(f"/assignments/{SLUG}/review", params={"item_id": "a1.nonseparable"}).text
+    assert "Nothing is waiting for review" in none
 
 
 def test_forms_need_the_session_csrf_token(api: Api) -> None:
