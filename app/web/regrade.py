@@ -25,6 +25,7 @@ from app.web.routing import PageRoute
 
 router = APIRouter(tags=["web"], route_class=PageRoute)
 SHOWN_CHANGES = 500
+WHEN = "%Y-%m-%d %H:%M:%S"
 
 
 def _runner(request: Request) -> RegradeRunner:
@@ -43,8 +44,9 @@ def _job(job: JobStatus) -> str:
     return (
         f'<p id="job-status">Job #{job.id}: <b>{e(job.status)}</b> · {job.done} of {job.total}'
         f" submissions regraded · {job.changed} changed</p>{fraction}{error}"
-        f"<p class='muted'>started {e(job.started_at)}"
-        + (f", finished {e(job.finished_at)}" if job.finished_at else "") + "</p>"
+        f"<p class='muted'>started {e(job.started_at.strftime(WHEN))}"
+        + (f", finished {e(job.finished_at.strftime(WHEN))}" if job.finished_at else "")
+        + " (UTC)</p>"
     )
 
 
