@@ -78,6 +78,12 @@ def test_staff_pages_show_student_text_as_text(api: Api) -> None:
     assert f"/assignments/{SLUG}/groups/b1.d_head" in review
     assert "<mark" in review  # the evidence is marked in the answer
     assert "<kbd>a</kbd>" in review  # the shortcuts are documented
+    hostile_name = '"><svg onload=alert(1)>'
+    filed = api.client.post(UPLOAD, params={"wait": "true", "student": hostile_name},
+                            json={"answers": AMBIGUOUS}, headers=api.auth("prof"))
+    assert filed.status_code == 201, filed.text
+    listing = prof.get(f"/assignments/{SLUG}/submissions").text
+    assert html.escape(hostile_name) in listing and "<svg" not in listing
     one_item = prof.get(f"/assignments/{SLUG}/review", params={"item_id": "b1.d_head"}).text
     assert "Only item <b>b1.d_head</b>" in one_item and "item_id=b1.d_head" in one_item
     none = prof.get(f"/assignments/{SLUG}/review", params={"item_id": "a1.nonseparable"}).text
