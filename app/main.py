@@ -42,6 +42,12 @@ from app.submissions.intake import SubmissionIntake
 from app.submissions.limits import UploadLimits
 from app.submissions.router import router as submissions_router
 from app.submissions.upload import MULTIPART_SLACK
+from app.web.home import router as web_home_router
+from app.web.regrade import router as web_regrade_router
+from app.web.review import router as web_review_router
+from app.web.signin import router as web_signin_router
+from app.web.static_files import router as web_static_router
+from app.web.submission import router as web_submission_router
 
 ExecutorFactory = Callable[[sessionmaker[Session], Settings], Executor]
 
@@ -223,6 +229,12 @@ def create_app(
         regrade_router,
         tokens_router,
         dashboard_page_router,
+        web_signin_router,
+        web_home_router,
+        web_review_router,
+        web_submission_router,
+        web_regrade_router,
+        web_static_router,
     ):
         app.include_router(router)
     return app

@@ -25,10 +25,11 @@ SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
 ]
-# Pages are self-contained: inline styles, scripts carrying the page's nonce, nothing fetched,
+# Pages are self-contained: the app's own stylesheet and inline styles, scripts carrying the
+# page's nonce (inline or the bundled /static/web.js), nothing from elsewhere,
 # and never inside another site's frame.
 HTML_POLICY = (
-    "default-src 'none'; script-src {scripts}; style-src 'unsafe-inline'; "
+    "default-src 'none'; script-src {scripts}; style-src 'self' 'unsafe-inline'; "
     "img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 )
 # FastAPI's interactive API pages load their scripts and styles from a CDN.

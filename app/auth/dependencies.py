@@ -10,6 +10,7 @@ from sqlalchemy import Engine
 from starlette.concurrency import run_in_threadpool
 
 from app.auth.cache import TokenCache
+from app.auth.page_sessions import COOKIE, PageSessions
 from app.auth.service import Identity, hash_token, identify
 from app.db.models import Role, User
 from app.errors import NotAuthenticated, NotPermitted
@@ -24,20 +25,29 @@ def _look_up(read_engine: Engine, secret: str) -> Identity:
         return identify(connection, secret)
 
 
+def _page_session(request: Request) -> str | None:
+    """The web app's session (signed in from a browser) for reads only: the web app's export
+    links are plain GETs of these endpoints. Requests that change something need the bearer
+    header (or a page form with its CSRF token), never just the cookie."""
+    if request.method not in ("GET", "HEAD"):
+        return None
+    sessions: PageSessions | None = getattr(request.app.state, "page_sessions", None)
+    return None if sessions is None else sessions.token(request.cookies.get(COOKIE))
+
+
 async def current_user(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> User:
-    if credentials is None:
+    secret = credentials.credentials if credentials is not None else _page_session(request)
+    if secret is None:
         raise NotAuthenticated("This endpoint needs an `Authorization: Bearer <token>` header.")
     # Async: a recently verified token costs neither a thread hop nor a database read.
     cache: TokenCache = request.app.state.token_cache
-    token_hash = hash_token(credentials.credentials)
+    token_hash = hash_token(secret)
     identity = cache.get(token_hash)
     if identity is None:
-        identity = await run_in_threadpool(
-            _look_up, request.app.state.read_engine, credentials.credentials
-        )
+        identity = await run_in_threadpool(_look_up, request.app.state.read_engine, secret)
         cache.put(token_hash, identity)
     return identity.user()
 

@@ -8,6 +8,7 @@ itself, which is checked again on every page load: revoking the token ends the s
 from __future__ import annotations
 
 import hashlib
+import hmac
 import secrets
 import threading
 import time
@@ -28,6 +29,7 @@ class PageSessions:
         self._max = max_sessions
         self._lock = threading.Lock()
         self._sessions: dict[str, tuple[str, float]] = {}
+        self._csrf_key = secrets.token_bytes(32)
 
     def open(self, token: str) -> str:
         session_id = secrets.token_urlsafe(32)
@@ -54,3 +56,13 @@ class PageSessions:
         if session_id:
             with self._lock:
                 self._sessions.pop(_key(session_id), None)
+
+    def csrf(self, session_id: str) -> str:
+        """The session's CSRF token for its forms: derived from the (HttpOnly) session id with
+        a key of this process, so a page of another site can neither read nor guess it."""
+        return hmac.new(self._csrf_key, session_id.encode(), hashlib.sha256).hexdigest()
+
+    def csrf_ok(self, session_id: str | None, value: str | None) -> bool:
+        if not session_id or not value or self.token(session_id) is None:
+            return False
+        return hmac.compare_digest(self.csrf(session_id), value)

@@ -1,19 +1,26 @@
-"""Assignment statistics for instructors: totals, per-item difficulty, common wrong answers."""
+"""Assignment statistics for instructors: totals, per-item difficulty, common wrong answers.
+
+Every statistic is over the submission that counts for each student (latest, best or chosen:
+app/submissions/counting.py), the same rule as the gradebook: a student who uploaded twice is
+one student, and a replaced upload weighs nothing."""
 
 from __future__ import annotations
 
 import re
 import statistics
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 from sqlalchemy.orm import Session
 
+from app.assignments.schedule import Schedule
 from app.assignments.service import current_rubric
+from app.submissions.counting import counted_per_student
 from app.submissions.scoring import EffectiveItem
-from app.submissions.service import scored_for_assignment
+from app.submissions.service import ScoredSubmission, scored_for_assignment
 
 HISTOGRAM_BINS = 10
 WRONG_ANSWER_GROUPS = 5
@@ -71,9 +78,16 @@ def dashboard(session: Session, slug: str) -> dict[str, Any]:
     }
     status_counts: Counter[str] = Counter()
     totals: list[Decimal] = []
-    count = 0
-    for s in scored_for_assignment(session, current.assignment.id):
-        count += 1
+    uploaded = 0
+
+    def every_submission() -> Iterator[ScoredSubmission]:
+        nonlocal uploaded
+        for s in scored_for_assignment(session, current.assignment.id):
+            uploaded += 1
+            yield s
+
+    counted = counted_per_student(every_submission(), Schedule.of(current.assignment))
+    for _, s in sorted(counted.items()):
         status_counts[s.score.status] += 1
         if s.score.total is not None:
             totals.append(s.score.total)
@@ -122,7 +136,8 @@ def dashboard(session: Session, slug: str) -> dict[str, Any]:
         "title": rubric.title,
         "rubric_hash": current.loaded.content_hash,
         "max_points": rubric.max_points,
-        "submissions": count,
+        "submissions": len(counted),  # one per student: the submission that counts
+        "uploads": uploaded,  # every stored submission, replaced ones included
         "scored": len(totals),
         "mean": _round(sum(totals, Decimal(0)) / len(totals)) if totals else None,
         "median": _round(Decimal(statistics.median(totals))) if totals else None,

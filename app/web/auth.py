@@ -1,0 +1,112 @@
+"""Who a page is for: the browser session (HttpOnly, SameSite=Strict cookie, see
+app/auth/page_sessions.py), the sign-in form, and the refusals a page shows as pages.
+
+Forms that change something carry the session's CSRF token besides the SameSite=Strict cookie:
+a POST without the right token is refused before any service runs.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from sqlalchemy.orm import Session
+
+from app.auth.dependencies import is_staff
+from app.auth.page_sessions import COOKIE, PageSessions
+from app.auth.service import authenticate
+from app.db.models import User
+from app.errors import NotAuthenticated
+from app.middleware import NONCE_STATE
+from app.web.markup import PRIVATE, Viewer, e, layout
+
+SIGN_IN = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>gradeformer: sign in</title><link rel="stylesheet" href="/static/web.css"></head>
+<body><main class="narrow"><h1>{title}</h1>{message}<form method="post" action="/sign-in">
+<input type="hidden" name="next" value="{next}"><label>Your token (instructor or student)<br>
+<input type="password" name="token" autocomplete="off" required></label>
+<p><button type="submit">Sign in</button></p></form>
+<p class="muted">The token is sent once; the browser then keeps only a session cookie.</p>
+</main></body></html>"""
+
+
+def sign_in_page(title: str, next_path: str, message: str = "", code: int = 200) -> HTMLResponse:
+    page = SIGN_IN.format(
+        title=e(title),
+        next=e(next_path),
+        message=f'<p class="error">{e(message)}</p>' if message else "",
+    )
+    return HTMLResponse(page, status_code=code, headers=PRIVATE)
+
+
+def page_sessions(request: Request) -> PageSessions:
+    sessions: PageSessions = request.app.state.page_sessions
+    return sessions
+
+
+def nonce(request: Request) -> str:
+    """A fresh CSP nonce for this response; the security middleware puts it in the policy."""
+    value = secrets.token_urlsafe(16)
+    setattr(request.state, NONCE_STATE, value)
+    return value
+
+
+@dataclass(frozen=True)
+class Signed:
+    user: User
+    viewer: Viewer
+
+
+def signed_in(request: Request, session: Session) -> Signed | HTMLResponse:
+    """The signed-in user, or the sign-in form (which comes back to this page)."""
+    sessions = page_sessions(request)
+    session_id = request.cookies.get(COOKIE)
+    token = sessions.token(session_id)
+    here = request.url.path
+    if token is None or session_id is None:
+        return sign_in_page("Sign in", here)
+    try:
+        user = authenticate(session, token)
+    except NotAuthenticated:  # the token was revoked since signing in
+        sessions.close(session_id)
+        return sign_in_page("Sign in", here, "Your session has ended; sign in again.")
+    return Signed(user, Viewer(user.name, is_staff(user), sessions.csrf(session_id)))
+
+
+def refusal(
+    request: Request, viewer: Viewer | None, status: int, title: str, detail: str
+) -> HTMLResponse:
+    body = f'<p class="error">{e(detail)}</p><p><a href="/">Back to the start page</a></p>'
+    return layout(title, body, viewer, nonce(request), status=status)
+
+
+def staff(request: Request, session: Session) -> Signed | HTMLResponse:
+    """Course staff only: students get a 403 page saying so."""
+    found = signed_in(request, session)
+    if isinstance(found, Signed) and not found.viewer.staff:
+        return refusal(
+            request, found.viewer, 403, "Course staff only",
+            "This page is for course staff. Your own submissions are on the start page.",
+        )
+    return found
+
+
+def csrf_refusal(request: Request, who: Signed, value: str | None) -> HTMLResponse | None:
+    """None when the form's CSRF token is this session's; the 403 page otherwise."""
+    if page_sessions(request).csrf_ok(request.cookies.get(COOKIE), value):
+        return None
+    return refusal(
+        request, who.viewer, 403, "Form expired",
+        "The form did not carry this session's security token (CSRF). Reload the page and "
+        "try again.",
+    )
+
+
+def local(path: str) -> str:
+    """Only a path on this server is a place to go back to (no open redirect)."""
+    if path.startswith("/") and not path.startswith("//") and "\\" not in path:
+        return path
+    return "/"

@@ -1,0 +1,115 @@
+"""HTML building blocks: every value that reaches a page goes through `e` (html.escape), and the
+layout links the one bundled stylesheet and script the app serves itself (no CDN)."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from fastapi.responses import HTMLResponse
+
+PRIVATE = {"Cache-Control": "no-store"}
+MAX_HIGHLIGHTS = 50
+
+
+def e(value: object) -> str:
+    """Escaped text for an element or a quoted attribute; None shows as an en dash."""
+    if value is None:
+        return "–"
+    return html.escape(str(value), quote=True)
+
+
+def pts(value: Decimal | None) -> str:
+    if value is None:
+        return "–"
+    return format(value.normalize(), "f") if value == value.to_integral() else str(value)
+
+
+def pct(value: float | None) -> str:
+    return "–" if value is None else f"{round(value * 100)}%"
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who the page is for: their name and role, and the session's CSRF token for forms."""
+
+    name: str
+    staff: bool
+    csrf: str
+
+
+def nav(viewer: Viewer | None, slug: str | None = None) -> str:
+    links = [("/", "Assignments" if viewer is None or viewer.staff else "My submissions")]
+    if slug is not None and viewer is not None and viewer.staff:
+        base = f"/assignments/{e(slug)}"
+        links += [
+            (f"{base}/dashboard", "Dashboard"),
+            (f"{base}/submissions", "Submissions"),
+            (f"{base}/review", "Review queue"),
+            (f"{base}/regrade", "Regrade"),
+            (f"{base}/exports", "Exports"),
+        ]
+    items = "".join(f'<a href="{href}">{label}</a>' for href, label in links)
+    who = ""
+    if viewer is not None:
+        who = (
+            f'<form method="post" action="/sign-out" class="signout">'
+            f'<span>{e(viewer.name)} ({"staff" if viewer.staff else "student"})</span> '
+            f'<input type="hidden" name="csrf" value="{e(viewer.csrf)}">'
+            f'<button type="submit">Sign out</button></form>'
+        )
+    return f'<nav class="top"><b>gradeformer</b>{items}{who}</nav>'
+
+
+def layout(
+    title: str,
+    body: str,
+    viewer: Viewer | None,
+    nonce: str,
+    slug: str | None = None,
+    status: int = 200,
+    refresh: int | None = None,
+) -> HTMLResponse:
+    """A whole page. `nonce` is the CSP nonce the bundled script carries."""
+    meta = f'<meta http-equiv="refresh" content="{refresh}">' if refresh else ""
+    page = (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"{meta}<title>gradeformer: {e(title)}</title>"
+        '<link rel="stylesheet" href="/static/web.css"></head><body>'
+        f"{nav(viewer, slug)}<main><h1>{e(title)}</h1>{body}</main>"
+        f'<script nonce="{e(nonce)}" src="/static/web.js"></script></body></html>'
+    )
+    return HTMLResponse(page, status_code=status, headers=PRIVATE)
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[str]], css: str = "") -> str:
+    """Cells are markup already (escape values with `e` first)."""
+    head = "".join(f"<th>{e(h)}</th>" for h in headers)
+    thead = f"<thead><tr>{head}</tr></thead>" if any(headers) else ""
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    cls = f' class="{css}"' if css else ""
+    return f"<table{cls}>{thead}<tbody>{body}</tbody></table>"
+
+
+def hidden(name: str, value: object) -> str:
+    return f'<input type="hidden" name="{e(name)}" value="{e(value)}">'
+
+
+def highlight(text: str, spans: Iterable[tuple[int, int, str]]) -> str:
+    """`text` escaped, with each (start, end, title) span inside it wrapped in <mark>.
+    Spans out of range, empty or overlapping an earlier one are left out."""
+    marks: list[tuple[int, int, str]] = []
+    for start, end, title in sorted(spans)[:MAX_HIGHLIGHTS]:
+        if 0 <= start < end <= len(text) and (not marks or start >= marks[-1][1]):
+            marks.append((start, end, title))
+    out: list[str] = []
+    at = 0
+    for start, end, title in marks:
+        out.append(e(text[at:start]))
+        out.append(f'<mark title="{e(title)}">{e(text[start:end])}</mark>')
+        at = end
+    out.append(e(text[at:]))
+    return "".join(out)

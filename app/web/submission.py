@@ -1,0 +1,187 @@
+"""One submission's page. Staff: every item with points, status, confidence, staff feedback,
+evidence and override, the located answers, and the history (grading runs, audit log).
+Students (their own submissions only): what the release rules let them see, student feedback
+only; another student's submission is absent (404), as in the API."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+from sqlalchemy.orm import Session
+
+from app.db.models import User
+from app.deps import IdPath, SessionDep
+from app.submissions.service import ScoredSubmission, get_scored
+from app.submissions.visibility import student_error, student_score, view_for
+from app.web import repository
+from app.web.auth import Signed, nonce, signed_in
+from app.web.document import document_spans, document_text
+from app.web.markup import Viewer, e, highlight, layout, pct, pts, table
+from app.web.review import group_url
+from app.web.routing import PageRoute
+
+router = APIRouter(tags=["web"], route_class=PageRoute)
+WHEN = "%Y-%m-%d %H:%M:%S"
+
+
+def _when(moment: Any) -> str:
+    return "–" if moment is None else e(moment.strftime(WHEN))
+
+
+def _facts(s: ScoredSubmission, total: str, staff: bool) -> str:
+    sub = s.submission
+    assignment = e(s.assignment_slug)
+    rows = [
+        ["assignment", f'<a href="/assignments/{assignment}/dashboard">{assignment}</a>'
+         if staff else assignment],
+        ["student", e(sub.student)],
+        ["file", e(sub.filename)],
+        ["uploaded", _when(sub.created_at)],
+        ["status", f"<b>{e(s.score.status)}</b>"],
+        ["total", total],
+    ]
+    return table(["", ""], rows, "facts")
+
+
+def _evidence(evidence: list[Any]) -> str:
+    if not evidence:
+        return ""
+    lines = "".join(
+        f"<li><b>{e(ev.get('kind'))}</b> {e(ev.get('text'))} <span class='muted'>"
+        f"{e(ev.get('note') or '')}</span></li>"
+        for ev in evidence[:30]
+        if isinstance(ev, dict)
+    )
+    return f"<details><summary>evidence</summary><ul>{lines}</ul></details>"
+
+
+def _staff_page(session: Session, s: ScoredSubmission, viewer: Viewer) -> str:
+    overriders = repository.user_names(
+        session, [i.override.user_id for i in s.score.items if i.override is not None]
+    )
+    rows = []
+    for i in s.score.items:
+        override = "–"
+        if i.override is not None:
+            by = overriders.get(i.override.user_id or 0, "?")
+            override = (
+                f"<b>{pts(i.override.points)}</b> by {e(by)} at {_when(i.override.at)}"
+                f"<br>machine: {pts(i.machine_points)} ({e(i.machine_status)})"
+                + (f"<br><i>{e(i.override.comment)}</i>" if i.override.comment else "")
+            )
+        rows.append([
+            f"<b>{e(i.item_id)}</b><br><span class='muted'>{e(i.question)}</span><br>"
+            f'<a href="{e(group_url(s.assignment_slug, i.item_id))}">answer group</a>'
+            + (f' · <a href="/assignments/{e(s.assignment_slug)}/review?'
+               f'{e(urlencode({"item_id": i.item_id}))}">review</a>'
+               if i.status == "needs_review" else ""),
+            f"{pts(i.points)} / {pts(i.max_points)}",
+            e(i.status),
+            pct(i.confidence),
+            f"<div class='staff'>{e(i.feedback)}</div>{_evidence(i.evidence)}",
+            e(i.student_feedback) if i.student_feedback else "<span class='muted'>neutral</span>",
+            override,
+        ])
+    items = table(
+        ["item", "points", "status", "confidence", "staff feedback", "student feedback",
+         "override"],
+        rows, "items",
+    )
+    document = document_text(s.submission)
+    if document is not None:
+        marks = [m for i in s.score.items for m in document_spans(document, i.evidence)]
+        shown = (
+            '<h2>Document (evidence marked)</h2><div class="doc" id="document">'
+            f"{highlight(document, marks)}</div>"
+        )
+    else:
+        shown = ""
+    answers = ""
+    if s.run is not None and s.run.answers:
+        answers = "".join(
+            f"<h3>{e(q)}</h3><div class='doc'>{e(text)}</div>"
+            for q, text in sorted(s.run.answers.items())
+        )
+    runs = table(
+        ["run", "at", "status", "machine total", "rubric", "regrade job", "current"],
+        [
+            [str(r.id), _when(r.created_at), e(r.status), f"{pts(r.total)} / {pts(r.max_points)}",
+             e(r.rubric_hash[:12]), e(r.regrade_job_id), "yes" if r.is_current else ""]
+            for r in repository.runs_of(session, s.submission.id)
+        ],
+    )
+    audit = repository.audit_of(session, s.submission.id)
+    actors = repository.user_names(session, [a.actor_id for a in audit])
+    log = table(
+        ["at", "who", "action", "detail"],
+        [
+            [_when(a.at), e(actors.get(a.actor_id or 0, "system")), e(a.action),
+             f"<code>{e(json.dumps(a.detail, ensure_ascii=False)[:500])}</code>"]
+            for a in audit
+        ],
+    )
+    error = f'<p class="error">{e(s.submission.error)}</p>' if s.submission.error else ""
+    links = (
+        f'<p><a href="/api/v1/submissions/{s.submission.id}/results.json">results.json</a> · '
+        f'<a href="/assignments/{e(s.assignment_slug)}/review">review queue</a></p>'
+    )
+    total = f"{pts(s.score.total)} / {pts(s.score.max_points)}"
+    return (
+        _facts(s, total, staff=True) + error + links + "<h2>Items</h2>" + items
+        + "<h2>Located answers</h2>"
+        + (answers or "<p class='muted'>None.</p>") + shown + "<h2>History: grading runs</h2>"
+        + runs
+        + "<h2>History: audit log (uploads, overrides, choices)</h2>" + log
+    )
+
+
+def _student_page(session: Session, s: ScoredSubmission, now: Any) -> str:
+    view = view_for(session, s, now)
+    shown = student_score(s, view)
+    total = (
+        "not released yet" if shown.total is None
+        else f"{pts(shown.total)} / {pts(shown.max_points)}"
+    )
+    rows = [
+        [
+            f"<b>{e(i.id)}</b>" + (f"<br><span class='muted'>{e(i.title)}</span>" if i.title
+                                   else ""),
+            "–" if i.points is None else f"{pts(i.points)} / {pts(i.max_points)}",
+            f"<div class='staff'>{e(i.feedback)}</div>"
+            + (f"<details><summary>solution</summary><div class='doc'>{e(i.solution)}</div>"
+               "</details>" if i.solution else ""),
+        ]
+        for i in shown.items
+    ]
+    error = student_error(s)
+    late = (
+        f"<p>{shown.days_late} day(s) late: {pts(shown.penalty_percent)}% penalty.</p>"
+        if shown.days_late else ""
+    )
+    return (
+        _facts(s, total, staff=False) + late
+        + (f'<p class="error">{e(error)}</p>' if error else "")
+        + "<h2>Feedback</h2>" + table(["part", "points", "feedback"], rows, "items")
+    )
+
+
+@router.get("/submissions/{submission_id}", response_class=HTMLResponse, include_in_schema=False)
+def submission_page(submission_id: IdPath, request: Request, session: SessionDep) -> HTMLResponse:
+    """A submission with its items, overrides and history (staff), or what its student may see
+    of it (the student who owns it)."""
+    who = signed_in(request, session)
+    if not isinstance(who, Signed):
+        return who
+    user: User = who.user
+    s = get_scored(session, submission_id, user)
+    if who.viewer.staff:
+        body = _staff_page(session, s, who.viewer)
+        slug: str | None = s.assignment_slug
+    else:
+        body = _student_page(session, s, request.app.state.clock())
+        slug = None
+    return layout(f"Submission #{submission_id}", body, who.viewer, nonce(request), slug=slug)
