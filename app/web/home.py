@@ -128,8 +128,15 @@ def exports_page(slug: str, request: Request, session: SessionDep) -> HTMLRespon
     rows = [
         [f'<a href="{api}/export.csv" download>Gradebook CSV</a>',
          "One row per student: the submission that counts, per-question points, late penalty."],
-        [f'<a href="{api}/export/canvas.csv" download>Canvas CSV</a>',
-         "The gradebook in Canvas's import format."],
+        [f'<a href="{api}/canvas.csv" download>Canvas CSV</a>',
+         "The gradebook in Canvas's import format (Student, ID, SIS User ID, SIS Login ID, "
+         "Section, the grade); add <code>?canvas_assignment_id=N</code> to fill an existing "
+         "Canvas assignment."],
+        [f'<a href="{api}/results.json" download>results.json</a>',
+         "Gradescope-style results of every student, with LMS identifiers and execution time."],
+        [f'<a href="{api}/roster">Roster JSON</a>',
+         "The students this assignment's exports list (import with "
+         "<code>gradeformer roster import</code>)."],
         [f'<a href="{api}/dashboard">Dashboard JSON</a>',
          "The dashboard's numbers (means, histogram, items)."],
         [f'<a href="{api}/review?limit=5000">Review queue JSON</a>',
