@@ -65,7 +65,7 @@ def esc(value: object) -> str:
 
 
 def points(value: Decimal) -> str:
-    return f"{value.normalize():f}" if value == value.to_integral_value() else f"{value:f}"
+    return format(value.normalize(), "f")
 
 
 def _page(title: str, body: str, nonce: str) -> str:

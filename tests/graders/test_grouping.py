@@ -1,4 +1,5 @@
-"""Answer-group clustering (graders/grouping.py): a partition, deterministic, equal keys together."""
+"""Answer-group clustering (graders/grouping.py): a partition, deterministic, equal keys
+together."""
 
 from __future__ import annotations
 
@@ -87,7 +88,8 @@ def test_numeric_values_are_normalised_to_the_tolerance() -> None:
     config = {"kind": "real", "abs_tolerance": 0.005}
 
     def key(text: str) -> tuple[str, str]:
-        return answer_key("numeric", config, Answer(1, "d", "x", ({"kind": "value", "text": text},)))
+        value = ({"kind": "value", "text": text},)
+        return answer_key("numeric", config, Answer(1, "d", "x", value))
 
     assert key("11.107") == key("11.1070") == ("value", "11.105")
     assert key("11.1") != key("11.107")
