@@ -129,7 +129,9 @@ def _value_key(answer: Answer, config: Mapping[str, Any]) -> str | None:
     values = _evidence(answer, "value")
     if not values:
         return None
-    text = str(values[-1].get("text", ""))
+    # The grader's own reading ("read as 589824"): an unevaluated "768x768" is its value.
+    read = _READ_AS.search(str(values[-1].get("note", ""))[:MAX_VALUE_TEXT])
+    text = read.group(1) if read else str(values[-1].get("text", ""))
     numbers = parse_numbers(text, vector=config.get("kind") == "vector")
     if not numbers:
         return None

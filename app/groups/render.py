@@ -49,7 +49,7 @@ SCRIPT = """
     if(e.key === 'j'){ show(at + 1); }
     else if(e.key === 'k'){ show(at - 1); }
     else if(e.key === 'a' && g){ g.querySelector('button.accept').click(); }
-    else if(e.key === 's' && g){ g.querySelector('input[name=points]').focus(); }
+    else if(e.key === 's' && g){ g.querySelector('form.decide input[name=points]').focus(); }
     else if(e.key === 'm' && g){ var d = g.querySelector('details'); d.open = !d.open; }
     else { return; }
     e.preventDefault();
@@ -133,13 +133,14 @@ def _group(found: ItemGroups, n: int, g: AnswerGroup, csrf: str) -> str:
         f'<form class="decide" method="post" action="{action}" id="decide-{g.id}">'
         f'<input type="hidden" name="csrf" value="{esc(csrf)}">'
         f'<input type="hidden" name="group" value="{g.id}">'
-        f'<button type="submit" name="action" value="accept" class="accept">'
-        f"Accept suggestion <kbd>a</kbd></button>"
+        # Enter in the points box submits with the form's first button: "set", not "accept".
         f'<label>Points <input type="number" name="points" step="0.01" min="0" '
         f'max="{points(found.max_points)}"></label>'
         f'<label>Comment <input name="comment" maxlength="5000" size="30"></label>'
         f'<button type="submit" name="action" value="set" class="set">Set points for group'
-        f" <kbd>s</kbd></button></form>"
+        f" <kbd>s</kbd></button>"
+        f'<button type="submit" name="action" value="accept" class="accept">'
+        f"Accept suggestion <kbd>a</kbd></button></form>"
         f"<details><summary>Members ({g.size}); tick to exclude from the group decision"
         f"</summary><table><thead><tr><th></th><th>Student</th><th>Machine</th><th>Answer</th>"
         f"<th>Override one</th></tr></thead><tbody>{rows}</tbody></table></details></section>"

@@ -98,6 +98,10 @@ def test_numeric_values_are_normalised_to_the_tolerance() -> None:
               for t in ("1,771,776", "1771776", "1 771 776".replace(" ", "\u2009"))]
     assert len(set(as_int)) == 1 and as_int[0] == ("value", "1771776")
     assert parse_numbers("5.9 × 10^5") == parse_numbers("5.9e5")
+    # The grader's reading wins over the text: "768x768" was read as 589824.
+    unevaluated = Answer(1, "d", "x", ({"kind": "value", "text": "768x768",
+                                        "note": "read as 589824 (final); label: Each:"},))
+    assert answer_key("numeric", integers, unevaluated) == ("value", "589824")
     assert parse_numbers("[100,200]", vector=True) == parse_numbers("[100, 200]")
 
 
