@@ -18,6 +18,7 @@ import argparse
 import re
 import shutil
 import signal
+import statistics
 import sys
 import tempfile
 import time
@@ -94,6 +95,8 @@ def drive(base: str, token: str, screenshot: bool) -> dict[str, Any]:
     per_item: Counter[str] = Counter()
     reviewed: Counter[str] = Counter()
     page_loads = 0
+    opens: list[float] = []  # opening an item's page (groups computed, answers embedded)
+    decide_seconds: list[float] = []  # a decision: post, overrides, the page again
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-gpu"])
@@ -113,8 +116,10 @@ def drive(base: str, token: str, screenshot: bool) -> dict[str, Any]:
                 break
             if sum(decisions.values()) > 10_000:
                 raise SystemExit("no progress: the pages stopped taking decisions")
+            began = time.monotonic()
             with page.expect_navigation():
                 page.locator("a.pending").first.click()
+            opens.append(time.monotonic() - began)
             page_loads += 1
             item = page.url.rsplit("/", 1)[-1].split("?")[0]
             while page.locator("section.group .badge").count():
@@ -122,7 +127,9 @@ def drive(base: str, token: str, screenshot: bool) -> dict[str, Any]:
                     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
                     page.screenshot(path=str(SCREENSHOT), full_page=False)
                     shot = False
+                began = time.monotonic()
                 how, waiting = _decide_first_group(page)
+                decide_seconds.append(time.monotonic() - began)
                 if "/groups/" not in page.url:
                     raise SystemExit(f"a decision did not come back to the page: {page.url}")
                 decisions[how] += 1
@@ -134,7 +141,8 @@ def drive(base: str, token: str, screenshot: bool) -> dict[str, Any]:
         elapsed = time.monotonic() - started
         browser.close()
     return {"decisions": decisions, "per_item": per_item, "reviewed": reviewed,
-            "seconds": elapsed, "page_loads": page_loads}
+            "seconds": elapsed, "page_loads": page_loads, "opens": opens,
+            "decide_seconds": decide_seconds}
 
 
 def main() -> None:
@@ -195,6 +203,11 @@ def main() -> None:
                f"| {ratio:.1f} | {len(after)} | {overrides} | {seconds:.1f} s "
                f"({seconds / max(decisions, 1):.2f} s per decision, "
                f"{result['page_loads']} page loads) |")
+    opens, decides = result["opens"], result["decide_seconds"]
+    timing = (f"Opening an item's page: {min(opens):.1f} to {max(opens):.1f} s (the first open "
+              f"of a written question embeds its distinct answers; the vectors are then cached, "
+              f"in memory and on disk); a decision (post, one override per member, the page "
+              f"again): median {statistics.median(decides):.1f} s, max {max(decides):.1f} s.")
     body = f"""## Answer groups: clearing the review queue
 
 {len(docs)} synthetic transformer-basics submissions (one per student, seed {args.seed},
@@ -205,6 +218,8 @@ then decides group by group on the answer-groups pages until the review queue is
 {header}
 |---|---|---|---|---|---|
 {numbers}
+
+{timing}
 
 Per item (needing review → decisions):
 

@@ -26,7 +26,7 @@ from app.auth.page_sessions import COOKIE, PageSessions
 from app.auth.service import authenticate
 from app.dashboard.page import SIGN_IN
 from app.db.models import User
-from app.deps import MAX_ID, SessionDep
+from app.deps import MAX_ID, SessionDep, SettingsDep
 from app.errors import InvalidInput, NotAuthenticated, NotFound, NotPermitted
 from app.groups import render, service
 from app.middleware import NONCE_STATE
@@ -128,6 +128,7 @@ def groups_page(
     item_id: str,
     request: Request,
     session: SessionDep,
+    settings: SettingsDep,
     decided: Annotated[int | None, Query(ge=0, le=MAX_ID)] = None,
     excluded: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
     kept: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
@@ -138,7 +139,7 @@ def groups_page(
     if isinstance(found, HTMLResponse):
         return found
     _, session_id = found
-    groups = service.item_groups(session, slug, item_id)
+    groups = service.item_groups(session, slug, item_id, settings.resolved_embedding_cache_dir())
     flash = _flash(decided, excluded, kept, member)
     page = render.item_page(groups, csrf_token(session_id), _nonce(request), flash)
     return HTMLResponse(page, headers=PRIVATE)
@@ -150,6 +151,7 @@ def decide_from_page(
     item_id: str,
     request: Request,
     session: SessionDep,
+    settings: SettingsDep,
     csrf: Annotated[str, Form(max_length=200)],
     group: Annotated[str, Form(max_length=64, pattern=r"^[0-9a-f]+$")],
     action: Annotated[str, Form(pattern=r"^(accept|set)$")],
@@ -161,7 +163,8 @@ def decide_from_page(
     user = _posted_by_staff(request, session, csrf)
     chosen = None if action == "accept" else _points(points)
     decision = service.decide(session, slug, item_id, group, user, points=chosen,
-                              comment=comment, exclude=exclude or [])
+                              comment=comment, exclude=exclude or [],
+                              cache_dir=settings.resolved_embedding_cache_dir())
     url = _item_url(slug, item_id, decided=len(decision.decided),
                     excluded=len(decision.excluded), kept=len(decision.kept))
     return RedirectResponse(url, status.HTTP_303_SEE_OTHER)

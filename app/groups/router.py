@@ -8,7 +8,7 @@ from fastapi import APIRouter, Path
 from pydantic import BaseModel, Field
 
 from app.auth.dependencies import InstructorUser
-from app.deps import MAX_ID, SessionDep
+from app.deps import MAX_ID, SessionDep, SettingsDep
 from app.errors import InvalidInput
 from app.groups import service
 from app.points import JsonPoints
@@ -93,11 +93,11 @@ def _group_out(g: service.AnswerGroup) -> GroupOut:
 
 @router.get("/assignments/{slug}/items/{item_id}/groups", response_model=ItemGroupsOut)
 def list_groups(
-    slug: str, item_id: ItemId, session: SessionDep, user: InstructorUser
+    slug: str, item_id: ItemId, session: SessionDep, settings: SettingsDep, user: InstructorUser
 ) -> ItemGroupsOut:
     """The counted answers to one rubric item in groups (same value, same behaviour on the
     tests, same or near-identical text), most answers needing review first."""
-    found = service.item_groups(session, slug, item_id)
+    found = service.item_groups(session, slug, item_id, settings.resolved_embedding_cache_dir())
     return ItemGroupsOut(
         item_id=found.item_id, title=found.title, grader=found.grader,
         max_points=found.max_points, similarity=found.similarity,
@@ -107,10 +107,15 @@ def list_groups(
 
 @router.get("/assignments/{slug}/items/{item_id}/groups/{group_id}", response_model=GroupOut)
 def get_group(
-    slug: str, item_id: ItemId, group_id: GroupId, session: SessionDep, user: InstructorUser
+    slug: str,
+    item_id: ItemId,
+    group_id: GroupId,
+    session: SessionDep,
+    settings: SettingsDep,
+    user: InstructorUser,
 ) -> GroupOut:
     """One group with its members."""
-    found = service.item_groups(session, slug, item_id)
+    found = service.item_groups(session, slug, item_id, settings.resolved_embedding_cache_dir())
     return _group_out(service.find_group(found, group_id))
 
 
@@ -123,6 +128,7 @@ def decide_group(
     group_id: GroupId,
     body: DecisionIn,
     session: SessionDep,
+    settings: SettingsDep,
     user: InstructorUser,
 ) -> DecisionOut:
     """Grade the whole group with one decision: one audited override per member (kept across
@@ -133,5 +139,6 @@ def decide_group(
         session, slug, item_id, group_id, user,
         points=None if body.accept else body.points, comment=body.comment,
         exclude=body.exclude, replace_decided=body.replace_decided,
+        cache_dir=settings.resolved_embedding_cache_dir(),
     )
     return DecisionOut(**vars(decision))

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
@@ -41,11 +42,13 @@ _embedder_lock = threading.Lock()
 _embedder: list[SentenceEmbedder | None] = []  # loaded once per process; [None]: unavailable
 
 
-def _embed() -> SentenceEmbedder | None:
+def _embed(cache_dir: Path | None = None) -> SentenceEmbedder | None:
+    """The process's embedding model (its vectors also on disk in `cache_dir`, so a restarted
+    server embeds no answer twice)."""
     with _embedder_lock:
         if not _embedder:
             try:
-                _embedder.append(load_embedder())
+                _embedder.append(load_embedder(cache_dir))
             except EmbedderUnavailable:
                 _embedder.append(None)
         return _embedder[0]
@@ -177,7 +180,9 @@ def pending_items(session: Session, slug: str) -> tuple[dict[str, int], dict[str
     return _pending(counted, items), {i.id: i.title for i in items}
 
 
-def item_groups(session: Session, slug: str, item_id: str) -> ItemGroups:
+def item_groups(
+    session: Session, slug: str, item_id: str, cache_dir: Path | None = None
+) -> ItemGroups:
     """The item's groups, those with the most answers still needing review first."""
     counted, items = _counted(session, slug)
     rubric_item = next((i for i in items if i.id == item_id), None)
@@ -200,7 +205,7 @@ def item_groups(session: Session, slug: str, item_id: str) -> ItemGroups:
     embed = None
     if rubric_item.grader == "written":
         similarity = "exact text"
-        if _embed() is not None:
+        if _embed(cache_dir) is not None:
             similarity, embed = "embedding", _embed_texts
     groups = group_answers(rubric_item.grader, rubric_item.config, answers, embed)
     views = [_view(g, members, texts) for g in groups]
@@ -233,11 +238,12 @@ def decide(
     comment: str = "",
     exclude: Sequence[int] = (),
     replace_decided: bool = False,
+    cache_dir: Path | None = None,
 ) -> Decision:
     """Grade every member of a group at once: `points` for all, or (None) each member's own
     machine suggestion. Excluded members, and members already decided unless
     `replace_decided`, are left as they are."""
-    groups = item_groups(session, slug, item_id)
+    groups = item_groups(session, slug, item_id, cache_dir)
     group = find_group(groups, group_id)
     in_group = {m.submission_id for m in group.members}
     strangers = sorted(set(exclude) - in_group)

@@ -237,3 +237,28 @@ def attention(Q, K, V):
     weights = weights / weights.sum(axis=-1, keepdims=True)
     return weights @ V, weights
 """
+
+
+def test_the_page_overrides_one_member_and_lists_items_to_review(api: Api) -> None:
+    sid = _submit(api, "member1", {"B1": "d_head = 16"})
+    path = f"/assignments/{SLUG}/groups/b1.d_head"
+    page = _signed_in_page(api, path)
+    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page)
+    assert csrf is not None
+    form = {"csrf": csrf.group(1), "submission_id": str(sid), "points": "2",
+            "comment": "Half: right formula."}
+    posted = api.client.post(f"{path}/member", data=form, follow_redirects=False)
+    assert posted.status_code == 303
+    assert str(_overrides(api, "b1.d_head")[sid].points) == "2.00"
+    assert f"Submission {sid} set by hand." in api.client.get(posted.headers["location"]).text
+    # Another assignment's path cannot reach this submission.
+    other = api.client.post("/assignments/cs224n-attention/groups/b1.d_head/member",
+                            data=form, follow_redirects=False)
+    assert other.status_code == 404
+    bad = api.client.post(f"{path}/member", data={**form, "points": "lots"},
+                          follow_redirects=False)
+    assert bad.status_code == 422
+    index = api.client.get(f"/assignments/{SLUG}/groups")
+    link = f'href="/assignments/{SLUG}/groups/a5.why_heads"'
+    assert index.status_code == 200 and link in index.text
+    assert re.search(r'id="needs-review">\d+<', index.text)
