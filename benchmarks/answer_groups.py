@@ -151,6 +151,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--no-screenshot", action="store_true")
+    parser.add_argument("--keep", action="store_true", help="keep the database (path printed)")
     args = parser.parse_args()
 
     directory = Path(tempfile.mkdtemp(prefix="gf-groups-"))
@@ -185,7 +186,10 @@ def main() -> None:
         engine.dispose()
     finally:
         server.signal_group(signal.SIGTERM, timeout=60)
-    shutil.rmtree(directory, ignore_errors=True)
+    if args.keep:
+        print(f"kept {url}")
+    else:
+        shutil.rmtree(directory, ignore_errors=True)
 
     decisions = sum(result["decisions"].values())
     items = len(before)

@@ -21,13 +21,13 @@ from sqlalchemy.orm import Session
 from app.assignments.schedule import Schedule
 from app.assignments.service import current_rubric
 from app.audit.repository import record
-from app.db.models import User
+from app.db.models import CountedSubmission, ItemScore, Override, Submission, User
 from app.errors import Conflict, InvalidInput, NotFound
+from app.groups import repository
 from app.review.service import set_override
 from app.sanitize import clean
 from app.submissions.counting import counted_per_student
-from app.submissions.scoring import EffectiveItem
-from app.submissions.service import ScoredSubmission, scored_for_assignment
+from app.submissions.service import scored_for_assignment
 from graders.embedding import EmbedderUnavailable, SentenceEmbedder, load_embedder
 from graders.grouping import Answer, Group, group_answers
 from graders.results import to_points
@@ -116,34 +116,31 @@ class Decision:
     kept: list[int]  # already decided, left alone
 
 
-def _counted(session: Session, slug: str) -> tuple[list[ScoredSubmission], list[RubricItem]]:
+def _counted(session: Session, slug: str) -> tuple[list[int], list[RubricItem]]:
+    """The ids of the submissions that count (one per student), and the rubric's items."""
     current = current_rubric(session, slug)
     schedule = Schedule.of(current.assignment)
+    items = list(current.loaded.rubric.items())
+    if schedule.counts == CountedSubmission.LATEST:  # one cheap query, no scores loaded
+        return repository.latest_per_student(session, current.assignment.id), items
     counted = counted_per_student(scored_for_assignment(session, current.assignment.id), schedule)
-    ordered = sorted(counted.values(), key=lambda s: s.submission.id)
-    return ordered, list(current.loaded.rubric.items())
+    return sorted(s.submission.id for s in counted.values()), items
 
 
-def _item_of(scored: ScoredSubmission, item_id: str) -> EffectiveItem | None:
-    for item in scored.score.items:
-        if item.item_id == item_id:
-            return item
-    return None
-
-
-def _member(scored: ScoredSubmission, item: EffectiveItem, answer: str) -> Member:
+def _member(score: ItemScore, submission: Submission, override: Override | None,
+            answer: str) -> Member:
     return Member(
-        submission_id=scored.submission.id,
-        student=scored.submission.student,
+        submission_id=submission.id,
+        student=submission.student,
         answer=clean(answer, MEMBER_CHARS),
-        points=item.points,
-        suggested_points=item.machine_points,
-        machine_status=item.machine_status,
-        confidence=item.confidence,
-        feedback=clean(item.feedback, 2000),
-        needs_review=item.machine_status == NEEDS_REVIEW and item.override is None,
-        decided=item.override is not None,
-        comment=None if item.override is None else item.override.comment,
+        points=score.points if override is None else override.points,
+        suggested_points=score.points,
+        machine_status=score.status,
+        confidence=score.confidence,
+        feedback=clean(score.feedback, 2000),
+        needs_review=score.status == NEEDS_REVIEW and override is None,
+        decided=override is not None,
+        comment=None if override is None else override.comment,
     )
 
 
@@ -164,43 +161,35 @@ def _view(group: Group, members: dict[int, Member], texts: dict[int, str]) -> An
     )
 
 
-def _pending(counted: Sequence[ScoredSubmission], items: Sequence[RubricItem]) -> dict[str, int]:
-    pending = dict.fromkeys((i.id for i in items), 0)
-    for scored in counted:
-        for effective in scored.score.items:
-            if (effective.machine_status == NEEDS_REVIEW and effective.override is None
-                    and effective.item_id in pending):
-                pending[effective.item_id] += 1
-    return pending
+def _pending(session: Session, ids: Sequence[int], items: Sequence[RubricItem]) -> dict[str, int]:
+    found = repository.pending_by_item(session, ids)
+    return {i.id: found.get(i.id, 0) for i in items}
 
 
 def pending_items(session: Session, slug: str) -> tuple[dict[str, int], dict[str, str]]:
     """Per rubric item (in order): counted answers still needing review, and its title."""
-    counted, items = _counted(session, slug)
-    return _pending(counted, items), {i.id: i.title for i in items}
+    ids, items = _counted(session, slug)
+    return _pending(session, ids, items), {i.id: i.title for i in items}
 
 
 def item_groups(
     session: Session, slug: str, item_id: str, cache_dir: Path | None = None
 ) -> ItemGroups:
     """The item's groups, those with the most answers still needing review first."""
-    counted, items = _counted(session, slug)
+    ids, items = _counted(session, slug)
     rubric_item = next((i for i in items if i.id == item_id), None)
     if rubric_item is None:
         raise NotFound(f"The rubric of {slug!r} has no item {item_id!r}.", item_id=item_id)
+    decided = repository.overrides(session, ids, item_id)
     answers: list[Answer] = []
     members: dict[int, Member] = {}
     texts: dict[int, str] = {}
-    for scored in counted:
-        item = _item_of(scored, item_id)
-        if item is None or scored.run is None:
-            continue
-        text = str(scored.run.answers.get(item.question, ""))
-        submission_id = scored.submission.id
-        texts[submission_id] = text
-        members[submission_id] = _member(scored, item, text)
-        answers.append(Answer(submission_id, scored.submission.sha256, text,
-                              tuple(e for e in item.evidence if isinstance(e, dict))))
+    for score, run, submission in repository.item_rows(session, ids, item_id):
+        text = str(run.answers.get(score.question_id, ""))
+        texts[submission.id] = text
+        members[submission.id] = _member(score, submission, decided.get(submission.id), text)
+        answers.append(Answer(submission.id, submission.sha256, text,
+                              tuple(e for e in score.evidence if isinstance(e, dict))))
     similarity = "n/a"
     embed = None
     if rubric_item.grader == "written":
@@ -213,7 +202,7 @@ def item_groups(
     order = {v.id: n for n, v in enumerate(views)}
     views.sort(key=lambda v: (-v.needs_review, -v.size, order[v.id]))
     return ItemGroups(slug, item_id, rubric_item.title or item_id, rubric_item.grader,
-                      rubric_item.points, similarity, views, _pending(counted, items))
+                      rubric_item.points, similarity, views, _pending(session, ids, items))
 
 
 def find_group(groups: ItemGroups, group_id: str) -> AnswerGroup:
@@ -265,9 +254,14 @@ def decide(
         raise Conflict("Every member of this group is excluded or already decided.",
                        group_id=group_id)
     text = comment.strip() or ("" if points is not None else ACCEPTED)
-    for member in targets:
-        chosen = member.suggested_points if points is None else points
-        set_override(session, member.submission_id, item_id, chosen, text, actor)
+    # Held while the overrides are written: each one's lookup of its submission then hits the
+    # session's identity map instead of the database.
+    held = repository.submissions(session, [m.submission_id for m in targets])
+    with session.no_autoflush:  # one member's audit entry need not be written before the next
+        for member in targets:
+            chosen = member.suggested_points if points is None else points
+            set_override(session, member.submission_id, item_id, chosen, text, actor)
+    del held
     record(session, actor, "groups.decide", "assignment", slug, {
         "item_id": item_id,
         "group": group_id,
