@@ -262,3 +262,20 @@ def test_the_page_overrides_one_member_and_lists_items_to_review(api: Api) -> No
     link = f'href="/assignments/{SLUG}/groups/a5.why_heads"'
     assert index.status_code == 200 and link in index.text
     assert re.search(r'id="needs-review">\d+<', index.text)
+
+
+def test_with_best_counting_the_best_submission_is_grouped(api: Api) -> None:
+    schedule = f"/api/v1/assignments/{SLUG}/schedule"
+    better = _submit(api, "best1", {"B1": "d_head = 64"})
+    worse = _submit(api, "best1", {"B1": "d_head = 12"})
+    assert api.client.patch(schedule, json={"counts": "best"},
+                            headers=api.auth("prof")).status_code == 200
+    try:
+        everyone = {m["submission_id"] for g in _groups(api, "b1.d_head")["groups"]
+                    for m in g["members"]}
+        assert better in everyone and worse not in everyone
+    finally:
+        api.client.patch(schedule, json={"counts": "latest"}, headers=api.auth("prof"))
+    everyone = {m["submission_id"] for g in _groups(api, "b1.d_head")["groups"]
+                for m in g["members"]}
+    assert worse in everyone and better not in everyone
