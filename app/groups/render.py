@@ -91,6 +91,25 @@ def _nav(found: ItemGroups) -> str:
     return f'<nav aria-label="Rubric items">{" ".join(links)}</nav>'
 
 
+SHARED = {
+    "value": "Same value",
+    "expression": "Same expression",
+    "behaviour": "Same verdicts on the tests",
+}
+
+
+def _shared(group: AnswerGroup) -> str:
+    """What makes the group one: the value or verdicts; for texts, how they were compared (the
+    representative answer already shows the text)."""
+    if group.method in SHARED:
+        return f"{SHARED[group.method]}: <code>{esc(group.signature)}</code>"
+    if group.method == "similar":
+        return "Near-identical texts (sentence embeddings), the first shown"
+    if group.method == "missing":
+        return "No answer"
+    return "Same text once case, punctuation and spacing are ignored"
+
+
 def _suggestions(group: AnswerGroup) -> str:
     return ", ".join(f"{points(p)} × {n}" for p, n in group.suggestions)
 
@@ -127,7 +146,7 @@ def _group(found: ItemGroups, n: int, g: AnswerGroup, csrf: str) -> str:
         f'aria-label="Group {n}">'
         f"<header><h2>Group {n}: {g.size} answer{'s' if g.size != 1 else ''}</h2>{status}"
         f'<span class="muted">{g.decided} decided · by {esc(g.method)}</span></header>'
-        f'<p class="muted">Shared: <code>{esc(g.signature)}</code></p>'
+        f'<p class="muted">{_shared(g)}</p>'
         f'<pre class="answer">{esc(g.representative)}</pre>'
         f"<p>Machine suggestions: {esc(_suggestions(g))} (of {points(found.max_points)})</p>"
         f'<form class="decide" method="post" action="{action}" id="decide-{g.id}">'
