@@ -236,8 +236,8 @@ otherwise sets the most common one for the whole group (its judgement is not wha
 A group decision also settles the confident members of the group (one override each), which is
 why more overrides are written than items needed review. The time is the browser's wall time
 on a shared 2-core machine (other engineers' jobs running): every page load regroups the
-item. How the decisions split between items moved by one or two between runs (total 6 in each
-of three runs); the cause is not established (a suspect: the groups share the written grader's
+item. How the decisions split between items moved by one or two between runs (the total
+stayed the same in four runs); the cause is not established (a suspect: the groups share the written grader's
 embedding cache, and a vector computed in another batch differs in its last bits, which can
 move an answer that sits right at the similarity threshold).
 """
