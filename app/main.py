@@ -30,6 +30,8 @@ from app.exports.router import router as exports_router
 from app.grading.jobs import Executor
 from app.grading.local import LocalExecutor, process_pool
 from app.grading.sweeper import Sweeper, sweep
+from app.groups.page import router as groups_page_router
+from app.groups.router import router as groups_router
 from app.health import check
 from app.middleware import UPLOAD_PATH, BodyLimit, SecurityHeaders
 from app.regrade.background import RegradeRunner
@@ -235,6 +237,8 @@ def create_app(
         web_submission_router,
         web_regrade_router,
         web_static_router,
+        groups_router,
+        groups_page_router,
     ):
         app.include_router(router)
     return app

@@ -1,0 +1,275 @@
+"""Answer groups (issue #15): the counted answers to one rubric item, clustered, decided at once.
+
+Only the submission that counts per student is grouped (the gradebook's rule). A decision on a
+group is one instructor override per member through the review service, so it is audited and
+kept across regrades like any other; members may be excluded first or overridden afterwards.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+from sqlalchemy.orm import Session
+
+from app.assignments.schedule import Schedule
+from app.assignments.service import current_rubric
+from app.audit.repository import record
+from app.db.models import CountedSubmission, ItemScore, Override, Submission, User
+from app.errors import Conflict, InvalidInput, NotFound
+from app.groups import repository
+from app.review.service import set_override
+from app.sanitize import clean
+from app.submissions.counting import counted_per_student
+from app.submissions.service import scored_for_assignment
+from graders.embedding import EmbedderUnavailable, SentenceEmbedder, load_embedder
+from graders.grouping import Answer, Group, group_answers
+from graders.results import to_points
+from graders.rubric import RubricItem
+
+ANSWER_CHARS = 4000  # of a representative answer shown
+MEMBER_CHARS = 600  # of each member's answer shown
+NEEDS_REVIEW = "needs_review"
+ACCEPTED = "Group decision: the machine's suggestion accepted."
+
+_embedder_lock = threading.Lock()
+_embedder: list[SentenceEmbedder | None] = []  # loaded once per process; [None]: unavailable
+
+
+def _embed(cache_dir: Path | None = None) -> SentenceEmbedder | None:
+    """The process's embedding model (its vectors also on disk in `cache_dir`, so a restarted
+    server embeds no answer twice)."""
+    with _embedder_lock:
+        if not _embedder:
+            try:
+                _embedder.append(load_embedder(cache_dir))
+            except EmbedderUnavailable:
+                _embedder.append(None)
+        return _embedder[0]
+
+
+def _embed_texts(texts: Sequence[str]) -> NDArray[np.float32]:
+    embedder = _embed()
+    assert embedder is not None
+    return embedder.embed(list(texts))
+
+
+@dataclass(frozen=True)
+class Member:
+    submission_id: int
+    student: str | None
+    answer: str
+    points: Decimal  # effective: the override where there is one
+    suggested_points: Decimal  # the machine's
+    machine_status: str
+    confidence: float
+    feedback: str
+    needs_review: bool  # the machine was unsure and nobody decided yet
+    decided: bool  # an instructor override exists
+    comment: str | None
+
+
+@dataclass(frozen=True)
+class AnswerGroup:
+    id: str
+    method: str
+    signature: str
+    size: int
+    representative: str
+    representative_submission: int
+    needs_review: int
+    decided: int
+    # (points the machine suggested, members with that suggestion), most common first
+    suggestions: list[tuple[Decimal, int]]
+    members: list[Member]
+
+
+@dataclass(frozen=True)
+class ItemGroups:
+    slug: str
+    item_id: str
+    title: str
+    grader: str
+    max_points: Decimal
+    similarity: str  # how written answers were compared ("embedding", "exact text", "n/a")
+    groups: list[AnswerGroup]
+    # item id -> counted answers still needing review (every item of the rubric, in order)
+    pending_by_item: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def needs_review(self) -> int:
+        return sum(g.needs_review for g in self.groups)
+
+
+@dataclass(frozen=True)
+class Decision:
+    group_id: str
+    item_id: str
+    decided: list[int]  # submissions that got the override
+    excluded: list[int]
+    kept: list[int]  # already decided, left alone
+
+
+def _counted(session: Session, slug: str) -> tuple[list[int], list[RubricItem]]:
+    """The ids of the submissions that count (one per student), and the rubric's items."""
+    current = current_rubric(session, slug)
+    schedule = Schedule.of(current.assignment)
+    items = list(current.loaded.rubric.items())
+    if schedule.counts == CountedSubmission.LATEST:  # one cheap query, no scores loaded
+        return repository.latest_per_student(session, current.assignment.id), items
+    counted = counted_per_student(scored_for_assignment(session, current.assignment.id), schedule)
+    return sorted(s.submission.id for s in counted.values()), items
+
+
+def _member(score: ItemScore, submission: Submission, override: Override | None,
+            answer: str) -> Member:
+    return Member(
+        submission_id=submission.id,
+        student=submission.student,
+        answer=clean(answer, MEMBER_CHARS),
+        points=score.points if override is None else override.points,
+        suggested_points=score.points,
+        machine_status=score.status,
+        confidence=score.confidence,
+        feedback=clean(score.feedback, 2000),
+        needs_review=score.status == NEEDS_REVIEW and override is None,
+        decided=override is not None,
+        comment=None if override is None else override.comment,
+    )
+
+
+def _view(group: Group, members: dict[int, Member], texts: dict[int, str]) -> AnswerGroup:
+    chosen = [members[m] for m in group.members]
+    spread = Counter(m.suggested_points for m in chosen)
+    return AnswerGroup(
+        id=group.key,
+        method=group.method,
+        signature=clean(group.signature, 500),
+        size=len(chosen),
+        representative=clean(texts[group.representative], ANSWER_CHARS),
+        representative_submission=group.representative,
+        needs_review=sum(m.needs_review for m in chosen),
+        decided=sum(m.decided for m in chosen),
+        suggestions=sorted(spread.items(), key=lambda kv: (-kv[1], kv[0])),
+        members=chosen,
+    )
+
+
+def _pending(session: Session, ids: Sequence[int], items: Sequence[RubricItem]) -> dict[str, int]:
+    found = repository.pending_by_item(session, ids)
+    return {i.id: found.get(i.id, 0) for i in items}
+
+
+def pending_items(session: Session, slug: str) -> tuple[dict[str, int], dict[str, str]]:
+    """Per rubric item (in order): counted answers still needing review, and its title."""
+    ids, items = _counted(session, slug)
+    return _pending(session, ids, items), {i.id: i.title for i in items}
+
+
+def item_groups(
+    session: Session, slug: str, item_id: str, cache_dir: Path | None = None
+) -> ItemGroups:
+    """The item's groups, those with the most answers still needing review first."""
+    ids, items = _counted(session, slug)
+    rubric_item = next((i for i in items if i.id == item_id), None)
+    if rubric_item is None:
+        raise NotFound(f"The rubric of {slug!r} has no item {item_id!r}.", item_id=item_id)
+    decided = repository.overrides(session, ids, item_id)
+    answers: list[Answer] = []
+    members: dict[int, Member] = {}
+    texts: dict[int, str] = {}
+    for score, run, submission in repository.item_rows(session, ids, item_id):
+        text = str(run.answers.get(score.question_id, ""))
+        texts[submission.id] = text
+        members[submission.id] = _member(score, submission, decided.get(submission.id), text)
+        answers.append(Answer(submission.id, submission.sha256, text,
+                              tuple(e for e in score.evidence if isinstance(e, dict))))
+    similarity = "n/a"
+    embed = None
+    if rubric_item.grader == "written":
+        similarity = "exact text"
+        if _embed(cache_dir) is not None:
+            similarity, embed = "embedding", _embed_texts
+    groups = group_answers(rubric_item.grader, rubric_item.config, answers, embed)
+    views = [_view(g, members, texts) for g in groups]
+    # Most unreviewed first, then largest; the grouping's own order breaks ties.
+    order = {v.id: n for n, v in enumerate(views)}
+    views.sort(key=lambda v: (-v.needs_review, -v.size, order[v.id]))
+    return ItemGroups(slug, item_id, rubric_item.title or item_id, rubric_item.grader,
+                      rubric_item.points, similarity, views, _pending(session, ids, items))
+
+
+def find_group(groups: ItemGroups, group_id: str) -> AnswerGroup:
+    for group in groups.groups:
+        if group.id == group_id:
+            return group
+    raise NotFound(
+        f"Item {groups.item_id!r} has no group {group_id!r} now (answers were regraded or "
+        "decided since the page was loaded); reload the groups.",
+        group_id=group_id,
+    )
+
+
+def decide(
+    session: Session,
+    slug: str,
+    item_id: str,
+    group_id: str,
+    actor: User,
+    *,
+    points: Decimal | None,
+    comment: str = "",
+    exclude: Sequence[int] = (),
+    replace_decided: bool = False,
+    cache_dir: Path | None = None,
+) -> Decision:
+    """Grade every member of a group at once: `points` for all, or (None) each member's own
+    machine suggestion. Excluded members, and members already decided unless
+    `replace_decided`, are left as they are."""
+    groups = item_groups(session, slug, item_id, cache_dir)
+    group = find_group(groups, group_id)
+    in_group = {m.submission_id for m in group.members}
+    strangers = sorted(set(exclude) - in_group)
+    if strangers:
+        raise InvalidInput(f"Not members of group {group_id}: {strangers[:20]}.",
+                           not_members=strangers[:100])
+    if points is not None:
+        exact = to_points(points)
+        if exact != points or not Decimal(0) <= exact <= groups.max_points:
+            raise InvalidInput(
+                f"Points for {item_id} must be between 0 and {groups.max_points} in hundredths; "
+                f"got {points}.", max_points=str(groups.max_points))
+    excluded = sorted(set(exclude))
+    kept = [m.submission_id for m in group.members
+            if m.decided and not replace_decided and m.submission_id not in excluded]
+    targets = [m for m in group.members
+               if m.submission_id not in excluded and m.submission_id not in kept]
+    if not targets:
+        raise Conflict("Every member of this group is excluded or already decided.",
+                       group_id=group_id)
+    text = comment.strip() or ("" if points is not None else ACCEPTED)
+    # Held while the overrides are written: each one's lookup of its submission then hits the
+    # session's identity map instead of the database.
+    held = repository.submissions(session, [m.submission_id for m in targets])
+    with session.no_autoflush:  # one member's audit entry need not be written before the next
+        for member in targets:
+            chosen = member.suggested_points if points is None else points
+            set_override(session, member.submission_id, item_id, chosen, text, actor)
+    del held
+    record(session, actor, "groups.decide", "assignment", slug, {
+        "item_id": item_id,
+        "group": group_id,
+        "signature": group.signature[:200],
+        "points": None if points is None else str(points),
+        "accepted_suggestion": points is None,
+        "decided": [m.submission_id for m in targets],
+        "excluded": excluded,
+        "kept": kept,
+    })
+    return Decision(group_id, item_id, [m.submission_id for m in targets], excluded, kept)
