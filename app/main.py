@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
-from app import problems
+from app import api_docs, problems
 from app.assignments.router import router as assignments_router
 from app.assignments.service import sync_rubric_dir
 from app.auth.cache import TokenCache
@@ -203,7 +203,10 @@ def create_app(
         version="0.1.0",
         lifespan=lifespan,
         responses=problems.problem_responses(401, 403, 404, 422),
+        docs_url=None,  # served by app/api_docs.py, without a CDN
+        redoc_url=None,
     )
+    api_docs.install(app)
     problems.install(app)
     # Outermost last: the body cap sees the request before anything else does.
     app.add_middleware(SecurityHeaders)
