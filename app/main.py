@@ -218,11 +218,14 @@ def create_app(
         read_timeout=settings.body_read_timeout,
     )
 
-    @app.get("/healthz", tags=["health"])
+    @app.get("/healthz", tags=["health"], summary="Check the server's health")
     async def healthz(request: Request) -> JSONResponse:
         """The database takes writes and the disks have room (503 otherwise). Its own thread
         and its own connection: a flood of requests that fills the request threads or the
-        connection pool must not make the server look dead to its monitor."""
+        connection pool must not make the server look dead to its monitor.
+
+        Errors: 503 the database takes no writes or a disk is (nearly) full; the body says
+        which."""
         health: _Health = request.app.state.health
         result = await asyncio.wrap_future(health.thread.submit(check, health.engine, settings))
         return JSONResponse(result.body(), status_code=200 if result.ok else 503)

@@ -68,8 +68,15 @@ def _local(path: str) -> str:
     return "/"
 
 
-@router.get("/assignments/{slug}/dashboard", response_class=HTMLResponse)
+@router.get(
+    "/assignments/{slug}/dashboard", response_class=HTMLResponse,
+    summary="The assignment's dashboard page (HTML)",
+)
 def dashboard_page(slug: str, request: Request, session: SessionDep) -> HTMLResponse:
+    """The instructors' page: statistics and the review queue. Without a signed-in session
+    (a cookie, never a token in the URL) it answers with the sign-in form.
+
+    Errors: 403 the signed-in user is not an instructor; 404 unknown assignment."""
     token = _sessions(request).token(request.cookies.get(COOKIE))
     if token is None:
         return _sign_in_page(slug, request.url.path)
