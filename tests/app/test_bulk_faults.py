@@ -172,6 +172,7 @@ def _all_graded_once(url: str, regrade_job: int | None = None) -> None:
     assert dict(runs) == dict.fromkeys(found, 1), "a document was not graded exactly once"
 
 
+@pytest.mark.timeout(900)  # two CLI runs with a retry each; minutes on a loaded 2-core machine
 def test_a_grading_process_killed_during_a_cli_import_and_regrade_costs_no_grade(
     cli_env: dict[str, str], tmp_path: Path
 ) -> None:
@@ -200,6 +201,7 @@ def test_a_grading_process_killed_during_a_cli_import_and_regrade_costs_no_grade
     _all_graded_once(url, regrade_job=job)
 
 
+@pytest.mark.timeout(600)
 def test_a_grading_process_killed_during_an_api_regrade_costs_no_grade(
     cli_env: dict[str, str], tmp_path: Path
 ) -> None:
