@@ -9,8 +9,9 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -23,8 +24,7 @@ from app.grading.batch import grade_jobs
 from app.grading.retry import ProcessPools
 from app.regrade import runner as regrade_runner
 from app.regrade.runner import run_regrade
-from benchmarks.faultkit import Server
-from benchmarks.proctree import children
+from benchmarks.faultkit import Server, kill_a_grading_process
 from benchmarks.synthetic import submission
 from tests.app.fault_helpers import POISON, grade_many_with_faults, grade_with_faults
 from tests.app.test_local_faults import SLUG, Db, db, graded_once, statuses, store
@@ -117,28 +117,13 @@ def _cli(env: dict[str, str], *args: str) -> subprocess.Popen[bytes]:
     )
 
 
-def _count(url: str, query: Select[tuple[int]]) -> int:
+def _count(url: str, query: Select[Any]) -> int:
     engine = make_engine(url)
     try:
         with unit_of_work(make_sessionmaker(engine, read_only=True)) as session:
             return int(session.scalar(query) or 0)
     finally:
         engine.dispose()
-
-
-def _kill_a_grading_process(
-    root: int, alive: Callable[[], bool], progressed: Callable[[], bool]
-) -> int:
-    """Once the run has stored something, SIGKILL one process of its pool (a grandchild of
-    `root`: the fork server's children); returns its pid."""
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and alive():
-        workers = [g for c in children(root) for g in children(c)]
-        if workers and progressed():
-            os.kill(workers[0], signal.SIGKILL)
-            return workers[0]
-        time.sleep(0.1)
-    raise AssertionError("the run ended before a grading process could be killed")
 
 
 @pytest.fixture
@@ -179,7 +164,7 @@ def test_a_grading_process_killed_during_a_cli_import_and_regrade_costs_no_grade
     url = cli_env["GRADEFORMER_DATABASE_URL"]
     folder = _folder(tmp_path)
     run = _cli(cli_env, "import", str(folder), "--assignment", SLUG)
-    _kill_a_grading_process(
+    kill_a_grading_process(
         run.pid,
         lambda: run.poll() is None,
         lambda: _count(url, select(func.count()).select_from(GradingRun)) >= 2,
@@ -191,7 +176,7 @@ def test_a_grading_process_killed_during_a_cli_import_and_regrade_costs_no_grade
 
     run = _cli(cli_env, "regrade", "--assignment", SLUG)
     regraded = select(func.count()).where(GradingRun.regrade_job_id.is_not(None))
-    _kill_a_grading_process(
+    kill_a_grading_process(
         run.pid, lambda: run.poll() is None, lambda: _count(url, regraded) >= 1
     )
     out, _ = run.communicate(timeout=600)
@@ -226,7 +211,7 @@ def test_a_grading_process_killed_during_an_api_regrade_costs_no_grade(
         job = started.json()
         assert server.process is not None
         regraded = select(func.count()).where(GradingRun.regrade_job_id == job["id"])
-        _kill_a_grading_process(
+        kill_a_grading_process(
             server.process.pid,
             lambda: httpx.get(f"{server.base}{job['status_url']}", headers=headers).json()[
                 "status"
