@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.grading.jobs import GradingJob
 from app.grading.leases import died_message
-from app.grading.retry import backoff, end_broken, kill_processes, process_pool
+from app.grading.retry import backoff, end_broken, kill_processes, process_pool, stop_pool
 from app.grading.worker import WorkerOutcome, grade_document
 from app.grading.writer import Died, Finished, ResultWriter
 
@@ -241,7 +241,7 @@ class LocalExecutor:
             if interrupted:
                 kill_processes(pool)
             else:
-                pool.shutdown(wait=True, cancel_futures=False)
+                stop_pool(pool)
         self._writer.close([e.job.submission_id for e in returned])
         for entry in returned:
             if not entry.done.done():

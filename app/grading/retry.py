@@ -16,8 +16,10 @@ from __future__ import annotations
 import functools
 import logging
 import multiprocessing
+import multiprocessing.connection
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from concurrent.futures import CancelledError, Executor, Future, ProcessPoolExecutor
@@ -64,6 +66,27 @@ def kill_processes(pool: ProcessPoolExecutor) -> None:
         if process.is_alive():
             process.kill()
     pool.shutdown(wait=False, cancel_futures=True)
+
+
+def stop_pool(pool: Executor, grace: float = 30.0) -> None:
+    """Shut a pool down once its work is done, waiting up to `grace` seconds for its processes
+    to exit; those still there are killed. A process waiting on a queue lock that a killed
+    sibling held never exits, and joining it would hang this process's exit."""
+    if not isinstance(pool, ProcessPoolExecutor):
+        pool.shutdown(wait=True)
+        return
+    processes: Mapping[int, multiprocessing.process.BaseProcess] = (
+        getattr(pool, "_processes", None) or {}
+    )
+    sentinels = [p.sentinel for p in list(processes.values())]
+    pool.shutdown(wait=False)
+    deadline = time.monotonic() + grace
+    while sentinels and (left := deadline - time.monotonic()) > 0:
+        for ended in multiprocessing.connection.wait(sentinels, left):
+            sentinels.remove(ended)  # type: ignore[arg-type]
+    if sentinels:
+        log.error("grading processes did not exit within %.0f s; killing them", grace)
+        kill_processes(pool)
 
 
 def end_broken(pool: Executor) -> None:
@@ -151,7 +174,7 @@ class ProcessPools:
         with self._lock:
             pool, self._pool = self._pool, None
         if pool is not None:
-            pool.shutdown(wait=True)
+            stop_pool(pool)
 
 
 class FixedPool:
@@ -299,4 +322,4 @@ class Quarantine:
     def close(self) -> None:
         pool, self._pool = self._pool, None
         if pool is not None:
-            pool.shutdown(wait=True)
+            stop_pool(pool)
