@@ -89,7 +89,7 @@ def counts(url: str, documents: int, regrade_job: int | None) -> Result:
             runs = dict(session.execute(
                 select(GradingRun.submission_id, func.count()).where(which)
                 .group_by(GradingRun.submission_id)
-            ).tuples().all())  # fmt: skip
+            ).all())  # fmt: skip
     finally:
         engine.dispose()
     return {
