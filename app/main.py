@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import os
-import threading
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import asynccontextmanager
@@ -16,7 +15,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
-from app import problems
+from app import api_docs, problems
 from app.assignments.router import router as assignments_router
 from app.assignments.service import sync_rubric_dir
 from app.auth.cache import TokenCache
@@ -28,7 +27,8 @@ from app.dashboard.router import router as dashboard_router
 from app.db.session import make_engine, make_sessionmaker, read_only_engine, unit_of_work
 from app.exports.router import router as exports_router
 from app.grading.jobs import Executor
-from app.grading.local import LocalExecutor, process_pool
+from app.grading.local import LocalExecutor
+from app.grading.retry import ProcessPools
 from app.grading.sweeper import Sweeper, sweep
 from app.groups.page import router as groups_page_router
 from app.groups.router import router as groups_router
@@ -108,27 +108,39 @@ class _Health:
 
 
 class _RegradePool:
-    """The process pool regrades grade on: the executor's own, or (Celery) one of ours,
-    started on the first regrade and kept for the server's life."""
+    """The process pools regrades grade on (app/grading/retry.py `Pools`): the local
+    executor's own, or (Celery) ours, started on the first regrade and kept for the server's
+    life. A broken pool is replaced, the executor's by the executor."""
 
     def __init__(self, executor: Executor, settings: Settings) -> None:
         self._executor = executor
-        self._settings = settings
-        self._own: ProcessPoolExecutor | None = None
-        self._lock = threading.Lock()
+        self._own = ProcessPools(
+            settings.workers, settings.grading_options(), settings.max_grading_attempts
+        )
+
+    @property
+    def workers(self) -> int:
+        return self._own.workers
+
+    @property
+    def max_attempts(self) -> int:
+        return self._own.max_attempts
 
     def get(self) -> concurrent.futures.Executor:
         pool = self._executor.local_pool()
-        if pool is not None:
-            return pool
-        with self._lock:
-            if self._own is None:
-                self._own = process_pool(self._settings.workers, self._settings.grading_options())
-            return self._own
+        return pool if pool is not None else self._own.get()
+
+    def replace(self, broken: concurrent.futures.Executor) -> None:
+        if isinstance(self._executor, LocalExecutor) and isinstance(broken, ProcessPoolExecutor):
+            self._executor.replace_pool(broken)
+        else:
+            self._own.replace(broken)
+
+    def solo(self) -> concurrent.futures.Executor:
+        return self._own.solo()
 
     def close(self) -> None:
-        if self._own is not None:
-            self._own.shutdown()
+        self._own.close()
 
 
 def create_app(
@@ -171,7 +183,7 @@ def create_app(
         regrade_pool = _RegradePool(executor, settings)
         app.state.regrades = RegradeRunner(
             sessions,
-            regrade_pool.get,
+            regrade_pool,
             batch_size=settings.regrade_batch,
             stale_after=timedelta(seconds=settings.regrade_stale_seconds),
         )
@@ -200,7 +212,10 @@ def create_app(
         version="0.1.0",
         lifespan=lifespan,
         responses=problems.problem_responses(401, 403, 404, 422),
+        docs_url=None,  # served by app/api_docs.py, without a CDN
+        redoc_url=None,
     )
+    api_docs.install(app)
     problems.install(app)
     # Outermost last: the body cap sees the request before anything else does.
     app.add_middleware(SecurityHeaders)
@@ -212,11 +227,14 @@ def create_app(
         read_timeout=settings.body_read_timeout,
     )
 
-    @app.get("/healthz", tags=["health"])
+    @app.get("/healthz", tags=["health"], summary="Check the server's health")
     async def healthz(request: Request) -> JSONResponse:
         """The database takes writes and the disks have room (503 otherwise). Its own thread
         and its own connection: a flood of requests that fills the request threads or the
-        connection pool must not make the server look dead to its monitor."""
+        connection pool must not make the server look dead to its monitor.
+
+        Errors: 503 the database takes no writes or a disk is (nearly) full; the body says
+        which."""
         health: _Health = request.app.state.health
         result = await asyncio.wrap_future(health.thread.submit(check, health.engine, settings))
         return JSONResponse(result.body(), status_code=200 if result.ok else 503)

@@ -11,7 +11,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -47,7 +47,19 @@ def migrated_postgres(admin_url: str, prefix: str) -> Iterator[str]:
 REPO = Path(__file__).resolve().parents[1]
 
 
-
+def kill_a_grading_process(
+    root: int, alive: Callable[[], bool], progressed: Callable[[], bool], timeout: float = 300
+) -> int:
+    """Once `progressed()` (the run has stored something), SIGKILL one process of the pool of
+    the process `root` (a CLI run or a server): the fork server's children. Returns its pid."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and alive():
+        workers = [g for c in children(root) for g in children(c)]
+        if workers and progressed():
+            os.kill(workers[0], signal.SIGKILL)
+            return workers[0]
+        time.sleep(0.1)
+    raise RuntimeError("the run ended before a grading process could be killed")
 
 
 class PrivateRedis:

@@ -76,26 +76,21 @@ def question_jobs() -> list[Job]:
     return jobs
 
 
-def shared_vs_own(jobs: list[Job], rounds: int) -> tuple[float, float]:
-    """p50 ms for one submission's code questions: one child each (what the grader does, so
-    that no answer can touch another's results) vs all in one shared child (before)."""
+def one_child_each(jobs: list[Job], rounds: int) -> float:
+    """p50 ms for one submission's code questions, one child each (what the grader does, so
+    that no answer can touch another's results)."""
     sandbox = Sandbox(size=1)
     try:
         for _ in range(10):
-            sandbox.run_together(jobs)
             for job in jobs:
                 sandbox.run(job)
-        own, shared = [], []
+        own = []
         for _ in range(rounds):
             started = time.perf_counter()
             for job in jobs:
                 check(sandbox.run(job).calls)
             own.append((time.perf_counter() - started) * 1000)
-            started = time.perf_counter()
-            for outcome in sandbox.run_together(jobs):
-                check(outcome.calls)
-            shared.append((time.perf_counter() - started) * 1000)
-        return statistics.median(own), statistics.median(shared)
+        return statistics.median(own)
     finally:
         sandbox.close()
 
@@ -250,11 +245,9 @@ def main() -> None:
                   f"{statistics.median(latencies):.1f} | {p(latencies, 0.95):.1f} | "
                   f"{rate:.0f} submissions/s |")
     print(grader_row, flush=True)
-    own, shared = shared_vs_own(jobs, max(50, args.jobs // 4))
+    own = one_child_each(jobs, max(50, args.jobs // 4))
     isolation_row = (f"| B3 + B4 sandbox jobs of one submission: one child per question | "
-                     f"{max(50, args.jobs // 4)} | {own:.1f} | | |\n"
-                     f"| the same in one shared child (before issue 12.2) | "
-                     f"{max(50, args.jobs // 4)} | {shared:.1f} | | |")
+                     f"{max(50, args.jobs // 4)} | {own:.1f} | | |")
     print(isolation_row, flush=True)
     ratio_1 = results["zygote, 1 zygote"][2] / results["cold subprocess, 1 worker"][2]
     ratio_2 = results["zygote, 2 zygotes"][2] / results["cold subprocess, 2 workers"][2]
@@ -281,9 +274,6 @@ def main() -> None:
         "|---|---:|---:|---:|---:|",
         grader_row,
         isolation_row,
-        "",
-        f"One child per question (so that no answer can reach another's results) costs "
-        f"{own - shared:.1f} ms per submission over one shared child.",
         "",
         f"Throughput ratio zygote / cold: **{ratio_1:.1f}x** (1 worker), **{ratio_2:.1f}x** "
         f"(2 workers). Target p50 <= 10 ms and >= 15x: {verdict}. CPU per job, which other "

@@ -102,8 +102,11 @@ class StudentAssignmentOut(BaseModel):
     questions: list[QuestionOut]
 
 
-@router.get("", response_model=list[str])
+@router.get("", response_model=list[str], summary="List assignments")
 def list_assignments(session: SessionDep, user: CurrentUser) -> list[str]:
+    """The slugs of every assignment with a rubric loaded.
+
+    Errors: 401 no or an unknown token."""
     return [a.slug for a in service.list_assignments(session)]
 
 
@@ -164,10 +167,18 @@ def _student_view(current: service.CurrentRubric, now: datetime) -> StudentAssig
     )
 
 
-@router.get("/{slug}", response_model=AssignmentOut | StudentAssignmentOut)
+@router.get(
+    "/{slug}",
+    response_model=AssignmentOut | StudentAssignmentOut,
+    summary="Read an assignment",
+)
 def get_assignment(
     slug: str, session: SessionDep, user: CurrentUser, clock: ClockDep
 ) -> AssignmentOut | StudentAssignmentOut:
+    """Staff: the rubric's items, points, graders, visibility and the schedule. A student:
+    the questions and points, with item titles and solutions only as the release allows.
+
+    Errors: 401 no or an unknown token; 404 unknown assignment."""
     current = service.current_rubric(session, slug)
     if is_staff(user):
         return _staff_view(current)
@@ -178,21 +189,31 @@ def _schedule_out(assignment: Assignment) -> ScheduleOut:
     return ScheduleOut.of(Schedule.of(assignment))
 
 
-@router.patch("/{slug}/schedule", response_model=ScheduleOut)
+@router.patch("/{slug}/schedule", response_model=ScheduleOut, summary="Change the schedule")
 def patch_schedule(
     slug: str, body: ScheduleIn, session: SessionDep, user: InstructorUser
 ) -> ScheduleOut:
+    """Set the fields sent (opening, due date, late window and penalty, cut-off, submission
+    limit, which submission counts); fields not sent keep their value.
+
+    Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment; 422 an
+    unknown field, a time without a UTC offset, dates out of order, or a value out of range.
+    """
     fields = body.model_dump(include=body.model_fields_set)
     return _schedule_out(release.update_schedule(session, slug, fields, user))
 
 
-@router.post("/{slug}/publish", response_model=ScheduleOut)
+@router.post("/{slug}/publish", response_model=ScheduleOut, summary="Publish the grades")
 def publish(slug: str, session: SessionDep, user: InstructorUser, clock: ClockDep) -> ScheduleOut:
-    """Release the grades: students see what the rubric releases after publication."""
+    """Release the grades: students see what the rubric releases after publication.
+
+    Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment."""
     return _schedule_out(release.publish_grades(session, slug, user, clock()))
 
 
-@router.delete("/{slug}/publish", response_model=ScheduleOut)
+@router.delete("/{slug}/publish", response_model=ScheduleOut, summary="Withdraw the grades")
 def withdraw(slug: str, session: SessionDep, user: InstructorUser) -> ScheduleOut:
-    """Withdraw published grades (students see only what is `visible` again)."""
+    """Withdraw published grades (students see only what is `visible` again).
+
+    Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment."""
     return _schedule_out(release.withdraw_grades(session, slug, user))

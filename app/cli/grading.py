@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import mimetypes
-from concurrent.futures import ProcessPoolExecutor
 from decimal import Decimal
 from enum import StrEnum
 from pathlib import Path
@@ -19,7 +18,7 @@ from app.db.session import unit_of_work
 from app.errors import DomainError
 from app.grading.batch import grade_jobs
 from app.grading.jobs import GradingJob
-from app.grading.local import process_pool
+from app.grading.retry import ProcessPools
 from app.grading.worker import WorkerOutcome, grade_document
 from app.points import as_number
 from app.sanitize import clean
@@ -167,13 +166,14 @@ def _store_and_grade(
                     continue
                 jobs.append(accepted.job)
                 rows.append((path, accepted.submission.id, None, None))
-        pool: ProcessPoolExecutor = process_pool(workers, settings().grading_options())
+        cfg = settings()
+        pools = ProcessPools(workers, cfg.grading_options(), cfg.max_grading_attempts)
         try:
             with Progress(console=errors, transient=True) as progress:
                 task = progress.add_task("grading", total=len(jobs))
-                outcomes = grade_jobs(sessions, jobs, pool, lambda n: progress.advance(task, n))
+                outcomes = grade_jobs(sessions, jobs, pools, lambda n: progress.advance(task, n))
         finally:
-            pool.shutdown()
+            pools.close()
     by_id = {job.submission_id: o for job, o in zip(jobs, outcomes, strict=True)}
     return [(p, i, by_id.get(i) if i is not None else None, e) for p, i, _, e in rows]
 

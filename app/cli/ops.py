@@ -29,7 +29,7 @@ from app.db.session import unit_of_work
 from app.exports.canvas import canvas_csv
 from app.exports.results import assignment_results
 from app.exports.service import gradebook_csv
-from app.grading.local import process_pool
+from app.grading.retry import ProcessPools
 from app.regrade import jobs
 from app.regrade.jobs import JobStatus
 from app.regrade.runner import RegradeReport, run_regrade
@@ -117,7 +117,9 @@ def regrade(
                 if job.status != "done":
                     raise typer.Exit(1)
                 return
-        pool = process_pool(workers or cfg.workers, cfg.grading_options())
+        pools = ProcessPools(
+            workers or cfg.workers, cfg.grading_options(), cfg.max_grading_attempts
+        )
         try:
             with Progress(*columns, console=errors) as progress:
                 task = progress.add_task("regrading", total=None)
@@ -128,7 +130,7 @@ def regrade(
                 report = run_regrade(
                     sessions,
                     assignment,
-                    pool,
+                    pools,
                     dry_run=dry_run,
                     batch_size=cfg.regrade_batch,
                     progress=advance,
@@ -136,7 +138,7 @@ def regrade(
                     resumed=lease is not None and lease.resumed,
                 )
         finally:
-            pool.shutdown()
+            pools.close()
     elapsed = time.perf_counter() - started
     if dry_run:
         console.print(_diff_table(report))

@@ -29,10 +29,16 @@ def _embed(data: object) -> str:
     return json.dumps(jsonable_encoder(data)).replace("<", "\\u003c")
 
 
-@router.get("/assignments/{slug}/dashboard", response_class=HTMLResponse)
+@router.get(
+    "/assignments/{slug}/dashboard", response_class=HTMLResponse,
+    summary="The assignment's dashboard page (HTML)",
+)
 def dashboard_page(slug: str, request: Request, session: SessionDep) -> HTMLResponse:
     """The assignment's dashboard (course staff): totals over the submission that counts for
-    each student, per-item difficulty, common wrong answers, the oldest review items."""
+    each student, per-item difficulty, common wrong answers, the oldest review items. Without a
+    signed-in session (a cookie, never a token in the URL) it answers with the sign-in form.
+
+    Errors: 403 the signed-in user is not course staff; 404 unknown assignment."""
     who = staff(request, session)
     if isinstance(who, HTMLResponse):
         return who

@@ -4,16 +4,15 @@ Reliability. Jobs wait here, not inside the pool, and at most `workers + 1` are 
 time: when a grading process dies (killed, out of memory) the pool fails only those, not every
 queued job. Each of them is retried after a backoff in a one-process quarantine pool, where a
 death is the job's own: a job that kills `max_attempts` processes becomes `grader_error` with
-the reason. On shutdown, jobs not started are given back (queued, for the next start) and
-running ones get `grace` seconds to finish.
+the reason (app/grading/retry.py applies the same policy to the bulk paths). On shutdown, jobs
+not started are given back (queued, for the next start) and running ones get `grace` seconds
+to finish.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-import multiprocessing
-import os
 import threading
 import time
 from collections import deque
@@ -26,50 +25,13 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.grading.jobs import GradingJob
 from app.grading.leases import died_message
-from app.grading.worker import WorkerOutcome, grade_document, init_pool_worker
+from app.grading.retry import backoff, end_broken, kill_processes, process_pool, stop_pool
+from app.grading.worker import WorkerOutcome, grade_document
 from app.grading.writer import Died, Finished, ResultWriter
 
 log = logging.getLogger(__name__)
 
-MAX_BACKOFF = 10.0
-
 Grade = Callable[[str, bytes, str | None, str | None], WorkerOutcome]
-
-
-# One BLAS thread per grading process: N processes on N cores, each spinning extra BLAS threads,
-# measured 2-3x slower than single-threaded workers on the 2-core target machine.
-_SINGLE_THREADED = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-def process_pool(workers: int, options: Mapping[str, Any]) -> ProcessPoolExecutor:
-    for name in _SINGLE_THREADED:
-        # Inherited by the fork server when it starts (the first pool), hence by every worker.
-        os.environ.setdefault(name, "1")
-    # forkserver: workers fork from a clean server that has the graders imported already, not
-    # from a parent that runs threads (uvicorn, the writer) whose locks a fork would copy.
-    context = multiprocessing.get_context("forkserver")
-    # The upload checks' document reader forks from the same server: its PDF library too.
-    context.set_forkserver_preload(["app.grading.worker", "app.submissions.decoding", "pypdf"])
-    return ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=init_pool_worker, initargs=(options,)
-    )
-
-
-def kill_processes(pool: ProcessPoolExecutor) -> None:
-    """End a pool's processes now: shutdown() alone waits for the jobs they are running."""
-    # ProcessPoolExecutor has no public way to stop a running call; its process table is the
-    # only handle on the processes.
-    processes: Mapping[int, multiprocessing.process.BaseProcess] = (
-        getattr(pool, "_processes", None) or {}
-    )
-    for process in list(processes.values()):
-        if process.is_alive():
-            process.kill()
-    pool.shutdown(wait=False, cancel_futures=True)
-
-
-def backoff(attempts: int) -> float:
-    return float(min(MAX_BACKOFF, 0.5 * 2 ** max(0, attempts - 1)))
 
 
 class _Job:
@@ -136,6 +98,13 @@ class LocalExecutor:
         with self._lock:
             return frozenset(self._held)
 
+    def replace_pool(self, broken: ProcessPoolExecutor) -> None:
+        """Bulk work sharing the pool (a regrade) found it broken: a new one, unless this
+        executor replaced it already or is shutting down."""
+        with self._lock:
+            if self._accepting:
+                self._replace_pool(broken)
+
     # -- dispatching --------------------------------------------------------------------------
 
     def _dispatch(self) -> None:
@@ -171,7 +140,7 @@ class LocalExecutor:
         if self._pool is broken:
             log.error("a grading process died; starting a new pool")
             self._pool = process_pool(self._workers, self._options)
-        broken.shutdown(wait=False, cancel_futures=False)
+        end_broken(broken)
 
     def _schedule_retry(self, entry: _Job) -> None:
         def due() -> None:
@@ -272,7 +241,7 @@ class LocalExecutor:
             if interrupted:
                 kill_processes(pool)
             else:
-                pool.shutdown(wait=True, cancel_futures=False)
+                stop_pool(pool)
         self._writer.close([e.job.submission_id for e in returned])
         for entry in returned:
             if not entry.done.done():

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.session import unit_of_work
 from app.grading.repository import mark_failed, store_outcomes
+from app.grading.retry import GradingProcessDied
 from app.grading.worker import WorkerOutcome
 
 log = logging.getLogger(__name__)
@@ -25,6 +26,8 @@ AfterStore = Callable[[Session, Sequence[Result]], None]
 
 
 def failure_message(exc: BaseException) -> str:
+    if isinstance(exc, GradingProcessDied):
+        return str(exc)
     return (
         f"The grading process failed ({type(exc).__name__}); the submission is stored and "
         "will be graded again by a regrade."

@@ -105,7 +105,7 @@ def _points(raw: str) -> Decimal:
     return value
 
 
-@router.get("/assignments/{slug}/groups", response_class=HTMLResponse)
+@router.get("/assignments/{slug}/groups", response_class=HTMLResponse, include_in_schema=False)
 def groups_index(slug: str, request: Request, session: SessionDep) -> Response:
     """The rubric's items with how many counted answers each still needs reviewed."""
     found = _signed_in(request, session)
@@ -116,7 +116,9 @@ def groups_index(slug: str, request: Request, session: SessionDep) -> Response:
     return HTMLResponse(page, headers=PRIVATE)
 
 
-@router.get("/assignments/{slug}/groups/{item_id}", response_class=HTMLResponse)
+@router.get(
+    "/assignments/{slug}/groups/{item_id}", response_class=HTMLResponse, include_in_schema=False
+)
 def groups_page(
     slug: str,
     item_id: str,
@@ -139,7 +141,7 @@ def groups_page(
     return HTMLResponse(page, headers=PRIVATE)
 
 
-@router.post("/assignments/{slug}/groups/{item_id}/decide")
+@router.post("/assignments/{slug}/groups/{item_id}/decide", include_in_schema=False)
 def decide_from_page(
     slug: str,
     item_id: str,
@@ -164,7 +166,7 @@ def decide_from_page(
     return RedirectResponse(url, status.HTTP_303_SEE_OTHER)
 
 
-@router.post("/assignments/{slug}/groups/{item_id}/member")
+@router.post("/assignments/{slug}/groups/{item_id}/member", include_in_schema=False)
 def override_member(
     slug: str,
     item_id: str,

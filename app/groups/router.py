@@ -91,12 +91,17 @@ def _group_out(g: service.AnswerGroup) -> GroupOut:
     )
 
 
-@router.get("/assignments/{slug}/items/{item_id}/groups", response_model=ItemGroupsOut)
+@router.get(
+    "/assignments/{slug}/items/{item_id}/groups", response_model=ItemGroupsOut,
+    summary="An item's answer groups",
+)
 def list_groups(
     slug: str, item_id: ItemId, session: SessionDep, settings: SettingsDep, user: InstructorUser
 ) -> ItemGroupsOut:
     """The counted answers to one rubric item in groups (same value, same behaviour on the
-    tests, same or near-identical text), most answers needing review first."""
+    tests, same or near-identical text), most answers needing review first.
+
+    Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment or item."""
     found = service.item_groups(session, slug, item_id, settings.resolved_embedding_cache_dir())
     return ItemGroupsOut(
         item_id=found.item_id, title=found.title, grader=found.grader,
@@ -105,7 +110,10 @@ def list_groups(
     )
 
 
-@router.get("/assignments/{slug}/items/{item_id}/groups/{group_id}", response_model=GroupOut)
+@router.get(
+    "/assignments/{slug}/items/{item_id}/groups/{group_id}", response_model=GroupOut,
+    summary="One answer group with its members",
+)
 def get_group(
     slug: str,
     item_id: ItemId,
@@ -114,13 +122,17 @@ def get_group(
     settings: SettingsDep,
     user: InstructorUser,
 ) -> GroupOut:
-    """One group with its members."""
+    """One group with its members.
+
+    Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment, item or
+    group (groups are recomputed: a group id changes when its members do)."""
     found = service.item_groups(session, slug, item_id, settings.resolved_embedding_cache_dir())
     return _group_out(service.find_group(found, group_id))
 
 
 @router.post(
-    "/assignments/{slug}/items/{item_id}/groups/{group_id}/decision", response_model=DecisionOut
+    "/assignments/{slug}/items/{item_id}/groups/{group_id}/decision", response_model=DecisionOut,
+    summary="Decide a whole answer group",
 )
 def decide_group(
     slug: str,
@@ -132,7 +144,10 @@ def decide_group(
     user: InstructorUser,
 ) -> DecisionOut:
     """Grade the whole group with one decision: one audited override per member (kept across
-    regrades), except excluded members and, unless asked, members already decided."""
+    regrades), except excluded members and, unless asked, members already decided.
+
+    Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment, item or
+    group; 422 both or neither of `accept` and `points`, or points outside the item's range."""
     if body.accept == (body.points is not None):
         raise InvalidInput("Give either `accept: true` or `points`, not both or neither.")
     decision = service.decide(

@@ -13,33 +13,30 @@ import asyncio
 import concurrent.futures
 import logging
 import threading
-from collections.abc import Callable
 from datetime import timedelta
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.models import User
 from app.db.session import unit_of_work
+from app.grading.retry import Pools
 from app.regrade import jobs
 from app.regrade.runner import RegradeReport, run_regrade
 
 log = logging.getLogger(__name__)
 
-PoolSource = Callable[[], concurrent.futures.Executor]
-
-
 class RegradeRunner:
     def __init__(
         self,
         factory: sessionmaker[Session],
-        pool: PoolSource,
+        pools: Pools,
         *,
         batch_size: int,
         threads: int = 2,
         stale_after: timedelta = jobs.DEFAULT_STALE_AFTER,
     ) -> None:
         self._factory = factory
-        self._pool = pool
+        self._pools = pools  # replaced when broken; documents of a dead process retried alone
         self._batch_size = batch_size
         self._stale_after = stale_after
         self._threads = concurrent.futures.ThreadPoolExecutor(threads, "regrade")
@@ -83,7 +80,7 @@ class RegradeRunner:
             ours = future is None
             if future is None:
                 future = self._threads.submit(
-                    run_regrade, self._factory, slug, self._pool(), dry_run=True, actor=actor,
+                    run_regrade, self._factory, slug, self._pools, dry_run=True, actor=actor,
                     batch_size=self._batch_size, stopping=self._stopping,
                 )
                 self._dry_runs[slug] = future
@@ -104,7 +101,7 @@ class RegradeRunner:
     def _run(self, slug: str, actor: User | None, lease: jobs.Claim) -> RegradeReport:
         try:
             report = run_regrade(
-                self._factory, slug, self._pool(), actor=actor, batch_size=self._batch_size,
+                self._factory, slug, self._pools, actor=actor, batch_size=self._batch_size,
                 job_id=lease.job_id, resumed=lease.resumed, stopping=self._stopping,
             )
             if self._stopping.is_set():

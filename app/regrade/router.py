@@ -111,6 +111,7 @@ def _status(sessions: sessionmaker[Session], job_id: int) -> JobStatus:
         202: {"model": RegradeJobOut, "description": "The job, started now or already running"},
         200: {"model": RegradeOut, "description": "The score changes (`dry_run=true`)"},
     },
+    summary="Regrade every submission",
 )
 async def regrade(
     slug: str,
@@ -123,7 +124,9 @@ async def regrade(
 ) -> RegradeJobOut | RegradeOut:
     """Start regrading every submission in the background (idempotent: while a job of the
     assignment runs, its status is the answer); poll `status_url`. A dry run answers with the
-    score changes once computed."""
+    score changes once computed.
+
+    Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment."""
     runner = _runner(request)
     if dry_run:
         response.status_code = status.HTTP_200_OK
@@ -136,12 +139,22 @@ async def regrade(
     return RegradeJobOut.of(job)
 
 
-@router.get("/assignments/{slug}/regrade", response_model=RegradeJobOut)
+@router.get(
+    "/assignments/{slug}/regrade", response_model=RegradeJobOut,
+    summary="Read the latest regrade job",
+)
 def latest_regrade(slug: str, session: SessionDep, user: InstructorUser) -> RegradeJobOut:
-    """The assignment's most recent regrade job."""
+    """The assignment's most recent regrade job: status, progress, changed scores.
+
+    Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment, or it
+    was never regraded."""
     return RegradeJobOut.of(jobs.latest_status(session, slug))
 
 
-@router.get("/regrades/{job_id}", response_model=RegradeJobOut)
+@router.get("/regrades/{job_id}", response_model=RegradeJobOut, summary="Read a regrade job")
 def regrade_job(job_id: IdPath, session: SessionDep, user: InstructorUser) -> RegradeJobOut:
+    """A regrade job's status (running, done, failed or abandoned), how many submissions it
+    regraded of how many, and how many scores changed.
+
+    Errors: 401 no or an unknown token; 403 not an instructor; 404 no such job."""
     return RegradeJobOut.of(jobs.job_status(session, job_id))

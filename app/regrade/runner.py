@@ -10,6 +10,7 @@ import concurrent.futures
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import cast
@@ -23,6 +24,7 @@ from app.db.models import ItemScore, Override, Submission, User
 from app.db.session import unit_of_work
 from app.errors import Conflict
 from app.grading.repository import ItemRow, current_item_rows
+from app.grading.retry import Pools, Quarantine, WindowedPool, as_pools
 from app.grading.store import Result, store_results
 from app.grading.worker import WorkerOutcome, grade_many
 from app.regrade import jobs, repository
@@ -127,7 +129,7 @@ class _Batch:
 def run_regrade(
     factory: sessionmaker[Session],
     slug: str,
-    pool: concurrent.futures.Executor,
+    pools: concurrent.futures.Executor | Pools,
     *,
     dry_run: bool = False,
     actor: User | None = None,
@@ -138,7 +140,9 @@ def run_regrade(
     stopping: threading.Event | None = None,
 ) -> RegradeReport:
     """Without `job_id` a real regrade claims the assignment's job itself (Conflict when a
-    live runner has it); with one, the caller claimed it already (`jobs.claim`)."""
+    live runner has it); with one, the caller claimed it already (`jobs.claim`). `pools` is a
+    pool source (a broken pool is replaced and the documents of a dead process are retried
+    alone) or one executor used as it is."""
     with unit_of_work(factory) as session:
         current = current_rubric(session, slug)
         assignment_id, version_id = current.assignment.id, current.version.id
@@ -161,6 +165,9 @@ def run_regrade(
             job_row = repository.get_job(session, job_id)
             report.already_done = 0 if job_row is None else max(job_row.total - len(ids), 0)
     report.total = len(ids)
+    source = as_pools(pools)
+    pool = WindowedPool(source)  # a dying process fails only the calls in the pool with it
+    quarantine = Quarantine(source, stopping)
 
     def submit(chunk: list[int]) -> _Batch:
         with unit_of_work(factory) as session:
@@ -173,20 +180,39 @@ def run_regrade(
         ]
         return _Batch(subs, futures)
 
+    def alone(submission: Submission) -> WorkerOutcome | BaseException | None:
+        """A document whose grading process died (perhaps for another one), graded again in
+        a process of its own; None when the server stops meanwhile."""
+        document = (submission.raw, submission.filename, submission.content_type)
+        try:
+            retried = quarantine.run(grade_many, rubric_text, [document])
+        except Exception as exc:  # GradingProcessDied: it kills every process grading it
+            return exc
+        return None if retried is None else retried[0]
+
     def finish(batch: _Batch) -> None:
-        outcomes: list[WorkerOutcome | BaseException] = []
+        results: list[WorkerOutcome | BaseException | None] = []
         for number, future in enumerate(batch.futures):
-            size = len(batch.submissions[number * TASK_SIZE : (number + 1) * TASK_SIZE])
+            chunk = batch.submissions[number * TASK_SIZE : (number + 1) * TASK_SIZE]
             try:
-                outcomes.extend(future.result())
-            except Exception as exc:  # the grading process died: these documents only
-                outcomes.extend([exc] * size)
-        ids_ = [s.id for s in batch.submissions]
+                results.extend(future.result())
+            except BrokenProcessPool:
+                results.extend(alone(s) for s in chunk)
+            except Exception as exc:  # the grading call failed: these documents only
+                results.extend([exc] * len(chunk))
+        if stopping is not None and stopping.is_set():
+            # Failures now come from the shutdown (its pool is gone), not from the documents:
+            # those stay unregraded, for the job's resumption.
+            results = [r if isinstance(r, WorkerOutcome) else None for r in results]
+        kept = [(s, r) for s, r in zip(batch.submissions, results, strict=True) if r is not None]
+        graded = [s for s, _ in kept]
+        outcomes = [r for _, r in kept]
+        ids_ = [s.id for s in graded]
         changed_ids: set[int] = set()
         with unit_of_work(factory) as session:
             rows = current_item_rows(session, ids_)
             overrides = overrides_for(session, ids_)
-        for submission, outcome in zip(batch.submissions, outcomes, strict=True):
+        for submission, outcome in zip(graded, outcomes, strict=True):
             if not isinstance(outcome, WorkerOutcome):
                 continue
             own = overrides.get(submission.id, {})
@@ -210,7 +236,7 @@ def run_regrade(
             # submission whose result cannot be stored never aborts the regrade.
             store_results(
                 factory,
-                [(s.id, version_id, o) for s, o in zip(batch.submissions, outcomes, strict=True)],
+                [(s.id, version_id, o) for s, o in zip(graded, outcomes, strict=True)],
                 regrade_job_id=job_id,
                 after=count,
             )
@@ -218,21 +244,25 @@ def run_regrade(
             progress(len(outcomes), report.total)
 
     in_flight: deque[_Batch] = deque()
-    for start in range(0, len(ids), batch_size):
-        if stopping is not None and stopping.is_set():
-            break
-        in_flight.append(submit(ids[start : start + batch_size]))
-        # Two batches in flight: the workers grade the next while this process stores one.
-        if len(in_flight) >= 2:
+    try:
+        for start in range(0, len(ids), batch_size):
+            if stopping is not None and stopping.is_set():
+                break
+            in_flight.append(submit(ids[start : start + batch_size]))
+            # Two batches in flight: the workers grade the next while this process stores one.
+            if len(in_flight) >= 2:
+                finish(in_flight.popleft())
+        while in_flight:
+            if stopping is not None and stopping.is_set():
+                # The server is stopping: what is still in flight would come back as failures.
+                for pending in in_flight:
+                    for future in pending.futures:
+                        future.cancel()
+                break
             finish(in_flight.popleft())
-    while in_flight:
-        if stopping is not None and stopping.is_set():
-            # The server is stopping: what is still in flight would come back as failures.
-            for pending in in_flight:
-                for future in pending.futures:
-                    future.cancel()
-            break
-        finish(in_flight.popleft())
+    finally:
+        pool.shutdown(cancel_futures=True)
+        quarantine.close()
     if stopping is not None and stopping.is_set():
         return report  # the job stays `running`; its heartbeat ages and a later run resumes it
 

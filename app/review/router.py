@@ -50,20 +50,36 @@ class ExemplarOut(BaseModel):
     points: JsonPoints
 
 
-@router.get("/assignments/{slug}/review", response_model=list[ReviewEntryOut])
+@router.get(
+    "/assignments/{slug}/review", response_model=list[ReviewEntryOut],
+    summary="List what needs a human",
+)
 def review_queue(
     slug: str,
     session: SessionDep,
     user: InstructorUser,
     limit: Annotated[int, Query(ge=1, le=5000)] = 200,
 ) -> list[ReviewEntryOut]:
+    """Items graded `needs_review` or `grader_error`, least confident first, each with the
+    grader's suggestion and reason.
+
+    Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment; 422
+    `limit` out of range."""
     return [ReviewEntryOut(**vars(e)) for e in service.review_queue(session, slug, limit)]
 
 
-@router.put("/submissions/{submission_id}/items/{item_id}/override", response_model=OverrideOut)
+@router.put(
+    "/submissions/{submission_id}/items/{item_id}/override", response_model=OverrideOut,
+    summary="Override an item's points",
+)
 def put_override(
     submission_id: IdPath, item_id: str, body: OverrideIn, session: SessionDep, user: InstructorUser
 ) -> OverrideOut:
+    """Set a human's points (and comment) for one item; it replaces the machine's score in
+    every total, and survives regrades.
+
+    Errors: 401 no or an unknown token; 403 not an instructor; 404 no such submission or
+    item; 422 points out of range or finer than hundredths."""
     o = service.set_override(session, submission_id, item_id, body.points, body.comment, user)
     return OverrideOut(
         submission_id=o.submission_id,
@@ -78,13 +94,24 @@ def put_override(
 @router.delete(
     "/submissions/{submission_id}/items/{item_id}/override",
     status_code=status.HTTP_204_NO_CONTENT,
+    summary="Remove an item's override",
 )
 def delete_override(
     submission_id: IdPath, item_id: str, session: SessionDep, user: InstructorUser
 ) -> None:
+    """The machine's score counts again for the item.
+
+    Errors: 401 no or an unknown token; 403 not an instructor; 404 no such submission, or no
+    override on that item."""
     service.delete_override(session, submission_id, item_id, user)
 
 
-@router.get("/assignments/{slug}/exemplars", response_model=list[ExemplarOut])
+@router.get(
+    "/assignments/{slug}/exemplars", response_model=list[ExemplarOut],
+    summary="List graded examples",
+)
 def exemplars(slug: str, session: SessionDep, user: InstructorUser) -> list[ExemplarOut]:
+    """Answers a human scored (overrides), per item: examples for calibrating the graders.
+
+    Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment."""
     return [ExemplarOut(**vars(e)) for e in service.exemplars(session, slug)]

@@ -52,7 +52,7 @@ def _listing(session: SessionDep, target: str) -> RosterOut:
     )
 
 
-@router.put("/roster", response_model=ImportOut)
+@router.put("/roster", response_model=ImportOut, summary="Import the course roster (CSV)")
 async def import_course_roster(
     request: Request, session: SessionDep, user: InstructorUser, settings: SettingsDep
 ) -> ImportOut:
@@ -62,28 +62,43 @@ async def import_course_roster(
     and optionally name, email, SIS user id, SIS login id, section, Canvas user id; header
     spellings vary (Canvas's gradebook export is accepted as it is). A bad row is a 422 naming
     the row, and nothing is stored.
+
+    Errors: 401 no or an unknown token; 403 not an instructor; 413 the file is too large; 422 a bad
+    file or row (named), nothing stored.
     """
     return await _import(request, service.COURSE, session, user, settings)
 
 
-@router.put("/assignments/{slug}/roster", response_model=ImportOut)
+@router.put(
+    "/assignments/{slug}/roster", response_model=ImportOut,
+    summary="Import an assignment's own roster (CSV)",
+)
 async def import_assignment_roster(
     slug: str, request: Request, session: SessionDep, user: InstructorUser, settings: SettingsDep
 ) -> ImportOut:
     """Replace one assignment's own class list (used instead of the course's for its exports).
 
     Same CSV rules as `PUT /api/v1/roster`.
+
+    Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment; 413 the file
+    is too large; 422 a bad file or row (named), nothing stored.
     """
     return await _import(request, slug, session, user, settings)
 
 
-@router.get("/roster", response_model=RosterOut)
+@router.get("/roster", response_model=RosterOut, summary="The course roster")
 def course_roster(session: SessionDep, user: InstructorUser) -> RosterOut:
-    """The course's class list, by student id."""
+    """The course's class list, by student id.
+
+    Errors: 401 no or an unknown token; 403 not an instructor."""
     return _listing(session, service.COURSE)
 
 
-@router.get("/assignments/{slug}/roster", response_model=RosterOut)
+@router.get(
+    "/assignments/{slug}/roster", response_model=RosterOut, summary="An assignment's roster"
+)
 def assignment_roster(slug: str, session: SessionDep, user: InstructorUser) -> RosterOut:
-    """An assignment's own class list (empty when it uses the course's)."""
+    """An assignment's own class list (empty when it uses the course's).
+
+    Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment."""
     return _listing(session, slug)

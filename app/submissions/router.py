@@ -92,6 +92,7 @@ def _valid_key(key: str) -> bool:
     response_model=Accepted,
     responses={201: {"model": Accepted, "description": "Graded before answering (`wait=true`)"}},
     openapi_extra=_UPLOAD_BODY,
+    summary="Upload a submission",
 )
 async def upload(
     slug: str,
@@ -117,6 +118,17 @@ async def upload(
         ),
     ] = None,
 ) -> Response:
+    """Store a document (raw bytes, or multipart `file`) as a submission of the assignment
+    and queue it for grading: 202 with its id (poll `GET /api/v1/submissions/{id}`), or with
+    `wait=true` 201 once graded. The bytes are committed before grading starts; a retry with
+    the same `Idempotency-Key` answers with the submission stored the first time (200 or 202).
+
+    Errors: 401 no or an unknown token; 403 the assignment is not open, or past its cut-off;
+    404 unknown assignment; 408 the body arrived too slowly; 409 the student's submission
+    limit is reached; 413 larger than the upload limit, or the student's storage quota is
+    used up; 422 unreadable or unsupported document, or a bad `Idempotency-Key`; 429 too many
+    uploads by this student (see `Retry-After`); 503 documents cannot be read right now (retry
+    shortly)."""
     intake: SubmissionIntake = request.app.state.intake
     limits: UploadLimits = request.app.state.upload_limits
     own_quota = not is_staff(user)
@@ -177,12 +189,17 @@ async def upload(
 
 
 @router.get(
-    "/submissions/{submission_id}", response_model=SubmissionOut | StudentSubmissionOut
+    "/submissions/{submission_id}",
+    response_model=SubmissionOut | StudentSubmissionOut,
+    summary="Read a submission and its scores",
 )
 def get_submission(
     submission_id: IdPath, session: SessionDep, user: CurrentUser, clock: ClockDep
 ) -> SubmissionOut | StudentSubmissionOut:
-    """Staff see everything; a student sees their own, as the rubric's release allows."""
+    """Staff see everything (scores, staff feedback, located answers); a student sees their
+    own submission, with scores and feedback only as far as the rubric's release allows.
+
+    Errors: 401 no or an unknown token; 404 no such submission, or (a student) not theirs."""
     scored = service.get_scored(session, submission_id, user)
     if is_staff(user):
         return SubmissionOut.of(scored)
@@ -194,6 +211,7 @@ def get_submission(
 @router.get(
     "/assignments/{slug}/submissions",
     response_model=list[SubmissionSummary] | list[StudentSubmissionSummary],
+    summary="List an assignment's submissions",
 )
 def list_submissions(
     slug: str,
@@ -203,6 +221,11 @@ def list_submissions(
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
 ) -> list[SubmissionSummary] | list[StudentSubmissionSummary]:
+    """Staff: every submission of the assignment, newest first, paged by `limit`/`offset`.
+    A student: their own, with released scores and which one counts.
+
+    Errors: 401 no or an unknown token; 404 unknown assignment; 422 `limit` or `offset` out
+    of range."""
     if is_staff(user):
         return [
             SubmissionSummary.of(s)
@@ -223,10 +246,17 @@ def list_submissions(
     ]
 
 
-@router.put("/submissions/{submission_id}/chosen", response_model=SubmissionSummary)
+@router.put(
+    "/submissions/{submission_id}/chosen",
+    response_model=SubmissionSummary,
+    summary="Choose the submission that counts",
+)
 def choose_submission(
     submission_id: IdPath, session: SessionDep, user: InstructorUser
 ) -> SubmissionSummary:
-    """Mark the submission that counts for its student (assignments that count `chosen`)."""
+    """Mark the submission that counts for its student (assignments that count `chosen`).
+
+    Errors: 401 no or an unknown token; 403 not an instructor; 404 no such submission; 422
+    the assignment does not count a chosen submission."""
     submission = service.choose(session, submission_id, user)
     return SubmissionSummary.of(service.scored(session, [submission])[0])

@@ -15,13 +15,10 @@ import contextlib
 import io
 import json
 import os
-import resource
-import signal
 import struct
 import sys
 import time
 import traceback
-import warnings
 from typing import Any
 
 import numpy as np
@@ -165,94 +162,13 @@ def _execute_module(source: str, namespace: dict[str, Any]) -> dict[str, Any]:
     return {"kind": "module", "syntax_error": None, "errors": errors[:20]}
 
 
-class _CountingFile(io.FileIO):
-    """fd 1 or 2, counting what Python code writes through it: a job of several programs
-    reports where each program's output starts, so the parent can hand each its own."""
-
-    written = 0
-
-    def write(self, data: Any) -> int:
-        count = super().write(data)
-        if count:
-            self.written += count
-        return count
-
-
-_STREAMS: list[_CountingFile] = []
-
-
-def _written() -> int:
-    return sum(stream.written for stream in _STREAMS)
-
-
 def install_streams() -> None:
     """Called in the zygote: the child's fds 1 and 2 become its output pipe, so wrappers made
     once here serve every child without being rebuilt."""
-    _STREAMS[:] = [_CountingFile(1, "w", closefd=False), _CountingFile(2, "w", closefd=False)]
-    sys.stdout = io.TextIOWrapper(_STREAMS[0], encoding="utf-8", errors="replace",
-                                  line_buffering=True)
-    sys.stderr = io.TextIOWrapper(_STREAMS[1], encoding="utf-8", errors="replace",
-                                  line_buffering=True)
-
-
-class _Leftovers:
-    """What one program of a job could leave behind for the next one in this process.
-
-    A job may hold several programs of ONE submission (its answers to different questions),
-    each run in a fresh namespace as if alone. The global state that code commonly changes
-    (NumPy's error handling and global random state, `random`, warning filters, the recursion
-    limit) is put back between programs; replaced streams or hooks, signal handlers or timers
-    and grown memory mark the later programs as tainted, and the parent runs those again
-    alone. Rebinding module attributes is ruled out by the parent before it shares a process
-    (`graders.sandbox.sharing`): fingerprinting every module here would touch, and so copy,
-    thousands of the zygote's pages. Forging the flag gains nothing: every program is the same
-    student's code."""
-
-    _SIGNALS = ("SIGALRM", "SIGVTALRM", "SIGPROF", "SIGXCPU", "SIGINT", "SIGTERM", "SIGUSR1",
-                "SIGUSR2", "SIGSEGV", "SIGFPE")
-    MAX_GROWTH_KIB = 32 * 1024
-
-    def __init__(self) -> None:
-        self.numpy_errors = np.geterr()
-        self.numpy_random = np.random.get_state()
-        # `random` is restored only if it was loaded already (importing it here would seed
-        # every child alike); imported by a program, it is seeded from the system as it would
-        # be for the next program importing it alone.
-        self.random = sys.modules.get("random")
-        self.random_state = self.random.getstate() if self.random is not None else None
-        self.filters = list(warnings.filters)
-        self.recursion = sys.getrecursionlimit()
-        self.hooks = self._hooks()
-        self.signals = self._handlers()
-        self.peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-
-    @staticmethod
-    def _hooks() -> tuple[Any, ...]:
-        return (sys.stdin, sys.stdout, sys.stderr, sys.displayhook, sys.excepthook,
-                sys.unraisablehook, sys.breakpointhook, sys.gettrace(), sys.getprofile(),
-                builtins.__dict__.get("__import__"))
-
-    def _handlers(self) -> tuple[Any, ...]:
-        numbers = [getattr(signal, name) for name in self._SIGNALS if hasattr(signal, name)]
-        timers = tuple(signal.getitimer(which) for which in
-                       (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF))
-        return (*(signal.getsignal(n) for n in numbers), timers)
-
-    def restore(self) -> bool:
-        """Put the common global state back; True when something else was left changed."""
-        np.seterr(**self.numpy_errors)
-        np.random.set_state(self.numpy_random)
-        if self.random is not None:
-            self.random.setstate(self.random_state)
-        if warnings.filters != self.filters:
-            filters: list[Any] = warnings.filters  # type: ignore[assignment]
-            filters[:] = self.filters
-            warnings._filters_mutated()  # type: ignore[attr-defined]
-        sys.setrecursionlimit(self.recursion)
-        if self._hooks() != self.hooks or self._handlers() != self.signals:
-            return True
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        return usage.ru_maxrss - self.peak_kib > self.MAX_GROWTH_KIB
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8",
+                                  errors="replace", line_buffering=True)
+    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
+                                  errors="replace", line_buffering=True)
 
 
 def _run_calls(calls: list[dict[str, Any]], first_index: int, namespace: dict[str, Any],
@@ -287,9 +203,9 @@ def _run_calls(calls: list[dict[str, Any]], first_index: int, namespace: dict[st
 
 
 def run(blob: bytes | memoryview, result_fd: int, close_when_done: bool = True) -> None:
-    """Run one job: `blob` is a frame (JSON header with the program(s) and calls, then the input
+    """Run one job: `blob` is a frame (JSON header with the program and calls, then the input
     arrays' bytes), parsed here in the child so the zygote never holds a student's data in
-    Python objects. Calls are numbered across programs, in order."""
+    Python objects."""
     hlen, plen = struct.unpack(">II", bytes(blob[:8]))
     job = json.loads(bytes(blob[8:8 + hlen]))
     payload = bytes(blob[8 + hlen:8 + hlen + plen])
@@ -300,40 +216,14 @@ def run(blob: bytes | memoryview, result_fd: int, close_when_done: bool = True) 
     ]
     budget = _Budget(int(job["caps"]["result_bytes"]))
     salvage_elements = int(job["caps"]["salvage_elements"])
-    programs = job.get("programs")
-    if programs is None:  # one program: a syntax error ends the job without a "done" frame
-        namespace: dict[str, Any] = {"__name__": "submission", "__builtins__": builtins}
-        module = _execute_module(job["source"], namespace)
-        _flush()
-        _frame(result_fd, module, [])
-        if module["syntax_error"] is not None:
-            return
-        _run_calls(job["calls"], 0, namespace, inputs, budget, salvage_elements, result_fd)
-    else:
-        leftovers = _Leftovers()
-        first_index = 0
-        namespace = {}
-        for number, program in enumerate(programs):
-            tainted = False
-            if number:
-                namespace.clear()  # the previous program's objects go before the next starts
-                try:
-                    tainted = leftovers.restore()
-                except BaseException:  # the earlier program broke what restoring needs
-                    tainted = True
-            namespace = {"__name__": "submission", "__builtins__": builtins}
-            _flush()
-            written = _written()
-            module = _execute_module(program["source"], namespace)
-            _flush()
-            _frame(result_fd, {**module, "program": number, "tainted": tainted,
-                               "written": written}, [])
-            if module["syntax_error"] is None:
-                _run_calls(program["calls"], first_index, namespace, inputs, budget,
-                           salvage_elements, result_fd)
-            first_index += len(program["calls"])
-        _flush()
-        _frame(result_fd, {"kind": "programs_end", "written": _written()}, [])
+    # A syntax error ends the job without a "done" frame.
+    namespace: dict[str, Any] = {"__name__": "submission", "__builtins__": builtins}
+    module = _execute_module(job["source"], namespace)
+    _flush()
+    _frame(result_fd, module, [])
+    if module["syntax_error"] is not None:
+        return
+    _run_calls(job["calls"], 0, namespace, inputs, budget, salvage_elements, result_fd)
     _frame(result_fd, {"kind": "done"}, [])
     # Closing our ends now lets the zygote answer while the kernel is still tearing down this
     # process's memory, which is the slowest part of exiting.

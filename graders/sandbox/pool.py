@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import queue
 import threading
 import weakref
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +14,6 @@ import numpy as np
 from graders.sandbox.layers import LayerStatus, layer_statuses
 from graders.sandbox.policy import SandboxPolicy
 from graders.sandbox.protocol import CallResult, ModuleResult, ParsedResults, parse_results
-from graders.sandbox.sharing import keeps_to_itself
 from graders.sandbox.text import clean_text
 from graders.sandbox.zygote import RawOutcome, ZygoteDied, ZygoteProcess
 
@@ -103,23 +100,6 @@ def _encode_job(job: Job, policy: SandboxPolicy, timeout_s: float) -> tuple[dict
     return header, b"".join(chunks)
 
 
-def _encode_programs(jobs: Sequence[Job], policy: SandboxPolicy, timeout_s: float
-                     ) -> tuple[dict[str, Any], bytes, list[int]]:
-    """One job header for several programs: their arrays in one payload, each program's call
-    arguments shifted to index it."""
-    merged = Job(source="", arrays=tuple(a for job in jobs for a in job.arrays), calls=())
-    header, payload = _encode_job(merged, policy, timeout_s)
-    programs: list[dict[str, Any]] = []
-    shift = 0
-    for job in jobs:
-        programs.append({"source": job.source, "calls": [
-            {"function": c.function, "args": [shift + i for i in c.args]} for c in job.calls]})
-        shift += len(job.arrays)
-    del header["source"], header["calls"]
-    header["programs"] = programs
-    return header, payload, [len(job.calls) for job in jobs]
-
-
 def _status(raw: RawOutcome, parsed: ParsedResults) -> str:
     if parsed.violations:
         return "protocol"
@@ -139,58 +119,6 @@ def _outcome(raw: RawOutcome, parsed: ParsedResults, module: ModuleResult | None
         wall_ms=raw.wall_ms, exit_code=raw.exit_code, signal=raw.signal,
         violations=tuple(parsed.violations), insecure=tuple(missing), phases_ms=raw.phases_ms,
     )
-
-
-def _local(call: CallResult | None, index: int) -> CallResult | None:
-    return None if call is None else dataclasses.replace(call, index=index)
-
-
-def _own_output(raw: RawOutcome, parsed: ParsedResults, number: int, keep: int
-                ) -> tuple[bytes, int] | None:
-    """Program `number`'s share of the job's output (kept bytes, total), as a run of its own
-    would have kept it; None when it cannot be told apart (bytes written past the Python
-    streams, a job that ended early, or a share beyond the kept window)."""
-    if not raw.output_total:
-        return b"", 0
-    end_mark = parsed.written_at_end
-    if end_mark is None or end_mark - parsed.written[0] != raw.output_total:
-        return None
-    start = parsed.written[number] - parsed.written[0]
-    following = parsed.written[number + 1] if number + 1 < len(parsed.written) else end_mark
-    total = following - parsed.written[0] - start
-    kept_end = start + min(total, keep)
-    if kept_end > len(raw.output):
-        return None
-    return raw.output[start:kept_end], total
-
-
-def _vouched(raw: RawOutcome, parsed: ParsedResults, number: int,
-             calls: tuple[CallResult | None, ...], missing: list[str], keep: int
-             ) -> JobOutcome | None:
-    """Program `number`'s outcome from a shared run, exactly as a run of its own would report
-    it, or None when the shared run cannot stand for one."""
-    if parsed.violations or number >= len(parsed.modules) or parsed.tainted[number]:
-        return None
-    module = parsed.modules[number]
-    finished = number < len(parsed.modules) - 1 or parsed.done
-    if finished:
-        own = _own_output(raw, parsed, number, keep)
-        if own is None:
-            return None
-        shared = dataclasses.replace(raw, output=own[0], output_total=own[1])
-        if module.syntax_error is not None:
-            # Alone, the harness stops after reporting the syntax error and the child exits 0
-            # without a "done" frame.
-            return dataclasses.replace(_outcome(shared, parsed, module, calls, "died", missing),
-                                       exit_code=0, signal=None)
-        if all(call is not None for call in calls):
-            return _outcome(shared, parsed, module, calls, "completed", missing)
-        return None
-    if number == 0 and not raw.output_total and not all(call is not None for call in calls):
-        # The job stopped inside the first program's code: it started when it would have
-        # alone, with the same limits, so it stopped the same way.
-        return _outcome(raw, parsed, module, calls, _status(raw, parsed), missing)
-    return None
 
 
 def _stop_all(zygotes: list[ZygoteProcess], owner_pid: int) -> None:
@@ -252,35 +180,6 @@ class Sandbox:
         parsed = parse_results(raw.result, len(job.calls))
         return _outcome(raw, parsed, parsed.module, tuple(
             parsed.calls.get(i) for i in range(len(job.calls))), _status(raw, parsed), missing)
-
-    def run_together(self, jobs: Sequence[Job]) -> list[JobOutcome]:
-        """Several jobs that hold ONE submission's programs (its answers to different
-        questions), each outcome as `run(job)` gives it, from a single child where possible.
-
-        The programs run one after the other in one process, each in a fresh namespace, with
-        the global state programs commonly touch put back in between, and only when no program
-        but the last could rebind what the others would see (`keeps_to_itself`). A program's
-        outcome is kept only when the shared run vouches for it: it finished (or was the first
-        and the job stopped inside it before printing anything), its output can be told apart
-        from the others' (the child counts what each program writes), and nothing it could
-        not see alone was left over by an earlier one; every other job runs again on its own.
-        Never put two submissions in one call: their code would share a process."""
-        if len(jobs) < 2 or len({self._timeout(job) for job in jobs}) != 1 \
-                or not all(keeps_to_itself(job.source) for job in jobs[:-1]):
-            return [self.run(job) for job in jobs]
-        missing = self._allowed()
-        timeout_s = self._timeout(jobs[0])
-        header, payload, counts = _encode_programs(jobs, self.policy, timeout_s)
-        raw = self._dispatch(header, payload, timeout_s)
-        parsed = parse_results(raw.result, sum(counts), counts)
-        outcomes: list[JobOutcome] = []
-        first = 0
-        for number, job in enumerate(jobs):
-            calls = tuple(_local(parsed.calls.get(first + i), i) for i in range(counts[number]))
-            first += counts[number]
-            outcome = _vouched(raw, parsed, number, calls, missing, self.policy.output_keep)
-            outcomes.append(outcome if outcome is not None else self.run(job))
-        return outcomes
 
     def _allowed(self) -> list[str]:
         missing = self.missing_required()

@@ -87,18 +87,10 @@ class ModuleResult:
 
 @dataclass
 class ParsedResults:
-    module: ModuleResult | None = None  # the first (or only) program's
+    module: ModuleResult | None = None
     calls: dict[int, CallResult] = field(default_factory=dict)
     done: bool = False
     violations: list[str] = field(default_factory=list)
-    # A job of several programs: one module report per program started, in order, and whether
-    # the child found state left over from an earlier program when this one started.
-    modules: list[ModuleResult] = field(default_factory=list)
-    tainted: list[bool] = field(default_factory=list)
-    # Bytes the child's Python streams had written when each program started, and at the end:
-    # where each program's output lies in the job's output (when no byte bypassed them).
-    written: list[int] = field(default_factory=list)
-    written_at_end: int | None = None
 
 
 def _text(value: object, limit: int = MAX_TEXT, *, multiline: bool = False) -> str:
@@ -229,40 +221,9 @@ def _call(header: dict[str, Any], payload: bytes, n_calls: int) -> CallResult:
     return result
 
 
-def _program_module(parsed: ParsedResults, header: dict[str, Any],
-                    programs: list[int]) -> None:
-    number = _int(header.get("program"), 0, len(programs) - 1)
-    if number != len(parsed.modules):
-        raise ProtocolViolation(f"program {number} was reported out of order")
-    tainted = header.get("tainted")
-    if not isinstance(tainted, bool):
-        raise ProtocolViolation("a program report says tainted: true or false")
-    written = _int(header.get("written"), 0, 2**62)
-    if parsed.written and written < parsed.written[-1]:
-        raise ProtocolViolation("a program's output started before the previous one's")
-    module = _module(header)
-    parsed.modules.append(module)
-    parsed.tainted.append(tainted)
-    parsed.written.append(written)
-    if number == 0:
-        parsed.module = module
-
-
-def _check_call_order(parsed: ParsedResults, index: int, programs: list[int]) -> None:
-    """A call belongs to the program reported last: results cannot be moved between them."""
-    if not parsed.modules:
-        raise ProtocolViolation("a call was reported before its program")
-    first = sum(programs[:len(parsed.modules) - 1])
-    if not first <= index < first + programs[len(parsed.modules) - 1]:
-        raise ProtocolViolation(f"call {index} is not one of the running program's")
-
-
-def parse_results(data: bytes, n_calls: int, programs: list[int] | None = None) -> ParsedResults:
+def parse_results(data: bytes, n_calls: int) -> ParsedResults:
     """Read a child's frames. Stops at the first violation; what came before still counts,
-    except that a call reported twice (a forged frame) invalidates that call. `programs`: the
-    number of calls of each program of a job that holds several (None: a single program)."""
-    if programs is not None and sum(programs) != n_calls:
-        raise ValueError("the programs' calls do not add up to n_calls")
+    except that a call reported twice (a forged frame) invalidates that call."""
     parsed = ParsedResults()
     position = 0
     forged: set[int] = set()
@@ -283,25 +244,17 @@ def parse_results(data: bytes, n_calls: int, programs: list[int] | None = None) 
             if not isinstance(header, dict):
                 raise ProtocolViolation("a frame header must be an object")
             kind = header.get("kind")
-            if kind == "module" and programs is not None:
-                _program_module(parsed, header, programs)
-            elif kind == "module":
+            if kind == "module":
                 if parsed.module is not None or parsed.calls:
                     raise ProtocolViolation("a second module report")
                 parsed.module = _module(header)
             elif kind == "call":
                 call = _call(header, payload, n_calls)
-                if programs is not None:
-                    _check_call_order(parsed, call.index, programs)
                 if call.index in parsed.calls or call.index in forged:
                     forged.add(call.index)
                     parsed.calls.pop(call.index, None)
                     raise ProtocolViolation(f"call {call.index} was reported twice")
                 parsed.calls[call.index] = call
-            elif kind == "programs_end" and programs is not None:
-                if parsed.written_at_end is not None or len(parsed.modules) != len(programs):
-                    raise ProtocolViolation("the end of the programs was reported early")
-                parsed.written_at_end = _int(header.get("written"), parsed.written[-1], 2**62)
             elif kind == "done":
                 if parsed.done:
                     raise ProtocolViolation("the job was reported finished twice")

@@ -25,3 +25,10 @@ def grade_with_faults(
     else:
         time.sleep(0.05)
     return grade_document(rubric_text, raw, filename, content_type)
+
+
+def grade_many_with_faults(
+    rubric_text: str, documents: list[tuple[bytes, str | None, str | None]]
+) -> list[WorkerOutcome]:
+    """grade_many (the regrade's call) with the faults of grade_with_faults."""
+    return [grade_with_faults(rubric_text, raw, name, ctype) for raw, name, ctype in documents]

@@ -1,0 +1,325 @@
+"""Grading processes that die: pools that are replaced, and documents retried alone.
+
+A grading process can die (killed, out of memory, a document that crashes the reader). A
+process pool then fails every call it held, innocent or not, and refuses new ones. The bulk
+paths (CLI import/submit, regrades) survive this the way the local executor does:
+
+- calls wait outside the pool (`WindowedPool`), at most `workers + 1` inside, so a death fails
+  only those, and a broken pool is replaced (`Pools.replace`) for the calls still waiting;
+- each document of a failed call is retried alone, after a backoff, in a one-process pool
+  (`Quarantine`), where a death is the document's own: one that kills `max_attempts`
+  processes ends as `GradingProcessDied`, stored as `grader_error` with the reason.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import multiprocessing
+import multiprocessing.connection
+import os
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from concurrent.futures import CancelledError, Executor, Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, Protocol, TypeVar
+
+from app.grading.leases import died_message
+from app.grading.worker import init_pool_worker
+
+log = logging.getLogger(__name__)
+
+MAX_BACKOFF = 10.0
+DEFAULT_MAX_ATTEMPTS = 3
+
+T = TypeVar("T")
+
+# One BLAS thread per grading process: N processes on N cores, each spinning extra BLAS threads,
+# measured 2-3x slower than single-threaded workers on the 2-core target machine.
+_SINGLE_THREADED = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def process_pool(workers: int, options: Mapping[str, Any]) -> ProcessPoolExecutor:
+    for name in _SINGLE_THREADED:
+        # Inherited by the fork server when it starts (the first pool), hence by every worker.
+        os.environ.setdefault(name, "1")
+    # forkserver: workers fork from a clean server that has the graders imported already, not
+    # from a parent that runs threads (uvicorn, the writer) whose locks a fork would copy.
+    context = multiprocessing.get_context("forkserver")
+    # The upload checks' document reader forks from the same server: its PDF library too.
+    context.set_forkserver_preload(["app.grading.worker", "app.submissions.decoding", "pypdf"])
+    return ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=init_pool_worker, initargs=(options,)
+    )
+
+
+def kill_processes(pool: ProcessPoolExecutor) -> None:
+    """End a pool's processes now: shutdown() alone waits for the jobs they are running."""
+    # ProcessPoolExecutor has no public way to stop a running call; its process table is the
+    # only handle on the processes.
+    processes: Mapping[int, multiprocessing.process.BaseProcess] = (
+        getattr(pool, "_processes", None) or {}
+    )
+    for process in list(processes.values()):
+        if process.is_alive():
+            process.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
+def stop_pool(pool: Executor, grace: float = 30.0) -> None:
+    """Shut a pool down once its work is done, waiting up to `grace` seconds for its processes
+    to exit; those still there are killed. A process waiting on a queue lock that a killed
+    sibling held never exits, and joining it would hang this process's exit."""
+    if not isinstance(pool, ProcessPoolExecutor):
+        pool.shutdown(wait=True)
+        return
+    processes: Mapping[int, multiprocessing.process.BaseProcess] = (
+        getattr(pool, "_processes", None) or {}
+    )
+    sentinels = [p.sentinel for p in list(processes.values())]
+    pool.shutdown(wait=False)
+    deadline = time.monotonic() + grace
+    while sentinels and (left := deadline - time.monotonic()) > 0:
+        for ended in multiprocessing.connection.wait(sentinels, left):
+            sentinels.remove(ended)  # type: ignore[arg-type]
+    if sentinels:
+        log.error("grading processes did not exit within %.0f s; killing them", grace)
+        kill_processes(pool)
+
+
+def end_broken(pool: Executor) -> None:
+    """Let go of a broken pool. Its processes ignore SIGTERM (init_pool_worker), so those still
+    alive would survive the pool's own terminate(), and its management thread, joining them,
+    would hang this process's exit: they are killed (whatever they held has failed already)."""
+    if isinstance(pool, ProcessPoolExecutor):
+        kill_processes(pool)
+    else:
+        pool.shutdown(wait=False, cancel_futures=False)
+
+
+def backoff(attempts: int) -> float:
+    """Seconds before retrying a job that has killed `attempts` processes."""
+    return float(min(MAX_BACKOFF, 0.5 * 2 ** max(0, attempts - 1)))
+
+
+class GradingProcessDied(Exception):
+    """A document killed `attempts` grading processes, the last ones while grading alone."""
+
+    def __init__(self, attempts: int) -> None:
+        super().__init__(died_message(attempts))
+        self.attempts = attempts
+
+
+class Pools(Protocol):
+    """Where bulk work finds its process pool, and a new one when that one broke."""
+
+    @property
+    def workers(self) -> int | None:
+        """Processes of the pool (None: unknown, then calls are not held back)."""
+
+    @property
+    def max_attempts(self) -> int:
+        """Processes a document may kill before it is given up."""
+
+    def get(self) -> Executor:
+        """The current pool."""
+
+    def replace(self, broken: Executor) -> None:
+        """`broken` failed: the next `get` returns a working pool, if this source can start
+        one (a no-op when `broken` was replaced already)."""
+
+    def solo(self) -> Executor | None:
+        """A fresh one-process pool for a retry alone (None: this source cannot start one)."""
+
+
+class ProcessPools:
+    """Process pools of `workers` grading processes, started on first use, replaced when broken."""
+
+    def __init__(
+        self, workers: int, options: Mapping[str, Any], max_attempts: int = DEFAULT_MAX_ATTEMPTS
+    ) -> None:
+        self._workers = workers
+        self._options = dict(options)
+        self._max_attempts = max_attempts
+        self._lock = threading.Lock()
+        self._pool: ProcessPoolExecutor | None = None
+
+    @property
+    def workers(self) -> int:
+        return self._workers
+
+    @property
+    def max_attempts(self) -> int:
+        return self._max_attempts
+
+    def get(self) -> Executor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = process_pool(self._workers, self._options)
+            return self._pool
+
+    def replace(self, broken: Executor) -> None:
+        with self._lock:
+            if self._pool is broken:
+                log.error("a grading process died; starting a new pool")
+                self._pool = None  # the next get() starts one
+        end_broken(broken)
+
+    def solo(self) -> Executor:
+        return process_pool(1, self._options)
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            stop_pool(pool)
+
+
+class FixedPool:
+    """One given executor (a thread pool in tests, a caller's own pool): never replaced, and no
+    retry alone; a call that fails is the document's failure."""
+
+    def __init__(self, executor: Executor) -> None:
+        self._executor = executor
+
+    @property
+    def workers(self) -> None:
+        return None
+
+    @property
+    def max_attempts(self) -> int:
+        return 1
+
+    def get(self) -> Executor:
+        return self._executor
+
+    def replace(self, broken: Executor) -> None:
+        return None
+
+    def solo(self) -> None:
+        return None
+
+
+def as_pools(pool: Executor | Pools) -> Pools:
+    return FixedPool(pool) if isinstance(pool, Executor) else pool
+
+
+_Call = tuple[Future[Any], Callable[..., Any], tuple[Any, ...]]
+
+
+class WindowedPool(Executor):
+    """An executor over `pools` that keeps at most `workers + 1` calls in the pool: the rest
+    wait here, so a dying process fails those few, not everything queued. A broken pool is
+    replaced, and the calls still waiting go to the new one. A call that was in the broken pool
+    fails with BrokenProcessPool: its caller retries it (`Quarantine`)."""
+
+    def __init__(self, pools: Pools) -> None:
+        self._pools = pools
+        workers = pools.workers
+        self._window = None if workers is None else workers + 1
+        self._lock = threading.RLock()  # a call already done runs its callback in submit
+        self._waiting: deque[_Call] = deque()
+        self._in_pool = 0
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        outer: Future[T] = Future()
+        call = functools.partial(fn, **kwargs) if kwargs else fn
+        with self._lock:
+            self._waiting.append((outer, call, args))
+            self._dispatch()
+        return outer
+
+    def _dispatch(self) -> None:
+        with self._lock:
+            while self._waiting and (self._window is None or self._in_pool < self._window):
+                outer, fn, args = self._waiting.popleft()
+                if not outer.set_running_or_notify_cancel():
+                    continue  # cancelled while waiting
+                try:
+                    pool, inner = self._submit(fn, args)
+                except Exception as exc:  # no pool takes work any more (shutting down)
+                    outer.set_exception(exc)
+                    continue
+                self._in_pool += 1
+                inner.add_done_callback(functools.partial(self._done, outer, pool))
+
+    def _submit(
+        self, fn: Callable[..., Any], args: tuple[Any, ...]
+    ) -> tuple[Executor, Future[Any]]:
+        pool = self._pools.get()
+        try:
+            return pool, pool.submit(fn, *args)
+        except (BrokenProcessPool, RuntimeError):
+            # The pool broke (or was shut down) before this call reached it: not the call's fault.
+            self._pools.replace(pool)
+            fresh = self._pools.get()
+            if fresh is pool:
+                raise
+            return fresh, fresh.submit(fn, *args)
+
+    def _done(self, outer: Future[Any], pool: Executor, inner: Future[Any]) -> None:
+        if inner.cancelled():
+            error: BaseException | None = CancelledError()
+        else:
+            error = inner.exception()
+        with self._lock:
+            self._in_pool -= 1
+            if isinstance(error, BrokenProcessPool):
+                self._pools.replace(pool)
+            self._dispatch()
+        if error is not None:
+            outer.set_exception(error)
+        else:
+            outer.set_result(inner.result())
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Only the calls waiting here: the pools belong to their source."""
+        if cancel_futures:
+            with self._lock:
+                waiting = list(self._waiting)
+                self._waiting.clear()
+            for outer, _, _ in waiting:
+                outer.cancel()
+
+
+class Quarantine:
+    """Retries, one at a time, calls whose grading process died, each alone in a one-process
+    pool after a backoff: a death there is the call's own. The process is kept for the next
+    retry while it lives, and a new one waits out a backoff first."""
+
+    def __init__(self, pools: Pools, stopping: threading.Event | None = None) -> None:
+        self._pools = pools
+        self._stopping = stopping or threading.Event()
+        self._pool: Executor | None = None
+
+    def run(self, fn: Callable[..., T], *args: Any, attempts: int = 1) -> T | None:
+        """`fn(*args)` in a process of its own, after it killed `attempts` processes already.
+        Raises GradingProcessDied once it killed `max_attempts`, BrokenProcessPool when this
+        source cannot retry alone, and what `fn` raises; None if stopped meanwhile."""
+        while True:
+            if attempts >= self._pools.max_attempts:
+                log.error("a document killed %d grading processes; giving up", attempts)
+                raise GradingProcessDied(attempts)
+            # A fresh process waits out a backoff (memory pressure passes); a live one is reused.
+            if self._pool is None and self._stopping.wait(backoff(attempts)):
+                return None
+            if self._stopping.is_set():
+                return None
+            pool = self._pool or self._pools.solo()
+            if pool is None:
+                raise BrokenProcessPool("a grading process died; no retry alone here")
+            self._pool = pool
+            try:
+                return pool.submit(fn, *args).result()
+            except BrokenProcessPool:
+                self._pool = None
+                pool.shutdown(wait=False, cancel_futures=False)
+                attempts += 1
+                log.warning("a document killed its grading process alone (attempt %d)", attempts)
+
+    def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            stop_pool(pool)
