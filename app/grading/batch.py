@@ -21,7 +21,10 @@ def grade_jobs(
 ) -> list[WorkerOutcome | None]:
     """Outcomes in job order (None where the grading process failed: stored as grader_error)."""
     futures = {
-        pool.submit(grade_document, j.rubric_text, j.raw, j.filename, j.content_type): index
+        pool.submit(
+            grade_document, j.rubric_text, j.raw, j.filename, j.content_type, None, j.context,
+            j.submission_id,
+        ): index
         for index, j in enumerate(jobs)
     }
     results: list[WorkerOutcome | None] = [None] * len(jobs)

@@ -28,12 +28,16 @@ from app.grading.jobs import GradingJob
 from app.grading.leases import died_message
 from app.grading.worker import WorkerOutcome, grade_document, init_pool_worker
 from app.grading.writer import Died, Finished, ResultWriter
+from graders.context import GradingResources
 
 log = logging.getLogger(__name__)
 
 MAX_BACKOFF = 10.0
 
-Grade = Callable[[str, bytes, str | None, str | None], WorkerOutcome]
+Grade = Callable[
+    [str, bytes, str | None, str | None, GradingResources | None, str | None, int | None],
+    WorkerOutcome,
+]
 
 
 # One BLAS thread per grading process: N processes on N cores, each spinning extra BLAS threads,
@@ -279,5 +283,8 @@ class LocalExecutor:
                 entry.done.set_result(None)
 
 
-def _arguments(job: GradingJob) -> tuple[str, bytes, str | None, str | None]:
-    return job.rubric_text, job.raw, job.filename, job.content_type
+def _arguments(
+    job: GradingJob,
+) -> tuple[str, bytes, str | None, str | None, None, str | None, int]:
+    return (job.rubric_text, job.raw, job.filename, job.content_type, None, job.context,
+            job.submission_id)

@@ -23,6 +23,8 @@ TABLES = {
     "overrides",
     "regrade_jobs",
     "audit_log",
+    "risk_targets",
+    "calibration_snapshots",
 }
 
 
