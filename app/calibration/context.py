@@ -158,5 +158,10 @@ def _exemplar_note(exemplars: list[LearnedExemplar], result: ItemResult, loaded:
     if nearest is None:
         return f"{head} (similarity unavailable: no nearest one)."
     index, score = nearest
+    points = min(exemplars[index].points, result.max_points)
     return (f"{head}; the nearest (cosine {score:.2f}) was graded "
-            f"{min(exemplars[index].points, result.max_points)} of {result.max_points}.")
+            f"{_points(points)} of {_points(result.max_points)}.")
+
+
+def _points(value: Decimal) -> str:
+    return format(value.normalize(), "f")

@@ -8,7 +8,8 @@ An instructor's decision on an item (an override, stored in `overrides`) is two 
   without that answer as an exemplar, so it is a held-out measurement. `risk_threshold` picks
   the lowest threshold at which the auto-graded ones err at most the target, counted with one
   error added, so few grades send more to review, not less. With fewer than 1/target grades
-  the bound cannot be met at all: the item keeps its default threshold, and says so.
+  (the rule of `gradeformer grade-table`) the bound can hardly be met: the item keeps its
+  default threshold, and says so.
 
 What is learned is stored as a snapshot (`CalibrationSnapshot`), recomputed when a decision
 changes (an override set or removed, a target set) or on request, never by grading: grading
@@ -50,8 +51,10 @@ class GradedItem:
 
 
 def needed(target: float) -> int:
-    """Instructor grades needed before a threshold can be set: below 1/target even a
-    question with no error cannot meet the bound (errors + 1) / (n + 1) <= target."""
+    """Instructor grades needed before a threshold can be set, as in `grade-table`
+    (`calibrate_question`): 1/target. With fewer, even a machine that got every one right
+    meets the bound (errors + 1) / (n + 1) <= target at best exactly, on one answer too few
+    to tell a threshold apart."""
     return math.ceil(1 / target - 1e-9)
 
 
