@@ -138,6 +138,13 @@ def test_instructor_grades_set_the_threshold_and_become_exemplars(api: Api) -> N
     other = _risk(api, OTHER)
     assert not other["calibrated"] and other["exemplars"] == 0 and other["threshold"] == 0.6
 
+    # A new upload is graded with what was learned at once.
+    late = _submit(api, "bob", FRESH[0])
+    item = _item(api, late)
+    assert "Exemplars: compared with 12 instructor-graded answers" in item["feedback"]
+    assert (item["machine_status"] == "graded") == (item["confidence"] >= threshold)
+    fresh.append(late)
+
     first = _regrade(api)
     assert first["done"] == len(graded) + len(fresh)
     after = {sid: _item(api, sid) for sid in graded + fresh}
