@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -201,6 +202,40 @@ def test_instructor_grades_set_the_threshold_and_become_exemplars(api: Api) -> N
         assert response.status_code == 204
     fewer = _risk(api)
     assert fewer["exemplars"] == fewer["instructor_graded"] == 3 and not fewer["calibrated"]
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def test_the_dashboard_page_renders_the_risk_table(api: Api) -> None:
+    """The page in a real browser: its script draws one row per written item from the JSON."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not CHROMIUM.exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    url = f"/assignments/{SLUG}/dashboard"
+    browser = TestClient(api.client.app)
+    assert browser.post("/sign-in", data={"token": api.tokens["prof"], "next": url}).is_success
+    html = browser.get(url).text
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM),
+                                              args=["--no-sandbox"])
+        try:
+            page = chromium.new_page()
+            page.set_content(html)  # self-contained: no request leaves the page
+            cells = page.eval_on_selector_all(
+                "#risk tbody tr", "rows => rows.map(r => Array.from(r.cells, c => c.innerText))")
+        finally:
+            chromium.close()
+    rows = {c[0].split("\n")[0]: c for c in cells}
+    expected = api.client.get(RISK, headers=api.auth("prof")).json()
+    assert set(rows) == {r["item"] for r in expected}
+    a5 = next(r for r in expected if r["item"] == ITEM)
+    shown = rows[ITEM]
+    assert shown[1] == str(a5["instructor_graded"]) and shown[2] == str(a5["exemplars"])
+    assert shown[3] == f"{round(a5['target'] * 100)}%"
+    assert shown[4].startswith(f"{a5['threshold']:g}")
+    assert shown[4].endswith("(calibrated)" if a5["calibrated"] else "(default)")
+    assert a5["note"] in shown[7]
 
 
 runner = CliRunner()
