@@ -6,8 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import Row, and_, func, select
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
+from app.db.base import utcnow
 from app.db.models import (
     CalibrationSnapshot,
     GradingRun,
@@ -83,13 +86,17 @@ def snapshot(session: Session, assignment_id: int) -> CalibrationSnapshot | None
 
 def store_snapshot(
     session: Session, assignment_id: int, rubric_hash: str, body: dict[str, Any]
-) -> CalibrationSnapshot:
-    row = session.get(CalibrationSnapshot, assignment_id)
-    if row is None:
-        row = CalibrationSnapshot(assignment_id=assignment_id, rubric_hash=rubric_hash, body=body)
-        session.add(row)
-    else:
-        row.rubric_hash = rubric_hash
-        row.body = body
-    session.flush()
-    return row
+) -> None:
+    """Insert or replace, in one statement: two instructors' first overrides of an assignment
+    at the same moment must not fail on the primary key."""
+    values = {"assignment_id": assignment_id, "rubric_hash": rubric_hash, "body": body,
+              "computed_at": utcnow()}
+    insert = (postgresql_insert if session.get_bind().dialect.name == "postgresql"
+              else sqlite_insert)
+    statement = insert(CalibrationSnapshot).values(**values)
+    session.execute(statement.on_conflict_do_update(
+        index_elements=[CalibrationSnapshot.assignment_id],
+        set_={k: v for k, v in values.items() if k != "assignment_id"}))
+    for known in list(session.identity_map.values()):  # a row read earlier is now stale
+        if isinstance(known, CalibrationSnapshot) and known.assignment_id == assignment_id:
+            session.expire(known)
