@@ -5,7 +5,7 @@ instructor grades a fixed-seed `needed(target)` of its answers (their points: th
 the least the service calibrates with. As in the service (`app/calibration/service.py`):
 - the machine's results of those answers, graded before any exemplar existed, are the
   calibration points: wrong = more than 1 point (AGREEMENT x 5) from the instructor's;
-- the question's threshold is `risk_threshold(confidence, wrong, target)`;
+- the question's threshold is `risk_threshold(confidence, wrong, target)`, at least `FLOOR`;
 - the rest of the question's answers are graded again with the graded ones as exemplars and the
   calibrated threshold (`review_threshold` of the item), exactly the rubric a grading process
   receives (`apply_context`).
@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.calibration.service import needed
+from app.calibration.service import FLOOR, needed
 from benchmarks.mohler_fit import agrees
 from benchmarks.report import write_section
 from benchmarks.written_mohler import DATA, DEV_ASSIGNMENTS, grade_rows
@@ -105,8 +105,8 @@ def main() -> None:
             rng = np.random.default_rng(int(qid.replace(".", "")))
             chosen = rng.choice(members, size=k, replace=False)
             graded[chosen] = True
-            thresholds[qid] = risk_threshold(confidence0[chosen].tolist(),
-                                             wrong0[chosen].tolist(), target)[0]
+            thresholds[qid] = max(FLOOR, risk_threshold(confidence0[chosen].tolist(),
+                                                        wrong0[chosen].tolist(), target)[0])
             exemplars[qid] = [rows[i] for i in chosen]
         rest = np.flatnonzero(~graded & np.isin(ids, list(thresholds)))
         rest_rows = [rows[i] for i in rest]

@@ -37,6 +37,11 @@ from graders.written.calibration import AGREEMENT
 from graders.written.risk import DEFAULT_TARGET, MAX_EXEMPLARS, risk_threshold
 
 MIN_TARGET, MAX_TARGET = 0.001, 0.5
+# A calibrated threshold never goes lower: the grader's own alarms (an answer in another
+# language, 0.2; an answer whose location is doubtful) must still reach a person, whatever
+# the instructor's grades of ordinary answers say. Raising a threshold only lowers the share
+# of answers auto-graded and wrong, so the rule's guarantee holds.
+FLOOR = 0.5
 
 
 @dataclass(frozen=True)
@@ -107,9 +112,14 @@ def learn(session: Session, current: CurrentRubric) -> LearnedContext:
         calibration = [g for g in rows if g.same_rubric]
         threshold = bound = share = None
         if len(calibration) >= needed(target):
-            threshold, bound, share = risk_threshold(
-                [g.confidence for g in calibration], [disagrees(g, item) for g in calibration],
-                target)
+            confidence = [g.confidence for g in calibration]
+            wrong = [disagrees(g, item) for g in calibration]
+            threshold, bound, share = risk_threshold(confidence, wrong, target)
+            if threshold < FLOOR:
+                threshold = FLOOR
+                chosen = [w for c, w in zip(confidence, wrong, strict=True) if c >= FLOOR]
+                bound = (sum(chosen) + 1) / (len(chosen) + 1)
+                share = len(chosen) / len(calibration)
         items[item.id] = LearnedItem(
             question=question, threshold=threshold, target=target,
             calibrated_on=len(calibration), expected_error=bound, calibration_auto_share=share,
