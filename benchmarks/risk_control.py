@@ -143,7 +143,7 @@ def main() -> None:
         "answers auto-graded and wrong <= target, conformal risk control); the error among "
         "auto-graded answers is the instructor's reading, measured here.",
         "",
-        *sections,
+        "\n\n".join(sections),
         "",
         f"{len(rows)} held-out answers; {seconds:.0f} s in all on a shared machine (other "
         "engineers' jobs running: timings are noisy).",
