@@ -21,6 +21,7 @@ from app.assignments.service import sync_rubric_dir
 from app.auth.cache import TokenCache
 from app.auth.page_sessions import PageSessions
 from app.auth.router import router as tokens_router
+from app.calibration.router import router as risk_router
 from app.clock import Clock, system_clock
 from app.dashboard.page import router as dashboard_page_router
 from app.dashboard.router import router as dashboard_router
@@ -247,6 +248,7 @@ def create_app(
         roster_router,
         dashboard_router,
         regrade_router,
+        risk_router,
         tokens_router,
         dashboard_page_router,
         web_signin_router,

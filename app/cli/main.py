@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from app.cli import admin, evaluate, grade_table, grading, ops, release, roster
+from app.cli import admin, evaluate, grade_table, grading, ops, release, risk, roster
 
 app = typer.Typer(
     name="gradeformer",
@@ -16,6 +16,7 @@ app.add_typer(admin.db_app, name="db")
 app.add_typer(admin.rubric_app, name="rubric")
 app.add_typer(admin.token_app, name="token")
 app.add_typer(roster.roster_app, name="roster")
+app.add_typer(risk.risk_app, name="risk")
 app.command()(ops.serve)
 app.command()(grading.grade)
 app.command()(grading.submit)

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 
 from app.assignments.schedule import Schedule
 from app.assignments.service import current_rubric
+from app.calibration.summary import risk_control_json
 from app.submissions.counting import counted_per_student
 from app.submissions.scoring import EffectiveItem
 from app.submissions.service import ScoredSubmission, scored_for_assignment
@@ -145,4 +146,6 @@ def dashboard(session: Session, slug: str) -> dict[str, Any]:
         "histogram": histogram(totals, rubric.max_points),
         "status_counts": dict(sorted(status_counts.items())),
         "items": items,
+        # Per written item: target, threshold in effect, measured error, automated share.
+        "risk_control": risk_control_json(session, current),
     }

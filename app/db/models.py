@@ -277,3 +277,35 @@ class RosterStudent(Base):
     # Canvas's own numeric user id (its gradebook's `ID` column), when the list came from Canvas.
     canvas_user_id: Mapped[str] = mapped_column(String(50), default="")
     imported_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class RiskTarget(Base):
+    """The error an instructor allows among auto-graded answers (risk control): for one
+    question, or for the whole assignment when `question_id` is empty."""
+
+    __tablename__ = "risk_targets"
+    __table_args__ = (UniqueConstraint("assignment_id", "question_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"))
+    question_id: Mapped[str] = mapped_column(String(100), default="")
+    target: Mapped[float]  # a probability, not points: a float is fine here
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class CalibrationSnapshot(Base):
+    """What grading learned from the instructor's grades of an assignment (exemplars and
+    calibrated thresholds per written item), as handed to the grading processes.
+
+    Recomputed when an instructor decision changes (an override, a target), never by grading
+    itself: regrading twice with the same decisions grades the same way."""
+
+    __tablename__ = "calibration_snapshots"
+
+    assignment_id: Mapped[int] = mapped_column(
+        ForeignKey("assignments.id", ondelete="CASCADE"), primary_key=True
+    )
+    rubric_hash: Mapped[str] = mapped_column(String(64))
+    body: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    computed_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

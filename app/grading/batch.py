@@ -17,8 +17,13 @@ from app.grading.jobs import GradingJob
 from app.grading.retry import Pools, Quarantine, WindowedPool, as_pools
 from app.grading.store import store_results
 from app.grading.worker import WorkerOutcome, grade_document
+from graders.context import GradingResources
 
-Grade = Callable[[str, bytes, str | None, str | None], WorkerOutcome]
+# (rubric text, document, filename, content type, resources, learned context, submission id)
+Grade = Callable[
+    [str, bytes, str | None, str | None, GradingResources | None, str | None, int | None],
+    WorkerOutcome,
+]
 
 
 def grade_jobs(
@@ -36,7 +41,10 @@ def grade_jobs(
     windowed = WindowedPool(pools)
     quarantine = Quarantine(pools)
     futures = {
-        windowed.submit(grade, j.rubric_text, j.raw, j.filename, j.content_type): index
+        windowed.submit(
+            grade, j.rubric_text, j.raw, j.filename, j.content_type, None, j.context,
+            j.submission_id,
+        ): index
         for index, j in enumerate(jobs)
     }
     results: list[WorkerOutcome | None] = [None] * len(jobs)
@@ -82,7 +90,8 @@ def _outcome(
     except Exception as exc:
         return exc
     try:
-        retried = quarantine.run(grade, job.rubric_text, job.raw, job.filename, job.content_type)
+        retried = quarantine.run(grade, job.rubric_text, job.raw, job.filename, job.content_type,
+                                 None, job.context, job.submission_id)
     except Exception as exc:  # GradingProcessDied: it kills every process that grades it
         return exc
     # None only when stopped, and nothing stops a CLI run from outside.

@@ -20,9 +20,13 @@ class GradingJob:
     content_type: str | None
     # Earlier attempts whose grading process died: a retry runs alone, after a backoff.
     attempts: int = 0
+    # What grading learned from the instructor's grades (`app.calibration.context`, JSON).
+    context: str | None = None
 
 
-def job_for(submission: Submission, version: RubricVersion) -> GradingJob:
+def job_for(
+    submission: Submission, version: RubricVersion, context: str | None = None
+) -> GradingJob:
     return GradingJob(
         submission_id=submission.id,
         rubric_version_id=version.id,
@@ -31,6 +35,7 @@ def job_for(submission: Submission, version: RubricVersion) -> GradingJob:
         filename=submission.filename,
         content_type=submission.content_type,
         attempts=submission.attempts,
+        context=context,
     )
 
 

@@ -16,6 +16,7 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session, undefer
 
 from app.assignments.repository import current_version
+from app.calibration.service import context_text
 from app.db.base import utcnow
 from app.db.models import RubricVersion, Submission, SubmissionStatus
 from app.grading.jobs import GradingJob, job_for
@@ -100,6 +101,7 @@ def take(
         session.scalars(query.order_by(Submission.id).limit(CHUNK).options(undefer(Submission.raw)))
     )
     versions: dict[int, RubricVersion | None] = {}
+    contexts: dict[int, str | None] = {}
     jobs: list[GradingJob] = []
     for submission in page:
         # Held in this process already (their leases are renewed): never handed out twice.
@@ -107,9 +109,10 @@ def take(
             continue
         if submission.assignment_id not in versions:
             versions[submission.assignment_id] = current_version(session, submission.assignment_id)
+            contexts[submission.assignment_id] = context_text(session, submission.assignment_id)
         version = versions[submission.assignment_id]
         if version is not None:
-            jobs.append(job_for(submission, version))
+            jobs.append(job_for(submission, version, contexts[submission.assignment_id]))
     renew(session, [j.submission_id for j in jobs], seconds)
     return Taken(jobs, page[-1].id if len(page) == CHUNK else None)
 

@@ -28,10 +28,14 @@ from app.grading.leases import died_message
 from app.grading.retry import backoff, end_broken, kill_processes, process_pool, stop_pool
 from app.grading.worker import WorkerOutcome, grade_document
 from app.grading.writer import Died, Finished, ResultWriter
+from graders.context import GradingResources
 
 log = logging.getLogger(__name__)
 
-Grade = Callable[[str, bytes, str | None, str | None], WorkerOutcome]
+Grade = Callable[
+    [str, bytes, str | None, str | None, GradingResources | None, str | None, int | None],
+    WorkerOutcome,
+]
 
 
 class _Job:
@@ -248,5 +252,8 @@ class LocalExecutor:
                 entry.done.set_result(None)
 
 
-def _arguments(job: GradingJob) -> tuple[str, bytes, str | None, str | None]:
-    return job.rubric_text, job.raw, job.filename, job.content_type
+def _arguments(
+    job: GradingJob,
+) -> tuple[str, bytes, str | None, str | None, None, str | None, int]:
+    return (job.rubric_text, job.raw, job.filename, job.content_type, None, job.context,
+            job.submission_id)

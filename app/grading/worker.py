@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.calibration.context import annotate, apply_context, parse_context
 from app.grading.deadline import DocumentDeadline, at_most, deadline
 from graders.context import GradingResources
 from graders.documents import read_submission
@@ -114,9 +115,14 @@ def grade_document(
     filename: str | None,
     content_type: str | None,
     resources: GradingResources | None = None,
+    context: str | None = None,
+    submission_id: int | None = None,
 ) -> WorkerOutcome:
+    """`context`: what was learned from the instructor's grades (`app.calibration.context`,
+    JSON); `submission_id`: the document's submission, whose own graded answers it leaves out."""
     started = time.perf_counter()
-    outcome = _grade_document(rubric_text, raw, filename, content_type, resources)
+    outcome = _grade_document(rubric_text, raw, filename, content_type, resources, context,
+                              submission_id)
     return outcome.model_copy(update={"execution_time": time.perf_counter() - started})
 
 
@@ -126,14 +132,24 @@ def _grade_document(
     filename: str | None,
     content_type: str | None,
     resources: GradingResources | None,
+    context: str | None = None,
+    submission_id: int | None = None,
 ) -> WorkerOutcome:
     loaded = _rubric(rubric_text)
     resources = resources if resources is not None else _resources_for_process()
+    learned = parse_context(context) if context else None
+    if learned is not None:
+        loaded = apply_context(loaded, learned, submission_id)
     seconds = resources.options.get("document_seconds")
     limit = float(seconds) if seconds is not None else None
     try:
         with deadline(limit):
-            return _grade(loaded, raw, filename, content_type, resources)
+            outcome = _grade(loaded, raw, filename, content_type, resources)
+            if learned is None or not outcome.items:
+                return outcome
+            items = annotate(outcome.items, loaded, learned, submission_id,
+                             outcome.answers, resources)
+            return outcome.model_copy(update={"items": items})
     except DocumentDeadline:
         # Whatever the sandbox pool or a model was doing is abandoned mid-way: start them
         # afresh for the next document rather than trust their state.
@@ -195,7 +211,15 @@ def _grade(
 
 
 def grade_many(
-    rubric_text: str, documents: list[tuple[bytes, str | None, str | None]]
+    rubric_text: str,
+    documents: list[tuple[bytes, str | None, str | None]],
+    context: str | None = None,
+    submission_ids: list[int] | None = None,
 ) -> list[WorkerOutcome]:
-    """Several documents in one call: bulk regrades pay the process round trip once per batch."""
-    return [grade_document(rubric_text, raw, name, ctype) for raw, name, ctype in documents]
+    """Several documents in one call: bulk regrades pay the process round trip once per batch.
+    `submission_ids` (one per document) name whose own graded answers each leaves out."""
+    ids: list[int | None] = list(submission_ids) if submission_ids else [None] * len(documents)
+    return [
+        grade_document(rubric_text, raw, name, ctype, None, context, sid)
+        for (raw, name, ctype), sid in zip(documents, ids, strict=True)
+    ]

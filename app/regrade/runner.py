@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.assignments.service import current_rubric
 from app.audit.repository import record
+from app.calibration.service import context_for_regrade
 from app.db.base import utcnow
 from app.db.models import ItemScore, Override, Submission, User
 from app.db.session import unit_of_work
@@ -147,6 +148,8 @@ def run_regrade(
         current = current_rubric(session, slug)
         assignment_id, version_id = current.assignment.id, current.version.id
         rubric_text, rubric_hash = current.version.source_text, current.loaded.content_hash
+        # Fixed for the whole regrade: every submission is graded with the same decisions.
+        context = context_for_regrade(session, current, store=not dry_run)
         report = RegradeReport(slug, rubric_hash, dry_run)
         if not dry_run:
             if job_id is None:
@@ -175,7 +178,13 @@ def run_regrade(
             session.expunge_all()
         docs = [(s.raw, s.filename, s.content_type) for s in subs]
         futures = [
-            pool.submit(grade_many, rubric_text, docs[i : i + TASK_SIZE])
+            pool.submit(
+                grade_many,
+                rubric_text,
+                docs[i : i + TASK_SIZE],
+                context,
+                [s.id for s in subs[i : i + TASK_SIZE]],
+            )
             for i in range(0, len(docs), TASK_SIZE)
         ]
         return _Batch(subs, futures)
@@ -185,7 +194,8 @@ def run_regrade(
         a process of its own; None when the server stops meanwhile."""
         document = (submission.raw, submission.filename, submission.content_type)
         try:
-            retried = quarantine.run(grade_many, rubric_text, [document])
+            retried = quarantine.run(grade_many, rubric_text, [document], context,
+                                     [submission.id])
         except Exception as exc:  # GradingProcessDied: it kills every process grading it
             return exc
         return None if retried is None else retried[0]

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 from app.assignments.repository import current_version, get_version
 from app.assignments.service import parsed_version, require_assignment
 from app.audit.repository import record
+from app.calibration import service as calibration
 from app.db.models import Override, Submission, User
 from app.errors import InvalidInput, NotFound
 from app.review import repository
@@ -115,14 +116,17 @@ def set_override(
         submission_id,
         {"item_id": item_id, "points": str(exact), "before": before, "comment": comment},
     )
+    # The decision is an exemplar and a calibration point of its item from now on.
+    calibration.refresh(session, submission.assignment_id)
     return override
 
 
 def delete_override(session: Session, submission_id: int, item_id: str, actor: User) -> None:
-    get_for_staff(session, submission_id)
+    submission = get_for_staff(session, submission_id)
     if repository.delete_override(session, submission_id, item_id) == 0:
         raise NotFound(f"Submission {submission_id} has no override on {item_id!r}.")
     record(session, actor, "override.delete", "submission", submission_id, {"item_id": item_id})
+    calibration.refresh(session, submission.assignment_id)
 
 
 def exemplars(session: Session, slug: str) -> list[Exemplar]:

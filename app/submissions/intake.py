@@ -32,6 +32,7 @@ from app.assignments.repository import get_version
 from app.assignments.service import current_rubric
 from app.audit.repository import record_many
 from app.batches import STOP, drain
+from app.calibration.service import context_text
 from app.clock import Clock, system_clock
 from app.db.models import Assignment, Submission, SubmissionStatus, User
 from app.errors import Conflict, DomainError, Unavailable
@@ -64,6 +65,8 @@ class _Version:
 class _Target:
     assignment_id: int
     version: _Version
+    # What grading learned from the instructor's grades (read in the writing transaction).
+    context: str | None = None
 
 
 class _Pending:
@@ -251,7 +254,7 @@ class SubmissionIntake:
             [(p.uploader, i, audit_detail(p.new)) for p, i in zip(fresh, ids, strict=True)],
         )
         stored: dict[int, Stored | DomainError] = {
-            id(p): Stored(i, _job(i, targets[p.new.slug].version, p.new))
+            id(p): Stored(i, _job(i, targets[p.new.slug], p.new))
             for p, i in zip(fresh, ids, strict=True)
         }
         for p in storable:
@@ -269,7 +272,7 @@ class SubmissionIntake:
                 submission_id, sha256, state = first.submission_id, first_of[key].new.sha256, (
                     SubmissionStatus.QUEUED.value
                 )
-            stored[id(p)] = _replay(p, submission_id, sha256, state, targets[p.new.slug].version)
+            stored[id(p)] = _replay(p, submission_id, sha256, state, targets[p.new.slug])
         out: list[Stored | DomainError] = []
         for pending in batch:
             error = errors.get(pending.new.slug) or refused.get(id(pending))
@@ -291,7 +294,7 @@ class SubmissionIntake:
             assert row is not None
             version = _Version(row.id, row.source_text)
             self._versions[version_id] = version
-        return _Target(assignment_id, version)
+        return _Target(assignment_id, version, context_text(session, assignment_id))
 
 
 def _key(pending: _Pending) -> tuple[int | None, str | None] | None:
@@ -324,7 +327,7 @@ def _earlier_uploads(
 
 
 def _replay(
-    pending: _Pending, submission_id: int, sha256: str, state: str, version: _Version
+    pending: _Pending, submission_id: int, sha256: str, state: str, target: _Target
 ) -> Stored | DomainError:
     if sha256 != pending.new.sha256:
         return Conflict(
@@ -332,7 +335,7 @@ def _replay(
             "a new upload.",
             submission_id=submission_id,
         )
-    job = _job(submission_id, version, pending.new)
+    job = _job(submission_id, target, pending.new)
     return Stored(submission_id, job, replayed=True, status=state)
 
 
@@ -356,12 +359,13 @@ def _row(
     }
 
 
-def _job(submission_id: int, version: _Version, new: NewSubmission) -> GradingJob:
+def _job(submission_id: int, target: _Target, new: NewSubmission) -> GradingJob:
     return GradingJob(
         submission_id=submission_id,
-        rubric_version_id=version.id,
-        rubric_text=version.source_text,
+        rubric_version_id=target.version.id,
+        rubric_text=target.version.source_text,
         raw=new.raw,
         filename=new.filename,
         content_type=new.content_type,
+        context=target.context,
     )

@@ -13,6 +13,7 @@ from app.assignments.schedule import Schedule
 from app.assignments.service import current_rubric, require_assignment
 from app.audit.repository import record
 from app.auth.dependencies import is_staff
+from app.calibration.service import context_text
 from app.db.base import utcnow
 from app.db.models import Assignment, GradingRun, Submission, SubmissionStatus, User
 from app.errors import InvalidInput, NotFound, PayloadTooLarge, UnreadableUpload
@@ -141,7 +142,8 @@ def accept(
         ),
     )
     record(session, uploader, "submission.create", "submission", submission.id, audit_detail(new))
-    return Accepted(submission, job_for(submission, current.version))
+    context = context_text(session, current.assignment.id)
+    return Accepted(submission, job_for(submission, current.version, context))
 
 
 def _visible(session: Session, submission_id: int, user: User) -> Submission:

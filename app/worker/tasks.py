@@ -22,6 +22,7 @@ from celery.signals import worker_process_init
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.assignments.repository import get_version
+from app.calibration.service import context_text
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from app.grading.leases import claim, store_if_unfinished
 from app.grading.worker import WorkerOutcome, grade_document, init_worker
@@ -127,6 +128,7 @@ def grade_stored(self: Task[Any, Any], submission_id: int, rubric_version_id: in
         if version is None:
             return "gone"
         rubric_text = version.source_text
+        context = context_text(session, version.assignment_id)
         taken = claim(
             session,
             submission_id,
@@ -136,6 +138,8 @@ def grade_stored(self: Task[Any, Any], submission_id: int, rubric_version_id: in
         )
     if not taken.grade:
         return taken.reason
-    outcome = grade_document(rubric_text, taken.raw, taken.filename, taken.content_type)
+    outcome = grade_document(
+        rubric_text, taken.raw, taken.filename, taken.content_type, None, context, submission_id
+    )
     stored = _store(factory, (submission_id, rubric_version_id, outcome), holder)
     return outcome.status if stored else "superseded"

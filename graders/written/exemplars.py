@@ -95,3 +95,17 @@ def reference_offset(embedder: SentenceEmbedder, config: WrittenConfig, max_poin
         gaps.append(min(float(exemplar.points / max_points), 1.0) - memo[key])
     count = len(gaps)
     return sum(gaps) / count * count / (count + OFFSET_PRIOR)
+
+
+def nearest_exemplar(embedder: SentenceEmbedder, answer: str,
+                     exemplars: Sequence[Exemplar]) -> tuple[int, float] | None:
+    """The example answer closest to the whole `answer` (cosine of unit vectors), and how
+    close; None without examples or text. For staff feedback: which graded answer this one
+    resembles most."""
+    texts = [e.text for e in exemplars]
+    if not texts or not answer.strip():
+        return None
+    vectors = embedder.embed([answer, *texts])
+    scores = vectors[1:] @ vectors[0]
+    index = int(np.argmax(scores))
+    return index, float(scores[index])

@@ -8,13 +8,20 @@ import signal
 import time
 
 from app.grading.worker import WorkerOutcome, grade_document
+from graders.context import GradingResources
 
 POISON = b"KILL-MY-WORKER"
 SLOW = b"GRADE-SLOWLY"
 
 
 def grade_with_faults(
-    rubric_text: str, raw: bytes, filename: str | None, content_type: str | None
+    rubric_text: str,
+    raw: bytes,
+    filename: str | None,
+    content_type: str | None,
+    resources: GradingResources | None = None,
+    context: str | None = None,
+    submission_id: int | None = None,
 ) -> WorkerOutcome:
     """grade_document, except that a POISON document kills its grading process every time and
     a SLOW one takes a second first (time to kill or stop the process meanwhile)."""
@@ -24,11 +31,19 @@ def grade_with_faults(
         time.sleep(1.0)
     else:
         time.sleep(0.05)
-    return grade_document(rubric_text, raw, filename, content_type)
+    return grade_document(rubric_text, raw, filename, content_type, resources, context,
+                          submission_id)
 
 
 def grade_many_with_faults(
-    rubric_text: str, documents: list[tuple[bytes, str | None, str | None]]
+    rubric_text: str,
+    documents: list[tuple[bytes, str | None, str | None]],
+    context: str | None = None,
+    submission_ids: list[int] | None = None,
 ) -> list[WorkerOutcome]:
     """grade_many (the regrade's call) with the faults of grade_with_faults."""
-    return [grade_with_faults(rubric_text, raw, name, ctype) for raw, name, ctype in documents]
+    ids: list[int | None] = list(submission_ids) if submission_ids else [None] * len(documents)
+    return [
+        grade_with_faults(rubric_text, raw, name, ctype, None, context, sid)
+        for (raw, name, ctype), sid in zip(documents, ids, strict=True)
+    ]

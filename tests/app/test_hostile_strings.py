@@ -133,7 +133,7 @@ def test_a_regrade_survives_a_result_it_cannot_store(
 ) -> None:
     ids, _ = _submissions(sessions, 4)
 
-    def grade_many(_rubric: str, documents: list[Any]) -> list[WorkerOutcome]:
+    def grade_many(_rubric: str, documents: list[Any], *_: Any) -> list[WorkerOutcome]:
         # The second document of every task comes back unstorable.
         return [
             _outcome(_item("b1.d_head"), _item("b1.d_head")) if n == 1 else

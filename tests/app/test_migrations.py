@@ -24,6 +24,8 @@ TABLES = {
     "regrade_jobs",
     "audit_log",
     "roster_students",
+    "risk_targets",
+    "calibration_snapshots",
 }
 
 

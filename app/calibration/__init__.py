@@ -1,0 +1,1 @@
+"""Risk control and exemplars learned from the instructor's grades (issue #13)."""
