@@ -5,17 +5,39 @@ from __future__ import annotations
 import io
 import pickle
 from collections.abc import Sequence
-from typing import Any
+from decimal import Decimal
+from typing import Annotated, Any
 
-from pydantic import TypeAdapter
+from pydantic import Field, TypeAdapter
+from typing_extensions import TypedDict
 
 from graders.documents.model import ParsedSubmission
-from graders.results import ItemResult
+from graders.results import Evidence, ItemResult, Status, to_points
 from graders.rubric import RubricItem
 from graders.sandbox import JobOutcome
 
 _PARSED: TypeAdapter[ParsedSubmission] = TypeAdapter(ParsedSubmission)
 _RESULTS: TypeAdapter[tuple[ItemResult, ...]] = TypeAdapter(tuple[ItemResult, ...])
+
+
+class _StoredResult(TypedDict):
+    """ItemResult's fields, validated natively (ItemResult's own points validator is Python,
+    and reading results back is most of what a regrade of unchanged items does)."""
+
+    item_id: str
+    question: str
+    points: Decimal
+    max_points: Decimal
+    status: Status
+    feedback: str
+    student_feedback: str | None
+    evidence: tuple[Evidence, ...]
+    confidence: Annotated[float, Field(ge=0.0, le=1.0)]
+    grader: str
+    grader_version: str
+
+
+_STORED: TypeAdapter[list[_StoredResult]] = TypeAdapter(list[_StoredResult])
 
 
 class Rejected(ValueError):
@@ -41,14 +63,19 @@ def encode_results(results: Sequence[ItemResult]) -> bytes:
 def decode_results(payload: bytes, items: Sequence[RubricItem], question: str
                    ) -> list[ItemResult]:
     """The group's results, one per item in order, each within its item's points."""
-    results = _RESULTS.validate_json(payload)
-    if [r.item_id for r in results] != [i.id for i in items]:
+    stored = _STORED.validate_json(payload)
+    if [r["item_id"] for r in stored] != [i.id for i in items]:
         raise Rejected("results for other items")
-    for result, item in zip(results, items, strict=True):
-        if (result.question != question or result.max_points != item.points
-                or not 0 <= result.points <= item.points):
+    results: list[ItemResult] = []
+    for fields, item in zip(stored, items, strict=True):
+        points, max_points = fields["points"], fields["max_points"]
+        # Stored points are hundredths exactly as `to_points` makes them, within the item's.
+        if (fields["question"] != question or max_points != to_points(item.points)
+                or not 0 <= points <= max_points or points.as_tuple().exponent != -2
+                or max_points.as_tuple().exponent != -2):
             raise Rejected(f"a result that does not fit item {item.id}")
-    return list(results)
+        results.append(ItemResult.model_construct(**fields))
+    return results
 
 
 # Sandbox observations hold NumPy arrays: pickled, and unpickled only into these classes (and

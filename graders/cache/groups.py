@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -61,14 +62,40 @@ def _file_digest(path: Path) -> str:
     return found
 
 
+_environments: dict[tuple[str, ...], tuple[float, str]] = {}
+RECHECK_S = 1.0  # battery files are looked at again after this long
+
+
 def environment(kind: str, items: Sequence[RubricItem], context: GradingContext) -> str:
     """What a kind's results depend on besides the rubric, the answer and the options: a code
     battery's files (inputs, reference, known bugs) and the written grader's model."""
     if kind == "code":
-        from graders.code.config import item_config, resolve_battery
+        from graders.code.config import item_config
+
+        names = tuple(sorted({item_config(i).battery for i in items}))
+        now = time.monotonic()
+        with _lock:
+            seen = _environments.get(names)
+        if seen is not None and now - seen[0] < RECHECK_S:
+            return seen[1]
+        found = _batteries(names)
+        with _lock:
+            _environments[names] = (now, found)
+        return found
+    if kind == "written":
+        from graders.written.grader import shared_embedder
+
+        embedder = shared_embedder(context)
+        return "none" if embedder is None else embedder.model_id
+    return ""
+
+
+def _batteries(names: Sequence[str]) -> str:
+    if names:
+        from graders.code.config import resolve_battery
 
         parts: list[str] = []
-        for name in sorted({item_config(i).battery for i in items}):
+        for name in names:
             try:
                 battery = resolve_battery(name)
                 files = sorted(p for p in battery.parent.iterdir() if p.is_file()
@@ -77,11 +104,6 @@ def environment(kind: str, items: Sequence[RubricItem], context: GradingContext)
             except (OSError, ValueError):
                 parts.append(name + "=unreadable")
         return ";".join(parts)
-    if kind == "written":
-        from graders.written.grader import shared_embedder
-
-        embedder = shared_embedder(context)
-        return "none" if embedder is None else embedder.model_id
     return ""
 
 

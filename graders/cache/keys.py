@@ -7,7 +7,6 @@ change of grading code invalidates it. Student text enters keys only through its
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import platform
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import TypeAdapter
 
 from graders.documents.model import ParsedSubmission
 from graders.results import ItemResult
@@ -118,17 +118,31 @@ def location_key(loaded: LoadedRubric, raw: bytes, filename: str | None,
 
 # --- grader groups ----------------------------------------------------------------------------
 
+_PARSED: TypeAdapter[ParsedSubmission] = TypeAdapter(ParsedSubmission)
+
+
 def submission_digest(parsed: ParsedSubmission) -> str:
     """The located submission as graders see it (its text, format, answers and reasons)."""
-    return digest(dataclasses.asdict(parsed))
+    return hashlib.sha256(_PARSED.dump_json(parsed)).hexdigest()
+
+
+_options: dict[int, tuple[Mapping[str, Any], str]] = {}
 
 
 def options_digest(options: Mapping[str, Any]) -> str:
+    """The options that can change a grade (a process keeps one mapping: hashed once)."""
+    kept_before = _options.get(id(options))
+    if kept_before is not None and kept_before[0] is options:
+        return kept_before[1]
     kept = {k: v for k, v in options.items() if k not in OPERATIONAL_OPTIONS}
     try:
-        return digest(kept)
+        found = digest(kept)
     except TypeError:  # an option without a canonical form: hash its repr, still exact
-        return digest(sorted((k, repr(v)) for k, v in kept.items()))
+        found = digest(sorted((k, repr(v)) for k, v in kept.items()))
+    if len(_options) > 64:
+        _options.clear()
+    _options[id(options)] = (options, found)
+    return found
 
 
 def _strings(value: object) -> set[str]:
@@ -160,13 +174,19 @@ def group_static(loaded: LoadedRubric, question: Question, kind: str, version: s
 
 
 def earlier_digest(earlier: Mapping[str, ItemResult], referenced: Sequence[str]) -> str:
+    if not referenced:
+        return ""
     return digest([[r, earlier[r].model_dump(mode="json") if r in earlier else None]
                    for r in referenced])
 
 
 def group_key(static: str, submission: str, question_id: str, options: str, earlier: str,
               environment: str) -> str:
-    return "group:" + digest(static, submission, question_id, options, earlier, environment)
+    # Every part but the question id and the environment is a fixed-length hex digest; those
+    # two are hashed first so that no separator inside them can shift the fields.
+    tail = hashlib.sha256(canonical([question_id, environment])).hexdigest()
+    joined = "\x00".join((static, submission, options, earlier, tail))
+    return "group:" + hashlib.sha256(joined.encode()).hexdigest()
 
 
 # --- sandbox ----------------------------------------------------------------------------------
