@@ -14,6 +14,7 @@ import contextlib
 import logging
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -46,6 +47,8 @@ class SqliteStore:
         self._touched: set[str] = set()
         self._flushes = 0
         self._pid = os.getpid()
+        # A process may grade in several threads; one connection, used by one at a time.
+        self._lock = threading.RLock()
         self._db = self._open()
 
     def _open(self) -> sqlite3.Connection:
@@ -65,6 +68,10 @@ class SqliteStore:
         return self._db
 
     def get(self, key: str) -> bytes | None:
+        with self._lock:
+            return self._get(key)
+
+    def _get(self, key: str) -> bytes | None:
         pending = self._pending.get(key)
         if pending is not None:
             return pending
@@ -79,10 +86,18 @@ class SqliteStore:
         return row[0]
 
     def put(self, key: str, value: bytes) -> None:
+        with self._lock:
+            self._put(key, value)
+
+    def _put(self, key: str, value: bytes) -> None:
         if len(value) <= self.max_bytes:
             self._pending[key] = value
 
     def flush(self) -> None:
+        with self._lock:
+            self._flush()
+
+    def _flush(self) -> None:
         if not self._pending and not self._touched:
             return
         pending, touched = self._pending, self._touched
@@ -110,10 +125,18 @@ class SqliteStore:
             self.evict()
 
     def size(self) -> int:
+        with self._lock:
+            return self._size()
+
+    def _size(self) -> int:
         row = self._connection().execute("SELECT total(size) FROM entries").fetchone()
         return int(row[0])
 
     def evict(self) -> int:
+        with self._lock:
+            return self._evict()
+
+    def _evict(self) -> int:
         """Drop least recently used entries while the file holds more than the cap."""
         try:
             total = self.size()
@@ -139,9 +162,17 @@ class SqliteStore:
             return 0
 
     def count(self) -> int:
+        with self._lock:
+            return self._count()
+
+    def _count(self) -> int:
         return int(self._connection().execute("SELECT count(*) FROM entries").fetchone()[0])
 
     def close(self) -> None:
+        with self._lock:
+            self._close()
+
+    def _close(self) -> None:
         self.flush()
         with contextlib.suppress(sqlite3.Error):
             self._db.close()
