@@ -286,6 +286,7 @@ def main() -> None:
         help="submissions graded in this process for the per-grader costs (0: skip)",
     )
     parser.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
+    parser.add_argument("--note", default="", help="a sentence on the conditions of this run")
     args = parser.parse_args()
     _adopt_orphans()
     cost = grading_cost(args.breakdown) if args.breakdown else None
@@ -333,6 +334,7 @@ def main() -> None:
         "the CLI column bounds what any grading-side cache can reach.\n\n"
         f"Resulting statuses ({runs[-1].n}, last run): {runs[-1].mix}. Storing the uploads "
         f"beforehand took {stored_s:.1f} s."
+        + (f" {args.note}" if args.note else "")
     )
     if cost is not None:
         body += (
