@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import json
 import os
 import resource
 import subprocess
@@ -135,7 +136,20 @@ EDITS: dict[str, list[tuple[str, str]]] = {
 }
 
 
-def store(url: str, n: int) -> float:
+def distinct_code(raw: bytes, name: str) -> bytes:
+    """The same submission with a comment naming the student in each program: no two
+    submissions share a program (as in a real class), so no sandbox run serves two."""
+    stamp = f"# {name}\n"
+    if name.endswith(".json"):
+        data = json.loads(raw)
+        for question in ("B3", "B4"):
+            if question in data["answers"]:
+                data["answers"][question] = stamp + data["answers"][question]
+        return json.dumps(data).encode()
+    return raw.replace(b"```python\n", b"```python\n" + stamp.encode())
+
+
+def store(url: str, n: int, distinct: bool = False) -> float:
     started = time.perf_counter()
     sessions = make_sessionmaker(make_engine(url))
     with unit_of_work(sessions) as session:
@@ -144,6 +158,8 @@ def store(url: str, n: int) -> float:
         with unit_of_work(sessions) as session:
             for index in range(start, min(n, start + 500)):
                 raw, name, ctype = submission(index)
+                if distinct:
+                    raw = distinct_code(raw, name)
                 accept(
                     session,
                     SLUG,
@@ -252,12 +268,12 @@ def regrade(label: str, url: str, n: int, workers: int, cache: bool) -> Run:
                ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())))
 
 
-def scenarios(n: int, workers: int) -> tuple[list[Run], bool, float]:
+def scenarios(n: int, workers: int, distinct: bool) -> tuple[list[Run], bool, float]:
     runs: list[Run] = []
     with tempfile.TemporaryDirectory(prefix="gf-regrade-") as tmp, bench_battery():
         url = f"sqlite:///{Path(tmp) / 'bench.db'}"
         upgrade(url)
-        stored_s = store(url, n)
+        stored_s = store(url, n, distinct)
         print(f"stored {n} submissions in {stored_s:.1f} s", flush=True)
         runs.append(regrade("cache off (as before)", url, n, workers, cache=False))
         runs.append(regrade("cache on, empty (first regrade)", url, n, workers, cache=True))
@@ -287,12 +303,15 @@ def main() -> None:
     )
     parser.add_argument("--no-write", action="store_true", help="do not update docs/benchmarks.md")
     parser.add_argument("--note", default="", help="a sentence on the conditions of this run")
+    parser.add_argument("--distinct-code", action="store_true",
+                        help="no two submissions share a program (each names its student)")
+    parser.add_argument("--section", default="regrade", help="the docs/benchmarks.md section")
     args = parser.parse_args()
     _adopt_orphans()
     cost = grading_cost(args.breakdown) if args.breakdown else None
     if cost is not None:
         print(cost.table(), flush=True)
-    runs, identical, stored_s = scenarios(args.n, args.workers)
+    runs, identical, stored_s = scenarios(args.n, args.workers, args.distinct_code)
     base = runs[0]
     rows = "\n".join(
         f"| {r.label} | {r.elapsed:.1f} s | **{r.rate:.0f}** | {r.rate / base.rate:.1f}x | "
@@ -310,9 +329,15 @@ def main() -> None:
                          for name, ok, rate in targets)
     cores = os.cpu_count() or 1
     body = (
-        "## Bulk regrade (`gradeformer regrade`, local executor, SQLite, result cache)\n\n"
+        "## Bulk regrade (`gradeformer regrade`, local executor, SQLite, result cache"
+        + (", every program distinct" if args.distinct_code else "") + ")\n\n"
         f"{base.n} synthetic transformer-basics submissions (half JSON, half free text; right, "
-        f"partly right and wrong answers; B3/B4 code run in the sandbox), {base.workers} "
+        f"partly right and wrong answers; B3/B4 code run in the sandbox"
+        + ("; every program carries its student's name in a comment, so no two submissions "
+           "share a sandbox run" if args.distinct_code else
+           "; the set draws from few programs, and the same program on the same question gets "
+           "the same inputs, so one sandbox run serves every submission that has it")
+        + f"), {base.workers} "
         "grading processes, every run in one sitting on the same database (rubric edits are "
         "kept for the runs after them):\n\n"
         "| run | wall time | submissions/s | vs cache off | CPU ms / submission (all "
@@ -343,7 +368,7 @@ def main() -> None:
         )
     print(body)
     if not args.no_write:
-        print(f"wrote {write_section('regrade', body)}")
+        print(f"wrote {write_section(args.section, body)}")
 
 
 if __name__ == "__main__":
