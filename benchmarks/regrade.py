@@ -24,6 +24,7 @@ import argparse
 import ctypes
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -256,8 +257,10 @@ def regrade(label: str, url: str, n: int, workers: int, cache: bool) -> Run:
     if process.returncode != 0:
         raise SystemExit(f"regrade failed ({process.returncode}):\n{out}\n{err}")
     print(f"[{label}] {' '.join(out.split())}", flush=True)
-    recomputed = next((line.split(":", 1)[1].strip() for line in out.splitlines()
-                       if line.startswith("recomputed:")), "?")
+    # The console wraps long lines: the report runs from "recomputed:" to "regraded".
+    flat = " ".join(out.split())
+    found = re.search(r"recomputed: (.*?) regraded \d", flat)
+    recomputed = found.group(1) if found else "?"
     sessions = make_sessionmaker(make_engine(url))
     with unit_of_work(sessions) as session:
         statuses = Counter(dict(session.execute(
