@@ -264,3 +264,42 @@ def _stored(session: Any) -> list[tuple[Any, ...]]:
         .order_by(Submission.id, ItemScore.position)
     ).all()
     return [tuple(row) for row in rows]
+
+
+def test_the_cli_says_what_a_regrade_recomputes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from app.cli.main import app
+    from app.settings import get_settings
+
+    monkeypatch.setenv("GRADEFORMER_DATABASE_URL", f"sqlite:///{tmp_path / 'var' / 'g.db'}")
+    monkeypatch.setenv("GRADEFORMER_WORKERS", "1")
+    get_settings.cache_clear()
+    runner = CliRunner()
+
+    def run(*args: str) -> str:
+        result = runner.invoke(app, list(args))
+        assert result.exit_code == 0, (result.output, result.exception)
+        return " ".join(result.output.split())
+
+    try:
+        run("db", "upgrade")
+        run("rubric", "load", str(BUNDLED_RUBRICS / f"{SLUG}.yaml"))
+        folder = tmp_path / "inbox"
+        folder.mkdir()
+        for number, (raw, _, _) in enumerate(DOCUMENTS[:3]):
+            (folder / f"student{number}.json").write_bytes(raw)
+        assert "imported 3 of 3 files" in run("import", str(folder), "--assignment", SLUG)
+        run("regrade", "--assignment", SLUG)
+        assert (tmp_path / "var" / "result-cache.sqlite").exists()  # beside the database
+        dry = run("regrade", "--assignment", SLUG, "--dry-run")
+        assert "would recompute: 3 submissions: 3 re-scored from stored observations (" in dry
+        assert "reused, 0 recomputed), 0 documents re-located, 0 code runs (0 reused)" in dry
+        monkeypatch.setenv("GRADEFORMER_RESULT_CACHE", "false")
+        get_settings.cache_clear()
+        off = run("regrade", "--assignment", SLUG, "--dry-run")
+        assert "3 submissions: result cache off, everything recomputed" in off
+    finally:
+        get_settings.cache_clear()
