@@ -65,6 +65,12 @@ class Settings(BaseSettings):
     # secret kept in `code-input-secret` beside a SQLite database file (else ./var), made on
     # first use.
     code_input_secret: str | None = None
+    # Regrades reuse what did not change (graders/cache): located answers, sandbox runs and
+    # grader results, in one SQLite file. Default: `result-cache.sqlite` beside a SQLite
+    # database file, else ./var/result-cache.sqlite. Off: everything is recomputed.
+    result_cache: bool = True
+    result_cache_path: Path | None = None
+    result_cache_mib: int = Field(default=512, gt=0)
     # Reliability. A grading attempt whose worker died is retried, alone, with backoff; a
     # submission that killed this many attempts becomes grader_error with the reason.
     max_grading_attempts: int = Field(default=3, gt=0)
@@ -90,6 +96,11 @@ class Settings(BaseSettings):
         if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
             return Path(url.database).parent / "embedding-cache"
         return Path("var") / "embedding-cache"
+
+    def resolved_result_cache_path(self) -> Path:
+        if self.result_cache_path is not None:
+            return self.result_cache_path
+        return self.resolved_embedding_cache_dir().parent / "result-cache.sqlite"
 
     def resolved_code_input_secret(self) -> str | None:
         if self.code_input_secret:
@@ -119,6 +130,9 @@ class Settings(BaseSettings):
             "max_pages": self.decode_max_pages,
             "embedding_cache_dir": str(self.resolved_embedding_cache_dir().resolve()),
         }
+        if self.result_cache:
+            options["result_cache_path"] = str(self.resolved_result_cache_path().resolve())
+            options["result_cache_bytes"] = self.result_cache_mib * MIB
         if self.review_threshold is not None:
             options["review_threshold"] = self.review_threshold
         secret = self.resolved_code_input_secret()

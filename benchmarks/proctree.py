@@ -9,7 +9,11 @@ from pathlib import Path
 def children(pid: int) -> list[int]:
     """Direct children of a process (every thread's), from /proc."""
     found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").glob("*"))
+    except OSError:  # the process ended while we looked: it has no children now
+        return found
+    for task in tasks:
         try:
             found.extend(int(c) for c in (task / "children").read_text().split())
         except OSError:

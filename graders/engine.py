@@ -7,8 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
+from functools import partial
 from typing import Any
 
+from graders.cache import result_cache
+from graders.cache.groups import grade_cached
+from graders.cache.keys import submission_digest
 from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.registry import get_grader
@@ -128,6 +132,8 @@ def grade_submission(
     resources = resources if resources is not None else GradingResources()
     results: dict[str, ItemResult] = {}
     scratch: dict[str, Any] = {}
+    cache = result_cache(resources)
+    located = submission_digest(submission) if cache.enabled else ""
     for question in rubric.questions:
         answer = submission.answers.get(question.id)
         if answer is None or not answer.text.strip():
@@ -146,7 +152,8 @@ def grade_submission(
         for item in question.items:
             groups.setdefault(item.grader, []).append(item)
         for kind, items in groups.items():
-            for result in _grade_group(kind, items, answer, context):
+            grade = partial(_grade_group, kind, items, answer, context)
+            for result in grade_cached(cache, loaded, kind, items, context, located, grade):
                 results[result.item_id] = result
     ordered = tuple(results[item.id] for item in rubric.items())
     return GradingOutcome(rubric_hash=loaded.content_hash, items=ordered)

@@ -142,6 +142,11 @@ def regrade(
     elapsed = time.perf_counter() - started
     if dry_run:
         console.print(_diff_table(report))
+        # The dry run did the grading a regrade would do now: what it recomputed is what the
+        # regrade would have; it is cached for the regrade that follows.
+        console.print(f"would recompute: {report.work_summary()}")
+    else:
+        console.print(f"recomputed: {report.work_summary()}")
     rate = report.total / elapsed if elapsed > 0 else 0.0
     resumed = (
         f", resumed job {report.job_id} ({report.already_done} done before)"

@@ -20,11 +20,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.cache.store import open_cache
 from app.calibration.context import annotate, apply_context, parse_context
 from app.grading.deadline import DocumentDeadline, at_most, deadline
+from graders.cache import CACHE_KEY, ResultCache
+from graders.cache.codecs import decode_parsed, encode_parsed
+from graders.cache.keys import location_key
 from graders.context import GradingResources
 from graders.documents import read_submission
-from graders.documents.model import InvalidDocument
+from graders.documents.model import InvalidDocument, ParsedSubmission
 from graders.engine import grade_submission
 from graders.results import ItemResult
 from graders.rubric import LoadedRubric, parse_rubric
@@ -48,6 +52,8 @@ class WorkerOutcome(BaseModel):
     answers: dict[str, str] = Field(default_factory=dict)
     # Seconds spent grading this document in the grading process.
     execution_time: float | None = None
+    # What grading it recomputed and what it reused (graders.cache.CacheStats, as counts).
+    work: dict[str, int] = Field(default_factory=dict)
 
 
 _resources: GradingResources | None = None
@@ -121,9 +127,45 @@ def grade_document(
     """`context`: what was learned from the instructor's grades (`app.calibration.context`,
     JSON); `submission_id`: the document's submission, whose own graded answers it leaves out."""
     started = time.perf_counter()
+    resources = resources if resources is not None else _resources_for_process()
+    cache = _cache(resources)
+    cache.reset_stats()
     outcome = _grade_document(rubric_text, raw, filename, content_type, resources, context,
                               submission_id)
-    return outcome.model_copy(update={"execution_time": time.perf_counter() - started})
+    cache.flush()
+    work = cache.reset_stats().as_dict() if cache.enabled else {}
+    return outcome.model_copy(
+        update={"execution_time": time.perf_counter() - started, "work": work}
+    )
+
+
+def _cache(resources: GradingResources) -> ResultCache:
+    """The process's result cache, opened from its options on first use (after a deadline
+    closed the resources, again)."""
+    return resources.shared(CACHE_KEY, lambda: open_cache(resources.options))
+
+
+def _read(
+    loaded: LoadedRubric,
+    raw: bytes,
+    filename: str | None,
+    content_type: str | None,
+    resources: GradingResources,
+) -> ParsedSubmission:
+    """The located answers: from the cache when this document was read under the same
+    question structure, else read (and kept)."""
+    cache = _cache(resources)
+    if not cache.enabled:
+        return read_submission(raw, filename, content_type, loaded.rubric)
+    key = location_key(loaded, raw, filename, content_type)
+    parsed = cache.load(key, decode_parsed)
+    if parsed is not None:
+        cache.stats.location_cached += 1
+        return parsed
+    parsed = read_submission(raw, filename, content_type, loaded.rubric)
+    cache.stats.located += 1
+    cache.save(key, encode_parsed(parsed))
+    return parsed
 
 
 def _grade_document(
@@ -131,12 +173,11 @@ def _grade_document(
     raw: bytes,
     filename: str | None,
     content_type: str | None,
-    resources: GradingResources | None,
+    resources: GradingResources,
     context: str | None = None,
     submission_id: int | None = None,
 ) -> WorkerOutcome:
     loaded = _rubric(rubric_text)
-    resources = resources if resources is not None else _resources_for_process()
     learned = parse_context(context) if context else None
     if learned is not None:
         loaded = apply_context(loaded, learned, submission_id)
@@ -174,7 +215,7 @@ def _grade(
         # Reading is linear work on at most a few MB: far less than grading needs. A document
         # whose reading outlives its share is hostile or pathological, whatever remains.
         with at_most(float(reading) if reading is not None else None):
-            parsed = read_submission(raw, filename, content_type, loaded.rubric)
+            parsed = _read(loaded, raw, filename, content_type, resources)
     except DocumentDeadline:
         return WorkerOutcome(
             status="needs_review",

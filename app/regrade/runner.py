@@ -31,6 +31,7 @@ from app.grading.worker import WorkerOutcome, grade_many
 from app.regrade import jobs, repository
 from app.submissions.repository import overrides_for
 from app.submissions.scoring import EffectiveScore, combine, effective_item
+from graders.cache import CacheStats
 
 TASK_SIZE = 8  # documents per process round trip
 
@@ -68,6 +69,31 @@ class RegradeReport:
     already_done: int = 0  # regraded by an earlier, interrupted run of the same job
     changed: int = 0
     changes: list[ScoreChange] = field(default_factory=list)
+    # What the grading processes recomputed and reused (graders.cache), summed.
+    work: CacheStats = field(default_factory=CacheStats)
+    cached: int = 0  # submissions graded with the result cache on
+
+    def count_work(self, outcomes: Sequence[WorkerOutcome]) -> None:
+        for outcome in outcomes:
+            if outcome.work:
+                self.cached += 1
+                self.work.add(outcome.work)
+
+    def work_summary(self) -> str:
+        """How much this run recomputed, in words (`regrade --dry-run` prints it)."""
+        return work_summary(self.total, self.cached, self.work)
+
+
+def work_summary(total: int, cached: int, work: CacheStats) -> str:
+    if not cached:
+        return f"{total} submissions: result cache off, everything recomputed"
+    rescored = cached - work.located
+    return (
+        f"{total} submissions: {rescored} re-scored from stored observations "
+        f"({work.groups_cached} grader results reused, {work.groups_run} recomputed), "
+        f"{work.located} documents re-located, {work.code_runs} code runs "
+        f"({work.code_cached} reused)"
+    )
 
 
 def _score(
@@ -250,6 +276,7 @@ def run_regrade(
                 regrade_job_id=job_id,
                 after=count,
             )
+        report.count_work([o for o in outcomes if isinstance(o, WorkerOutcome)])
         if progress is not None:
             progress(len(outcomes), report.total)
 

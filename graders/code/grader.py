@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from graders.cache.sandbox import run_cached
 from graders.code.battery import AdaptationName, Instance
 from graders.code.checks import DESCRIPTIONS, CaseVerdict, Verdict, evaluate
 from graders.code.config import DEFAULT_SALVAGE_NAMES, CodeCheckConfig, item_config
@@ -126,7 +127,7 @@ class CodeGrader(Grader):
         evidence, notes = list(prepared.evidence), list(prepared.notes)
         sandbox = shared_sandbox(context)
         try:
-            outcome = sandbox.run(prepared.job)
+            outcome = run_cached(sandbox, prepared.job, context)
         except SandboxRefused as exc:
             return all_items(Status.NEEDS_REVIEW, f"{exc}.", "", tuple(evidence), 0.0)
         except SandboxUnavailable as exc:
@@ -168,7 +169,7 @@ class CodeGrader(Grader):
         form, observations = choose(prepared.instance, prepared.slots, calls, not_run)
         if not _usable(observations):
             form, observations, outcome = self._batched(prepared, sandbox, form, observations,
-                                                        outcome, timeout)
+                                                        outcome, timeout, context)
         run = _Run(code, prepared.instance, outcome, form, observations, timeout)
         salvage_names = tuple(dict.fromkeys(
             n for i in items for n in configs[i.id].salvage_names)) or DEFAULT_SALVAGE_NAMES
@@ -181,8 +182,8 @@ class CodeGrader(Grader):
                            evidence, question) for item in items]
 
     def _batched(self, prepared: Prepared, sandbox: Sandbox, form: Form,
-                 observations: list[Observation], outcome: JobOutcome, timeout: float
-                 ) -> tuple[Form, list[Observation], JobOutcome]:
+                 observations: list[Observation], outcome: JobOutcome, timeout: float,
+                 context: GradingContext) -> tuple[Form, list[Observation], JobOutcome]:
         """Every call failed as asked: try a batch of one (the student's code may expect
         (batch, n, d) inputs); kept only when it explains more."""
         if not any(o.call is not None and not o.call.ok for o in observations):
@@ -191,7 +192,7 @@ class CodeGrader(Grader):
             return form, observations, outcome
         job, slots, _ = prepared.batched()
         try:
-            second = sandbox.run(job)
+            second = run_cached(sandbox, job, context)
         except (SandboxRefused, SandboxUnavailable):
             return form, observations, outcome
         if second.module is None or second.module.syntax_error is not None:

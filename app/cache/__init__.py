@@ -1,0 +1,1 @@
+"""Storage of the grading result cache (graders/cache) beside the database."""

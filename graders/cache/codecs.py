@@ -1,0 +1,136 @@
+"""Cache values as bytes, and back only through validation: anything unexpected raises."""
+
+from __future__ import annotations
+
+import io
+import pickle
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Annotated, Any
+
+from pydantic import Field, TypeAdapter
+from typing_extensions import TypedDict
+
+from graders.documents.model import ParsedSubmission
+from graders.results import Evidence, ItemResult, Status, to_points
+from graders.rubric import RubricItem
+from graders.sandbox import JobOutcome
+
+_PARSED: TypeAdapter[ParsedSubmission] = TypeAdapter(ParsedSubmission)
+_RESULTS: TypeAdapter[tuple[ItemResult, ...]] = TypeAdapter(tuple[ItemResult, ...])
+
+
+class _StoredResult(TypedDict):
+    """ItemResult's fields, validated natively (ItemResult's own points validator is Python,
+    and reading results back is most of what a regrade of unchanged items does)."""
+
+    item_id: str
+    question: str
+    points: Decimal
+    max_points: Decimal
+    status: Status
+    feedback: str
+    student_feedback: str | None
+    evidence: tuple[Evidence, ...]
+    confidence: Annotated[float, Field(ge=0.0, le=1.0)]
+    grader: str
+    grader_version: str
+
+
+_STORED: TypeAdapter[list[_StoredResult]] = TypeAdapter(list[_StoredResult])
+
+
+class Rejected(ValueError):
+    """A stored value that does not fit what its key promises."""
+
+
+def encode_parsed(parsed: ParsedSubmission) -> bytes:
+    return _PARSED.dump_json(parsed)
+
+
+def decode_parsed(payload: bytes) -> ParsedSubmission:
+    parsed = _PARSED.validate_json(payload)
+    for question_id, answer in parsed.answers.items():
+        if answer.question_id != question_id:
+            raise Rejected("an answer filed under another question")
+    return parsed
+
+
+def encode_results(results: Sequence[ItemResult]) -> bytes:
+    return _RESULTS.dump_json(tuple(results))
+
+
+def decode_results(payload: bytes, items: Sequence[RubricItem], question: str
+                   ) -> list[ItemResult]:
+    """The group's results, one per item in order, each within its item's points."""
+    stored = _STORED.validate_json(payload)
+    if [r["item_id"] for r in stored] != [i.id for i in items]:
+        raise Rejected("results for other items")
+    results: list[ItemResult] = []
+    for fields, item in zip(stored, items, strict=True):
+        points, max_points = fields["points"], fields["max_points"]
+        # Stored points are hundredths exactly as `to_points` makes them, within the item's.
+        if (fields["question"] != question or max_points != to_points(item.points)
+                or not 0 <= points <= max_points or points.as_tuple().exponent != -2
+                or max_points.as_tuple().exponent != -2):
+            raise Rejected(f"a result that does not fit item {item.id}")
+        results.append(ItemResult.model_construct(**fields))
+    return results
+
+
+# Sandbox observations hold NumPy arrays: pickled, and unpickled only into these classes (and
+# plain numeric arrays), so a tampered entry cannot name any other callable.
+_ALLOWED = {
+    ("graders.sandbox.pool", "JobOutcome"),
+    ("graders.sandbox.protocol", "ModuleResult"),
+    ("graders.sandbox.protocol", "CallResult"),
+    ("graders.sandbox.protocol", "StudentError"),
+    ("graders.sandbox.protocol", "Value"),
+    ("numpy", "dtype"),
+    ("numpy", "ndarray"),
+    ("numpy._core.numeric", "_frombuffer"),
+    ("numpy._core.multiarray", "_reconstruct"),
+    ("numpy.core.numeric", "_frombuffer"),
+    ("numpy.core.multiarray", "_reconstruct"),
+}
+
+
+class _Restricted(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) not in _ALLOWED and not (
+            module == "numpy.dtypes" and name.endswith("DType") and name != "ObjectDType"
+        ):
+            raise Rejected(f"{module}.{name} is not a sandbox observation type")
+        return super().find_class(module, name)
+
+
+def encode_outcome(outcome: JobOutcome) -> bytes:
+    return pickle.dumps(outcome, protocol=5)
+
+
+def decode_outcome(payload: bytes) -> JobOutcome:
+    value = _Restricted(io.BytesIO(payload)).load()
+    if not isinstance(value, JobOutcome) or value.status != "completed":
+        raise Rejected("not a completed sandbox job")
+    for array in _arrays(value):
+        if array.dtype.hasobject:
+            raise Rejected("an object array")
+    return value
+
+
+def _arrays(outcome: JobOutcome) -> list[Any]:
+    found: list[Any] = []
+
+    def walk(value: Any) -> None:
+        if value is None:
+            return
+        if getattr(value, "array", None) is not None:
+            found.append(value.array)
+        for item in getattr(value, "items", ()):
+            walk(item)
+
+    for call in outcome.calls:
+        if call is not None:
+            walk(call.value)
+            found.extend(call.salvage.values())
+    return found

@@ -1,0 +1,205 @@
+"""Cache keys: sha256 of a canonical encoding of exactly what determines each result.
+
+Every key names its layer and the grader code it was computed by (`code_fingerprint`: the
+explicit layer version and a hash of the `graders` package's source), so a version bump or any
+change of grading code invalidates it. Student text enters keys only through its hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import threading
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import TypeAdapter
+
+from graders.documents.model import ParsedSubmission
+from graders.results import ItemResult
+from graders.rubric import LoadedRubric, Question, Rubric, RubricItem
+
+# Bump a layer's version when what it stores changes meaning without a source change.
+LOCATION_VERSION = "1"
+GROUP_VERSION = "1"
+SANDBOX_VERSION = "1"
+
+# Options that change how a process runs, never what a grade is.
+OPERATIONAL_OPTIONS = frozenset({
+    "worker_nice", "result_cache_path", "result_cache_bytes", "document_seconds",
+    "parse_seconds", "max_answers",
+})
+
+_GRADERS = Path(__file__).resolve().parent.parent
+
+
+def _default(value: object) -> object:
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, tuple | frozenset | set):
+        return sorted(value, key=repr) if not isinstance(value, tuple) else list(value)
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"no canonical form for {type(value).__name__}")
+
+
+def canonical(value: object) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      default=_default).encode()
+
+
+def digest(*parts: object) -> str:
+    return hashlib.sha256(canonical(list(parts))).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """A hash of every source and data file of the grading library, computed once."""
+    hasher = hashlib.sha256()
+    for path in sorted(_GRADERS.rglob("*")):
+        if path.suffix in (".py", ".json", ".yaml") and "__pycache__" not in path.parts:
+            hasher.update(str(path.relative_to(_GRADERS)).encode() + b"\x00")
+            hasher.update(path.read_bytes() + b"\x00")
+    return hasher.hexdigest()
+
+
+# --- location ---------------------------------------------------------------------------------
+
+def location_projection(rubric: Rubric) -> dict[str, Any]:
+    """What reading and locating a document reads of the rubric: the question structure and its
+    wording, item ids (JSON uploads name them) and item cues; never points or feedback."""
+    return {
+        "handouts": list(rubric.handouts),
+        "questions": [
+            {
+                "id": q.id, "title": q.title, "prompt": q.prompt, "part": q.part,
+                "labels": list(q.labels), "answer_kind": q.answer_kind, "cues": list(q.cues),
+                "handouts": list(q.handouts),
+                "items": [{"id": i.id, "grader": i.grader, "cues": i.config.get("cues")}
+                          for i in q.items],
+            }
+            for q in rubric.questions
+        ],
+    }
+
+
+_projections: dict[str, str] = {}
+_lock = threading.Lock()
+
+
+def _location_part(loaded: LoadedRubric) -> str:
+    with _lock:
+        part = _projections.get(loaded.content_hash)
+    if part is None:
+        part = digest(location_projection(loaded.rubric))
+        with _lock:
+            if len(_projections) > 256:
+                _projections.clear()
+            _projections[loaded.content_hash] = part
+    return part
+
+
+def location_key_for(projection: str, raw: bytes, filename: str | None,
+                     content_type: str | None) -> str:
+    document = hashlib.sha256(raw).hexdigest()
+    return "location:" + digest(LOCATION_VERSION, code_fingerprint(), projection, document,
+                                filename, content_type)
+
+
+def location_key(loaded: LoadedRubric, raw: bytes, filename: str | None,
+                 content_type: str | None) -> str:
+    return location_key_for(_location_part(loaded), raw, filename, content_type)
+
+
+# --- grader groups ----------------------------------------------------------------------------
+
+_PARSED: TypeAdapter[ParsedSubmission] = TypeAdapter(ParsedSubmission)
+
+
+def submission_digest(parsed: ParsedSubmission) -> str:
+    """The located submission as graders see it (its text, format, answers and reasons)."""
+    return hashlib.sha256(_PARSED.dump_json(parsed)).hexdigest()
+
+
+_options: dict[int, tuple[Mapping[str, Any], str]] = {}
+
+
+def options_digest(options: Mapping[str, Any]) -> str:
+    """The options that can change a grade (a process keeps one mapping: hashed once)."""
+    kept_before = _options.get(id(options))
+    if kept_before is not None and kept_before[0] is options:
+        return kept_before[1]
+    kept = {k: v for k, v in options.items() if k not in OPERATIONAL_OPTIONS}
+    try:
+        found = digest(kept)
+    except TypeError:  # an option without a canonical form: hash its repr, still exact
+        found = digest(sorted((k, repr(v)) for k, v in kept.items()))
+    if len(_options) > 64:
+        _options.clear()
+    _options[id(options)] = (options, found)
+    return found
+
+
+def _strings(value: object) -> set[str]:
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, Mapping):
+        return set().union(*(_strings(v) for v in value.values())) if value else set()
+    if isinstance(value, list | tuple):
+        return set().union(*(_strings(v) for v in value)) if value else set()
+    return set()
+
+
+def referenced_items(rubric: Rubric, items: Sequence[RubricItem]) -> tuple[str, ...]:
+    """Other items these items' configs name (a carry-forward reads that item's result)."""
+    ids = {i.id for i in rubric.items()}
+    own = {i.id for i in items}
+    named = set().union(*(_strings(i.config) for i in items)) if items else set()
+    return tuple(sorted((named & ids) - own))
+
+
+def group_static(loaded: LoadedRubric, question: Question, kind: str, version: str,
+                 items: Sequence[RubricItem]) -> str:
+    """Everything about a group that comes from the rubric and the code, points included."""
+    rubric = loaded.rubric
+    header = {"review_threshold": rubric.review_threshold, "handouts": list(rubric.handouts)}
+    shape = question.model_dump(mode="json", exclude={"items"})
+    return digest(GROUP_VERSION, code_fingerprint(), kind, version, header, shape,
+                  [i.model_dump(mode="json") for i in items])
+
+
+def earlier_digest(earlier: Mapping[str, ItemResult], referenced: Sequence[str]) -> str:
+    if not referenced:
+        return ""
+    return digest([[r, earlier[r].model_dump(mode="json") if r in earlier else None]
+                   for r in referenced])
+
+
+def group_key(static: str, submission: str, question_id: str, options: str, earlier: str,
+              environment: str) -> str:
+    # Every part but the question id and the environment is a fixed-length hex digest; those
+    # two are hashed first so that no separator inside them can shift the fields.
+    tail = hashlib.sha256(canonical([question_id, environment])).hexdigest()
+    joined = "\x00".join((static, submission, options, earlier, tail))
+    return "group:" + hashlib.sha256(joined.encode()).hexdigest()
+
+
+# --- sandbox ----------------------------------------------------------------------------------
+
+def sandbox_key(source: str, arrays: Sequence[np.ndarray[Any, Any]], calls: Sequence[object],
+                timeout_s: float | None, policy: object) -> str:
+    """A job's observations are determined by its exact inputs and the sandbox that ran it."""
+    hasher = hashlib.sha256()
+    for array in arrays:
+        native = np.ascontiguousarray(array)
+        hasher.update(canonical([native.dtype.str, list(native.shape)]))
+        hasher.update(native.tobytes())
+    return "sandbox:" + digest(
+        SANDBOX_VERSION, code_fingerprint(), np.__version__, platform.python_version(),
+        source, hasher.hexdigest(), [repr(c) for c in calls], timeout_s, repr(policy),
+    )

@@ -1,0 +1,208 @@
+"""Cache keys change with every input that determines a result, and with nothing else."""
+
+from __future__ import annotations
+
+import copy
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graders.cache import keys
+from graders.rubric import BUNDLED_RUBRICS, LoadedRubric, Rubric, parse_rubric
+from graders.sandbox import SandboxPolicy
+from graders.sandbox.pool import Call
+
+SOURCE = (BUNDLED_RUBRICS / "transformer-basics.yaml").read_text()
+BASE = yaml.safe_load(SOURCE)
+parse_rubric(SOURCE)  # the copies below are of a rubric that validates
+DOC = b'{"answers": {"B1": "d_head = 64"}}'
+
+texts = st.text(min_size=1, max_size=40)
+points = st.decimals(min_value=0, max_value=100, places=2, allow_nan=False)
+
+
+def _loaded(data: dict[str, Any]) -> LoadedRubric:
+    """The rubric as `parse_rubric` validates it, without the YAML round trip (hypothesis
+    builds many); its hash is that of its content, like a stored rubric's."""
+    return LoadedRubric(rubric=Rubric.model_validate(data), content_hash=keys.digest(data),
+                        source="<test>")
+
+
+def _copy() -> dict[str, Any]:
+    return copy.deepcopy(BASE)
+
+
+def _numeric_items(data: dict[str, Any]) -> list[dict[str, Any]]:
+    return [i for q in data["questions"] for i in q["items"] if i["grader"] == "numeric"]
+
+
+@settings(max_examples=15, deadline=None)
+@given(index=st.integers(0, 10), value=points, feedback=texts, title=texts)
+def test_points_feedback_and_titles_leave_the_location_key_alone(
+    index: int, value: Decimal, feedback: str, title: str
+) -> None:
+    data = _copy()
+    items = _numeric_items(data)
+    item = items[index % len(items)]
+    item["points"] = str(value)
+    item["title"] = title
+    for mistake in item["config"].get("known_mistakes", []):
+        mistake["feedback"] = feedback
+        mistake["points"] = str(min(value, Decimal(mistake["points"])))
+    changed = _loaded(data)
+    before = keys.location_key(_loaded(BASE), DOC, "a.json", "application/json")
+    assert keys.location_key(changed, DOC, "a.json", "application/json") == before
+
+
+FIELDS = ["prompt", "part", "labels", "cues", "id", "answer_kind"]
+
+
+@settings(max_examples=15, deadline=None)
+@given(index=st.integers(0, 20), field=st.sampled_from(FIELDS), word=texts)
+def test_question_structure_changes_the_location_key(index: int, field: str, word: str) -> None:
+    data = _copy()
+    question = data["questions"][index % len(data["questions"])]
+    old = question.get(field)
+    if field in ("labels", "cues"):
+        question[field] = [*(old or []), "zz" + word]
+    elif field == "answer_kind":
+        question[field] = "prose" if old != "prose" else "numeric"
+    else:
+        question[field] = f"{old or ''}zz{word}"
+    try:
+        changed = _loaded(data)
+    except Exception:  # an id the rubric rejects: nothing to compare
+        return
+    base = _loaded(BASE)
+    assert keys.location_key(changed, DOC, None, None) != keys.location_key(base, DOC, None, None)
+
+
+@settings(max_examples=15, deadline=None)
+@given(extra=st.binary(min_size=1, max_size=20), name=texts, ctype=texts)
+def test_document_bytes_name_and_type_change_the_location_key(
+    extra: bytes, name: str, ctype: str
+) -> None:
+    base = _loaded(BASE)
+    key = keys.location_key(base, DOC, "a.json", "application/json")
+    assert keys.location_key(base, DOC + extra, "a.json", "application/json") != key
+    if name != "a.json":
+        assert keys.location_key(base, DOC, name, "application/json") != key
+    if ctype != "application/json":
+        assert keys.location_key(base, DOC, "a.json", ctype) != key
+
+
+def test_item_cues_change_the_location_key() -> None:
+    data = _copy()
+    _numeric_items(data)[0]["config"]["cues"].append("brand new cue")
+    base = _loaded(BASE)
+    assert keys.location_key(_loaded(data), DOC, None, None) != keys.location_key(
+        base, DOC, None, None)
+
+
+def test_a_version_bump_changes_every_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    base = _loaded(BASE)
+    question = base.rubric.questions[0]
+    before = (keys.location_key(base, DOC, None, None),
+              keys.group_static(base, question, "numeric", "1", question.items),
+              keys.sandbox_key("x = 1", (), (), None, SandboxPolicy()))
+    monkeypatch.setattr(keys, "LOCATION_VERSION", "bumped")
+    monkeypatch.setattr(keys, "GROUP_VERSION", "bumped")
+    monkeypatch.setattr(keys, "SANDBOX_VERSION", "bumped")
+    after = (keys.location_key(base, DOC, None, None),
+             keys.group_static(base, question, "numeric", "1", question.items),
+             keys.sandbox_key("x = 1", (), (), None, SandboxPolicy()))
+    assert all(a != b for a, b in zip(before, after, strict=True))
+    # ... and so does the grader's own version
+    assert keys.group_static(base, question, "numeric", "2", question.items) != before[1]
+
+
+@settings(max_examples=15, deadline=None)
+@given(index=st.integers(0, 10), value=points)
+def test_points_change_the_group_key_of_their_item_only(index: int, value: Decimal) -> None:
+    data = _copy()
+    items = _numeric_items(data)
+    item = items[index % len(items)]
+    if Decimal(str(item["points"])) == value:
+        return
+    item["points"] = str(value)
+    for mistake in item["config"].get("known_mistakes", []):
+        mistake["points"] = str(min(value, Decimal(mistake["points"])))
+    base, changed = _loaded(BASE), _loaded(data)
+    for old_q, new_q in zip(base.rubric.questions, changed.rubric.questions, strict=True):
+        old = keys.group_static(base, old_q, "numeric", "1", old_q.items)
+        new = keys.group_static(changed, new_q, "numeric", "1", new_q.items)
+        assert (old != new) == any(i.id == item["id"] for i in new_q.items)
+
+
+arrays = st.lists(st.integers(-5, 5), min_size=1, max_size=6).map(
+    lambda v: np.array(v, dtype=np.float64))
+
+
+@settings(max_examples=50, deadline=None)
+@given(source=texts, array=arrays, function=texts, timeout=st.floats(0.1, 5))
+def test_every_job_input_changes_the_sandbox_key(
+    source: str, array: np.ndarray[Any, Any], function: str, timeout: float
+) -> None:
+    policy = SandboxPolicy()
+    calls = (Call(function, (0,)),)
+    key = keys.sandbox_key(source, (array,), calls, None, policy)
+    assert keys.sandbox_key(source, (array.copy(),), calls, None, policy) == key
+    assert keys.sandbox_key(source + " ", (array,), calls, None, policy) != key
+    bumped = array.copy()
+    bumped[0] += 1
+    assert keys.sandbox_key(source, (bumped,), calls, None, policy) != key
+    assert keys.sandbox_key(source, (array.astype(np.float32),), calls, None, policy) != key
+    assert keys.sandbox_key(source, (array.reshape(1, -1),), calls, None, policy) != key
+    assert keys.sandbox_key(source, (array,), (Call(function + "x", (0,)),), None, policy) != key
+    assert keys.sandbox_key(source, (array,), calls, timeout, policy) != key
+    assert keys.sandbox_key(source, (array,), calls, None, SandboxPolicy(memory_mb=128)) != key
+
+
+def test_referenced_items_are_what_a_carry_forward_names() -> None:
+    base = _loaded(BASE)
+    question = next(q for q in base.rubric.questions if q.id == "B1")
+    total = [i for i in question.items if i.id == "b1.total"]
+    assert keys.referenced_items(base.rubric, total) == ("b1.per_matrix",)
+    assert keys.referenced_items(base.rubric, question.items) == ()
+
+
+@settings(max_examples=10, deadline=None)
+@given(threshold=st.floats(0.5, 0.99), exemplar=texts)
+def test_learned_configs_under_the_same_rubric_hash_change_the_group_key(
+    threshold: float, exemplar: str
+) -> None:
+    """Exemplars and thresholds learned from instructor grades are added to written items'
+    configs while the rubric's content hash stays: the memoised static part must follow the
+    items as given, or a regrade would reuse results graded under the old threshold."""
+    from graders.cache.groups import _static_part
+    from graders.context import GradingContext, GradingResources
+    from graders.documents.model import ParsedSubmission
+
+    base = _loaded(BASE)
+    question = next(q for q in base.rubric.questions
+                    if any(i.grader == "written" for i in q.items))
+    learned_items = tuple(
+        i.model_copy(update={"config": {**i.config, "review_threshold": threshold,
+                                        "exemplars": [{"text": exemplar, "points": 0}]}})
+        if i.grader == "written" else i
+        for i in question.items)
+    learned_q = question.model_copy(update={"items": learned_items})
+    learned = LoadedRubric(
+        rubric=base.rubric.model_copy(update={"questions": [
+            learned_q if q.id == question.id else q for q in base.rubric.questions]}),
+        content_hash=base.content_hash, source="<test>")
+    empty = ParsedSubmission(text="", format="text", answers={})
+    resources = GradingResources()
+    try:
+        plain = _static_part(base, GradingContext(base.rubric, question, empty, resources),
+                             "written", "1", question.items)
+        taught = _static_part(learned, GradingContext(learned.rubric, learned_q, empty,
+                                                      resources), "written", "1", learned_items)
+    finally:
+        resources.close()
+    assert plain[0] != taught[0]
