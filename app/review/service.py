@@ -15,6 +15,7 @@ from app.calibration import service as calibration
 from app.db.models import Override, Submission, User
 from app.errors import InvalidInput, NotFound
 from app.review import repository
+from app.submissions.counting import counted_ids
 from app.submissions.service import get_for_staff
 from graders.results import to_points
 from graders.rubric import RubricItem
@@ -43,7 +44,10 @@ class Exemplar:
 
 
 def review_queue(session: Session, slug: str, limit: int = 200) -> list[ReviewEntry]:
+    """Unsure items without a decision, oldest first, of the submission that counts for each
+    student (app/submissions/counting.py): a replaced submission's items wait for no one."""
     assignment = require_assignment(session, slug)
+    counted = counted_ids(session, assignment)
     return [
         ReviewEntry(
             submission_id=sub.id,
@@ -58,7 +62,7 @@ def review_queue(session: Session, slug: str, limit: int = 200) -> list[ReviewEn
             evidence=list(score.evidence),
             answer=str(run.answers.get(score.question_id, "")),
         )
-        for score, run, sub in repository.queue(session, assignment.id, limit)
+        for score, run, sub in repository.queue(session, assignment.id, counted, limit)
     ]
 
 
