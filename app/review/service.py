@@ -12,7 +12,7 @@ from app.assignments.repository import current_version, get_version
 from app.assignments.service import parsed_version, require_assignment
 from app.audit.repository import record
 from app.calibration import service as calibration
-from app.db.models import Override, Submission, User
+from app.db.models import Assignment, Override, Submission, User
 from app.errors import InvalidInput, NotFound
 from app.review import repository
 from app.submissions.counting import counted_ids
@@ -64,6 +64,11 @@ def review_queue(session: Session, slug: str, limit: int = 200) -> list[ReviewEn
         )
         for score, run, sub in repository.queue(session, assignment.id, counted, limit)
     ]
+
+
+def waiting_count(session: Session, assignment: Assignment) -> int:
+    """How many items the assignment's review queue holds (the same rule, no limit)."""
+    return repository.waiting_count(session, assignment.id, counted_ids(session, assignment))
 
 
 def _rubric_item(session: Session, submission: Submission, item_id: str) -> RubricItem:

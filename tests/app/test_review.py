@@ -266,6 +266,8 @@ def test_the_review_queue_holds_only_the_counted_submissions_items(api: Api) -> 
     page.post("/sign-in", data={"token": api.tokens["prof"], "next": "/"})
     shown = page.get(f"/assignments/{SLUG}/review")
     assert f"of {len(queue)} waiting" in shown.text, shown.text[:2000]
+    home = page.get("/").text  # the start page counts by the same rule
+    assert f'<a href="/assignments/{SLUG}/review">{len(queue)} waiting</a>' in home, home
     # Instructor-chosen counting: choosing the first brings its items back, not the second's.
     schedule = f"/api/v1/assignments/{SLUG}/schedule"
     assert api.client.patch(schedule, json={"counts": "chosen"},
