@@ -1,16 +1,12 @@
-"""The answer-groups page instructors open in a browser (`/assignments/{slug}/groups/{item}`).
-
-Signed in like the dashboard (an HttpOnly, SameSite=Strict session cookie; the token never in a
-URL). Its forms POST back here with a CSRF token derived from the session id (an HMAC keyed by
-it: only a page of this origin, which can read neither the cookie nor another session's pages,
-has it) and answer with a redirect to the page (post/redirect/get).
+"""The answer-groups pages instructors open in a browser (`/assignments/{slug}/groups/{item}`),
+part of the web app: signed in and refused like its other pages (app/web/auth.py: the session
+cookie, the sign-in form, a 403 page for students), shown in its layout with the shared nav. Its
+forms POST back here with the session's CSRF token and answer with a redirect to the page
+(post/redirect/get).
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import secrets
 from decimal import Decimal, InvalidOperation
 from typing import Annotated
 from urllib.parse import quote, urlencode
@@ -20,62 +16,25 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy.orm import Session
 
 from app.assignments.service import require_assignment
-from app.auth.dependencies import is_staff
-from app.auth.page_sessions import COOKIE, PageSessions
-from app.auth.service import authenticate
-from app.db.models import User
 from app.deps import MAX_ID, SessionDep, SettingsDep
-from app.errors import InvalidInput, NotAuthenticated, NotFound, NotPermitted
+from app.errors import InvalidInput, NotFound
 from app.groups import render, service
-from app.middleware import NONCE_STATE
 from app.review.service import set_override
 from app.submissions.service import get_for_staff
-from app.web.auth import sign_in_page
+from app.web.auth import Signed, csrf_refusal, nonce, staff
+from app.web.markup import layout
+from app.web.routing import PageRoute
 
-router = APIRouter(tags=["answer groups (pages)"])
-PRIVATE = {"Cache-Control": "no-store"}
-
-
-def csrf_token(session_id: str) -> str:
-    return hmac.new(session_id.encode(), b"gradeformer answer-groups form", hashlib.sha256
-                    ).hexdigest()
+router = APIRouter(tags=["answer groups (pages)"], route_class=PageRoute)
 
 
-def _sign_in(path: str, message: str = "") -> HTMLResponse:
-    return sign_in_page("Sign in", path, message)
-
-
-def _signed_in(request: Request, session: Session) -> tuple[User, str] | HTMLResponse:
-    """The staff user and their session id, or the sign-in form to show instead."""
-    sessions: PageSessions = request.app.state.page_sessions
-    session_id = request.cookies.get(COOKIE)
-    token = sessions.token(session_id)
-    if token is None or session_id is None:
-        return _sign_in(request.url.path)
-    try:
-        user = authenticate(session, token)
-    except NotAuthenticated:
-        sessions.close(session_id)
-        return _sign_in(request.url.path, "Your session has ended; sign in again.")
-    if not is_staff(user):
-        raise NotPermitted("Only instructors may open answer groups.")
-    return user, session_id
-
-
-def _posted_by_staff(request: Request, session: Session, csrf: str) -> User:
-    found = _signed_in(request, session)
-    if isinstance(found, HTMLResponse):
-        raise NotAuthenticated("Sign in again: the session ended before the form was sent.")
-    user, session_id = found
-    if not hmac.compare_digest(csrf, csrf_token(session_id)):
-        raise NotPermitted("The form's CSRF token does not match this session; reload the page.")
-    return user
-
-
-def _nonce(request: Request) -> str:
-    nonce = secrets.token_urlsafe(16)
-    setattr(request.state, NONCE_STATE, nonce)
-    return nonce
+def _posted_by_staff(request: Request, session: Session, csrf: str) -> Signed | HTMLResponse:
+    """The staff member who sent the form, or the page to answer instead (the sign-in form,
+    the 403 for a student, or the 403 for a form without this session's CSRF token)."""
+    who = staff(request, session)
+    if not isinstance(who, Signed):
+        return who
+    return csrf_refusal(request, who, csrf) or who
 
 
 def _item_url(slug: str, item_id: str, **counts: int) -> str:
@@ -108,12 +67,12 @@ def _points(raw: str) -> Decimal:
 @router.get("/assignments/{slug}/groups", response_class=HTMLResponse, include_in_schema=False)
 def groups_index(slug: str, request: Request, session: SessionDep) -> Response:
     """The rubric's items with how many counted answers each still needs reviewed."""
-    found = _signed_in(request, session)
-    if isinstance(found, HTMLResponse):
-        return found
+    who = staff(request, session)
+    if not isinstance(who, Signed):
+        return who
     pending, titles = service.pending_items(session, slug)
-    page = render.index_page(slug, pending, titles, _nonce(request))
-    return HTMLResponse(page, headers=PRIVATE)
+    body = render.index_page(slug, pending, titles)
+    return layout(f"Answer groups: {slug}", body, who.viewer, nonce(request), slug=slug)
 
 
 @router.get(
@@ -131,14 +90,13 @@ def groups_page(
     member: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
 ) -> Response:
     """One item's answer groups: decide a group at once, exclude members, override one."""
-    found = _signed_in(request, session)
-    if isinstance(found, HTMLResponse):
-        return found
-    _, session_id = found
+    who = staff(request, session)
+    if not isinstance(who, Signed):
+        return who
     groups = service.item_groups(session, slug, item_id, settings.resolved_embedding_cache_dir())
     flash = _flash(decided, excluded, kept, member)
-    page = render.item_page(groups, csrf_token(session_id), _nonce(request), flash)
-    return HTMLResponse(page, headers=PRIVATE)
+    body = render.item_page(groups, who.viewer.csrf, flash)
+    return layout(render.item_title(groups), body, who.viewer, nonce(request), slug=slug)
 
 
 @router.post("/assignments/{slug}/groups/{item_id}/decide", include_in_schema=False)
@@ -156,7 +114,10 @@ def decide_from_page(
     exclude: Annotated[list[Annotated[int, Form(ge=1, le=MAX_ID)]] | None, Form()] = None,
 ) -> Response:
     """The page's group decision (form post): accept the suggestion or set points for all."""
-    user = _posted_by_staff(request, session, csrf)
+    who = _posted_by_staff(request, session, csrf)
+    if not isinstance(who, Signed):
+        return who
+    user = who.user
     chosen = None if action == "accept" else _points(points)
     decision = service.decide(session, slug, item_id, group, user, points=chosen,
                               comment=comment, exclude=exclude or [],
@@ -178,7 +139,10 @@ def override_member(
     comment: Annotated[str, Form(max_length=5000)] = "",
 ) -> Response:
     """The page's exception for one member (form post): an override on that answer alone."""
-    user = _posted_by_staff(request, session, csrf)
+    who = _posted_by_staff(request, session, csrf)
+    if not isinstance(who, Signed):
+        return who
+    user = who.user
     assignment = require_assignment(session, slug)
     if get_for_staff(session, submission_id).assignment_id != assignment.id:
         raise NotFound(f"Assignment {slug!r} has no submission {submission_id}.")

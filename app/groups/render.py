@@ -1,79 +1,18 @@
-"""The answer-groups pages as HTML: self-contained (inline style, one inline script carrying the
-response's CSP nonce), every student string through html.escape, a CSRF token in every form."""
+"""The answer-groups pages' bodies, shown in the web app's layout (app/web/markup.py: shared nav,
+stylesheet and the one script, whose keyboard shortcuts cover these pages): every student string
+through `e` (html.escape), the session's CSRF token in every form."""
 
 from __future__ import annotations
 
-import html
 from decimal import Decimal
 from urllib.parse import quote
 
 from app.groups.service import AnswerGroup, ItemGroups, Member
-
-STYLE = """
-body{font-family:system-ui,sans-serif;margin:1.5rem auto;max-width:70rem;color:#1d232b}
-h1{font-size:1.4rem;margin:0 0 .3rem} h2{font-size:1.05rem;margin:0}
-nav a{margin-right:.6rem;white-space:nowrap} nav .pending{font-weight:600}
-.summary{color:#4a5563;margin:.2rem 0 1rem}
-.group{border:1px solid #c9d1db;border-radius:6px;padding:.8rem 1rem;margin:.8rem 0}
-.group:focus,.group.current{outline:3px solid #2f6fde;outline-offset:2px}
-.group header{display:flex;gap:.8rem;align-items:baseline;flex-wrap:wrap}
-.badge{background:#fde9c8;color:#6b3d00;border-radius:4px;padding:0 .4rem}
-.done{background:#d9f2df;color:#15542a;border-radius:4px;padding:0 .4rem}
-.muted{color:#5b6675} code{background:#f1f4f8;padding:0 .2rem}
-pre.answer{background:#f6f8fa;border-left:3px solid #9fb3c8;padding:.5rem;white-space:pre-wrap;
- max-height:14rem;overflow:auto;margin:.5rem 0}
-form.decide{display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}
-input[type=number]{width:5.5rem} table{border-collapse:collapse;width:100%;font-size:.9rem}
-td,th{border-top:1px solid #e3e8ee;padding:.25rem .4rem;text-align:left;vertical-align:top}
-td.answer{max-width:28rem;white-space:pre-wrap;word-break:break-word}
-.flash{background:#e6f0ff;border:1px solid #b5ccf5;padding:.4rem .7rem;border-radius:4px}
-kbd{border:1px solid #b8c2cc;border-radius:3px;padding:0 .25rem;font-size:.85em}
-"""
-
-SCRIPT = """
-(function(){
-  var groups = Array.prototype.slice.call(document.querySelectorAll('section.group'));
-  var at = 0;
-  function show(i){
-    if(!groups.length) return;
-    at = Math.max(0, Math.min(groups.length - 1, i));
-    groups.forEach(function(g){ g.classList.remove('current'); });
-    groups[at].classList.add('current');
-    groups[at].focus({preventScroll: true});
-    groups[at].scrollIntoView({block: 'nearest'});
-  }
-  document.addEventListener('keydown', function(e){
-    var t = e.target, tag = t && t.tagName;
-    if(tag === 'INPUT' || tag === 'TEXTAREA' || e.ctrlKey || e.metaKey || e.altKey) return;
-    var g = groups[at];
-    if(e.key === 'j'){ show(at + 1); }
-    else if(e.key === 'k'){ show(at - 1); }
-    else if(e.key === 'a' && g){ g.querySelector('button.accept').click(); }
-    else if(e.key === 's' && g){ g.querySelector('form.decide input[name=points]').focus(); }
-    else if(e.key === 'm' && g){ var d = g.querySelector('details'); d.open = !d.open; }
-    else { return; }
-    e.preventDefault();
-  });
-  groups.forEach(function(g, i){ g.addEventListener('click', function(){ show(i); }); });
-  show(0);
-})();
-"""
-
-
-def esc(value: object) -> str:
-    return html.escape(str(value), quote=True)
+from app.web.markup import e as esc
 
 
 def points(value: Decimal) -> str:
     return format(value.normalize(), "f")
-
-
-def _page(title: str, body: str, nonce: str) -> str:
-    return (
-        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>'
-        f"<style>{STYLE}</style></head><body>{body}"
-        f'<script nonce="{esc(nonce)}">{SCRIPT}</script></body></html>'
-    )
 
 
 def _base(slug: str) -> str:
@@ -88,7 +27,7 @@ def _nav(found: ItemGroups) -> str:
         current = ' aria-current="page"' if item_id == found.item_id else ""
         links.append(f'<a class="{cls}" href="{_base(found.slug)}/{quote(item_id, safe="")}"'
                      f"{current}>{esc(label)}</a>")
-    return f'<nav aria-label="Rubric items">{" ".join(links)}</nav>'
+    return f'<nav class="items" aria-label="Rubric items">{" ".join(links)}</nav>'
 
 
 SHARED = {
@@ -166,13 +105,18 @@ def _group(found: ItemGroups, n: int, g: AnswerGroup, csrf: str) -> str:
     )
 
 
-def item_page(found: ItemGroups, csrf: str, nonce: str, flash: str = "") -> str:
+def item_title(found: ItemGroups) -> str:
+    return f"Answer groups: {found.item_id} · {found.title}"
+
+
+def item_page(found: ItemGroups, csrf: str, flash: str = "") -> str:
+    """The body of one item's page (the layout adds the title as its heading)."""
     groups = "".join(_group(found, n, g, csrf) for n, g in enumerate(found.groups, start=1))
     total = sum(g.size for g in found.groups)
     note = f" Written answers compared by {esc(found.similarity)}." if (
         found.grader == "written") else ""
-    body = (
-        f"{_nav(found)}<h1>Answer groups: {esc(found.item_id)} · {esc(found.title)}</h1>"
+    return (
+        f"{_nav(found)}"
         f'<p class="summary"><span id="needs-review">{found.needs_review}</span> answers need '
         f"review · {len(found.groups)} groups of {total} counted answers · "
         f"{esc(found.grader)} item worth {points(found.max_points)}.{note} Keys: <kbd>j</kbd>/"
@@ -181,10 +125,10 @@ def item_page(found: ItemGroups, csrf: str, nonce: str, flash: str = "") -> str:
         + (f'<p class="flash" role="status">{esc(flash)}</p>' if flash else "")
         + (groups or "<p>No answers to this item yet.</p>")
     )
-    return _page(f"{found.item_id}: answer groups", body, nonce)
 
 
-def index_page(slug: str, pending: dict[str, int], titles: dict[str, str], nonce: str) -> str:
+def index_page(slug: str, pending: dict[str, int], titles: dict[str, str]) -> str:
+    """The body of the assignment's page listing its items."""
     rows = "".join(
         f'<tr><td><a class="{"pending" if n else "muted"}" '
         f'href="{_base(slug)}/{quote(item_id, safe="")}">{esc(item_id)}</a></td>'
@@ -192,10 +136,8 @@ def index_page(slug: str, pending: dict[str, int], titles: dict[str, str], nonce
         for item_id, n in pending.items()
     )
     left = sum(pending.values())
-    body = (
-        f"<h1>Answer groups: {esc(slug)}</h1>"
+    return (
         f'<p class="summary"><span id="needs-review">{left}</span> counted answers need review.'
         f"</p><table><thead><tr><th>Item</th><th>Title</th><th>Need review</th></tr></thead>"
         f"<tbody>{rows}</tbody></table>"
     )
-    return _page(f"{slug}: answer groups", body, nonce)

@@ -18,19 +18,6 @@ def _chunks(ids: Sequence[int]) -> Iterator[Sequence[int]]:
         yield ids[start : start + CHUNK]
 
 
-def latest_per_student(session: Session, assignment_id: int) -> list[int]:
-    """The latest submission of each student (a submission filed under nobody is its own)."""
-    rows = session.execute(
-        select(Submission.id, Submission.student)
-        .where(Submission.assignment_id == assignment_id)
-        .order_by(Submission.id)
-    ).all()
-    latest: dict[str, int] = {}
-    for submission_id, student in rows:
-        latest[student or f"submission-{submission_id}"] = submission_id
-    return sorted(latest.values())
-
-
 def item_rows(
     session: Session, submission_ids: Sequence[int], item_id: str
 ) -> list[Row[ItemScore, GradingRun, Submission]]:

@@ -18,16 +18,14 @@ import numpy as np
 from numpy.typing import NDArray
 from sqlalchemy.orm import Session
 
-from app.assignments.schedule import Schedule
 from app.assignments.service import current_rubric
 from app.audit.repository import record
-from app.db.models import CountedSubmission, ItemScore, Override, Submission, User
+from app.db.models import ItemScore, Override, Submission, User
 from app.errors import Conflict, InvalidInput, NotFound
 from app.groups import repository
 from app.review.service import set_override
 from app.sanitize import clean
-from app.submissions.counting import counted_per_student
-from app.submissions.service import scored_for_assignment
+from app.submissions.counting import counted_ids
 from graders.embedding import EmbedderUnavailable, SentenceEmbedder, load_embedder
 from graders.grouping import Answer, Group, group_answers
 from graders.results import to_points
@@ -119,12 +117,7 @@ class Decision:
 def _counted(session: Session, slug: str) -> tuple[list[int], list[RubricItem]]:
     """The ids of the submissions that count (one per student), and the rubric's items."""
     current = current_rubric(session, slug)
-    schedule = Schedule.of(current.assignment)
-    items = list(current.loaded.rubric.items())
-    if schedule.counts == CountedSubmission.LATEST:  # one cheap query, no scores loaded
-        return repository.latest_per_student(session, current.assignment.id), items
-    counted = counted_per_student(scored_for_assignment(session, current.assignment.id), schedule)
-    return sorted(s.submission.id for s in counted.values()), items
+    return counted_ids(session, current.assignment), list(current.loaded.rubric.items())
 
 
 def _member(score: ItemScore, submission: Submission, override: Override | None,

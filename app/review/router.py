@@ -60,8 +60,9 @@ def review_queue(
     user: InstructorUser,
     limit: Annotated[int, Query(ge=1, le=5000)] = 200,
 ) -> list[ReviewEntryOut]:
-    """Items graded `needs_review` or `grader_error`, least confident first, each with the
-    grader's suggestion and reason.
+    """Items graded `needs_review` with no instructor decision yet, oldest first, each with the
+    grader's suggestion and reason; only the submission that counts for each student (latest,
+    best or chosen, as the assignment counts): a replaced submission's items are not listed.
 
     Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment; 422
     `limit` out of range."""

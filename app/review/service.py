@@ -12,9 +12,10 @@ from app.assignments.repository import current_version, get_version
 from app.assignments.service import parsed_version, require_assignment
 from app.audit.repository import record
 from app.calibration import service as calibration
-from app.db.models import Override, Submission, User
+from app.db.models import Assignment, Override, Submission, User
 from app.errors import InvalidInput, NotFound
 from app.review import repository
+from app.submissions.counting import counted_ids
 from app.submissions.service import get_for_staff
 from graders.results import to_points
 from graders.rubric import RubricItem
@@ -43,7 +44,10 @@ class Exemplar:
 
 
 def review_queue(session: Session, slug: str, limit: int = 200) -> list[ReviewEntry]:
+    """Unsure items without a decision, oldest first, of the submission that counts for each
+    student (app/submissions/counting.py): a replaced submission's items wait for no one."""
     assignment = require_assignment(session, slug)
+    counted = counted_ids(session, assignment)
     return [
         ReviewEntry(
             submission_id=sub.id,
@@ -58,8 +62,13 @@ def review_queue(session: Session, slug: str, limit: int = 200) -> list[ReviewEn
             evidence=list(score.evidence),
             answer=str(run.answers.get(score.question_id, "")),
         )
-        for score, run, sub in repository.queue(session, assignment.id, limit)
+        for score, run, sub in repository.queue(session, assignment.id, counted, limit)
     ]
+
+
+def waiting_count(session: Session, assignment: Assignment) -> int:
+    """How many items the assignment's review queue holds (the same rule, no limit)."""
+    return repository.waiting_count(session, assignment.id, counted_ids(session, assignment))
 
 
 def _rubric_item(session: Session, submission: Submission, item_id: str) -> RubricItem:

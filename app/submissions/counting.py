@@ -6,9 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from decimal import Decimal
 
+from sqlalchemy.orm import Session
+
 from app.assignments.schedule import Schedule
-from app.db.models import CountedSubmission
-from app.submissions.service import ScoredSubmission
+from app.db.models import Assignment, CountedSubmission
+from app.submissions import repository
+from app.submissions.service import ScoredSubmission, scored_for_assignment
 
 
 def student_key(s: ScoredSubmission) -> str:
@@ -49,3 +52,13 @@ def counted_per_student(
         key = student_key(s)
         found[key] = prefer(found.get(key), s, schedule)
     return found
+
+
+def counted_ids(session: Session, assignment: Assignment) -> list[int]:
+    """The ids of the submissions that count (one per student), ascending: what the dashboard,
+    answer groups and the review queue consider; a replaced submission's items wait for no one."""
+    schedule = Schedule.of(assignment)
+    if schedule.counts == CountedSubmission.LATEST:  # one cheap query, no scores loaded
+        return repository.latest_per_student(session, assignment.id)
+    counted = counted_per_student(scored_for_assignment(session, assignment.id), schedule)
+    return sorted(s.submission.id for s in counted.values())

@@ -131,3 +131,16 @@ def set_chosen(session: Session, submission: Submission) -> None:
     )
     submission.chosen = True
     session.flush()
+
+
+def latest_per_student(session: Session, assignment_id: int) -> list[int]:
+    """The latest submission of each student (a submission filed under nobody is its own)."""
+    rows = session.execute(
+        select(Submission.id, Submission.student)
+        .where(Submission.assignment_id == assignment_id)
+        .order_by(Submission.id)
+    ).all()
+    latest: dict[str, int] = {}
+    for submission_id, student in rows:
+        latest[student or f"submission-{submission_id}"] = submission_id
+    return sorted(latest.values())

@@ -13,6 +13,7 @@ from app.assignments.service import list_assignments, require_assignment
 from app.clock import Clock
 from app.db.models import User
 from app.deps import SessionDep
+from app.review.service import waiting_count
 from app.submissions.service import list_own_scored, list_scored
 from app.submissions.visibility import assignment_view, student_score
 from app.web import repository
@@ -26,7 +27,6 @@ PAGE_SIZE = 200
 
 def _staff_home(request: Request, session: Session, viewer: Viewer) -> HTMLResponse:
     counts = repository.submission_counts(session)
-    waiting = repository.review_counts(session)
     rows = []
     for a in list_assignments(session):
         base = f"/assignments/{e(a.slug)}"
@@ -34,7 +34,7 @@ def _staff_home(request: Request, session: Session, viewer: Viewer) -> HTMLRespo
             f'<a href="{base}/dashboard"><b>{e(a.slug)}</b></a>',
             e(a.title),
             str(counts.get(a.id, 0)),
-            f'<a href="{base}/review">{waiting.get(a.id, 0)} waiting</a>',
+            f'<a href="{base}/review">{waiting_count(session, a)} waiting</a>',
             f'<a href="{base}/submissions">submissions</a> · <a href="{base}/regrade">regrade</a>'
             f' · <a href="{base}/exports">exports</a>',
         ])

@@ -48,6 +48,7 @@ def nav(viewer: Viewer | None, slug: str | None = None) -> str:
             (f"{base}/dashboard", "Dashboard"),
             (f"{base}/submissions", "Submissions"),
             (f"{base}/review", "Review queue"),
+            (f"{base}/groups", "Answer groups"),
             (f"{base}/regrade", "Regrade"),
             (f"{base}/exports", "Exports"),
         ]

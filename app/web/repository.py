@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from app.db.models import AuditEntry, GradingRun, ItemScore, Override, Submission, User
+from app.db.models import AuditEntry, GradingRun, Submission, User
 
 HISTORY_LIMIT = 200
 
@@ -49,25 +49,5 @@ def submission_counts(session: Session) -> dict[int, int]:
     """Assignment id -> how many submissions it holds."""
     query = select(Submission.assignment_id, func.count(Submission.id)).group_by(
         Submission.assignment_id
-    )
-    return dict(session.execute(query).tuples().all())
-
-
-def review_counts(session: Session) -> dict[int, int]:
-    """Assignment id -> items of current runs waiting for review with no decision yet (the
-    review queue's rule)."""
-    decided = select(Override.id).where(
-        and_(Override.submission_id == Submission.id, Override.item_id == ItemScore.item_id)
-    )
-    query = (
-        select(Submission.assignment_id, func.count(ItemScore.id))
-        .join(GradingRun, ItemScore.run_id == GradingRun.id)
-        .join(Submission, GradingRun.submission_id == Submission.id)
-        .where(
-            GradingRun.is_current.is_(True),
-            ItemScore.status == "needs_review",
-            ~decided.exists(),
-        )
-        .group_by(Submission.assignment_id)
     )
     return dict(session.execute(query).tuples().all())

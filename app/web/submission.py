@@ -6,21 +6,22 @@ only; another student's submission is absent (404), as in the API."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse
+from fastapi import APIRouter, Form, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy.orm import Session
 
 from app.db.models import User
 from app.deps import IdPath, SessionDep
+from app.review.service import delete_override
 from app.submissions.service import ScoredSubmission, get_scored
 from app.submissions.visibility import student_error, student_score, view_for
 from app.web import repository
-from app.web.auth import Signed, nonce, signed_in
+from app.web.auth import Signed, csrf_refusal, nonce, signed_in, staff
 from app.web.document import document_spans, document_text
-from app.web.markup import Viewer, e, highlight, layout, pct, pts, table
+from app.web.markup import Viewer, e, hidden, highlight, layout, pct, pts, table
 from app.web.review import group_url
 from app.web.routing import PageRoute
 
@@ -59,6 +60,18 @@ def _evidence(evidence: list[Any]) -> str:
     return f"<details><summary>evidence</summary><ul>{lines}</ul></details>"
 
 
+def _removed(s: ScoredSubmission, item_id: str | None) -> str:
+    """The notice after an override was removed: only for an item of this submission that has
+    no override now (a link cannot put other words on the page)."""
+    item = next((i for i in s.score.items if i.item_id == item_id), None)
+    if item is None or item.override is not None:
+        return ""
+    return (
+        f'<p class="ok" id="removed">Override on {e(item.item_id)} removed: the machine\'s '
+        f"{pts(item.machine_points)} ({e(item.machine_status)}) applies again.</p>"
+    )
+
+
 def _staff_page(session: Session, s: ScoredSubmission, viewer: Viewer) -> str:
     overriders = repository.user_names(
         session, [i.override.user_id for i in s.score.items if i.override is not None]
@@ -72,6 +85,10 @@ def _staff_page(session: Session, s: ScoredSubmission, viewer: Viewer) -> str:
                 f"<b>{pts(i.override.points)}</b> by {e(by)} at {_when(i.override.at)}"
                 f"<br>machine: {pts(i.machine_points)} ({e(i.machine_status)})"
                 + (f"<br><i>{e(i.override.comment)}</i>" if i.override.comment else "")
+                + f'<form method="post" action="/submissions/{s.submission.id}/override/remove"'
+                f' class="remove-override">{hidden("csrf", viewer.csrf)}'
+                f'{hidden("item_id", i.item_id)}<button type="submit">Remove override'
+                "</button></form>"
             )
         rows.append([
             f"<b>{e(i.item_id)}</b><br><span class='muted'>{e(i.question)}</span><br>"
@@ -170,7 +187,12 @@ def _student_page(session: Session, s: ScoredSubmission, now: Any) -> str:
 
 
 @router.get("/submissions/{submission_id}", response_class=HTMLResponse, include_in_schema=False)
-def submission_page(submission_id: IdPath, request: Request, session: SessionDep) -> HTMLResponse:
+def submission_page(
+    submission_id: IdPath,
+    request: Request,
+    session: SessionDep,
+    removed: Annotated[str | None, Query(max_length=100)] = None,
+) -> HTMLResponse:
     """A submission with its items, overrides and history (staff), or what its student may see
     of it (the student who owns it)."""
     who = signed_in(request, session)
@@ -179,9 +201,31 @@ def submission_page(submission_id: IdPath, request: Request, session: SessionDep
     user: User = who.user
     s = get_scored(session, submission_id, user)
     if who.viewer.staff:
-        body = _staff_page(session, s, who.viewer)
+        body = _removed(s, removed) + _staff_page(session, s, who.viewer)
         slug: str | None = s.assignment_slug
     else:
         body = _student_page(session, s, request.app.state.clock())
         slug = None
     return layout(f"Submission #{submission_id}", body, who.viewer, nonce(request), slug=slug)
+
+
+@router.post("/submissions/{submission_id}/override/remove", include_in_schema=False)
+def remove_override(
+    submission_id: IdPath,
+    request: Request,
+    session: SessionDep,
+    item_id: Annotated[str, Form(max_length=100)],
+    csrf: Annotated[str, Form(max_length=200)] = "",
+) -> Response:
+    """Remove the instructor's override on one item (course staff, with the session's CSRF
+    token): the machine's score applies again; audited as `override.delete`. 404 when the item
+    has no override."""
+    who = staff(request, session)
+    if not isinstance(who, Signed):
+        return who
+    refused = csrf_refusal(request, who, csrf)
+    if refused is not None:
+        return refused
+    delete_override(session, submission_id, item_id, who.user)
+    back = urlencode({"removed": item_id})
+    return RedirectResponse(f"/submissions/{submission_id}?{back}", status_code=303)

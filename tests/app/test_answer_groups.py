@@ -205,8 +205,11 @@ def test_the_page_escapes_student_text_and_needs_its_csrf_token(api: Api) -> Non
     page = _signed_in_page(api, path)
     assert "<script>alert" not in page and "onerror=alert(1)>" not in page
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page
-    nonce = re.search(r'<script nonce="([^"]+)">', page)
+    nonce = re.search(r'<script nonce="([^"]+)"', page)
     assert nonce is not None and page.count("<script") == 1
+    # In the web app's layout: the shared nav (with this link), stylesheet and script.
+    assert f'<a href="/assignments/{SLUG}/groups">Answer groups</a>' in page
+    assert 'src="/static/web.js"' in page and 'href="/static/web.css"' in page
     response = api.client.get(path)
     assert f"'nonce-{nonce.group(1)}'" not in response.headers["content-security-policy"]
     assert "'nonce-" in response.headers["content-security-policy"]

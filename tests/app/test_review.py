@@ -7,6 +7,7 @@ import io
 import time
 from typing import Any
 
+from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app.db.models import GradingRun
@@ -187,14 +188,14 @@ def test_exports(api: Api) -> None:
     )
 
 
-def test_review_queue_lists_unsure_items_oldest_first(api: Api) -> None:
+def _mark_unsure(api: Api, ids: list[int]) -> None:
+    """Store a current run for each submission whose A5 item the machine was unsure of."""
     from decimal import Decimal
 
     from app.grading.repository import store_outcomes
     from app.grading.worker import WorkerOutcome
     from graders.results import Evidence, ItemResult, Status
 
-    ids = [_submit(api, "bob", {"B1": "64"}) for _ in range(2)]
     unsure = ItemResult(
         item_id="a5.why_heads",
         question="A5",
@@ -226,6 +227,12 @@ def test_review_queue_lists_unsure_items_oldest_first(api: Api) -> None:
                 for sid in ids
             ],
         )
+
+
+def test_review_queue_lists_unsure_items_oldest_first(api: Api) -> None:
+    # two students: each one's submission is the one that counts
+    ids = [_submit(api, who, {"B1": "64"}) for who in ("bob", "alice")]
+    _mark_unsure(api, ids)
     queue = api.client.get(f"/api/v1/assignments/{SLUG}/review", headers=api.auth("prof")).json()
     mine = [e for e in queue if e["submission_id"] in ids]
     assert [e["submission_id"] for e in mine] == ids  # oldest first
@@ -242,3 +249,35 @@ def test_review_queue_lists_unsure_items_oldest_first(api: Api) -> None:
     assert [e["submission_id"] for e in queue if e["submission_id"] in ids] == ids[1:]
     decided = _get(api, ids[0])
     assert decided["status"] == "graded" and decided["total"] == 4
+
+
+def test_the_review_queue_holds_only_the_counted_submissions_items(api: Api) -> None:
+    """A student uploads twice: the first submission is replaced (the latest counts), so its
+    unsure items wait for no one, in the JSON queue and on the review page alike."""
+    first = _submit(api, "alice", {"B1": "64"})
+    second = _submit(api, "alice", {"B1": "64"})
+    _mark_unsure(api, [first, second])
+    assert _get(api, first)["status"] == "needs_review"  # unsure, but replaced
+    queue = api.client.get(f"/api/v1/assignments/{SLUG}/review?limit=5000",
+                           headers=api.auth("prof")).json()
+    waiting = {e["submission_id"] for e in queue}
+    assert second in waiting and first not in waiting
+    page = TestClient(api.client.app)
+    page.post("/sign-in", data={"token": api.tokens["prof"], "next": "/"})
+    shown = page.get(f"/assignments/{SLUG}/review")
+    assert f"of {len(queue)} waiting" in shown.text, shown.text[:2000]
+    home = page.get("/").text  # the start page counts by the same rule
+    assert f'<a href="/assignments/{SLUG}/review">{len(queue)} waiting</a>' in home, home
+    # Instructor-chosen counting: choosing the first brings its items back, not the second's.
+    schedule = f"/api/v1/assignments/{SLUG}/schedule"
+    assert api.client.patch(schedule, json={"counts": "chosen"},
+                            headers=api.auth("prof")).status_code == 200
+    try:
+        chose = api.client.put(f"/api/v1/submissions/{first}/chosen", headers=api.auth("prof"))
+        assert chose.status_code == 200, chose.text
+        queue = api.client.get(f"/api/v1/assignments/{SLUG}/review?limit=5000",
+                               headers=api.auth("prof")).json()
+        waiting = {e["submission_id"] for e in queue}
+        assert first in waiting and second not in waiting
+    finally:
+        api.client.patch(schedule, json={"counts": "latest"}, headers=api.auth("prof"))

@@ -116,6 +116,39 @@ def test_forms_need_the_session_csrf_token(api: Api) -> None:
     assert regrade.status_code == 403
 
 
+def test_an_override_is_removed_from_the_submission_page(api: Api) -> None:
+    sid = _upload(api, "bob", AMBIGUOUS)
+    put = api.client.put(f"/api/v1/submissions/{sid}/items/b1.d_head/override",
+                         json={"points": 3, "comment": "kept 64"}, headers=api.auth("prof"))
+    assert put.status_code == 200, put.text
+    prof = _browser(api, "prof")
+    page = prof.get(f"/submissions/{sid}").text
+    action = f'action="/submissions/{sid}/override/remove"'
+    assert page.count(action) == 1 and 'name="item_id" value="b1.d_head"' in page
+    token = _csrf(page)
+    url = f"/submissions/{sid}/override/remove"
+    form = {"item_id": "b1.d_head", "csrf": token}
+    # Without this session's token, or from a student's session: refused, nothing removed.
+    for bad in [{"csrf": ""}, {"csrf": "0" * 64}, {"csrf": _csrf(_browser(api, "root").get(
+            "/").text)}]:
+        refused = prof.post(url, data={**form, **bad}, follow_redirects=False)
+        assert refused.status_code == 403 and "CSRF" in refused.text
+    bob = _browser(api, "bob")
+    assert bob.post(url, data={**form, "csrf": _csrf(bob.get("/").text)}).status_code == 403
+    assert _item(api, sid)["override"] is not None
+    done = prof.post(url, data=form, follow_redirects=False)
+    assert done.status_code == 303 and done.headers["location"].endswith("?removed=b1.d_head")
+    item = _item(api, sid)
+    assert item["override"] is None and item["points"] == item["machine_points"]
+    shown = prof.get(done.headers["location"]).text
+    assert 'id="removed"' in shown and action not in shown
+    assert "override.delete" in shown  # the audit log on the page
+    again = prof.post(url, data=form, follow_redirects=False)
+    assert again.status_code == 404 and "has no override" in again.text
+    # The notice only speaks of an item that really has no override.
+    assert 'id="removed"' not in prof.get(f"/submissions/{sid}?removed=zz.nope").text
+
+
 def test_a_text_document_is_shown_whole_with_the_evidence_marked(api: Api) -> None:
     text = f"# Homework\n\nNotes {HOSTILE}\n\nB1: d_head = 12 maybe 64\n"
     response = api.client.post(

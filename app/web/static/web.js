@@ -1,6 +1,8 @@
 // gradeformer web app: the one script, served by the app and loaded with the page's CSP nonce.
 // Review page keyboard shortcuts: a = accept, p = type points, a digit = set that many points,
 // c = comment, n = next item, Esc = leave a text box.
+// Answer-groups page shortcuts: j / k = next / previous group, a = accept the group's
+// suggestion, s = type points for the group, m = show or hide its members.
 "use strict";
 // A long document opens at its first marked evidence.
 for (const doc of document.querySelectorAll(".doc")) {
@@ -39,4 +41,34 @@ for (const doc of document.querySelectorAll(".doc")) {
       form.requestSubmit(document.getElementById("set-points"));
     }
   });
+})();
+(function () {
+  const groups = Array.from(document.querySelectorAll("section.group"));
+  if (!groups.length) return;
+  let at = 0;
+  function show(i) {
+    at = Math.max(0, Math.min(groups.length - 1, i));
+    for (const g of groups) g.classList.remove("current");
+    groups[at].classList.add("current");
+    groups[at].focus({ preventScroll: true });
+    groups[at].scrollIntoView({ block: "nearest" });
+  }
+  document.addEventListener("keydown", (event) => {
+    const tag = event.target && event.target.tagName;
+    if (tag === "INPUT" || tag === "TEXTAREA") return;
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const g = groups[at];
+    const key = event.key;
+    if (key === "j") show(at + 1);
+    else if (key === "k") show(at - 1);
+    else if (key === "a") g.querySelector("button.accept").click();
+    else if (key === "s") g.querySelector("form.decide input[name=points]").focus();
+    else if (key === "m") {
+      const d = g.querySelector("details");
+      d.open = !d.open;
+    } else return;
+    event.preventDefault();
+  });
+  groups.forEach((g, i) => g.addEventListener("click", () => show(i)));
+  show(0);
 })();
