@@ -95,8 +95,9 @@ class SentenceEmbedder:
         self.min_part_tokens = _MIN_PART_TOKENS
         self._blas = ThreadpoolController()
         self._pool: ThreadPoolExecutor | None = None
-        # One parallel encode at a time: the BLAS thread limit it sets is process-wide.
-        self._parallel = threading.Lock()
+        # Held while the BLAS thread limit (process-wide) is set, so that overlapping calls
+        # from several threads cannot restore it to the wrong value.
+        self._blas_limit = threading.Lock()
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """One unit vector per text (rows), from the cache where possible.
@@ -147,21 +148,29 @@ class SentenceEmbedder:
             result[rows] = pooled
 
         parts = work_parts(lengths, self.workers, min_part=self.min_part_tokens)
-        if len(parts) > 1 and self._parallel.acquire(blocking=False):
-            # Data parallel: each thread runs whole forward passes with a one-thread BLAS
-            # (NumPy releases the GIL in matmuls and ufuncs), so the element-wise work (GELU,
-            # softmax, LayerNorm) is spread over the cores too, unlike with a threaded BLAS.
-            try:
-                if self._pool is None:
-                    self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="embed")
-                with self._blas.limit(limits=1, user_api="blas"):
-                    for _ in self._pool.map(encode, parts):
-                        pass
-            finally:
-                self._parallel.release()
-        else:
+        if not self._blas_limit.acquire(blocking=False):
+            # Another thread is encoding and holds the one-thread BLAS limit (process-wide).
             for rows in parts:
                 encode(rows)
+        else:
+            # BLAS runs on one thread here: a threaded BLAS spends more time handing small
+            # matmuls to its threads than computing them (up to 10x the CPU on a busy machine,
+            # docs/benchmarks.md). Large batches are data parallel instead: each thread runs
+            # whole forward passes (NumPy releases the GIL in matmuls and ufuncs), so the
+            # element-wise work (GELU, softmax, LayerNorm) is spread over the cores too.
+            try:
+                with self._blas.limit(limits=1, user_api="blas"):
+                    if len(parts) < 2 or self.workers == 1:
+                        for rows in parts:
+                            encode(rows)
+                    else:
+                        if self._pool is None:
+                            self._pool = ThreadPoolExecutor(self.workers,
+                                                            thread_name_prefix="embed")
+                        for _ in self._pool.map(encode, parts):
+                            pass
+            finally:
+                self._blas_limit.release()
         self.tokens_encoded += int(lengths.sum())
         self.texts_encoded += len(texts)
         return result
