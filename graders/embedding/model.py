@@ -1,4 +1,10 @@
-"""Sentence embeddings with all-MiniLM-L6-v2, offline: weights from the installed package."""
+"""Sentence embeddings with all-MiniLM-L6-v2, offline: weights from the installed package.
+
+Speed (docs/benchmarks.md, grade-table section): BLAS is held to one thread while encoding, and
+a batch of 512 tokens or more is split by length into one share per core, each encoded by its
+own thread (NumPy releases the GIL in its kernels). The vectors are those of one thread: every
+text is encoded as if alone, whatever the split (tests/graders/embedding/test_reference.py).
+"""
 
 from __future__ import annotations
 
