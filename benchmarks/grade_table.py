@@ -11,7 +11,9 @@ child process (`python -m app.cli.main grade-table`):
   (embeddings cached, every row graded anew). Timing inside one process is what separates
   cold from warm on a shared machine; two child processes' wall times are too noisy to
   subtract.
-Peak memory (max RSS of the children) is reported for the CLI runs.
+Peak memory (max RSS of the children) and CPU seconds per row (user + system, all threads) are
+reported for the CLI runs: on a shared machine CPU time varies much less than wall time. The load
+average is taken when the run starts and when it ends.
 
 Then instructor grades in the table (per-question risk control): the held-out assignments 7-12
 only, with a `points` column holding the human average for a fixed-seed 20% of each question's
@@ -71,23 +73,30 @@ def _write_inputs(rows: list[dict[str, str]], folder: Path) -> tuple[Path, Path,
     return rubric, tables[0], tables[1]
 
 
-def _run(table: Path, rubric: Path, out: Path) -> tuple[float, float]:
-    """Wall seconds of the CLI and its peak memory (MB)."""
+def _cpu_children() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _run(table: Path, rubric: Path, out: Path) -> tuple[float, float, float]:
+    """Wall seconds of the CLI, its peak memory (MB) and its CPU seconds."""
     env = dict(os.environ, OPENBLAS_NUM_THREADS=os.environ.get("OPENBLAS_NUM_THREADS", "2"))
+    cpu = _cpu_children()
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "app.cli.main", "grade-table", str(table),
                     "--rubric", str(rubric), "--output", str(out), "--no-progress"],
                    cwd=ROOT, env=env, check=True)
     seconds = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return seconds, peak
+    return seconds, peak, _cpu_children() - cpu
 
 
-def _startup(rubric: Path, folder: Path) -> float:
-    """Wall seconds of the CLI on a one-row table: process start and model load."""
+def _startup(rubric: Path, folder: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of the CLI on a one-row table: process start and model load."""
     table = folder / "one.csv"
     table.write_text("student,question,answer\ns,1.1,x\n")
-    return _run(table, rubric, folder / "one.jsonl")[0]
+    seconds, _, cpu = _run(table, rubric, folder / "one.jsonl")
+    return seconds, cpu
 
 
 def _accuracy(rows: list[dict[str, str]], folder: Path, rubric: Path) -> list[str]:
@@ -124,8 +133,10 @@ def _accuracy(rows: list[dict[str, str]], folder: Path, rubric: Path) -> list[st
     return lines
 
 
-def _in_process(rows: list[dict[str, str]], rubric: Path) -> tuple[float, float, float]:
-    """Rows per second through TableGrader: cold, warm (repeats kept), warm embeddings only."""
+def _in_process(rows: list[dict[str, str]],
+                rubric: Path) -> list[tuple[float, float]]:
+    """Rows per second and CPU ms per row through TableGrader: cold, warm (repeats kept), warm
+    embeddings only."""
     from graders.context import GradingResources
     from graders.rubric import load_rubric
     from graders.written.table import TableGrader, TableRow
@@ -139,11 +150,12 @@ def _in_process(rows: list[dict[str, str]], rubric: Path) -> tuple[float, float,
         grader.remember = 20_000 if remember else 0
         if not remember:
             grader.forget(embeddings=False)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         for _ in grader.grade(table):
             pass
-        rates.append(len(table) / (time.perf_counter() - start))
-    return rates[0], rates[1], rates[2]
+        rates.append((len(table) / (time.perf_counter() - start),
+                      1000 * (time.process_time() - cpu) / len(table)))
+    return rates
 
 
 def main() -> None:
@@ -155,15 +167,17 @@ def main() -> None:
         sys.exit(f"{args.data} not found (the Mohler data lives in ../shared/data/mohler/)")
     with args.data.open(newline="") as handle:
         rows = list(csv.DictReader(handle))
+    load_before = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         rubric, once, ten = _write_inputs(rows, folder)
-        startup = _startup(rubric, folder)
-        cold, cold_peak = _run(once, rubric, folder / "once.jsonl")
+        startup, startup_cpu = _startup(rubric, folder)
+        cold, cold_peak, cold_cpu = _run(once, rubric, folder / "once.jsonl")
         lines_out = sum(1 for _ in (folder / "once.jsonl").open())
-        full, full_peak = _run(ten, rubric, folder / "ten.jsonl")
+        full, full_peak, full_cpu = _run(ten, rubric, folder / "ten.jsonl")
         accuracy = _accuracy(rows, folder, rubric)
-        cold_in, warm_in, embedded_in = _in_process(rows, rubric)
+        (cold_in, cold_in_cpu), (warm_in, warm_in_cpu), (embedded_in, embedded_in_cpu) = (
+            _in_process(rows, rubric))
     n = len(rows)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     body = "\n".join([
@@ -174,21 +188,25 @@ def main() -> None:
         f"{os.environ.get('OPENBLAS_NUM_THREADS', '2')}; {lines_out} JSON lines written for "
         f"{n} rows.",
         "",
-        "| run | rows | wall seconds | rows/s | peak memory (MB) |",
-        "|---|---|---|---|---|",
-        f"| start-up only (one row: process, rubric, model load) | 1 | {startup:.1f} | - | - |",
+        "| run | rows | wall seconds | rows/s | CPU ms per row | peak memory (MB) |",
+        "|---|---|---|---|---|---|",
+        f"| start-up only (one row: process, rubric, model load) | 1 | {startup:.1f} | - | "
+        f"{1000 * startup_cpu:.0f} (CPU, whole) | - |",
         f"| cold: empty embedding cache, whole command | {n} | {cold:.1f} | {n / cold:.0f} | "
-        f"{cold_peak:.0f} |",
+        f"{1000 * cold_cpu / n:.2f} | {cold_peak:.0f} |",
         f"| cold, start-up left out | {n} | {cold - startup:.1f} | "
-        f"{n / max(cold - startup, 1e-9):.0f} | |",
+        f"{n / max(cold - startup, 1e-9):.0f} | {1000 * (cold_cpu - startup_cpu) / n:.2f} | |",
         f"| the table ten times in one process (CLI, end to end) | {REPEATS * n} | "
-        f"{full:.1f} | {REPEATS * n / full:.0f} | {full_peak:.0f} |",
+        f"{full:.1f} | {REPEATS * n / full:.0f} | {1000 * full_cpu / (REPEATS * n):.2f} | "
+        f"{full_peak:.0f} |",
         "",
-        "| in one process, the CLI's TableGrader | rows/s |",
-        "|---|---|",
-        f"| cold: empty embedding cache | {cold_in:.0f} |",
-        f"| warm: the same answers again (repeated answers' results kept) | {warm_in:.0f} |",
-        f"| warm embeddings only (every row graded anew, vectors cached) | {embedded_in:.0f} |",
+        "| in one process, the CLI's TableGrader | rows/s | CPU ms per row |",
+        "|---|---|---|",
+        f"| cold: empty embedding cache | {cold_in:.0f} | {cold_in_cpu:.2f} |",
+        f"| warm: the same answers again (repeated answers' results kept) | {warm_in:.0f} | "
+        f"{warm_in_cpu:.3f} |",
+        f"| warm embeddings only (every row graded anew, vectors cached) | {embedded_in:.0f} | "
+        f"{embedded_in_cpu:.2f} |",
         "",
         "Instructor grades in the table, held-out assignments 7-12, reported on the answers "
         "the instructor did not grade (error: more than 1 point from the human average; "
@@ -198,8 +216,9 @@ def main() -> None:
         "|---|---|---|---|---|",
         *accuracy,
         "",
-        f"Load average {load} on {os.cpu_count()} cores when this run ended (the machine is "
-        "shared, so rates vary between runs).",
+        f"Load average (1, 5, 15 min) {load_before} when this run started and {load} when it "
+        f"ended, on {os.cpu_count()} cores (the machine is shared: wall rates vary between runs, "
+        "CPU per row much less).",
     ])
     print(body)
     if not args.no_write:

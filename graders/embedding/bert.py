@@ -24,6 +24,8 @@ F32 = NDArray[np.float32]
 # the exact activation; tests check that sentence vectors stay within 1e-3 cosine of exact GELU.
 _SQRT_2_OVER_PI = np.float32(0.7978845608028654)
 _CUBIC = np.float32(0.7978845608028654 * 0.044715)
+_MINUS_2_SQRT_2_OVER_PI = np.float32(-2.0) * _SQRT_2_OVER_PI
+_MINUS_2_CUBIC = np.float32(-2.0) * _CUBIC
 
 
 @dataclass(frozen=True)
@@ -79,15 +81,19 @@ def gelu_exact(x: F32) -> F32:
 
 
 def gelu_inplace(x: F32) -> F32:
-    """GELU (tanh approximation), overwriting `x`; one temporary of x's size."""
+    """GELU (tanh approximation), overwriting `x`; one temporary of x's size.
+
+    0.5·x·(1 + tanh(u)) is computed as x / (1 + exp(-2u)), the same function: NumPy's float32
+    exp is about twice as fast as its tanh here, and that saves a quarter of the GELU's time.
+    """
     t = np.multiply(x, x)
-    t *= _CUBIC
-    t += _SQRT_2_OVER_PI
-    t *= x
-    np.tanh(t, out=t)
+    t *= _MINUS_2_CUBIC
+    t += _MINUS_2_SQRT_2_OVER_PI
+    t *= x  # -2u
+    with np.errstate(over="ignore"):  # exp(-2u) = inf for very negative x: x / inf = -0
+        np.exp(t, out=t)
     t += np.float32(1.0)
-    t *= np.float32(0.5)
-    x *= t
+    x /= t
     return x
 
 
