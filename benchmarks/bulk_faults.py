@@ -47,6 +47,7 @@ def environment(folder: Path) -> dict[str, str]:
         "GRADEFORMER_EMBEDDING_CACHE_DIR": str(folder.parent / "emb"),
         "GRADEFORMER_WORKERS": "2",
         "GRADEFORMER_REGRADE_BATCH": "8",
+        "GRADEFORMER_RESULT_CACHE": "false",  # a regrade that reuses results runs no process
     }
 
 
