@@ -14,7 +14,14 @@ from __future__ import annotations
 import json
 import random
 
-from synthetic import ATTENTION_NO_SCALE, ATTENTION_OK, MASKED_NO_MASK, MASKED_OK, WRITTEN
+from synthetic import (
+    ATTENTION_NO_SCALE,
+    ATTENTION_OK,
+    MASKED_NO_MASK,
+    MASKED_OK,
+    WRITTEN,
+    as_text,
+)
 
 FILLERS = ["", "", "", "I think ", "Basically, ", "In short: ", "So ", "Well, "]
 ENDINGS = ["", "", "", " That's it.", " (see lecture 3)", " I hope this is right."]
@@ -103,20 +110,8 @@ def answers_for(rng: random.Random) -> dict[str, str]:
     return answers
 
 
-def as_text(answers: dict[str, str], rng: random.Random) -> str:
-    style = rng.choice(["Q{n}", "{n}.", "Question {n}:", "A{n})"])
-    parts: list[str] = []
-    for n, q in enumerate(["A1", "A2", "A3", "A4", "A5", "A6"], start=1):
-        if q in answers:
-            parts.append(f"{style.format(n=n)} {answers[q]}")
-    parts.append("Part B")
-    for n, q in enumerate(["B1", "B2", "B3", "B4"], start=1):
-        if q in answers:
-            body = answers[q]
-            if q in ("B3", "B4"):
-                body = f"```python\n{body}```"
-            parts.append(f"{style.format(n=n)} {body}")
-    return "\n\n".join(parts) + "\n"
+# the labels of the free-text uploads: synthetic.py's and "A1)"
+STYLES = ("Q{n}", "{n}.", "Question {n}:", "A{n})")
 
 
 def course(size: int, seed: int = 15) -> list[tuple[str, bytes, str, str]]:
@@ -134,5 +129,6 @@ def course(size: int, seed: int = 15) -> list[tuple[str, bytes, str, str]]:
             body = json.dumps({"answers": answers}).encode()
             out.append((student, body, f"{student}.json", "application/json"))
         else:
-            out.append((student, as_text(answers, rng).encode(), f"{student}.txt", "text/plain"))
+            text = as_text(answers, rng, STYLES).encode()
+            out.append((student, text, f"{student}.txt", "text/plain"))
     return out

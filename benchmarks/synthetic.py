@@ -107,8 +107,10 @@ def _answers(rng: random.Random) -> dict[str, str]:
     return answers
 
 
-def _as_text(answers: dict[str, str], rng: random.Random) -> str:
-    style = rng.choice(["Q{n}", "{n}.", "Question {n}:"])
+def as_text(answers: dict[str, str], rng: random.Random,
+            styles: tuple[str, ...] = ("Q{n}", "{n}.", "Question {n}:")) -> str:
+    """The answers as a free-text document, labelled in one of `styles` (Part B restarts)."""
+    style = rng.choice(list(styles))
     parts: list[str] = []
     for n, q in enumerate(["A1", "A2", "A3", "A4", "A5", "A6"], start=1):
         if q in answers:
@@ -131,4 +133,4 @@ def submission(index: int, seed: int = 0) -> tuple[bytes, str, str]:
     if rng.random() < 0.5:
         body = json.dumps({"student_id": student, "answers": answers}).encode()
         return body, f"{student}.json", "application/json"
-    return _as_text(answers, rng).encode(), f"{student}.txt", "text/plain"
+    return as_text(answers, rng).encode(), f"{student}.txt", "text/plain"
