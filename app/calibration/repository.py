@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Row, and_, func, select
+from sqlalchemy import Row, func, select
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -19,27 +19,15 @@ from app.db.models import (
     RiskTarget,
     Submission,
 )
+from app.review.repository import overridden_items
 
 
 def graded_with_machine(
     session: Session, assignment_id: int
 ) -> list[Row[Override, ItemScore, GradingRun]]:
-    """Every instructor decision with the current machine result of its item, oldest first."""
-    query = (
-        select(Override, ItemScore, GradingRun)
-        .join(Submission, Override.submission_id == Submission.id)
-        .join(
-            GradingRun,
-            and_(GradingRun.submission_id == Submission.id, GradingRun.is_current.is_(True)),
-        )
-        .join(
-            ItemScore,
-            and_(ItemScore.run_id == GradingRun.id, ItemScore.item_id == Override.item_id),
-        )
-        .where(Submission.assignment_id == assignment_id)
-        .order_by(Override.id)
-    )
-    return list(session.execute(query).all())
+    """Every instructor decision with the current machine result of its item, oldest first
+    (the review queue's query of overrides, in the order they were made)."""
+    return sorted(overridden_items(session, assignment_id), key=lambda row: row[0].id)
 
 
 def status_counts(session: Session, assignment_id: int) -> dict[tuple[str, str], int]:
