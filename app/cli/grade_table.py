@@ -157,6 +157,10 @@ def grade_table(
     target_error: Annotated[float, typer.Option(
         min=0.001, max=0.5, help="error allowed among auto-graded answers of a question with "
         "instructor-graded rows")] = DEFAULT_TARGET,
+    embedding_cache: Annotated[Path | None, typer.Option(
+        "--embedding-cache", envvar="GRADEFORMER_EMBEDDING_CACHE_DIR",
+        help="keep sentence embeddings in this folder (the service's cache folder may be "
+        "shared): a second run over the same answers encodes nothing")] = None,
 ) -> None:
     """Grade a table of short answers (student,question,answer) against a rubric.
 
@@ -170,7 +174,10 @@ def grade_table(
         loaded = load_rubric(rubric)
     except RubricError as exc:
         raise fail(str(exc), 2) from None
-    grader = TableGrader(loaded, GradingResources(options={}), target=target_error)
+    options: dict[str, Any] = {}
+    if embedding_cache is not None:
+        options["embedding_cache_dir"] = str(embedding_cache)
+    grader = TableGrader(loaded, GradingResources(options=options), target=target_error)
     _learn(grader, table)
     total = _count(table)
     out = output.open("w", newline="", encoding="utf-8") if output else sys.stdout
