@@ -108,6 +108,22 @@ def layer_norm_inplace(x: F32, gamma: F32, beta: F32, eps: float) -> F32:
 
 
 class BertEncoder:
+    @staticmethod
+    def weight_names(config: BertConfig) -> list[str]:
+        """The tensors the forward pass reads."""
+        names = [f"embeddings.{n}" for n in ("word_embeddings.weight",
+                                             "position_embeddings.weight",
+                                             "token_type_embeddings.weight",
+                                             "LayerNorm.weight", "LayerNorm.bias")]
+        for i in range(config.layers):
+            p = f"encoder.layer.{i}."
+            for dense in ("attention.self.query", "attention.self.key", "attention.self.value",
+                          "attention.output.dense", "intermediate.dense", "output.dense"):
+                names += [f"{p}{dense}.weight", f"{p}{dense}.bias"]
+            for norm in ("attention.output.LayerNorm", "output.LayerNorm"):
+                names += [f"{p}{norm}.weight", f"{p}{norm}.bias"]
+        return names
+
     def __init__(self, config: BertConfig, weights: dict[str, NDArray[np.generic]],
                  exact_gelu: bool = False) -> None:
         def get(name: str) -> F32:

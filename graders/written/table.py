@@ -17,6 +17,7 @@ import hashlib
 import re
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -50,6 +51,11 @@ class TableRow:
     unreadable: str | None = None
     # Points an instructor already gave this answer (a `points` column), if any.
     points: Decimal | None = None
+
+
+# A row ready to grade (its one-question rubric and submission), or None: unreadable, already
+# graded (kept), or its question is not in the rubric.
+_Prepared = tuple[LoadedRubric, ParsedSubmission] | None
 
 
 @dataclass(frozen=True)
@@ -130,14 +136,21 @@ class TableGrader:
         return grade_submission(part, submission, self.resources).items[0]
 
     def grade(self, rows: Iterable[TableRow]) -> Iterator[RowResult]:
-        batch: list[TableRow] = []
-        for row in rows:
-            batch.append(row)
-            if len(batch) >= BATCH_ROWS:
-                yield from self._batch(batch)
-                batch = []
-        if batch:
-            yield from self._batch(batch)
+        """Results in the order of `rows`, batch by batch. While a batch is graded (Python, one
+        core), the next batch's texts are encoded in a helper thread (NumPy, whose kernels
+        leave the other core to it); the results are those of grading one batch after the
+        other."""
+        with ThreadPoolExecutor(1, thread_name_prefix="table-prefetch") as ahead:
+            waiting: tuple[list[TableRow], list[_Prepared]] | None = None
+            for batch in _batches(rows):
+                prepared = self._prepare(batch)
+                encoding = ahead.submit(self._prefetch, prepared)
+                if waiting is not None:
+                    yield from self._finish(*waiting)
+                encoding.result()
+                waiting = batch, prepared
+            if waiting is not None:
+                yield from self._finish(*waiting)
 
     def _submission(self, row: TableRow) -> tuple[LoadedRubric, ParsedSubmission] | None:
         key = row.question.strip().lower()
@@ -149,7 +162,7 @@ class TableGrader:
         answer = LocatedAnswer(question.id, text, start=0, end=len(text), method="label")
         return part, ParsedSubmission(text=text, format="text", answers={question.id: answer})
 
-    def _prefetch(self, prepared: list[tuple[LoadedRubric, ParsedSubmission] | None]) -> None:
+    def _prefetch(self, prepared: list[_Prepared]) -> None:
         """Encode every text the written grader will compare for these rows, in one call."""
         texts: list[str] = []
         embedder = None
@@ -178,13 +191,16 @@ class TableGrader:
         # By digest: a hostile table of huge distinct answers must not fill memory with keys.
         return row.question.strip().lower(), hashlib.sha256(row.answer.encode()).digest()
 
-    def _batch(self, rows: list[TableRow]) -> Iterator[RowResult]:
-        prepared = [None if row.unreadable or self._key(row) in self._known
-                    else self._submission(row) for row in rows]
-        self._prefetch(prepared)
+    def _prepare(self, rows: list[TableRow]) -> list[_Prepared]:
+        return [None if row.unreadable or self._key(row) in self._known
+                else self._submission(row) for row in rows]
+
+    def _finish(self, rows: list[TableRow], prepared: list[_Prepared]) -> Iterator[RowResult]:
         for row, entry in zip(rows, prepared, strict=True):
             key = self._key(row)
             items = self._known.get(key)
+            if items is None and entry is None and not row.unreadable:
+                entry = self._submission(row)  # its kept result was dropped since _prepare
             if row.unreadable is not None:
                 yield RowResult(row, Decimal(0), (), error=row.unreadable)
                 continue
@@ -211,6 +227,17 @@ class TableGrader:
                         self._known.popitem(last=False)
             total = sum((r.points for r in items if r.counts_toward_total), start=Decimal(0))
             yield RowResult(row, total, items)
+
+
+def _batches(rows: Iterable[TableRow]) -> Iterator[list[TableRow]]:
+    batch: list[TableRow] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= BATCH_ROWS:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def _instructor(part: LoadedRubric, points: Decimal) -> ItemResult | None:
