@@ -26,7 +26,7 @@ from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.embedding import SentenceEmbedder
 from graders.engine import grade_submission
 from graders.results import ItemResult, Status
-from graders.rubric import LoadedRubric, Question
+from graders.rubric import LoadedRubric, Question, RubricItem
 from graders.written.grader import WrittenGrader, shared_embedder
 from graders.written.risk import (
     DEFAULT_TARGET,
@@ -162,11 +162,9 @@ class TableGrader:
         answer = LocatedAnswer(question.id, text, start=0, end=len(text), method="label")
         return part, ParsedSubmission(text=text, format="text", answers={question.id: answer})
 
-    def _prefetch(self, prepared: list[_Prepared]) -> None:
-        """Encode every text the written grader will compare for these rows, in one call."""
-        texts: list[str] = []
-        embedder = None
-        grader = WrittenGrader()
+    def _written(self, prepared: list[_Prepared]
+                 ) -> Iterator[tuple[list[RubricItem], LocatedAnswer, GradingContext]]:
+        """The rows' written items, answers and contexts (rows with a non-empty answer)."""
         for entry in prepared:
             if entry is None:
                 continue
@@ -176,14 +174,18 @@ class TableGrader:
             answer = submission.answers.get(question.id)
             if not items or answer is None or not answer.text.strip():
                 continue
-            context = GradingContext(rubric=part.rubric, question=question,
-                                     submission=submission, resources=self.resources)
-            if embedder is None:
-                embedder = self._embedder = shared_embedder(context)
-                if embedder is None:
-                    return
-            texts += grader.texts_to_embed(items, answer, context)
-        if embedder is not None and texts:
+            yield items, answer, GradingContext(rubric=part.rubric, question=question,
+                                                submission=submission, resources=self.resources)
+
+    def _prefetch(self, prepared: list[_Prepared]) -> None:
+        """Encode every text the written grader will compare for these rows, in one call."""
+        embedder = self._embedder
+        if embedder is None:
+            return
+        grader = WrittenGrader()
+        texts = [t for items, answer, context in self._written(prepared)
+                 for t in grader.texts_to_embed(items, answer, context)]
+        if texts:
             embedder.embed(list(dict.fromkeys(texts)))
 
     @staticmethod
@@ -192,8 +194,15 @@ class TableGrader:
         return row.question.strip().lower(), hashlib.sha256(row.answer.encode()).digest()
 
     def _prepare(self, rows: list[TableRow]) -> list[_Prepared]:
-        return [None if row.unreadable or self._key(row) in self._known
-                else self._submission(row) for row in rows]
+        prepared = [None if row.unreadable or self._key(row) in self._known
+                    else self._submission(row) for row in rows]
+        if self._embedder is None:
+            # Looked up in the calling thread, before the helper thread encodes: the model is
+            # never loaded by two threads at once.
+            for _, _, context in self._written(prepared):
+                self._embedder = shared_embedder(context)
+                break
+        return prepared
 
     def _finish(self, rows: list[TableRow], prepared: list[_Prepared]) -> Iterator[RowResult]:
         for row, entry in zip(rows, prepared, strict=True):
