@@ -155,6 +155,12 @@ class SentenceEmbedder:
                 out[todo[text]] = vector
         return out
 
+    def uncached(self, texts: Sequence[str]) -> list[str]:
+        """The distinct texts whose vectors are neither in memory nor on disk (those found on
+        disk are now in memory): what `embed` would have to encode."""
+        return [text for text in dict.fromkeys(texts)
+                if self.cache.get(text_key(self.model_id, text)) is None]
+
     def embed_one(self, text: str) -> Vector:
         vector: Vector = self.embed([text])[0]
         return vector

@@ -137,17 +137,19 @@ class TableGrader:
 
     def grade(self, rows: Iterable[TableRow]) -> Iterator[RowResult]:
         """Results in the order of `rows`, batch by batch. While a batch is graded (Python, one
-        core), the next batch's texts are encoded in a helper thread (NumPy, whose kernels
-        leave the other core to it); the results are those of grading one batch after the
-        other."""
+        core), the texts of the next batch that are not cached yet are encoded in a helper
+        thread (NumPy, whose kernels leave the other core to it); the results are those of
+        grading one batch after the other."""
         with ThreadPoolExecutor(1, thread_name_prefix="table-prefetch") as ahead:
             waiting: tuple[list[TableRow], list[_Prepared]] | None = None
             for batch in _batches(rows):
                 prepared = self._prepare(batch)
-                encoding = ahead.submit(self._prefetch, prepared)
+                fresh = self._uncached(prepared)
+                encoding = ahead.submit(self._encode, fresh) if fresh else None
                 if waiting is not None:
                     yield from self._finish(*waiting)
-                encoding.result()
+                if encoding is not None:
+                    encoding.result()
                 waiting = batch, prepared
             if waiting is not None:
                 yield from self._finish(*waiting)
@@ -177,16 +179,20 @@ class TableGrader:
             yield items, answer, GradingContext(rubric=part.rubric, question=question,
                                                 submission=submission, resources=self.resources)
 
-    def _prefetch(self, prepared: list[_Prepared]) -> None:
-        """Encode every text the written grader will compare for these rows, in one call."""
+    def _uncached(self, prepared: list[_Prepared]) -> list[str]:
+        """Every text the written grader will compare for these rows and that is not cached
+        (vectors found on disk are read now): encoded together, in one call, by `_encode`."""
         embedder = self._embedder
         if embedder is None:
-            return
+            return []
         grader = WrittenGrader()
         texts = [t for items, answer, context in self._written(prepared)
                  for t in grader.texts_to_embed(items, answer, context)]
-        if texts:
-            embedder.embed(list(dict.fromkeys(texts)))
+        return embedder.uncached(texts)
+
+    def _encode(self, texts: list[str]) -> None:
+        if self._embedder is not None:
+            self._embedder.embed(texts)
 
     @staticmethod
     def _key(row: TableRow) -> tuple[str, bytes]:
