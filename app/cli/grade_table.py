@@ -41,11 +41,25 @@ class TableFormat(StrEnum):
     CSV = "csv"
 
 
+def _header(reader: Iterator[list[str]]) -> list[str]:
+    return [h.strip().lower().lstrip("\ufeff") for h in next(reader, [])]
+
+
+def _has_points(path: Path) -> bool:
+    """Whether the table has a `points` column (a cheap look at its header)."""
+    csv.field_size_limit(MAX_FIELD_CHARS)
+    with path.open(newline="", encoding="utf-8", errors="replace") as handle:
+        try:
+            return "points" in _header(csv.reader(handle))
+        except csv.Error:
+            return False
+
+
 def _rows(path: Path) -> Iterator[TableRow]:
     csv.field_size_limit(MAX_FIELD_CHARS)
     with path.open(newline="", encoding="utf-8", errors="replace") as handle:
         reader = csv.reader(handle)
-        header = [h.strip().lower().lstrip("\ufeff") for h in next(reader, [])]
+        header = _header(reader)
         missing = [c for c in COLUMNS if c not in header]
         if missing:
             raise fail(f"{path}: the header must name the columns {', '.join(COLUMNS)} "
@@ -102,6 +116,9 @@ def _count(path: Path) -> int:
 
 def _learn(grader: TableGrader, table: Path) -> None:
     """First pass: the instructor-graded rows, if the table has any."""
+    if not _has_points(table):
+        next(_rows(table), None)  # checks the header's columns before any output is written
+        return
     risks = grader.learn(row for row in _rows(table) if row.points is not None)
     for qid, risk in risks.items():
         if risk.threshold is None:
