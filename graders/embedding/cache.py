@@ -24,6 +24,7 @@ class EmbeddingCache:
         self.dimension = dimension
         self.max_entries = max_entries
         self.directory = directory
+        self._root = None if directory is None else os.fspath(directory)
         self._memory: OrderedDict[str, Vector] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = 0
@@ -35,8 +36,12 @@ class EmbeddingCache:
         return len(self._memory)
 
     def _path(self, key: str) -> Path:
-        assert self.directory is not None
-        return self.directory / key[:2] / f"{key}.f32"
+        return Path(self._file(key))
+
+    def _file(self, key: str) -> str:
+        # A string, not a Path: a warm run reads thousands of these (pathlib costs 6 us each).
+        assert self._root is not None
+        return f"{self._root}{os.sep}{key[:2]}{os.sep}{key}.f32"
 
     def get(self, key: str) -> Vector | None:
         with self._lock:
@@ -73,12 +78,18 @@ class EmbeddingCache:
             self._memory.popitem(last=False)
 
     def _read(self, key: str) -> Vector | None:
-        if self.directory is None:
+        if self._root is None:
             return None
         try:
-            raw = self._path(key).read_bytes()
+            handle = os.open(self._file(key), os.O_RDONLY)
         except OSError:
             return None
+        try:
+            raw = os.read(handle, 4 * self.dimension + 1)  # one byte more: a longer file is foreign
+        except OSError:
+            return None
+        finally:
+            os.close(handle)
         if len(raw) != 4 * self.dimension:  # a torn or foreign file is a miss, not an error
             return None
         vector = np.frombuffer(raw, dtype="<f4").astype(np.float32)
