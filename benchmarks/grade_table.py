@@ -103,10 +103,10 @@ def _run(table: Path, rubric: Path, out: Path, root: Path = ROOT, *extra: str) -
     return Run(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
-def _one_row(rubric: Path, folder: Path) -> Path:
-    table = folder / "one.csv"
-    table.write_text("student,question,answer\ns,1.1,It shows the customer what the program "
-                     "will do.\n")
+def _one_row(folder: Path, name: str, question: str, answer: str) -> Path:
+    table = folder / name
+    with table.open("w", newline="") as handle:
+        csv.writer(handle).writerows([["student", "question", "answer"], ["s", question, answer]])
     return table
 
 
@@ -214,7 +214,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         rubric, once, ten = _write_inputs(rows, folder)
-        one = _one_row(rubric, folder)
+        one = _one_row(folder, "one.csv", "1.1", "It shows the customer what the program "
+                       "will do.")
+        known = _one_row(folder, "known.csv", rows[0]["id"], rows[0]["student_answer"])
         cache = folder / "embedding-cache"
 
         def both(name: str, table: Path) -> None:
@@ -236,6 +238,8 @@ def main() -> None:
                     if old_root is not None else None)
         new["cold-cache"] = _run(once, rubric, folder / "fill.jsonl", ROOT,
                                  "--embedding-cache", str(cache))
+        new["warm-start"] = _run(known, rubric, folder / "warm-one.jsonl", ROOT,
+                                 "--embedding-cache", str(cache))
         new["warm"] = _run(once, rubric, folder / "warm.jsonl", ROOT,
                            "--embedding-cache", str(cache))
         new["warm-ten"] = _run(ten, rubric, folder / "warm-ten.jsonl", ROOT,
@@ -249,6 +253,9 @@ def main() -> None:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     ended = time.strftime("%H:%M", time.gmtime())
     cold, warm, warm_ten = new["cold"], new["warm"], new["warm-ten"]
+    warm_start = new["warm-start"]
+    rest = warm.seconds - warm_start.seconds
+    without_start = f"{n / rest:.0f} rows/s" if rest > 0.2 else "too short to tell"
 
     def line(label: str, key: str, rows_: int) -> str:
         ours = new[key]
@@ -285,6 +292,8 @@ def main() -> None:
              1),
         line("cold: empty embedding cache (memory only), whole command", "cold", n),
         line("cold: empty `--embedding-cache` folder (the run fills it)", "cold-cache", n),
+        line("warm start-up: one row whose vectors are in the folder (no model load)",
+             "warm-start", 1),
         line("warm: new process, every vector in the `--embedding-cache` folder", "warm", n),
         line("warm: new process, cache filled, the table ten times", "warm-ten", REPEATS * n),
         line("the table ten times in one process, memory cache only", "ten", REPEATS * n),
@@ -299,7 +308,8 @@ def main() -> None:
         f"**cold ≥ 150 rows/s: {_met(n / cold.seconds >= 150)}** ({n / cold.seconds:.0f} rows/s"
         f"{before}); "
         f"**warm ≥ 2,000 rows/s: {_met(n / warm.seconds >= 2000)} for the table once** "
-        f"({n / warm.seconds:.0f} rows/s, of which start-up {new['start'].seconds:.1f} s), "
+        f"({n / warm.seconds:.0f} rows/s; {without_start} with the {warm_start.seconds:.1f} s "
+        "of a one-row warm run left out), "
         f"**{_met(REPEATS * n / warm_ten.seconds >= 2000)} for the table ten times** "
         f"({REPEATS * n / warm_ten.seconds:.0f} rows/s).",
         "",
