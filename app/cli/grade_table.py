@@ -193,6 +193,11 @@ def grade_table(
         raise fail(str(exc), 2) from None
     options: dict[str, Any] = {}
     if embedding_cache is not None:
+        try:
+            embedding_cache.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise fail(f"--embedding-cache {embedding_cache}: cannot make the folder ({exc})",
+                       2) from None
         options["embedding_cache_dir"] = str(embedding_cache)
     grader = TableGrader(loaded, GradingResources(options=options), target=target_error)
     _learn(grader, table)

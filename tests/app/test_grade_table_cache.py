@@ -77,3 +77,16 @@ def test_foreign_files_in_the_folder_are_ignored(tmp_path: Path) -> None:
     for path in cache.rglob("*.f32"):
         path.write_bytes(b"\x00" * 7)  # torn or foreign: a miss, encoded again
     assert _run(tmp_path, "--embedding-cache", str(cache)) == expected
+
+
+def test_a_cache_folder_that_cannot_be_made_is_refused(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    (tmp_path / "r.yaml").write_text(RUBRIC)
+    (tmp_path / "t.csv").write_text("student,question,answer\ns,heads,They run in parallel.\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli.main", "grade-table", str(tmp_path / "t.csv"),
+         "--rubric", str(tmp_path / "r.yaml"), "--embedding-cache", str(blocker / "cache")],
+        cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 2
+    assert "--embedding-cache" in done.stderr and done.stdout == ""
