@@ -4,7 +4,8 @@
 assignments 1-6: a ridge regression for the points, then a logistic regression for whether
 those points agree with the human average within the agreement tolerance, fitted on the ridge's
 out-of-fold suggestions (leave one assignment out), and the threshold that reaches 95%
-agreement among the auto-graded answers of the fitting data.
+agreement among the auto-graded answers of the fitting data; then the same with the cohort
+features (each answer's cohort = its question's answers, no grades) for the `cohort` models.
 """
 
 from __future__ import annotations
@@ -16,13 +17,22 @@ from typing import Any
 
 import numpy as np
 
-from graders.written.calibration import AGREEMENT, CONFIDENCE_FEATURES, LogisticModel
+from graders.written.calibration import (
+    AGREEMENT,
+    COHORT_CONFIDENCE_FEATURES,
+    CONFIDENCE_FEATURES,
+    LogisticModel,
+)
+from graders.written.cohort import COHORT_FEATURES
 from graders.written.features import FEATURES
 from graders.written.scoring import SimilarityModel, round_to_step
 
 # The points model's terms: chosen looking at assignments 1-6 only.
 POINTS_TERMS = ("best", "whole", "align_recall", "align_precision", "hits_recall",
                 "best*best", "align_recall*align_recall")
+# With the cohort known (`graders/written/cohort.py`): chosen among a few candidates by
+# leave-one-assignment-out cross-validation within 1-6 (review share at 95% agreement, AUROC).
+COHORT_POINTS_TERMS = (*POINTS_TERMS, "centre", "knn")
 RIDGE = 10.0
 LOGISTIC_L2 = 10.0
 TARGET_PRECISION = 0.95
@@ -113,7 +123,7 @@ def suggested_points(model: SimilarityModel, features: Mapping[str, np.ndarray])
 def confidence_inputs(features: Mapping[str, np.ndarray], points: np.ndarray
                       ) -> dict[str, np.ndarray]:
     """The confidence model's inputs (as `calibration.confidence_features` builds them)."""
-    out = {name: features[name] for name in FEATURES}
+    out = {name: features[name] for name in (*FEATURES, *COHORT_FEATURES) if name in features}
     out["share"] = points / MOHLER_POINTS
     out["opposite"] = features["opposite"]
     out["words"] = np.log1p(features["words"])
@@ -135,28 +145,43 @@ def precision_threshold(confidence: np.ndarray, right: np.ndarray,
     return 0.99
 
 
-def fit_calibration(features: Mapping[str, np.ndarray], human: np.ndarray,
-                    assignment: np.ndarray) -> dict[str, Any]:
-    """Points and confidence models from these answers (the caller passes assignments 1-6)."""
-    x = term_matrix(features, POINTS_TERMS)
+def _fit_pair(features: Mapping[str, np.ndarray], human: np.ndarray, assignment: np.ndarray,
+              points_terms: Sequence[str], confidence_terms: Sequence[str]) -> dict[str, Any]:
+    """A points model, a confidence model fitted on its out-of-fold suggestions (leave one
+    assignment out), and the threshold at which the fitting data reach 95% agreement."""
+    x = term_matrix(features, points_terms)
     out_of_fold = np.empty(len(human))
     for held in sorted(set(assignment.tolist())):
         fit = assignment != held
-        fold = fit_ridge(x[fit], human[fit], POINTS_TERMS)
+        fold = fit_ridge(x[fit], human[fit], points_terms)
         rows = ~fit
         out_of_fold[rows] = suggested_points(fold, {k: v[rows] for k, v in features.items()})
     right = agrees(out_of_fold, human)
     inputs = confidence_inputs(features, out_of_fold)
-    confidence = fit_logistic(term_matrix(inputs, CONFIDENCE_FEATURES), right.astype(float),
-                              CONFIDENCE_FEATURES)
+    confidence = fit_logistic(term_matrix(inputs, confidence_terms), right.astype(float),
+                              confidence_terms)
     fitted = np.array([confidence.probability({k: float(v[i]) for k, v in inputs.items()})
                        for i in range(len(human))])
-    points = fit_ridge(x, human, POINTS_TERMS)
+    points = fit_ridge(x, human, points_terms)
     return {
-        "fitted_on": (f"Mohler short answers, assignments {sorted(set(assignment.tolist()))} "
-                      f"({len(human)} answers); benchmarks/written_mohler.py --fit"),
-        "agreement": AGREEMENT,
         "threshold_95": precision_threshold(fitted, right),
         "points": {"intercept": points.intercept, "weights": dict(points.weights)},
         "confidence": {"intercept": confidence.intercept, "weights": dict(confidence.weights)},
     }
+
+
+def fit_calibration(features: Mapping[str, np.ndarray], human: np.ndarray,
+                    assignment: np.ndarray) -> dict[str, Any]:
+    """Points and confidence models from these answers (the caller passes assignments 1-6);
+    with the cohort features (`knn`, `centre`) among `features`, the cohort models too."""
+    fitted = _fit_pair(features, human, assignment, POINTS_TERMS, CONFIDENCE_FEATURES)
+    out: dict[str, Any] = {
+        "fitted_on": (f"Mohler short answers, assignments {sorted(set(assignment.tolist()))} "
+                      f"({len(human)} answers); benchmarks/written_mohler.py --fit"),
+        "agreement": AGREEMENT,
+        **fitted,
+    }
+    if all(name in features for name in COHORT_FEATURES):
+        out["cohort"] = _fit_pair(features, human, assignment, COHORT_POINTS_TERMS,
+                                  COHORT_CONFIDENCE_FEATURES)
+    return out

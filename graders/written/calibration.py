@@ -12,6 +12,10 @@ Both models are small sets of coefficients in `calibration.json` beside this mod
   suggestions (leave one assignment out within 1-6), so it has seen the points model's errors
   on answers it was not fitted on.
 
+- `cohort` (optional): the same two models with the cohort features (`cohort.py`) added, used
+  when the answer's whole cohort is known (a table or a bulk regrade; still no human grade),
+  fitted the same way with each answer's cohort being its question's answers.
+
 A confidence is therefore a probability, and a review threshold is a precision: the answers
 graded automatically at threshold t agree with a careful grader at least about t of the time
 (measured on the held-out assignments in docs/benchmarks.md).
@@ -33,6 +37,7 @@ from graders.written.scoring import SimilarityModel
 AGREEMENT = 0.2
 CONFIDENCE_FEATURES = ("share", "share*share", "best", "whole", "align_recall",
                        "align_precision", "recall", "length", "opposite", "words")
+COHORT_CONFIDENCE_FEATURES = (*CONFIDENCE_FEATURES, "knn")
 
 
 @dataclass(frozen=True)
@@ -58,16 +63,31 @@ class LogisticModel:
 
 
 @dataclass(frozen=True)
+class CohortCalibration:
+    """The points and confidence models that also read the cohort features."""
+
+    points: SimilarityModel
+    confidence: LogisticModel
+    threshold_95: float
+
+
+@dataclass(frozen=True)
 class Calibration:
     points: SimilarityModel
     confidence: LogisticModel
     # The threshold at which auto-graded answers of the fitting data reached 95% agreement.
     threshold_95: float
     fitted_on: str
+    cohort: CohortCalibration | None = None
+
+    def points_model(self, cohort: bool) -> SimilarityModel:
+        return self.cohort.points if cohort and self.cohort is not None else self.points
 
     def confidence_of(self, features: Mapping[str, float], share: float, opposite: bool,
-                      words: int) -> float:
-        return self.confidence.probability(confidence_features(features, share, opposite, words))
+                      words: int, cohort: bool = False) -> float:
+        model = (self.cohort.confidence if cohort and self.cohort is not None
+                 else self.confidence)
+        return model.probability(confidence_features(features, share, opposite, words))
 
 
 def confidence_features(features: Mapping[str, float], share: float, opposite: bool,
@@ -80,11 +100,16 @@ def confidence_features(features: Mapping[str, float], share: float, opposite: b
 
 
 def calibration_from_mapping(value: Mapping[str, Any]) -> Calibration:
+    cohort = value.get("cohort")
     return Calibration(
         points=SimilarityModel.from_mapping(value["points"]),
         confidence=LogisticModel.from_mapping(value["confidence"]),
         threshold_95=float(value["threshold_95"]),
         fitted_on=str(value.get("fitted_on", "")),
+        cohort=None if cohort is None else CohortCalibration(
+            points=SimilarityModel.from_mapping(cohort["points"]),
+            confidence=LogisticModel.from_mapping(cohort["confidence"]),
+            threshold_95=float(cohort["threshold_95"])),
     )
 
 

@@ -167,6 +167,7 @@ def from_similarity(
     features: Mapping[str, float], model: SimilarityModel | None,
     estimate: ExemplarEstimate | None, offset_known: bool, opposite: Opposite | None,
     words: int, calibration: Calibration, offset: float = 0.0,
+    cohort: Mapping[str, float] | None = None,
 ) -> Decision:
     """An item described only by reference statements: calibrated similarity, calibrated doubt.
 
@@ -174,12 +175,22 @@ def from_similarity(
     the confidence from the shipped logistic model: the probability that a careful grader gives
     about these points. With graded example answers (exemplars), their points, weighted by how
     close each is to this answer, are blended with the reference score, after moving it by the
-    examples' mean offset from the reference model (`offset`). An answer that states
+    examples' mean offset from the reference model (`offset`). With `cohort` features (the
+    other students' answers, `cohort.py`) and no exemplars, the calibration's cohort models
+    decide points and confidence. An answer that states
     the opposite of the reference never keeps full credit at high confidence.
     """
     closest = vectors.closest(config.reference)
-    share = (model or calibration.points).predict(features)
+    # The cohort's features join the reference features when the cohort is known and the
+    # shipped calibration decides (not the operator's model, nor with graded examples).
+    use_cohort = (cohort is not None and model is None and estimate is None
+                  and calibration.cohort is not None)
+    if use_cohort and cohort is not None:
+        features = {**features, **cohort}
+    share = (model or calibration.points_model(use_cohort)).predict(features)
     how = "the operator's calibrated similarity" if model is not None else "calibrated similarity"
+    if use_cohort:
+        how += " and the other students' answers to this question (no grades)"
     feedback = [f"Judged by {how} to the reference (closest cosine {closest.score:.2f})."
                 if closest is not None else
                 "The answer has no sentence of prose to compare with the reference (a formula, "
@@ -202,7 +213,8 @@ def from_similarity(
     # The calibrated probability for the points suggested (with exemplars too: it was fitted
     # without them, and is not raised for a near-identical example, which was measured to let
     # more wrong grades through on Mohler 7-12).
-    confidence = calibration.confidence_of(features, rounded, opposite is not None, words)
+    confidence = calibration.confidence_of(features, rounded, opposite is not None, words,
+                                           use_cohort)
     if closest is None:
         confidence = min(confidence, NO_PROSE_CONFIDENCE)
     decision = Decision(points, confidence, feedback)
