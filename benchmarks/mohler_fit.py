@@ -20,7 +20,10 @@ import numpy as np
 from graders.written.calibration import (
     AGREEMENT,
     COHORT_CONFIDENCE_FEATURES,
+    COHORT_TWO_WAY_FEATURES,
     CONFIDENCE_FEATURES,
+    CORRECT_SHARE,
+    TWO_WAY_FEATURES,
     LogisticModel,
 )
 from graders.written.cohort import COHORT_FEATURES
@@ -184,4 +187,39 @@ def fit_calibration(features: Mapping[str, np.ndarray], human: np.ndarray,
     if all(name in features for name in COHORT_FEATURES):
         out["cohort"] = _fit_pair(features, human, assignment, COHORT_POINTS_TERMS,
                                   COHORT_CONFIDENCE_FEATURES)
+        out["two_way"] = fit_two_way(features, human, assignment)
+    return out
+
+
+def _two_way_threshold(probability: np.ndarray, correct: np.ndarray,
+                       target: float = TARGET_PRECISION) -> float:
+    """The lowest threshold (0.01 grid) at which the full credits it auto-grades (probability
+    of correct >= threshold) are correct `target` of the time."""
+    for hundredths in range(50, 100):
+        chosen = probability >= hundredths / 100
+        if chosen.any() and correct[chosen].mean() >= target:
+            return hundredths / 100
+    return 0.99
+
+
+def fit_two_way(features: Mapping[str, np.ndarray], human: np.ndarray,
+                assignment: np.ndarray) -> dict[str, Any]:
+    """The 2-way models (P(correct), correct = human share >= CORRECT_SHARE), per answer and
+    with the cohort, and their thresholds from out-of-fold probabilities (leave one
+    assignment out)."""
+    inputs = confidence_inputs(features, np.zeros(len(human)))
+    correct = human >= CORRECT_SHARE * MOHLER_POINTS - 1e-9
+    out: dict[str, Any] = {"correct_share": CORRECT_SHARE}
+    for name, terms in (("per_answer", TWO_WAY_FEATURES), ("cohort", COHORT_TWO_WAY_FEATURES)):
+        x = term_matrix(inputs, terms)
+        out_of_fold = np.empty(len(human))
+        for held in sorted(set(assignment.tolist())):
+            fit = assignment != held
+            fold = fit_logistic(x[fit], correct[fit].astype(float), terms)
+            out_of_fold[~fit] = [fold.probability({k: float(v[i]) for k, v in inputs.items()})
+                                 for i in np.flatnonzero(~fit)]
+        model = fit_logistic(x, correct.astype(float), terms)
+        out[name] = {"intercept": model.intercept, "weights": dict(model.weights)}
+        key = "threshold_95" if name == "per_answer" else "cohort_threshold_95"
+        out[key] = _two_way_threshold(out_of_fold, correct)
     return out

@@ -353,8 +353,18 @@ def _report(rows: list[Row], human: np.ndarray, dev: np.ndarray, reference: Grad
         "two classes over all answers (the machine's suggested points, also for answers sent "
         "to review); *wrong, auto full credit* = share of the answers given full credit "
         "without review that are not correct. The 1-point rows grade the same answers as "
-        "items worth 1 point with the default 0.5 step (full credit = a share of at least "
-        "0.75), as the hidden benchmark's items may be, at the same review thresholds.",
+        "items worth 1 point with the default 0.5 step, as the hidden benchmark's items may "
+        "be: such an item (at most two steps) is decided by the calibration's 2-way model, "
+        "P(correct) with correct = at least 0.8 of the points, full credit when it is at "
+        "least one half, its probability the confidence"
+        + ("" if calibration.two_way is None else
+           f"; review thresholds {calibration.two_way.cohort_threshold_95:.2f} with the cohort"
+           f" and {calibration.two_way.threshold_95:.2f} per answer (the lowest at which the "
+           "fitting data's auto-graded full credits were correct 95% of the time, out of "
+           "fold); 2-way model with the cohort: logistic("
+           + f"{calibration.two_way.cohort.intercept:.2f}"
+           + "".join(f" {w:+.2f}·{k}" for k, w in calibration.two_way.cohort.weights) + ")")
+        + ".",
         "",
         "| setting, held-out 7-12 | answers | macro-F1 | to review | wrong, auto full credit | "
         "machine full credit | human correct | full credit, auto-graded (of all) |",
@@ -428,8 +438,9 @@ def main() -> None:
     start = time.perf_counter()
     points, confidence, review = grade_rows(_rubric(rows, threshold), rows, resources)
     seconds = time.perf_counter() - start
-    one_point = {", per answer": grade_rows(_rubric(rows, threshold, points=1), rows,
-                                            resources)}
+    two_way = calibration.two_way
+    one_point = {", per answer": grade_rows(_rubric(
+        rows, two_way.threshold_95 if two_way else threshold, points=1), rows, resources)}
     exemplar = exemplar_split(rows)
     by_question: dict[str, list[Row]] = {}
     for i in np.flatnonzero(exemplar):
@@ -439,8 +450,9 @@ def main() -> None:
     cohorts = resources.shared(COHORT_KEY, dict)
     cohorts.update(mohler_cohorts(rows, resources))  # from here on, the cohort is known
     cohort = grade_rows(_rubric(rows, cohort_threshold), rows, resources)
-    one_point = {" + cohort": grade_rows(_rubric(rows, cohort_threshold, points=1), rows,
-                                         resources), **one_point}
+    one_point = {" + cohort": grade_rows(_rubric(
+        rows, two_way.cohort_threshold_95 if two_way else cohort_threshold, points=1), rows,
+        resources), **one_point}
     cohorts.clear()
     threads = {} if args.no_speed else {n: _threads_run(n) for n in (1, 2)}
     body = _report(rows, human, dev, (points, confidence, review), exemplar,

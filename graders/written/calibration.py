@@ -15,6 +15,12 @@ Both models are small sets of coefficients in `calibration.json` beside this mod
 - `cohort` (optional): the same two models with the cohort features (`cohort.py`) added, used
   when the answer's whole cohort is known (a table or a bulk regrade; still no human grade),
   fitted the same way with each answer's cohort being its question's answers.
+- `two_way`: for items of at most two steps (1 point with the default 0.5 step, or a step equal
+  to the points), where "within a step" is no longer a useful notion of agreement: a logistic
+  regression for the probability that a careful grader calls the answer correct (the human
+  average at least `CORRECT_SHARE` of the points), per answer and with the cohort. Full credit
+  when that probability is at least one half; the confidence is the probability of the verdict
+  (full credit correct, or less than full credit correct).
 
 A confidence is therefore a probability, and a review threshold is a precision: the answers
 graded automatically at threshold t agree with a careful grader at least about t of the time
@@ -38,6 +44,12 @@ AGREEMENT = 0.2
 CONFIDENCE_FEATURES = ("share", "share*share", "best", "whole", "align_recall",
                        "align_precision", "recall", "length", "opposite", "words")
 COHORT_CONFIDENCE_FEATURES = (*CONFIDENCE_FEATURES, "knn")
+# The 2-way model (items of at most two steps, such as 1 point with the 0.5 step): the
+# probability that a careful grader calls the answer correct, i.e. gives at least this share.
+CORRECT_SHARE = 0.8
+TWO_WAY_FEATURES = ("best", "whole", "align_recall", "align_precision", "recall", "hits_recall",
+                    "length", "words", "opposite", "best*best", "align_recall*align_recall")
+COHORT_TWO_WAY_FEATURES = (*TWO_WAY_FEATURES, "knn", "centre")
 
 
 @dataclass(frozen=True)
@@ -72,6 +84,22 @@ class CohortCalibration:
 
 
 @dataclass(frozen=True)
+class TwoWayCalibration:
+    """P(correct) per answer and with the cohort; the thresholds at which the fitting data's
+    auto-graded full credits were correct 95% of the time (out of fold)."""
+
+    per_answer: LogisticModel
+    cohort: LogisticModel
+    threshold_95: float
+    cohort_threshold_95: float
+
+    def correct(self, features: Mapping[str, float], opposite: bool, words: int,
+                cohort: bool) -> float:
+        model = self.cohort if cohort else self.per_answer
+        return model.probability(confidence_features(features, 0.0, opposite, words))
+
+
+@dataclass(frozen=True)
 class Calibration:
     points: SimilarityModel
     confidence: LogisticModel
@@ -79,6 +107,7 @@ class Calibration:
     threshold_95: float
     fitted_on: str
     cohort: CohortCalibration | None = None
+    two_way: TwoWayCalibration | None = None
 
     def points_model(self, cohort: bool) -> SimilarityModel:
         return self.cohort.points if cohort and self.cohort is not None else self.points
@@ -101,6 +130,7 @@ def confidence_features(features: Mapping[str, float], share: float, opposite: b
 
 def calibration_from_mapping(value: Mapping[str, Any]) -> Calibration:
     cohort = value.get("cohort")
+    two_way = value.get("two_way")
     return Calibration(
         points=SimilarityModel.from_mapping(value["points"]),
         confidence=LogisticModel.from_mapping(value["confidence"]),
@@ -110,6 +140,11 @@ def calibration_from_mapping(value: Mapping[str, Any]) -> Calibration:
             points=SimilarityModel.from_mapping(cohort["points"]),
             confidence=LogisticModel.from_mapping(cohort["confidence"]),
             threshold_95=float(cohort["threshold_95"])),
+        two_way=None if two_way is None else TwoWayCalibration(
+            per_answer=LogisticModel.from_mapping(two_way["per_answer"]),
+            cohort=LogisticModel.from_mapping(two_way["cohort"]),
+            threshold_95=float(two_way["threshold_95"]),
+            cohort_threshold_95=float(two_way["cohort_threshold_95"])),
     )
 
 

@@ -215,6 +215,19 @@ def from_similarity(
     # more wrong grades through on Mohler 7-12).
     confidence = calibration.confidence_of(features, rounded, opposite is not None, words,
                                            use_cohort)
+    two_way = calibration.two_way
+    if two_way is not None and model is None and estimate is None and \
+            two_steps(max_points, config.step) and share > 0:
+        # Full credit or not is the question: the 2-way model decides it, and its probability
+        # is the confidence of the verdict (see `calibration.py`).
+        correct = two_way.correct(features, opposite is not None, words, use_cohort)
+        if correct >= 0.5:
+            points, confidence = max_points, correct
+        else:
+            points = min(points, max(max_points * 0, max_points - config.step))
+            confidence = 1.0 - correct
+        feedback.append(f"Graded as a correct-or-not item: probability {correct:.2f} that a "
+                        "careful grader calls the answer correct.")
     if closest is None:
         confidence = min(confidence, NO_PROSE_CONFIDENCE)
     decision = Decision(points, confidence, feedback)
@@ -225,6 +238,11 @@ def from_similarity(
     if closest is not None:
         decision.evidence.append(_closest_evidence(closest, offset_known))
     return decision
+
+
+def two_steps(max_points: Decimal, step: Decimal) -> bool:
+    """Whether the item's points have at most two steps (full credit, half, nothing)."""
+    return max_points > 0 and max_points <= 2 * step
 
 
 def student_message(decision: Decision, max_points: Decimal, review: bool) -> str:
