@@ -198,7 +198,8 @@ class WrittenGrader(Grader):
     def _result(self, item: RubricItem, decision: Decision, answer: LocatedAnswer,
                 config: WrittenConfig, context: GradingContext) -> ItemResult:
         threshold = (config.review_threshold if config.review_threshold is not None
-                     else context.review_threshold)
+                     else decision.threshold if config.calibrated_threshold
+                     and decision.threshold is not None else context.review_threshold)
         located_unsure = answer.confidence < threshold
         if located_unsure:
             decision.confidence = min(decision.confidence, answer.confidence)

@@ -38,6 +38,8 @@ class Decision:
     evidence: list[Evidence] = field(default_factory=list)
     # For the student's message: the answer makes one of the rubric's known wrong claims.
     wrong_claim: bool = False
+    # The calibrated review threshold of the model that decided (95% agreement when fitted).
+    threshold: float | None = None
 
 
 def _clip(value: float) -> float:
@@ -215,12 +217,15 @@ def from_similarity(
     # more wrong grades through on Mohler 7-12).
     confidence = calibration.confidence_of(features, rounded, opposite is not None, words,
                                            use_cohort)
+    threshold = (calibration.cohort.threshold_95 if use_cohort and calibration.cohort
+                 else calibration.threshold_95)
     two_way = calibration.two_way
     if two_way is not None and model is None and estimate is None and \
             two_steps(max_points, config.step) and share > 0:
         # Full credit or not is the question: the 2-way model decides it, and its probability
         # is the confidence of the verdict (see `calibration.py`).
         correct = two_way.correct(features, opposite is not None, words, use_cohort)
+        threshold = two_way.cohort_threshold_95 if use_cohort else two_way.threshold_95
         if correct >= 0.5:
             points, confidence = max_points, correct
         else:
@@ -230,7 +235,7 @@ def from_similarity(
                         "careful grader calls the answer correct.")
     if closest is None:
         confidence = min(confidence, NO_PROSE_CONFIDENCE)
-    decision = Decision(points, confidence, feedback)
+    decision = Decision(points, confidence, feedback, threshold=threshold)
     if opposite is not None and points >= max_points:
         decision.confidence = min(confidence, OPPOSITE_CONFIDENCE)
         feedback.append(f"The answer may state the opposite of the reference: "

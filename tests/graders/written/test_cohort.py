@@ -183,3 +183,23 @@ def test_one_point_items_give_full_half_or_nothing_with_the_verdicts_confidence(
     for text in ("It removes items in random order.", PEERS[0]):
         result = _grade(_rubric(1, step="1"), text, graded)
         assert result.points in (Decimal(0), Decimal(1)) and result.confidence >= 0.5
+
+
+@pytest.mark.parametrize(("points", "use_cohort"), [(5, False), (5, True), (1, False), (1, True)])
+def test_the_calibrated_threshold_is_the_deciding_models_own(
+        resources: GradingResources, points: int, use_cohort: bool) -> None:
+    calibration = shipped_calibration()
+    assert calibration.cohort is not None and calibration.two_way is not None
+    expected = {(5, False): calibration.threshold_95,
+                (5, True): calibration.cohort.threshold_95,
+                (1, False): calibration.two_way.threshold_95,
+                (1, True): calibration.two_way.cohort_threshold_95}[(points, use_cohort)]
+    graded = _with_cohort(resources, PEERS) if use_cohort else resources
+    rubric = _rubric(points)
+    calibrated = rubric.model_copy(deep=True)
+    calibrated.questions[0].items[0].config["calibrated_threshold"] = True
+    for text in PEERS:
+        result = _grade(calibrated, text, graded)
+        plain = _grade(rubric, text, graded)
+        assert (result.points, result.confidence) == (plain.points, plain.confidence)
+        assert (result.status is Status.GRADED) == (result.confidence >= expected)
