@@ -191,12 +191,13 @@ def fit_calibration(features: Mapping[str, np.ndarray], human: np.ndarray,
     return out
 
 
-def _two_way_threshold(probability: np.ndarray, correct: np.ndarray,
+def _two_way_threshold(probability: np.ndarray, correct: np.ndarray, cut: float,
                        target: float = TARGET_PRECISION) -> float:
     """The lowest threshold (0.01 grid) at which the full credits it auto-grades (probability
-    of correct >= threshold) are correct `target` of the time."""
+    of correct at least the threshold and the full-credit cut) are correct `target` of the
+    time."""
     for hundredths in range(50, 100):
-        chosen = probability >= hundredths / 100
+        chosen = probability >= max(cut, hundredths / 100)
         if chosen.any() and correct[chosen].mean() >= target:
             return hundredths / 100
     return 0.99
@@ -221,5 +222,23 @@ def fit_two_way(features: Mapping[str, np.ndarray], human: np.ndarray,
         model = fit_logistic(x, correct.astype(float), terms)
         out[name] = {"intercept": model.intercept, "weights": dict(model.weights)}
         key = "threshold_95" if name == "per_answer" else "cohort_threshold_95"
-        out[key] = _two_way_threshold(out_of_fold, correct)
+        cut = _two_way_cut(out_of_fold, correct)
+        out["full_credit_from" if name == "per_answer" else "cohort_full_credit_from"] = cut
+        out[key] = _two_way_threshold(out_of_fold, correct, cut)
     return out
+
+
+def _two_way_cut(probability: np.ndarray, correct: np.ndarray) -> float:
+    """The probability of correct from which full credit is given: the one (0.05 grid, 0.5 to
+    0.8) with the best macro-F1 of the two verdicts, out of fold; ties go to the lower."""
+    def macro_f1(cut: float) -> float:
+        full = probability >= cut
+        f1 = []
+        for predicted, truth in ((full, correct), (~full, ~correct)):
+            denominator = float(predicted.sum() + truth.sum())
+            f1.append(2 * float((predicted & truth).sum()) / denominator if denominator else 1.0)
+        return sum(f1) / 2
+
+    cuts = [round(0.5 + 0.05 * i, 2) for i in range(7)]
+    scores = [round(macro_f1(c), 3) for c in cuts]
+    return cuts[scores.index(max(scores))]

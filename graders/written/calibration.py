@@ -19,8 +19,9 @@ Both models are small sets of coefficients in `calibration.json` beside this mod
   to the points), where "within a step" is no longer a useful notion of agreement: a logistic
   regression for the probability that a careful grader calls the answer correct (the human
   average at least `CORRECT_SHARE` of the points), per answer and with the cohort. Full credit
-  when that probability is at least one half; the confidence is the probability of the verdict
-  (full credit correct, or less than full credit correct).
+  from a probability `full_credit_from` (chosen for the best 2-way macro-F1 when fitted); the
+  confidence is the probability of the verdict (full credit correct, or less than full credit
+  correct).
 
 A confidence is therefore a probability, and a review threshold is a precision: the answers
 graded automatically at threshold t agree with a careful grader at least about t of the time
@@ -92,6 +93,13 @@ class TwoWayCalibration:
     cohort: LogisticModel
     threshold_95: float
     cohort_threshold_95: float
+    # The probability of correct from which full credit is given (best 2-way macro-F1 when
+    # fitted; one half when the file does not say).
+    full_credit_from: float = 0.5
+    cohort_full_credit_from: float = 0.5
+
+    def cut(self, cohort: bool) -> float:
+        return self.cohort_full_credit_from if cohort else self.full_credit_from
 
     def correct(self, features: Mapping[str, float], opposite: bool, words: int,
                 cohort: bool) -> float:
@@ -144,7 +152,9 @@ def calibration_from_mapping(value: Mapping[str, Any]) -> Calibration:
             per_answer=LogisticModel.from_mapping(two_way["per_answer"]),
             cohort=LogisticModel.from_mapping(two_way["cohort"]),
             threshold_95=float(two_way["threshold_95"]),
-            cohort_threshold_95=float(two_way["cohort_threshold_95"])),
+            cohort_threshold_95=float(two_way["cohort_threshold_95"]),
+            full_credit_from=float(two_way.get("full_credit_from", 0.5)),
+            cohort_full_credit_from=float(two_way.get("cohort_full_credit_from", 0.5))),
     )
 
 

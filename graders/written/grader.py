@@ -83,7 +83,7 @@ class _Plan:
 
 class WrittenGrader(Grader):
     kind: ClassVar[str] = "written"
-    version: ClassVar[str] = "3"
+    version: ClassVar[str] = "4"
     config_model: ClassVar[type[WrittenConfig]] = WrittenConfig
 
     def grade(self, item: RubricItem, answer: LocatedAnswer, context: GradingContext) -> ItemResult:

@@ -226,7 +226,7 @@ def from_similarity(
         # is the confidence of the verdict (see `calibration.py`).
         correct = two_way.correct(features, opposite is not None, words, use_cohort)
         threshold = two_way.cohort_threshold_95 if use_cohort else two_way.threshold_95
-        if correct >= 0.5:
+        if correct >= two_way.cut(use_cohort):
             points, confidence = max_points, correct
         else:
             points = min(points, max(max_points * 0, max_points - config.step))

@@ -174,15 +174,22 @@ def test_one_point_items_give_full_half_or_nothing_with_the_verdicts_confidence(
     assert two_way is not None
     threshold = two_way.cohort_threshold_95 if use_cohort else two_way.threshold_95
     assert right.points == 1 and "correct-or-not" in right.feedback
-    assert right.confidence >= 0.5
+    assert right.confidence >= two_way.cut(use_cohort) - 1e-3
     # A wrong answer is never auto-graded as correct at the calibrated threshold (the model,
     # fitted where most answers were right, may still lean to full credit: a person decides).
     assert not (wrong.points == 1 and wrong.confidence >= threshold)
     assert unrelated.points == 0
     # A step equal to the points leaves two verdicts: full credit or nothing.
-    for text in ("It removes items in random order.", PEERS[0]):
+    # The confidence is the probability of the verdict: P(correct) from the full-credit cut up,
+    # P(not correct) below it (low near the cut: a person decides).
+    cut = two_way.cut(use_cohort)
+    for text in ("It removes items in random order.", *PEERS):
         result = _grade(_rubric(1, step="1"), text, graded)
-        assert result.points in (Decimal(0), Decimal(1)) and result.confidence >= 0.5
+        assert result.points in (Decimal(0), Decimal(1))
+        if result.points == 1:
+            assert result.confidence >= cut - 1e-3
+        else:
+            assert result.confidence >= 1 - cut - 1e-3
 
 
 @pytest.mark.parametrize(("points", "use_cohort"), [(5, False), (5, True), (1, False), (1, True)])
