@@ -19,8 +19,8 @@ Chosen on Mohler assignments 1-6 only (cross-validated by assignment; docs/bench
 from __future__ import annotations
 
 import hashlib
+import heapq
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -39,72 +39,85 @@ MAX_PEERS = 2000
 COHORT_FEATURES = ("knn", "centre")
 
 
-@dataclass
 class Cohort:
-    """One question's answers (whole-answer vectors, normalised), keyed by answer text."""
+    """One question's answers: how many, the sum of their whole-answer vectors (for the
+    centre), and at most `MAX_PEERS` distinct answers as peers (by digest, never the text, so
+    that a hostile table of huge distinct answers cannot fill memory)."""
 
-    members: dict[str, int] = field(default_factory=dict)  # text -> how many gave it
-    _vectors: dict[str, NDArray[np.float32]] = field(default_factory=dict)
-    _peers: tuple[NDArray[np.float64], NDArray[np.int64], list[str]] | None = None
-    _centre: NDArray[np.float64] | None = None
-    _memo: dict[str, dict[str, float] | None] = field(default_factory=dict)
+    def __init__(self) -> None:
+        self.size = 0
+        self._sum: NDArray[np.float64] | None = None
+        self._peers: dict[bytes, tuple[NDArray[np.float32], int]] = {}
+        self._evictable: list[bytes] = []  # a heap of the peers' digests, largest first (negated)
+        self._matrix: tuple[NDArray[np.float64], NDArray[np.int64], list[bytes]] | None = None
+        self._memo: dict[bytes, dict[str, float] | None] = {}
 
     def add(self, text: str, vector: NDArray[np.float32] | None) -> None:
+        """One student's answer (no vector: no prose, not a member)."""
         if vector is None:
             return
-        self.members[text] = self.members.get(text, 0) + 1
-        self._vectors[text] = vector
-        self._peers = self._centre = None
+        self.size += 1
+        wide = vector.astype(np.float64)
+        self._sum = wide if self._sum is None else self._sum + wide
+        self._matrix = None
         self._memo.clear()
+        key = _digest(text)
+        kept = self._peers.get(key)
+        if kept is not None:
+            self._peers[key] = (kept[0], kept[1] + 1)
+            return
+        if len(self._peers) >= MAX_PEERS:
+            largest = _unflip(self._evictable[0])
+            if key > largest:
+                return  # not among the smallest digests: not a peer
+            heapq.heapreplace(self._evictable, _flip(key))
+            del self._peers[largest]
+        else:
+            heapq.heappush(self._evictable, _flip(key))
+        self._peers[key] = (vector, 1)
 
-    @property
-    def size(self) -> int:
-        return sum(self.members.values())
-
-    def _prepared(self) -> tuple[NDArray[np.float64], NDArray[np.int64], list[str],
-                                 NDArray[np.float64]]:
-        if self._peers is None or self._centre is None:
-            # Sorted, so that the sums (and so the features) do not depend on row order.
-            texts = sorted(self.members)
-            counts = np.array([self.members[t] for t in texts], dtype=np.float64)
-            matrix = np.stack([self._vectors[t] for t in texts]).astype(np.float64)
-            mean = counts @ matrix
-            self._centre = mean / max(float(np.linalg.norm(mean)), 1e-12)
-            if len(texts) > MAX_PEERS:
-                kept = sorted(texts, key=_digest)[:MAX_PEERS]
-                texts = sorted(kept)
-                matrix = np.stack([self._vectors[t] for t in texts]).astype(np.float64)
-            self._peers = (matrix, np.array([self.members[t] for t in texts], dtype=np.int64),
-                           texts)
-        return (*self._peers, self._centre)
+    def _prepared(self) -> tuple[NDArray[np.float64], NDArray[np.int64], list[bytes]]:
+        if self._matrix is None:
+            keys = sorted(self._peers)  # sorted: the features do not depend on row order
+            self._matrix = (
+                np.stack([self._peers[k][0] for k in keys]).astype(np.float64),
+                np.array([self._peers[k][1] for k in keys], dtype=np.int64), keys)
+        return self._matrix
 
     def features(self, text: str, vector: NDArray[np.float32]) -> dict[str, float] | None:
         """`knn` and `centre` of an answer with this whole-answer vector; None when the cohort
         is too small to say anything (then the per-answer model grades)."""
-        if text in self._memo:
-            return self._memo[text]
-        found = self._features(text, vector)
-        self._memo[text] = found
-        return found
+        key = _digest(text)
+        if key not in self._memo:
+            self._memo[key] = self._features(key, vector)
+        return self._memo[key]
 
-    def _features(self, text: str, vector: NDArray[np.float32]) -> dict[str, float] | None:
-        if self.size < MIN_SIZE:
+    def _features(self, key: bytes, vector: NDArray[np.float32]) -> dict[str, float] | None:
+        if self.size < MIN_SIZE or self._sum is None:
             return None
-        matrix, counts, texts, centre = self._prepared()
-        cosines = matrix @ vector.astype(np.float64)
-        repeated = np.repeat(cosines, counts)  # one cosine per peer, duplicates included
-        if text in self.members and (len(texts) == len(self.members) or text in set(texts)):
-            # The answer itself is one of the peers: leave it out once.
-            repeated = np.delete(repeated, int(np.argmax(repeated)))
-        if repeated.size == 0:
+        matrix, counts, _ = self._prepared()
+        wide = vector.astype(np.float64)
+        cosines = np.repeat(matrix @ wide, counts)  # one cosine per peer, repeats included
+        if key in self._peers:  # the answer itself is one of the peers: leave it out once
+            cosines = np.delete(cosines, int(np.argmax(cosines)))
+        if cosines.size == 0:
             return None
-        top = np.sort(repeated)[-NEIGHBOURS:]
-        return {"knn": round(float(top.mean()), 6),
-                "centre": round(float(centre @ vector.astype(np.float64)), 6)}
+        top = np.sort(cosines)[-NEIGHBOURS:]
+        centre = self._sum / max(float(np.linalg.norm(self._sum)), 1e-12)
+        return {"knn": round(float(top.mean()), 6), "centre": round(float(centre @ wide), 6)}
 
 
 def _digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode(), digest_size=8).digest()
+    return hashlib.blake2b(text.encode(), digest_size=16).digest()
+
+
+def _flip(key: bytes) -> bytes:
+    """A digest under which the heap (smallest first) pops the largest digest first."""
+    return bytes(255 - b for b in key)
+
+
+def _unflip(key: bytes) -> bytes:
+    return _flip(key)
 
 
 def whole_vector(vectors: AnswerVectors) -> NDArray[np.float32] | None:
@@ -119,21 +132,30 @@ def build_cohorts(embedder: SentenceEmbedder, answers: Iterable[tuple[str, str]]
                   settings: WrittenSettings, batch: int = 512) -> dict[str, Cohort]:
     """The cohorts of these `(question id, answer text)` pairs (one entry per student).
 
-    The answers' sentences are encoded `batch` answers at a time (one call each, so the
-    encoder runs large forward passes); grading them later finds the vectors in the cache.
+    The answers are read `batch` at a time (memory stays bounded for any table); each batch's
+    sentences are encoded in one call, so the encoder runs large forward passes, and grading
+    the answers later finds their vectors in the embedder's cache.
     """
     cohorts: dict[str, Cohort] = {}
-    vectors: dict[str, NDArray[np.float32] | None] = {}
-    pairs = list(answers)
-    distinct = list(dict.fromkeys(text for _, text in pairs))
-    for start in range(0, len(distinct), batch):
-        found = [AnswerVectors(embedder, split_sentences(text), settings.max_chars,
-                               settings.max_sentences) for text in distinct[start:start + batch]]
-        singles = [u.text for f in found for u in f.units if len(u.sentences) == 1]
-        if singles:
-            embedder.embed(list(dict.fromkeys(singles)))
-        for text, answer in zip(distinct[start:start + batch], found, strict=True):
-            vectors[text] = whole_vector(answer)
+    chunk: list[tuple[str, str]] = []
+    for pair in answers:
+        chunk.append(pair)
+        if len(chunk) >= batch:
+            _add_batch(embedder, chunk, settings, cohorts)
+            chunk = []
+    if chunk:
+        _add_batch(embedder, chunk, settings, cohorts)
+    return cohorts
+
+
+def _add_batch(embedder: SentenceEmbedder, pairs: list[tuple[str, str]],
+               settings: WrittenSettings, cohorts: dict[str, Cohort]) -> None:
+    found = {text: AnswerVectors(embedder, split_sentences(text), settings.max_chars,
+                                 settings.max_sentences)
+             for text in dict.fromkeys(text for _, text in pairs)}
+    singles = [u.text for f in found.values() for u in f.units if len(u.sentences) == 1]
+    if singles:
+        embedder.embed(list(dict.fromkeys(singles)))
+    vectors = {text: whole_vector(answer) for text, answer in found.items()}
     for qid, text in pairs:
         cohorts.setdefault(qid, Cohort()).add(text, vectors[text])
-    return cohorts

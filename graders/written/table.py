@@ -132,15 +132,10 @@ class TableGrader:
         """First pass: every question's cohort (all its answers in the table; no grade and no
         reference is read), which the written grader's reference-only items then use
         (`cohort.py`). Returns each question's cohort size. Call before `grade`."""
-        answers: list[tuple[str, str]] = []
-        for row in rows:
-            key = row.question.strip().lower()
-            if row.unreadable or key not in self.parts or not _reference_only(self.parts[key]):
-                continue
-            answers.append((self.questions[key].id, clean_answer(row.answer)[0]))
-        if not answers:
+        wanted = {key for key, part in self.parts.items() if _reference_only(part)}
+        if not wanted:
             return {}
-        part = self.parts[next(iter(self.parts))]
+        part = self.parts[min(wanted)]
         context = GradingContext(rubric=part.rubric, question=part.rubric.questions[0],
                                  submission=ParsedSubmission(text="", format="text",
                                                              answers={}),
@@ -148,6 +143,8 @@ class TableGrader:
         embedder = self._embedder = shared_embedder(context)
         if embedder is None:
             return {}
+        answers = ((self.questions[key].id, clean_answer(row.answer)[0]) for row in rows
+                   if not row.unreadable and (key := row.question.strip().lower()) in wanted)
         cohorts = build_cohorts(embedder, answers, WrittenSettings.from_options(
             self.resources.options))
         shared: dict[str, Cohort] = self.resources.shared(COHORT_KEY, dict)

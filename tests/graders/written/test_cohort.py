@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from unittest.mock import patch
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.results import ItemResult, Status
 from graders.rubric import Rubric
 from graders.written import GRADER, WrittenSettings, shared_embedder
+from graders.written import cohort as cohort_module
 from graders.written.calibration import shipped_calibration
 from graders.written.cohort import COHORT_KEY, MIN_SIZE, NEIGHBOURS, Cohort, build_cohorts
 from graders.written.scoring import OPPOSITE_CONFIDENCE, two_steps
@@ -43,18 +45,21 @@ def _unit(rng: np.random.Generator, dimension: int = 8) -> np.ndarray:
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 10_000), size=st.integers(MIN_SIZE, 14), data=st.data())
+@given(seed=st.integers(0, 10_000), size=st.integers(MIN_SIZE, 14), data=st.data(),
+       peers=st.sampled_from([3, 6, 2000]))
 def test_cohort_features_do_not_depend_on_row_order(seed: int, size: int,
-                                                    data: st.DataObject) -> None:
+                                                    data: st.DataObject, peers: int) -> None:
+    # Also when the cohort keeps fewer peers than it has distinct answers (MAX_PEERS).
     rng = np.random.default_rng(seed)
     texts = [f"answer {i % max(2, size - 2)}" for i in range(size)]  # some given twice
     vectors = {t: _unit(rng) for t in texts}
     order = data.draw(st.permutations(range(size)))
-    forward, shuffled = Cohort(), Cohort()
-    for text in texts:
-        forward.add(text, vectors[text])
-    for i in order:
-        shuffled.add(texts[i], vectors[texts[i]])
+    with patch.object(cohort_module, "MAX_PEERS", peers):
+        forward, shuffled = Cohort(), Cohort()
+        for text in texts:
+            forward.add(text, vectors[text])
+        for i in order:
+            shuffled.add(texts[i], vectors[texts[i]])
     for text in set(texts):
         a, b = forward.features(text, vectors[text]), shuffled.features(text, vectors[text])
         assert a is not None and b is not None
