@@ -229,7 +229,7 @@ def from_similarity(
         if correct >= two_way.cut(use_cohort):
             points, confidence = max_points, correct
         else:
-            points = min(points, max(max_points * 0, max_points - config.step))
+            points = min(points, max(Decimal(0), max_points - config.step))
             confidence = 1.0 - correct
         feedback.append(f"Graded as a correct-or-not item: probability {correct:.2f} that a "
                         "careful grader calls the answer correct.")
