@@ -157,6 +157,8 @@ def grade_table(
     target_error: Annotated[float, typer.Option(
         min=0.001, max=0.5, help="error allowed among auto-graded answers of a question with "
         "instructor-graded rows")] = DEFAULT_TARGET,
+    cohort: Annotated[bool, typer.Option(
+        help="use each question's other answers in the table as evidence (no grades)")] = True,
 ) -> None:
     """Grade a table of short answers (student,question,answer) against a rubric.
 
@@ -172,6 +174,8 @@ def grade_table(
         raise fail(str(exc), 2) from None
     grader = TableGrader(loaded, GradingResources(options={}), target=target_error)
     _learn(grader, table)
+    if cohort:
+        grader.gather_cohorts(_rows(table))
     total = _count(table)
     out = output.open("w", newline="", encoding="utf-8") if output else sys.stdout
     writer = csv.writer(out)

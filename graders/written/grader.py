@@ -19,6 +19,7 @@ from graders.registry import Grader
 from graders.results import ItemResult, Status
 from graders.rubric import RubricItem
 from graders.written.calibration import shipped_calibration
+from graders.written.cohort import COHORT_KEY, Cohort, whole_vector
 from graders.written.config import WrittenConfig, element_statement
 from graders.written.contradiction import Opposite, opposite_of
 from graders.written.exemplars import exemplar_estimate, reference_offset
@@ -82,7 +83,7 @@ class _Plan:
 
 class WrittenGrader(Grader):
     kind: ClassVar[str] = "written"
-    version: ClassVar[str] = "3"
+    version: ClassVar[str] = "4"
     config_model: ClassVar[type[WrittenConfig]] = WrittenConfig
 
     def grade(self, item: RubricItem, answer: LocatedAnswer, context: GradingContext) -> ItemResult:
@@ -173,7 +174,8 @@ class WrittenGrader(Grader):
                 context.resources.shared(EXEMPLAR_MEMO_KEY, dict)) if estimate else 0.0
             decision = from_similarity(config, item.points, used, features, model, estimate,
                                        offset_known, opposite, len(answer_text.split()),
-                                       calibration, offset)
+                                       calibration, offset,
+                                       _cohort_features(context, answer.text, used))
         else:
             decision = Decision(item.points * 0, 0.0, [
                 "This item is described only by reference statements and the similarity "
@@ -196,7 +198,8 @@ class WrittenGrader(Grader):
     def _result(self, item: RubricItem, decision: Decision, answer: LocatedAnswer,
                 config: WrittenConfig, context: GradingContext) -> ItemResult:
         threshold = (config.review_threshold if config.review_threshold is not None
-                     else context.review_threshold)
+                     else decision.threshold if config.calibrated_threshold
+                     and decision.threshold is not None else context.review_threshold)
         located_unsure = answer.confidence < threshold
         if located_unsure:
             decision.confidence = min(decision.confidence, answer.confidence)
@@ -248,6 +251,17 @@ def _settings(context: GradingContext) -> WrittenSettings:
     settings = WrittenSettings.from_options(options)
     _SETTINGS[id(options)] = (options, settings)
     return settings
+
+
+def _cohort_features(context: GradingContext, text: str, vectors: AnswerVectors
+                     ) -> dict[str, float] | None:
+    """The answer's cohort features, when its question's cohort was given (`cohort.py`)."""
+    cohorts: dict[str, Cohort] = context.resources.shared(COHORT_KEY, dict)
+    cohort = cohorts.get(context.question.id)
+    vector = whole_vector(vectors) if cohort is not None else None
+    if cohort is None or vector is None:
+        return None
+    return cohort.features(text, vector)
 
 
 def _opposite(config: WrittenConfig, sentences: list[Sentence]) -> Opposite | None:
