@@ -6,15 +6,16 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.results import Status
 from graders.rubric import Rubric, parse_rubric
-from graders.written import GRADER, shared_embedder
+from graders.written import GRADER, WrittenSettings, shared_embedder
 from graders.written.calibration import shipped_calibration
+from graders.written.cohort import COHORT_KEY, build_cohorts
 from graders.written.config import WrittenConfig
 from graders.written.grader import review_threshold
 from graders.written.scoring import Decision
@@ -27,6 +28,14 @@ ANSWERS = [
     "It removes items in random order.",
     "First in, first out, like a queue at a shop.",
     "A stack removes the most recently added item first.",
+]
+# Wrong answers, some repeating most of the reference's words.
+WRONG = [
+    "A stack never removes the most recently added item first.",
+    "A stack removes the least recently added item first.",
+    "It removes items in random order.",
+    "First in, first out, like a queue at a shop.",
+    "A stack removes the oldest item first, the one added earliest.",
 ]
 thresholds = st.floats(0.0, 1.0, allow_nan=False)
 maybe = st.one_of(st.none(), thresholds)
@@ -115,3 +124,25 @@ def test_a_rubric_without_a_threshold_uses_the_deciding_models_own(
         assert (result.status is Status.GRADED) == (result.confidence >= expected)
     # Not a vacuous check: the calibrated threshold is well above 0 and sends some to review.
     assert expected > 0.5
+
+
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(wrong=st.sampled_from(WRONG), copies=st.integers(5, 30), points=st.sampled_from([1, 5]),
+       others=st.integers(0, 3))
+def test_a_cohort_of_one_wrong_paraphrase_never_gets_auto_full_credit(
+        resources: GradingResources, wrong: str, copies: int, points: int, others: int) -> None:
+    # (Nearly) every student wrote the same wrong answer: the densest cohort there is must not
+    # talk the grader into full credit without a person looking (rubric without a threshold:
+    # the calibrated default applies).
+    rubric = _rubric(None, {}, points)
+    _grade(rubric, "warm up", resources)  # loads the model
+    embedder = resources.shared("embedder", lambda: None)
+    assert embedder is not None
+    uniform = GradingResources(options={})
+    uniform.shared("embedder", lambda: embedder)
+    uniform.shared(COHORT_KEY, dict).update(
+        build_cohorts(embedder, [("q", wrong)] * copies + [("q", a) for a in ANSWERS[:others]],
+                      WrittenSettings()))
+    result = _grade(rubric, wrong, uniform)
+    assert not (result.points == result.max_points and result.status is Status.GRADED)
