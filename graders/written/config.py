@@ -113,7 +113,7 @@ class WrittenConfig(_Strict):
     contradictions: tuple[Contradiction, ...] = ()
     exemplars: tuple[Exemplar, ...] = ()
     topic: Topic | None = None
-    # Confidence below this sends the item to review (default: the rubric's threshold).
+    # Confidence below this sends the item to review (default: see `calibrated_threshold`).
     review_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     # An item graded from the reference alone by a calibrated model (per answer, with the
     # cohort, or 2-way) uses that model's own threshold, the one at which its fitting data
