@@ -291,7 +291,8 @@ def main() -> None:
     body = report(rows, human, dev, (points, confidence, review), exemplar,
                    (blended, blended_confidence, blended_review), threshold,
                    len(rows) / seconds, threads,
-                   "embeddings already cached by the fitting pass" if args.fit or args.cache_dir
+                   ("embeddings already cached by the fitting pass" if args.fit else
+                    "embeddings already in the --cache-dir cache") if args.fit or args.cache_dir
                    else "empty embedding cache at the start", cohort, cohort_threshold,
                    one_point)
     print(body)

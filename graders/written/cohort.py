@@ -12,7 +12,8 @@ all-MiniLM-L6-v2 vector the reference features use):
 
 Neither looks at a grade or at the reference: it is still reference-only grading. The features
 depend on the cohort as a set (row order does not matter), and a cohort smaller than `MIN_SIZE`
-is not used: the answer is graded by the per-answer model, exactly as for a single upload.
+is not used: the answer is graded by the per-answer model, exactly as for a single upload. Nor
+is a cohort more alike than any the calibration was fitted on (`MAX_COHERENCE`).
 Chosen on Mohler assignments 1-6 only (cross-validated by assignment; docs/benchmarks.md).
 """
 
@@ -37,6 +38,11 @@ MIN_SIZE = 5  # answers with prose; a smaller cohort says too little about its p
 # not depend on row order), so an answer's features cost at most this many cosines.
 MAX_PEERS = 2000
 COHORT_FEATURES = ("knn", "centre")
+# The length of the cohort's mean vector (1: every answer the same; Mohler's questions, the
+# calibration's fitting data, range from 0.59 to 0.87) above which the cohort is not used: a
+# class that nearly all wrote the same thing is off the fitted range, and its `knn` and
+# `centre` (both near 1) would vouch for any answer it repeats, wrong or right.
+MAX_COHERENCE = 0.9
 
 
 class Cohort:
@@ -76,6 +82,13 @@ class Cohort:
             heapq.heappush(self._evictable, _flip(key))
         self._peers[key] = (vector, 1)
 
+    @property
+    def coherence(self) -> float:
+        """The length of the mean of the cohort's (unit) vectors: 1 when all are the same."""
+        if self._sum is None or not self.size:
+            return 0.0
+        return float(np.linalg.norm(self._sum)) / self.size
+
     def _prepared(self) -> tuple[NDArray[np.float64], NDArray[np.int64], list[bytes]]:
         if self._matrix is None:
             keys = sorted(self._peers)  # sorted: the features do not depend on row order
@@ -93,7 +106,7 @@ class Cohort:
         return self._memo[key]
 
     def _features(self, key: bytes, vector: NDArray[np.float32]) -> dict[str, float] | None:
-        if self.size < MIN_SIZE or self._sum is None:
+        if self.size < MIN_SIZE or self._sum is None or self.coherence > MAX_COHERENCE:
             return None
         matrix, counts, _ = self._prepared()
         wide = vector.astype(np.float64)

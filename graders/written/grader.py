@@ -83,7 +83,7 @@ class _Plan:
 
 class WrittenGrader(Grader):
     kind: ClassVar[str] = "written"
-    version: ClassVar[str] = "4"
+    version: ClassVar[str] = "5"
     config_model: ClassVar[type[WrittenConfig]] = WrittenConfig
 
     def grade(self, item: RubricItem, answer: LocatedAnswer, context: GradingContext) -> ItemResult:
@@ -197,9 +197,7 @@ class WrittenGrader(Grader):
 
     def _result(self, item: RubricItem, decision: Decision, answer: LocatedAnswer,
                 config: WrittenConfig, context: GradingContext) -> ItemResult:
-        threshold = (config.review_threshold if config.review_threshold is not None
-                     else decision.threshold if config.calibrated_threshold
-                     and decision.threshold is not None else context.review_threshold)
+        threshold = review_threshold(config, decision, context)
         located_unsure = answer.confidence < threshold
         if located_unsure:
             decision.confidence = min(decision.confidence, answer.confidence)
@@ -268,6 +266,22 @@ def _opposite(config: WrittenConfig, sentences: list[Sentence]) -> Opposite | No
     """A sentence that may state the opposite of a reference statement (or of an element's)."""
     statements = [*config.reference, *(e.statement for e in config.elements if e.statement)]
     return opposite_of([s.norm for s in sentences], statements) if statements else None
+
+
+def review_threshold(config: WrittenConfig, decision: Decision, context: GradingContext
+                     ) -> float:
+    """The item's own `review_threshold`; else the calibrated threshold of the model that
+    decided, unless the rubric or the operator sets a threshold (and the item does not ask for
+    the calibrated one regardless); else the rubric's (or operator's) threshold."""
+    if config.review_threshold is not None:
+        return config.review_threshold
+    explicit = (context.resources.options.get("review_threshold") is not None
+                or context.rubric.sets_review_threshold)
+    calibrated = (not explicit if config.calibrated_threshold is None
+                  else config.calibrated_threshold)
+    if calibrated and decision.threshold is not None:
+        return decision.threshold
+    return context.review_threshold
 
 
 def _sentences_of(vectors: AnswerVectors) -> int:

@@ -7,7 +7,7 @@ from unittest.mock import patch
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from graders.context import GradingContext, GradingResources
@@ -17,7 +17,14 @@ from graders.rubric import Rubric
 from graders.written import GRADER, WrittenSettings, shared_embedder
 from graders.written import cohort as cohort_module
 from graders.written.calibration import shipped_calibration
-from graders.written.cohort import COHORT_KEY, MIN_SIZE, NEIGHBOURS, Cohort, build_cohorts
+from graders.written.cohort import (
+    COHORT_KEY,
+    MAX_COHERENCE,
+    MIN_SIZE,
+    NEIGHBOURS,
+    Cohort,
+    build_cohorts,
+)
 from graders.written.scoring import OPPOSITE_CONFIDENCE, two_steps
 
 REFERENCE = "A stack removes the most recently added item first."
@@ -75,6 +82,23 @@ def test_a_cohort_smaller_than_the_minimum_says_nothing(seed: int, size: int) ->
     for i, vector in enumerate(vectors):
         cohort.add(f"a{i}", vector)
     assert cohort.features("a0", vectors[0] if vectors else _unit(rng)) is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), copies=st.integers(MIN_SIZE, 40), others=st.integers(0, 2))
+def test_a_cohort_that_nearly_all_wrote_the_same_is_not_used(seed: int, copies: int,
+                                                             others: int) -> None:
+    # Beyond the fitted range: `knn` and `centre` near 1 would vouch for the repeated answer.
+    assume(copies >= 20 * others)  # at least 95% of the class wrote it
+    rng = np.random.default_rng(seed)
+    same = _unit(rng, 384)
+    cohort = Cohort()
+    for _ in range(copies):
+        cohort.add("the same answer", same)
+    for i in range(others):
+        cohort.add(f"other {i}", _unit(rng, 384))
+    assert cohort.coherence > MAX_COHERENCE
+    assert cohort.features("the same answer", same) is None
 
 
 def test_the_answer_itself_is_left_out_of_its_neighbours_once() -> None:
