@@ -17,7 +17,7 @@ from graders.documents.model import LocatedAnswer
 from graders.embedding import EmbedderUnavailable, SentenceEmbedder, load_embedder
 from graders.registry import Grader
 from graders.results import ItemResult, Status
-from graders.rubric import RubricItem
+from graders.rubric import Rubric, RubricItem
 from graders.written.calibration import shipped_calibration
 from graders.written.cohort import COHORT_KEY, Cohort, whole_vector
 from graders.written.config import WrittenConfig, element_statement
@@ -32,6 +32,7 @@ from graders.written.scoring import (
     from_patterns,
     from_similarity,
     student_message,
+    two_steps,
 )
 from graders.written.settings import WrittenSettings
 from graders.written.similarity import AnswerVectors, units_of, within_budget
@@ -282,6 +283,24 @@ def review_threshold(config: WrittenConfig, decision: Decision, context: Grading
     if calibrated and decision.threshold is not None:
         return decision.threshold
     return context.review_threshold
+
+
+def stated_threshold(item: RubricItem, rubric: Rubric) -> float:
+    """The review threshold a single upload of `item` is held to before any instructor grade
+    (`review_threshold` above without the operator's options and with the per-answer model;
+    a table's cohort model has its own, close to it): what the risk dashboard shows."""
+    config = _config(item)
+    if config.review_threshold is not None:
+        return config.review_threshold
+    calibrated = (not rubric.sets_review_threshold if config.calibrated_threshold is None
+                  else config.calibrated_threshold)
+    calibration = shipped_calibration()
+    if not calibrated:
+        return rubric.review_threshold
+    two_way = calibration.two_way
+    if two_way is not None and two_steps(item.points, config.step):
+        return two_way.threshold_95
+    return calibration.threshold_95
 
 
 def _sentences_of(vectors: AnswerVectors) -> int:

@@ -146,3 +146,30 @@ def test_a_cohort_of_one_wrong_paraphrase_never_gets_auto_full_credit(
                       WrittenSettings()))
     result = _grade(rubric, wrong, uniform)
     assert not (result.points == result.max_points and result.status is Status.GRADED)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rubric_threshold=maybe, own=maybe, calibrated=st.sampled_from([None, True, False]),
+       points=st.sampled_from([1, 2, 5]))
+def test_the_stated_threshold_is_the_one_a_single_upload_is_held_to(
+        rubric_threshold: float | None, own: float | None, calibrated: bool | None,
+        points: int) -> None:
+    """The risk dashboard's default threshold (`stated_threshold`) is the threshold the grader
+    applies to a single upload (no cohort, no operator option) whichever model decides."""
+    from graders.written.grader import stated_threshold
+
+    item: dict[str, Any] = {}
+    if own is not None:
+        item["review_threshold"] = own
+    if calibrated is not None:
+        item["calibrated_threshold"] = calibrated
+    rubric = _rubric(rubric_threshold, item, points)
+    rubric_item = rubric.questions[0].items[0]
+    config = WrittenConfig.model_validate(rubric_item.config)
+    calibration = shipped_calibration()
+    two_way = calibration.two_way
+    model_threshold = (two_way.threshold_95 if two_way is not None and points <= 1
+                       else calibration.threshold_95)
+    decided = Decision(Decimal(points), 0.5, [], threshold=model_threshold)
+    assert stated_threshold(rubric_item, rubric) == review_threshold(
+        config, decided, _context(rubric, None))
