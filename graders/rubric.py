@@ -93,7 +93,9 @@ class Rubric(_Strict):
     title: str
     version: str = "1"
     description: str = ""
-    # Written/symbolic results with lower confidence than this go to the review queue.
+    # Written/symbolic results with lower confidence than this go to the review queue. When the
+    # file does not set it, a written item graded by a calibrated model uses that model's own
+    # threshold instead (`sets_review_threshold`).
     review_threshold: float = Field(default=0.6, ge=0.0, le=1.0)
     # The handout editions (years, versions) this rubric grades; see Question.handouts.
     handouts: tuple[str, ...] = ()
@@ -134,6 +136,11 @@ class Rubric(_Strict):
             if any(item.id == item_id for item in question.items):
                 return question
         raise KeyError(item_id)
+
+    @property
+    def sets_review_threshold(self) -> bool:
+        """Whether the file states `review_threshold` (rather than taking the default)."""
+        return "review_threshold" in self.model_fields_set
 
     def visibility_of(self, item: RubricItem) -> Visibility:
         return item.visibility or self.release.visibility

@@ -34,6 +34,7 @@ from app.db.models import Assignment, User
 from app.errors import InvalidInput, NotFound
 from graders.rubric import Rubric, RubricItem
 from graders.written.calibration import AGREEMENT
+from graders.written.grader import stated_threshold
 from graders.written.risk import DEFAULT_TARGET, MAX_EXEMPLARS, risk_threshold
 
 MIN_TARGET, MAX_TARGET = 0.001, 0.5
@@ -68,8 +69,9 @@ def target_of(targets: dict[str, float], question: str) -> float:
 
 
 def default_threshold(rubric: Rubric, item: RubricItem) -> float:
-    own = item.config.get("review_threshold") if isinstance(item.config, dict) else None
-    return float(own) if own is not None else rubric.review_threshold
+    """The threshold the item is held to before instructor grades calibrate it: its own, the
+    rubric's when the file sets one, else the written model's calibrated one."""
+    return stated_threshold(item, rubric)
 
 
 def written_items(rubric: Rubric) -> list[tuple[str, RubricItem]]:

@@ -178,6 +178,8 @@ def grade_table(
         "--embedding-cache", envvar="GRADEFORMER_EMBEDDING_CACHE_DIR",
         help="keep sentence embeddings in this folder (the service's cache folder may be "
         "shared): a second run over the same answers encodes nothing")] = None,
+    cohort: Annotated[bool, typer.Option(
+        help="use each question's other answers in the table as evidence (no grades)")] = True,
 ) -> None:
     """Grade a table of short answers (student,question,answer) against a rubric.
 
@@ -201,6 +203,8 @@ def grade_table(
         options["embedding_cache_dir"] = str(embedding_cache)
     grader = TableGrader(loaded, GradingResources(options=options), target=target_error)
     _learn(grader, table)
+    if cohort:
+        grader.gather_cohorts(_rows(table))
     total = _count(table)
     out = output.open("w", newline="", encoding="utf-8") if output else sys.stdout
     writer = csv.writer(out)

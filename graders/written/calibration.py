@@ -12,6 +12,17 @@ Both models are small sets of coefficients in `calibration.json` beside this mod
   suggestions (leave one assignment out within 1-6), so it has seen the points model's errors
   on answers it was not fitted on.
 
+- `cohort` (optional): the same two models with the cohort features (`cohort.py`) added, used
+  when the answer's whole cohort is known (a table or a bulk regrade; still no human grade),
+  fitted the same way with each answer's cohort being its question's answers.
+- `two_way`: for items of at most two steps (1 point with the default 0.5 step, or a step equal
+  to the points), where "within a step" is no longer a useful notion of agreement: a logistic
+  regression for the probability that a careful grader calls the answer correct (the human
+  average at least `CORRECT_SHARE` of the points), per answer and with the cohort. Full credit
+  from a probability `full_credit_from` (chosen for the best 2-way macro-F1 when fitted); the
+  confidence is the probability of the verdict (full credit correct, or less than full credit
+  correct).
+
 A confidence is therefore a probability, and a review threshold is a precision: the answers
 graded automatically at threshold t agree with a careful grader at least about t of the time
 (measured on the held-out assignments in docs/benchmarks.md).
@@ -33,6 +44,13 @@ from graders.written.scoring import SimilarityModel
 AGREEMENT = 0.2
 CONFIDENCE_FEATURES = ("share", "share*share", "best", "whole", "align_recall",
                        "align_precision", "recall", "length", "opposite", "words")
+COHORT_CONFIDENCE_FEATURES = (*CONFIDENCE_FEATURES, "knn")
+# The 2-way model (items of at most two steps, such as 1 point with the 0.5 step): the
+# probability that a careful grader calls the answer correct, i.e. gives at least this share.
+CORRECT_SHARE = 0.8
+TWO_WAY_FEATURES = ("best", "whole", "align_recall", "align_precision", "recall", "hits_recall",
+                    "length", "words", "opposite", "best*best", "align_recall*align_recall")
+COHORT_TWO_WAY_FEATURES = (*TWO_WAY_FEATURES, "knn", "centre")
 
 
 @dataclass(frozen=True)
@@ -58,16 +76,55 @@ class LogisticModel:
 
 
 @dataclass(frozen=True)
+class CohortCalibration:
+    """The points and confidence models that also read the cohort features."""
+
+    points: SimilarityModel
+    confidence: LogisticModel
+    threshold_95: float
+
+
+@dataclass(frozen=True)
+class TwoWayCalibration:
+    """P(correct) per answer and with the cohort; the thresholds at which the fitting data's
+    auto-graded full credits were correct 95% of the time (out of fold)."""
+
+    per_answer: LogisticModel
+    cohort: LogisticModel
+    threshold_95: float
+    cohort_threshold_95: float
+    # The probability of correct from which full credit is given (best 2-way macro-F1 when
+    # fitted; one half when the file does not say).
+    full_credit_from: float = 0.5
+    cohort_full_credit_from: float = 0.5
+
+    def cut(self, cohort: bool) -> float:
+        return self.cohort_full_credit_from if cohort else self.full_credit_from
+
+    def correct(self, features: Mapping[str, float], opposite: bool, words: int,
+                cohort: bool) -> float:
+        model = self.cohort if cohort else self.per_answer
+        return model.probability(confidence_features(features, 0.0, opposite, words))
+
+
+@dataclass(frozen=True)
 class Calibration:
     points: SimilarityModel
     confidence: LogisticModel
     # The threshold at which auto-graded answers of the fitting data reached 95% agreement.
     threshold_95: float
     fitted_on: str
+    cohort: CohortCalibration | None = None
+    two_way: TwoWayCalibration | None = None
+
+    def points_model(self, cohort: bool) -> SimilarityModel:
+        return self.cohort.points if cohort and self.cohort is not None else self.points
 
     def confidence_of(self, features: Mapping[str, float], share: float, opposite: bool,
-                      words: int) -> float:
-        return self.confidence.probability(confidence_features(features, share, opposite, words))
+                      words: int, cohort: bool = False) -> float:
+        model = (self.cohort.confidence if cohort and self.cohort is not None
+                 else self.confidence)
+        return model.probability(confidence_features(features, share, opposite, words))
 
 
 def confidence_features(features: Mapping[str, float], share: float, opposite: bool,
@@ -80,11 +137,24 @@ def confidence_features(features: Mapping[str, float], share: float, opposite: b
 
 
 def calibration_from_mapping(value: Mapping[str, Any]) -> Calibration:
+    cohort = value.get("cohort")
+    two_way = value.get("two_way")
     return Calibration(
         points=SimilarityModel.from_mapping(value["points"]),
         confidence=LogisticModel.from_mapping(value["confidence"]),
         threshold_95=float(value["threshold_95"]),
         fitted_on=str(value.get("fitted_on", "")),
+        cohort=None if cohort is None else CohortCalibration(
+            points=SimilarityModel.from_mapping(cohort["points"]),
+            confidence=LogisticModel.from_mapping(cohort["confidence"]),
+            threshold_95=float(cohort["threshold_95"])),
+        two_way=None if two_way is None else TwoWayCalibration(
+            per_answer=LogisticModel.from_mapping(two_way["per_answer"]),
+            cohort=LogisticModel.from_mapping(two_way["cohort"]),
+            threshold_95=float(two_way["threshold_95"]),
+            cohort_threshold_95=float(two_way["cohort_threshold_95"]),
+            full_credit_from=float(two_way.get("full_credit_from", 0.5)),
+            cohort_full_credit_from=float(two_way.get("cohort_full_credit_from", 0.5))),
     )
 
 

@@ -113,8 +113,14 @@ class WrittenConfig(_Strict):
     contradictions: tuple[Contradiction, ...] = ()
     exemplars: tuple[Exemplar, ...] = ()
     topic: Topic | None = None
-    # Confidence below this sends the item to review (default: the rubric's threshold).
+    # Confidence below this sends the item to review (default: see `calibrated_threshold`).
     review_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
+    # An item graded from the reference alone by a calibrated model (per answer, with the
+    # cohort, or 2-way) uses that model's own threshold, the one at which its fitting data
+    # reached 95% agreement, unless a review threshold is set explicitly (this item's, or the
+    # rubric's or operator's). None: that default; true: the calibrated threshold even when
+    # the rubric or operator sets one; false: always the rubric's (or operator's) threshold.
+    calibrated_threshold: bool | None = None
     # Cosine similarity above which a sentence counts as restating a reference (paraphrase).
     paraphrase_similarity: float = Field(default=0.8, ge=0.0, le=1.0)
     # Granularity of points suggested from similarity alone (items without elements).

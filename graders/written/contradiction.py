@@ -43,13 +43,17 @@ success failure; succeed fail; win lose; positive negative; upper lower; above b
 parallel sequential; synchronous asynchronous; stable unstable; mutable immutable
 compile runtime; increase reduce; large small; big small; high low; strong weak
 attend ignore; large tiny; overfit underfit; underfitting overfitting; vanish explode
+recent old; recent oldest; recently earliest; newest oldest; latest earliest; new old
 """
 _STEM_KEEP = 6
 
 
 @lru_cache(maxsize=100_000)
 def _stem(word: str) -> str:
-    return stem(word)[:_STEM_KEEP]
+    # The stemmer leaves a base form's final "e" ("remove") but not its inflections' ("removes",
+    # "removed"): dropped here, so that "does not remove" negates "removes".
+    key = stem(word)[:_STEM_KEEP]
+    return key[:-1] if len(key) > 3 and key.endswith("e") else key
 
 
 def _antonyms() -> dict[str, frozenset[str]]:

@@ -17,8 +17,9 @@ from graders.documents.model import LocatedAnswer
 from graders.embedding import EmbedderUnavailable, SentenceEmbedder, load_embedder
 from graders.registry import Grader
 from graders.results import ItemResult, Status
-from graders.rubric import RubricItem
+from graders.rubric import Rubric, RubricItem
 from graders.written.calibration import shipped_calibration
+from graders.written.cohort import COHORT_KEY, Cohort, whole_vector
 from graders.written.config import WrittenConfig, element_statement
 from graders.written.contradiction import Opposite, opposite_of
 from graders.written.exemplars import exemplar_estimate, reference_offset
@@ -31,6 +32,7 @@ from graders.written.scoring import (
     from_patterns,
     from_similarity,
     student_message,
+    two_steps,
 )
 from graders.written.settings import WrittenSettings
 from graders.written.similarity import AnswerVectors, units_of, within_budget
@@ -82,7 +84,7 @@ class _Plan:
 
 class WrittenGrader(Grader):
     kind: ClassVar[str] = "written"
-    version: ClassVar[str] = "3"
+    version: ClassVar[str] = "5"
     config_model: ClassVar[type[WrittenConfig]] = WrittenConfig
 
     def grade(self, item: RubricItem, answer: LocatedAnswer, context: GradingContext) -> ItemResult:
@@ -173,7 +175,8 @@ class WrittenGrader(Grader):
                 context.resources.shared(EXEMPLAR_MEMO_KEY, dict)) if estimate else 0.0
             decision = from_similarity(config, item.points, used, features, model, estimate,
                                        offset_known, opposite, len(answer_text.split()),
-                                       calibration, offset)
+                                       calibration, offset,
+                                       _cohort_features(context, answer.text, used))
         else:
             decision = Decision(item.points * 0, 0.0, [
                 "This item is described only by reference statements and the similarity "
@@ -195,8 +198,7 @@ class WrittenGrader(Grader):
 
     def _result(self, item: RubricItem, decision: Decision, answer: LocatedAnswer,
                 config: WrittenConfig, context: GradingContext) -> ItemResult:
-        threshold = (config.review_threshold if config.review_threshold is not None
-                     else context.review_threshold)
+        threshold = review_threshold(config, decision, context)
         located_unsure = answer.confidence < threshold
         if located_unsure:
             decision.confidence = min(decision.confidence, answer.confidence)
@@ -250,10 +252,55 @@ def _settings(context: GradingContext) -> WrittenSettings:
     return settings
 
 
+def _cohort_features(context: GradingContext, text: str, vectors: AnswerVectors
+                     ) -> dict[str, float] | None:
+    """The answer's cohort features, when its question's cohort was given (`cohort.py`)."""
+    cohorts: dict[str, Cohort] = context.resources.shared(COHORT_KEY, dict)
+    cohort = cohorts.get(context.question.id)
+    vector = whole_vector(vectors) if cohort is not None else None
+    if cohort is None or vector is None:
+        return None
+    return cohort.features(text, vector)
+
+
 def _opposite(config: WrittenConfig, sentences: list[Sentence]) -> Opposite | None:
     """A sentence that may state the opposite of a reference statement (or of an element's)."""
     statements = [*config.reference, *(e.statement for e in config.elements if e.statement)]
     return opposite_of([s.norm for s in sentences], statements) if statements else None
+
+
+def review_threshold(config: WrittenConfig, decision: Decision, context: GradingContext
+                     ) -> float:
+    """The item's own `review_threshold`; else the calibrated threshold of the model that
+    decided, unless the rubric or the operator sets a threshold (and the item does not ask for
+    the calibrated one regardless); else the rubric's (or operator's) threshold."""
+    if config.review_threshold is not None:
+        return config.review_threshold
+    explicit = (context.resources.options.get("review_threshold") is not None
+                or context.rubric.sets_review_threshold)
+    calibrated = (not explicit if config.calibrated_threshold is None
+                  else config.calibrated_threshold)
+    if calibrated and decision.threshold is not None:
+        return decision.threshold
+    return context.review_threshold
+
+
+def stated_threshold(item: RubricItem, rubric: Rubric) -> float:
+    """The review threshold a single upload of `item` is held to before any instructor grade
+    (`review_threshold` above without the operator's options and with the per-answer model;
+    a table's cohort model has its own, close to it): what the risk dashboard shows."""
+    config = _config(item)
+    if config.review_threshold is not None:
+        return config.review_threshold
+    calibrated = (not rubric.sets_review_threshold if config.calibrated_threshold is None
+                  else config.calibrated_threshold)
+    calibration = shipped_calibration()
+    if not calibrated:
+        return rubric.review_threshold
+    two_way = calibration.two_way
+    if two_way is not None and two_steps(item.points, config.step):
+        return two_way.threshold_95
+    return calibration.threshold_95
 
 
 def _sentences_of(vectors: AnswerVectors) -> int:

@@ -37,7 +37,7 @@ class Graded:
 
 @dataclass(frozen=True)
 class QuestionRisk:
-    threshold: float | None  # None: too few graded answers, the rubric's threshold stands
+    threshold: float | None  # None: too few graded answers, the item's default threshold stands
     calibrated_on: int
     expected_error: float | None  # the bound at that threshold
     auto_share: float | None  # share of the calibration answers auto-graded at it
@@ -90,7 +90,7 @@ def calibrate_question(part: LoadedRubric, graded: Sequence[Graded],
     answer against a rubric), then `risk_threshold` on the results."""
     item = the_written_item(part)
     # With fewer than 1/target graded answers the bound cannot be met even with no error: the
-    # rubric's threshold stands rather than sending the whole question to review.
+    # item's default threshold stands rather than sending the whole question to review.
     if item is None or len(graded) < math.ceil(1 / target):
         return QuestionRisk(None, len(graded), None, None)
     halves = (graded[0::2], graded[1::2])

@@ -38,6 +38,8 @@ class Decision:
     evidence: list[Evidence] = field(default_factory=list)
     # For the student's message: the answer makes one of the rubric's known wrong claims.
     wrong_claim: bool = False
+    # The calibrated review threshold of the model that decided (95% agreement when fitted).
+    threshold: float | None = None
 
 
 def _clip(value: float) -> float:
@@ -167,6 +169,7 @@ def from_similarity(
     features: Mapping[str, float], model: SimilarityModel | None,
     estimate: ExemplarEstimate | None, offset_known: bool, opposite: Opposite | None,
     words: int, calibration: Calibration, offset: float = 0.0,
+    cohort: Mapping[str, float] | None = None,
 ) -> Decision:
     """An item described only by reference statements: calibrated similarity, calibrated doubt.
 
@@ -174,12 +177,22 @@ def from_similarity(
     the confidence from the shipped logistic model: the probability that a careful grader gives
     about these points. With graded example answers (exemplars), their points, weighted by how
     close each is to this answer, are blended with the reference score, after moving it by the
-    examples' mean offset from the reference model (`offset`). An answer that states
+    examples' mean offset from the reference model (`offset`). With `cohort` features (the
+    other students' answers, `cohort.py`) and no exemplars, the calibration's cohort models
+    decide points and confidence. An answer that states
     the opposite of the reference never keeps full credit at high confidence.
     """
     closest = vectors.closest(config.reference)
-    share = (model or calibration.points).predict(features)
+    # The cohort's features join the reference features when the cohort is known and the
+    # shipped calibration decides (not the operator's model, nor with graded examples).
+    use_cohort = (cohort is not None and model is None and estimate is None
+                  and calibration.cohort is not None)
+    if use_cohort and cohort is not None:
+        features = {**features, **cohort}
+    share = (model or calibration.points_model(use_cohort)).predict(features)
     how = "the operator's calibrated similarity" if model is not None else "calibrated similarity"
+    if use_cohort:
+        how += " and the other students' answers to this question (no grades)"
     feedback = [f"Judged by {how} to the reference (closest cosine {closest.score:.2f})."
                 if closest is not None else
                 "The answer has no sentence of prose to compare with the reference (a formula, "
@@ -202,10 +215,27 @@ def from_similarity(
     # The calibrated probability for the points suggested (with exemplars too: it was fitted
     # without them, and is not raised for a near-identical example, which was measured to let
     # more wrong grades through on Mohler 7-12).
-    confidence = calibration.confidence_of(features, rounded, opposite is not None, words)
+    confidence = calibration.confidence_of(features, rounded, opposite is not None, words,
+                                           use_cohort)
+    threshold = (calibration.cohort.threshold_95 if use_cohort and calibration.cohort
+                 else calibration.threshold_95)
+    two_way = calibration.two_way
+    if two_way is not None and model is None and estimate is None and \
+            two_steps(max_points, config.step) and share > 0:
+        # Full credit or not is the question: the 2-way model decides it, and its probability
+        # is the confidence of the verdict (see `calibration.py`).
+        correct = two_way.correct(features, opposite is not None, words, use_cohort)
+        threshold = two_way.cohort_threshold_95 if use_cohort else two_way.threshold_95
+        if correct >= two_way.cut(use_cohort):
+            points, confidence = max_points, correct
+        else:
+            points = min(points, max(Decimal(0), max_points - config.step))
+            confidence = 1.0 - correct
+        feedback.append(f"Graded as a correct-or-not item: probability {correct:.2f} that a "
+                        "careful grader calls the answer correct.")
     if closest is None:
         confidence = min(confidence, NO_PROSE_CONFIDENCE)
-    decision = Decision(points, confidence, feedback)
+    decision = Decision(points, confidence, feedback, threshold=threshold)
     if opposite is not None and points >= max_points:
         decision.confidence = min(confidence, OPPOSITE_CONFIDENCE)
         feedback.append(f"The answer may state the opposite of the reference: "
@@ -213,6 +243,11 @@ def from_similarity(
     if closest is not None:
         decision.evidence.append(_closest_evidence(closest, offset_known))
     return decision
+
+
+def two_steps(max_points: Decimal, step: Decimal) -> bool:
+    """Whether the item's points have at most two steps (full credit, half, nothing)."""
+    return max_points > 0 and max_points <= 2 * step
 
 
 def student_message(decision: Decision, max_points: Decimal, review: bool) -> str:

@@ -6,6 +6,8 @@ the one the service would give that answer. Before a batch of rows is graded, ev
 written grader will embed for them (the answers' sentences, references, exemplars, the words
 it aligns) is encoded in one call: the encoder then runs a few large forward passes per batch
 instead of a small one per row, and each row's grading finds its vectors in the cache.
+`gather_cohorts` reads the whole table first: each question's answers form its cohort (see
+`cohort.py`), evidence from the other students' answers without any grade.
 
 Student bytes are hostile: an answer is cut to `MAX_ANSWER_CHARS` (its items then go to review,
 saying so), control characters are dropped, and the reader bounds a field's size.
@@ -27,6 +29,8 @@ from graders.embedding import SentenceEmbedder
 from graders.engine import grade_submission
 from graders.results import ItemResult, Status
 from graders.rubric import LoadedRubric, Question, RubricItem
+from graders.written.cohort import COHORT_KEY, Cohort, build_cohorts
+from graders.written.config import WrittenConfig
 from graders.written.grader import WrittenGrader, shared_embedder
 from graders.written.risk import (
     DEFAULT_TARGET,
@@ -36,6 +40,7 @@ from graders.written.risk import (
     the_written_item,
     with_exemplars,
 )
+from graders.written.settings import WrittenSettings
 
 MAX_ANSWER_CHARS = 20_000
 BATCH_ROWS = 256
@@ -128,6 +133,30 @@ class TableGrader:
                 self.parts[key] = updated
             self.risks[qid] = risk
         return self.risks
+
+    def gather_cohorts(self, rows: Iterable[TableRow]) -> dict[str, int]:
+        """First pass: every question's cohort (all its answers in the table; no grade and no
+        reference is read), which the written grader's reference-only items then use
+        (`cohort.py`). Returns each question's cohort size. Call before `grade`."""
+        wanted = {key for key, part in self.parts.items() if _reference_only(part)}
+        if not wanted:
+            return {}
+        part = self.parts[min(wanted)]
+        context = GradingContext(rubric=part.rubric, question=part.rubric.questions[0],
+                                 submission=ParsedSubmission(text="", format="text",
+                                                             answers={}),
+                                 resources=self.resources)
+        embedder = self._embedder = shared_embedder(context)
+        if embedder is None:
+            return {}
+        answers = ((self.questions[key].id, clean_answer(row.answer)[0]) for row in rows
+                   if not row.unreadable and (key := row.question.strip().lower()) in wanted)
+        cohorts = build_cohorts(embedder, answers, WrittenSettings.from_options(
+            self.resources.options))
+        shared: dict[str, Cohort] = self.resources.shared(COHORT_KEY, dict)
+        shared.update(cohorts)
+        self._known.clear()  # results kept from before were graded without the cohort
+        return {qid: cohort.size for qid, cohort in cohorts.items()}
 
     def _grade_one(self, part: LoadedRubric, text: str) -> ItemResult:
         question = part.rubric.questions[0]
@@ -253,6 +282,16 @@ def _batches(rows: Iterable[TableRow]) -> Iterator[list[TableRow]]:
             batch = []
     if batch:
         yield batch
+
+
+def _reference_only(part: LoadedRubric) -> bool:
+    """Whether the question has a written item described only by reference statements."""
+    for item in part.rubric.questions[0].items:
+        if item.grader == "written":
+            config = WrittenConfig.model_validate(item.config)
+            if config.reference and not config.elements:
+                return True
+    return False
 
 
 def _instructor(part: LoadedRubric, points: Decimal) -> ItemResult | None:

@@ -142,3 +142,30 @@ def test_instructor_points_become_exemplars_and_set_the_threshold(tmp_path: Path
     new = lines[-1]["items"][0]
     assert "graded example answers" in new["feedback"]
     assert "heads: 10 instructor-graded answers become exemplars" in done.stderr
+
+
+HEADS = ["Each head can attend to different positions at the same time.",
+         "Different heads learn different relations between tokens in parallel.",
+         "Several heads look at several parts of the sentence at once.",
+         "More heads means more parameters, so the model is bigger.",
+         "Heads attend to different positions or relations in parallel.",
+         "So that each head can focus on a different kind of relation."]
+
+
+def _feedback(done: subprocess.CompletedProcess[str]) -> list[str]:
+    return [item["feedback"] for line in done.stdout.splitlines()
+            for item in json.loads(line)["items"]]
+
+
+def test_the_cohort_of_a_question_is_used_unless_switched_off(tmp_path: Path) -> None:
+    rows = [[f"s{i}", "heads", text] for i, text in enumerate(HEADS)]
+    rows.append(["z", "stack", "Last in, first out."])  # a question with patterns: no cohort
+    used = _feedback(_grade_table(tmp_path, rows, "--no-progress"))
+    assert all("other students' answers" in f for f in used[:-1])
+    assert "other students' answers" not in used[-1]
+    alone = _feedback(_grade_table(tmp_path, rows, "--no-progress", "--no-cohort"))
+    assert not any("other students' answers" in f for f in alone)
+    # One answer to the question is no cohort: the per-answer model grades it.
+    single = _feedback(_grade_table(tmp_path, rows[:1], "--no-progress"))
+    assert "other students' answers" not in single[0]
+    assert single[0] == alone[0]

