@@ -177,7 +177,7 @@ def _in_process(rows: list[dict[str, str]],
         if not remember:
             grader.forget(embeddings=False)
         start, cpu = time.perf_counter(), time.process_time()
-        if not rates and hasattr(grader, "gather_cohorts"):
+        if not rates:
             grader.gather_cohorts(table)  # the cold pass reads the table first, as the CLI does
         for _ in grader.grade(table):
             pass
