@@ -3,9 +3,12 @@
 The table is the Mohler short answers (../shared/data/mohler, 2,273 rows, reference answers
 only), written to a temporary CSV with a rubric of its 81 questions; the real CLI runs in a
 child process (`python -m app.cli.main grade-table`):
-- cold: the table once, in a fresh process (empty embedding cache; the model load is included
-  in the wall time and reported apart);
-- the same table repeated ten times (22,730 rows) in one process, end to end;
+- start-up: a one-row table (process, imports, rubric, model load, one answer encoded);
+- cold: the table once, in a fresh process with an empty embedding cache (no disk cache, then
+  an empty `--embedding-cache` folder, which the run fills);
+- warm: a fresh process whose `--embedding-cache` folder holds every vector (the table once,
+  and ten times);
+- the same table repeated ten times (22,730 rows) in one process, no disk cache, end to end;
 - in this process, through the same `TableGrader` the CLI uses: a cold pass, then the same
   answers again (warm: results of repeated answers are kept), and again with that memory off
   (embeddings cached, every row graded anew). Timing inside one process is what separates
@@ -21,7 +24,12 @@ answers (the exemplar split of benchmarks/written_mohler.py); reported on the ot
 share sent to review, the error (more than 1 point from the human average) among the
 auto-graded, and Pearson r, next to the same rows without the points column.
 
-Usage: python benchmarks/grade_table.py [--data PATH] [--no-write]
+With `--old CHECKOUT` (a second worktree of the code before a change, e.g.
+`git worktree add ../old bb79058`), that checkout's CLI runs the start-up, cold and ten-times
+scenarios side by side, alternating with this one's in the same minutes (the machine's speed
+varies), and the two JSONL outputs of the cold run are compared row by row.
+
+Usage: python benchmarks/grade_table.py [--data PATH] [--old CHECKOUT] [--no-write]
 """
 
 from __future__ import annotations
@@ -30,11 +38,11 @@ import argparse
 import csv
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -73,30 +81,48 @@ def _write_inputs(rows: list[dict[str, str]], folder: Path) -> tuple[Path, Path,
     return rubric, tables[0], tables[1]
 
 
-def _cpu_children() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+@dataclass(frozen=True)
+class Run:
+    seconds: float  # wall
+    cpu: float  # user + system seconds of the child (all its threads)
+    peak_mb: float  # its maximum resident set
 
 
-def _run(table: Path, rubric: Path, out: Path) -> tuple[float, float, float]:
-    """Wall seconds of the CLI, its peak memory (MB) and its CPU seconds."""
+def _run(table: Path, rubric: Path, out: Path, root: Path = ROOT, *extra: str) -> Run:
+    """The CLI of the checkout `root` on `table`, in a child process."""
     env = dict(os.environ, OPENBLAS_NUM_THREADS=os.environ.get("OPENBLAS_NUM_THREADS", "2"))
-    cpu = _cpu_children()
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "app.cli.main", "grade-table", str(table),
-                    "--rubric", str(rubric), "--output", str(out), "--no-progress"],
-                   cwd=ROOT, env=env, check=True)
+    child = subprocess.Popen([sys.executable, "-m", "app.cli.main", "grade-table", str(table),
+                              "--rubric", str(rubric), "--output", str(out), "--no-progress",
+                              *extra], cwd=root, env=env)
+    _, status, usage = os.wait4(child.pid, 0)
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return seconds, peak, _cpu_children() - cpu
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise SystemExit(f"grade-table in {root} failed with exit code {child.returncode}")
+    return Run(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
-def _startup(rubric: Path, folder: Path) -> tuple[float, float]:
-    """Wall and CPU seconds of the CLI on a one-row table: process start and model load."""
-    table = folder / "one.csv"
-    table.write_text("student,question,answer\ns,1.1,x\n")
-    seconds, _, cpu = _run(table, rubric, folder / "one.jsonl")
-    return seconds, cpu
+def _one_row(folder: Path, name: str, question: str, answer: str) -> Path:
+    table = folder / name
+    with table.open("w", newline="") as handle:
+        csv.writer(handle).writerows([["student", "question", "answer"], ["s", question, answer]])
+    return table
+
+
+def _compare(new: Path, old: Path) -> str:
+    """How the two checkouts' JSON lines differ (points, status, confidence, feedback)."""
+    a = [json.loads(line) for line in new.open()]
+    b = [json.loads(line) for line in old.open()]
+    if new.read_bytes() == old.read_bytes():
+        return f"identical ({len(a)} JSON lines, byte for byte)"
+    if len(a) != len(b):
+        return f"NOT identical: {len(a)} lines against {len(b)}"
+    differ = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+    confidence = max((abs(p["confidence"] - q["confidence"]) for i in differ
+                      for p, q in zip(a[i]["items"], b[i]["items"], strict=False)), default=0.0)
+    return (f"NOT identical: {len(differ)} of {len(a)} rows differ (largest confidence "
+            f"difference {confidence:.3f}); first: row {differ[0] + 1}")
 
 
 def _accuracy(rows: list[dict[str, str]], folder: Path, rubric: Path) -> list[str]:
@@ -151,6 +177,8 @@ def _in_process(rows: list[dict[str, str]],
         if not remember:
             grader.forget(embeddings=False)
         start, cpu = time.perf_counter(), time.process_time()
+        if not rates:
+            grader.gather_cohorts(table)  # the cold pass reads the table first, as the CLI does
         for _ in grader.grade(table):
             pass
         rates.append((len(table) / (time.perf_counter() - start),
@@ -158,49 +186,136 @@ def _in_process(rows: list[dict[str, str]],
     return rates
 
 
+def _met(ok: bool) -> str:
+    return "met" if ok else "NOT met"
+
+
+def _rate(rows: int, run: Run) -> str:
+    return f"{run.seconds:.1f} | {rows / run.seconds:.0f} | {1000 * run.cpu / rows:.2f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--old", type=Path, default=None,
+                        help="a checkout of the code before the change, run side by side")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
     if not args.data.exists():
         sys.exit(f"{args.data} not found (the Mohler data lives in ../shared/data/mohler/)")
+    old_root: Path | None = args.old.resolve() if args.old else None
+    if old_root is not None and not (old_root / "app" / "cli" / "main.py").is_file():
+        sys.exit(f"{old_root} is not a checkout of this project")
     with args.data.open(newline="") as handle:
         rows = list(csv.DictReader(handle))
+    n = len(rows)
     load_before = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    began = time.strftime("%H:%M", time.gmtime())
+    new: dict[str, Run] = {}
+    old: dict[str, Run] = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         rubric, once, ten = _write_inputs(rows, folder)
-        startup, startup_cpu = _startup(rubric, folder)
-        cold, cold_peak, cold_cpu = _run(once, rubric, folder / "once.jsonl")
-        lines_out = sum(1 for _ in (folder / "once.jsonl").open())
-        full, full_peak, full_cpu = _run(ten, rubric, folder / "ten.jsonl")
+        one = _one_row(folder, "one.csv", "1.1", "It shows the customer what the program "
+                       "will do.")
+        known = _one_row(folder, "known.csv", rows[0]["id"], rows[0]["student_answer"])
+        cache = folder / "embedding-cache"
+
+        def both(name: str, table: Path) -> None:
+            """The old checkout, then this one (then the old again for the cold run: the
+            average of the two old runs brackets this one in time)."""
+            if old_root is not None:
+                old[name] = _run(table, rubric, folder / f"old-{name}.jsonl", old_root)
+            new[name] = _run(table, rubric, folder / f"new-{name}.jsonl")
+            if old_root is not None and name == "cold":
+                again = _run(table, rubric, folder / f"old-{name}-2.jsonl", old_root)
+                first = old[name]
+                old[name] = Run((first.seconds + again.seconds) / 2,
+                                (first.cpu + again.cpu) / 2, max(first.peak_mb, again.peak_mb))
+                old["cold-runs"] = Run(first.seconds, again.seconds, 0.0)
+
+        both("start", one)
+        both("cold", once)
+        identity = (_compare(folder / "new-cold.jsonl", folder / "old-cold.jsonl")
+                    if old_root is not None else None)
+        new["cold-cache"] = _run(once, rubric, folder / "fill.jsonl", ROOT,
+                                 "--embedding-cache", str(cache))
+        new["warm-start"] = _run(known, rubric, folder / "warm-one.jsonl", ROOT,
+                                 "--embedding-cache", str(cache))
+        new["warm"] = _run(once, rubric, folder / "warm.jsonl", ROOT,
+                           "--embedding-cache", str(cache))
+        new["warm-ten"] = _run(ten, rubric, folder / "warm-ten.jsonl", ROOT,
+                               "--embedding-cache", str(cache))
+        warm_same = (folder / "warm.jsonl").read_bytes() == (folder / "new-cold.jsonl").read_bytes()
+        both("ten", ten)
+        lines_out = sum(1 for _ in (folder / "new-cold.jsonl").open())
         accuracy = _accuracy(rows, folder, rubric)
         (cold_in, cold_in_cpu), (warm_in, warm_in_cpu), (embedded_in, embedded_in_cpu) = (
             _in_process(rows, rubric))
-    n = len(rows)
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
-    body = "\n".join([
+    ended = time.strftime("%H:%M", time.gmtime())
+    cold, warm, warm_ten = new["cold"], new["warm"], new["warm-ten"]
+    warm_start = new["warm-start"]
+    rest = warm.seconds - warm_start.seconds
+    without_start = f"{n / rest:.0f} rows/s" if rest > 0.2 else "too short to tell"
+
+    def line(label: str, key: str, rows_: int) -> str:
+        ours = new[key]
+        theirs = f" | {_rate(rows_, old[key])}" if key in old else (
+            " | - | - | -" if old_root is not None else "")
+        return f"| {label} | {rows_} | {_rate(rows_, ours)} | {ours.peak_mb:.0f}{theirs} |"
+
+    old_head = " | before: wall s | rows/s | CPU ms/row" if old_root is not None else ""
+    old_rule = "|---|---|---" if old_root is not None else ""
+    before = "" if old_root is None else f"; before {n / old['cold'].seconds:.0f}"
+    body = [
         "## grade-table throughput",
         "",
-        f"`gradeformer grade-table` on the Mohler short answers ({n} rows, 81 questions, "
+        f"`gradeformer grade-table` on the Mohler short answers ({n} rows, "
+        f"{len({r['id'] for r in rows})} questions, "
         "reference answers only), the real CLI in a child process, OPENBLAS_NUM_THREADS="
         f"{os.environ.get('OPENBLAS_NUM_THREADS', '2')}; {lines_out} JSON lines written for "
-        f"{n} rows.",
+        f"{n} rows. CPU ms per row: user + system time of the child, all threads.",
         "",
-        "| run | rows | wall seconds | rows/s | CPU ms per row | peak memory (MB) |",
-        "|---|---|---|---|---|---|",
-        f"| start-up only (one row: process, rubric, model load) | 1 | {startup:.1f} | - | "
-        f"{1000 * startup_cpu:.0f} (CPU, whole) | - |",
-        f"| cold: empty embedding cache, whole command | {n} | {cold:.1f} | {n / cold:.0f} | "
-        f"{1000 * cold_cpu / n:.2f} | {cold_peak:.0f} |",
-        f"| cold, start-up left out | {n} | {cold - startup:.1f} | "
-        f"{n / max(cold - startup, 1e-9):.0f} | {1000 * (cold_cpu - startup_cpu) / n:.2f} | |",
-        f"| the table ten times in one process (CLI, end to end) | {REPEATS * n} | "
-        f"{full:.1f} | {REPEATS * n / full:.0f} | {1000 * full_cpu / (REPEATS * n):.2f} | "
-        f"{full_peak:.0f} |",
+    ]
+    if old_root is not None:
+        body += [
+            f"*before*: the checkout at {_commit(old_root)} run side by side in the same "
+            f"minutes ({began}-{ended} UTC), alternating with this code's runs (its cold run "
+            "twice, before and after this code's: "
+            f"{old['cold-runs'].seconds:.1f} s and {old['cold-runs'].cpu:.1f} s, averaged). "
+            "The old CLI has no disk cache: its warm rows are empty.",
+            "",
+        ]
+    body += [
+        f"| run | rows | wall s | rows/s | CPU ms/row | peak MB{old_head} |",
+        f"|---|---|---|---|---|---{old_rule}|",
+        line("start-up: one row (process, imports, rubric, model load, one answer)", "start",
+             1),
+        line("cold: empty embedding cache (memory only), whole command", "cold", n),
+        line("cold: empty `--embedding-cache` folder (the run fills it)", "cold-cache", n),
+        line("warm start-up: one row whose vectors are in the folder (no model load)",
+             "warm-start", 1),
+        line("warm: new process, every vector in the `--embedding-cache` folder", "warm", n),
+        line("warm: new process, cache filled, the table ten times", "warm-ten", REPEATS * n),
+        line("the table ten times in one process, memory cache only", "ten", REPEATS * n),
         "",
-        "| in one process, the CLI's TableGrader | rows/s | CPU ms per row |",
+    ]
+    if identity is not None:
+        body += [f"Output of the cold run against the old checkout's: {identity}. The warm run's "
+                 f"output is {'identical to' if warm_same else 'NOT identical to'} the cold "
+                 "run's.", ""]
+    body += [
+        "Targets (issue #13, whole command on this 2-core machine): "
+        f"**cold ≥ 150 rows/s: {_met(n / cold.seconds >= 150)}** ({n / cold.seconds:.0f} rows/s"
+        f"{before}); "
+        f"**warm ≥ 2,000 rows/s: {_met(n / warm.seconds >= 2000)} for the table once** "
+        f"({n / warm.seconds:.0f} rows/s; {without_start} with the {warm_start.seconds:.1f} s "
+        "of a one-row warm run left out), "
+        f"**{_met(REPEATS * n / warm_ten.seconds >= 2000)} for the table ten times** "
+        f"({REPEATS * n / warm_ten.seconds:.0f} rows/s).",
+        "",
+        "| in one process, the CLI's TableGrader (this code) | rows/s | CPU ms per row |",
         "|---|---|---|",
         f"| cold: empty embedding cache | {cold_in:.0f} | {cold_in_cpu:.2f} |",
         f"| warm: the same answers again (repeated answers' results kept) | {warm_in:.0f} | "
@@ -219,10 +334,17 @@ def main() -> None:
         f"Load average (1, 5, 15 min) {load_before} when this run started and {load} when it "
         f"ended, on {os.cpu_count()} cores (the machine is shared: wall rates vary between runs, "
         "CPU per row much less).",
-    ])
-    print(body)
+    ]
+    text = "\n".join(body)
+    print(text)
     if not args.no_write:
-        write_section("grade_table", body)
+        write_section("grade_table", text)
+
+
+def _commit(root: Path) -> str:
+    done = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True, check=False)
+    return done.stdout.strip() or str(root)
 
 
 if __name__ == "__main__":

@@ -4,27 +4,34 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.session import make_engine, make_sessionmaker
 from app.errors import DomainError
 from app.sanitize import clean
-from app.settings import Settings, get_settings
+
+if TYPE_CHECKING:  # imported when used: `grade-table` starts without SQLAlchemy (cli/main.py)
+    from sqlalchemy.orm import Session, sessionmaker
+
+    from app.settings import Settings
 
 console = Console(highlight=False)
 errors = Console(stderr=True, highlight=False)
 
 
 def settings() -> Settings:
+    from app.settings import get_settings
+
     return get_settings()
 
 
 @contextmanager
 def database() -> Iterator[sessionmaker[Session]]:
+    from app.db.session import make_engine, make_sessionmaker
+
     engine = make_engine(settings().database_url)
     try:
         yield make_sessionmaker(engine)

@@ -41,11 +41,25 @@ class TableFormat(StrEnum):
     CSV = "csv"
 
 
+def _header(reader: Iterator[list[str]]) -> list[str]:
+    return [h.strip().lower().lstrip("\ufeff") for h in next(reader, [])]
+
+
+def _has_points(path: Path) -> bool:
+    """Whether the table has a `points` column (a cheap look at its header)."""
+    csv.field_size_limit(MAX_FIELD_CHARS)
+    with path.open(newline="", encoding="utf-8", errors="replace") as handle:
+        try:
+            return "points" in _header(csv.reader(handle))
+        except csv.Error:
+            return False
+
+
 def _rows(path: Path) -> Iterator[TableRow]:
     csv.field_size_limit(MAX_FIELD_CHARS)
     with path.open(newline="", encoding="utf-8", errors="replace") as handle:
         reader = csv.reader(handle)
-        header = [h.strip().lower().lstrip("\ufeff") for h in next(reader, [])]
+        header = _header(reader)
         missing = [c for c in COLUMNS if c not in header]
         if missing:
             raise fail(f"{path}: the header must name the columns {', '.join(COLUMNS)} "
@@ -102,6 +116,9 @@ def _count(path: Path) -> int:
 
 def _learn(grader: TableGrader, table: Path) -> None:
     """First pass: the instructor-graded rows, if the table has any."""
+    if not _has_points(table):
+        next(_rows(table), None)  # checks the header's columns before any output is written
+        return
     risks = grader.learn(row for row in _rows(table) if row.points is not None)
     for qid, risk in risks.items():
         if risk.threshold is None:
@@ -157,6 +174,10 @@ def grade_table(
     target_error: Annotated[float, typer.Option(
         min=0.001, max=0.5, help="error allowed among auto-graded answers of a question with "
         "instructor-graded rows")] = DEFAULT_TARGET,
+    embedding_cache: Annotated[Path | None, typer.Option(
+        "--embedding-cache", envvar="GRADEFORMER_EMBEDDING_CACHE_DIR",
+        help="keep sentence embeddings in this folder (the service's cache folder may be "
+        "shared): a second run over the same answers encodes nothing")] = None,
     cohort: Annotated[bool, typer.Option(
         help="use each question's other answers in the table as evidence (no grades)")] = True,
 ) -> None:
@@ -172,7 +193,15 @@ def grade_table(
         loaded = load_rubric(rubric)
     except RubricError as exc:
         raise fail(str(exc), 2) from None
-    grader = TableGrader(loaded, GradingResources(options={}), target=target_error)
+    options: dict[str, Any] = {}
+    if embedding_cache is not None:
+        try:
+            embedding_cache.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise fail(f"--embedding-cache {embedding_cache}: cannot make the folder ({exc})",
+                       2) from None
+        options["embedding_cache_dir"] = str(embedding_cache)
+    grader = TableGrader(loaded, GradingResources(options=options), target=target_error)
     _learn(grader, table)
     if cohort:
         grader.gather_cohorts(_rows(table))

@@ -1,33 +1,85 @@
-"""The `gradeformer` command."""
+"""The `gradeformer` command.
+
+Each command's module is imported only when that command runs (or when the help lists them
+all): `gradeformer grade-table` then starts without FastAPI, SQLAlchemy or the service layers
+(docs/benchmarks.md, grade-table section; tests/app/test_cli_lazy.py).
+"""
 
 from __future__ import annotations
 
-import typer
+import importlib
 
-from app.cli import admin, evaluate, grade_table, grading, ops, release, risk, roster
+import typer
+from typer import _click as click  # the click that typer vendors (its command types)
+from typer.core import TyperGroup
+
+# Command name -> (module, attribute): a function becomes a command, a Typer a command group.
+# In this order in the help (commands, then groups, as typer lists them).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "serve": ("app.cli.ops", "serve"),
+    "grade": ("app.cli.grading", "grade"),
+    "submit": ("app.cli.grading", "submit"),
+    "import": ("app.cli.grading", "import_folder"),
+    "regrade": ("app.cli.ops", "regrade"),
+    "export": ("app.cli.ops", "export"),
+    "doctor": ("app.cli.ops", "doctor"),
+    "evaluate": ("app.cli.evaluate", "evaluate"),
+    "publish": ("app.cli.release", "publish"),
+    "schedule": ("app.cli.release", "schedule"),
+    "grade-table": ("app.cli.grade_table", "grade_table"),
+    "db": ("app.cli.admin", "db_app"),
+    "rubric": ("app.cli.admin", "rubric_app"),
+    "token": ("app.cli.admin", "token_app"),
+    "roster": ("app.cli.roster", "roster_app"),
+    "risk": ("app.cli.risk", "risk_app"),
+}
+
+
+def load_command(name: str) -> click.Command | None:
+    """The click command `name`, its module imported now; None for an unknown name."""
+    target = COMMANDS.get(name)
+    if target is None:
+        return None
+    module, attribute = target
+    found = getattr(importlib.import_module(module), attribute)
+    if isinstance(found, typer.Typer):
+        group = typer.main.get_group(found)
+        group.name = name
+        return group
+    single = typer.Typer(add_completion=False)
+    single.command(name)(found)
+    return typer.main.get_command(single)
+
+
+class LazyCommands(TyperGroup):
+    """A command group whose commands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = self.commands.get(cmd_name)
+        if command is None:
+            command = load_command(cmd_name)
+            if command is not None:
+                self.commands[cmd_name] = command
+        return command
+
 
 app = typer.Typer(
     name="gradeformer",
     help="Automated grading for transformer homework.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    cls=LazyCommands,
 )
-app.add_typer(admin.db_app, name="db")
-app.add_typer(admin.rubric_app, name="rubric")
-app.add_typer(admin.token_app, name="token")
-app.add_typer(roster.roster_app, name="roster")
-app.add_typer(risk.risk_app, name="risk")
-app.command()(ops.serve)
-app.command()(grading.grade)
-app.command()(grading.submit)
-app.command("import")(grading.import_folder)
-app.command()(ops.regrade)
-app.command()(ops.export)
-app.command()(ops.doctor)
-app.command()(evaluate.evaluate)
-app.command()(release.publish)
-app.command()(release.schedule)
-app.command("grade-table")(grade_table.grade_table)
+
+
+@app.callback()
+def _root() -> None:
+    # A callback makes the app a group even though no command is registered up front.
+    pass
+
 
 if __name__ == "__main__":
     app()

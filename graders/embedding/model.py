@@ -72,7 +72,7 @@ class SentenceEmbedder:
     def __init__(self, directory: Path, cache_dir: Path | None = None,
                  max_cached: int = 100_000, max_tokens: int = DEFAULT_MAX_TOKENS,
                  exact_gelu: bool = False, workers: int | None = None) -> None:
-        from safetensors.numpy import load_file
+        from safetensors import safe_open
         from threadpoolctl import ThreadpoolController
         from tokenizers import Tokenizer
 
@@ -88,8 +88,18 @@ class SentenceEmbedder:
         self.tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(self.max_tokens)
-        self.encoder = BertEncoder(config, load_file(str(directory / "model.safetensors")),
-                                   exact_gelu=exact_gelu)
+        # The weights are read on the first encoding (a run whose vectors are all cached never
+        # needs them); their file is checked now, so a broken install is reported here.
+        self._weights_file = directory / "model.safetensors"
+        with safe_open(str(self._weights_file), framework="numpy") as weights:
+            stored = set(weights.keys())
+        missing = [n for n in BertEncoder.weight_names(config) if n not in stored]
+        if missing:
+            raise KeyError(f"{self._weights_file} lacks {missing[0]}")
+        self.config = config
+        self.exact_gelu = exact_gelu
+        self._encoder: BertEncoder | None = None
+        self._load_lock = threading.Lock()
         self.dimension = config.hidden
         runtime = "numpy-gelu-erf-1" if exact_gelu else RUNTIME
         self.model_id = f"{MODEL_ID}|{runtime}|{self.max_tokens}"
@@ -104,6 +114,18 @@ class SentenceEmbedder:
         # Held while the BLAS thread limit (process-wide) is set, so that overlapping calls
         # from several threads cannot restore it to the wrong value.
         self._blas_limit = threading.Lock()
+
+    @property
+    def encoder(self) -> BertEncoder:
+        """The forward pass, its weights read from disk on first use."""
+        if self._encoder is None:
+            from safetensors.numpy import load_file
+
+            with self._load_lock:
+                if self._encoder is None:
+                    self._encoder = BertEncoder(self.config, load_file(str(self._weights_file)),
+                                                exact_gelu=self.exact_gelu)
+        return self._encoder
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """One unit vector per text (rows), from the cache where possible.
@@ -133,6 +155,12 @@ class SentenceEmbedder:
                 out[todo[text]] = vector
         return out
 
+    def uncached(self, texts: Sequence[str]) -> list[str]:
+        """The distinct texts whose vectors are neither in memory nor on disk (those found on
+        disk are now in memory): what `embed` would have to encode."""
+        return [text for text in dict.fromkeys(texts)
+                if self.cache.get(text_key(self.model_id, text)) is None]
+
     def embed_one(self, text: str) -> Vector:
         vector: Vector = self.embed([text])[0]
         return vector
@@ -147,9 +175,11 @@ class SentenceEmbedder:
         self.texts_truncated += sum(1 for e in encodings if e.overflowing)
         result = np.empty((len(texts), self.dimension), dtype=np.float32)
 
+        encoder = self.encoder
+
         def encode(rows: list[int]) -> None:
             ids = np.concatenate([np.asarray(encodings[r].ids, dtype=np.int64) for r in rows])
-            pooled = self.encoder.mean_pooled(ids, lengths[rows])
+            pooled = encoder.mean_pooled(ids, lengths[rows])
             pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), np.float32(1e-12))
             result[rows] = pooled
 

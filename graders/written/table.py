@@ -19,6 +19,7 @@ import hashlib
 import re
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -27,7 +28,7 @@ from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.embedding import SentenceEmbedder
 from graders.engine import grade_submission
 from graders.results import ItemResult, Status
-from graders.rubric import LoadedRubric, Question
+from graders.rubric import LoadedRubric, Question, RubricItem
 from graders.written.cohort import COHORT_KEY, Cohort, build_cohorts
 from graders.written.config import WrittenConfig
 from graders.written.grader import WrittenGrader, shared_embedder
@@ -55,6 +56,11 @@ class TableRow:
     unreadable: str | None = None
     # Points an instructor already gave this answer (a `points` column), if any.
     points: Decimal | None = None
+
+
+# A row ready to grade (its one-question rubric and submission), or None: unreadable, already
+# graded (kept), or its question is not in the rubric.
+_Prepared = tuple[LoadedRubric, ParsedSubmission] | None
 
 
 @dataclass(frozen=True)
@@ -159,14 +165,23 @@ class TableGrader:
         return grade_submission(part, submission, self.resources).items[0]
 
     def grade(self, rows: Iterable[TableRow]) -> Iterator[RowResult]:
-        batch: list[TableRow] = []
-        for row in rows:
-            batch.append(row)
-            if len(batch) >= BATCH_ROWS:
-                yield from self._batch(batch)
-                batch = []
-        if batch:
-            yield from self._batch(batch)
+        """Results in the order of `rows`, batch by batch. While a batch is graded (Python, one
+        core), the texts of the next batch that are not cached yet are encoded in a helper
+        thread (NumPy, whose kernels leave the other core to it); the results are those of
+        grading one batch after the other."""
+        with ThreadPoolExecutor(1, thread_name_prefix="table-prefetch") as ahead:
+            waiting: tuple[list[TableRow], list[_Prepared]] | None = None
+            for batch in _batches(rows):
+                prepared = self._prepare(batch)
+                fresh = self._uncached(prepared)
+                encoding = ahead.submit(self._encode, fresh) if fresh else None
+                if waiting is not None:
+                    yield from self._finish(*waiting)
+                if encoding is not None:
+                    encoding.result()
+                waiting = batch, prepared
+            if waiting is not None:
+                yield from self._finish(*waiting)
 
     def _submission(self, row: TableRow) -> tuple[LoadedRubric, ParsedSubmission] | None:
         key = row.question.strip().lower()
@@ -178,11 +193,9 @@ class TableGrader:
         answer = LocatedAnswer(question.id, text, start=0, end=len(text), method="label")
         return part, ParsedSubmission(text=text, format="text", answers={question.id: answer})
 
-    def _prefetch(self, prepared: list[tuple[LoadedRubric, ParsedSubmission] | None]) -> None:
-        """Encode every text the written grader will compare for these rows, in one call."""
-        texts: list[str] = []
-        embedder = None
-        grader = WrittenGrader()
+    def _written(self, prepared: list[_Prepared]
+                 ) -> Iterator[tuple[list[RubricItem], LocatedAnswer, GradingContext]]:
+        """The rows' written items, answers and contexts (rows with a non-empty answer)."""
         for entry in prepared:
             if entry is None:
                 continue
@@ -192,28 +205,46 @@ class TableGrader:
             answer = submission.answers.get(question.id)
             if not items or answer is None or not answer.text.strip():
                 continue
-            context = GradingContext(rubric=part.rubric, question=question,
-                                     submission=submission, resources=self.resources)
-            if embedder is None:
-                embedder = self._embedder = shared_embedder(context)
-                if embedder is None:
-                    return
-            texts += grader.texts_to_embed(items, answer, context)
-        if embedder is not None and texts:
-            embedder.embed(list(dict.fromkeys(texts)))
+            yield items, answer, GradingContext(rubric=part.rubric, question=question,
+                                                submission=submission, resources=self.resources)
+
+    def _uncached(self, prepared: list[_Prepared]) -> list[str]:
+        """Every text the written grader will compare for these rows and that is not cached
+        (vectors found on disk are read now): encoded together, in one call, by `_encode`."""
+        embedder = self._embedder
+        if embedder is None:
+            return []
+        grader = WrittenGrader()
+        texts = [t for items, answer, context in self._written(prepared)
+                 for t in grader.texts_to_embed(items, answer, context)]
+        return embedder.uncached(texts)
+
+    def _encode(self, texts: list[str]) -> None:
+        if self._embedder is not None:
+            self._embedder.embed(texts)
 
     @staticmethod
     def _key(row: TableRow) -> tuple[str, bytes]:
         # By digest: a hostile table of huge distinct answers must not fill memory with keys.
         return row.question.strip().lower(), hashlib.sha256(row.answer.encode()).digest()
 
-    def _batch(self, rows: list[TableRow]) -> Iterator[RowResult]:
+    def _prepare(self, rows: list[TableRow]) -> list[_Prepared]:
         prepared = [None if row.unreadable or self._key(row) in self._known
                     else self._submission(row) for row in rows]
-        self._prefetch(prepared)
+        if self._embedder is None:
+            # Looked up in the calling thread, before the helper thread encodes: the model is
+            # never loaded by two threads at once.
+            for _, _, context in self._written(prepared):
+                self._embedder = shared_embedder(context)
+                break
+        return prepared
+
+    def _finish(self, rows: list[TableRow], prepared: list[_Prepared]) -> Iterator[RowResult]:
         for row, entry in zip(rows, prepared, strict=True):
             key = self._key(row)
             items = self._known.get(key)
+            if items is None and entry is None and not row.unreadable:
+                entry = self._submission(row)  # its kept result was dropped since _prepare
             if row.unreadable is not None:
                 yield RowResult(row, Decimal(0), (), error=row.unreadable)
                 continue
@@ -240,6 +271,17 @@ class TableGrader:
                         self._known.popitem(last=False)
             total = sum((r.points for r in items if r.counts_toward_total), start=Decimal(0))
             yield RowResult(row, total, items)
+
+
+def _batches(rows: Iterable[TableRow]) -> Iterator[list[TableRow]]:
+    batch: list[TableRow] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= BATCH_ROWS:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def _reference_only(part: LoadedRubric) -> bool:

@@ -38,3 +38,22 @@ def test_torn_disk_entry_is_a_miss(tmp_path: Path) -> None:
 def test_keys_depend_on_model_and_text() -> None:
     assert text_key("m", "x") != text_key("m", "y") != text_key("n", "x")
     assert len(text_key("m", "x")) == 64
+
+
+def test_longer_disk_entry_is_a_miss(tmp_path: Path) -> None:
+    key = text_key("model", "long")
+    EmbeddingCache(4, directory=tmp_path).put(key, np.ones(4, dtype=np.float32))
+    path = next(tmp_path.rglob("*.f32"))
+    path.write_bytes(path.read_bytes() + b"\x00")
+    assert EmbeddingCache(4, directory=tmp_path).get(key) is None
+
+
+def test_a_failed_disk_write_keeps_the_vector_in_memory(tmp_path: Path) -> None:
+    key = text_key("model", "blocked")
+    (tmp_path / key[:2]).write_text("a file where the key's folder should be")
+    cache = EmbeddingCache(4, directory=tmp_path)
+    cache.put(key, np.full(4, 2.0, dtype=np.float32))  # no error: the disk is an optimisation
+    vector = cache.get(key)
+    assert vector is not None and vector.tolist() == [2.0] * 4
+    assert EmbeddingCache(4, directory=tmp_path).get(key) is None  # nothing on disk
+    assert not list(tmp_path.rglob("*.tmp"))

@@ -1,0 +1,92 @@
+"""`gradeformer grade-table --embedding-cache DIR`: a second run over the same answers reads
+every vector from the folder and writes the same output (the real CLI, child processes)."""
+
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent.parent
+
+RUBRIC = """
+slug: quiz
+title: Quiz
+review_threshold: 0.6
+questions:
+  - id: heads
+    prompt: Why use several attention heads?
+    items:
+      - id: heads.why
+        points: 5
+        grader: written
+        config:
+          reference: ["Several heads attend to different positions or relations in parallel."]
+"""
+ANSWERS = ["Different heads look at different positions in parallel.",
+           "Each head learns its own relation. They run at the same time.",
+           "Because the softmax is expensive.", "", "Heads attend to the same token."]
+
+
+def _run(tmp_path: Path, *extra: str, env: dict[str, str] | None = None) -> str:
+    table = tmp_path / "t.csv"
+    with table.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["student", "question", "answer"])
+        writer.writerows([f"s{i}", "heads", a] for i, a in enumerate(ANSWERS))
+    (tmp_path / "r.yaml").write_text(RUBRIC)
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli.main", "grade-table", str(table), "--rubric",
+         str(tmp_path / "r.yaml"), "--no-progress", *extra], cwd=REPO,
+        env={**os.environ, "OPENBLAS_NUM_THREADS": "1", **(env or {})}, capture_output=True,
+        text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def _model_installed() -> bool:
+    from graders.embedding import EmbedderUnavailable, model_directory
+
+    try:
+        model_directory()
+    except EmbedderUnavailable:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _model_installed(), reason="the MiniLM model package is not installed")
+def test_second_run_reads_the_folder_and_gives_the_same_output(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    plain = _run(tmp_path)
+    first = _run(tmp_path, "--embedding-cache", str(cache))
+    files = {p: p.stat().st_mtime_ns for p in cache.rglob("*.f32")}
+    assert files  # the sentences and words were written
+    second = _run(tmp_path, env={"GRADEFORMER_EMBEDDING_CACHE_DIR": str(cache)})
+    assert plain == first == second
+    assert {p: p.stat().st_mtime_ns for p in cache.rglob("*.f32")} == files  # nothing new
+
+
+@pytest.mark.skipif(not _model_installed(), reason="the MiniLM model package is not installed")
+def test_foreign_files_in_the_folder_are_ignored(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    expected = _run(tmp_path, "--embedding-cache", str(cache))
+    for path in cache.rglob("*.f32"):
+        path.write_bytes(b"\x00" * 7)  # torn or foreign: a miss, encoded again
+    assert _run(tmp_path, "--embedding-cache", str(cache)) == expected
+
+
+def test_a_cache_folder_that_cannot_be_made_is_refused(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    (tmp_path / "r.yaml").write_text(RUBRIC)
+    (tmp_path / "t.csv").write_text("student,question,answer\ns,heads,They run in parallel.\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli.main", "grade-table", str(tmp_path / "t.csv"),
+         "--rubric", str(tmp_path / "r.yaml"), "--embedding-cache", str(blocker / "cache")],
+        cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 2
+    assert "--embedding-cache" in done.stderr and done.stdout == ""
