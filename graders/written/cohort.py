@@ -5,10 +5,15 @@ is known before any is decided. Two numbers from the cohort are used by the ship
 (`calibration.json`, section `cohort`), both from each answer's whole-answer vector (the same
 all-MiniLM-L6-v2 vector the reference features use):
 
-- `knn`: the mean cosine with the answer's `NEIGHBOURS` closest peers (itself left out once):
-  an answer that several classmates gave in nearly the same words is rarely misjudged;
+- `knn`: the mean cosine with the answer's `NEIGHBOURS` closest peers (itself left out): an
+  answer that several classmates gave in nearly the same words is rarely misjudged;
 - `centre`: the cosine with the normalised mean of the cohort's vectors: how typical the answer
   is of what the class wrote.
+
+Both are taken over the cohort's *distinct* answers (exact repeats count once), and the
+minimum size and the coherence limit too: a wrong answer that most of a class wrote word for
+word (copied, or a shared misconception) must not be its own closest peers and its class's
+centre.
 
 Neither looks at a grade or at the reference: it is still reference-only grading. The features
 depend on the cohort as a set (row order does not matter), and a cohort smaller than `MIN_SIZE`
@@ -57,6 +62,7 @@ class Cohort:
         self._evictable: list[bytes] = []  # a heap of the peers' digests, largest first (negated)
         self._matrix: tuple[NDArray[np.float64], NDArray[np.int64], list[bytes]] | None = None
         self._memo: dict[bytes, dict[str, float] | None] = {}
+        self._overflowed = False  # more distinct answers were seen than are kept as peers
 
     def add(self, text: str, vector: NDArray[np.float32] | None) -> None:
         """One student's answer (no vector: no prose, not a member)."""
@@ -74,6 +80,7 @@ class Cohort:
             return
         if len(self._peers) >= MAX_PEERS:
             largest = _unflip(self._evictable[0])
+            self._overflowed = True
             if key > largest:
                 return  # not among the smallest digests: not a peer
             heapq.heapreplace(self._evictable, _flip(key))
@@ -106,17 +113,23 @@ class Cohort:
         return self._memo[key]
 
     def _features(self, key: bytes, vector: NDArray[np.float32]) -> dict[str, float] | None:
-        if self.size < MIN_SIZE or self._sum is None or self.coherence > MAX_COHERENCE:
+        # Distinct answers only: an answer many students wrote word for word (copied, or a
+        # popular misconception) counts once, so a repeated answer cannot vouch for itself by
+        # being its own closest peers and the cohort's centre.
+        if len(self._peers) < MIN_SIZE and not self._overflowed:
             return None
-        matrix, counts, _ = self._prepared()
+        matrix, _, _ = self._prepared()
+        total = matrix.sum(axis=0)
+        if float(np.linalg.norm(total)) / len(matrix) > MAX_COHERENCE:
+            return None
         wide = vector.astype(np.float64)
-        cosines = np.repeat(matrix @ wide, counts)  # one cosine per peer, repeats included
-        if key in self._peers:  # the answer itself is one of the peers: leave it out once
+        cosines = matrix @ wide
+        if key in self._peers:  # the answer itself is one of the peers: leave it out
             cosines = np.delete(cosines, int(np.argmax(cosines)))
         if cosines.size == 0:
             return None
         top = np.sort(cosines)[-NEIGHBOURS:]
-        centre = self._sum / max(float(np.linalg.norm(self._sum)), 1e-12)
+        centre = total / max(float(np.linalg.norm(total)), 1e-12)
         return {"knn": round(float(top.mean()), 6), "centre": round(float(centre @ wide), 6)}
 
 

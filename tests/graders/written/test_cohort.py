@@ -58,9 +58,10 @@ def test_cohort_features_do_not_depend_on_row_order(seed: int, size: int,
                                                     data: st.DataObject, peers: int) -> None:
     # Also when the cohort keeps fewer peers than it has distinct answers (MAX_PEERS).
     rng = np.random.default_rng(seed)
-    texts = [f"answer {i % max(2, size - 2)}" for i in range(size)]  # some given twice
+    distinct = [f"answer {i}" for i in range(size)]
+    texts = distinct + distinct[:2]  # some given twice
     vectors = {t: _unit(rng) for t in texts}
-    order = data.draw(st.permutations(range(size)))
+    order = data.draw(st.permutations(range(len(texts))))
     with patch.object(cohort_module, "MAX_PEERS", peers):
         forward, shuffled = Cohort(), Cohort()
         for text in texts:
@@ -69,8 +70,12 @@ def test_cohort_features_do_not_depend_on_row_order(seed: int, size: int,
             shuffled.add(texts[i], vectors[texts[i]])
     for text in set(texts):
         a, b = forward.features(text, vectors[text]), shuffled.features(text, vectors[text])
-        assert a is not None and b is not None
-        assert a == pytest.approx(b, abs=1e-9)
+        # Both or neither: a handful of kept peers (MAX_PEERS patched to 3) may happen to
+        # be too alike to be used; with every distinct answer kept, they never are here.
+        assert (a is None) == (b is None)
+        assert a is not None or peers < size
+        if a is not None and b is not None:
+            assert a == pytest.approx(b, abs=1e-9)
 
 
 @settings(max_examples=40, deadline=None)
@@ -101,7 +106,7 @@ def test_a_cohort_that_nearly_all_wrote_the_same_is_not_used(seed: int, copies: 
     assert cohort.features("the same answer", same) is None
 
 
-def test_the_answer_itself_is_left_out_of_its_neighbours_once() -> None:
+def test_the_answer_itself_is_left_out_of_its_neighbours() -> None:
     rng = np.random.default_rng(3)
     others = [_unit(rng) for _ in range(MIN_SIZE)]
     mine = _unit(rng)
@@ -113,9 +118,9 @@ def test_the_answer_itself_is_left_out_of_its_neighbours_once() -> None:
     assert found is not None
     expected = np.sort(np.array(others) @ mine)[-NEIGHBOURS:].mean()
     assert found["knn"] == pytest.approx(float(expected), abs=1e-5)
-    cohort.add("mine", mine)  # a second student gave the same answer: a perfect neighbour
-    again = cohort.features("mine", mine)
-    assert again is not None and again["knn"] > found["knn"]
+    for _ in range(20):  # students who gave the same answer word for word count once
+        cohort.add("mine", mine)
+    assert cohort.features("mine", mine) == found
 
 
 def _rubric(points: int = 5, step: str | None = None) -> Rubric:
