@@ -199,10 +199,9 @@ def test_learned_configs_under_the_same_rubric_hash_change_the_group_key(
     empty = ParsedSubmission(text="", format="text", answers={})
     resources = GradingResources()
     try:
-        plain = _static_part(base, GradingContext(base.rubric, question, empty, resources),
-                             "written", "1", question.items)
-        taught = _static_part(learned, GradingContext(learned.rubric, learned_q, empty,
-                                                      resources), "written", "1", learned_items)
+        assert GradingContext(base.rubric, question, empty, resources).question is question
+        plain = _static_part(base, question, "written", "1", question.items)
+        taught = _static_part(learned, learned_q, "written", "1", learned_items)
     finally:
         resources.close()
     assert plain[0] != taught[0]
