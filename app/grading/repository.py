@@ -141,7 +141,8 @@ def current_item_rows(session: Session, submission_ids: Sequence[int]) -> dict[i
     found: dict[int, list[ItemRow]] = {}
     if not submission_ids:
         return found
-    rows = session.execute(
+    # Core, not the ORM's row loading: a bulk regrade reads every item of every submission.
+    rows = session.connection().execute(
         select(
             GradingRun.submission_id, ItemScore.item_id, ItemScore.question_id, ItemScore.points,
             ItemScore.max_points, ItemScore.status, ItemScore.confidence, ItemScore.grader,
@@ -150,12 +151,10 @@ def current_item_rows(session: Session, submission_ids: Sequence[int]) -> dict[i
         .join(ItemScore, ItemScore.run_id == GradingRun.id)
         .where(GradingRun.submission_id.in_(submission_ids), GradingRun.is_current.is_(True))
         .order_by(GradingRun.submission_id, ItemScore.position)
-    )
-    for row in rows:
-        found.setdefault(row.submission_id, []).append(
-            ItemRow(row.item_id, row.question_id, row.points, row.max_points, row.status,
-                    row.confidence, row.grader, row.grader_version)
-        )
+    ).all()
+    for sid, item, question, points, max_points, status, confidence, grader, version in rows:
+        found.setdefault(sid, []).append(
+            ItemRow(item, question, points, max_points, status, confidence, grader, version))
     return found
 
 

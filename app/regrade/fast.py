@@ -81,7 +81,7 @@ def stored_runs(session: Session, ids: Sequence[int]) -> dict[int, StoredRun]:
                GradingRun.result_keys)
         .join(GradingRun, GradingRun.submission_id == Submission.id)
         .where(Submission.id.in_(list(ids)), GradingRun.is_current.is_(True))
-    )
+    ).all()
     return {row[0]: StoredRun(*row) for row in rows}
 
 

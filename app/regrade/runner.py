@@ -23,7 +23,7 @@ from app.assignments.service import current_rubric
 from app.audit.repository import record
 from app.calibration.service import context_for_regrade
 from app.db.base import utcnow
-from app.db.models import ItemScore, Override, Submission, User
+from app.db.models import ItemScore, Override, Submission, SubmissionStatus, User
 from app.db.session import unit_of_work
 from app.errors import Conflict
 from app.grading.repository import CopiedRun, ItemRow, copy_runs, current_item_rows
@@ -33,10 +33,13 @@ from app.grading.worker import WorkerOutcome, grade_many
 from app.regrade import jobs, repository
 from app.regrade.fast import FastPath, FastStats, Rescored, stored_runs
 from app.submissions.repository import overrides_for
+from app.submissions.scoring import _NOT_COUNTED as NOT_COUNTED
+from app.submissions.scoring import _PRECEDENCE as PRECEDENCE
 from app.submissions.scoring import EffectiveScore, combine, effective_item
 from graders.cache import CacheStats
 
 TASK_SIZE = 8  # documents per process round trip
+FAST_BATCH = 1000  # submissions per transaction on the fast path
 
 log = logging.getLogger(__name__)
 
@@ -170,6 +173,45 @@ def diff_of(submission_id: int, student: str | None, old: EffectiveScore,
     )
 
 
+def _lean(rows: Sequence[ItemRow], overrides: Mapping[str, Override]
+          ) -> tuple[str, Decimal, dict[str, tuple[Decimal, str]]]:
+    """`_score` for `diff`, on what it compares only: status, total and each item's effective
+    points and status (no EffectiveItem built per item)."""
+    items: dict[str, tuple[Decimal, str]] = {}
+    total = Decimal(0)
+    for row in rows:
+        override = overrides.get(row.item_id)
+        if override is not None:
+            items[row.item_id] = (override.points, SubmissionStatus.GRADED.value)
+            total += override.points
+        else:
+            items[row.item_id] = (row.points, row.status)
+            if row.status not in NOT_COUNTED:
+                total += row.points
+    statuses = {status for _, status in items.values()}
+    status = next((s for s in PRECEDENCE if s in statuses), SubmissionStatus.GRADED.value)
+    return status, total, items
+
+
+def lean_diff(submission_id: int, student: str | None, old_rows: Sequence[ItemRow],
+              new_rows: Sequence[ItemRow], overrides: Mapping[str, Override]
+              ) -> ScoreChange | None:
+    """`diff_of(_score(old_rows), _score(new_rows))` for rows that are not empty."""
+    old_status, old_total, before = _lean(old_rows, overrides)
+    new_status, new_total, after = _lean(new_rows, overrides)
+    changed = tuple(
+        ItemChange(item_id, None if was is None else was[0], now[0],
+                   None if was is None else was[1], now[1])
+        for item_id, now in after.items()
+        for was in (before.get(item_id),)
+        if was is None or was != now
+    )
+    if not changed and old_total == new_total and old_status == new_status:
+        return None
+    return ScoreChange(submission_id, student, old_total, new_total, old_status, new_status,
+                       changed)
+
+
 @dataclass
 class _Batch:
     submissions: list[Submission]
@@ -189,13 +231,15 @@ def run_regrade(
     resumed: bool = False,
     stopping: threading.Event | None = None,
     options: Mapping[str, Any] | None = None,
+    fast_batch: int = FAST_BATCH,
 ) -> RegradeReport:
     """Without `job_id` a real regrade claims the assignment's job itself (Conflict when a
     live runner has it); with one, the caller claimed it already (`jobs.claim`). `pools` is a
     pool source (a broken pool is replaced and the documents of a dead process are retried
     alone) or one executor used as it is. `options`: the grading options (default: the pool
     source's); with a result cache among them, submissions whose stored run recorded its keys
-    are re-scored in this process (app.regrade.fast) and only the others go to the pool."""
+    are re-scored in this process (app.regrade.fast), `fast_batch` at a time (one transaction
+    each), and only the others go to the pool."""
     with unit_of_work(factory) as session:
         current = current_rubric(session, slug)
         assignment_id, version_id = current.assignment.id, current.version.id
@@ -331,10 +375,10 @@ def run_regrade(
             return rest
         changes: list[ScoreChange] = []
         for r in done:
+            if not r.recomputed:
+                continue  # the same rows as stored: nothing can have changed
             sid = r.stored.submission_id
-            own = overrides.get(sid, {})
-            change = diff_of(sid, r.stored.student, _score(rows[sid], own, r.stored.status),
-                             _score(r.rows, own, r.status))
+            change = lean_diff(sid, r.stored.student, rows[sid], r.rows, overrides.get(sid, {}))
             if change is not None:
                 changes.append(change)
         if not dry_run:
@@ -352,20 +396,25 @@ def run_regrade(
             progress(len(done), report.total)
         return rest
 
+    # Re-scoring here costs little per submission, and each batch is one commit: larger
+    # batches (what the pool does not take stays in a batch of the usual size).
+    step = max(batch_size, fast_batch) if fast is not None else batch_size
     in_flight: deque[_Batch] = deque()
     try:
-        for start in range(0, len(ids), batch_size):
+        for start in range(0, len(ids), step):
             if stopping is not None and stopping.is_set():
                 break
-            chunk = ids[start : start + batch_size]
+            chunk = ids[start : start + step]
             if fast is not None:
                 chunk = rescore(chunk)
                 if not chunk:
                     continue
-            in_flight.append(submit(chunk))
-            # Two batches in flight: the workers grade the next while this process stores one.
-            if len(in_flight) >= 2:
-                finish(in_flight.popleft())
+            for at in range(0, len(chunk), batch_size):
+                in_flight.append(submit(chunk[at : at + batch_size]))
+                # Two batches in flight: the workers grade the next while this process
+                # stores one.
+                if len(in_flight) >= 2:
+                    finish(in_flight.popleft())
         while in_flight:
             if stopping is not None and stopping.is_set():
                 # The server is stopping: what is still in flight would come back as failures.

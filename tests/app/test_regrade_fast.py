@@ -284,7 +284,7 @@ def test_an_interrupted_regrade_resumes_where_it_stopped(
 
     setup.use(setup.cached)
     first = run_regrade(setup.fast, SLUG, setup.pool, options=setup.options, batch_size=3,
-                        progress=stop_after_first, stopping=stopping)
+                        fast_batch=3, progress=stop_after_first, stopping=stopping)
     assert first.job_id is not None and 0 < sum(batches) < len(ALL)
     with unit_of_work(setup.fast) as session:
         job = session.get(RegradeJob, first.job_id)
