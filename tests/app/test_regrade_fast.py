@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.assignments.service import sync_rubric_dir
@@ -166,7 +166,8 @@ def stored(sessions: sessionmaker[Session]) -> list[tuple[Any, ...]]:
             .order_by(GradingRun.submission_id, ItemScore.position)
         ).all()
         counts = session.execute(
-            select(GradingRun.submission_id, func.count(), func.sum(GradingRun.is_current))
+            select(GradingRun.submission_id, func.count(),
+                   func.sum(case((GradingRun.is_current.is_(True), 1), else_=0)))
             .group_by(GradingRun.submission_id).order_by(GradingRun.submission_id)
         ).all()
     return [tuple(r) for r in runs] + [tuple(r) for r in items] + [tuple(r) for r in counts]
@@ -302,3 +303,43 @@ def test_an_interrupted_regrade_resumes_where_it_stopped(
     with unit_of_work(setup.fast) as session:
         job = session.get(RegradeJob, first.job_id)
         assert job is not None and job.status == "done" and job.done == len(ALL)
+
+
+@pytest.mark.postgres
+def test_the_fast_path_on_postgresql(
+    postgres_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SQL copies (INSERT ... SELECT, typed parameters, JSON keys) on PostgreSQL too:
+    a fast regrade, then an uncached one of the same rubric, store the same rows."""
+    sessions = make_sessionmaker(make_engine(postgres_db))
+    with unit_of_work(sessions) as session:
+        sync_rubric_dir(session, BUNDLED_RUBRICS)
+        for number, (raw, name, ctype) in enumerate(ALL):
+            accept(session, SLUG, Upload(raw, name, ctype, f"s{number}"), None, 1 << 20)
+    options = _options(tmp_path)
+    cached = GradingResources(options=options)
+    plain = GradingResources(options={"code_input_secret": SECRET})
+    folder = tmp_path / "edited"
+    folder.mkdir()
+    (folder / f"{SLUG}.yaml").write_text(_edited(POINTS_AND_FEEDBACK + KNOWN_MISTAKE))
+    try:
+        with ThreadPoolExecutor(1) as pool:
+            monkeypatch.setattr(worker, "_resources", cached)
+            run_regrade(sessions, SLUG, pool)
+            with unit_of_work(sessions) as session:
+                sync_rubric_dir(session, folder)
+            fast = run_regrade(sessions, SLUG, pool, options=options)
+            assert fast.fast is not None and fast.fast.rescored >= 5 and fast.changed > 0
+            with_fast = stored(sessions)
+            monkeypatch.setattr(worker, "_resources", plain)
+            slow = run_regrade(sessions, SLUG, pool)
+            assert slow.changed == 0
+            after = stored(sessions)
+        # The uncached regrade is a later job: the same rows but for the job ids.
+        runs = len(ALL)
+        assert [r[:10] for r in with_fast[:runs]] == [r[:10] for r in after[:runs]]
+        assert with_fast[runs:-runs] == after[runs:-runs]
+    finally:
+        cached.close()
+        plain.close()
+        sessions.kw["bind"].dispose()
