@@ -14,8 +14,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from decimal import Decimal
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -23,19 +22,25 @@ from app.assignments.service import current_rubric
 from app.audit.repository import record
 from app.calibration.service import context_for_regrade
 from app.db.base import utcnow
-from app.db.models import ItemScore, Override, Submission, SubmissionStatus, User
+from app.db.models import Submission, User
 from app.db.session import unit_of_work
 from app.errors import Conflict
-from app.grading.repository import CopiedRun, ItemRow, copy_runs, current_item_rows
+from app.grading.repository import CopiedRun, copy_runs, current_item_rows
 from app.grading.retry import Pools, Quarantine, WindowedPool, as_pools
 from app.grading.store import Result, store_results
 from app.grading.worker import WorkerOutcome, grade_many
 from app.regrade import jobs, repository
+from app.regrade.changes import (  # noqa: F401  (ItemChange: part of this module's API)
+    ItemChange,
+    ScoreChange,
+    _new_score,
+    _score,
+    diff,
+    diff_of,
+    lean_diff,
+)
 from app.regrade.fast import FastPath, FastStats, Rescored, stored_runs
 from app.submissions.repository import overrides_for
-from app.submissions.scoring import _NOT_COUNTED as NOT_COUNTED
-from app.submissions.scoring import _PRECEDENCE as PRECEDENCE
-from app.submissions.scoring import EffectiveScore, combine, effective_item
 from graders.cache import CacheStats
 
 TASK_SIZE = 8  # documents per process round trip
@@ -46,24 +51,6 @@ log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
 
 
-@dataclass(frozen=True)
-class ItemChange:
-    item_id: str
-    old_points: Decimal | None
-    new_points: Decimal
-    old_status: str | None
-    new_status: str
-
-
-@dataclass(frozen=True)
-class ScoreChange:
-    submission_id: int
-    student: str | None
-    old_total: Decimal | None
-    new_total: Decimal | None
-    old_status: str
-    new_status: str
-    items: tuple[ItemChange, ...]
 
 
 @dataclass
@@ -117,99 +104,6 @@ def work_summary(total: int, cached: int, work: CacheStats) -> str:
     )
 
 
-def _score(
-    rows: Sequence[ItemRow], overrides: Mapping[str, Override], fallback_status: str
-) -> EffectiveScore:
-    """`effective_score` over plain rows: effective_item reads only the attributes an ItemRow
-    has, and building ORM objects for every item of every submission cost a regrade more CPU
-    than storing the new runs."""
-    if not rows:
-        return EffectiveScore(fallback_status, None, None, ())
-    return combine(
-        (effective_item(cast(ItemScore, row), overrides.get(row.item_id)) for row in rows),
-        fallback_status,
-    )
-
-
-def _new_score(outcome: WorkerOutcome, overrides: Mapping[str, Override]) -> EffectiveScore:
-    """What the submission will read as after storing `outcome`, overrides still applied."""
-    rows = [
-        ItemRow(
-            r.item_id, r.question, r.points, r.max_points, r.status.value,
-            r.confidence, r.grader, r.grader_version, r.feedback,
-        )
-        for r in outcome.items
-    ]
-    return combine(
-        (effective_item(cast(ItemScore, row), overrides.get(row.item_id)) for row in rows),
-        outcome.status,
-    )
-
-
-def diff(submission: Submission, old: EffectiveScore, new: EffectiveScore) -> ScoreChange | None:
-    return diff_of(submission.id, submission.student, old, new)
-
-
-def diff_of(submission_id: int, student: str | None, old: EffectiveScore,
-            new: EffectiveScore) -> ScoreChange | None:
-    before = {i.item_id: i for i in old.items}
-    changed = tuple(
-        ItemChange(
-            i.item_id,
-            None if before.get(i.item_id) is None else before[i.item_id].points,
-            i.points,
-            None if before.get(i.item_id) is None else before[i.item_id].status,
-            i.status,
-        )
-        for i in new.items
-        if i.item_id not in before
-        or before[i.item_id].points != i.points
-        or before[i.item_id].status != i.status
-    )
-    if not changed and old.total == new.total and old.status == new.status:
-        return None
-    return ScoreChange(
-        submission_id, student, old.total, new.total, old.status, new.status, changed
-    )
-
-
-def _lean(rows: Sequence[ItemRow], overrides: Mapping[str, Override]
-          ) -> tuple[str, Decimal, dict[str, tuple[Decimal, str]]]:
-    """`_score` for `diff`, on what it compares only: status, total and each item's effective
-    points and status (no EffectiveItem built per item)."""
-    items: dict[str, tuple[Decimal, str]] = {}
-    total = Decimal(0)
-    for row in rows:
-        override = overrides.get(row.item_id)
-        if override is not None:
-            items[row.item_id] = (override.points, SubmissionStatus.GRADED.value)
-            total += override.points
-        else:
-            items[row.item_id] = (row.points, row.status)
-            if row.status not in NOT_COUNTED:
-                total += row.points
-    statuses = {status for _, status in items.values()}
-    status = next((s for s in PRECEDENCE if s in statuses), SubmissionStatus.GRADED.value)
-    return status, total, items
-
-
-def lean_diff(submission_id: int, student: str | None, old_rows: Sequence[ItemRow],
-              new_rows: Sequence[ItemRow], overrides: Mapping[str, Override]
-              ) -> ScoreChange | None:
-    """`diff_of(_score(old_rows), _score(new_rows))` for rows that are not empty."""
-    old_status, old_total, before = _lean(old_rows, overrides)
-    new_status, new_total, after = _lean(new_rows, overrides)
-    changed = tuple(
-        ItemChange(item_id, None if was is None else was[0], now[0],
-                   None if was is None else was[1], now[1])
-        for item_id, now in after.items()
-        for was in (before.get(item_id),)
-        if was is None or was != now
-    )
-    if not changed and old_total == new_total and old_status == new_status:
-        return None
-    return ScoreChange(submission_id, student, old_total, new_total, old_status, new_status,
-                       changed)
 
 
 @dataclass
