@@ -7,6 +7,11 @@ SQL); a changed key is looked up in the result cache, else its grader runs here 
 submission read from the cache (the numeric grader and unanswered questions only: code and
 written groups need the sandbox or the embedding model, which live in the grading processes).
 Anything else, and any submission without recorded keys, goes to the grading processes.
+
+Which changed groups the CLI cannot re-score is known from the rubric change alone: once per
+stored runs' rubric version, its groups' rubric and environment parts are compared with the new
+rubric's (`pool_only`); a submission that answered a changed code or written question goes to
+the grading processes without being tried here (a battery change sends nearly all of them).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.db.models import GradingRun, Submission
+from app.db.models import GradingRun, RubricVersion, Submission
 from app.grading.repository import ItemRow
 from graders.cache import CACHE_KEY, ResultCache
 from graders.cache.codecs import decode_parsed, decode_results, encode_results
@@ -29,7 +34,7 @@ from graders.context import GradingContext, GradingResources
 from graders.documents.model import ParsedSubmission
 from graders.engine import _grade_group, _not_asked, _plain
 from graders.results import ItemResult, Status
-from graders.rubric import LoadedRubric, Question
+from graders.rubric import LoadedRubric, Question, parse_rubric
 
 # Kinds re-scored in this process on a cache miss: cheap, and needing nothing but the answer.
 IN_PLACE_KINDS = frozenset({"numeric"})
@@ -49,6 +54,7 @@ class StoredRun:
     content_type: str | None
     run_id: int
     keys: Mapping[str, Any] | None
+    rubric_version_id: int
 
 
 @dataclass(slots=True)
@@ -69,6 +75,7 @@ class FastStats:
     reused: int = 0  # submissions whose every stored score was kept
     rescored: int = 0  # submissions with some results recomputed or read from the cache
     sent: int = 0  # submissions sent to the grading processes
+    sent_untried: int = 0  # of which sent without trying: the rubric change needs them there
     groups_run: int = 0
     groups_cached: int = 0
     located: int = 0  # located submissions read back from the cache
@@ -78,7 +85,7 @@ def stored_runs(session: Session, ids: Sequence[int]) -> dict[int, StoredRun]:
     rows = session.execute(
         select(Submission.id, Submission.student, Submission.status, Submission.sha256,
                Submission.filename, Submission.content_type, GradingRun.id,
-               GradingRun.result_keys)
+               GradingRun.result_keys, GradingRun.rubric_version_id)
         .join(GradingRun, GradingRun.submission_id == Submission.id)
         .where(Submission.id.in_(list(ids)), GradingRun.is_current.is_(True))
     ).all()
@@ -118,6 +125,42 @@ class FastPath:
         self.max_answers = None if max_answers is None else int(max_answers)
         self.memo: dict[str, list[ItemResult]] = {}
         self.stats = FastStats()
+        self.by_name = {spec.name: spec for _, specs in self.keys.questions for spec in specs}
+        self.blocked: dict[int, frozenset[str]] = {}  # by stored runs' rubric version
+
+    def pool_only(self, session: Session, ids: Sequence[int],
+                  stored: Mapping[int, StoredRun]) -> set[int]:
+        """Those of `ids` the fast path is known not to re-score, without trying: no stored
+        run or keys, or an answer to a group the rubric change gave a new key that only the
+        grading processes compute (code, written). Counted as sent."""
+        untried: set[int] = set()
+        for sid in ids:
+            run = stored.get(sid)
+            groups = None if run is None or not run.keys else run.keys.get("groups")
+            if run is None or not isinstance(groups, dict) or any(
+                    name in groups for name in self._blocked(session, run.rubric_version_id)):
+                untried.add(sid)
+        self.stats.sent += len(untried)
+        self.stats.sent_untried += len(untried)
+        return untried
+
+    def _blocked(self, session: Session, version_id: int) -> frozenset[str]:
+        """The groups whose new key a run graded under `version_id` cannot have re-scored here;
+        none when that version cannot be read (each submission is then tried)."""
+        found = self.blocked.get(version_id)
+        if found is None:
+            found = frozenset()
+            text = session.get(RubricVersion, version_id)
+            try:
+                old = None if text is None else parse_rubric(text.source_text, "<stored rubric>")
+                if old is not None and old.content_hash != self.loaded.content_hash:
+                    before = RunKeys(old, self.resources.options, self.resources)
+                    found = frozenset(name for name in self.keys.changed_groups(before)
+                                      if self.by_name[name].kind not in IN_PLACE_KINDS)
+            except Exception:  # an old rubric this code cannot read: try each submission
+                found = frozenset()
+            self.blocked[version_id] = found
+        return found
 
     def rescore(self, stored: StoredRun | None, old: Sequence[ItemRow] | None) -> Rescored | None:
         """The submission re-scored, or None: it goes to the grading processes."""

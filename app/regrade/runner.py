@@ -39,7 +39,7 @@ from app.regrade.changes import (  # noqa: F401  (ItemChange: part of this modul
     diff_of,
     lean_diff,
 )
-from app.regrade.fast import FastPath, FastStats, Rescored, stored_runs
+from app.regrade.fast import FastPath, FastStats, Rescored, StoredRun, stored_runs
 from app.submissions.repository import overrides_for
 from graders.cache import CacheStats
 
@@ -85,7 +85,8 @@ class RegradeReport:
         head = (
             f"{fast.reused} re-used stored scores, {fast.rescored} re-scored in place "
             f"({fast.groups_cached} grader results read from the cache, {fast.groups_run} "
-            f"recomputed here), {fast.sent} sent to the grading processes"
+            f"recomputed here), {fast.sent} sent to the grading processes "
+            f"({fast.sent_untried} without trying: the rubric change needs them there)"
         )
         if not fast.sent:
             return f"{self.total} submissions: {head}"
@@ -248,12 +249,13 @@ def run_regrade(
         if progress is not None:
             progress(len(outcomes), report.total)
 
-    def rescore(chunk: list[int]) -> list[int]:
+    def rescore(chunk: list[int], stored: Mapping[int, StoredRun]) -> list[int]:
         """Re-score here what the fast path can; the submissions it cannot are returned."""
         assert fast is not None
+        if not chunk:
+            return []
         started = time.perf_counter()
         with unit_of_work(factory) as session:
-            stored = stored_runs(session, chunk)
             rows = current_item_rows(session, chunk)
             overrides = overrides_for(session, chunk)
         done: list[Rescored] = []
@@ -294,21 +296,30 @@ def run_regrade(
     # batches (what the pool does not take stays in a batch of the usual size).
     step = max(batch_size, fast_batch) if fast is not None else batch_size
     in_flight: deque[_Batch] = deque()
+
+    def send(chunk: list[int]) -> None:
+        for at in range(0, len(chunk), batch_size):
+            in_flight.append(submit(chunk[at : at + batch_size]))
+            # Two batches in flight: the workers grade the next while this process
+            # stores one.
+            if len(in_flight) >= 2:
+                finish(in_flight.popleft())
+
     try:
         for start in range(0, len(ids), step):
             if stopping is not None and stopping.is_set():
                 break
             chunk = ids[start : start + step]
-            if fast is not None:
-                chunk = rescore(chunk)
-                if not chunk:
-                    continue
-            for at in range(0, len(chunk), batch_size):
-                in_flight.append(submit(chunk[at : at + batch_size]))
-                # Two batches in flight: the workers grade the next while this process
-                # stores one.
-                if len(in_flight) >= 2:
-                    finish(in_flight.popleft())
+            if fast is None:
+                send(chunk)
+                continue
+            with unit_of_work(factory) as session:
+                stored = stored_runs(session, chunk)
+                untried = fast.pool_only(session, chunk, stored)
+            # What the rubric change sends to the grading processes goes first, untried:
+            # they grade it while this process re-scores the rest.
+            send([sid for sid in chunk if sid in untried])
+            send(rescore([sid for sid in chunk if sid not in untried], stored))
         while in_flight:
             if stopping is not None and stopping.is_set():
                 # The server is stopping: what is still in flight would come back as failures.

@@ -116,3 +116,13 @@ class RunKeys:
         before = [r for r in spec.referenced if self.position.get(r, spec.position)
                   < spec.position]
         return resolve(before) if before else {}
+
+    def changed_groups(self, old: RunKeys) -> frozenset[str]:
+        """The groups (by name) whose rubric or environment part of the key differs from
+        `old`'s, or that `old` did not have: every submission that answered one of them has a
+        new key for it (a group whose earlier results changed is not listed: that depends on
+        the submission)."""
+        before = {spec.name: (spec.static, spec.env, spec.referenced)
+                  for _, specs in old.questions for spec in specs}
+        return frozenset(spec.name for _, specs in self.questions for spec in specs
+                         if before.get(spec.name) != (spec.static, spec.env, spec.referenced))

@@ -26,6 +26,7 @@ from app.db.migrate import upgrade
 from app.db.models import GradingRun, ItemScore, Override, RegradeJob, Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from app.grading import worker
+from app.regrade.fast import FastPath, StoredRun
 from app.regrade.runner import RegradeReport, run_regrade
 from app.submissions.service import accept
 from app.submissions.upload import Upload
@@ -224,10 +225,39 @@ def test_a_battery_change_goes_to_the_grading_processes(setup: Setup, battery: s
                           f"battery: transformer-basics/{battery}")
     assert text != RUBRIC
     setup.edit(text)
+    # The submissions that answered B3 (their stored run keeps its code group's key) are
+    # known, from the rubric change alone, to need the grading processes: sent untried.
+    b3 = [sid for sid, keys in answered_groups(setup.fast).items()
+          if "B3/code" in keys]
+    attempted: list[int] = []
+    real = FastPath._rescore
+
+    def spy(self: FastPath, run: StoredRun, old: Any) -> Any:
+        attempted.append(run.submission_id)
+        return real(self, run, old)
+
+    setup.monkeypatch.setattr(FastPath, "_rescore", spy)
     fast, slow = setup.regrade_both()
     assert stored(setup.fast) == stored(setup.slow)
     _same_reports(fast, slow)
-    assert fast.fast is not None and fast.fast.sent > 1
+    counts = fast.fast
+    assert counts is not None and b3 and counts.sent > 1
+    assert counts.sent_untried == len(b3) and not set(b3) & set(attempted)
+    assert counts.reused + counts.rescored + counts.sent == len(ALL)
+    assert f"({len(b3)} without trying" in fast.work_summary()
+    # Under the new rubric nothing is left to send untried: the next regrade re-uses them.
+    again, _ = setup.regrade_both()
+    assert again.fast is not None and again.fast.sent_untried == 0 and again.changed == 0
+
+
+def answered_groups(sessions: sessionmaker[Session]) -> dict[int, list[str]]:
+    """Each submission's recorded group names (its current run's result keys)."""
+    with unit_of_work(sessions) as session:
+        rows = session.execute(
+            select(GradingRun.submission_id, GradingRun.result_keys)
+            .where(GradingRun.is_current.is_(True))
+        ).all()
+    return {sid: sorted((keys or {}).get("groups", {})) for sid, keys in rows}
 
 
 def test_overrides_are_applied_to_the_fast_path_scores(setup: Setup) -> None:
