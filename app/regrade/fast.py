@@ -75,7 +75,7 @@ class FastStats:
     reused: int = 0  # submissions whose every stored score was kept
     rescored: int = 0  # submissions with some results recomputed or read from the cache
     sent: int = 0  # submissions sent to the grading processes
-    sent_untried: int = 0  # of which sent without trying: the rubric change needs them there
+    sent_untried: int = 0  # of which untried: no keys, or a changed code/written group
     groups_run: int = 0
     groups_cached: int = 0
     located: int = 0  # located submissions read back from the cache

@@ -86,7 +86,8 @@ class RegradeReport:
             f"{fast.reused} re-used stored scores, {fast.rescored} re-scored in place "
             f"({fast.groups_cached} grader results read from the cache, {fast.groups_run} "
             f"recomputed here), {fast.sent} sent to the grading processes "
-            f"({fast.sent_untried} without trying: the rubric change needs them there)"
+            f"({fast.sent_untried} without trying: no recorded keys, or a changed code or "
+            f"written group)"
         )
         if not fast.sent:
             return f"{self.total} submissions: {head}"
