@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, cast
 
-from sqlalchemy import Table, insert, select, update
+from sqlalchemy import Table, bindparam, insert, select, text, update
 from sqlalchemy.orm import Session, selectinload
 
+from app.db.base import utcnow
 from app.db.models import GradingRun, ItemScore, Submission, SubmissionStatus
 from app.grading.worker import WorkerOutcome
 from app.sanitize import clean, clean_json, clean_optional
+from graders.results import ItemResult
 
 
 def _item_rows(run_id: int, outcome: WorkerOutcome) -> list[dict[str, Any]]:
@@ -74,6 +76,8 @@ def store_outcomes(
             answers=clean_json(dict(outcome.answers)),
             execution_time=outcome.execution_time,
             is_current=True,
+            located_digest=outcome.located,
+            result_keys=outcome.keys,
         )
         session.add(run)
         runs.append(run)
@@ -137,7 +141,8 @@ def current_item_rows(session: Session, submission_ids: Sequence[int]) -> dict[i
     found: dict[int, list[ItemRow]] = {}
     if not submission_ids:
         return found
-    rows = session.execute(
+    # Core, not the ORM's row loading: a bulk regrade reads every item of every submission.
+    rows = session.connection().execute(
         select(
             GradingRun.submission_id, ItemScore.item_id, ItemScore.question_id, ItemScore.points,
             ItemScore.max_points, ItemScore.status, ItemScore.confidence, ItemScore.grader,
@@ -146,10 +151,123 @@ def current_item_rows(session: Session, submission_ids: Sequence[int]) -> dict[i
         .join(ItemScore, ItemScore.run_id == GradingRun.id)
         .where(GradingRun.submission_id.in_(submission_ids), GradingRun.is_current.is_(True))
         .order_by(GradingRun.submission_id, ItemScore.position)
-    )
-    for row in rows:
-        found.setdefault(row.submission_id, []).append(
-            ItemRow(row.item_id, row.question_id, row.points, row.max_points, row.status,
-                    row.confidence, row.grader, row.grader_version)
-        )
+    ).all()
+    for sid, item, question, points, max_points, status, confidence, grader, version in rows:
+        found.setdefault(sid, []).append(
+            ItemRow(item, question, points, max_points, status, confidence, grader, version))
     return found
+
+
+@dataclass(frozen=True, slots=True)
+class CopiedRun:
+    """A new run made from a stored one (`copy_runs`): its rows are the stored run's, with
+    `changed` (item id -> result) written over them."""
+
+    submission_id: int
+    old_run_id: int
+    status: str
+    total: Decimal
+    max_points: Decimal
+    keys: dict[str, Any]
+    changed: Mapping[str, ItemResult]
+
+
+_COPY_RUN = text(
+    "INSERT INTO grading_runs (submission_id, rubric_version_id, rubric_hash, regrade_job_id, "
+    "status, error, total, max_points, answers, execution_time, is_current, created_at, "
+    "located_digest, result_keys) "
+    "SELECT submission_id, :version, :rubric_hash, :job, :status, NULL, :total, :max_points, "
+    "answers, :seconds, :current, :now, located_digest, :keys FROM grading_runs WHERE id = :old"
+).bindparams(*(
+    bindparam(name, type_=cast(Table, GradingRun.__table__).c[column].type)
+    for name, column in (("total", "total"), ("max_points", "max_points"),
+                         ("current", "is_current"), ("now", "created_at"),
+                         ("keys", "result_keys"))
+))
+_COPY_ITEMS = text(
+    "INSERT INTO item_scores (run_id, position, item_id, question_id, points, max_points, "
+    "status, feedback, student_feedback, evidence, confidence, grader, grader_version) "
+    "SELECT :new, position, item_id, question_id, points, max_points, status, feedback, "
+    "student_feedback, evidence, confidence, grader, grader_version "
+    "FROM item_scores WHERE run_id = :old"
+)
+
+
+def copy_runs(
+    session: Session,
+    runs: Sequence[CopiedRun],
+    version_id: int,
+    rubric_hash: str,
+    regrade_job_id: int | None,
+    seconds: float | None = None,
+) -> int:
+    """Store each as the submission's current run, copying the stored run's answers and item
+    rows in SQL and writing only the changed items: a few statements per submission, never
+    an ORM object per row. Returns the number stored (a submission deleted meanwhile is not)."""
+    if not runs:
+        return 0
+    ids = [r.submission_id for r in runs]
+    session.execute(
+        update(GradingRun)
+        .where(GradingRun.submission_id.in_(ids), GradingRun.is_current.is_(True))
+        .values(is_current=False)
+    )
+    now = utcnow()
+    session.execute(_COPY_RUN, [
+        {"version": version_id, "rubric_hash": rubric_hash, "job": regrade_job_id,
+         "status": r.status, "total": r.total, "max_points": r.max_points, "seconds": seconds,
+         "current": True, "now": now, "keys": r.keys, "old": r.old_run_id}
+        for r in runs
+    ])
+    new = dict(session.execute(
+        select(GradingRun.submission_id, GradingRun.id)
+        .where(GradingRun.submission_id.in_(ids), GradingRun.is_current.is_(True))
+    ).tuples().all())
+    stored = [r for r in runs if r.submission_id in new]
+    if not stored:
+        return 0
+    session.execute(_COPY_ITEMS, [{"new": new[r.submission_id], "old": r.old_run_id}
+                                  for r in stored])
+    changed = [
+        {**row, "run": new[r.submission_id]}
+        for r in stored
+        for row in _changed_rows(r.changed)
+    ]
+    if changed:
+        table = cast(Table, ItemScore.__table__)
+        session.execute(
+            update(table)
+            .where(table.c.run_id == bindparam("run"), table.c.item_id == bindparam("item"))
+            .values({c: bindparam(c) for c in _CHANGED_COLUMNS}),
+            changed,
+        )
+    session.execute(
+        update(cast(Table, Submission.__table__))
+        .where(cast(Table, Submission.__table__).c.id == bindparam("sid"))
+        .values(status=bindparam("st"), error=None, updated_at=bindparam("at")),
+        [{"sid": r.submission_id, "st": r.status, "at": now} for r in stored],
+    )
+    return len(stored)
+
+
+_CHANGED_COLUMNS = ("question_id", "points", "max_points", "status", "feedback",
+                    "student_feedback", "evidence", "confidence", "grader", "grader_version")
+
+
+def _changed_rows(changed: Mapping[str, ItemResult]) -> list[dict[str, Any]]:
+    return [
+        {
+            "item": clean(r.item_id, 100),
+            "question_id": clean(r.question, 100),
+            "points": r.points,
+            "max_points": r.max_points,
+            "status": r.status.value,
+            "feedback": clean(r.feedback),
+            "student_feedback": clean_optional(r.student_feedback),
+            "evidence": clean_json([e.model_dump(mode="json") for e in r.evidence]),
+            "confidence": r.confidence,
+            "grader": clean(r.grader, 50),
+            "grader_version": clean(r.grader_version, 50),
+        }
+        for r in changed.values()
+    ]

@@ -151,6 +151,11 @@ class ProcessPools:
         return self._workers
 
     @property
+    def options(self) -> Mapping[str, Any]:
+        """The grading options its processes run with (a regrade's fast path uses them too)."""
+        return self._options
+
+    @property
     def max_attempts(self) -> int:
         return self._max_attempts
 

@@ -25,7 +25,8 @@ from app.calibration.context import annotate, apply_context, parse_context
 from app.grading.deadline import DocumentDeadline, at_most, deadline
 from graders.cache import CACHE_KEY, ResultCache
 from graders.cache.codecs import decode_parsed, encode_parsed
-from graders.cache.keys import location_key
+from graders.cache.keys import location_key, submission_digest
+from graders.cache.runs import run_keys
 from graders.context import GradingResources
 from graders.documents import read_submission
 from graders.documents.model import InvalidDocument, ParsedSubmission
@@ -54,6 +55,12 @@ class WorkerOutcome(BaseModel):
     execution_time: float | None = None
     # What grading it recomputed and what it reused (graders.cache.CacheStats, as counts).
     work: dict[str, int] = Field(default_factory=dict)
+    # What its results were computed from (app.regrade.fast reads them back from the stored
+    # run): the located submission's digest and {"location": key, "answers": n, "groups":
+    # {"<question>/<kind>": [key, basis]}}; None when the result cache is off or a calibration
+    # context annotated the results.
+    located: str | None = None
+    keys: dict[str, Any] | None = None
 
 
 _resources: GradingResources | None = None
@@ -130,6 +137,7 @@ def grade_document(
     resources = resources if resources is not None else _resources_for_process()
     cache = _cache(resources)
     cache.reset_stats()
+    cache.take_keys()
     outcome = _grade_document(rubric_text, raw, filename, content_type, resources, context,
                               submission_id)
     cache.flush()
@@ -151,21 +159,21 @@ def _read(
     filename: str | None,
     content_type: str | None,
     resources: GradingResources,
-) -> ParsedSubmission:
-    """The located answers: from the cache when this document was read under the same
-    question structure, else read (and kept)."""
+) -> tuple[ParsedSubmission, str | None]:
+    """The located answers and their cache key: from the cache when this document was read
+    under the same question structure, else read (and kept)."""
     cache = _cache(resources)
     if not cache.enabled:
-        return read_submission(raw, filename, content_type, loaded.rubric)
+        return read_submission(raw, filename, content_type, loaded.rubric), None
     key = location_key(loaded, raw, filename, content_type)
     parsed = cache.load(key, decode_parsed)
     if parsed is not None:
         cache.stats.location_cached += 1
-        return parsed
+        return parsed, key
     parsed = read_submission(raw, filename, content_type, loaded.rubric)
     cache.stats.located += 1
     cache.save(key, encode_parsed(parsed))
-    return parsed
+    return parsed, key
 
 
 def _grade_document(
@@ -190,7 +198,8 @@ def _grade_document(
                 return outcome
             items = annotate(outcome.items, loaded, learned, submission_id,
                              outcome.answers, resources)
-            return outcome.model_copy(update={"items": items})
+            # Annotated results are not what the groups' keys name: nothing is recorded.
+            return outcome.model_copy(update={"items": items, "located": None, "keys": None})
     except DocumentDeadline:
         # Whatever the sandbox pool or a model was doing is abandoned mid-way: start them
         # afresh for the next document rather than trust their state.
@@ -215,7 +224,7 @@ def _grade(
         # Reading is linear work on at most a few MB: far less than grading needs. A document
         # whose reading outlives its share is hostile or pathological, whatever remains.
         with at_most(float(reading) if reading is not None else None):
-            parsed = _read(loaded, raw, filename, content_type, resources)
+            parsed, location = _read(loaded, raw, filename, content_type, resources)
     except DocumentDeadline:
         return WorkerOutcome(
             status="needs_review",
@@ -242,12 +251,18 @@ def _grade(
             error=f"The document holds {located} answers; at most {max_answers} are accepted.",
         )
     outcome = grade_submission(loaded, parsed, resources)
+    located_digest, keys = None, None
+    if location is not None:
+        located_digest = submission_digest(parsed)
+        keys = run_keys(loaded, parsed, location, located, _cache(resources).take_keys())
     return WorkerOutcome(
         status=outcome.status.value,
         rubric_hash=outcome.rubric_hash,
         student_id=parsed.student_id,
         items=outcome.items,
         answers={q: a.text[:ANSWER_CHARS] for q, a in parsed.answers.items()},
+        located=located_digest,
+        keys=keys,
     )
 
 

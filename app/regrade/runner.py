@@ -7,13 +7,14 @@ an interrupted regrade keeps what it finished and a re-run continues where it st
 from __future__ import annotations
 
 import concurrent.futures
+import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from decimal import Decimal
-from typing import cast
+from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -21,41 +22,35 @@ from app.assignments.service import current_rubric
 from app.audit.repository import record
 from app.calibration.service import context_for_regrade
 from app.db.base import utcnow
-from app.db.models import ItemScore, Override, Submission, User
+from app.db.models import Submission, User
 from app.db.session import unit_of_work
 from app.errors import Conflict
-from app.grading.repository import ItemRow, current_item_rows
+from app.grading.repository import CopiedRun, copy_runs, current_item_rows
 from app.grading.retry import Pools, Quarantine, WindowedPool, as_pools
 from app.grading.store import Result, store_results
 from app.grading.worker import WorkerOutcome, grade_many
 from app.regrade import jobs, repository
+from app.regrade.changes import (  # noqa: F401  (ItemChange: part of this module's API)
+    ItemChange,
+    ScoreChange,
+    _new_score,
+    _score,
+    diff,
+    diff_of,
+    lean_diff,
+)
+from app.regrade.fast import FastPath, FastStats, Rescored, StoredRun, stored_runs
 from app.submissions.repository import overrides_for
-from app.submissions.scoring import EffectiveScore, combine, effective_item
 from graders.cache import CacheStats
 
 TASK_SIZE = 8  # documents per process round trip
+FAST_BATCH = 1000  # submissions per transaction on the fast path
+
+log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
 
 
-@dataclass(frozen=True)
-class ItemChange:
-    item_id: str
-    old_points: Decimal | None
-    new_points: Decimal
-    old_status: str | None
-    new_status: str
-
-
-@dataclass(frozen=True)
-class ScoreChange:
-    submission_id: int
-    student: str | None
-    old_total: Decimal | None
-    new_total: Decimal | None
-    old_status: str
-    new_status: str
-    items: tuple[ItemChange, ...]
 
 
 @dataclass
@@ -72,6 +67,8 @@ class RegradeReport:
     # What the grading processes recomputed and reused (graders.cache), summed.
     work: CacheStats = field(default_factory=CacheStats)
     cached: int = 0  # submissions graded with the result cache on
+    # What this process re-scored itself from the stored runs' keys (app.regrade.fast).
+    fast: FastStats | None = None
 
     def count_work(self, outcomes: Sequence[WorkerOutcome]) -> None:
         for outcome in outcomes:
@@ -81,7 +78,20 @@ class RegradeReport:
 
     def work_summary(self) -> str:
         """How much this run recomputed, in words (`regrade --dry-run` prints it)."""
-        return work_summary(self.total, self.cached, self.work)
+        pooled = work_summary(self.total, self.cached, self.work)
+        fast = self.fast
+        if fast is None:
+            return pooled
+        head = (
+            f"{fast.reused} re-used stored scores, {fast.rescored} re-scored in place "
+            f"({fast.groups_cached} grader results read from the cache, {fast.groups_run} "
+            f"recomputed here), {fast.sent} sent to the grading processes "
+            f"({fast.sent_untried} without trying: no recorded keys, or a changed code or "
+            f"written group)"
+        )
+        if not fast.sent:
+            return f"{self.total} submissions: {head}"
+        return f"{self.total} submissions: {head}; there: {pooled.split(': ', 1)[1]}"
 
 
 def work_summary(total: int, cached: int, work: CacheStats) -> str:
@@ -96,55 +106,6 @@ def work_summary(total: int, cached: int, work: CacheStats) -> str:
     )
 
 
-def _score(
-    rows: Sequence[ItemRow], overrides: Mapping[str, Override], fallback_status: str
-) -> EffectiveScore:
-    """`effective_score` over plain rows: effective_item reads only the attributes an ItemRow
-    has, and building ORM objects for every item of every submission cost a regrade more CPU
-    than storing the new runs."""
-    if not rows:
-        return EffectiveScore(fallback_status, None, None, ())
-    return combine(
-        (effective_item(cast(ItemScore, row), overrides.get(row.item_id)) for row in rows),
-        fallback_status,
-    )
-
-
-def _new_score(outcome: WorkerOutcome, overrides: Mapping[str, Override]) -> EffectiveScore:
-    """What the submission will read as after storing `outcome`, overrides still applied."""
-    rows = [
-        ItemRow(
-            r.item_id, r.question, r.points, r.max_points, r.status.value,
-            r.confidence, r.grader, r.grader_version, r.feedback,
-        )
-        for r in outcome.items
-    ]
-    return combine(
-        (effective_item(cast(ItemScore, row), overrides.get(row.item_id)) for row in rows),
-        outcome.status,
-    )
-
-
-def diff(submission: Submission, old: EffectiveScore, new: EffectiveScore) -> ScoreChange | None:
-    before = {i.item_id: i for i in old.items}
-    changed = tuple(
-        ItemChange(
-            i.item_id,
-            None if before.get(i.item_id) is None else before[i.item_id].points,
-            i.points,
-            None if before.get(i.item_id) is None else before[i.item_id].status,
-            i.status,
-        )
-        for i in new.items
-        if i.item_id not in before
-        or before[i.item_id].points != i.points
-        or before[i.item_id].status != i.status
-    )
-    if not changed and old.total == new.total and old.status == new.status:
-        return None
-    return ScoreChange(
-        submission.id, submission.student, old.total, new.total, old.status, new.status, changed
-    )
 
 
 @dataclass
@@ -165,11 +126,16 @@ def run_regrade(
     job_id: int | None = None,
     resumed: bool = False,
     stopping: threading.Event | None = None,
+    options: Mapping[str, Any] | None = None,
+    fast_batch: int = FAST_BATCH,
 ) -> RegradeReport:
     """Without `job_id` a real regrade claims the assignment's job itself (Conflict when a
     live runner has it); with one, the caller claimed it already (`jobs.claim`). `pools` is a
     pool source (a broken pool is replaced and the documents of a dead process are retried
-    alone) or one executor used as it is."""
+    alone) or one executor used as it is. `options`: the grading options (default: the pool
+    source's); with a result cache among them, submissions whose stored run recorded its keys
+    are re-scored in this process (app.regrade.fast), `fast_batch` at a time (one transaction
+    each), and only the others go to the pool."""
     with unit_of_work(factory) as session:
         current = current_rubric(session, slug)
         assignment_id, version_id = current.assignment.id, current.version.id
@@ -195,6 +161,10 @@ def run_regrade(
             report.already_done = 0 if job_row is None else max(job_row.total - len(ids), 0)
     report.total = len(ids)
     source = as_pools(pools)
+    fast = _fast_path(rubric_text, context, options if options is not None
+                      else getattr(source, "options", None))
+    if fast is not None:
+        report.fast = fast.stats
     pool = WindowedPool(source)  # a dying process fails only the calls in the pool with it
     quarantine = Quarantine(source, stopping)
 
@@ -280,15 +250,77 @@ def run_regrade(
         if progress is not None:
             progress(len(outcomes), report.total)
 
+    def rescore(chunk: list[int], stored: Mapping[int, StoredRun]) -> list[int]:
+        """Re-score here what the fast path can; the submissions it cannot are returned."""
+        assert fast is not None
+        if not chunk:
+            return []
+        started = time.perf_counter()
+        with unit_of_work(factory) as session:
+            rows = current_item_rows(session, chunk)
+            overrides = overrides_for(session, chunk)
+        done: list[Rescored] = []
+        rest: list[int] = []
+        for sid in chunk:
+            rescored = fast.rescore(stored.get(sid), rows.get(sid))
+            if rescored is None:
+                rest.append(sid)
+            else:
+                done.append(rescored)
+        fast.close()
+        if not done:
+            return rest
+        changes: list[ScoreChange] = []
+        for r in done:
+            if not r.recomputed:
+                continue  # the same rows as stored: nothing can have changed
+            sid = r.stored.submission_id
+            change = lean_diff(sid, r.stored.student, rows[sid], r.rows, overrides.get(sid, {}))
+            if change is not None:
+                changes.append(change)
+        if not dry_run:
+            seconds = (time.perf_counter() - started) / len(chunk)
+            try:
+                _store_rescored(factory, done, version_id, fast.loaded.content_hash, job_id,
+                                len(changes), seconds)
+            except Exception:  # the grading processes store them, a row at a time if need be
+                log.exception("storing %d re-scored submissions failed", len(done))
+                fast.stats.sent += len(done)
+                return sorted(rest + [r.stored.submission_id for r in done])
+        report.changes.extend(changes)
+        report.changed += len(changes)
+        if progress is not None:
+            progress(len(done), report.total)
+        return rest
+
+    # Re-scoring here costs little per submission, and each batch is one commit: larger
+    # batches (what the pool does not take stays in a batch of the usual size).
+    step = max(batch_size, fast_batch) if fast is not None else batch_size
     in_flight: deque[_Batch] = deque()
-    try:
-        for start in range(0, len(ids), batch_size):
-            if stopping is not None and stopping.is_set():
-                break
-            in_flight.append(submit(ids[start : start + batch_size]))
-            # Two batches in flight: the workers grade the next while this process stores one.
+
+    def send(chunk: list[int]) -> None:
+        for at in range(0, len(chunk), batch_size):
+            in_flight.append(submit(chunk[at : at + batch_size]))
+            # Two batches in flight: the workers grade the next while this process
+            # stores one.
             if len(in_flight) >= 2:
                 finish(in_flight.popleft())
+
+    try:
+        for start in range(0, len(ids), step):
+            if stopping is not None and stopping.is_set():
+                break
+            chunk = ids[start : start + step]
+            if fast is None:
+                send(chunk)
+                continue
+            with unit_of_work(factory) as session:
+                stored = stored_runs(session, chunk)
+                untried = fast.pool_only(session, chunk, stored)
+            # What the rubric change sends to the grading processes goes first, untried:
+            # they grade it while this process re-scores the rest.
+            send([sid for sid in chunk if sid in untried])
+            send(rescore([sid for sid in chunk if sid not in untried], stored))
         while in_flight:
             if stopping is not None and stopping.is_set():
                 # The server is stopping: what is still in flight would come back as failures.
@@ -317,3 +349,36 @@ def run_regrade(
                     {"job": job_id, "regraded": report.total, "changed": report.changed},
                 )
     return report
+
+
+def _fast_path(rubric_text: str, context: str | None,
+               options: Mapping[str, Any] | None) -> FastPath | None:
+    """The fast path, when it can decide exactly as the grading processes would: a result cache
+    to read, and no calibration context (its annotations are not what the keys name)."""
+    if context is not None or not options or not options.get("result_cache_path"):
+        return None
+    from app.cache.store import open_cache
+    from app.grading.worker import _rubric
+
+    cache = open_cache(options)
+    if not cache.enabled:
+        return None
+    return FastPath(_rubric(rubric_text), options, cache)
+
+
+def _store_rescored(factory: sessionmaker[Session], done: Sequence[Rescored], version_id: int,
+                    rubric_hash: str, job_id: int | None, changed: int,
+                    seconds: float) -> None:
+    with unit_of_work(factory) as session:
+        stored = copy_runs(
+            session,
+            [CopiedRun(r.stored.submission_id, r.stored.run_id, r.status, r.total,
+                       r.max_points, r.keys, r.recomputed) for r in done],
+            version_id, rubric_hash, job_id, seconds,
+        )
+        if job_id is not None:
+            job = repository.get_job(session, job_id)
+            if job is not None:
+                job.done += stored
+                job.changed += changed
+                job.heartbeat_at = utcnow()

@@ -113,6 +113,16 @@ class ResultCache:
     def __init__(self, store: ResultStore | None) -> None:
         self.store = store
         self.stats = CacheStats()
+        # "<question>/<kind>" -> [key, what of the submission it names], for the document
+        # being graded: the groups whose results are kept (`groups.grade_cached`).
+        self.keys: dict[str, list[str]] = {}
+
+    def record(self, group: str, key: str, basis: str) -> None:
+        self.keys[group] = [key, basis]
+
+    def take_keys(self) -> dict[str, list[str]]:
+        done, self.keys = self.keys, {}
+        return done
 
     @property
     def enabled(self) -> bool:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from graders.cache.codecs import decode_results, encode_results
 from graders.cache.core import ResultCache
 from graders.cache.keys import (
+    answer_digest,
     earlier_digest,
     group_key,
     group_static,
@@ -21,7 +23,7 @@ from graders.cache.sandbox import UNCACHEABLE
 from graders.context import GradingContext
 from graders.registry import get_grader
 from graders.results import ItemResult, Status
-from graders.rubric import LoadedRubric, RubricItem
+from graders.rubric import LoadedRubric, Question, RubricItem
 
 # Kinds whose results are a function of the key. `symbolic` is left out: its worker pool gives
 # up on slow expressions by wall time, so the same answer may come back otherwise.
@@ -35,18 +37,18 @@ _files: dict[tuple[str, int, int], str] = {}
 _lock = threading.Lock()
 
 
-def _static_part(loaded: LoadedRubric, context: GradingContext, kind: str, version: str,
+def _static_part(loaded: LoadedRubric, question: Question, kind: str, version: str,
                  items: Sequence[RubricItem]) -> tuple[str, tuple[str, ...]]:
     # The content hash names the rubric's text, but items may carry more than it says (the
     # exemplars and thresholds learned from instructor grades are added to their configs, per
     # submission): the memo is keyed by the items as given, not by the text alone.
     stated = hashlib.blake2b(repr([(i.id, i.points, i.config) for i in items]).encode(),
                              digest_size=16).hexdigest()
-    memo = (loaded.content_hash, context.question.id, kind, stated)
+    memo = (loaded.content_hash, question.id, kind, stated)
     with _lock:
         found = _static.get(memo)
     if found is None:
-        found = (group_static(loaded, context.question, kind, version, items),
+        found = (group_static(loaded, question, kind, version, items),
                  referenced_items(loaded.rubric, items))
         with _lock:
             if len(_static) > 4096:
@@ -112,22 +114,55 @@ def _batteries(names: Sequence[str]) -> str:
     return ""
 
 
+# Kinds whose grader reads nothing of the submission but its question's located answer (besides
+# the question, the items, the review threshold, the options and the earlier results it names):
+# their group key names that answer, not the whole document, so two documents that give the
+# same answer share the entry (checked against the grader's code by tests/graders).
+ANSWER_ONLY_KINDS = frozenset({"numeric"})
+
+
+def key_basis(kind: str, context: GradingContext, located: str) -> str:
+    """What of the located submission a group's key names: its question's answer for a kind
+    that reads only that, else the whole located submission (`located`, its digest)."""
+    if kind in ANSWER_ONLY_KINDS:
+        answer = context.submission.answers.get(context.question.id)
+        if answer is not None:
+            return answer_digest(answer)
+    return located
+
+
+def static_part(loaded: LoadedRubric, question: Question, kind: str, version: str,
+                items: Sequence[RubricItem]) -> tuple[str, tuple[str, ...]]:
+    """(the rubric's and the code's part of a group's key, the items it reads results of)."""
+    return _static_part(loaded, question, kind, version, items)
+
+
+def compose_key(static: str, basis: str, question_id: str, options: Mapping[str, Any],
+                earlier: Mapping[str, ItemResult], referenced: Sequence[str],
+                env: str) -> str:
+    """A group's key: the grading process and a regrade's fast path both compute it here."""
+    return group_key(static, basis, question_id, options_digest(options),
+                     earlier_digest(earlier, referenced), env)
+
+
 def grade_cached(cache: ResultCache, loaded: LoadedRubric, kind: str,
                  items: Sequence[RubricItem], context: GradingContext, submission: str,
                  grade: GradeGroup) -> list[ItemResult]:
-    """`grade()`, or the stored results of the same group on the same located submission."""
+    """`grade()`, or the stored results of the same group on the same located submission.
+    The key of a group whose results are kept is recorded in `cache.keys` (the stored run
+    remembers what its results were computed from)."""
     grader = get_grader(kind)
     if not cache.enabled or kind not in CACHEABLE_KINDS or grader is None:
         return grade()
-    static, referenced = _static_part(loaded, context, kind, grader.version, items)
-    key = group_key(static, submission, context.question.id,
-                    options_digest(context.resources.options),
-                    earlier_digest(context.earlier, referenced),
-                    environment(kind, items, context))
+    static, referenced = _static_part(loaded, context.question, kind, grader.version, items)
+    basis = key_basis(kind, context, submission)
+    key = compose_key(static, basis, context.question.id, context.resources.options,
+                      context.earlier, referenced, environment(kind, items, context))
     question = context.question.id
     stored = cache.load(key, lambda payload: decode_results(payload, items, question))
     if stored is not None:
         cache.stats.groups_cached += 1
+        cache.record(f"{question}/{kind}", key, basis)
         return stored
     scratch = context.per_submission
     if scratch is not None:
@@ -135,6 +170,11 @@ def grade_cached(cache: ResultCache, loaded: LoadedRubric, kind: str,
     results = grade()
     cache.stats.groups_run += 1
     tainted = scratch is not None and scratch.pop(UNCACHEABLE, False)
-    if not tainted and not any(r.status in _NOT_KEPT for r in results):
+    if cacheable(results) and not tainted:
         cache.save(key, encode_results(results))
+        cache.record(f"{question}/{kind}", key, basis)
     return results
+
+
+def cacheable(results: Sequence[ItemResult]) -> bool:
+    return not any(r.status in _NOT_KEPT for r in results)

@@ -20,13 +20,13 @@ from typing import Any
 import numpy as np
 from pydantic import TypeAdapter
 
-from graders.documents.model import ParsedSubmission
+from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.results import ItemResult
 from graders.rubric import LoadedRubric, Question, Rubric, RubricItem
 
 # Bump a layer's version when what it stores changes meaning without a source change.
 LOCATION_VERSION = "1"
-GROUP_VERSION = "1"
+GROUP_VERSION = "2"  # 2: answer-only kinds name their answer, not the document
 SANDBOX_VERSION = "1"
 
 # Options that change how a process runs, never what a grade is.
@@ -104,11 +104,21 @@ def _location_part(loaded: LoadedRubric) -> str:
     return part
 
 
-def location_key_for(projection: str, raw: bytes, filename: str | None,
-                     content_type: str | None) -> str:
-    document = hashlib.sha256(raw).hexdigest()
+def location_key_for(projection: str, raw: bytes | None, filename: str | None,
+                     content_type: str | None, *, document: str | None = None) -> str:
+    """`document`: the upload's sha256 (hex) when the caller has it without the bytes (the
+    `sha256` column of a stored submission): the same key as from `raw`."""
+    if document is None:
+        if raw is None:
+            raise ValueError("location_key_for needs the upload's bytes or their sha256")
+        document = hashlib.sha256(raw).hexdigest()
     return "location:" + digest(LOCATION_VERSION, code_fingerprint(), projection, document,
                                 filename, content_type)
+
+
+def location_part(loaded: LoadedRubric) -> str:
+    """The rubric's location projection, hashed (memoized by the rubric's content hash)."""
+    return _location_part(loaded)
 
 
 def location_key(loaded: LoadedRubric, raw: bytes, filename: str | None,
@@ -124,6 +134,30 @@ _PARSED: TypeAdapter[ParsedSubmission] = TypeAdapter(ParsedSubmission)
 def submission_digest(parsed: ParsedSubmission) -> str:
     """The located submission as graders see it (its text, format, answers and reasons)."""
     return hashlib.sha256(_PARSED.dump_json(parsed)).hexdigest()
+
+
+_ANSWER: TypeAdapter[LocatedAnswer] = TypeAdapter(LocatedAnswer)
+
+
+def answer_digest(answer: LocatedAnswer) -> str:
+    """One located answer as a grader sees it (text, span, confidence, method, label, parts)."""
+    return hashlib.sha256(_ANSWER.dump_json(answer)).hexdigest()
+
+
+def missing_basis(parsed: ParsedSubmission, question_id: str) -> str:
+    """What an unanswered question's results read of the located submission: why it is
+    missing (the engine's default reason when the reader gave none)."""
+    return digest(parsed.missing.get(question_id))
+
+
+def missing_digest(loaded: LoadedRubric, question: Question, basis: str) -> str:
+    """Everything an unanswered question's results are made of: the question and its items as
+    the rubric states them (points included), the rubric's handout editions, the engine's code
+    and why the answer is missing. Not a cache key (nothing is stored under it): a regrade
+    compares it with the stored run's to reuse those rows."""
+    rubric = loaded.rubric
+    return "missing:" + digest(GROUP_VERSION, code_fingerprint(), list(rubric.handouts),
+                               question.model_dump(mode="json"), basis)
 
 
 _options: dict[int, tuple[Mapping[str, Any], str]] = {}

@@ -295,8 +295,10 @@ def test_the_cli_says_what_a_regrade_recomputes(
         run("regrade", "--assignment", SLUG)
         assert (tmp_path / "var" / "result-cache.sqlite").exists()  # beside the database
         dry = run("regrade", "--assignment", SLUG, "--dry-run")
-        assert "would recompute: 3 submissions: 3 re-scored from stored observations (" in dry
-        assert "reused, 0 recomputed), 0 documents re-located, 0 code runs (0 reused)" in dry
+        # Nothing changed: every stored score is re-used, nothing goes to a grading process.
+        assert ("would recompute: 3 submissions: 3 re-used stored scores, 0 re-scored in "
+                "place (0 grader results read from the cache, 0 recomputed here), 0 sent to "
+                "the grading processes") in dry
         monkeypatch.setenv("GRADEFORMER_RESULT_CACHE", "false")
         get_settings.cache_clear()
         off = run("regrade", "--assignment", SLUG, "--dry-run")

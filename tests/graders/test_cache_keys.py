@@ -180,8 +180,6 @@ def test_learned_configs_under_the_same_rubric_hash_change_the_group_key(
     configs while the rubric's content hash stays: the memoised static part must follow the
     items as given, or a regrade would reuse results graded under the old threshold."""
     from graders.cache.groups import _static_part
-    from graders.context import GradingContext, GradingResources
-    from graders.documents.model import ParsedSubmission
 
     base = _loaded(BASE)
     question = next(q for q in base.rubric.questions
@@ -196,13 +194,6 @@ def test_learned_configs_under_the_same_rubric_hash_change_the_group_key(
         rubric=base.rubric.model_copy(update={"questions": [
             learned_q if q.id == question.id else q for q in base.rubric.questions]}),
         content_hash=base.content_hash, source="<test>")
-    empty = ParsedSubmission(text="", format="text", answers={})
-    resources = GradingResources()
-    try:
-        plain = _static_part(base, GradingContext(base.rubric, question, empty, resources),
-                             "written", "1", question.items)
-        taught = _static_part(learned, GradingContext(learned.rubric, learned_q, empty,
-                                                      resources), "written", "1", learned_items)
-    finally:
-        resources.close()
+    plain = _static_part(base, question, "written", "1", question.items)
+    taught = _static_part(learned, learned_q, "written", "1", learned_items)
     assert plain[0] != taught[0]

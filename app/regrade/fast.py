@@ -1,0 +1,306 @@
+"""A regrade's fast path: re-score in this process from what the stored run was computed from.
+
+For each submission the stored run recorded its location key and its groups' keys
+(`graders.cache.runs`). Under the new rubric each key is computed again from the stored
+digests, without the upload: a group whose key did not change keeps its stored rows (copied in
+SQL); a changed key is looked up in the result cache, else its grader runs here on the located
+submission read from the cache (the numeric grader and unanswered questions only: code and
+written groups need the sandbox or the embedding model, which live in the grading processes).
+Anything else, and any submission without recorded keys, goes to the grading processes.
+
+Which changed groups the CLI cannot re-score is known from the rubric change alone: once per
+stored runs' rubric version, its groups' rubric and environment parts are compared with the new
+rubric's (`pool_only`); a submission that answered a changed code or written question goes to
+the grading processes without being tried here (a battery change sends nearly all of them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.db.models import GradingRun, RubricVersion, Submission
+from app.grading.repository import ItemRow
+from graders.cache import CACHE_KEY, ResultCache
+from graders.cache.codecs import decode_parsed, decode_results, encode_results
+from graders.cache.groups import cacheable
+from graders.cache.runs import MISSING, GroupSpec, RunKeys
+from graders.context import GradingContext, GradingResources
+from graders.documents.model import ParsedSubmission
+from graders.engine import _grade_group, _not_asked, _plain
+from graders.results import ItemResult, Status
+from graders.rubric import LoadedRubric, Question, parse_rubric
+
+# Kinds re-scored in this process on a cache miss: cheap, and needing nothing but the answer.
+IN_PLACE_KINDS = frozenset({"numeric"})
+NO_ANSWER = "No answer to this question was found."  # graders.engine's reason when none given
+MEMO_ENTRIES = 50_000
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRun:
+    """A submission and its current run, as the fast path reads them (never the upload)."""
+
+    submission_id: int
+    student: str | None
+    status: str
+    sha256: str
+    filename: str | None
+    content_type: str | None
+    run_id: int
+    keys: Mapping[str, Any] | None
+    rubric_version_id: int
+
+
+@dataclass(slots=True)
+class Rescored:
+    """One submission re-scored here: the rows it keeps, those recomputed, its new keys."""
+
+    stored: StoredRun
+    rows: list[ItemRow]  # every item in order, as it will read
+    recomputed: dict[str, ItemResult]
+    keys: dict[str, Any]
+    status: str
+    total: Decimal
+    max_points: Decimal
+
+
+@dataclass
+class FastStats:
+    reused: int = 0  # submissions whose every stored score was kept
+    rescored: int = 0  # submissions with some results recomputed or read from the cache
+    sent: int = 0  # submissions sent to the grading processes
+    sent_untried: int = 0  # of which untried: no keys, or a changed code/written group
+    groups_run: int = 0
+    groups_cached: int = 0
+    located: int = 0  # located submissions read back from the cache
+
+
+def stored_runs(session: Session, ids: Sequence[int]) -> dict[int, StoredRun]:
+    rows = session.execute(
+        select(Submission.id, Submission.student, Submission.status, Submission.sha256,
+               Submission.filename, Submission.content_type, GradingRun.id,
+               GradingRun.result_keys, GradingRun.rubric_version_id)
+        .join(GradingRun, GradingRun.submission_id == Submission.id)
+        .where(Submission.id.in_(list(ids)), GradingRun.is_current.is_(True))
+    ).all()
+    return {row[0]: StoredRun(*row) for row in rows}
+
+
+def _row(result: ItemResult) -> ItemRow:
+    return ItemRow(result.item_id, result.question, result.points, result.max_points,
+                   result.status.value, result.confidence, result.grader, result.grader_version,
+                   result.feedback)
+
+
+def run_status(statuses: Sequence[str]) -> str:
+    """graders.engine.run_status over stored status strings."""
+    found = set(statuses)
+    for status in (Status.GRADER_ERROR, Status.PENDING, Status.NEEDS_REVIEW):
+        if status.value in found:
+            return status.value
+    return "graded"
+
+
+_NO_POINTS = frozenset({Status.PENDING.value, Status.GRADER_ERROR.value})
+
+
+class FastPath:
+    def __init__(self, loaded: LoadedRubric, options: Mapping[str, Any],
+                 cache: ResultCache) -> None:
+        self.loaded = loaded
+        self.cache = cache
+        self.resources = GradingResources(options=dict(options))
+        self.resources.shared(CACHE_KEY, lambda: cache)
+        self.keys = RunKeys(loaded, self.resources.options, self.resources)
+        self.order = [item.id for item in loaded.rubric.items()]
+        self.group_of = {item.id: spec for _, specs in self.keys.questions for spec in specs
+                         for item in spec.items}
+        max_answers = options.get("max_answers")
+        self.max_answers = None if max_answers is None else int(max_answers)
+        self.memo: dict[str, list[ItemResult]] = {}
+        self.stats = FastStats()
+        self.by_name = {spec.name: spec for _, specs in self.keys.questions for spec in specs}
+        self.blocked: dict[int, frozenset[str]] = {}  # by stored runs' rubric version
+
+    def pool_only(self, session: Session, ids: Sequence[int],
+                  stored: Mapping[int, StoredRun]) -> set[int]:
+        """Those of `ids` the fast path is known not to re-score, without trying: no stored
+        run or keys, or an answer to a group the rubric change gave a new key that only the
+        grading processes compute (code, written). Counted as sent."""
+        untried: set[int] = set()
+        for sid in ids:
+            run = stored.get(sid)
+            groups = None if run is None or not run.keys else run.keys.get("groups")
+            if run is None or not isinstance(groups, dict) or any(
+                    name in groups for name in self._blocked(session, run.rubric_version_id)):
+                untried.add(sid)
+        self.stats.sent += len(untried)
+        self.stats.sent_untried += len(untried)
+        return untried
+
+    def _blocked(self, session: Session, version_id: int) -> frozenset[str]:
+        """The groups whose new key a run graded under `version_id` cannot have re-scored here;
+        none when that version cannot be read (each submission is then tried)."""
+        found = self.blocked.get(version_id)
+        if found is None:
+            found = frozenset()
+            text = session.get(RubricVersion, version_id)
+            try:
+                old = None if text is None else parse_rubric(text.source_text, "<stored rubric>")
+                if old is not None and old.content_hash != self.loaded.content_hash:
+                    before = RunKeys(old, self.resources.options, self.resources)
+                    found = frozenset(name for name in self.keys.changed_groups(before)
+                                      if self.by_name[name].kind not in IN_PLACE_KINDS)
+            except Exception:  # an old rubric this code cannot read: try each submission
+                found = frozenset()
+            self.blocked[version_id] = found
+        return found
+
+    def rescore(self, stored: StoredRun | None, old: Sequence[ItemRow] | None) -> Rescored | None:
+        """The submission re-scored, or None: it goes to the grading processes."""
+        try:
+            done = self._rescore(stored, old) if stored is not None and old else None
+        except Exception:  # anything unexpected here: the grading processes do it as before
+            done = None
+        if done is None:
+            self.stats.sent += 1
+        elif done.recomputed:
+            self.stats.rescored += 1
+        else:
+            self.stats.reused += 1
+        return done
+
+    def _lookup(self, key: str, spec: GroupSpec) -> list[ItemResult] | None:
+        found = self.memo.get(key)
+        if found is not None:
+            return found
+        question = spec.question.id
+        found = self.cache.load(key, lambda p: decode_results(p, spec.items, question))
+        if found is not None:
+            self.stats.groups_cached += 1
+            self._remember(key, found)
+        return found
+
+    def _remember(self, key: str, results: list[ItemResult]) -> None:
+        if len(self.memo) >= MEMO_ENTRIES:
+            self.memo.clear()
+        self.memo[key] = results
+
+    def _rescore(self, stored: StoredRun, old: Sequence[ItemRow]) -> Rescored | None:
+        keys = stored.keys
+        if not keys or [r.item_id for r in old] != self.order:
+            return None
+        location = keys.get("location")
+        groups = keys.get("groups")
+        if not isinstance(groups, dict) or location != self.keys.location_key(
+                stored.sha256, stored.filename, stored.content_type):
+            return None
+        if self.max_answers is not None and int(keys.get("answers", 0)) > self.max_answers:
+            return None
+        new_groups: dict[str, list[str]] = {}
+        recomputed: dict[str, ItemResult] = {}
+        parsed: list[ParsedSubmission | None] = []
+
+        def located() -> ParsedSubmission | None:
+            if not parsed:
+                parsed.append(self.cache.load(str(location), decode_parsed))
+                self.stats.located += 1
+            return parsed[0]
+
+        def resolve(ids: Sequence[str]) -> dict[str, ItemResult] | None:
+            found: dict[str, ItemResult] = {}
+            for item_id in ids:
+                result = recomputed.get(item_id)
+                if result is None:
+                    spec = self.group_of.get(item_id)
+                    entry = None if spec is None else new_groups.get(spec.name)
+                    if spec is None or entry is None:
+                        return None
+                    results = self._lookup(entry[0], spec)
+                    result = next((r for r in results or () if r.item_id == item_id), None)
+                    if result is None:
+                        return None
+                found[item_id] = result
+            return found
+
+        for question, specs in self.keys.questions:
+            missing = groups.get(f"{question.id}/{MISSING}")
+            if missing is not None:
+                digest = self.keys.missing(question, missing[1])
+                new_groups[f"{question.id}/{MISSING}"] = [digest, missing[1]]
+                if digest != missing[0]:
+                    doc = located()
+                    if doc is None:
+                        return None
+                    for result in _missing_results(self.loaded, question, doc):
+                        recomputed[result.item_id] = result
+                continue
+            for spec in specs:
+                entry = groups.get(spec.name)
+                if not isinstance(entry, list) or len(entry) != 2:
+                    return None
+                basis = entry[1]
+                key = self.keys.key(spec, basis, resolve)
+                if key is None:
+                    return None
+                if key == entry[0]:
+                    new_groups[spec.name] = [key, basis]
+                    continue
+                results = self._lookup(key, spec)
+                if results is None:
+                    results = self._grade(spec, key, resolve, located)
+                    if results is None:
+                        return None
+                if cacheable(results):
+                    new_groups[spec.name] = [key, basis]
+                for result in results:
+                    recomputed[result.item_id] = result
+        rows = [_row(recomputed[r.item_id]) if r.item_id in recomputed else r for r in old]
+        return Rescored(
+            stored, rows, recomputed,
+            {"location": location, "answers": keys.get("answers", 0), "groups": new_groups},
+            run_status([r.status for r in rows]),
+            sum((r.points for r in rows if r.status not in _NO_POINTS), Decimal(0)),
+            sum((r.max_points for r in rows), Decimal(0)),
+        )
+
+    def _grade(self, spec: GroupSpec, key: str, resolve: Any,
+               located: Any) -> list[ItemResult] | None:
+        """The group's grader, run here on the located submission (cheap kinds only)."""
+        if spec.kind not in IN_PLACE_KINDS:
+            return None
+        doc: ParsedSubmission | None = located()
+        if doc is None:
+            return None
+        answer = doc.answers.get(spec.question.id)
+        earlier = self.keys.earlier_for(spec, resolve)
+        if answer is None or not answer.text.strip() or earlier is None:
+            return None
+        context = GradingContext(rubric=self.loaded.rubric, question=spec.question,
+                                 submission=doc, resources=self.resources, earlier=earlier,
+                                 per_submission={})
+        results = _grade_group(spec.kind, list(spec.items), answer, context)
+        self.stats.groups_run += 1
+        if cacheable(results):
+            self.cache.save(key, encode_results(results))
+            self._remember(key, results)
+        return results
+
+    def close(self) -> None:
+        self.cache.flush()
+
+
+def _missing_results(loaded: LoadedRubric, question: Question,
+                     parsed: ParsedSubmission) -> list[ItemResult]:
+    """What graders.engine gives the items of an unanswered question."""
+    rubric = loaded.rubric
+    reason = parsed.missing.get(question.id, NO_ANSWER)
+    absent_from = rubric.handouts_without(question)
+    return [_not_asked(item, question, reason, absent_from) if absent_from
+            else _plain(item, question, Status.MISSING, reason) for item in question.items]

@@ -1,0 +1,128 @@
+"""What a graded run was computed from, and the same keys under another rubric.
+
+A grading process records, with each result, the location key, the located answer count and,
+per group, `[key, basis]` (`groups.grade_cached`), plus a digest of every unanswered question.
+`RunKeys` recomputes those keys for a stored run under a new rubric, options and environment
+with the same functions the grading process used, without the document: a key that did not
+change names the results already stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from graders.cache.groups import CACHEABLE_KINDS, compose_key, environment, static_part
+from graders.cache.keys import location_key_for, location_part, missing_basis, missing_digest
+from graders.context import GradingContext, GradingResources
+from graders.documents.model import ParsedSubmission
+from graders.registry import get_grader
+from graders.results import ItemResult
+from graders.rubric import LoadedRubric, Question, RubricItem
+
+MISSING = "missing"
+
+
+def answered(parsed: ParsedSubmission, question_id: str) -> bool:
+    """Whether the engine grades this question (else its items are missing, unread)."""
+    answer = parsed.answers.get(question_id)
+    return answer is not None and bool(answer.text.strip())
+
+
+def run_keys(loaded: LoadedRubric, parsed: ParsedSubmission, location: str, located: int,
+             groups: Mapping[str, list[str]]) -> dict[str, Any]:
+    """The stored form: {"location": key, "answers": n, "groups": {name: [key, basis]}}."""
+    entries = dict(groups)
+    for question in loaded.rubric.questions:
+        if not answered(parsed, question.id):
+            basis = missing_basis(parsed, question.id)
+            entries[f"{question.id}/{MISSING}"] = [missing_digest(loaded, question, basis), basis]
+    return {"location": location, "answers": located, "groups": entries}
+
+
+@dataclass(frozen=True)
+class GroupSpec:
+    """One question's items of one kind, with the parts of its key the rubric fixes."""
+
+    question: Question
+    position: int  # the question's place in the rubric
+    kind: str
+    items: tuple[RubricItem, ...]
+    static: str
+    referenced: tuple[str, ...]
+    env: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.question.id}/{self.kind}"
+
+
+# Earlier results a group reads, by item id; None when they cannot be had without grading.
+Resolve = Callable[[Sequence[str]], dict[str, ItemResult] | None]
+
+
+class RunKeys:
+    """A rubric's keys, computed once, applied to stored runs."""
+
+    def __init__(self, loaded: LoadedRubric, options: Mapping[str, Any],
+                 resources: GradingResources) -> None:
+        self.loaded = loaded
+        self.options = options
+        self.projection = location_part(loaded)
+        self.position = {item.id: n for n, q in enumerate(loaded.rubric.questions)
+                         for item in q.items}
+        empty = ParsedSubmission(text="", format="text", answers={})
+        self.questions: list[tuple[Question, list[GroupSpec]]] = []
+        for number, question in enumerate(loaded.rubric.questions):
+            by_kind: dict[str, list[RubricItem]] = {}
+            for item in question.items:
+                by_kind.setdefault(item.grader, []).append(item)
+            specs: list[GroupSpec] = []
+            for kind, items in by_kind.items():
+                grader = get_grader(kind)
+                if grader is None or kind not in CACHEABLE_KINDS:
+                    specs.append(GroupSpec(question, number, kind, tuple(items), "", (), ""))
+                    continue
+                static, referenced = static_part(loaded, question, kind, grader.version, items)
+                context = GradingContext(rubric=loaded.rubric, question=question,
+                                         submission=empty, resources=resources)
+                specs.append(GroupSpec(question, number, kind, tuple(items), static, referenced,
+                                       environment(kind, items, context)))
+            self.questions.append((question, specs))
+
+    def location_key(self, sha256: str, filename: str | None, content_type: str | None) -> str:
+        return location_key_for(self.projection, None, filename, content_type, document=sha256)
+
+    def missing(self, question: Question, basis: str) -> str:
+        return missing_digest(self.loaded, question, basis)
+
+    def key(self, spec: GroupSpec, basis: str, resolve: Resolve) -> str | None:
+        """The group's key on a submission whose located part it reads is `basis`; None when
+        the earlier results it reads cannot be resolved."""
+        earlier: dict[str, ItemResult] = {}
+        if spec.referenced:
+            # The engine gives a group the results of earlier questions only.
+            before = [r for r in spec.referenced if self.position.get(r, spec.position)
+                      < spec.position]
+            found = resolve(before) if before else {}
+            if found is None:
+                return None
+            earlier = found
+        return compose_key(spec.static, basis, spec.question.id, self.options, earlier,
+                           spec.referenced, spec.env)
+
+    def earlier_for(self, spec: GroupSpec, resolve: Resolve) -> dict[str, ItemResult] | None:
+        before = [r for r in spec.referenced if self.position.get(r, spec.position)
+                  < spec.position]
+        return resolve(before) if before else {}
+
+    def changed_groups(self, old: RunKeys) -> frozenset[str]:
+        """The groups (by name) whose rubric or environment part of the key differs from
+        `old`'s, or that `old` did not have: every submission that answered one of them has a
+        new key for it (a group whose earlier results changed is not listed: that depends on
+        the submission)."""
+        before = {spec.name: (spec.static, spec.env, spec.referenced)
+                  for _, specs in old.questions for spec in specs}
+        return frozenset(spec.name for _, specs in self.questions for spec in specs
+                         if before.get(spec.name) != (spec.static, spec.env, spec.referenced))
