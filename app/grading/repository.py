@@ -17,24 +17,27 @@ from app.sanitize import clean, clean_json, clean_optional
 from graders.results import ItemResult
 
 
+def _item_values(r: ItemResult) -> dict[str, Any]:
+    """An item result's stored columns (all but its run, position and id)."""
+    return {
+        "question_id": clean(r.question, 100),
+        "points": r.points,
+        "max_points": r.max_points,
+        "status": r.status.value,
+        # Feedback and evidence quote the student's document: cleaned at this boundary.
+        "feedback": clean(r.feedback),
+        "student_feedback": clean_optional(r.student_feedback),
+        "evidence": clean_json([e.model_dump(mode="json") for e in r.evidence]),
+        "confidence": r.confidence,
+        "grader": clean(r.grader, 50),
+        "grader_version": clean(r.grader_version, 50),
+    }
+
+
 def _item_rows(run_id: int, outcome: WorkerOutcome) -> list[dict[str, Any]]:
     return [
-        {
-            "run_id": run_id,
-            "position": position,
-            "item_id": clean(r.item_id, 100),
-            "question_id": clean(r.question, 100),
-            "points": r.points,
-            "max_points": r.max_points,
-            "status": r.status.value,
-            # Feedback and evidence quote the student's document: cleaned at this boundary.
-            "feedback": clean(r.feedback),
-            "student_feedback": clean_optional(r.student_feedback),
-            "evidence": clean_json([e.model_dump(mode="json") for e in r.evidence]),
-            "confidence": r.confidence,
-            "grader": clean(r.grader, 50),
-            "grader_version": clean(r.grader_version, 50),
-        }
+        {"run_id": run_id, "position": position, "item_id": clean(r.item_id, 100),
+         **_item_values(r)}
         for position, r in enumerate(outcome.items)
     ]
 
@@ -255,19 +258,4 @@ _CHANGED_COLUMNS = ("question_id", "points", "max_points", "status", "feedback",
 
 
 def _changed_rows(changed: Mapping[str, ItemResult]) -> list[dict[str, Any]]:
-    return [
-        {
-            "item": clean(r.item_id, 100),
-            "question_id": clean(r.question, 100),
-            "points": r.points,
-            "max_points": r.max_points,
-            "status": r.status.value,
-            "feedback": clean(r.feedback),
-            "student_feedback": clean_optional(r.student_feedback),
-            "evidence": clean_json([e.model_dump(mode="json") for e in r.evidence]),
-            "confidence": r.confidence,
-            "grader": clean(r.grader, 50),
-            "grader_version": clean(r.grader_version, 50),
-        }
-        for r in changed.values()
-    ]
+    return [{"item": clean(r.item_id, 100), **_item_values(r)} for r in changed.values()]
