@@ -152,3 +152,18 @@ def test_a_fresh_process_with_the_disk_cache_never_encodes(embedder: SentenceEmb
                               capture_output=True, text=True, check=True, cwd=ROOT)
     assert done.stdout.split()[0] == "0"
     assert "'pops'" in done.stdout
+
+
+@settings(max_examples=20, deadline=None)
+@given(hostile)
+def test_every_kept_piece_names_a_word_of_its_text(embedder: SentenceEmbedder, text: str) -> None:
+    [found] = embedder.token_vectors([text])
+    encoded = embedder.texts_encoded
+    assert found.vectors.shape == (len(found.words), embedder.dimension)
+    assert len(found.words) <= embedder.max_tokens
+    for word in found.words:
+        assert word and len(word) <= 64 and word in text.lower()
+    norms = np.linalg.norm(found.vectors.astype(np.float32), axis=1)
+    assert np.allclose(norms, 1.0, atol=2e-3)
+    [again] = embedder.token_vectors([text])
+    assert embedder.texts_encoded == encoded and again.words == found.words
