@@ -256,7 +256,7 @@ def _cache_folder(given: Path | None, off: bool) -> Path | None:
     problem = writable(folder)
     if problem is not None:
         errors.print(f"embedding cache {folder} cannot be written ({problem}); keeping "
-                     "embeddings in memory only", markup=False, highlight=False)
+                     "embeddings in memory only", markup=False, highlight=False, soft_wrap=True)
         return None
     return folder
 

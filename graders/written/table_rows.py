@@ -58,8 +58,9 @@ def static_digest(part: LoadedRubric, options: Mapping[str, Any]) -> str:
     kept = {k: v for k, v in options.items() if k not in _OPERATIONAL}
     return hashlib.sha256(canonical([
         ROWS_VERSION, code_fingerprint(), model_fingerprint(), part.content_hash,
-        part.rubric.model_dump(mode="json", exclude={"questions"}),
-        [q.model_dump(mode="json") for q in part.rubric.questions], kept,
+        # Parts are model copies whose updated fields may hold lists where tuples are declared:
+        # the same JSON either way, so pydantic's warning about it is not wanted.
+        part.rubric.model_dump(mode="json", warnings=False), kept,
     ])).hexdigest()
 
 
