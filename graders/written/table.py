@@ -26,7 +26,6 @@ from decimal import Decimal
 from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.embedding import SentenceEmbedder
-from graders.engine import grade_submission
 from graders.results import ItemResult, Status
 from graders.rubric import LoadedRubric, Question, RubricItem
 from graders.written.cohort import COHORT_KEY, Cohort, build_cohorts
@@ -236,6 +235,8 @@ class TableGrader:
             self._fresh.setdefault(group, {})[digest] = items
 
     def _grade_one(self, part: LoadedRubric, text: str) -> ItemResult:
+        from graders.engine import grade_submission
+
         question = part.rubric.questions[0]
         answer = LocatedAnswer(question.id, text, start=0, end=len(text), method="label")
         submission = ParsedSubmission(text=text, format="text", answers={question.id: answer})
@@ -344,6 +345,10 @@ class TableGrader:
                 continue
             else:
                 part, submission = entry
+                # Imported when a row is graded: a run whose rows are all stored never loads
+                # the engine, its result cache layers or the sandbox (start-up).
+                from graders.engine import grade_submission
+
                 items = grade_submission(part, submission, self.resources).items
                 if len(row.answer) > MAX_ANSWER_CHARS:
                     items = tuple(_cut(r) for r in items)
