@@ -127,8 +127,8 @@ class EmbeddingCache:
                 os.unlink(temporary)
 
 
-# The default folder holds at most this much (vector files and anything else under it): a
-# 20,000-row table's sentences and words take about 30 MB.
+# The default folder takes at most this much disk (vector files and anything else under it):
+# the Mohler table's 4,967 sentences and words take about 22 MB.
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 _EMBEDDING_CODE = Path(__file__).resolve().parent
 _LIBRARIES = ("numpy", "tokenizers", "safetensors")
@@ -198,8 +198,10 @@ def prune(root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> int:
                 stat = os.stat(path)
             except OSError:
                 continue
-            files.append((stat.st_mtime_ns, stat.st_size, path))
-            total += stat.st_size
+            # What the file takes on disk (whole blocks: a 1.5 kB vector takes 4 kB).
+            size = max(stat.st_size, getattr(stat, "st_blocks", 0) * 512)
+            files.append((stat.st_mtime_ns, size, path))
+            total += size
     if total <= max_bytes:
         return 0
     deleted = 0

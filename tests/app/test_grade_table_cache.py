@@ -144,3 +144,19 @@ def test_an_unwritable_user_cache_folder_falls_back_to_memory(tmp_path: Path) ->
     [line] = done.stderr.splitlines()
     assert "cannot be written" in line and "memory only" in line
     assert len(done.stdout.splitlines()) == 1
+
+
+@pytest.mark.skipif(not _model_installed(), reason="the MiniLM model package is not installed")
+def test_two_runs_at_once_share_the_folder(tmp_path: Path) -> None:
+    env = {"XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    expected = _run(tmp_path, "--no-embedding-cache", env=env)
+    table, rubric = tmp_path / "t.csv", tmp_path / "r.yaml"
+    runs = [subprocess.Popen(
+        [sys.executable, "-m", "app.cli.main", "grade-table", str(table), "--rubric",
+         str(rubric), "--no-progress"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        env={**os.environ, "OPENBLAS_NUM_THREADS": "1", **env}, text=True) for _ in range(2)]
+    outputs = [run.communicate(timeout=300) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], [err[-2000:] for _, err in outputs]
+    assert [out for out, _ in outputs] == [expected, expected]
+    assert _run(tmp_path, env=env) == expected  # and what they left is read back
+    assert not list((tmp_path / "xdg").rglob("*.tmp"))  # no temporary file left behind
