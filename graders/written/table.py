@@ -181,21 +181,22 @@ class TableGrader:
         wanted = ({key for key, part in self.parts.items() if _reference_only(part)}
                   if cohort else set())
         answers: dict[str, list[str]] = {}
-        table: list[TableRow] = []
+        graded: list[tuple[str, str]] = []  # question and answer digest (never the text)
         for row in rows:
             key = row.question.strip().lower()
             if not row.unreadable and key in wanted:
-                answers.setdefault(self.questions[key].id, []).append(clean_answer(row.answer)[0])
+                answers.setdefault(self.questions[key].id, []).append(
+                    answer_digest(clean_answer(row.answer)[0]))
             if self._graded(row):
-                table.append(row)
-        self._cohorts = {qid: cohort_digest(texts) for qid, texts in answers.items()}
+                graded.append((key, answer_digest(row.answer)))
+        self._cohorts = {qid: cohort_digest(digests) for qid, digests in answers.items()}
         missing = 0
-        for row in table:
-            group, digest = self._group_of(row)
+        for key, digest in graded:
+            group = self._group(key)
             if group not in self._stored:
                 payload = store.get(group)
-                part = self.parts[row.question.strip().lower()]
-                self._stored[group] = {} if payload is None else decode_group(payload, part)
+                self._stored[group] = ({} if payload is None
+                                       else decode_group(payload, self.parts[key]))
             missing += digest not in self._stored[group]
         return missing
 
@@ -214,29 +215,22 @@ class TableGrader:
             return False
         return row.points is None or the_written_item(part) is None
 
-    def _group_of(self, row: TableRow) -> tuple[str, str]:
-        key = row.question.strip().lower()
+    def _group(self, key: str) -> str:
         group = self._groups.get(key)
         if group is None:
             static = static_digest(self.parts[key], self.resources.options)
             group = group_key(static, self._cohorts.get(self.questions[key].id, "-"))
             self._groups[key] = group
-        return group, answer_digest(row.answer)
+        return group
 
     def _from_store(self, row: TableRow) -> tuple[ItemResult, ...] | None:
         if self.store is None or not self._graded(row):
             return None
-        group, digest = self._group_of(row)
-        return self._stored.get(group, {}).get(digest)
-
-    def _keep(self, row: TableRow, items: tuple[ItemResult, ...]) -> None:
-        if self.store is not None:
-            group, digest = self._group_of(row)
-            self._fresh.setdefault(group, {})[digest] = items
+        group = self._stored.get(self._group(row.question.strip().lower()), {})
+        return group.get(answer_digest(row.answer))
 
     def _grade_one(self, part: LoadedRubric, text: str) -> ItemResult:
-        from graders.engine import grade_submission
-
+        from graders.engine import grade_submission  # as in `_finish`
         question = part.rubric.questions[0]
         answer = LocatedAnswer(question.id, text, start=0, end=len(text), method="label")
         submission = ParsedSubmission(text=text, format="text", answers={question.id: answer})
@@ -352,7 +346,9 @@ class TableGrader:
                 items = grade_submission(part, submission, self.resources).items
                 if len(row.answer) > MAX_ANSWER_CHARS:
                     items = tuple(_cut(r) for r in items)
-                self._keep(row, items)
+                if self.store is not None:
+                    self._fresh.setdefault(self._group(row.question.strip().lower()), {})[
+                        answer_digest(row.answer)] = items
                 if self.remember > 0:
                     self._known[key] = items
                     if len(self._known) > self.remember:

@@ -46,10 +46,10 @@ def answer_digest(answer: str) -> str:
 
 
 def cohort_digest(answers: Iterable[str]) -> str:
-    """The answers a question's cohort is built from, in table order."""
+    """The answers a question's cohort is built from (their `answer_digest`s, in table order)."""
     hasher = hashlib.sha256()
-    for answer in answers:
-        hasher.update(hashlib.sha256(answer.encode()).digest())
+    for digest in answers:
+        hasher.update(digest.encode())
     return hasher.hexdigest()
 
 
