@@ -48,6 +48,7 @@ class Grader(ABC):
 
 _registry: dict[str, Grader] = {}
 _loaded = False
+_tried: set[str] = set()  # built-in kinds whose module was looked for
 
 
 def register(grader: Grader) -> Grader:
@@ -57,25 +58,38 @@ def register(grader: Grader) -> Grader:
     return grader
 
 
+def _load_kind(kind: str) -> None:
+    """Import one built-in kind's module (once): a rubric of written items only does not pay
+    for importing the code and numeric graders (start-up of `grade-table`)."""
+    module_name = BUILTIN_KINDS.get(kind)
+    if module_name is None or kind in _tried:
+        return
+    _tried.add(kind)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name:
+            return  # known kind, not built yet
+        raise
+    grader = getattr(module, "GRADER", None)
+    if isinstance(grader, Grader) and grader.kind == kind:
+        register(grader)
+
+
 def _load_builtin() -> None:
     global _loaded
     if _loaded:
         return
     _loaded = True
-    for kind, module_name in BUILTIN_KINDS.items():
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:
-                continue  # known kind, not built yet
-            raise
-        grader = getattr(module, "GRADER", None)
-        if isinstance(grader, Grader) and grader.kind == kind:
-            register(grader)
+    for kind in BUILTIN_KINDS:
+        _load_kind(kind)
 
 
 def get_grader(kind: str) -> Grader | None:
-    _load_builtin()
+    if kind in BUILTIN_KINDS:
+        _load_kind(kind)
+    else:
+        _load_builtin()
     return _registry.get(kind)
 
 

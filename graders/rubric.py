@@ -209,10 +209,19 @@ class _Lines:
         return problem if line is None else f"line {line}: {problem}"
 
 
+# libyaml's parser when PyYAML was built with it (ten times faster on a large rubric), with
+# the same safe constructor: plain data only, whichever parser reads it.
+_SafeLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _safe_load(raw: bytes) -> Any:
+    return yaml.load(raw, Loader=_SafeLoader)  # a safe loader: plain data only
+
+
 def parse_rubric(text: str | bytes, source: str = "<rubric>") -> LoadedRubric:
     raw = text.encode() if isinstance(text, str) else text
     try:
-        data = yaml.safe_load(raw)
+        data = _safe_load(raw)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = "" if mark is None else f"line {mark.line + 1}: "
@@ -262,7 +271,7 @@ def battery_problems(raw: bytes, rubric: Rubric) -> list[str]:
     findings = battery_findings(rubric)
     if not findings:
         return []
-    lines, data = _Lines(raw), yaml.safe_load(raw)
+    lines, data = _Lines(raw), _safe_load(raw)
     return [lines.at(f.loc, f"{_location(f.loc, data)}: {f.message}") for f in findings]
 
 

@@ -6,6 +6,13 @@ graded; `question` is a question id (or one of its labels) of the rubric. One
 result per row goes to stdout (or `--output`): JSON lines
 `{"student", "question", "total", "items": [{"id", "points", "max_points", "status",
 "confidence", "feedback"}]}`, or CSV with one line per item. A progress bar goes to stderr.
+
+Sentence vectors are kept on disk between runs: by default in the user's cache folder
+(`$XDG_CACHE_HOME/gradeformer/embeddings/<model fingerprint>`, at most 512 MB, oldest files
+deleted first), memory only if that folder cannot be written; `--embedding-cache DIR` (or
+GRADEFORMER_EMBEDDING_CACHE_DIR) names another folder, `--no-embedding-cache` keeps nothing.
+Each row's result is kept beside the vectors (`rows/`), keyed by everything it depends on
+(graders/written/table_rows.py): a second run over the same table and rubric reads them.
 """
 
 from __future__ import annotations
@@ -23,9 +30,13 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from app.cli.context import errors, fail
+from app.cli.table_store import FolderRowStore
 from app.points import as_number
 from graders.context import GradingResources
+from graders.embedding import SentenceEmbedder
+from graders.embedding.cache import default_directory, prune, writable
 from graders.rubric import RubricError, load_rubric
+from graders.written.grader import EMBEDDER_KEY
 from graders.written.risk import DEFAULT_TARGET
 from graders.written.table import RowResult, TableGrader, TableRow
 
@@ -177,7 +188,13 @@ def grade_table(
     embedding_cache: Annotated[Path | None, typer.Option(
         "--embedding-cache", envvar="GRADEFORMER_EMBEDDING_CACHE_DIR",
         help="keep sentence embeddings in this folder (the service's cache folder may be "
-        "shared): a second run over the same answers encodes nothing")] = None,
+        "shared) instead of the user's cache folder: a second run over the same answers "
+        "encodes nothing")] = None,
+    no_embedding_cache: Annotated[bool, typer.Option(
+        "--no-embedding-cache", help="keep embeddings and results in memory only")] = False,
+    row_cache: Annotated[bool, typer.Option(
+        help="keep each row's result in the cache folder too (reused only for the same "
+        "answer, question, rubric, cohort, code and model)")] = True,
     cohort: Annotated[bool, typer.Option(
         help="use each question's other answers in the table as evidence (no grades)")] = True,
 ) -> None:
@@ -193,17 +210,14 @@ def grade_table(
         loaded = load_rubric(rubric)
     except RubricError as exc:
         raise fail(str(exc), 2) from None
-    options: dict[str, Any] = {}
-    if embedding_cache is not None:
-        try:
-            embedding_cache.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise fail(f"--embedding-cache {embedding_cache}: cannot make the folder ({exc})",
-                       2) from None
-        options["embedding_cache_dir"] = str(embedding_cache)
-    grader = TableGrader(loaded, GradingResources(options=options), target=target_error)
+    folder = _cache_folder(embedding_cache, no_embedding_cache)
+    options: dict[str, Any] = {} if folder is None else {"embedding_cache_dir": str(folder)}
+    resources = GradingResources(options=options)
+    grader = TableGrader(loaded, resources, target=target_error)
     _learn(grader, table)
-    if cohort:
+    missing = (grader.use_store(FolderRowStore(folder / "rows"), _rows(table), cohort)
+               if folder is not None and row_cache else None)
+    if cohort and missing != 0:
         grader.gather_cohorts(_rows(table))
     total = _count(table)
     out = output.open("w", newline="", encoding="utf-8") if output else sys.stdout
@@ -223,3 +237,31 @@ def grade_table(
             out.close()
         else:
             out.flush()
+    grader.save()
+    if folder is not None and embedding_cache is None and (missing or _written(resources)):
+        prune(folder.parent)
+
+
+def _cache_folder(given: Path | None, off: bool) -> Path | None:
+    """The folder vectors (and rows' results) are kept in, or None for memory only."""
+    if off:
+        return None
+    if given is not None:
+        try:
+            given.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise fail(f"--embedding-cache {given}: cannot make the folder ({exc})", 2) from None
+        return given
+    folder = default_directory()
+    problem = writable(folder)
+    if problem is not None:
+        errors.print(f"embedding cache {folder} cannot be written ({problem}); keeping "
+                     "embeddings in memory only", markup=False, highlight=False, soft_wrap=True)
+        return None
+    return folder
+
+
+def _written(resources: GradingResources) -> bool:
+    """Whether this run wrote vectors to the folder."""
+    embedder: SentenceEmbedder | None = resources.shared(EMBEDDER_KEY, lambda: None)
+    return embedder is not None and embedder.cache.written > 0

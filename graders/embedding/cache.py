@@ -1,12 +1,20 @@
-"""Embeddings cached by the sha256 of their text: in memory (LRU) and optionally on disk."""
+"""Embeddings cached by the sha256 of their text: in memory (LRU) and optionally on disk.
+
+The default disk folder (`default_directory`) is the user's cache folder, named by a fingerprint
+of the model files and the encoder's code (`model_fingerprint`), so a changed model or forward
+pass starts an empty folder instead of reading stale vectors; `prune` keeps it under a size.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.metadata
 import os
+import sys
 import threading
 from collections import OrderedDict
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +39,7 @@ class EmbeddingCache:
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
+        self.written = 0  # files written to the folder
         if directory is not None:
             directory.mkdir(parents=True, exist_ok=True)
 
@@ -111,7 +120,96 @@ class EmbeddingCache:
             finally:
                 os.close(handle)
             os.replace(temporary, path)  # atomic: readers see the old file or the whole new one
+            self.written += 1
         except OSError:
             # The disk cache is an optimisation; the in-memory copy is already kept.
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
+
+
+# The default folder takes at most this much disk (vector files and anything else under it):
+# the Mohler table's 4,967 sentences and words take about 22 MB.
+DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+_EMBEDDING_CODE = Path(__file__).resolve().parent
+_LIBRARIES = ("numpy", "tokenizers", "safetensors")
+
+
+def user_cache_root(environ: dict[str, str] | None = None) -> Path:
+    """`$XDG_CACHE_HOME/gradeformer`, else `~/.cache/gradeformer` (the XDG base directory rule,
+    as platformdirs names a Linux user cache folder)."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CACHE_HOME", "")
+    if not base or not os.path.isabs(base):  # the spec says a relative value is ignored
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "gradeformer"
+
+
+@lru_cache(maxsize=1)
+def model_fingerprint() -> str:
+    """What the vectors depend on: the model's files (the weights by size and time, the small
+    ones by content), the encoder's source and the libraries' versions. "none" without a model."""
+    from graders.embedding.model import MODEL_ID, RUNTIME, EmbedderUnavailable, model_directory
+
+    try:
+        directory = model_directory()
+    except EmbedderUnavailable:
+        return "none"
+    hasher = hashlib.sha256(f"{MODEL_ID}\x00{RUNTIME}\x00{sys.version}".encode())
+    for name in _LIBRARIES:
+        try:
+            hasher.update(f"\x00{name}={importlib.metadata.version(name)}".encode())
+        except importlib.metadata.PackageNotFoundError:
+            hasher.update(f"\x00{name}=?".encode())
+    weights = (directory / "model.safetensors").stat()
+    hasher.update(f"\x00{weights.st_size}:{weights.st_mtime_ns}".encode())
+    small = sorted(p for p in directory.rglob("*.json") if p.is_file())
+    for path in [*small, *sorted(_EMBEDDING_CODE.glob("*.py"))]:
+        hasher.update(b"\x00" + path.name.encode() + b"\x00" + path.read_bytes())
+    return hasher.hexdigest()
+
+
+def default_directory(environ: dict[str, str] | None = None) -> Path:
+    """The persistent folder of this model's vectors: `<user cache>/embeddings/<fingerprint>`."""
+    return user_cache_root(environ) / "embeddings" / model_fingerprint()[:16]
+
+
+def writable(directory: Path) -> str | None:
+    """None when the folder exists (made if need be) and takes a file; else why not."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        probe = directory / f".probe.{os.getpid()}.{threading.get_ident()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
+
+
+def prune(root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> int:
+    """Delete the oldest files (by modification time) under `root` until at most 90% of
+    `max_bytes` is left, when over `max_bytes`. Returns the files deleted. Safe while other
+    processes read or write: a file gone is a miss for them, and every write is atomic."""
+    files: list[tuple[int, int, str]] = []
+    total = 0
+    for folder, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(folder, name)
+            try:
+                stat = os.stat(path)
+            except OSError:
+                continue
+            # What the file takes on disk (whole blocks: a 1.5 kB vector takes 4 kB).
+            size = max(stat.st_size, getattr(stat, "st_blocks", 0) * 512)
+            files.append((stat.st_mtime_ns, size, path))
+            total += size
+    if total <= max_bytes:
+        return 0
+    deleted = 0
+    for _, size, path in sorted(files):
+        if total <= max_bytes * 0.9:
+            break
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+            deleted += 1
+        total -= size
+    return deleted

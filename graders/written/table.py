@@ -26,7 +26,6 @@ from decimal import Decimal
 from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.embedding import SentenceEmbedder
-from graders.engine import grade_submission
 from graders.results import ItemResult, Status
 from graders.rubric import LoadedRubric, Question, RubricItem
 from graders.written.cohort import COHORT_KEY, Cohort, build_cohorts
@@ -41,6 +40,15 @@ from graders.written.risk import (
     with_exemplars,
 )
 from graders.written.settings import WrittenSettings
+from graders.written.table_rows import (
+    RowStore,
+    answer_digest,
+    cohort_digest,
+    decode_group,
+    encode_group,
+    group_key,
+    static_digest,
+)
 
 MAX_ANSWER_CHARS = 20_000
 BATCH_ROWS = 256
@@ -95,6 +103,12 @@ class TableGrader:
         self._embedder: SentenceEmbedder | None = None
         self._known: OrderedDict[tuple[str, bytes], tuple[ItemResult, ...]] = OrderedDict()
         self.parts: dict[str, LoadedRubric] = {}
+        # Whole rows' results kept between runs (`use_store`): loaded and newly graded groups.
+        self.store: RowStore | None = None
+        self._cohorts: dict[str, str] = {}
+        self._groups: dict[str, str] = {}  # a row's question -> its group in the store
+        self._stored: dict[str, dict[str, tuple[ItemResult, ...]]] = {}
+        self._fresh: dict[str, dict[str, tuple[ItemResult, ...]]] = {}
         self.questions: dict[str, Question] = {}
         for question in loaded.rubric.questions:
             # One single-question rubric per question: a row answers one question only.
@@ -158,7 +172,65 @@ class TableGrader:
         self._known.clear()  # results kept from before were graded without the cohort
         return {qid: cohort.size for qid, cohort in cohorts.items()}
 
+    def use_store(self, store: RowStore, rows: Iterable[TableRow], cohort: bool = True) -> int:
+        """Keep rows' results in `store` and read those it has (`table_rows.py`); `rows` is the
+        whole table, `cohort` whether `gather_cohorts` will be called. Call after `learn`.
+        Returns the rows still to grade: with none, `gather_cohorts` can be skipped."""
+        self.store = store
+        self._groups.clear()
+        wanted = ({key for key, part in self.parts.items() if _reference_only(part)}
+                  if cohort else set())
+        answers: dict[str, list[str]] = {}
+        graded: list[tuple[str, str]] = []  # question and answer digest (never the text)
+        for row in rows:
+            key = row.question.strip().lower()
+            if not row.unreadable and key in wanted:
+                answers.setdefault(self.questions[key].id, []).append(
+                    answer_digest(clean_answer(row.answer)[0]))
+            if self._graded(row):
+                graded.append((key, answer_digest(row.answer)))
+        self._cohorts = {qid: cohort_digest(digests) for qid, digests in answers.items()}
+        missing = 0
+        for key, digest in graded:
+            group = self._group(key)
+            if group not in self._stored:
+                payload = store.get(group)
+                self._stored[group] = ({} if payload is None
+                                       else decode_group(payload, self.parts[key]))
+            missing += digest not in self._stored[group]
+        return missing
+
+    def save(self) -> None:
+        """Write the groups that gained results to the store (with those read from it)."""
+        if self.store is None:
+            return
+        for group, fresh in self._fresh.items():
+            self.store.put(group, encode_group({**self._stored.get(group, {}), **fresh}))
+        self._fresh.clear()
+
+    def _graded(self, row: TableRow) -> bool:
+        """Whether the row is graded (readable, in the rubric, not given by the instructor)."""
+        part = self.parts.get(row.question.strip().lower())
+        if row.unreadable or part is None:
+            return False
+        return row.points is None or the_written_item(part) is None
+
+    def _group(self, key: str) -> str:
+        group = self._groups.get(key)
+        if group is None:
+            static = static_digest(self.parts[key], self.resources.options)
+            group = group_key(static, self._cohorts.get(self.questions[key].id, "-"))
+            self._groups[key] = group
+        return group
+
+    def _from_store(self, row: TableRow) -> tuple[ItemResult, ...] | None:
+        if self.store is None or not self._graded(row):
+            return None
+        group = self._stored.get(self._group(row.question.strip().lower()), {})
+        return group.get(answer_digest(row.answer))
+
     def _grade_one(self, part: LoadedRubric, text: str) -> ItemResult:
+        from graders.engine import grade_submission  # as in `_finish`
         question = part.rubric.questions[0]
         answer = LocatedAnswer(question.id, text, start=0, end=len(text), method="label")
         submission = ParsedSubmission(text=text, format="text", answers={question.id: answer})
@@ -230,6 +302,7 @@ class TableGrader:
 
     def _prepare(self, rows: list[TableRow]) -> list[_Prepared]:
         prepared = [None if row.unreadable or self._key(row) in self._known
+                    or self._from_store(row) is not None
                     else self._submission(row) for row in rows]
         if self._embedder is None:
             # Looked up in the calling thread, before the helper thread encodes: the model is
@@ -241,6 +314,10 @@ class TableGrader:
 
     def _finish(self, rows: list[TableRow], prepared: list[_Prepared]) -> Iterator[RowResult]:
         for row, entry in zip(rows, prepared, strict=True):
+            stored = self._from_store(row)
+            if stored is not None:
+                yield RowResult(row, _total(stored), stored)
+                continue
             key = self._key(row)
             items = self._known.get(key)
             if items is None and entry is None and not row.unreadable:
@@ -262,15 +339,25 @@ class TableGrader:
                 continue
             else:
                 part, submission = entry
+                # Imported when a row is graded: a run whose rows are all stored never loads
+                # the engine, its result cache layers or the sandbox (start-up).
+                from graders.engine import grade_submission
+
                 items = grade_submission(part, submission, self.resources).items
                 if len(row.answer) > MAX_ANSWER_CHARS:
                     items = tuple(_cut(r) for r in items)
+                if self.store is not None:
+                    self._fresh.setdefault(self._group(row.question.strip().lower()), {})[
+                        answer_digest(row.answer)] = items
                 if self.remember > 0:
                     self._known[key] = items
                     if len(self._known) > self.remember:
                         self._known.popitem(last=False)
-            total = sum((r.points for r in items if r.counts_toward_total), start=Decimal(0))
-            yield RowResult(row, total, items)
+            yield RowResult(row, _total(items), items)
+
+
+def _total(items: tuple[ItemResult, ...]) -> Decimal:
+    return sum((r.points for r in items if r.counts_toward_total), start=Decimal(0))
 
 
 def _batches(rows: Iterable[TableRow]) -> Iterator[list[TableRow]]:
