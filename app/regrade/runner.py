@@ -42,6 +42,7 @@ from app.regrade.changes import (  # noqa: F401  (ItemChange: part of this modul
 from app.regrade.fast import FastPath, FastStats, Rescored, StoredRun, stored_runs
 from app.submissions.repository import overrides_for
 from graders.cache import CacheStats
+from graders.rubric import LoadedRubric
 
 TASK_SIZE = 8  # documents per process round trip
 FAST_BATCH = 1000  # submissions per transaction on the fast path
@@ -161,7 +162,7 @@ def run_regrade(
             report.already_done = 0 if job_row is None else max(job_row.total - len(ids), 0)
     report.total = len(ids)
     source = as_pools(pools)
-    fast = _fast_path(rubric_text, context, options if options is not None
+    fast = _fast_path(current.loaded, context, options if options is not None
                       else getattr(source, "options", None))
     if fast is not None:
         report.fast = fast.stats
@@ -351,19 +352,18 @@ def run_regrade(
     return report
 
 
-def _fast_path(rubric_text: str, context: str | None,
+def _fast_path(loaded: LoadedRubric, context: str | None,
                options: Mapping[str, Any] | None) -> FastPath | None:
     """The fast path, when it can decide exactly as the grading processes would: a result cache
     to read, and no calibration context (its annotations are not what the keys name)."""
     if context is not None or not options or not options.get("result_cache_path"):
         return None
     from app.cache.store import open_cache
-    from app.grading.worker import _rubric
 
     cache = open_cache(options)
     if not cache.enabled:
         return None
-    return FastPath(_rubric(rubric_text), options, cache)
+    return FastPath(loaded, options, cache)
 
 
 def _store_rescored(factory: sessionmaker[Session], done: Sequence[Rescored], version_id: int,
