@@ -25,7 +25,7 @@ from app.db.base import utcnow
 from app.db.models import Submission, User
 from app.db.session import unit_of_work
 from app.errors import Conflict
-from app.grading.repository import CopiedRun, copy_runs, current_item_rows
+from app.grading.repository import CopiedRun, copy_runs, current_item_rows, current_scores
 from app.grading.retry import Pools, Quarantine, WindowedPool, as_pools
 from app.grading.store import Result, store_results
 from app.grading.worker import WorkerOutcome, grade_many
@@ -258,7 +258,7 @@ def run_regrade(
             return []
         started = time.perf_counter()
         with unit_of_work(factory) as session:
-            rows = current_item_rows(session, chunk)
+            rows = current_scores(session, chunk)
             overrides = overrides_for(session, chunk)
         done: list[Rescored] = []
         rest: list[int] = []
@@ -283,7 +283,7 @@ def run_regrade(
             seconds = (time.perf_counter() - started) / len(chunk)
             try:
                 _store_rescored(factory, done, version_id, fast.loaded.content_hash, job_id,
-                                len(changes), seconds)
+                                len(changes), seconds, fast.positions)
             except Exception:  # the grading processes store them, a row at a time if need be
                 log.exception("storing %d re-scored submissions failed", len(done))
                 fast.stats.sent += len(done)
@@ -368,13 +368,13 @@ def _fast_path(loaded: LoadedRubric, context: str | None,
 
 def _store_rescored(factory: sessionmaker[Session], done: Sequence[Rescored], version_id: int,
                     rubric_hash: str, job_id: int | None, changed: int,
-                    seconds: float) -> None:
+                    seconds: float, positions: Mapping[str, int]) -> None:
     with unit_of_work(factory) as session:
         stored = copy_runs(
             session,
             [CopiedRun(r.stored.submission_id, r.stored.run_id, r.status, r.total,
                        r.max_points, r.keys, r.recomputed) for r in done],
-            version_id, rubric_hash, job_id, seconds,
+            version_id, rubric_hash, job_id, positions, seconds,
         )
         if job_id is not None:
             job = repository.get_job(session, job_id)
