@@ -26,9 +26,6 @@ from app.cli.context import console, database, domain_errors, errors, fail, safe
 from app.db.base import utcnow
 from app.db.migrate import is_current, upgrade
 from app.db.session import unit_of_work
-from app.exports.canvas import canvas_csv
-from app.exports.results import assignment_results
-from app.exports.service import gradebook_csv
 from app.grading.retry import ProcessPools
 from app.regrade import jobs
 from app.regrade.jobs import JobStatus
@@ -179,6 +176,11 @@ def export(
     if format_ not in ("gradebook", "canvas", "results"):
         raise fail(f"unknown format {format_!r}: gradebook, canvas or results")
     with database() as sessions, domain_errors(), unit_of_work(sessions) as session:
+        # Imported here: the exports need the submission services, which `regrade` does not.
+        from app.exports.canvas import canvas_csv
+        from app.exports.results import assignment_results
+        from app.exports.service import gradebook_csv
+
         if format_ == "canvas":
             body = canvas_csv(session, assignment, canvas_assignment_id)
         elif format_ == "results":

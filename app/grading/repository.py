@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, cast
+from typing import Any, NamedTuple, Protocol, cast
 
-from sqlalchemy import Table, bindparam, insert, select, text, update
+from sqlalchemy import Table, TextClause, bindparam, insert, select, text, update
 from sqlalchemy.orm import Session, selectinload
 
 from app.db.base import utcnow
@@ -161,6 +161,47 @@ def current_item_rows(session: Session, submission_ids: Sequence[int]) -> dict[i
     return found
 
 
+class Scored(Protocol):
+    """What a regrade's fast path reads of an item score (an ItemRow, or a `Score`)."""
+
+    @property
+    def item_id(self) -> str: ...
+
+    @property
+    def points(self) -> Decimal: ...
+
+    @property
+    def max_points(self) -> Decimal: ...
+
+    @property
+    def status(self) -> str: ...
+
+
+class Score(NamedTuple):
+    item_id: str
+    points: Decimal
+    max_points: Decimal
+    status: str
+
+
+def current_scores(session: Session, submission_ids: Sequence[int]) -> dict[int, list[Scored]]:
+    """`current_item_rows` with only what the fast path reads, as tuples (a bulk regrade reads
+    every item of every submission)."""
+    found: dict[int, list[Scored]] = {}
+    if not submission_ids:
+        return found
+    rows = session.connection().execute(
+        select(GradingRun.submission_id, ItemScore.item_id, ItemScore.points,
+               ItemScore.max_points, ItemScore.status)
+        .join(ItemScore, ItemScore.run_id == GradingRun.id)
+        .where(GradingRun.submission_id.in_(submission_ids), GradingRun.is_current.is_(True))
+        .order_by(GradingRun.submission_id, ItemScore.position)
+    ).tuples().all()
+    for sid, item, points, max_points, status in rows:
+        found.setdefault(sid, []).append(Score(item, points, max_points, status))
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class CopiedRun:
     """A new run made from a stored one (`copy_runs`): its rows are the stored run's, with
@@ -187,7 +228,7 @@ _COPY_RUN = text(
                          ("current", "is_current"), ("now", "created_at"),
                          ("keys", "result_keys"))
 ))
-_COPY_ITEMS = text(
+_COPY_ITEMS = (
     "INSERT INTO item_scores (run_id, position, item_id, question_id, points, max_points, "
     "status, feedback, student_feedback, evidence, confidence, grader, grader_version) "
     "SELECT :new, position, item_id, question_id, points, max_points, status, feedback, "
@@ -196,17 +237,27 @@ _COPY_ITEMS = text(
 )
 
 
+def _copy_items(skipped: int) -> TextClause:
+    """The statement copying a run's item rows but `skipped` of them (:s0, :s1, ...)."""
+    if not skipped:
+        return text(_COPY_ITEMS)
+    names = ", ".join(f":s{n}" for n in range(skipped))
+    return text(f"{_COPY_ITEMS} AND item_id NOT IN ({names})")
+
+
 def copy_runs(
     session: Session,
     runs: Sequence[CopiedRun],
     version_id: int,
     rubric_hash: str,
     regrade_job_id: int | None,
+    positions: Mapping[str, int],
     seconds: float | None = None,
 ) -> int:
     """Store each as the submission's current run, copying the stored run's answers and item
-    rows in SQL and writing only the changed items: a few statements per submission, never
-    an ORM object per row. Returns the number stored (a submission deleted meanwhile is not)."""
+    rows in SQL and writing only the changed items (at `positions`, item id -> its place in
+    the run): a few statements per submission, never an ORM object per row. Returns the
+    number stored (a submission deleted meanwhile is not)."""
     if not runs:
         return 0
     ids = [r.submission_id for r in runs]
@@ -229,21 +280,25 @@ def copy_runs(
     stored = [r for r in runs if r.submission_id in new]
     if not stored:
         return 0
-    session.execute(_COPY_ITEMS, [{"new": new[r.submission_id], "old": r.old_run_id}
-                                  for r in stored])
+    # Unchanged rows are copied in SQL; the changed ones are not copied (to be overwritten)
+    # but written once, as new rows at their item's place.
+    by_skipped: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+    for r in stored:
+        skipped = tuple(sorted(r.changed))
+        by_skipped.setdefault(skipped, []).append(
+            {"new": new[r.submission_id], "old": r.old_run_id,
+             **{f"s{n}": clean(item, 100) for n, item in enumerate(skipped)}})
+    for skipped, params in by_skipped.items():
+        session.execute(_copy_items(len(skipped)), params)
+    values: dict[int, tuple[ItemResult, dict[str, Any]]] = {}  # results are shared: clean once
     changed = [
-        {**row, "run": new[r.submission_id]}
+        {"run_id": new[r.submission_id], "position": positions[item_id],
+         "item_id": clean(item_id, 100), **_values_of(result, values)}
         for r in stored
-        for row in _changed_rows(r.changed)
+        for item_id, result in r.changed.items()
     ]
     if changed:
-        table = cast(Table, ItemScore.__table__)
-        session.execute(
-            update(table)
-            .where(table.c.run_id == bindparam("run"), table.c.item_id == bindparam("item"))
-            .values({c: bindparam(c) for c in _CHANGED_COLUMNS}),
-            changed,
-        )
+        session.execute(insert(cast(Table, ItemScore.__table__)), changed)
     session.execute(
         update(cast(Table, Submission.__table__))
         .where(cast(Table, Submission.__table__).c.id == bindparam("sid"))
@@ -253,9 +308,9 @@ def copy_runs(
     return len(stored)
 
 
-_CHANGED_COLUMNS = ("question_id", "points", "max_points", "status", "feedback",
-                    "student_feedback", "evidence", "confidence", "grader", "grader_version")
-
-
-def _changed_rows(changed: Mapping[str, ItemResult]) -> list[dict[str, Any]]:
-    return [{"item": clean(r.item_id, 100), **_item_values(r)} for r in changed.values()]
+def _values_of(result: ItemResult, seen: dict[int, tuple[ItemResult, dict[str, Any]]]
+               ) -> dict[str, Any]:
+    found = seen.get(id(result))
+    if found is None:
+        found = seen[id(result)] = (result, _item_values(result))
+    return found[1]

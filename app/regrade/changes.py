@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import cast
 
 from app.db.models import ItemScore, Override, Submission, SubmissionStatus
-from app.grading.repository import ItemRow
+from app.grading.repository import ItemRow, Scored
 from app.grading.worker import WorkerOutcome
 from app.submissions.scoring import _NOT_COUNTED as NOT_COUNTED
 from app.submissions.scoring import _PRECEDENCE as PRECEDENCE
@@ -92,7 +92,7 @@ def diff_of(submission_id: int, student: str | None, old: EffectiveScore,
     )
 
 
-def _lean(rows: Sequence[ItemRow], overrides: Mapping[str, Override]
+def _lean(rows: Sequence[Scored], overrides: Mapping[str, Override]
           ) -> tuple[str, Decimal, dict[str, tuple[Decimal, str]]]:
     """`_score` for `diff`, on what it compares only: status, total and each item's effective
     points and status (no EffectiveItem built per item)."""
@@ -112,8 +112,8 @@ def _lean(rows: Sequence[ItemRow], overrides: Mapping[str, Override]
     return status, total, items
 
 
-def lean_diff(submission_id: int, student: str | None, old_rows: Sequence[ItemRow],
-              new_rows: Sequence[ItemRow], overrides: Mapping[str, Override]
+def lean_diff(submission_id: int, student: str | None, old_rows: Sequence[Scored],
+              new_rows: Sequence[Scored], overrides: Mapping[str, Override]
               ) -> ScoreChange | None:
     """`diff_of(_score(old_rows), _score(new_rows))` for rows that are not empty."""
     old_status, old_total, before = _lean(old_rows, overrides)

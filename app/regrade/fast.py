@@ -25,7 +25,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db.models import GradingRun, RubricVersion, Submission
-from app.grading.repository import ItemRow
+from app.grading.repository import ItemRow, Scored
 from graders.cache import CACHE_KEY, ResultCache
 from graders.cache.codecs import decode_parsed, decode_results, encode_results
 from graders.cache.groups import cacheable
@@ -62,7 +62,7 @@ class Rescored:
     """One submission re-scored here: the rows it keeps, those recomputed, its new keys."""
 
     stored: StoredRun
-    rows: list[ItemRow]  # every item in order, as it will read
+    rows: list[Scored]  # every item in order, as it will read
     recomputed: dict[str, ItemResult]
     keys: dict[str, Any]
     status: str
@@ -119,6 +119,7 @@ class FastPath:
         self.resources.shared(CACHE_KEY, lambda: cache)
         self.keys = RunKeys(loaded, self.resources.options, self.resources)
         self.order = [item.id for item in loaded.rubric.items()]
+        self.positions = {item_id: n for n, item_id in enumerate(self.order)}
         self.group_of = {item.id: spec for _, specs in self.keys.questions for spec in specs
                          for item in spec.items}
         max_answers = options.get("max_answers")
@@ -162,7 +163,7 @@ class FastPath:
             self.blocked[version_id] = found
         return found
 
-    def rescore(self, stored: StoredRun | None, old: Sequence[ItemRow] | None) -> Rescored | None:
+    def rescore(self, stored: StoredRun | None, old: Sequence[Scored] | None) -> Rescored | None:
         """The submission re-scored, or None: it goes to the grading processes."""
         try:
             done = self._rescore(stored, old) if stored is not None and old else None
@@ -192,7 +193,7 @@ class FastPath:
             self.memo.clear()
         self.memo[key] = results
 
-    def _rescore(self, stored: StoredRun, old: Sequence[ItemRow]) -> Rescored | None:
+    def _rescore(self, stored: StoredRun, old: Sequence[Scored]) -> Rescored | None:
         keys = stored.keys
         if not keys or [r.item_id for r in old] != self.order:
             return None
@@ -261,7 +262,8 @@ class FastPath:
                     new_groups[spec.name] = [key, basis]
                 for result in results:
                     recomputed[result.item_id] = result
-        rows = [_row(recomputed[r.item_id]) if r.item_id in recomputed else r for r in old]
+        rows: list[Scored] = [_row(recomputed[r.item_id]) if r.item_id in recomputed else r
+                              for r in old]
         return Rescored(
             stored, rows, recomputed,
             {"location": location, "answers": keys.get("answers", 0), "groups": new_groups},

@@ -25,7 +25,7 @@ from app.db.base import utcnow
 from app.db.models import Submission, User
 from app.db.session import unit_of_work
 from app.errors import Conflict
-from app.grading.repository import CopiedRun, copy_runs, current_item_rows
+from app.grading.repository import CopiedRun, copy_runs, current_item_rows, current_scores
 from app.grading.retry import Pools, Quarantine, WindowedPool, as_pools
 from app.grading.store import Result, store_results
 from app.grading.worker import WorkerOutcome, grade_many
@@ -42,6 +42,7 @@ from app.regrade.changes import (  # noqa: F401  (ItemChange: part of this modul
 from app.regrade.fast import FastPath, FastStats, Rescored, StoredRun, stored_runs
 from app.submissions.repository import overrides_for
 from graders.cache import CacheStats
+from graders.rubric import LoadedRubric
 
 TASK_SIZE = 8  # documents per process round trip
 FAST_BATCH = 1000  # submissions per transaction on the fast path
@@ -161,7 +162,7 @@ def run_regrade(
             report.already_done = 0 if job_row is None else max(job_row.total - len(ids), 0)
     report.total = len(ids)
     source = as_pools(pools)
-    fast = _fast_path(rubric_text, context, options if options is not None
+    fast = _fast_path(current.loaded, context, options if options is not None
                       else getattr(source, "options", None))
     if fast is not None:
         report.fast = fast.stats
@@ -257,7 +258,7 @@ def run_regrade(
             return []
         started = time.perf_counter()
         with unit_of_work(factory) as session:
-            rows = current_item_rows(session, chunk)
+            rows = current_scores(session, chunk)
             overrides = overrides_for(session, chunk)
         done: list[Rescored] = []
         rest: list[int] = []
@@ -282,7 +283,7 @@ def run_regrade(
             seconds = (time.perf_counter() - started) / len(chunk)
             try:
                 _store_rescored(factory, done, version_id, fast.loaded.content_hash, job_id,
-                                len(changes), seconds)
+                                len(changes), seconds, fast.positions)
             except Exception:  # the grading processes store them, a row at a time if need be
                 log.exception("storing %d re-scored submissions failed", len(done))
                 fast.stats.sent += len(done)
@@ -351,30 +352,29 @@ def run_regrade(
     return report
 
 
-def _fast_path(rubric_text: str, context: str | None,
+def _fast_path(loaded: LoadedRubric, context: str | None,
                options: Mapping[str, Any] | None) -> FastPath | None:
     """The fast path, when it can decide exactly as the grading processes would: a result cache
     to read, and no calibration context (its annotations are not what the keys name)."""
     if context is not None or not options or not options.get("result_cache_path"):
         return None
     from app.cache.store import open_cache
-    from app.grading.worker import _rubric
 
     cache = open_cache(options)
     if not cache.enabled:
         return None
-    return FastPath(_rubric(rubric_text), options, cache)
+    return FastPath(loaded, options, cache)
 
 
 def _store_rescored(factory: sessionmaker[Session], done: Sequence[Rescored], version_id: int,
                     rubric_hash: str, job_id: int | None, changed: int,
-                    seconds: float) -> None:
+                    seconds: float, positions: Mapping[str, int]) -> None:
     with unit_of_work(factory) as session:
         stored = copy_runs(
             session,
             [CopiedRun(r.stored.submission_id, r.stored.run_id, r.status, r.total,
                        r.max_points, r.keys, r.recomputed) for r in done],
-            version_id, rubric_hash, job_id, seconds,
+            version_id, rubric_hash, job_id, positions, seconds,
         )
         if job_id is not None:
             job = repository.get_job(session, job_id)

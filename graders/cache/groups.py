@@ -73,9 +73,14 @@ _environments: dict[tuple[str, ...], tuple[float, str]] = {}
 RECHECK_S = 1.0  # battery files are looked at again after this long
 
 
-def environment(kind: str, items: Sequence[RubricItem], context: GradingContext) -> str:
+def environment(kind: str, items: Sequence[RubricItem], context: GradingContext,
+                load: bool = True) -> str:
     """What a kind's results depend on besides the rubric, the answer and the options: a code
-    battery's files (inputs, reference, known bugs) and the written grader's model."""
+    battery's files (inputs, reference, known bugs) and the written grader's model (its
+    identity, `model_identity`; "none" without one). `load=False` (a regrade's keys in the
+    CLI) names the model without loading it: a model that is installed but fails to load is
+    then named where the grading processes say "none", a mismatch that only sends those
+    submissions to the grading processes."""
     if kind == "code":
         from graders.code.config import item_config
 
@@ -91,10 +96,54 @@ def environment(kind: str, items: Sequence[RubricItem], context: GradingContext)
         return found
     if kind == "written":
         from graders.written.grader import shared_embedder
+        from graders.written.settings import WrittenSettings
 
-        embedder = shared_embedder(context)
-        return "none" if embedder is None else embedder.model_id
+        settings = WrittenSettings.from_options(context.resources.options)
+        if settings.similarity == "off":
+            return "none"
+        identity = model_identity(settings.max_tokens)
+        if load and identity != "none" and shared_embedder(context) is None:
+            return "none"
+        return identity
     return ""
+
+
+_models: dict[int, str] = {}
+
+
+def model_identity(max_tokens: int) -> str:
+    """The embedding model as the written grader would load it, without loading it: its id,
+    runtime and token cap (`SentenceEmbedder.model_id`) and the size and time of each of its
+    files; "none" when it is not installed or cannot be read."""
+    with _lock:
+        found = _models.get(max_tokens)
+    if found is None:
+        found = _model_identity(max_tokens)
+        with _lock:
+            _models[max_tokens] = found
+    return found
+
+
+def _model_identity(max_tokens: int) -> str:
+    import json
+
+    from graders.embedding.bert import BertConfig
+    from graders.embedding.model import MODEL_ID, RUNTIME, EmbedderUnavailable, model_directory
+
+    try:
+        directory = model_directory()
+        config = BertConfig.from_file(directory / "config.json")
+        pooling = json.loads((directory / "1_Pooling" / "config.json").read_text())
+        stated = json.loads((directory / "sentence_bert_config.json").read_text())
+        if not pooling.get("pooling_mode_mean_tokens") or max_tokens < 8:
+            return "none"
+        tokens = min(max_tokens, int(stated.get("max_seq_length", 256)), config.max_positions)
+        files = sorted((str(p.relative_to(directory)), p.stat().st_size, p.stat().st_mtime_ns)
+                       for p in directory.rglob("*") if p.is_file())
+    except (EmbedderUnavailable, OSError, KeyError, ValueError, TypeError):
+        return "none"
+    digest = hashlib.sha256(repr(files).encode()).hexdigest()[:32]
+    return f"{MODEL_ID}|{RUNTIME}|{tokens}|{digest}"
 
 
 def _batteries(names: Sequence[str]) -> str:

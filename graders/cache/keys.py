@@ -214,11 +214,19 @@ def earlier_digest(earlier: Mapping[str, ItemResult], referenced: Sequence[str])
                    for r in referenced])
 
 
+_tails: dict[tuple[str, str], str] = {}
+
+
 def group_key(static: str, submission: str, question_id: str, options: str, earlier: str,
               environment: str) -> str:
     # Every part but the question id and the environment is a fixed-length hex digest; those
     # two are hashed first so that no separator inside them can shift the fields.
-    tail = hashlib.sha256(canonical([question_id, environment])).hexdigest()
+    tail = _tails.get((question_id, environment))
+    if tail is None:
+        tail = hashlib.sha256(canonical([question_id, environment])).hexdigest()
+        if len(_tails) > 4096:
+            _tails.clear()
+        _tails[(question_id, environment)] = tail
     joined = "\x00".join((static, submission, options, earlier, tail))
     return "group:" + hashlib.sha256(joined.encode()).hexdigest()
 

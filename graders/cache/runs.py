@@ -88,7 +88,7 @@ class RunKeys:
                 context = GradingContext(rubric=loaded.rubric, question=question,
                                          submission=empty, resources=resources)
                 specs.append(GroupSpec(question, number, kind, tuple(items), static, referenced,
-                                       environment(kind, items, context)))
+                                       environment(kind, items, context, load=False)))
             self.questions.append((question, specs))
 
     def location_key(self, sha256: str, filename: str | None, content_type: str | None) -> str:

@@ -14,6 +14,7 @@ from graders.documents.model import LocatedAnswer
 from graders.numeric.arith import EvalError, Number, parse_number
 from graders.numeric.config import NumericConfig
 from graders.numeric.extract import Candidate, extract
+from graders.numeric.memo import MEMO, NumericMemo, observation_key, placed, scoring_key
 from graders.numeric.select import Choice, choose, reading
 from graders.numeric.verdicts import Verdict, exact, plain, plausibility, show
 from graders.registry import Grader
@@ -32,18 +33,31 @@ class NumericGrader(Grader):
     def grade_items(
         self, items: Sequence[RubricItem], answer: LocatedAnswer, context: GradingContext
     ) -> list[ItemResult]:
-        configs = [(item.id, NumericConfig.model_validate(item.config)) for item in items]
-        chosen: dict[str, Choice] = {}
-        shared = [(i, c) for i, c in configs if i not in answer.parts]
-        if shared:
-            chosen.update(choose(extract(_without_parts(answer)), shared))
-        for item_id, config in configs:
-            if item_id in answer.parts:
-                chosen.update(choose(extract(answer.parts[item_id]), [(item_id, config)]))
+        # Observing and scoring are kept apart (graders.numeric.memo): a rubric edit of
+        # points or wording re-scores kept observations, and an answer seen before at another
+        # place in its document is its kept results moved there.
+        memo = context.resources.shared(MEMO, NumericMemo)
+        stated = [memo.config(item) for item in items]
+        configs = [(item.id, config) for item, (config, _) in zip(items, stated, strict=True)]
+        carried = [_earlier_value(c.carry_forward.from_item, context) for _, c in configs
+                   if c.carry_forward is not None]
+        key = scoring_key(answer, items, context.question.id, context.review_threshold,
+                          carried)
+        kept = memo.scored.get(key)
+        if kept is not None:
+            return placed(kept[1], kept[0], answer)
+        seen = observation_key(answer, [(item.id, observed) for item, (_, observed)
+                                        in zip(items, stated, strict=True)])
+        chosen: dict[str, Choice] | None = memo.observations.get(seen)
+        if chosen is None:
+            chosen = observe(answer, configs)
+            memo.observations.put(seen, chosen)
         siblings = {item_id: c.value for item_id, c in chosen.items()
                     if not isinstance(c.value, tuple)}
-        return [self._result(item, config, answer, chosen, context, siblings)
-                for item, (_, config) in zip(items, configs, strict=True)]
+        results = [self._result(item, config, answer, chosen, context, siblings)
+                   for item, (_, config) in zip(items, configs, strict=True)]
+        memo.scored.put(key, (answer.start, results))
+        return results
 
     def _result(
         self, item: RubricItem, config: NumericConfig, answer: LocatedAnswer,
@@ -113,6 +127,20 @@ class NumericGrader(Grader):
             evidence=tuple(evidence), confidence=max(0.0, min(1.0, confidence)),
             grader=self.kind, grader_version=self.version,
         )
+
+
+def observe(answer: LocatedAnswer, configs: Sequence[tuple[str, NumericConfig]]
+            ) -> dict[str, Choice]:
+    """The values the answer gives and which item each answers: reads the answer's text and
+    parts and what each config says to look for, never points or feedback."""
+    chosen: dict[str, Choice] = {}
+    shared = [(i, c) for i, c in configs if i not in answer.parts]
+    if shared:
+        chosen.update(choose(extract(_without_parts(answer)), shared))
+    for item_id, config in configs:
+        if item_id in answer.parts:
+            chosen.update(choose(extract(answer.parts[item_id]), [(item_id, config)]))
+    return chosen
 
 
 def _as_choice(candidate: Candidate, config: NumericConfig, chosen: Choice) -> Choice:

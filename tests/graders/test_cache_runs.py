@@ -128,3 +128,59 @@ def test_fast_path_keys_equal_the_keys_grading_records(
     assert _recomputed(edited, stored, raw, results, resources) == expected
     # Unedited, every key is the stored one.
     assert _recomputed(base, stored, raw, results, resources) == stored
+
+
+def _written_context(options: dict[str, Any]) -> tuple[Any, Any, GradingResources]:
+    from graders.context import GradingContext
+    from graders.documents.model import ParsedSubmission
+
+    loaded = _loaded(BASE)
+    question = next(q for q in loaded.rubric.questions
+                    if any(i.grader == "written" for i in q.items))
+    items = [i for i in question.items if i.grader == "written"]
+    resources = GradingResources(options=options)
+    context = GradingContext(rubric=loaded.rubric, question=question,
+                             submission=ParsedSubmission(text="", format="text", answers={}),
+                             resources=resources)
+    return context, items, resources
+
+
+def test_the_written_key_names_the_model_without_loading_it() -> None:
+    """A regrade's keys (load=False) name the embedding model as grading does after loading
+    it, so a regrade need not load it; switched off, both say "none"."""
+    from graders.cache.groups import environment
+    from graders.embedding.model import EmbedderUnavailable, model_directory
+    from graders.written.grader import EMBEDDER_KEY
+
+    try:
+        model_directory()
+    except EmbedderUnavailable:
+        pytest.skip("the embedding model package is not installed")
+    context, items, resources = _written_context({})
+    named = environment("written", items, context, load=False)
+    assert EMBEDDER_KEY not in resources._shared  # nothing loaded
+    assert named != "none" and "all-MiniLM-L6-v2" in named
+    assert environment("written", items, context) == named
+    assert resources._shared.get(EMBEDDER_KEY) is not None  # grading loads it
+    other, _, _ = _written_context({"embedding_max_tokens": 64})
+    assert environment("written", items, other, load=False) not in (named, "none")
+    off, _, _ = _written_context({"written_similarity": "off"})
+    assert environment("written", items, off, load=False) == "none"
+    assert environment("written", items, off) == "none"
+
+
+def test_the_written_key_says_none_when_the_model_does_not_load(monkeypatch) -> None:
+    """Installed but failing to load: grading names no model (a regrade that names it only
+    sends those submissions to the grading processes: never a wrong reuse)."""
+    import graders.written.grader as written
+    from graders.cache.groups import environment
+
+    monkeypatch.setattr(written, "load_embedder", _unavailable)
+    context, items, _ = _written_context({})
+    assert environment("written", items, context) == "none"
+
+
+def _unavailable(*args: object, **kwargs: object) -> None:
+    from graders.embedding.model import EmbedderUnavailable
+
+    raise EmbedderUnavailable("broken for the test")
