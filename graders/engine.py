@@ -127,13 +127,18 @@ def grade_submission(
     loaded: LoadedRubric,
     submission: ParsedSubmission,
     resources: GradingResources | None = None,
+    located: str | None = None,
 ) -> GradingOutcome:
+    """`located`: `submission_digest(submission)` when the caller has it already."""
     rubric = loaded.rubric
     resources = resources if resources is not None else GradingResources()
     results: dict[str, ItemResult] = {}
     scratch: dict[str, Any] = {}
     cache = result_cache(resources)
-    located = submission_digest(submission) if cache.enabled else ""
+    if not cache.enabled:
+        located = ""
+    elif located is None:
+        located = submission_digest(submission)
     for question in rubric.questions:
         answer = submission.answers.get(question.id)
         if answer is None or not answer.text.strip():

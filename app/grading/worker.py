@@ -133,14 +133,29 @@ def grade_document(
 ) -> WorkerOutcome:
     """`context`: what was learned from the instructor's grades (`app.calibration.context`,
     JSON); `submission_id`: the document's submission, whose own graded answers it leaves out."""
-    started = time.perf_counter()
     resources = resources if resources is not None else _resources_for_process()
+    outcome = _grade_one(rubric_text, raw, filename, content_type, resources, context,
+                         submission_id)
+    _cache(resources).flush()
+    return outcome
+
+
+def _grade_one(
+    rubric_text: str,
+    raw: bytes,
+    filename: str | None,
+    content_type: str | None,
+    resources: GradingResources,
+    context: str | None,
+    submission_id: int | None,
+) -> WorkerOutcome:
+    """`grade_document` without writing what it computed to the cache (the caller does)."""
+    started = time.perf_counter()
     cache = _cache(resources)
     cache.reset_stats()
     cache.take_keys()
     outcome = _grade_document(rubric_text, raw, filename, content_type, resources, context,
                               submission_id)
-    cache.flush()
     work = cache.reset_stats().as_dict() if cache.enabled else {}
     return outcome.model_copy(
         update={"execution_time": time.perf_counter() - started, "work": work}
@@ -250,10 +265,10 @@ def _grade(
             rubric_hash=loaded.content_hash,
             error=f"The document holds {located} answers; at most {max_answers} are accepted.",
         )
-    outcome = grade_submission(loaded, parsed, resources)
-    located_digest, keys = None, None
+    located_digest = submission_digest(parsed) if location is not None else None
+    outcome = grade_submission(loaded, parsed, resources, located_digest)
+    keys = None
     if location is not None:
-        located_digest = submission_digest(parsed)
         keys = run_keys(loaded, parsed, location, located, _cache(resources).take_keys())
     return WorkerOutcome(
         status=outcome.status.value,
@@ -273,9 +288,14 @@ def grade_many(
     submission_ids: list[int] | None = None,
 ) -> list[WorkerOutcome]:
     """Several documents in one call: bulk regrades pay the process round trip once per batch.
-    `submission_ids` (one per document) name whose own graded answers each leaves out."""
+    `submission_ids` (one per document) name whose own graded answers each leaves out.
+    What they computed goes to the cache in one write at the end."""
     ids: list[int | None] = list(submission_ids) if submission_ids else [None] * len(documents)
-    return [
-        grade_document(rubric_text, raw, name, ctype, None, context, sid)
-        for (raw, name, ctype), sid in zip(documents, ids, strict=True)
-    ]
+    resources = _resources_for_process()
+    try:
+        return [
+            _grade_one(rubric_text, raw, name, ctype, resources, context, sid)
+            for (raw, name, ctype), sid in zip(documents, ids, strict=True)
+        ]
+    finally:
+        _cache(resources).flush()

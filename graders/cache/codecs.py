@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import pickle
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import Annotated, Any
@@ -60,13 +62,44 @@ def encode_results(results: Sequence[ItemResult]) -> bytes:
     return _RESULTS.dump_json(tuple(results))
 
 
+# Decoded group results by what decoding them reads: the payload, the group's items (ids and
+# points) and its question. The same entry read again (a program many submissions share, one
+# numeric answer) is not validated and built again, and the outcomes of one grading call then
+# hold the same objects, which pickle once per call.
+_DECODED: OrderedDict[tuple[bytes, str, tuple[tuple[str, Decimal], ...]],
+                      tuple[ItemResult, ...]] = OrderedDict()
+_DECODED_ENTRIES = 512
+_DECODED_BYTES = 1 << 16  # larger payloads are decoded every time
+_decoded_lock = threading.Lock()
+
+
 def decode_results(payload: bytes, items: Sequence[RubricItem], question: str
                    ) -> list[ItemResult]:
     """The group's results, one per item in order, each within its item's points."""
+    memo = (payload, question, tuple((i.id, i.points) for i in items))
+    with _decoded_lock:
+        found = _DECODED.get(memo)
+        if found is not None:
+            _DECODED.move_to_end(memo)
+            return list(found)
+    results = _decode_results(payload, items, question)
+    if len(payload) <= _DECODED_BYTES:
+        with _decoded_lock:
+            _DECODED[memo] = tuple(results)
+            while len(_DECODED) > _DECODED_ENTRIES:
+                _DECODED.popitem(last=False)
+    return results
+
+
+def _decode_results(payload: bytes, items: Sequence[RubricItem], question: str
+                    ) -> list[ItemResult]:
     stored = _STORED.validate_json(payload)
     if [r["item_id"] for r in stored] != [i.id for i in items]:
         raise Rejected("results for other items")
     results: list[ItemResult] = []
+    # The items of one group often quote the same evidence (the code that ran, its inputs):
+    # one object each, as the grader made them, so an outcome pickles them once.
+    shared: dict[Evidence, Evidence] = {}
     for fields, item in zip(stored, items, strict=True):
         points, max_points = fields["points"], fields["max_points"]
         # Stored points are hundredths exactly as `to_points` makes them, within the item's.
@@ -74,6 +107,7 @@ def decode_results(payload: bytes, items: Sequence[RubricItem], question: str
                 or not 0 <= points <= max_points or points.as_tuple().exponent != -2
                 or max_points.as_tuple().exponent != -2):
             raise Rejected(f"a result that does not fit item {item.id}")
+        fields["evidence"] = tuple(shared.setdefault(e, e) for e in fields["evidence"])
         results.append(ItemResult.model_construct(**fields))
     return results
 

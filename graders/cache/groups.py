@@ -172,11 +172,18 @@ ANSWER_ONLY_KINDS = frozenset({"numeric"})
 
 def key_basis(kind: str, context: GradingContext, located: str) -> str:
     """What of the located submission a group's key names: its question's answer for a kind
-    that reads only that, else the whole located submission (`located`, its digest)."""
+    that reads only that, the programs for the code grader (`graders.code.basis`), else the
+    whole located submission (`located`, its digest)."""
     if kind in ANSWER_ONLY_KINDS:
         answer = context.submission.answers.get(context.question.id)
         if answer is not None:
             return answer_digest(answer)
+    if kind == "code":
+        from graders.code.basis import code_basis
+
+        basis = code_basis(context)
+        if basis is not None:
+            return basis
     return located
 
 

@@ -7,6 +7,8 @@ from decimal import Decimal
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graders.cache import MemoryStore, ResultCache
 from graders.cache.codecs import (
@@ -158,3 +160,37 @@ def test_unreadable_entries_and_failing_stores_are_misses() -> None:
     broken.save("k", b"v")
     broken.flush()
     assert broken.load("k", decode_parsed) is None
+
+
+points = st.integers(0, 1000).map(lambda n: Decimal(n).scaleb(-2))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(points, min_size=1, max_size=4), st.integers(0, 3), points,
+       st.sampled_from(["Q", "R"]))
+def test_a_decoded_entry_read_again_is_checked_against_the_items_it_is_read_for(
+        given_points: list[Decimal], which: int, other: Decimal, question: str) -> None:
+    """Decoded results are kept for the next read of the same payload (as one object each),
+    but only for the same items and question: a read for others is validated afresh."""
+    items = [RubricItem(id=f"q.{n}", points=p + 1, grader="numeric")
+             for n, p in enumerate(given_points)]
+    results = [ItemResult(item_id=i.id, question="Q", points=p, max_points=i.points,
+                          status=Status.GRADED, grader="numeric", grader_version="1",
+                          evidence=(Evidence(kind="value", text="64"),))
+               for i, p in zip(items, given_points, strict=True)]
+    payload = encode_results(results)
+    first = decode_results(payload, items, "Q")
+    again = decode_results(payload, items, "Q")
+    assert first == again == results
+    assert all(a is b for a, b in zip(first, again, strict=True))
+    # One group's equal evidence is one object.
+    assert len({id(r.evidence[0]) for r in first}) == 1
+    changed = list(items)
+    at = which % len(items)
+    changed[at] = RubricItem(id=items[at].id, points=other, grader="numeric")
+    fits = other == items[at].points and question == "Q"
+    if fits:
+        assert decode_results(payload, changed, question) == results
+    else:
+        with pytest.raises(Rejected):
+            decode_results(payload, changed, question)

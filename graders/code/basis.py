@@ -1,0 +1,42 @@
+"""What of a located submission the code grader reads, as one digest (its group's key basis).
+
+A code group's results are a function of its question's answer text, the answers to the code
+questions before it (whose imports an answer may borrow, `graders.code.imports`) and, for a
+notebook, the document up to the end of the answer (its cells run in order, `graders.code.plan`).
+Keyed by that rather than by the whole located submission, two documents with the same programs
+share their results: a battery change then reruns the grader once per distinct program, not
+once per submission.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from graders.context import GradingContext
+
+VERSION = "code-basis-1"
+
+
+def code_basis(context: GradingContext) -> str | None:
+    """The digest of what the code grader reads of `context.submission` for its question, or
+    None when it reads more than this names (a notebook: the caller keys by the whole)."""
+    submission = context.submission
+    if submission.format == "notebook":
+        return None
+    answer = submission.answers.get(context.question.id)
+    if answer is None:
+        return None
+    parts = [VERSION, context.question.id, answer.text]
+    for question in context.rubric.questions:
+        if question.id == context.question.id:
+            break
+        if not any(item.grader == "code" for item in question.items):
+            continue
+        earlier = submission.answers.get(question.id)
+        parts += [question.id, "-" if earlier is None else "+" + earlier.text]
+    hasher = hashlib.sha256()
+    for part in parts:
+        encoded = part.encode("utf-8", "surrogatepass")
+        hasher.update(len(encoded).to_bytes(8, "big"))
+        hasher.update(encoded)
+    return "code:" + hasher.hexdigest()
