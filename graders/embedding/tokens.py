@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from graders.embedding.cache import read_file
+
 _SEPARATOR = "\x1f"  # between the words in a stored file (never inside a lower-cased word)
 _MAX_WORD = 64  # characters of a word kept: a hostile 10,000-letter "word" is one piece anyway
 
@@ -111,18 +113,9 @@ class TokenStore:
     def _read(self, key: str) -> TokenVectors | None:
         if self._root is None:
             return None
-        # os calls on a string path, as the sentence cache does: a warm table run reads
-        # thousands of these, and buffered `open` costs several times more.
-        try:
-            handle = os.open(self._file(key), os.O_RDONLY)
-        except OSError:
+        raw = read_file(self._file(key))
+        if raw is None:
             return None
-        try:
-            raw = os.read(handle, os.fstat(handle).st_size + 1)
-        except OSError:
-            return None
-        finally:
-            os.close(handle)
         # A file is: the piece count and the words' byte length (4 bytes each), the float16
         # vectors, then the words joined; any other length is a torn or foreign file: a miss.
         if len(raw) < 8:
