@@ -53,7 +53,15 @@ TRIED = (
     "(out of fold within 1-6, the cohort 2-way model) the *incorrect* verdicts are the "
     "obstacle: at no cut of P(correct) are they right more than 82% of the time (76% at "
     "P(correct) <= 0.2, 29 answers of 1074 at <= 0.15), so nearly all of them go to review; "
-    "full credits reach 95.8% from P(correct) 0.89, for a third of the answers."
+    "full credits reach 95.8% from P(correct) 0.89, for a third of the answers. What the 35% "
+    "would cost (out of fold within 1-6, full credits auto-graded from 0.89): auto-grading "
+    "the *incorrect* verdicts up to P(correct) 0.3 grades 11% of the answers, right 76% of "
+    "the time (review 56%); up to 0.5, 27%, right 65% (review 40%); up to 0.6, 34%, right "
+    "61% (review 33%): the target would take incorrect verdicts that are wrong four times in "
+    "ten. Nor does the ranking move: the mean logit of logistic models for the human "
+    "average at least 3, 3.5, 4 and 4.5 (AUROC of correct 0.842 against 0.834, review at "
+    "95% precision of full credits 61.9% against 64.9%), penalties 1-100 for the 2-way "
+    "model (0.831-0.838, 57.9-69.3%, moving with the 0.005 grid of the threshold)."
 )
 # How the contextual alignment (`graders/written/alignment.py`) was chosen and what 7-12 said.
 CONTEXTUAL = (
@@ -84,6 +92,37 @@ CONTEXTUAL = (
     "restatement) but no lower than a correct paraphrase's ('The last item pushed is the "
     "first one popped.', 0.42), so no similarity feature separates them; that needs "
     "entailment."
+)
+# The threshold grid (issue #13's review share with the cohort was 35.5% at 0.86) and what was
+# tried for the 5-point cohort confidence (scratch runs on the features this script computes).
+THRESHOLD_GRID = (
+    "Review thresholds on a 0.005 grid (they were on 0.01): the same rule read finer. Chosen "
+    "within 1-6 by nested leave-one-assignment-out cross-validation (each assignment graded "
+    "with points, confidence and threshold fitted on the other five, the threshold by the "
+    "rule on those five): the cohort model's held-out review share moved from 33.8% to 32.5% "
+    "and its agreement among the auto-graded from 94.2% to 94.1%; the per-answer model's "
+    "from 33.2% to 32.1% and 94.4% to 94.2%. Then refitted on 1-6 and graded once on 7-12: "
+    "with the cohort, threshold 0.855 (was 0.86), review 35.5% to 34.5%, agreement 95.9% "
+    "either way (753 of 785 auto-graded answers); per answer, 0.865 (was 0.87), review 30.1% "
+    "to 28.9%, agreement 95.1% to 94.95% (809 of 852), just below 95%; the 2-way thresholds "
+    "did not move. The nested cross-validation also says that the rule is optimistic on "
+    "unseen assignments: it fixes the threshold where the fitting data reach 95%, and the "
+    "held-out assignments of 1-6 then agree 94.1-94.4% of the time. A margin that keeps 95% "
+    "held out (a target above 95% on the fitting data) sends more to review; none is applied "
+    "here, so the 95% on 7-12 is met by about one point, not guaranteed. Tried for the "
+    "5-point cohort confidence and not kept (nested cross-validation within 1-6, shipped: "
+    "held-out review 33.8%, agreement 94.2%, AUROC 0.791, review needed for 95% on the "
+    "out-of-fold confidences 40.4%): the contextual alignment in the confidence only "
+    "(34.5%, 94.0%, 0.790, 39.8%); the gap between the cohort and per-answer models' shares "
+    "(33.6%, 94.2%, 0.788, 41.1%); the distance of the share to the nearest step boundary; "
+    "the closest peer's cosine, the mean of 5 peers, the count of near-copies (cosine > "
+    "0.9), the cohort's coherence and the reference's cosine with the cohort's centre, bag "
+    "of words, precision, share times knn or whole (AUROC 0.774-0.791, needed 38.3-46.0%); "
+    "an ordinal model of the human points (one logistic per half point), its probability "
+    "that the suggestion is within 1 point as the confidence (AUROC 0.768) or as one more "
+    "term (0.791); logistic penalties 1-100 (0.780-0.794). Only the contextual alignment in "
+    "the cohort *points* model moved it (33.8% to 31.8% review at 95.2%, needed 31.3%), "
+    "which is the model left out after 7-12 (above); it was not graded again."
 )
 TWO_WAY_CORRECT = 4.0  # human average (of 5) from which an answer counts as correct (2-way)
 Graded = tuple[np.ndarray, np.ndarray, np.ndarray]  # points, confidence, sent to review
@@ -123,11 +162,13 @@ def targets(human: np.ndarray, held: np.ndarray, cohort: Graded, per_answer: Gra
     points, confidence, review = (x[held] for x in cohort)
     auto = ~review
     right = agrees(points, human[held])
+    single, single_auto = agrees(per_answer[0][held], human[held]), ~per_answer[2][held]
     lines = [
         "Targets (issue #13), held-out 7-12, reference only with the cohort (the grade-table "
         "setting):",
         "",
-        f"- within 1 point among auto-graded >= 95%: {right[auto].mean():.1%}, "
+        f"- within 1 point among auto-graded >= 95%: {right[auto].mean():.1%} "
+        f"({int(right[auto].sum())} of {int(auto.sum())}), "
         f"{mark(bool(right[auto].mean() >= 0.95))}; to review <= 35%: {review.mean():.1%}, "
         f"{mark(bool(review.mean() <= 0.35))}",
         f"- confidence AUROC >= 0.8: {auroc(confidence, right):.3f}, "
@@ -136,7 +177,10 @@ def targets(human: np.ndarray, held: np.ndarray, cohort: Graded, per_answer: Gra
         f"- 20% exemplars, r >= 0.70: {pearson(unseen[0][unseen_mask], human[unseen_mask]):.3f}, "
         f"{mark(pearson(unseen[0][unseen_mask], human[unseen_mask]) >= 0.70)}",
         f"- per answer (a single upload, no cohort): to review {per_answer[2][held].mean():.1%},"
-        f" {mark(bool(per_answer[2][held].mean() <= 0.35))}; the other targets as in its row",
+        f" {mark(bool(per_answer[2][held].mean() <= 0.35))}; within 1 point among "
+        f"auto-graded {single[single_auto].mean():.2%} ({int(single[single_auto].sum())} of "
+        f"{int(single_auto.sum())}), {mark(bool(single[single_auto].mean() >= 0.95))}; "
+        "the other targets as in its row",
     ]
     if one_point is not None:
         p, r = one_point[0][held], one_point[2][held]
@@ -161,14 +205,16 @@ def models_text(points: Any, confidence: Any) -> str:
 
 def _metrics(label: str, points: np.ndarray, human: np.ndarray, review: np.ndarray | None,
              confidence: np.ndarray | None, mask: np.ndarray) -> str:
+    """A row of the main table; agreement among the auto-graded to two decimals (a 94.95%
+    must not read as the 95% target met)."""
     p, h = points[mask], human[mask]
     cells = [label, str(int(mask.sum())), f"{pearson(p, h):.3f}", f"{rmse(p, h):.3f}",
              f"{agrees(p, h).mean():.1%}"]
     if review is not None:
         auto = ~review[mask]
         cells += [f"{review[mask].mean():.1%}",
-                  f"{agrees(p[auto], h[auto]).mean():.1%}" if auto.any() else "-",
-                  f"{1 - agrees(p[auto], h[auto]).mean():.1%}" if auto.any() else "-"]
+                  f"{agrees(p[auto], h[auto]).mean():.2%}" if auto.any() else "-",
+                  f"{1 - agrees(p[auto], h[auto]).mean():.2%}" if auto.any() else "-"]
     else:
         cells += ["-", "-", "-"]
     cells.append(f"{auroc(confidence[mask], agrees(p, h)):.3f}" if confidence is not None
@@ -201,9 +247,9 @@ def report(rows: list[Row], human: np.ndarray, dev: np.ndarray, reference: Grade
         "no fit looked at them (the choices that did are said below). Points use the item's "
         "0.5 step; an answer *agrees* "
         "when it is within 1 point of the human average; review threshold "
-        f"{cohort_threshold:.2f} with the cohort and {threshold:.2f} per answer (for each "
-        "model, the lowest at which the fitting data's auto-graded answers agreed 95% of the "
-        "time, points out of fold).",
+        f"{cohort_threshold:.3f} with the cohort and {threshold:.3f} per answer (for each "
+        "model, the lowest on a 0.005 grid at which the fitting data's auto-graded answers "
+        "agreed 95% of the time, points out of fold).",
         "",
         "*Cohort* means the other students' answers to the same question, as `grade-table` "
         "(or a bulk regrade) has them: two features per answer, the mean cosine with its 3 "
@@ -226,6 +272,8 @@ def report(rows: list[Row], human: np.ndarray, dev: np.ndarray, reference: Grade
         "cut were chosen on 1-6.",
         "",
         CONTEXTUAL,
+        "",
+        THRESHOLD_GRID,
         "",
         "| setting | answers | Pearson r | RMSE | agree | to review | agree, auto-graded | "
         "wrong, auto-graded | confidence AUROC |",
@@ -276,11 +324,11 @@ def report(rows: list[Row], human: np.ndarray, dev: np.ndarray, reference: Grade
         "chosen on 1-6 for the best 2-way macro-F1 (out of fold), its probability the "
         "confidence"
         + ("" if calibration.two_way is None else
-           f"; review thresholds {calibration.two_way.cohort_threshold_95:.2f} with the cohort"
-           f" and {calibration.two_way.threshold_95:.2f} per answer, full credit from "
+           f"; review thresholds {calibration.two_way.cohort_threshold_95:.3f} with the cohort"
+           f" and {calibration.two_way.threshold_95:.3f} per answer, full credit from "
            f"{calibration.two_way.cohort_full_credit_from:.2f} with the cohort and "
-           f"{calibration.two_way.full_credit_from:.2f} per answer (thresholds: the lowest at "
-           "which the "
+           f"{calibration.two_way.full_credit_from:.2f} per answer (thresholds: the lowest "
+           "on the 0.005 grid at which the "
            "fitting data's auto-graded full credits were correct 95% of the time, out of "
            "fold); 2-way model with the cohort: logistic("
            + f"{calibration.two_way.cohort.intercept:.2f}"

@@ -8,6 +8,7 @@ then one batched embedding call serves them all, and each item is decided.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -209,8 +210,11 @@ class WrittenGrader(Grader):
                 "answers the question.")
         status = Status.GRADED if decision.confidence >= threshold else Status.NEEDS_REVIEW
         if status is Status.NEEDS_REVIEW:
+            # The confidence rounded down, the threshold as stated (a calibrated one such as 0.855
+            # too): the number shown is below the threshold shown.
+            shown = math.floor(decision.confidence * 1000) / 1000
             decision.feedback.append(
-                f"Needs review: confidence {decision.confidence:.2f} is below {threshold:.2f}; "
+                f"Needs review: confidence {shown:.3f} is below {threshold:g}; "
                 f"the machine suggests {decision.points} of {item.points} points.")
         return ItemResult(
             item_id=item.id, question=context.question.id, points=decision.points,

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.mohler_fit import fit_calibration
+from benchmarks.mohler_fit import fit_calibration, threshold_grid
 from graders.written.calibration import (
     COHORT_CONFIDENCE_FEATURES,
     COHORT_TWO_WAY_FEATURES,
@@ -76,6 +76,16 @@ def test_shipped_calibration_has_its_cohort_and_two_way_models() -> None:
     for threshold in (calibration.cohort.threshold_95, calibration.two_way.threshold_95,
                       calibration.two_way.cohort_threshold_95):
         assert 0.5 <= threshold < 1.0
+
+
+def test_shipped_thresholds_are_points_of_the_fits_grid() -> None:
+    # The shipped file is what `--fit` writes: its thresholds come from the fit's grid.
+    calibration = shipped_calibration()
+    assert calibration.cohort is not None and calibration.two_way is not None
+    grid = threshold_grid()
+    for threshold in (calibration.threshold_95, calibration.cohort.threshold_95,
+                      calibration.two_way.threshold_95, calibration.two_way.cohort_threshold_95):
+        assert threshold in grid
 
 
 def test_a_fit_file_without_the_optional_sections_uses_the_per_answer_models() -> None:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import importlib
+import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 bench = importlib.import_module("benchmarks.written_mohler")
+fit = importlib.import_module("benchmarks.mohler_fit")
 
 
 def test_pearson_and_rmse() -> None:
@@ -53,8 +57,39 @@ def test_logistic_fit_recovers_a_known_rule() -> None:
 def test_threshold_is_the_lowest_that_reaches_the_precision() -> None:
     confidence = np.array([0.95, 0.9, 0.8, 0.7, 0.6])
     right = np.array([True, True, True, False, False])
-    assert bench.precision_threshold(confidence, right, 0.95) == 0.71
+    assert bench.precision_threshold(confidence, right, 0.95) == 0.705  # the 0.005 grid
     assert bench.precision_threshold(confidence, right, 0.6) == 0.5  # all five: 3 of 5
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.floats(0.0, 1.0), st.booleans()), min_size=1, max_size=40),
+       st.sampled_from([0.6, 0.8, 0.95]))
+def test_threshold_is_the_lowest_grid_point_that_reaches_the_target(
+        pairs: list[tuple[float, bool]], target: float) -> None:
+    confidence = np.array([c for c, _ in pairs])
+    right = np.array([r for _, r in pairs])
+    grid = fit.threshold_grid()
+    assert grid[0] == 0.5 and grid[-1] < 1.0
+    assert all(b - a == pytest.approx(fit.THRESHOLD_STEP) for a, b in itertools.pairwise(grid))
+
+    def reaches(threshold: float) -> bool:
+        chosen = confidence >= threshold
+        return bool(chosen.any()) and float(right[chosen].mean()) >= target
+
+    threshold = bench.precision_threshold(confidence, right, target)
+    assert threshold in grid
+    below = [t for t in grid if t < threshold]
+    assert not any(reaches(t) for t in below)
+    assert reaches(threshold) or threshold == grid[-1]
+
+
+def test_two_way_threshold_reads_the_same_grid_above_the_full_credit_cut() -> None:
+    probability = np.array([0.99, 0.93, 0.91, 0.8, 0.7])
+    correct = np.array([True, True, True, False, True])
+    # Full credits from the cut 0.75: the 0.8 answer is wrong; above 0.8, all three right.
+    assert fit._two_way_threshold(probability, correct, 0.75) == 0.805
+    # A cut above every wrong full credit: the grid's lowest point.
+    assert fit._two_way_threshold(probability, correct, 0.85) == 0.5
 
 
 def test_two_way_macro_f1() -> None:

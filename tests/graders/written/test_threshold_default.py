@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -173,3 +175,22 @@ def test_the_stated_threshold_is_the_one_a_single_upload_is_held_to(
     decided = Decision(Decimal(points), 0.5, [], threshold=model_threshold)
     assert stated_threshold(rubric_item, rubric) == review_threshold(
         config, decided, _context(rubric, None))
+
+
+@pytest.mark.parametrize("text", [*ANSWERS, *WRONG])
+def test_the_review_message_shows_a_confidence_below_the_threshold_it_shows(
+        resources: GradingResources, text: str) -> None:
+    # Thresholds may have three decimals or more (the calibrated ones are on a 0.005 grid): an
+    # answer whose confidence is just below one must not read "confidence 0.85 is below 0.85".
+    confidence = _grade(_rubric(0.0, {}), text, resources).confidence
+    for threshold in (math.ceil(confidence * 1000 + 1e-9) / 1000,
+                      round(confidence + 0.0005, 4), round(confidence + 0.005, 3)):
+        if not confidence < threshold <= 1.0:
+            continue
+        result = _grade(_rubric(None, {"review_threshold": threshold}), text, resources)
+        assert result.status is Status.NEEDS_REVIEW
+        found = re.search(r"confidence (\d\.\d+) is below (\d(?:\.\d+)?);", result.feedback)
+        assert found is not None, result.feedback
+        shown, limit = float(found.group(1)), float(found.group(2))
+        assert shown < limit
+        assert limit == threshold
