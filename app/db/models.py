@@ -178,6 +178,11 @@ class RegradeJob(Base):
 
 
 class GradingRun(Base):
+    """One grading of a submission. The current run holds every item row; a run no longer
+    current holds the rows that differ from the run after it (all of them when the grading
+    processes replaced it; only the superseded ones when a regrade re-scored the current run
+    in place, app.grading.advance)."""
+
     __tablename__ = "grading_runs"
     __table_args__ = (Index("ix_grading_runs_submission_current", "submission_id", "is_current"),)
 

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, NamedTuple, Protocol, cast
 
-from sqlalchemy import Table, TextClause, bindparam, insert, select, text, update
+from sqlalchemy import Table, insert, select, update
 from sqlalchemy.orm import Session, selectinload
 
-from app.db.base import utcnow
 from app.db.models import GradingRun, ItemScore, Submission, SubmissionStatus
 from app.grading.worker import WorkerOutcome
 from app.sanitize import clean, clean_json, clean_optional
@@ -202,114 +201,10 @@ def current_scores(session: Session, submission_ids: Sequence[int]) -> dict[int,
     return found
 
 
-@dataclass(frozen=True, slots=True)
-class CopiedRun:
-    """A new run made from a stored one (`copy_runs`): its rows are the stored run's, with
-    `changed` (item id -> result) written over them."""
-
-    submission_id: int
-    old_run_id: int
-    status: str
-    total: Decimal
-    max_points: Decimal
-    keys: dict[str, Any]
-    changed: Mapping[str, ItemResult]
-
-
-_COPY_RUN = text(
-    "INSERT INTO grading_runs (submission_id, rubric_version_id, rubric_hash, regrade_job_id, "
-    "status, error, total, max_points, answers, execution_time, is_current, created_at, "
-    "located_digest, result_keys) "
-    "SELECT submission_id, :version, :rubric_hash, :job, :status, NULL, :total, :max_points, "
-    "answers, :seconds, :current, :now, located_digest, :keys FROM grading_runs WHERE id = :old"
-).bindparams(*(
-    bindparam(name, type_=cast(Table, GradingRun.__table__).c[column].type)
-    for name, column in (("total", "total"), ("max_points", "max_points"),
-                         ("current", "is_current"), ("now", "created_at"),
-                         ("keys", "result_keys"))
-))
-_COPY_ITEMS = (
-    "INSERT INTO item_scores (run_id, position, item_id, question_id, points, max_points, "
-    "status, feedback, student_feedback, evidence, confidence, grader, grader_version) "
-    "SELECT :new, position, item_id, question_id, points, max_points, status, feedback, "
-    "student_feedback, evidence, confidence, grader, grader_version "
-    "FROM item_scores WHERE run_id = :old"
-)
-
-
-def _copy_items(skipped: int) -> TextClause:
-    """The statement copying a run's item rows but `skipped` of them (:s0, :s1, ...)."""
-    if not skipped:
-        return text(_COPY_ITEMS)
-    names = ", ".join(f":s{n}" for n in range(skipped))
-    return text(f"{_COPY_ITEMS} AND item_id NOT IN ({names})")
-
-
-def copy_runs(
-    session: Session,
-    runs: Sequence[CopiedRun],
-    version_id: int,
-    rubric_hash: str,
-    regrade_job_id: int | None,
-    positions: Mapping[str, int],
-    seconds: float | None = None,
-) -> int:
-    """Store each as the submission's current run, copying the stored run's answers and item
-    rows in SQL and writing only the changed items (at `positions`, item id -> its place in
-    the run): a few statements per submission, never an ORM object per row. Returns the
-    number stored (a submission deleted meanwhile is not)."""
-    if not runs:
-        return 0
-    ids = [r.submission_id for r in runs]
-    session.execute(
-        update(GradingRun)
-        .where(GradingRun.submission_id.in_(ids), GradingRun.is_current.is_(True))
-        .values(is_current=False)
-    )
-    now = utcnow()
-    session.execute(_COPY_RUN, [
-        {"version": version_id, "rubric_hash": rubric_hash, "job": regrade_job_id,
-         "status": r.status, "total": r.total, "max_points": r.max_points, "seconds": seconds,
-         "current": True, "now": now, "keys": r.keys, "old": r.old_run_id}
-        for r in runs
-    ])
-    new = dict(session.execute(
-        select(GradingRun.submission_id, GradingRun.id)
-        .where(GradingRun.submission_id.in_(ids), GradingRun.is_current.is_(True))
-    ).tuples().all())
-    stored = [r for r in runs if r.submission_id in new]
-    if not stored:
-        return 0
-    # Unchanged rows are copied in SQL; the changed ones are not copied (to be overwritten)
-    # but written once, as new rows at their item's place.
-    by_skipped: dict[tuple[str, ...], list[dict[str, Any]]] = {}
-    for r in stored:
-        skipped = tuple(sorted(r.changed))
-        by_skipped.setdefault(skipped, []).append(
-            {"new": new[r.submission_id], "old": r.old_run_id,
-             **{f"s{n}": clean(item, 100) for n, item in enumerate(skipped)}})
-    for skipped, params in by_skipped.items():
-        session.execute(_copy_items(len(skipped)), params)
-    values: dict[int, tuple[ItemResult, dict[str, Any]]] = {}  # results are shared: clean once
-    changed = [
-        {"run_id": new[r.submission_id], "position": positions[item_id],
-         "item_id": clean(item_id, 100), **_values_of(result, values)}
-        for r in stored
-        for item_id, result in r.changed.items()
-    ]
-    if changed:
-        session.execute(insert(cast(Table, ItemScore.__table__)), changed)
-    session.execute(
-        update(cast(Table, Submission.__table__))
-        .where(cast(Table, Submission.__table__).c.id == bindparam("sid"))
-        .values(status=bindparam("st"), error=None, updated_at=bindparam("at")),
-        [{"sid": r.submission_id, "st": r.status, "at": now} for r in stored],
-    )
-    return len(stored)
-
-
-def _values_of(result: ItemResult, seen: dict[int, tuple[ItemResult, dict[str, Any]]]
-               ) -> dict[str, Any]:
+def item_values_once(result: ItemResult, seen: dict[int, tuple[ItemResult, dict[str, Any]]]
+                     ) -> dict[str, Any]:
+    """`_item_values`, computed once per result object (`seen`: by id): a regrade stores the
+    same results for many submissions, and cleaning their strings is not free."""
     found = seen.get(id(result))
     if found is None:
         found = seen[id(result)] = (result, _item_values(result))

@@ -25,7 +25,8 @@ from app.db.base import utcnow
 from app.db.models import Submission, User
 from app.db.session import unit_of_work
 from app.errors import Conflict
-from app.grading.repository import CopiedRun, copy_runs, current_item_rows, current_scores
+from app.grading.advance import AdvancedRun, advance_runs
+from app.grading.repository import current_item_rows, current_scores
 from app.grading.retry import Pools, Quarantine, WindowedPool, as_pools
 from app.grading.store import Result, store_results
 from app.grading.worker import WorkerOutcome, grade_many
@@ -370,10 +371,10 @@ def _store_rescored(factory: sessionmaker[Session], done: Sequence[Rescored], ve
                     rubric_hash: str, job_id: int | None, changed: int,
                     seconds: float, positions: Mapping[str, int]) -> None:
     with unit_of_work(factory) as session:
-        stored = copy_runs(
+        stored = advance_runs(
             session,
-            [CopiedRun(r.stored.submission_id, r.stored.run_id, r.status, r.total,
-                       r.max_points, r.keys, r.recomputed) for r in done],
+            [AdvancedRun(r.stored.submission_id, r.stored.run_id, r.status, r.total,
+                         r.max_points, r.keys, r.recomputed) for r in done],
             version_id, rubric_hash, job_id, positions, seconds,
         )
         if job_id is not None:

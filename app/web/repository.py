@@ -14,12 +14,15 @@ HISTORY_LIMIT = 200
 
 
 def runs_of(session: Session, submission_id: int) -> list[GradingRun]:
-    """Every grading run of a submission, newest first (the current one and those it replaced)."""
+    """Every grading run of a submission, newest first (the current one and those it replaced).
+    By time, not id: a regrade re-scored in place keeps the current run's id and stores its
+    previous state as a new run (app.grading.advance)."""
     return list(
         session.scalars(
             select(GradingRun)
             .where(GradingRun.submission_id == submission_id)
-            .order_by(GradingRun.id.desc())
+            .order_by(GradingRun.is_current.desc(), GradingRun.created_at.desc(),
+                      GradingRun.id.desc())
             .limit(HISTORY_LIMIT)
         )
     )

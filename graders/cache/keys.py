@@ -33,6 +33,9 @@ SANDBOX_VERSION = "1"
 OPERATIONAL_OPTIONS = frozenset({
     "worker_nice", "result_cache_path", "result_cache_bytes", "document_seconds",
     "parse_seconds", "max_answers",
+    # Where vectors are kept, not what they are (they are keyed by the model's fingerprint):
+    # moving the database and its caches to another folder must not invalidate every key.
+    "embedding_cache_dir",
 })
 
 _GRADERS = Path(__file__).resolve().parent.parent

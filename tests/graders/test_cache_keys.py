@@ -197,3 +197,17 @@ def test_learned_configs_under_the_same_rubric_hash_change_the_group_key(
     plain = _static_part(base, question, "written", "1", question.items)
     taught = _static_part(learned, learned_q, "written", "1", learned_items)
     assert plain[0] != taught[0]
+
+
+def test_where_the_caches_live_is_not_part_of_a_key() -> None:
+    """Moving the database and its cache folders elsewhere keeps every stored key valid; an
+    option that can change a grade still changes the digest."""
+    from graders.cache.keys import options_digest
+
+    base = {"review_threshold": 0.8, "code_input_secret": "s"}
+    here = options_digest({**base, "embedding_cache_dir": "/srv/a/embeddings",
+                           "result_cache_path": "/srv/a/result-cache.sqlite"})
+    there = options_digest({**base, "embedding_cache_dir": "/mnt/b/embeddings",
+                            "result_cache_path": "/mnt/b/result-cache.sqlite"})
+    assert here == there
+    assert options_digest({**base, "review_threshold": 0.9}) != options_digest(dict(base))

@@ -1,0 +1,81 @@
+"""A regrade re-scored in place (app.grading.advance): the current run keeps its id and its
+unchanged rows; its previous state is history, holding only what changed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.db.models import GradingRun, ItemScore
+from app.db.session import unit_of_work
+from app.web import repository as web_repository
+from tests.app.test_regrade_cache import POINTS_AND_FEEDBACK
+from tests.app.test_regrade_fast import Setup, _edited
+
+
+@pytest.fixture
+def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Setup]:
+    made = Setup(tmp_path, monkeypatch)
+    yield made
+    made.close()
+
+
+def test_a_run_re_scored_in_place_keeps_its_rows_and_its_previous_state_becomes_history(
+    built: Setup,
+) -> None:
+    """The current run keeps its id and its unchanged rows; its previous state becomes a run no
+    longer current, holding the old rubric, status, totals and time and the superseded rows of
+    the changed items (moved, not copied); the web history lists the current run first."""
+
+    def runs(sessions: sessionmaker[Session]) -> dict[int, list[tuple[Any, ...]]]:
+        with unit_of_work(sessions) as session:
+            found: dict[int, list[tuple[Any, ...]]] = {}
+            for run in session.scalars(select(GradingRun).order_by(GradingRun.id)):
+                rows = session.execute(
+                    select(ItemScore.item_id, ItemScore.points, ItemScore.max_points,
+                           ItemScore.feedback)
+                    .where(ItemScore.run_id == run.id).order_by(ItemScore.position)).all()
+                found.setdefault(run.submission_id, []).append(
+                    (run.id, run.is_current, run.rubric_hash, run.total, run.max_points,
+                     run.created_at, [tuple(r) for r in rows]))
+            return found
+
+    before = runs(built.fast)
+    built.edit(_edited(POINTS_AND_FEEDBACK))
+    fast, _ = built.regrade_both()
+    assert fast.fast is not None and fast.fast.rescored >= 5
+    after = runs(built.fast)
+    kept = 0
+    for sid, old in before.items():
+        (old_id, _, old_hash, old_total, old_max, old_at, old_rows), = old
+        new = after[sid]
+        current = [r for r in new if r[1]]
+        history = [r for r in new if not r[1]]
+        assert len(current) == 1 and len(history) == 1
+        if current[0][0] != old_id:
+            continue  # graded anew by the grading processes: a new whole run, the old kept
+        kept += 1
+        _, _, new_hash, _, _, new_at, cur_rows = current[0]
+        _, _, hist_hash, hist_total, hist_max, hist_at, hist_rows = history[0]
+        assert (hist_hash, hist_total, hist_max, hist_at) == (old_hash, old_total, old_max,
+                                                              old_at)
+        assert new_hash != old_hash and new_at >= old_at
+        assert len(cur_rows) == len(old_rows)
+        changed = {r[0] for r in hist_rows}
+        # What the current run now states differently moved to the history (with any other
+        # item of a re-scored group), and the history plus the current run's other rows are
+        # the old run, row for row.
+        assert {n[0] for o, n in zip(old_rows, cur_rows, strict=True) if o != n} <= changed
+        assert changed
+        merged = {r[0]: r for r in cur_rows if r[0] not in changed} | {r[0]: r for r in hist_rows}
+        assert [merged[r[0]] for r in old_rows] == old_rows
+    assert kept >= 5
+    with unit_of_work(built.fast) as session:
+        sid = next(iter(before))
+        listed = web_repository.runs_of(session, sid)
+        assert listed[0].is_current and not listed[1].is_current
