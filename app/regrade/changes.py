@@ -9,11 +9,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import cast
 
-from app.db.models import ItemScore, Override, Submission, SubmissionStatus
-from app.grading.repository import ItemRow, Scored
+from app.db.models import ItemScore, Override, Submission
+from app.grading.repository import ItemRow
 from app.grading.worker import WorkerOutcome
-from app.submissions.scoring import _NOT_COUNTED as NOT_COUNTED
-from app.submissions.scoring import _PRECEDENCE as PRECEDENCE
 from app.submissions.scoring import EffectiveScore, combine, effective_item
 
 
@@ -90,42 +88,3 @@ def diff_of(submission_id: int, student: str | None, old: EffectiveScore,
     return ScoreChange(
         submission_id, student, old.total, new.total, old.status, new.status, changed
     )
-
-
-def _lean(rows: Sequence[Scored], overrides: Mapping[str, Override]
-          ) -> tuple[str, Decimal, dict[str, tuple[Decimal, str]]]:
-    """`_score` for `diff`, on what it compares only: status, total and each item's effective
-    points and status (no EffectiveItem built per item)."""
-    items: dict[str, tuple[Decimal, str]] = {}
-    total = Decimal(0)
-    for row in rows:
-        override = overrides.get(row.item_id)
-        if override is not None:
-            items[row.item_id] = (override.points, SubmissionStatus.GRADED.value)
-            total += override.points
-        else:
-            items[row.item_id] = (row.points, row.status)
-            if row.status not in NOT_COUNTED:
-                total += row.points
-    statuses = {status for _, status in items.values()}
-    status = next((s for s in PRECEDENCE if s in statuses), SubmissionStatus.GRADED.value)
-    return status, total, items
-
-
-def lean_diff(submission_id: int, student: str | None, old_rows: Sequence[Scored],
-              new_rows: Sequence[Scored], overrides: Mapping[str, Override]
-              ) -> ScoreChange | None:
-    """`diff_of(_score(old_rows), _score(new_rows))` for rows that are not empty."""
-    old_status, old_total, before = _lean(old_rows, overrides)
-    new_status, new_total, after = _lean(new_rows, overrides)
-    changed = tuple(
-        ItemChange(item_id, None if was is None else was[0], now[0],
-                   None if was is None else was[1], now[1])
-        for item_id, now in after.items()
-        for was in (before.get(item_id),)
-        if was is None or was != now
-    )
-    if not changed and old_total == new_total and old_status == new_status:
-        return None
-    return ScoreChange(submission_id, student, old_total, new_total, old_status, new_status,
-                       changed)

@@ -25,7 +25,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db.models import GradingRun, RubricVersion, Submission
-from app.grading.repository import ItemRow, Scored
 from graders.cache import CACHE_KEY, ResultCache
 from graders.cache.codecs import decode_parsed, decode_results, encode_results
 from graders.cache.groups import cacheable
@@ -55,19 +54,18 @@ class StoredRun:
     run_id: int
     keys: Mapping[str, Any] | None
     rubric_version_id: int
+    total: Decimal  # the run's machine total and maximum
+    max_points: Decimal
 
 
 @dataclass(slots=True)
 class Rescored:
-    """One submission re-scored here: the rows it keeps, those recomputed, its new keys."""
+    """One submission re-scored here: the results recomputed (the rest of its stored run is
+    kept) and its new keys; its status and totals follow (app.regrade.settle)."""
 
     stored: StoredRun
-    rows: list[Scored]  # every item in order, as it will read
     recomputed: dict[str, ItemResult]
     keys: dict[str, Any]
-    status: str
-    total: Decimal
-    max_points: Decimal
 
 
 @dataclass
@@ -80,34 +78,26 @@ class FastStats:
     groups_cached: int = 0
     located: int = 0  # located submissions read back from the cache
 
+    def unsettled(self, done: Rescored) -> None:
+        """`done`, counted as re-scored here, goes to the grading processes after all (its
+        stored rows did not cover what it needs)."""
+        if done.recomputed:
+            self.rescored -= 1
+        else:
+            self.reused -= 1
+        self.sent += 1
+
 
 def stored_runs(session: Session, ids: Sequence[int]) -> dict[int, StoredRun]:
     rows = session.execute(
         select(Submission.id, Submission.student, Submission.status, Submission.sha256,
                Submission.filename, Submission.content_type, GradingRun.id,
-               GradingRun.result_keys, GradingRun.rubric_version_id)
+               GradingRun.result_keys, GradingRun.rubric_version_id, GradingRun.total,
+               GradingRun.max_points)
         .join(GradingRun, GradingRun.submission_id == Submission.id)
         .where(Submission.id.in_(list(ids)), GradingRun.is_current.is_(True))
     ).all()
     return {row[0]: StoredRun(*row) for row in rows}
-
-
-def _row(result: ItemResult) -> ItemRow:
-    return ItemRow(result.item_id, result.question, result.points, result.max_points,
-                   result.status.value, result.confidence, result.grader, result.grader_version,
-                   result.feedback)
-
-
-def run_status(statuses: Sequence[str]) -> str:
-    """graders.engine.run_status over stored status strings."""
-    found = set(statuses)
-    for status in (Status.GRADER_ERROR, Status.PENDING, Status.NEEDS_REVIEW):
-        if status.value in found:
-            return status.value
-    return "graded"
-
-
-_NO_POINTS = frozenset({Status.PENDING.value, Status.GRADER_ERROR.value})
 
 
 class FastPath:
@@ -127,46 +117,51 @@ class FastPath:
         self.memo: dict[str, list[ItemResult]] = {}
         self.stats = FastStats()
         self.by_name = {spec.name: spec for _, specs in self.keys.questions for spec in specs}
-        self.blocked: dict[int, frozenset[str]] = {}  # by stored runs' rubric version
+        self.blocked: dict[int, frozenset[str] | None] = {}  # by stored runs' rubric version
 
     def pool_only(self, session: Session, ids: Sequence[int],
                   stored: Mapping[int, StoredRun]) -> set[int]:
         """Those of `ids` the fast path is known not to re-score, without trying: no stored
-        run or keys, or an answer to a group the rubric change gave a new key that only the
-        grading processes compute (code, written). Counted as sent."""
+        run or keys, a run graded under a rubric whose items were not these in this order, or
+        an answer to a group the rubric change gave a new key that only the grading processes
+        compute (code, written). Counted as sent."""
         untried: set[int] = set()
         for sid in ids:
             run = stored.get(sid)
             groups = None if run is None or not run.keys else run.keys.get("groups")
-            if run is None or not isinstance(groups, dict) or any(
-                    name in groups for name in self._blocked(session, run.rubric_version_id)):
+            blocked = None if run is None else self._blocked(session, run.rubric_version_id)
+            if (run is None or blocked is None or not isinstance(groups, dict)
+                    or any(name in groups for name in blocked)):
                 untried.add(sid)
         self.stats.sent += len(untried)
         self.stats.sent_untried += len(untried)
         return untried
 
-    def _blocked(self, session: Session, version_id: int) -> frozenset[str]:
+    def _blocked(self, session: Session, version_id: int) -> frozenset[str] | None:
         """The groups whose new key a run graded under `version_id` cannot have re-scored here;
-        none when that version cannot be read (each submission is then tried)."""
-        found = self.blocked.get(version_id)
-        if found is None:
-            found = frozenset()
-            text = session.get(RubricVersion, version_id)
-            try:
-                old = None if text is None else parse_rubric(text.source_text, "<stored rubric>")
-                if old is not None and old.content_hash != self.loaded.content_hash:
+        None when no run of that version can be (its rubric unreadable, or its items not the
+        new rubric's in the same order: the stored rows would not line up)."""
+        if version_id in self.blocked:
+            return self.blocked[version_id]
+        found: frozenset[str] | None = None
+        text = session.get(RubricVersion, version_id)
+        try:
+            old = None if text is None else parse_rubric(text.source_text, "<stored rubric>")
+            if old is not None and [i.id for i in old.rubric.items()] == self.order:
+                found = frozenset()
+                if old.content_hash != self.loaded.content_hash:
                     before = RunKeys(old, self.resources.options, self.resources)
                     found = frozenset(name for name in self.keys.changed_groups(before)
                                       if self.by_name[name].kind not in IN_PLACE_KINDS)
-            except Exception:  # an old rubric this code cannot read: try each submission
-                found = frozenset()
-            self.blocked[version_id] = found
+        except Exception:  # an old rubric this code cannot read: the grading processes
+            found = None
+        self.blocked[version_id] = found
         return found
 
-    def rescore(self, stored: StoredRun | None, old: Sequence[Scored] | None) -> Rescored | None:
+    def rescore(self, stored: StoredRun | None) -> Rescored | None:
         """The submission re-scored, or None: it goes to the grading processes."""
         try:
-            done = self._rescore(stored, old) if stored is not None and old else None
+            done = self._rescore(stored) if stored is not None else None
         except Exception:  # anything unexpected here: the grading processes do it as before
             done = None
         if done is None:
@@ -193,9 +188,9 @@ class FastPath:
             self.memo.clear()
         self.memo[key] = results
 
-    def _rescore(self, stored: StoredRun, old: Sequence[Scored]) -> Rescored | None:
+    def _rescore(self, stored: StoredRun) -> Rescored | None:
         keys = stored.keys
-        if not keys or [r.item_id for r in old] != self.order:
+        if not keys:
             return None
         location = keys.get("location")
         groups = keys.get("groups")
@@ -262,15 +257,9 @@ class FastPath:
                     new_groups[spec.name] = [key, basis]
                 for result in results:
                     recomputed[result.item_id] = result
-        rows: list[Scored] = [_row(recomputed[r.item_id]) if r.item_id in recomputed else r
-                              for r in old]
         return Rescored(
-            stored, rows, recomputed,
-            {"location": location, "answers": keys.get("answers", 0), "groups": new_groups},
-            run_status([r.status for r in rows]),
-            sum((r.points for r in rows if r.status not in _NO_POINTS), Decimal(0)),
-            sum((r.max_points for r in rows), Decimal(0)),
-        )
+            stored, recomputed,
+            {"location": location, "answers": keys.get("answers", 0), "groups": new_groups})
 
     def _grade(self, spec: GroupSpec, key: str, resolve: Any,
                located: Any) -> list[ItemResult] | None:

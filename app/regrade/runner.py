@@ -26,7 +26,7 @@ from app.db.models import Submission, User
 from app.db.session import unit_of_work
 from app.errors import Conflict
 from app.grading.advance import AdvancedRun, advance_runs
-from app.grading.repository import current_item_rows, current_scores
+from app.grading.repository import current_item_rows, run_scores
 from app.grading.retry import Pools, Quarantine, WindowedPool, as_pools
 from app.grading.store import Result, store_results
 from app.grading.worker import WorkerOutcome, grade_many
@@ -38,9 +38,9 @@ from app.regrade.changes import (  # noqa: F401  (ItemChange: part of this modul
     _score,
     diff,
     diff_of,
-    lean_diff,
 )
 from app.regrade.fast import FastPath, FastStats, Rescored, StoredRun, stored_runs
+from app.regrade.settle import Settled, settle
 from app.submissions.repository import overrides_for
 from graders.cache import CacheStats
 from graders.rubric import LoadedRubric
@@ -258,28 +258,41 @@ def run_regrade(
         if not chunk:
             return []
         started = time.perf_counter()
-        with unit_of_work(factory) as session:
-            rows = current_scores(session, chunk)
-            overrides = overrides_for(session, chunk)
-        done: list[Rescored] = []
+        rescored: list[Rescored] = []
         rest: list[int] = []
         for sid in chunk:
-            rescored = fast.rescore(stored.get(sid), rows.get(sid))
-            if rescored is None:
+            found = fast.rescore(stored.get(sid))
+            if found is None:
                 rest.append(sid)
             else:
-                done.append(rescored)
+                rescored.append(found)
         fast.close()
-        if not done:
+        if not rescored:
             return rest
+        # Of each stored run only its item count and the rows that can change its status or
+        # total are read: those of the recomputed and the overridden items, and the deciding ones.
+        with unit_of_work(factory) as session:
+            overrides = overrides_for(session, [r.stored.submission_id for r in rescored])
+            wanted = {item for r in rescored for item in r.recomputed}
+            wanted.update(item for found in overrides.values() for item in found)
+            scores = run_scores(session, [r.stored.run_id for r in rescored], wanted)
+        done: list[tuple[Rescored, Settled]] = []
         changes: list[ScoreChange] = []
-        for r in done:
-            if not r.recomputed:
-                continue  # the same rows as stored: nothing can have changed
-            sid = r.stored.submission_id
-            change = lean_diff(sid, r.stored.student, rows[sid], r.rows, overrides.get(sid, {}))
-            if change is not None:
-                changes.append(change)
+        for r in rescored:
+            run = r.stored
+            read = scores.get(run.run_id)
+            settled = None if read is None or read.count != len(fast.order) else settle(
+                run.submission_id, run.student, run.total, run.max_points, read, r.recomputed,
+                overrides.get(run.submission_id, {}), fast.positions)
+            if settled is None:
+                fast.stats.unsettled(r)
+                rest.append(run.submission_id)
+                continue
+            done.append((r, settled))
+            if settled.change is not None:
+                changes.append(settled.change)
+        if not done:
+            return sorted(rest)
         if not dry_run:
             seconds = (time.perf_counter() - started) / len(chunk)
             try:
@@ -288,12 +301,12 @@ def run_regrade(
             except Exception:  # the grading processes store them, a row at a time if need be
                 log.exception("storing %d re-scored submissions failed", len(done))
                 fast.stats.sent += len(done)
-                return sorted(rest + [r.stored.submission_id for r in done])
+                return sorted(rest + [r.stored.submission_id for r, _ in done])
         report.changes.extend(changes)
         report.changed += len(changes)
         if progress is not None:
             progress(len(done), report.total)
-        return rest
+        return sorted(rest)
 
     # Re-scoring here costs little per submission, and each batch is one commit: larger
     # batches (what the pool does not take stays in a batch of the usual size).
@@ -367,14 +380,15 @@ def _fast_path(loaded: LoadedRubric, context: str | None,
     return FastPath(loaded, options, cache)
 
 
-def _store_rescored(factory: sessionmaker[Session], done: Sequence[Rescored], version_id: int,
+def _store_rescored(factory: sessionmaker[Session], done: Sequence[tuple[Rescored, Settled]],
+                    version_id: int,
                     rubric_hash: str, job_id: int | None, changed: int,
                     seconds: float, positions: Mapping[str, int]) -> None:
     with unit_of_work(factory) as session:
         stored = advance_runs(
             session,
-            [AdvancedRun(r.stored.submission_id, r.stored.run_id, r.status, r.total,
-                         r.max_points, r.keys, r.recomputed) for r in done],
+            [AdvancedRun(r.stored.submission_id, r.stored.run_id, s.status, s.total,
+                         s.max_points, r.keys, r.recomputed) for r, s in done],
             version_id, rubric_hash, job_id, positions, seconds,
         )
         if job_id is not None:
