@@ -64,9 +64,9 @@ def risk_control(session: Session, current: CurrentRubric) -> list[ItemRisk]:
         elif info.threshold is None:
             note = (f"Too few instructor grades to calibrate: {info.calibrated_on} of the "
                     f"{needed(target)} needed for a {target:.1%} target; the default "
-                    f"threshold {default:.2f} stands.")
+                    f"threshold {default:g} stands.")
         else:
-            note = (f"Threshold {info.threshold:.2f} from {info.calibrated_on} instructor "
+            note = (f"Threshold {info.threshold:g} from {info.calibrated_on} instructor "
                     f"grades (error bound {info.expected_error or 0:.1%} for a {target:.1%} "
                     "target).")
         out.append(ItemRisk(
