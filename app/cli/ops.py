@@ -21,7 +21,16 @@ from rich.progress import (
 from rich.table import Table
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.cli.context import console, database, domain_errors, errors, fail, safe, settings
+from app.cli.context import (
+    console,
+    database,
+    domain_errors,
+    errors,
+    fail,
+    safe,
+    settings,
+    startup_frozen,
+)
 from app.db.base import utcnow
 from app.db.session import unit_of_work
 from app.grading.retry import ProcessPools
@@ -95,7 +104,7 @@ def regrade(
         MofNCompleteColumn(),
         TimeRemainingColumn(),
     )
-    with database() as sessions, domain_errors():
+    with database() as sessions, domain_errors(), startup_frozen():
         lease: jobs.Claim | None = None
         if not dry_run:
             with unit_of_work(sessions) as session:
