@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -73,7 +72,7 @@ def test_a_points_only_regrade_starts_no_grading_process_and_no_migrations(
                 accept(session, SLUG, Upload(raw, name, ctype, f"s{number}"), None, 1 << 20)
     # Graded once by the grading processes: each stored run records its keys.
     first, first_modules = _regrade(tmp_path, url, "first")
-    assert "4 sent to the grading processes" in first, first
+    assert "regraded 4 submissions of transformer-basics" in first, first
     assert "multiprocessing.forkserver" in first_modules  # the listing sees a started pool
 
     edited = RUBRIC
@@ -87,7 +86,7 @@ def test_a_points_only_regrade_starts_no_grading_process_and_no_migrations(
     sessions.kw["bind"].dispose()
 
     second, modules = _regrade(tmp_path, url, "second")
-    assert re.search(r"4 re-scored in place .* 0 sent to the grading processes", second), second
-    assert "regraded 4 submissions of transformer-basics" in second
+    assert "regraded 4 submissions of transformer-basics" in second, second
     assert "app.regrade.fast" in modules  # the listing is the regrade's
+    # No fork server: nothing went to a grading process, none was started.
     assert _present(modules) == []
