@@ -7,15 +7,24 @@ database; it writes the modules it imported when it exits.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
 
 from app.assignments.service import sync_rubric_dir
+from app.cli import ops
+from app.cli.main import app
 from app.db.migrate import upgrade
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
+from app.regrade.runner import RegradeReport, run_regrade
+from app.settings import get_settings
 from app.submissions.service import accept
 from app.submissions.upload import Upload
 from graders.rubric import BUNDLED_RUBRICS
@@ -90,3 +99,35 @@ def test_a_points_only_regrade_starts_no_grading_process_and_no_migrations(
     assert "app.regrade.fast" in modules  # the listing is the regrade's
     # No fork server: nothing went to a grading process, none was started.
     assert _present(modules) == []
+
+
+def test_the_regrade_runs_with_start_up_frozen_and_leaves_the_collector_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # In-process (as the tests and any embedding caller run it): the freeze must not outlive
+    # the command, or this process's garbage from before it would never be collected.
+    url = f"sqlite:///{tmp_path / 'g.db'}"
+    upgrade(url)
+    sessions = make_sessionmaker(make_engine(url))
+    with unit_of_work(sessions) as session:
+        sync_rubric_dir(session, BUNDLED_RUBRICS)
+    sessions.kw["bind"].dispose()
+    monkeypatch.setenv("GRADEFORMER_DATABASE_URL", url)
+    monkeypatch.setenv("GRADEFORMER_RESULT_CACHE", "false")
+    get_settings.cache_clear()
+    frozen_while_running: list[int] = []
+
+    def run(*args: Any, **kwargs: Any) -> RegradeReport:
+        frozen_while_running.append(gc.get_freeze_count())
+        return run_regrade(*args, **kwargs)
+
+    monkeypatch.setattr(ops, "run_regrade", run)
+    before = gc.get_freeze_count()
+    try:
+        result = CliRunner().invoke(app, ["regrade", "--assignment", SLUG])
+    finally:
+        get_settings.cache_clear()
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert "regraded 0 submissions" in " ".join(result.output.split())
+    assert frozen_while_running and frozen_while_running[0] > before
+    assert gc.get_freeze_count() == before
