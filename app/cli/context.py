@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -58,3 +59,15 @@ def domain_errors() -> Iterator[None]:
         yield
     except DomainError as exc:
         raise fail(exc.detail) from None
+
+
+@contextmanager
+def startup_frozen() -> Iterator[None]:
+    """Bulk work after start-up: what start-up built (modules, classes, SQLAlchemy's and
+    pydantic's tables: most of the process's objects) lives on, so the collector's full passes
+    skip it meanwhile instead of walking it again each time; collected as before afterwards."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()

@@ -19,12 +19,19 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
-from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.cli.context import console, database, domain_errors, errors, fail, safe, settings
+from app.cli.context import (
+    console,
+    database,
+    domain_errors,
+    errors,
+    fail,
+    safe,
+    settings,
+    startup_frozen,
+)
 from app.db.base import utcnow
-from app.db.migrate import is_current, upgrade
 from app.db.session import unit_of_work
 from app.grading.retry import ProcessPools
 from app.regrade import jobs
@@ -97,7 +104,7 @@ def regrade(
         MofNCompleteColumn(),
         TimeRemainingColumn(),
     )
-    with database() as sessions, domain_errors():
+    with database() as sessions, domain_errors(), startup_frozen():
         lease: jobs.Claim | None = None
         if not dry_run:
             with unit_of_work(sessions) as session:
@@ -234,6 +241,11 @@ def doctor() -> None:
 def _ready_database(url: str) -> None:
     """Migrate the embedded SQLite database; refuse any other that is not at the newest schema
     (an operator upgrades a shared database on purpose, not as a side effect of a restart)."""
+    # Imported here: Alembic (and the dialects it loads) is only for `serve`, not `regrade`.
+    from sqlalchemy.engine import make_url
+
+    from app.db.migrate import is_current, upgrade
+
     try:
         if is_current(url):
             return
