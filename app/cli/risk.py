@@ -25,7 +25,7 @@ def _print(rows: list[ItemRisk]) -> None:
     for r in rows:
         console.print(
             f"{safe(r.question)} {safe(r.item)}: target {r.target:.1%}, threshold "
-            f"{r.threshold:.2f} ({'calibrated' if r.calibrated else 'default'}), "
+            f"{r.threshold:g} ({'calibrated' if r.calibrated else 'default'}), "
             f"instructor-graded {r.instructor_graded}, exemplars {r.exemplars}, measured error "
             f"{_percent(r.measured_error)} on {r.measured_on}, automated "
             f"{_percent(r.automated_share)}. {safe(r.note)}"
