@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, insert, select, text, update
+from sqlalchemy import Table, bindparam, func, insert, select, text, update
 from sqlalchemy.orm import Session
 
 from app.db.base import utcnow
@@ -41,11 +41,6 @@ _PREVIOUS = text(
     f"SELECT {_KEPT}, :answers, NULL, :no FROM grading_runs WHERE id = :run"
 ).bindparams(bindparam("answers", type_=_RUNS.c.answers.type),
              bindparam("no", type_=_RUNS.c.is_current.type))
-_MOVE = text(
-    "UPDATE item_scores SET run_id = (SELECT max(g.id) FROM grading_runs g "
-    "WHERE g.submission_id = :sid AND g.is_current = :no) "
-    "WHERE run_id = :run AND item_id = :item"
-).bindparams(bindparam("no", type_=_RUNS.c.is_current.type))
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,13 +79,25 @@ def advance_runs(
     if not stored:
         return 0
     # The previous states, as new runs no longer current: copied in SQL, without the answers
-    # and keys. Each is then its submission's newest run that is not current (ids only grow),
-    # which is where the superseded rows of the changed items move.
+    # and keys. Each is then its submission's newest run that is not current (ids only grow;
+    # this transaction writes the submission's runs), where the superseded rows move.
     session.execute(_PREVIOUS, [{"run": r.run_id, "answers": {}, "no": False} for r in stored])
-    moves = [{"sid": r.submission_id, "run": r.run_id, "item": clean(item_id, 100), "no": False}
-             for r in stored for item_id in r.changed]
+    moved = [r for r in stored if r.changed]
+    previous = dict(session.execute(
+        select(_RUNS.c.submission_id, func.max(_RUNS.c.id))
+        .where(_RUNS.c.submission_id.in_([r.submission_id for r in moved]),
+               _RUNS.c.is_current.is_(False))
+        .group_by(_RUNS.c.submission_id)
+    ).tuples().all()) if moved else {}
+    moves = [{"to": previous[r.submission_id], "run": r.run_id, "item": clean(item_id, 100)}
+             for r in moved for item_id in r.changed]
     if moves:
-        session.execute(_MOVE, moves)
+        session.execute(
+            update(_ITEMS)
+            .where(_ITEMS.c.run_id == bindparam("run"), _ITEMS.c.item_id == bindparam("item"))
+            .values(run_id=bindparam("to")),
+            moves,
+        )
     values: dict[int, tuple[ItemResult, dict[str, Any]]] = {}  # results are shared: clean once
     rows = [
         {"run_id": r.run_id, "position": positions[item_id], "item_id": clean(item_id, 100),
