@@ -223,7 +223,7 @@ def grade_table(
     missing = (grader.use_store(FolderRowStore(folder / "rows"), _rows(table), cohort)
                if folder is not None and row_cache else None)
     if cohort and missing != 0:
-        grader.gather_cohorts(_rows(table))
+        grader.start_cohorts(_rows(table))  # encoded in the background while rows are graded
     total = _count(table)
     out = output.open("w", newline="", encoding="utf-8") if output else sys.stdout
     writer = csv.writer(out)
