@@ -182,7 +182,7 @@ def _in_process(rows: list[dict[str, str]],
             grader.forget(embeddings=False)
         start, cpu = time.perf_counter(), time.process_time()
         if not rates:
-            grader.gather_cohorts(table)  # the cold pass reads the table first, as the CLI does
+            grader.start_cohorts(table)  # the cold pass reads the table first, as the CLI does
         for _ in grader.grade(table):
             pass
         rates.append((len(table) / (time.perf_counter() - start),

@@ -4,6 +4,8 @@ Speed (docs/benchmarks.md, grade-table section): BLAS is held to one thread whil
 a batch of 512 tokens or more is split by length into one share per core, each encoded by its
 own thread (NumPy releases the GIL in its kernels). The vectors are those of one thread: every
 text is encoded as if alone, whatever the split (tests/graders/embedding/test_reference.py).
+A caller that knows what it will need queues it (`submit`): background threads run the passes,
+most urgent first, while the caller goes on (`background.py`).
 """
 
 from __future__ import annotations
