@@ -175,7 +175,7 @@ def _in_process(rows: list[dict[str, str]],
     grader = TableGrader(load_rubric(rubric), GradingResources(options={}))
     list(grader.grade(table[:1]))  # loads the model (start-up is measured apart)
     grader.forget()
-    rates = []
+    rates: list[tuple[float, float]] = []
     for remember in (True, True, False):
         grader.remember = 20_000 if remember else 0
         if not remember:
