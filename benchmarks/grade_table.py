@@ -175,14 +175,14 @@ def _in_process(rows: list[dict[str, str]],
     grader = TableGrader(load_rubric(rubric), GradingResources(options={}))
     list(grader.grade(table[:1]))  # loads the model (start-up is measured apart)
     grader.forget()
-    rates = []
+    rates: list[tuple[float, float]] = []
     for remember in (True, True, False):
         grader.remember = 20_000 if remember else 0
         if not remember:
             grader.forget(embeddings=False)
         start, cpu = time.perf_counter(), time.process_time()
         if not rates:
-            grader.gather_cohorts(table)  # the cold pass reads the table first, as the CLI does
+            grader.start_cohorts(table)  # the cold pass reads the table first, as the CLI does
         for _ in grader.grade(table):
             pass
         rates.append((len(table) / (time.perf_counter() - start),
@@ -230,12 +230,19 @@ def main() -> None:
 
         def both(name: str, table: Path, *extra: str) -> None:
             """The old checkout, then this one (then the old again for the cold run: the
-            average of the two old runs brackets this one in time). `extra`: this one's."""
+            average of the two old runs brackets this one in time). `extra`: this one's, and
+            the old one's too when its CLI has them (one with a disk cache must not fill the
+            default folder: its second run would be warm)."""
+            theirs = extra if old_root is not None and all(
+                arg in (old_root / "app" / "cli" / "grade_table.py").read_text()
+                for arg in extra) else ()
             if old_root is not None:
-                old[name] = _run(table, rubric, folder / f"old-{name}.jsonl", old_root)
+                old[name] = _run(table, rubric, folder / f"old-{name}.jsonl", old_root,
+                                 *theirs)
             new[name] = _run(table, rubric, folder / f"new-{name}.jsonl", ROOT, *extra)
             if old_root is not None and name == "cold":
-                again = _run(table, rubric, folder / f"old-{name}-2.jsonl", old_root)
+                again = _run(table, rubric, folder / f"old-{name}-2.jsonl", old_root,
+                             *theirs)
                 first = old[name]
                 old[name] = Run((first.seconds + again.seconds) / 2,
                                 (first.cpu + again.cpu) / 2, max(first.peak_mb, again.peak_mb))
@@ -297,7 +304,7 @@ def main() -> None:
             f"minutes ({began}-{ended} UTC), alternating with this code's runs (its cold run "
             "twice, before and after this code's: "
             f"{old['cold-runs'].seconds:.1f} s and {old['cold-runs'].cpu:.1f} s, averaged). "
-            "The old CLI has no disk cache: its warm rows are empty.",
+            "The old checkout runs only the rows above that have its numbers.",
             "",
         ]
     body += [

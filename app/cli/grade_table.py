@@ -43,6 +43,7 @@ from graders.written.table import RowResult, TableGrader, TableRow
 # A field larger than this is not read into memory (the answer is cut far below it anyway).
 MAX_FIELD_CHARS = 1_000_000
 COLUMNS = ("student", "question", "answer")
+_SWITCH_INTERVAL = 0.0002  # seconds (Python's default is 0.005)
 CSV_COLUMNS = ("student", "question", "total", "item", "points", "max_points", "status",
                "confidence", "feedback")
 
@@ -214,11 +215,15 @@ def grade_table(
     options: dict[str, Any] = {} if folder is None else {"embedding_cache_dir": str(folder)}
     resources = GradingResources(options=options)
     grader = TableGrader(loaded, resources, target=target_error)
+    # The encoder's threads need the GIL for a moment between NumPy kernels (thousands of times
+    # per forward pass) while this thread grades in Python: with the default 5 ms switch
+    # interval each of those moments can wait 5 ms. This process is the command's own.
+    sys.setswitchinterval(_SWITCH_INTERVAL)
     _learn(grader, table)
     missing = (grader.use_store(FolderRowStore(folder / "rows"), _rows(table), cohort)
                if folder is not None and row_cache else None)
     if cohort and missing != 0:
-        grader.gather_cohorts(_rows(table))
+        grader.start_cohorts(_rows(table))  # encoded in the background while rows are graded
     total = _count(table)
     out = output.open("w", newline="", encoding="utf-8") if output else sys.stdout
     writer = csv.writer(out)

