@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.metadata
+import logging
 import os
 import sys
 import threading
@@ -19,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
+
+log = logging.getLogger(__name__)
 
 Vector = NDArray[np.float32]
 
@@ -223,3 +226,14 @@ def prune(root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> int:
             deleted += 1
         total -= size
     return deleted
+
+
+def usable_folder(folder: Path) -> Path | None:
+    """`folder`, made if need be; None (with a warning) when it cannot be."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        log.warning("embedding cache folder %s cannot be used (%s): vectors are kept in "
+                    "memory only", folder, exc.strerror or type(exc).__name__)
+        return None
+    return folder

@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from graders.embedding.background import PriorityWorkers
 from graders.embedding.bert import BertConfig, BertEncoder, mean_pool
-from graders.embedding.cache import EmbeddingCache, Vector, text_key
+from graders.embedding.cache import EmbeddingCache, Vector, text_key, usable_folder
 from graders.embedding.tokens import TokenStore, TokenVectors
 
 if TYPE_CHECKING:
@@ -384,10 +384,13 @@ def token_chunks(lengths: NDArray[np.int64], budget: int = _TOKEN_BUDGET) -> lis
 
 def load_embedder(cache_dir: Path | str | None = None,
                   max_tokens: int = DEFAULT_MAX_TOKENS) -> SentenceEmbedder:
-    """Load the bundled model; raises EmbedderUnavailable when it is not installed."""
+    """Load the bundled model; raises EmbedderUnavailable when it is not installed. A cache
+    folder that cannot be made (a read-only or mistyped path) costs only the cache: vectors are
+    then kept in memory, with a warning, and the grading still has its model."""
     directory = model_directory()
+    folder = usable_folder(Path(cache_dir)) if cache_dir is not None else None
     try:
-        return SentenceEmbedder(directory, Path(cache_dir) if cache_dir is not None else None,
-                                max_tokens=max_tokens)
+        return SentenceEmbedder(directory, folder, max_tokens=max_tokens)
     except (OSError, KeyError, ValueError) as exc:
         raise EmbedderUnavailable(f"cannot load {directory}: {exc}") from exc
+

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -82,3 +83,18 @@ def test_missing_package_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
                         else real(name, *a))
     with pytest.raises(EmbedderUnavailable, match="not installed"):
         load_embedder()
+
+
+def test_a_cache_folder_that_cannot_be_made_costs_the_cache_not_the_model(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, embedder: SentenceEmbedder
+) -> None:
+    """A mistyped or read-only cache folder used to read as 'model not installed', and every
+    written answer was then graded on patterns only. (A file where a folder should be: root
+    ignores permission bits, so this is the failure a test can make as any user.)"""
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    with caplog.at_level("WARNING", logger="graders.embedding.cache"):
+        loaded = load_embedder(blocker / "embeddings")
+    assert "kept in memory only" in caplog.text
+    sentence = "Attention weights sum to one over the keys."
+    assert np.array_equal(loaded.embed([sentence])[0], embedder.embed([sentence])[0])
