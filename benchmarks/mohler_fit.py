@@ -46,7 +46,7 @@ TARGET_PRECISION = 0.95
 # The review thresholds are read on a grid of this step (0.5 to 0.995): the rule is the lowest
 # grid point whose auto-graded answers reach the target. 0.005 rather than 0.01: the same rule
 # read finer (leave-one-assignment-out within 1-6, the cohort model's held-out review share
-# moved from 33.8% to 32.5%, agreement 94.2% to 94.1%; docs/written-review-notes.md).
+# moved from 33.8% to 32.5%, agreement 94.2% to 94.1%; docs/benchmarks.md, written_mohler section).
 THRESHOLD_STEP = 0.005
 MOHLER_POINTS = 5.0
 STEP = 0.5
