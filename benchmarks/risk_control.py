@@ -121,10 +121,10 @@ def main() -> None:
             "| setting (on the answers not graded by the instructor) | answers | auto-graded | "
             "wrong among auto-graded | auto-graded and wrong (of all) |",
             "|---|---|---|---|---|",
-            _line(f"no instructor grades: default threshold {default:.2f}",
+            _line(f"no instructor grades: default threshold {default:g}",
                   confidence0[rest] >= default, wrong0[rest]),
             _line("calibrated threshold, no exemplars", confidence0[rest] >= per, wrong0[rest]),
-            _line(f"exemplars, default threshold {default:.2f}", confidence1 >= default, wrong1),
+            _line(f"exemplars, default threshold {default:g}", confidence1 >= default, wrong1),
             _line("**exemplars + calibrated threshold (the service)**", ~review1, wrong1),
             "",
             f"Calibrated thresholds: median {np.median(list(thresholds.values())):.2f}, "
