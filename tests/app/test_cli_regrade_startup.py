@@ -12,10 +12,12 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy.orm import Session, sessionmaker
 from typer.testing import CliRunner
 
 from app.assignments.service import sync_rubric_dir
@@ -64,6 +66,19 @@ def _regrade(tmp_path: Path, url: str, name: str) -> tuple[str, set[str]]:
     return " ".join(done.stdout.split()), set(json.loads(listing.read_text()))
 
 
+def _database(tmp_path: Path, kept: Collection[int]) -> tuple[str, sessionmaker[Session]]:
+    """A fresh SQLite database with the bundled rubrics and the `kept` documents uploaded."""
+    url = f"sqlite:///{tmp_path / 'g.db'}"
+    upgrade(url)
+    sessions = make_sessionmaker(make_engine(url))
+    with unit_of_work(sessions) as session:
+        sync_rubric_dir(session, BUNDLED_RUBRICS)
+        for number, (raw, name, ctype) in enumerate(DOCUMENTS):
+            if number in kept:
+                accept(session, SLUG, Upload(raw, name, ctype, f"s{number}"), None, 1 << 20)
+    return url, sessions
+
+
 def _present(modules: set[str]) -> list[str]:
     return sorted(m for m in modules if any(m == n or m.startswith(n + ".") for n in NOT_NEEDED))
 
@@ -71,14 +86,7 @@ def _present(modules: set[str]) -> list[str]:
 def test_a_points_only_regrade_starts_no_grading_process_and_no_migrations(
     tmp_path: Path,
 ) -> None:
-    url = f"sqlite:///{tmp_path / 'g.db'}"
-    upgrade(url)
-    sessions = make_sessionmaker(make_engine(url))
-    with unit_of_work(sessions) as session:
-        sync_rubric_dir(session, BUNDLED_RUBRICS)
-        for number, (raw, name, ctype) in enumerate(DOCUMENTS):
-            if number in KEPT:
-                accept(session, SLUG, Upload(raw, name, ctype, f"s{number}"), None, 1 << 20)
+    url, sessions = _database(tmp_path, KEPT)
     # Graded once by the grading processes: each stored run records its keys.
     first, first_modules = _regrade(tmp_path, url, "first")
     assert "regraded 4 submissions of transformer-basics" in first, first
@@ -106,11 +114,7 @@ def test_the_regrade_runs_with_start_up_frozen_and_leaves_the_collector_as_it_wa
 ) -> None:
     # In-process (as the tests and any embedding caller run it): the freeze must not outlive
     # the command, or this process's garbage from before it would never be collected.
-    url = f"sqlite:///{tmp_path / 'g.db'}"
-    upgrade(url)
-    sessions = make_sessionmaker(make_engine(url))
-    with unit_of_work(sessions) as session:
-        sync_rubric_dir(session, BUNDLED_RUBRICS)
+    url, sessions = _database(tmp_path, ())
     sessions.kw["bind"].dispose()
     monkeypatch.setenv("GRADEFORMER_DATABASE_URL", url)
     monkeypatch.setenv("GRADEFORMER_RESULT_CACHE", "false")

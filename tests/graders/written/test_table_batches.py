@@ -17,19 +17,9 @@ from graders.engine import grade_submission
 from graders.results import ItemResult
 from graders.rubric import LoadedRubric, parse_rubric
 from graders.written.table import TableGrader, TableRow
+from tests.graders.written.quiz import HEADS, STACK, quiz
 
-RUBRIC = {
-    "slug": "quiz", "title": "Quiz", "review_threshold": 0.6,
-    "questions": [
-        {"id": "stack", "labels": ["Q1"], "prompt": "In what order does a stack remove items?",
-         "items": [{"id": "stack.order", "points": 2, "grader": "written", "config": {
-             "elements": [{"id": "lifo", "patterns": ["last in,? first out", "lifo"]}],
-             "reference": ["A stack removes the most recently added item first."]}}]},
-        {"id": "heads", "prompt": "Why use several attention heads?",
-         "items": [{"id": "heads.why", "points": 5, "grader": "written", "config": {
-             "reference": ["Several heads attend to different positions in parallel."]}}]},
-    ],
-}
+RUBRIC = quiz(STACK, HEADS, labelled=True, review_threshold=0.6)
 ANSWERS = [
     "Last in, first out.",
     "Items leave in random order.",

@@ -20,23 +20,10 @@ from graders.written.grader import EMBEDDER_KEY
 from graders.written.settings import WrittenSettings
 from graders.written.table import TableGrader, TableRow
 from graders.written.table_cohorts import CohortPlan
+from tests.graders.written.quiz import HEADS, ORDER, STACK, quiz
 
 QUESTIONS = ["heads", "order", "stack"]
-RUBRIC = {
-    "slug": "quiz", "title": "Quiz",
-    "questions": [
-        {"id": "stack", "prompt": "In what order does a stack remove items?",
-         "items": [{"id": "stack.order", "points": 2, "grader": "written", "config": {
-             "elements": [{"id": "lifo", "patterns": ["last in,? first out", "lifo"]}],
-             "reference": ["A stack removes the most recently added item first."]}}]},
-        {"id": "heads", "prompt": "Why use several attention heads?",
-         "items": [{"id": "heads.why", "points": 5, "grader": "written", "config": {
-             "reference": ["Several heads attend to different positions in parallel."]}}]},
-        {"id": "order", "prompt": "Why does a transformer need position information?",
-         "items": [{"id": "order.why", "points": 3, "grader": "written", "config": {
-             "reference": ["Self-attention alone ignores the order of the tokens."]}}]},
-    ],
-}
+RUBRIC = quiz(STACK, HEADS, ORDER)
 ANSWERS = [
     "Different heads look at different positions at the same time.",
     "Each head can learn its own relation between tokens. They run in parallel.",

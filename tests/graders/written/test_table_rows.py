@@ -17,19 +17,9 @@ from graders.rubric import LoadedRubric, parse_rubric
 from graders.written.grader import EMBEDDER_KEY
 from graders.written.table import RowResult, TableGrader, TableRow
 from graders.written.table_rows import decode_group, encode_group
+from tests.graders.written.quiz import HEADS, STACK, quiz
 
-RUBRIC = {
-    "slug": "quiz", "title": "Quiz",
-    "questions": [
-        {"id": "stack", "labels": ["Q1"], "prompt": "In what order does a stack remove items?",
-         "items": [{"id": "stack.order", "points": 2, "grader": "written", "config": {
-             "elements": [{"id": "lifo", "patterns": ["last in,? first out", "lifo"]}],
-             "reference": ["A stack removes the most recently added item first."]}}]},
-        {"id": "heads", "prompt": "Why use several attention heads?",
-         "items": [{"id": "heads.why", "points": 5, "grader": "written", "config": {
-             "reference": ["Several heads attend to different positions in parallel."]}}]},
-    ],
-}
+RUBRIC = quiz(STACK, HEADS, labelled=True)
 ANSWERS = [
     "Last in, first out.",
     "Items leave in random order.",
