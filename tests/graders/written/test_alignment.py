@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graders.embedding import EmbedderUnavailable, SentenceEmbedder, load_embedder
+from graders.embedding import SentenceEmbedder
 from graders.embedding.tokens import TokenStore, TokenVectors
 from graders.written.alignment import content_pieces, contextual_alignment
 from graders.written.features import question_stems
@@ -21,13 +21,6 @@ ROOT = Path(__file__).resolve().parents[3]
 STACK = "A stack removes the most recently added item first."
 QUESTION = "In what order does a stack remove items?"
 
-
-@pytest.fixture(scope="module")
-def embedder() -> SentenceEmbedder:
-    try:
-        return load_embedder()
-    except EmbedderUnavailable as exc:
-        pytest.skip(f"sentence-embedding model not installed: {exc}")
 
 
 def _tokens(words: list[str], dimension: int = 8, seed: int = 0) -> TokenVectors:

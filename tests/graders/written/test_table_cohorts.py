@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -13,7 +12,7 @@ from hypothesis import strategies as st
 import graders.written.table as table_module
 import graders.written.table_cohorts as cohorts_module
 from graders.context import GradingResources
-from graders.embedding import EmbedderUnavailable, SentenceEmbedder, load_embedder
+from graders.embedding import SentenceEmbedder
 from graders.rubric import LoadedRubric, parse_rubric
 from graders.written.cohort import COHORT_KEY, Cohort, build_cohorts
 from graders.written.grader import EMBEDDER_KEY
@@ -38,13 +37,6 @@ ANSWERS = [
     "Last in, first out.",
 ]
 
-
-@pytest.fixture(scope="module")
-def embedder() -> Iterator[SentenceEmbedder]:
-    try:
-        yield load_embedder()
-    except EmbedderUnavailable:
-        pytest.skip("the MiniLM model package is not installed")
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,6 @@ store is the row graded anew, whatever table filled the store before."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from decimal import Decimal
 
 import pytest
@@ -12,7 +11,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from graders.context import GradingResources
-from graders.embedding import EmbedderUnavailable, SentenceEmbedder, load_embedder
+from graders.embedding import SentenceEmbedder
 from graders.rubric import LoadedRubric, parse_rubric
 from graders.written.grader import EMBEDDER_KEY
 from graders.written.table import RowResult, TableGrader, TableRow
@@ -46,13 +45,6 @@ class MemoryStore:
     def put(self, group: str, payload: bytes) -> None:
         self.groups[group] = payload
 
-
-@pytest.fixture(scope="module")
-def embedder() -> Iterator[SentenceEmbedder]:
-    try:
-        yield load_embedder()
-    except EmbedderUnavailable:
-        pytest.skip("the MiniLM model package is not installed")
 
 
 @pytest.fixture(scope="module")
