@@ -6,7 +6,6 @@ import pytest
 
 from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer, ParsedSubmission
-from graders.embedding import EmbedderUnavailable, SentenceEmbedder, load_embedder
 from graders.results import ItemResult
 from graders.rubric import LoadedRubric, Rubric, bundled_rubric_paths, load_rubric
 from graders.written import GRADER
@@ -18,15 +17,6 @@ Grade = Callable[..., list[ItemResult]]
 def resources() -> GradingResources:
     """One process-wide set of resources, so the embedding model loads once per test session."""
     return GradingResources(options={})
-
-
-@pytest.fixture(scope="session")
-def embedder() -> SentenceEmbedder:
-    """The bundled sentence model; the tests that need it skip where it is not installed."""
-    try:
-        return load_embedder()
-    except EmbedderUnavailable as exc:
-        pytest.skip(f"sentence-embedding model not installed: {exc}")
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,7 @@ from graders.embedding import EmbedderUnavailable, SentenceEmbedder, load_embedd
 
 @pytest.fixture(scope="session")
 def embedder() -> SentenceEmbedder:
+    """The bundled sentence model, loaded once; a test that needs it skips without it."""
     try:
         return load_embedder()
     except EmbedderUnavailable as exc:
