@@ -18,6 +18,16 @@ ORDER: dict[str, Any] = {
     "id": "order", "prompt": "Why does a transformer need position information?",
     "items": [{"id": "order.why", "points": 3, "grader": "written", "config": {
         "reference": ["Self-attention alone ignores the order of the tokens."]}}]}
+# Answers to STACK and HEADS, right, wrong, contradicting and empty: the start of the tables
+# the tests grade.
+ANSWERS: list[str] = [
+    "Last in, first out.",
+    "Items leave in random order.",
+    "Different heads look at different positions at the same time.",
+    "Each head can learn its own relation between tokens. They run in parallel.",
+    "Heads are not parallel; they attend to the same position.",
+    "",
+]
 
 
 def quiz(*questions: dict[str, Any], **extra: Any) -> dict[str, Any]:

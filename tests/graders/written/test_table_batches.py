@@ -17,16 +17,12 @@ from graders.engine import grade_submission
 from graders.results import ItemResult
 from graders.rubric import LoadedRubric, parse_rubric
 from graders.written.table import TableGrader, TableRow
+from tests.graders.written.quiz import ANSWERS as QUIZ_ANSWERS
 from tests.graders.written.quiz import HEADS, STACK, quiz
 
 RUBRIC = quiz(STACK, HEADS, labelled=True, review_threshold=0.6)
 ANSWERS = [
-    "Last in, first out.",
-    "Items leave in random order.",
-    "Different heads look at different positions at the same time.",
-    "Each head can learn its own relation between tokens. They run in parallel.",
-    "Heads are not parallel; they attend to the same position.",
-    "",
+    *QUIZ_ANSWERS,
     "The most recent item is removed first, like a pile of plates.",
     "Because of the softmax.",
 ]

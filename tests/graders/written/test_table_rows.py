@@ -16,16 +16,12 @@ from graders.rubric import LoadedRubric, parse_rubric
 from graders.written.grader import EMBEDDER_KEY
 from graders.written.table import RowResult, TableGrader, TableRow
 from graders.written.table_rows import decode_group, encode_group
+from tests.graders.written.quiz import ANSWERS as QUIZ_ANSWERS
 from tests.graders.written.quiz import HEADS, STACK, quiz
 
 RUBRIC = quiz(STACK, HEADS, labelled=True)
 ANSWERS = [
-    "Last in, first out.",
-    "Items leave in random order.",
-    "Different heads look at different positions at the same time.",
-    "Each head can learn its own relation between tokens. They run in parallel.",
-    "Heads are not parallel; they attend to the same position.",
-    "",
+    *QUIZ_ANSWERS,
     "Because of the softmax.",
     "Several heads let the model attend to several things at once.",
     "More heads means more parameters, so the model is bigger.",
