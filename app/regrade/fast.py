@@ -16,12 +16,13 @@ the grading processes without being tried here (a battery change sends nearly al
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Text, cast, select
 from sqlalchemy.orm import Session
 
 from app.db.models import GradingRun, RubricVersion, Submission
@@ -39,6 +40,7 @@ from graders.rubric import LoadedRubric, Question, parse_rubric
 IN_PLACE_KINDS = frozenset({"numeric"})
 NO_ANSWER = "No answer to this question was found."  # graders.engine's reason when none given
 MEMO_ENTRIES = 50_000
+_KEY_FIELDS = {"location", "answers", "groups"}  # a run's keys (graders.cache.runs.run_keys)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +58,7 @@ class StoredRun:
     rubric_version_id: int
     total: Decimal  # the run's machine total and maximum
     max_points: Decimal
+    keys_text: str | None = None  # `keys` as stored (JSON)
 
 
 @dataclass(slots=True)
@@ -65,7 +68,7 @@ class Rescored:
 
     stored: StoredRun
     recomputed: dict[str, ItemResult]
-    keys: dict[str, Any]
+    keys: str  # as JSON text
 
 
 @dataclass
@@ -89,15 +92,46 @@ class FastStats:
 
 
 def stored_runs(session: Session, ids: Sequence[int]) -> dict[int, StoredRun]:
-    rows = session.execute(
+    # Core, and the keys read as their JSON text: a re-scored run's new keys are that text
+    # with the changed keys replaced (`_keys_text`), never encoded again whole.
+    rows = session.connection().execute(
         select(Submission.id, Submission.student, Submission.status, Submission.sha256,
                Submission.filename, Submission.content_type, GradingRun.id,
-               GradingRun.result_keys, GradingRun.rubric_version_id, GradingRun.total,
-               GradingRun.max_points)
+               cast(GradingRun.result_keys, Text), GradingRun.rubric_version_id,
+               GradingRun.total, GradingRun.max_points)
         .join(GradingRun, GradingRun.submission_id == Submission.id)
         .where(Submission.id.in_(list(ids)), GradingRun.is_current.is_(True))
-    ).all()
-    return {row[0]: StoredRun(*row) for row in rows}
+    ).tuples().all()
+    found: dict[int, StoredRun] = {}
+    for sid, student, status, sha, name, ctype, run_id, text, version, total, most in rows:
+        keys = None if text is None else json.loads(text)
+        found[sid] = StoredRun(sid, student, status, sha, name, ctype, run_id,
+                               keys if isinstance(keys, dict) else None, version, total, most,
+                               text)
+    return found
+
+
+def _keys_text(stored: StoredRun, groups: Mapping[str, Any],
+               new_groups: Mapping[str, list[str]]) -> str:
+    """The new keys as JSON text: the stored text with each changed key replaced when the
+    groups are the same ones (the keys are digests, each found once), else encoded anew."""
+    text = stored.keys_text
+    keys = stored.keys
+    if (text is not None and keys is not None and keys.keys() == _KEY_FIELDS
+            and groups.keys() == new_groups.keys()):
+        for name, (key, _) in new_groups.items():
+            old = groups[name]
+            if old[0] == key:
+                continue
+            if not (isinstance(old[0], str) and old[0] and text.count(f'"{old[0]}"') == 1
+                    and old[1] == new_groups[name][1]):
+                break
+            text = text.replace(f'"{old[0]}"', json.dumps(key), 1)
+        else:
+            return text
+    return json.dumps({"location": keys.get("location") if keys else None,
+                       "answers": keys.get("answers", 0) if keys else 0,
+                       "groups": dict(new_groups)})
 
 
 class FastPath:
@@ -257,9 +291,7 @@ class FastPath:
                     new_groups[spec.name] = [key, basis]
                 for result in results:
                     recomputed[result.item_id] = result
-        return Rescored(
-            stored, recomputed,
-            {"location": location, "answers": keys.get("answers", 0), "groups": new_groups})
+        return Rescored(stored, recomputed, _keys_text(stored, groups, new_groups))
 
     def _grade(self, spec: GroupSpec, key: str, resolve: Any,
                located: Any) -> list[ItemResult] | None:
