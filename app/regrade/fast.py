@@ -63,12 +63,14 @@ class StoredRun:
 
 @dataclass(slots=True)
 class Rescored:
-    """One submission re-scored here: the results recomputed (the rest of its stored run is
-    kept) and its new keys; its status and totals follow (app.regrade.settle)."""
+    """One submission re-scored here: the results recomputed that differ from its stored rows
+    (the rest of its stored run is kept) and its new keys; its status and totals follow
+    (app.regrade.settle)."""
 
     stored: StoredRun
     recomputed: dict[str, ItemResult]
     keys: str  # as JSON text
+    regraded: bool = True  # whether any result was recomputed (or read), same or not
 
 
 @dataclass
@@ -84,7 +86,7 @@ class FastStats:
     def unsettled(self, done: Rescored) -> None:
         """`done`, counted as re-scored here, goes to the grading processes after all (its
         stored rows did not cover what it needs)."""
-        if done.recomputed:
+        if done.regraded:
             self.rescored -= 1
         else:
             self.reused -= 1
@@ -152,6 +154,10 @@ class FastPath:
         self.stats = FastStats()
         self.by_name = {spec.name: spec for _, specs in self.keys.questions for spec in specs}
         self.blocked: dict[int, frozenset[str] | None] = {}  # by stored runs' rubric version
+        # The groups as the stored runs' rubric (by version) stated them: what their stored
+        # results are read back with.
+        self.stated: dict[int, Mapping[str, GroupSpec]] = {}
+        self.rubrics: dict[int, RunKeys] = {}
 
     def pool_only(self, session: Session, ids: Sequence[int],
                   stored: Mapping[int, StoredRun]) -> set[int]:
@@ -183,10 +189,15 @@ class FastPath:
             old = None if text is None else parse_rubric(text.source_text, "<stored rubric>")
             if old is not None and [i.id for i in old.rubric.items()] == self.order:
                 found = frozenset()
+                self.stated[version_id] = self.by_name
+                self.rubrics[version_id] = self.keys
                 if old.content_hash != self.loaded.content_hash:
                     before = RunKeys(old, self.resources.options, self.resources)
                     found = frozenset(name for name in self.keys.changed_groups(before)
                                       if self.by_name[name].kind not in IN_PLACE_KINDS)
+                    self.stated[version_id] = {spec.name: spec for _, specs in before.questions
+                                               for spec in specs}
+                    self.rubrics[version_id] = before
         except Exception:  # an old rubric this code cannot read: the grading processes
             found = None
         self.blocked[version_id] = found
@@ -200,7 +211,7 @@ class FastPath:
             done = None
         if done is None:
             self.stats.sent += 1
-        elif done.recomputed:
+        elif done.regraded:
             self.stats.rescored += 1
         else:
             self.stats.reused += 1
@@ -235,6 +246,7 @@ class FastPath:
             return None
         new_groups: dict[str, list[str]] = {}
         recomputed: dict[str, ItemResult] = {}
+        same: set[str] = set()  # recomputed items whose result is the stored one
         parsed: list[ParsedSubmission | None] = []
 
         def located() -> ParsedSubmission | None:
@@ -268,8 +280,12 @@ class FastPath:
                     doc = located()
                     if doc is None:
                         return None
+                    before = self._stored_missing(stored.rubric_version_id, question.id,
+                                                  missing, doc)
                     for result in _missing_results(self.loaded, question, doc):
                         recomputed[result.item_id] = result
+                        if before is not None and before.get(result.item_id) == result:
+                            same.add(result.item_id)
                 continue
             for spec in specs:
                 entry = groups.get(spec.name)
@@ -289,9 +305,42 @@ class FastPath:
                         return None
                 if cacheable(results):
                     new_groups[spec.name] = [key, basis]
+                before = self._stored_results(entry[0], stored.rubric_version_id, spec.name)
                 for result in results:
                     recomputed[result.item_id] = result
-        return Rescored(stored, recomputed, _keys_text(stored, groups, new_groups))
+                    if before is not None and before.get(result.item_id) == result:
+                        same.add(result.item_id)
+        differ = {item: r for item, r in recomputed.items() if item not in same}
+        return Rescored(stored, differ, _keys_text(stored, groups, new_groups),
+                        bool(recomputed))
+
+    def _stored_missing(self, version_id: int, question_id: str, entry: Sequence[str],
+                        doc: ParsedSubmission) -> dict[str, ItemResult] | None:
+        """The rows a stored run holds for an unanswered question: what its rubric gave them,
+        when the digest it recorded names that rubric's question."""
+        keys = self.rubrics.get(version_id)
+        question = None if keys is None else next(
+            (q for q, _ in keys.questions if q.id == question_id), None)
+        if keys is None or question is None or keys.missing(question, entry[1]) != entry[0]:
+            return None
+        return {r.item_id: r for r in _missing_results(keys.loaded, question, doc)}
+
+    def _stored_results(self, key: str, version_id: int, name: str
+                        ) -> dict[str, ItemResult] | None:
+        """The results a stored run's rows of group `name` were written from: those its key
+        names, read with the group's items as its rubric stated them (a row whose new result
+        is the same stays: it is not moved and written again)."""
+        spec = self.stated.get(version_id, {}).get(name)
+        if spec is None:
+            return None
+        found = self.memo.get(key)
+        if found is None:
+            question = spec.question.id
+            found = self.cache.load(key, lambda p: decode_results(p, spec.items, question))
+            if found is None:
+                return None
+            self._remember(key, found)
+        return {r.item_id: r for r in found}
 
     def _grade(self, spec: GroupSpec, key: str, resolve: Any,
                located: Any) -> list[ItemResult] | None:
