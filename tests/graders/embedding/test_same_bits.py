@@ -38,14 +38,17 @@ def _plain_feed_forward(self: bert.BertEncoder, layer: bert._Layer, context: np.
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=_SLOW)
-@given(st.lists(st.integers(1, 30), min_size=1, max_size=12), st.integers(0, 2**32 - 1))
+@given(st.lists(st.integers(1, 30), min_size=1, max_size=12), st.integers(0, 2**32 - 1),
+       st.sampled_from([1, 7, 64, bert._CACHE_ROWS]))
 def test_the_feed_forward_gives_the_bits_of_the_plain_one(
         embedder: SentenceEmbedder, monkeypatch: pytest.MonkeyPatch, sizes: list[int],
-        seed: int) -> None:
+        seed: int, cache_rows: int) -> None:
     encoder = embedder.encoder
     lengths = np.array(sizes, dtype=np.int64)
     ids = np.random.default_rng(seed).integers(1000, 30000, int(lengths.sum()))
-    fast = encoder.hidden_states(ids, lengths)
+    with monkeypatch.context() as patch:  # slices of any size, a last one cut short
+        patch.setattr(bert, "_CACHE_ROWS", cache_rows)
+        fast = encoder.hidden_states(ids, lengths)
     with monkeypatch.context() as patch:
         patch.setattr(bert.BertEncoder, "_feed_forward", _plain_feed_forward)
         plain = encoder.hidden_states(ids, lengths)
