@@ -6,7 +6,10 @@ NumPy forward pass is fast enough for grading, with the weights read from safete
 Speed notes (measured on the 2-core target, see docs/benchmarks.md): every dense layer runs as
 one 2-D matmul over all tokens of the batch (NumPy does not fuse a 3-D @ 2-D product into one
 BLAS call), query, key and value come from one fused matmul with the 1/sqrt(d) scale folded into
-the query weights, and the activations are updated in place.
+the query weights, and the activations are updated in place. The matmuls are about 75% of the
+CPU and run near this CPU's float32 peak; NumPy's float32 exp (GELU, softmax) is not vectorised
+here (about 1.3 ns per value), so the GELU costs what its exp costs. onnxruntime running the
+same dense layers (fused LayerNorm and GELU, its own GEMM) measured no faster (session 7).
 """
 
 from __future__ import annotations
