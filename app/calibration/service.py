@@ -33,9 +33,10 @@ from app.calibration.context import LearnedContext, LearnedExemplar, LearnedItem
 from app.db.models import Assignment, User
 from app.errors import InvalidInput, NotFound
 from graders.rubric import Rubric, RubricItem
-from graders.written.calibration import AGREEMENT
-from graders.written.grader import stated_threshold
-from graders.written.risk import DEFAULT_TARGET, MAX_EXEMPLARS, risk_threshold
+
+# graders.written (its grader, embedder, NumPy) is imported in the functions that use it: the
+# grading jobs and regrades that only read a snapshot (`context_text`, `context_for_regrade`
+# of an unchanged rubric) do not pay for it (issue #16).
 
 MIN_TARGET, MAX_TARGET = 0.001, 0.5
 # A calibrated threshold never goes lower: the grader's own alarms (an answer in another
@@ -65,12 +66,16 @@ def needed(target: float) -> int:
 
 
 def target_of(targets: dict[str, float], question: str) -> float:
+    from graders.written.risk import DEFAULT_TARGET
+
     return targets.get(question, targets.get("", DEFAULT_TARGET))
 
 
 def default_threshold(rubric: Rubric, item: RubricItem) -> float:
     """The threshold the item is held to before instructor grades calibrate it: its own, the
     rubric's when the file sets one, else the written model's calibrated one."""
+    from graders.written.grader import stated_threshold
+
     return stated_threshold(item, rubric)
 
 
@@ -79,6 +84,8 @@ def written_items(rubric: Rubric) -> list[tuple[str, RubricItem]]:
 
 
 def disagrees(g: GradedItem, item: RubricItem) -> bool:
+    from graders.written.calibration import AGREEMENT
+
     tolerance = item.points * Decimal(str(AGREEMENT))
     return abs(g.machine_points - min(g.points, item.points)) > tolerance
 
@@ -102,6 +109,8 @@ def graded_by_item(session: Session, current: CurrentRubric) -> dict[str, list[G
 
 def learn(session: Session, current: CurrentRubric) -> LearnedContext:
     """Exemplars and calibrated thresholds of every written item, from the decisions so far."""
+    from graders.written.risk import MAX_EXEMPLARS, risk_threshold
+
     rubric = current.loaded.rubric
     targets = repository.targets(session, current.assignment.id)
     graded = graded_by_item(session, current)
