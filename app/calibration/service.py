@@ -109,34 +109,39 @@ def graded_by_item(session: Session, current: CurrentRubric) -> dict[str, list[G
 
 def learn(session: Session, current: CurrentRubric) -> LearnedContext:
     """Exemplars and calibrated thresholds of every written item, from the decisions so far."""
-    from graders.written.risk import MAX_EXEMPLARS, risk_threshold
-
     rubric = current.loaded.rubric
     targets = repository.targets(session, current.assignment.id)
     graded = graded_by_item(session, current)
-    items: dict[str, LearnedItem] = {}
-    for question, item in written_items(rubric):
-        target = target_of(targets, question)
-        rows = graded.get(item.id, [])
-        # The latest decisions: an instructor's view of a question sharpens as they grade.
-        shown = [g for g in rows if g.answer][-MAX_EXEMPLARS:]
-        calibration = [g for g in rows if g.same_rubric]
-        threshold = bound = share = None
-        if len(calibration) >= needed(target):
-            confidence = [g.confidence for g in calibration]
-            wrong = [disagrees(g, item) for g in calibration]
-            threshold, bound, share = risk_threshold(confidence, wrong, target)
-            if threshold < FLOOR:
-                threshold = FLOOR
-                chosen = [w for c, w in zip(confidence, wrong, strict=True) if c >= FLOOR]
-                bound = (sum(chosen) + 1) / (len(chosen) + 1)
-                share = len(chosen) / len(calibration)
-        items[item.id] = LearnedItem(
-            question=question, threshold=threshold, target=target,
-            calibrated_on=len(calibration), expected_error=bound, calibration_auto_share=share,
-            exemplars=tuple(LearnedExemplar(submission=g.submission, text=g.answer,
-                                            points=g.points) for g in shown))
+    items = {item.id: _learned(question, item, target_of(targets, question),
+                               graded.get(item.id, []))
+             for question, item in written_items(rubric)}
     return LearnedContext(rubric_hash=current.loaded.content_hash, items=items)
+
+
+def _learned(question: str, item: RubricItem, target: float,
+             rows: list[GradedItem]) -> LearnedItem:
+    """One written item's exemplars and threshold (a rubric without one never imports the
+    written package)."""
+    from graders.written.risk import MAX_EXEMPLARS, risk_threshold
+
+    # The latest decisions: an instructor's view of a question sharpens as they grade.
+    shown = [g for g in rows if g.answer][-MAX_EXEMPLARS:]
+    calibration = [g for g in rows if g.same_rubric]
+    threshold = bound = share = None
+    if len(calibration) >= needed(target):
+        confidence = [g.confidence for g in calibration]
+        wrong = [disagrees(g, item) for g in calibration]
+        threshold, bound, share = risk_threshold(confidence, wrong, target)
+        if threshold < FLOOR:
+            threshold = FLOOR
+            chosen = [w for c, w in zip(confidence, wrong, strict=True) if c >= FLOOR]
+            bound = (sum(chosen) + 1) / (len(chosen) + 1)
+            share = len(chosen) / len(calibration)
+    return LearnedItem(
+        question=question, threshold=threshold, target=target,
+        calibrated_on=len(calibration), expected_error=bound, calibration_auto_share=share,
+        exemplars=tuple(LearnedExemplar(submission=g.submission, text=g.answer,
+                                        points=g.points) for g in shown))
 
 
 def refresh(session: Session, assignment_id: int) -> LearnedContext | None:
