@@ -22,9 +22,6 @@ from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.results import ItemResult
 from graders.rubric import LoadedRubric, Question, RubricItem
-from graders.written import shared_embedder
-from graders.written.config import Exemplar
-from graders.written.exemplars import nearest_exemplar
 
 BELOW_THRESHOLD = "below the question's calibrated threshold"
 
@@ -143,6 +140,13 @@ def annotate(results: Sequence[ItemResult], loaded: LoadedRubric, context: Learn
 
 def _exemplar_note(exemplars: list[LearnedExemplar], result: ItemResult, loaded: LoadedRubric,
                    text: str, resources: GradingResources) -> str:
+    # The written grader, its embedder and NumPy are imported by whoever uses them, not by
+    # every importer of this module (a points-only regrade: issue #16). The grading processes'
+    # fork server preloads them (app.grading.retry).
+    from graders.written import shared_embedder
+    from graders.written.config import Exemplar
+    from graders.written.exemplars import nearest_exemplar
+
     count = len(exemplars)
     head = (f"Exemplars: compared with {count} instructor-graded answer"
             f"{'s' if count != 1 else ''} of this question")

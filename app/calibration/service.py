@@ -33,9 +33,10 @@ from app.calibration.context import LearnedContext, LearnedExemplar, LearnedItem
 from app.db.models import Assignment, User
 from app.errors import InvalidInput, NotFound
 from graders.rubric import Rubric, RubricItem
-from graders.written.calibration import AGREEMENT
-from graders.written.grader import stated_threshold
-from graders.written.risk import DEFAULT_TARGET, MAX_EXEMPLARS, risk_threshold
+
+# graders.written (its grader, embedder, NumPy) is imported in the functions that use it: the
+# grading jobs and regrades that only read a snapshot (`context_text`, `context_for_regrade`
+# of an unchanged rubric) do not pay for it (issue #16).
 
 MIN_TARGET, MAX_TARGET = 0.001, 0.5
 # A calibrated threshold never goes lower: the grader's own alarms (an answer in another
@@ -65,12 +66,16 @@ def needed(target: float) -> int:
 
 
 def target_of(targets: dict[str, float], question: str) -> float:
+    from graders.written.risk import DEFAULT_TARGET
+
     return targets.get(question, targets.get("", DEFAULT_TARGET))
 
 
 def default_threshold(rubric: Rubric, item: RubricItem) -> float:
     """The threshold the item is held to before instructor grades calibrate it: its own, the
     rubric's when the file sets one, else the written model's calibrated one."""
+    from graders.written.grader import stated_threshold
+
     return stated_threshold(item, rubric)
 
 
@@ -79,6 +84,8 @@ def written_items(rubric: Rubric) -> list[tuple[str, RubricItem]]:
 
 
 def disagrees(g: GradedItem, item: RubricItem) -> bool:
+    from graders.written.calibration import AGREEMENT
+
     tolerance = item.points * Decimal(str(AGREEMENT))
     return abs(g.machine_points - min(g.points, item.points)) > tolerance
 
@@ -105,29 +112,36 @@ def learn(session: Session, current: CurrentRubric) -> LearnedContext:
     rubric = current.loaded.rubric
     targets = repository.targets(session, current.assignment.id)
     graded = graded_by_item(session, current)
-    items: dict[str, LearnedItem] = {}
-    for question, item in written_items(rubric):
-        target = target_of(targets, question)
-        rows = graded.get(item.id, [])
-        # The latest decisions: an instructor's view of a question sharpens as they grade.
-        shown = [g for g in rows if g.answer][-MAX_EXEMPLARS:]
-        calibration = [g for g in rows if g.same_rubric]
-        threshold = bound = share = None
-        if len(calibration) >= needed(target):
-            confidence = [g.confidence for g in calibration]
-            wrong = [disagrees(g, item) for g in calibration]
-            threshold, bound, share = risk_threshold(confidence, wrong, target)
-            if threshold < FLOOR:
-                threshold = FLOOR
-                chosen = [w for c, w in zip(confidence, wrong, strict=True) if c >= FLOOR]
-                bound = (sum(chosen) + 1) / (len(chosen) + 1)
-                share = len(chosen) / len(calibration)
-        items[item.id] = LearnedItem(
-            question=question, threshold=threshold, target=target,
-            calibrated_on=len(calibration), expected_error=bound, calibration_auto_share=share,
-            exemplars=tuple(LearnedExemplar(submission=g.submission, text=g.answer,
-                                            points=g.points) for g in shown))
+    items = {item.id: _learned(question, item, target_of(targets, question),
+                               graded.get(item.id, []))
+             for question, item in written_items(rubric)}
     return LearnedContext(rubric_hash=current.loaded.content_hash, items=items)
+
+
+def _learned(question: str, item: RubricItem, target: float,
+             rows: list[GradedItem]) -> LearnedItem:
+    """One written item's exemplars and threshold (a rubric without one never imports the
+    written package)."""
+    from graders.written.risk import MAX_EXEMPLARS, risk_threshold
+
+    # The latest decisions: an instructor's view of a question sharpens as they grade.
+    shown = [g for g in rows if g.answer][-MAX_EXEMPLARS:]
+    calibration = [g for g in rows if g.same_rubric]
+    threshold = bound = share = None
+    if len(calibration) >= needed(target):
+        confidence = [g.confidence for g in calibration]
+        wrong = [disagrees(g, item) for g in calibration]
+        threshold, bound, share = risk_threshold(confidence, wrong, target)
+        if threshold < FLOOR:
+            threshold = FLOOR
+            chosen = [w for c, w in zip(confidence, wrong, strict=True) if c >= FLOOR]
+            bound = (sum(chosen) + 1) / (len(chosen) + 1)
+            share = len(chosen) / len(calibration)
+    return LearnedItem(
+        question=question, threshold=threshold, target=target,
+        calibrated_on=len(calibration), expected_error=bound, calibration_auto_share=share,
+        exemplars=tuple(LearnedExemplar(submission=g.submission, text=g.answer,
+                                        points=g.points) for g in shown))
 
 
 def refresh(session: Session, assignment_id: int) -> LearnedContext | None:

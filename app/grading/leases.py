@@ -11,17 +11,21 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session, undefer
 
 from app.assignments.repository import current_version
-from app.calibration.service import context_text
 from app.db.base import utcnow
 from app.db.models import RubricVersion, Submission, SubmissionStatus
 from app.grading.jobs import GradingJob, job_for
 from app.grading.repository import mark_failed, store_outcomes
-from app.grading.worker import WorkerOutcome
+
+if TYPE_CHECKING:
+    # Annotations only: the worker module (and the calibration service, imported where jobs
+    # are taken) are not loaded by every importer of `died_message` (issue #16).
+    from app.grading.worker import WorkerOutcome
 
 UNFINISHED = (SubmissionStatus.QUEUED.value, SubmissionStatus.GRADING.value)
 CHUNK = 500
@@ -100,6 +104,8 @@ def take(
     page = list(
         session.scalars(query.order_by(Submission.id).limit(CHUNK).options(undefer(Submission.raw)))
     )
+    from app.calibration.service import context_text
+
     versions: dict[int, RubricVersion | None] = {}
     contexts: dict[int, str | None] = {}
     jobs: list[GradingJob] = []

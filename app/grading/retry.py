@@ -27,7 +27,6 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol, TypeVar
 
 from app.grading.leases import died_message
-from app.grading.worker import init_pool_worker
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +41,9 @@ _SINGLE_THREADED = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"
 
 
 def process_pool(workers: int, options: Mapping[str, Any]) -> ProcessPoolExecutor:
+    # Imported when a pool starts, not by every importer of this module (issue #16).
+    from app.grading.worker import init_pool_worker
+
     for name in _SINGLE_THREADED:
         # Inherited by the fork server when it starts (the first pool), hence by every worker.
         os.environ.setdefault(name, "1")
@@ -49,7 +51,11 @@ def process_pool(workers: int, options: Mapping[str, Any]) -> ProcessPoolExecuto
     # from a parent that runs threads (uvicorn, the writer) whose locks a fork would copy.
     context = multiprocessing.get_context("forkserver")
     # The upload checks' document reader forks from the same server: its PDF library too.
-    context.set_forkserver_preload(["app.grading.worker", "app.submissions.decoding", "pypdf"])
+    # The written grader (its embedder, NumPy) too: app.grading.worker imports it only when a
+    # calibration context is applied, and every worker would otherwise import it on its own.
+    context.set_forkserver_preload(
+        ["app.grading.worker", "graders.written", "app.submissions.decoding", "pypdf"]
+    )
     return ProcessPoolExecutor(
         max_workers=workers, mp_context=context, initializer=init_pool_worker, initargs=(options,)
     )

@@ -1,7 +1,9 @@
 """`gradeformer regrade` pays at start-up only for what it uses (issue #16, app/cli/ops.py).
 
 A points-only change is re-scored in the CLI's own process (app.regrade.fast): no grading
-process, no fork server, no migrations. The CLI runs in a real subprocess on a real SQLite
+process, no fork server, no migrations; and, when the rubric has no written item, not the
+written grader nor its embedding package either (the calibration service imports them only
+where it uses them). The CLI runs in a real subprocess on a real SQLite
 database; it writes the modules it imported when it exits.
 """
 
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from sqlalchemy.orm import Session, sessionmaker
 from typer.testing import CliRunner
 
@@ -36,6 +39,10 @@ REPO = Path(__file__).resolve().parent.parent.parent
 # What a regrade that sends nothing to the grading processes must not import: the migrations
 # (only `serve` migrates) and the fork server the process pool starts.
 NOT_NEEDED = ("alembic", "mako", "app.db.migrate", "multiprocessing.forkserver")
+# What it must not import either when its rubric has no written item (parsing a rubric with one
+# imports the written grader for its config model: that one is needed).
+NOT_WRITTEN = ("graders.written", "graders.embedding")
+NUMBERS = "numbers-only"
 # Right, mistaken, missing and free-text answers; not the hostile one, whose endless loop
 # is never cached (its code group goes to the grading processes again).
 KEPT = (0, 1, 2, 4)
@@ -47,7 +54,7 @@ RUN = (
 )
 
 
-def _regrade(tmp_path: Path, url: str, name: str) -> tuple[str, set[str]]:
+def _regrade(tmp_path: Path, url: str, name: str, slug: str = SLUG) -> tuple[str, set[str]]:
     env = dict(
         os.environ,
         GRADEFORMER_DATABASE_URL=url,
@@ -59,28 +66,45 @@ def _regrade(tmp_path: Path, url: str, name: str) -> tuple[str, set[str]]:
     )
     listing = tmp_path / f"{name}.json"
     done = subprocess.run(
-        [sys.executable, "-c", RUN, str(listing), "regrade", "--assignment", SLUG],
+        [sys.executable, "-c", RUN, str(listing), "regrade", "--assignment", slug],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=600, check=False,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     return " ".join(done.stdout.split()), set(json.loads(listing.read_text()))
 
 
-def _database(tmp_path: Path, kept: Collection[int]) -> tuple[str, sessionmaker[Session]]:
-    """A fresh SQLite database with the bundled rubrics and the `kept` documents uploaded."""
+def _database(
+    tmp_path: Path, kept: Collection[int], rubrics: Path = BUNDLED_RUBRICS, slug: str = SLUG
+) -> tuple[str, sessionmaker[Session]]:
+    """A fresh SQLite database with the `rubrics` and the `kept` documents uploaded."""
     url = f"sqlite:///{tmp_path / 'g.db'}"
     upgrade(url)
     sessions = make_sessionmaker(make_engine(url))
     with unit_of_work(sessions) as session:
-        sync_rubric_dir(session, BUNDLED_RUBRICS)
+        sync_rubric_dir(session, rubrics)
         for number, (raw, name, ctype) in enumerate(DOCUMENTS):
             if number in kept:
-                accept(session, SLUG, Upload(raw, name, ctype, f"s{number}"), None, 1 << 20)
+                accept(session, slug, Upload(raw, name, ctype, f"s{number}"), None, 1 << 20)
     return url, sessions
 
 
-def _present(modules: set[str]) -> list[str]:
-    return sorted(m for m in modules if any(m == n or m.startswith(n + ".") for n in NOT_NEEDED))
+def _present(modules: set[str], names: Collection[str] = NOT_NEEDED) -> list[str]:
+    return sorted(m for m in modules if any(m == n or m.startswith(n + ".") for n in names))
+
+
+def _numbers_only(per_matrix_points: int) -> str:
+    """The bundled rubric's numeric questions alone, as another assignment."""
+    rubric = yaml.safe_load(RUBRIC)
+    rubric["slug"], rubric["title"] = NUMBERS, "Numbers only"
+    rubric["questions"] = [
+        q for q in rubric["questions"] if {i["grader"] for i in q["items"]} == {"numeric"}
+    ]
+    assert rubric["questions"]
+    for question in rubric["questions"]:
+        for item in question["items"]:
+            if item["id"] == "b1.per_matrix":
+                item["points"] = per_matrix_points
+    return yaml.safe_dump(rubric, sort_keys=False)
 
 
 def test_a_points_only_regrade_starts_no_grading_process_and_no_migrations(
@@ -135,3 +159,26 @@ def test_the_regrade_runs_with_start_up_frozen_and_leaves_the_collector_as_it_wa
     assert "regraded 0 submissions" in " ".join(result.output.split())
     assert frozen_while_running and frozen_while_running[0] > before
     assert gc.get_freeze_count() == before
+
+
+def test_a_points_only_regrade_of_a_rubric_without_written_items_imports_no_written_grader(
+    tmp_path: Path,
+) -> None:
+    rubrics = tmp_path / "rubrics"
+    rubrics.mkdir()
+    (rubrics / f"{NUMBERS}.yaml").write_text(_numbers_only(3))
+    url, sessions = _database(tmp_path, (0, 1, 2), rubrics, NUMBERS)
+    first, first_modules = _regrade(tmp_path, url, "first", NUMBERS)
+    assert "regraded 3 submissions of numbers-only" in first, first
+    assert "multiprocessing.forkserver" in first_modules  # graded by the grading processes
+
+    (rubrics / f"{NUMBERS}.yaml").write_text(_numbers_only(4))  # a points-only change
+    with unit_of_work(sessions) as session:
+        sync_rubric_dir(session, rubrics)
+    sessions.kw["bind"].dispose()
+
+    second, modules = _regrade(tmp_path, url, "second", NUMBERS)
+    assert "regraded 3 submissions of numbers-only" in second, second
+    assert "app.regrade.fast" in modules and "app.calibration.service" in modules
+    assert _present(modules) == []
+    assert _present(modules, NOT_WRITTEN) == []
