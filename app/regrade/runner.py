@@ -7,7 +7,6 @@ an interrupted regrade keeps what it finished and a re-run continues where it st
 from __future__ import annotations
 
 import concurrent.futures
-import dataclasses
 import logging
 import threading
 from collections import deque
@@ -16,14 +15,13 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.assignments.service import current_rubric
 from app.audit.repository import record
 from app.calibration.service import context_for_regrade
 from app.db.models import Submission, User
-from app.db.session import make_sessionmaker, unit_of_work
+from app.db.session import unit_of_work
 from app.errors import Conflict
 from app.grading.repository import current_item_rows
 from app.grading.retry import Pools, Quarantine, WindowedPool, as_pools
@@ -39,8 +37,9 @@ from app.regrade.changes import (  # noqa: F401  (ItemChange: part of this modul
     diff,
     diff_of,
 )
-from app.regrade.fast import FastPath, FastStats
-from app.regrade.parallel import Forked, run_forked, worker_count
+from app.regrade.fast import FastStats
+from app.regrade.forks import worker_count
+from app.regrade.parallel import Here, forked
 from app.submissions.repository import overrides_for
 from graders.cache import CacheStats
 
@@ -109,15 +108,6 @@ def work_summary(total: int, cached: int, work: CacheStats) -> str:
 class _Batch:
     submissions: list[Submission]
     futures: list[concurrent.futures.Future[list[WorkerOutcome]]]
-
-
-@dataclass
-class _Answer:
-    """A fast batch as a worker did it (app.regrade.parallel)."""
-
-    untried: list[int]
-    rescoring: Rescoring
-    stats: FastStats
 
 
 def run_regrade(
@@ -277,6 +267,10 @@ def run_regrade(
             progress(found.done, report.total)
         send(found.rest)
 
+    def counted(n: int) -> None:
+        if progress is not None:
+            progress(n, report.total)
+
     def here(chunk: list[int]) -> None:
         """A fast batch in this process: what the rubric change sends to the grading
         processes goes first, untried: they grade it while this process re-scores the rest."""
@@ -293,8 +287,8 @@ def run_regrade(
                 if stopping is not None and stopping.is_set():
                     break
                 send(chunk)
-        elif not _forked(factory, fast, chunks, here, send, rescored, target, stopping,
-                         worker_count(fast_workers, source.workers), progress, report.total):
+        elif not forked(factory, fast, chunks, Here(here, send, rescored, counted), target,
+                        stopping, worker_count(fast_workers, source.workers)):
             for chunk in chunks:
                 if stopping is not None and stopping.is_set():
                     break
@@ -328,67 +322,3 @@ def run_regrade(
                     {"job": job_id, "regraded": report.total, "changed": report.changed},
                 )
     return report
-
-
-def _forked(factory: sessionmaker[Session], fast: FastPath, chunks: list[list[int]],
-            here: Callable[[list[int]], None], send: Callable[[list[int]], None],
-            rescored: Callable[[Rescoring], None], target: Target,
-            stopping: threading.Event | None, workers: int, progress: Progress | None,
-            total: int) -> bool:
-    """The fast batches in forked workers, when there are two or more and most of the first
-    batch is re-scored outside the grading processes (a battery change sends nearly all of
-    it there: no worker is worth its fork). False when nothing was done."""
-    engine = factory.kw.get("bind")
-    if workers < 2 or len(chunks) < 2 or not isinstance(engine, Engine):
-        return False
-    if stopping is not None and stopping.is_set():
-        return False
-    first = chunks[0]
-    stored, untried = triage(factory, fast, first)
-    send([sid for sid in first if sid in untried])
-    first = [sid for sid in first if sid not in untried]
-    if 2 * len(untried) > len(chunks[0]):
-        rescored(rescore(factory, factory, fast, first, stored, target))
-        for chunk in chunks[1:]:
-            if stopping is not None and stopping.is_set():
-                break
-            here(chunk)
-        return True
-    reads = make_sessionmaker(engine, read_only=True)  # on SQLite: blocks no worker's write
-
-    def work(chunk: list[int]) -> _Answer:
-        fast.stats = FastStats()
-        stored, untried = triage(reads, fast, chunk)
-        found = rescore(reads, factory, fast, [sid for sid in chunk if sid not in untried],
-                        stored, target)
-        return _Answer(sorted(untried), found, fast.stats)
-
-    def done(_: list[int], answer: _Answer) -> None:
-        _add(fast.stats, answer.stats)
-        send(answer.untried)
-        rescored(answer.rescoring)
-
-    def lost(chunk: list[int]) -> None:
-        """A batch no worker finished, done here; but for what the worker stored of it."""
-        if target.job_id is not None and not target.dry_run:
-            with unit_of_work(factory) as session:
-                stored = repository.regraded_by(session, target.job_id, chunk)
-            if stored and progress is not None:
-                progress(len(stored), total)
-            chunk = [sid for sid in chunk if sid not in stored]
-        if chunk:
-            here(chunk)
-
-    def before_fork() -> None:
-        fast.close()  # the cache's buffered writes, once: not once per worker
-        engine.dispose()  # no connection of this process's is copied into the workers
-
-    run_forked([first, *chunks[1:]] if first else chunks[1:], workers, work,
-               Forked(done, lost), stopping=stopping, before_fork=before_fork,
-               in_worker=lambda: engine.dispose(close=False))
-    return True
-
-
-def _add(into: FastStats, more: FastStats) -> None:
-    for counter in dataclasses.fields(FastStats):
-        setattr(into, counter.name, getattr(into, counter.name) + getattr(more, counter.name))

@@ -26,14 +26,24 @@ from app.assignments.service import sync_rubric_dir
 from app.db.models import RegradeJob, Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from app.grading import worker
-from app.regrade import batches, jobs, parallel, repository, runner
+from app.regrade import batches, jobs, repository, runner
+from app.regrade import forks as forking
 from app.regrade.runner import RegradeReport, run_regrade
 from app.submissions.service import accept
 from app.submissions.upload import Upload
 from graders.context import GradingResources
 from graders.rubric import BUNDLED_RUBRICS
 from tests.app.test_regrade_cache import KNOWN_MISTAKE, POINTS_AND_FEEDBACK, SECRET, SLUG
-from tests.app.test_regrade_fast import ALL, Setup, _edited, _options, _same_reports, stored
+from tests.app.test_regrade_fast import (  # noqa: F401  (battery: a fixture used here)
+    ALL,
+    RUBRIC,
+    Setup,
+    _edited,
+    _options,
+    _same_reports,
+    battery,
+    stored,
+)
 
 FORKED = {"fast_batch": 2, "batch_size": 2, "fast_workers": 2}
 
@@ -57,7 +67,7 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
             started.append(pid)
         return pid
 
-    monkeypatch.setattr(parallel.os, "fork", fork)
+    monkeypatch.setattr(forking.os, "fork", fork)
     return started
 
 
@@ -176,11 +186,26 @@ def test_one_batch_stays_in_this_process(setup: Setup, forks: list[int]) -> None
     _same_reports(fast, slow)
 
 
+def test_a_battery_change_stays_with_the_grading_processes(
+    setup: Setup, forks: list[int], request: pytest.FixtureRequest
+) -> None:
+    """Nearly every submission needs the grading processes: no worker is forked for the few
+    left, and the grading goes on as without workers."""
+    copy = request.getfixturevalue("battery")  # a changed copy (test_regrade_fast)
+    setup.edit(RUBRIC.replace("battery: transformer-basics/b3.yaml",
+                              f"battery: transformer-basics/{copy}"))
+    fast, slow = setup.regrade_both(**FORKED)
+    assert forks == []
+    assert stored(setup.fast) == stored(setup.slow)
+    _same_reports(fast, slow)
+    assert fast.fast is not None and fast.fast.sent_untried > len(ALL) // 2
+
+
 def test_the_server_threads_never_fork() -> None:
-    assert parallel.worker_count(None, 2) == min(2, len(os.sched_getaffinity(0)))
+    assert forking.worker_count(None, 2) == min(2, len(os.sched_getaffinity(0)))
     with ThreadPoolExecutor(1) as thread:
-        assert thread.submit(parallel.worker_count, None, 2).result() == 1
-    assert parallel.worker_count(3, 2) == 3
+        assert thread.submit(forking.worker_count, None, 2).result() == 1
+    assert forking.worker_count(3, 2) == 3
 
 
 def test_concurrent_batches_count_the_job_exactly(sessions: sessionmaker[Session]) -> None:
