@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,8 +72,10 @@ def triage(reads: sessionmaker[Session], fast: FastPath, chunk: Sequence[int]
 
 
 def rescore(reads: sessionmaker[Session], writes: sessionmaker[Session], fast: FastPath,
-            chunk: Sequence[int], stored: Mapping[int, StoredRun], target: Target) -> Rescoring:
-    """Re-score here what the fast path can of `chunk` and store it in one transaction."""
+            chunk: Sequence[int], stored: Mapping[int, StoredRun], target: Target,
+            turn: Callable[[], AbstractContextManager[None]] = nullcontext) -> Rescoring:
+    """Re-score here what the fast path can of `chunk` and store it in one transaction (once
+    `turn` lets it write)."""
     found = Rescoring()
     if not chunk:
         return found
@@ -115,7 +118,8 @@ def rescore(reads: sessionmaker[Session], writes: sessionmaker[Session], fast: F
     if not target.dry_run:
         seconds = (time.perf_counter() - started) / len(chunk)
         try:
-            _store(writes, settled, target, fast, len(changes), seconds)
+            with turn():
+                _store(writes, settled, target, fast, len(changes), seconds)
         except Exception:  # the grading processes store them, a row at a time if need be
             log.exception("storing %d re-scored submissions failed", len(settled))
             fast.stats.sent += len(settled)

@@ -14,9 +14,13 @@ counts are added in SQL (app.regrade.repository.count_done), so no count is lost
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import fcntl
+import os
+import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from sqlalchemy import Engine
@@ -48,6 +52,31 @@ class _Answer:
     stats: FastStats
 
 
+class _Turns:
+    """SQLite writes one transaction at a time: the workers take turns through a lock file.
+    A worker waiting for its turn wakes as soon as the other's is over, where SQLite's busy
+    handler sleeps in steps of up to 100 ms; a worker that dies gives its turn up with its
+    open file. Each worker opens the file itself (a lock is its open file's)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.fd: int | None = None
+
+    def open(self) -> None:
+        self.fd = os.open(self.path, os.O_RDWR)
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        if self.fd is None:
+            yield
+            return
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
+
+
 def forked(factory: sessionmaker[Session], fast: FastPath, chunks: list[list[int]],
            here: Here, target: Target, stopping: threading.Event | None, workers: int) -> bool:
     """The fast batches in forked workers, when there are two or more and most of the first
@@ -71,13 +100,6 @@ def forked(factory: sessionmaker[Session], fast: FastPath, chunks: list[list[int
         return True
     reads = make_sessionmaker(engine, read_only=True)  # on SQLite: blocks no worker's write
 
-    def work(chunk: list[int]) -> _Answer:
-        fast.stats = FastStats()
-        stored, untried = triage(reads, fast, chunk)
-        found = rescore(reads, factory, fast, [sid for sid in chunk if sid not in untried],
-                        stored, target)
-        return _Answer(sorted(untried), found, fast.stats)
-
     def done(_: list[int], answer: _Answer) -> None:
         _add(fast.stats, answer.stats)
         here.send(answer.untried)
@@ -98,9 +120,24 @@ def forked(factory: sessionmaker[Session], fast: FastPath, chunks: list[list[int
         fast.close()  # the cache's buffered writes, once: not once per worker
         engine.dispose()  # no connection of this process's is copied into the workers
 
-    run_forked([first, *chunks[1:]] if first else chunks[1:], workers, work,
-               Forked(done, lost), stopping=stopping, before_fork=before_fork,
-               in_worker=lambda: engine.dispose(close=False))
+    with tempfile.NamedTemporaryFile(prefix="gradeformer-regrade-") as lock:
+        turns = _Turns(lock.name)
+
+        def work(chunk: list[int]) -> _Answer:
+            fast.stats = FastStats()
+            stored, untried = triage(reads, fast, chunk)
+            found = rescore(reads, factory, fast, [sid for sid in chunk if sid not in untried],
+                            stored, target, turns)
+            return _Answer(sorted(untried), found, fast.stats)
+
+        def in_worker() -> None:
+            engine.dispose(close=False)
+            if engine.dialect.name == "sqlite":
+                turns.open()
+
+        run_forked([first, *chunks[1:]] if first else chunks[1:], workers, work,
+                   Forked(done, lost), stopping=stopping, before_fork=before_fork,
+                   in_worker=in_worker)
     return True
 
 
