@@ -26,7 +26,7 @@ from app.assignments.service import sync_rubric_dir
 from app.db.models import RegradeJob, Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from app.grading import worker
-from app.regrade import batches, jobs, repository, runner
+from app.regrade import batches, jobs, parallel, repository
 from app.regrade import forks as forking
 from app.regrade.runner import RegradeReport, run_regrade
 from app.submissions.service import accept
@@ -110,10 +110,10 @@ def test_a_forked_dry_run_stores_nothing_and_reports_the_same(
 
 @pytest.mark.parametrize("how", ["raises", "dies before storing", "dies after storing"])
 def test_a_worker_that_fails_loses_no_submission(
-    setup: Setup, forks: list[int], how: str
+    setup: Setup, forks: list[int], how: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     parent = os.getpid()
-    real = runner.rescore
+    real = parallel.rescore
     victim = sorted(_ids(setup))[2]  # in the second batch
 
     def failing(*args: Any, **kwargs: Any) -> batches.Rescoring:
@@ -128,10 +128,13 @@ def test_a_worker_that_fails_loses_no_submission(
         os.kill(os.getpid(), signal.SIGKILL)
         return found
 
-    setup.monkeypatch.setattr(runner, "rescore", failing)
+    setup.monkeypatch.setattr(parallel, "rescore", failing)  # what the workers call
     setup.edit(_edited(POINTS_AND_FEEDBACK))
     fast, slow = setup.regrade_both(**FORKED)
     assert forks
+    said = [r.getMessage() for r in caplog.records if r.name == "app.regrade.forks"]
+    assert len(said) == 1
+    assert ("failed a batch" if how == "raises" else "died") in said[0], said
     # Every submission stored once (the run counts per submission are compared too).
     assert stored(setup.fast) == stored(setup.slow)
     job = _job(setup.fast, fast)
