@@ -83,7 +83,7 @@ def forked(factory: sessionmaker[Session], fast: FastPath, chunks: list[list[int
     batch is re-scored outside the grading processes (a battery change sends nearly all of
     it there: no worker is worth its fork). False when nothing was done."""
     engine = factory.kw.get("bind")
-    if workers < 2 or len(chunks) < 2 or not isinstance(engine, Engine):
+    if workers < 2 or len(chunks) < 2 or not isinstance(engine, Engine) or _private(engine):
         return False
     if stopping is not None and stopping.is_set():
         return False
@@ -139,6 +139,14 @@ def forked(factory: sessionmaker[Session], fast: FastPath, chunks: list[list[int
                    Forked(done, lost), stopping=stopping, before_fork=before_fork,
                    in_worker=in_worker)
     return True
+
+
+def _private(engine: Engine) -> bool:
+    """An in-memory SQLite database: a fork would write to its own copy."""
+    url = engine.url
+    database = url.database or ""
+    return url.get_backend_name() == "sqlite" and (
+        database in ("", ":memory:") or "memory" in str(url.query.get("mode", "")))
 
 
 def _add(into: FastStats, more: FastStats) -> None:

@@ -204,6 +204,18 @@ def test_a_battery_change_stays_with_the_grading_processes(
     assert fast.fast is not None and fast.fast.sent_untried > len(ALL) // 2
 
 
+def test_an_in_memory_database_is_never_forked(forks: list[int]) -> None:
+    """Each fork would write to its own copy of it: the batches stay in this process."""
+    for url in ("sqlite://", "sqlite:///file:g?mode=memory&cache=shared&uri=true"):
+        engine = make_engine(url)
+        here = parallel.Here(*(lambda *_: pytest.fail("nothing runs here") for _ in range(4)))
+        target = batches.Target(1, None, dry_run=True)
+        assert not parallel.forked(make_sessionmaker(engine), None,  # type: ignore[arg-type]
+                                   [[1], [2], [3]], here, target, None, workers=2)
+        engine.dispose()
+    assert forks == []
+
+
 def test_the_server_threads_never_fork() -> None:
     assert forking.worker_count(None, 2) == min(2, len(os.sched_getaffinity(0)))
     with ThreadPoolExecutor(1) as thread:
