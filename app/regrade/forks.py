@@ -104,6 +104,9 @@ def _hand_out(worker: _Worker, pending: deque[Batch], stopping: threading.Event 
     while len(worker.held) < DEPTH and pending:
         if stopping is not None and stopping.is_set():
             return
+        if worker.held and len(pending) < len(workers):
+            # Near the end a batch waits for the first worker free, not behind another one.
+            return
         batch = pending.popleft()
         worker.held.append(batch)
         try:
