@@ -139,11 +139,15 @@ class SqliteStore:
     def _evict(self) -> int:
         """Drop least recently used entries while the file holds more than the cap."""
         try:
+            # The entries cannot hold more than the file: below the cap, no scan of them all.
+            db = self._connection()
+            pages = db.execute("PRAGMA page_count").fetchone()[0]
+            if int(pages) * int(db.execute("PRAGMA page_size").fetchone()[0]) <= self.max_bytes:
+                return 0
             total = self.size()
             if total <= self.max_bytes:
                 return 0
             excess = total - int(self.max_bytes * EVICT_TO)
-            db = self._connection()
             freed = 0
             rows = db.execute("SELECT key, size FROM entries ORDER BY used LIMIT ?",
                               (EVICT_BATCH,)).fetchall()

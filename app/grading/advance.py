@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, func, insert, select, text, update
+from sqlalchemy import Table, bindparam, insert, select, text, update
 from sqlalchemy.orm import Session
 
-from app.db.base import utcnow
+from app.db.base import JSONText, utcnow
 from app.db.models import GradingRun, ItemScore, Submission
 from app.grading.repository import item_values_once
 from app.sanitize import clean
@@ -38,9 +38,19 @@ _KEPT = ("submission_id, rubric_version_id, rubric_hash, regrade_job_id, status,
          "max_points, execution_time, created_at, located_digest")
 _PREVIOUS = text(
     f"INSERT INTO grading_runs ({_KEPT}, answers, result_keys, is_current) "
-    f"SELECT {_KEPT}, :answers, NULL, :no FROM grading_runs WHERE id = :run"
+    f"SELECT {_KEPT}, :answers, NULL, :no FROM grading_runs WHERE id IN :runs ORDER BY id"
 ).bindparams(bindparam("answers", type_=_RUNS.c.answers.type),
-             bindparam("no", type_=_RUNS.c.is_current.type))
+             bindparam("no", type_=_RUNS.c.is_current.type),
+             bindparam("runs", expanding=True))
+# A superseded row moves to its run's previous state: the submission's newest run that is not
+# current.
+_MOVE = text(
+    "UPDATE item_scores SET run_id = (SELECT max(g.id) FROM grading_runs g "
+    "JOIN grading_runs r ON g.submission_id = r.submission_id "
+    "WHERE r.id = item_scores.run_id AND g.is_current = :no) "
+    "WHERE run_id IN :runs AND item_id IN :items"
+).bindparams(bindparam("no", type_=_RUNS.c.is_current.type),
+             bindparam("runs", expanding=True), bindparam("items", expanding=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +63,7 @@ class AdvancedRun:
     status: str
     total: Decimal
     max_points: Decimal
-    keys: dict[str, Any]
+    keys: str  # as JSON text
     changed: Mapping[str, ItemResult]
 
 
@@ -78,26 +88,20 @@ def advance_runs(
     stored = [r for r in runs if r.run_id in live]
     if not stored:
         return 0
-    # The previous states, as new runs no longer current: copied in SQL, without the answers
-    # and keys. Each is then its submission's newest run that is not current (ids only grow;
-    # this transaction writes the submission's runs), where the superseded rows move.
-    session.execute(_PREVIOUS, [{"run": r.run_id, "answers": {}, "no": False} for r in stored])
-    moved = [r for r in stored if r.changed]
-    previous = dict(session.execute(
-        select(_RUNS.c.submission_id, func.max(_RUNS.c.id))
-        .where(_RUNS.c.submission_id.in_([r.submission_id for r in moved]),
-               _RUNS.c.is_current.is_(False))
-        .group_by(_RUNS.c.submission_id)
-    ).tuples().all()) if moved else {}
-    moves = [{"to": previous[r.submission_id], "run": r.run_id, "item": clean(item_id, 100)}
-             for r in moved for item_id in r.changed]
-    if moves:
-        session.execute(
-            update(_ITEMS)
-            .where(_ITEMS.c.run_id == bindparam("run"), _ITEMS.c.item_id == bindparam("item"))
-            .values(run_id=bindparam("to")),
-            moves,
-        )
+    # The previous states, as new runs no longer current: copied in SQL by one statement,
+    # without the answers and keys. Each is then its submission's newest run that is not
+    # current (ids only grow; this transaction writes the submission's runs), where the
+    # superseded rows move: one statement per set of changed items, each row finding its
+    # run's previous state itself.
+    session.execute(_PREVIOUS, {"runs": [r.run_id for r in stored], "answers": {},
+                                "no": False})
+    by_items: dict[tuple[str, ...], list[int]] = {}
+    for r in stored:
+        if r.changed:
+            by_items.setdefault(tuple(sorted(r.changed)), []).append(r.run_id)
+    for items, run_ids in by_items.items():
+        session.execute(_MOVE, {"runs": run_ids, "items": [clean(i, 100) for i in items],
+                                "no": False})
     values: dict[int, tuple[ItemResult, dict[str, Any]]] = {}  # results are shared: clean once
     rows = [
         {"run_id": r.run_id, "position": positions[item_id], "item_id": clean(item_id, 100),
@@ -113,14 +117,15 @@ def advance_runs(
             rubric_version_id=version_id, rubric_hash=rubric_hash,
             regrade_job_id=regrade_job_id, status=bindparam("st"), error=None,
             total=bindparam("tot"), max_points=bindparam("max"), execution_time=seconds,
-            created_at=now, result_keys=bindparam("keys")),
+            created_at=now, result_keys=bindparam("keys", type_=JSONText())),
         [{"run": r.run_id, "st": r.status, "tot": r.total, "max": r.max_points,
           "keys": r.keys} for r in stored],
     )
-    session.execute(
-        update(_SUBMISSIONS)
-        .where(_SUBMISSIONS.c.id == bindparam("sid"))
-        .values(status=bindparam("st"), error=None, updated_at=now),
-        [{"sid": r.submission_id, "st": r.status} for r in stored],
-    )
+    by_status: dict[str, list[int]] = {}
+    for r in stored:
+        by_status.setdefault(r.status, []).append(r.submission_id)
+    for status, ids in by_status.items():
+        session.execute(
+            update(_SUBMISSIONS).where(_SUBMISSIONS.c.id.in_(ids))
+            .values(status=status, error=None, updated_at=now))
     return len(stored)

@@ -209,7 +209,7 @@ def run_scores(session: Session, run_ids: Sequence[int], items: Iterable[str]
     for run_id, count in connection.execute(
         select(ItemScore.run_id, func.count())
         .where(ItemScore.run_id.in_(run_ids)).group_by(ItemScore.run_id)
-    ).tuples():
+    ).tuples().all():
         found[run_id] = RunScores(count, {})
     wanted = sorted(set(items))
     for run_id, item, points, max_points, status in connection.execute(
@@ -217,7 +217,7 @@ def run_scores(session: Session, run_ids: Sequence[int], items: Iterable[str]
                ItemScore.status)
         .where(ItemScore.run_id.in_(run_ids),
                or_(ItemScore.status.in_(DECIDING), ItemScore.item_id.in_(wanted)))
-    ).tuples():
+    ).tuples().all():
         found[run_id].rows[item] = Score(item, points, max_points, status)
     return found
 

@@ -16,12 +16,13 @@ the grading processes without being tried here (a battery change sends nearly al
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Text, cast, select
 from sqlalchemy.orm import Session
 
 from app.db.models import GradingRun, RubricVersion, Submission
@@ -39,6 +40,7 @@ from graders.rubric import LoadedRubric, Question, parse_rubric
 IN_PLACE_KINDS = frozenset({"numeric"})
 NO_ANSWER = "No answer to this question was found."  # graders.engine's reason when none given
 MEMO_ENTRIES = 50_000
+_KEY_FIELDS = {"location", "answers", "groups"}  # a run's keys (graders.cache.runs.run_keys)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,16 +58,19 @@ class StoredRun:
     rubric_version_id: int
     total: Decimal  # the run's machine total and maximum
     max_points: Decimal
+    keys_text: str | None = None  # `keys` as stored (JSON)
 
 
 @dataclass(slots=True)
 class Rescored:
-    """One submission re-scored here: the results recomputed (the rest of its stored run is
-    kept) and its new keys; its status and totals follow (app.regrade.settle)."""
+    """One submission re-scored here: the results recomputed that differ from its stored rows
+    (the rest of its stored run is kept) and its new keys; its status and totals follow
+    (app.regrade.settle)."""
 
     stored: StoredRun
     recomputed: dict[str, ItemResult]
-    keys: dict[str, Any]
+    keys: str  # as JSON text
+    regraded: bool = True  # whether any result was recomputed (or read), same or not
 
 
 @dataclass
@@ -81,7 +86,7 @@ class FastStats:
     def unsettled(self, done: Rescored) -> None:
         """`done`, counted as re-scored here, goes to the grading processes after all (its
         stored rows did not cover what it needs)."""
-        if done.recomputed:
+        if done.regraded:
             self.rescored -= 1
         else:
             self.reused -= 1
@@ -89,15 +94,46 @@ class FastStats:
 
 
 def stored_runs(session: Session, ids: Sequence[int]) -> dict[int, StoredRun]:
-    rows = session.execute(
+    # Core, and the keys read as their JSON text: a re-scored run's new keys are that text
+    # with the changed keys replaced (`_keys_text`), never encoded again whole.
+    rows = session.connection().execute(
         select(Submission.id, Submission.student, Submission.status, Submission.sha256,
                Submission.filename, Submission.content_type, GradingRun.id,
-               GradingRun.result_keys, GradingRun.rubric_version_id, GradingRun.total,
-               GradingRun.max_points)
+               cast(GradingRun.result_keys, Text), GradingRun.rubric_version_id,
+               GradingRun.total, GradingRun.max_points)
         .join(GradingRun, GradingRun.submission_id == Submission.id)
         .where(Submission.id.in_(list(ids)), GradingRun.is_current.is_(True))
-    ).all()
-    return {row[0]: StoredRun(*row) for row in rows}
+    ).tuples().all()
+    found: dict[int, StoredRun] = {}
+    for sid, student, status, sha, name, ctype, run_id, text, version, total, most in rows:
+        keys = None if text is None else json.loads(text)
+        found[sid] = StoredRun(sid, student, status, sha, name, ctype, run_id,
+                               keys if isinstance(keys, dict) else None, version, total, most,
+                               text)
+    return found
+
+
+def _keys_text(stored: StoredRun, groups: Mapping[str, Any],
+               new_groups: Mapping[str, list[str]]) -> str:
+    """The new keys as JSON text: the stored text with each changed key replaced when the
+    groups are the same ones (the keys are digests, each found once), else encoded anew."""
+    text = stored.keys_text
+    keys = stored.keys
+    if (text is not None and keys is not None and keys.keys() == _KEY_FIELDS
+            and groups.keys() == new_groups.keys()):
+        for name, (key, _) in new_groups.items():
+            old = groups[name]
+            if old[0] == key:
+                continue
+            if not (isinstance(old[0], str) and old[0] and text.count(f'"{old[0]}"') == 1
+                    and old[1] == new_groups[name][1]):
+                break
+            text = text.replace(f'"{old[0]}"', json.dumps(key), 1)
+        else:
+            return text
+    return json.dumps({"location": keys.get("location") if keys else None,
+                       "answers": keys.get("answers", 0) if keys else 0,
+                       "groups": dict(new_groups)})
 
 
 class FastPath:
@@ -118,6 +154,10 @@ class FastPath:
         self.stats = FastStats()
         self.by_name = {spec.name: spec for _, specs in self.keys.questions for spec in specs}
         self.blocked: dict[int, frozenset[str] | None] = {}  # by stored runs' rubric version
+        # The groups as the stored runs' rubric (by version) stated them: what their stored
+        # results are read back with.
+        self.stated: dict[int, Mapping[str, GroupSpec]] = {}
+        self.rubrics: dict[int, RunKeys] = {}
 
     def pool_only(self, session: Session, ids: Sequence[int],
                   stored: Mapping[int, StoredRun]) -> set[int]:
@@ -149,10 +189,15 @@ class FastPath:
             old = None if text is None else parse_rubric(text.source_text, "<stored rubric>")
             if old is not None and [i.id for i in old.rubric.items()] == self.order:
                 found = frozenset()
+                self.stated[version_id] = self.by_name
+                self.rubrics[version_id] = self.keys
                 if old.content_hash != self.loaded.content_hash:
                     before = RunKeys(old, self.resources.options, self.resources)
                     found = frozenset(name for name in self.keys.changed_groups(before)
                                       if self.by_name[name].kind not in IN_PLACE_KINDS)
+                    self.stated[version_id] = {spec.name: spec for _, specs in before.questions
+                                               for spec in specs}
+                    self.rubrics[version_id] = before
         except Exception:  # an old rubric this code cannot read: the grading processes
             found = None
         self.blocked[version_id] = found
@@ -166,7 +211,7 @@ class FastPath:
             done = None
         if done is None:
             self.stats.sent += 1
-        elif done.recomputed:
+        elif done.regraded:
             self.stats.rescored += 1
         else:
             self.stats.reused += 1
@@ -201,6 +246,7 @@ class FastPath:
             return None
         new_groups: dict[str, list[str]] = {}
         recomputed: dict[str, ItemResult] = {}
+        same: set[str] = set()  # recomputed items whose result is the stored one
         parsed: list[ParsedSubmission | None] = []
 
         def located() -> ParsedSubmission | None:
@@ -234,8 +280,12 @@ class FastPath:
                     doc = located()
                     if doc is None:
                         return None
+                    before = self._stored_missing(stored.rubric_version_id, question.id,
+                                                  missing, doc)
                     for result in _missing_results(self.loaded, question, doc):
                         recomputed[result.item_id] = result
+                        if before is not None and before.get(result.item_id) == result:
+                            same.add(result.item_id)
                 continue
             for spec in specs:
                 entry = groups.get(spec.name)
@@ -255,11 +305,42 @@ class FastPath:
                         return None
                 if cacheable(results):
                     new_groups[spec.name] = [key, basis]
+                before = self._stored_results(entry[0], stored.rubric_version_id, spec.name)
                 for result in results:
                     recomputed[result.item_id] = result
-        return Rescored(
-            stored, recomputed,
-            {"location": location, "answers": keys.get("answers", 0), "groups": new_groups})
+                    if before is not None and before.get(result.item_id) == result:
+                        same.add(result.item_id)
+        differ = {item: r for item, r in recomputed.items() if item not in same}
+        return Rescored(stored, differ, _keys_text(stored, groups, new_groups),
+                        bool(recomputed))
+
+    def _stored_missing(self, version_id: int, question_id: str, entry: Sequence[str],
+                        doc: ParsedSubmission) -> dict[str, ItemResult] | None:
+        """The rows a stored run holds for an unanswered question: what its rubric gave them,
+        when the digest it recorded names that rubric's question."""
+        keys = self.rubrics.get(version_id)
+        question = None if keys is None else next(
+            (q for q, _ in keys.questions if q.id == question_id), None)
+        if keys is None or question is None or keys.missing(question, entry[1]) != entry[0]:
+            return None
+        return {r.item_id: r for r in _missing_results(keys.loaded, question, doc)}
+
+    def _stored_results(self, key: str, version_id: int, name: str
+                        ) -> dict[str, ItemResult] | None:
+        """The results a stored run's rows of group `name` were written from: those its key
+        names, read with the group's items as its rubric stated them (a row whose new result
+        is the same stays: it is not moved and written again)."""
+        spec = self.stated.get(version_id, {}).get(name)
+        if spec is None:
+            return None
+        found = self.memo.get(key)
+        if found is None:
+            question = spec.question.id
+            found = self.cache.load(key, lambda p: decode_results(p, spec.items, question))
+            if found is None:
+                return None
+            self._remember(key, found)
+        return {r.item_id: r for r in found}
 
     def _grade(self, spec: GroupSpec, key: str, resolve: Any,
                located: Any) -> list[ItemResult] | None:

@@ -22,6 +22,7 @@ from graders.results import ItemResult
 from graders.rubric import LoadedRubric, Question, RubricItem
 
 MISSING = "missing"
+MISSING_MEMO = 4096  # unanswered questions' digests kept by (question, basis)
 
 
 def answered(parsed: ParsedSubmission, question_id: str) -> bool:
@@ -73,6 +74,7 @@ class RunKeys:
         self.position = {item.id: n for n, q in enumerate(loaded.rubric.questions)
                          for item in q.items}
         empty = ParsedSubmission(text="", format="text", answers={})
+        self._missing: dict[tuple[str, str], str] = {}
         self.questions: list[tuple[Question, list[GroupSpec]]] = []
         for number, question in enumerate(loaded.rubric.questions):
             by_kind: dict[str, list[RubricItem]] = {}
@@ -95,7 +97,15 @@ class RunKeys:
         return location_key_for(self.projection, None, filename, content_type, document=sha256)
 
     def missing(self, question: Question, basis: str) -> str:
-        return missing_digest(self.loaded, question, basis)
+        # Few reasons repeat across a class (the basis names the reason): each digest once.
+        memo = (question.id, basis)
+        found = self._missing.get(memo)
+        if found is None:
+            found = missing_digest(self.loaded, question, basis)
+            if len(self._missing) >= MISSING_MEMO:
+                self._missing.clear()
+            self._missing[memo] = found
+        return found
 
     def key(self, spec: GroupSpec, basis: str, resolve: Resolve) -> str | None:
         """The group's key on a submission whose located part it reads is `basis`; None when

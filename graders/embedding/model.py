@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 from graders.embedding.background import PriorityWorkers
 from graders.embedding.bert import BertConfig, BertEncoder, mean_pool
 from graders.embedding.cache import EmbeddingCache, Vector, text_key, usable_folder
-from graders.embedding.tokens import TokenStore, TokenVectors
+from graders.embedding.tokens import TokenStore, TokenVectors, unit_rows
 
 if TYPE_CHECKING:
     from tokenizers import Encoding
@@ -260,12 +260,13 @@ class SentenceEmbedder:
         pooled = mean_pool(hidden, lengths[rows])  # what `mean_pooled` computes, bit for bit
         pooled /= np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), np.float32(1e-12))
         result[rows] = pooled
+        units = unit_rows(hidden)
         start = 0
         for r in rows:
             end = start + int(lengths[r])
             encoding = encodings[r]
-            self.tokens.put(text_key(self.model_id, texts[r]), TokenVectors.of(
-                texts[r], hidden[start:end], encoding.offsets, encoding.word_ids))
+            self.tokens.put(text_key(self.model_id, texts[r]), TokenVectors.of_units(
+                texts[r], units[start:end], encoding.offsets, encoding.word_ids))
             start = end
 
     def submit(self, texts: Sequence[str], priority: int = 0) -> int:

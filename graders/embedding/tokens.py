@@ -42,6 +42,12 @@ class TokenVectors:
     def of(cls, text: str, hidden: NDArray[np.float32], offsets: Sequence[tuple[int, int]],
            word_ids: Sequence[int | None]) -> TokenVectors:
         """From one text's last hidden states and its tokenizer offsets and word ids."""
+        return cls.of_units(text, unit_rows(hidden), offsets, word_ids)
+
+    @classmethod
+    def of_units(cls, text: str, units: NDArray[np.float16], offsets: Sequence[tuple[int, int]],
+                 word_ids: Sequence[int | None]) -> TokenVectors:
+        """From one text's rows of `unit_rows` (all its pieces, [CLS] and [SEP] included)."""
         spans: dict[int, tuple[int, int]] = {}
         for (start, end), word in zip(offsets, word_ids, strict=True):
             if word is not None:
@@ -50,9 +56,15 @@ class TokenVectors:
         rows = [i for i, word in enumerate(word_ids) if word is not None]
         words = tuple(text[spans[w][0]:spans[w][1]][:_MAX_WORD].lower()
                       for w in (word_ids[i] for i in rows) if w is not None)
-        kept = hidden[rows]
-        norms = np.maximum(np.linalg.norm(kept, axis=1, keepdims=True), np.float32(1e-12))
-        return cls((kept / norms).astype(np.float16), words)
+        return cls(units[rows], words)
+
+
+def unit_rows(hidden: NDArray[np.float32]) -> NDArray[np.float16]:
+    """Each row of `hidden` as a unit vector in float16. Row by row, so a whole forward pass's
+    rows at once give each text's rows bit for bit (one call instead of one per text)."""
+    norms = np.maximum(np.linalg.norm(hidden, axis=1, keepdims=True), np.float32(1e-12))
+    units: NDArray[np.float16] = (hidden / norms).astype(np.float16)
+    return units
 
 
 class TokenStore:

@@ -185,6 +185,35 @@ def test_the_store_is_bounded(tmp_path: Path) -> None:
     store.close()
 
 
+def test_a_store_under_its_cap_is_not_scanned_to_be_sized(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A flush checks the cap now and then: while the file itself is under the cap, its
+    entries cannot be over it, and summing them (a scan of the whole file) is skipped."""
+    path = tmp_path / "c.sqlite"
+    store = SqliteStore(path, max_bytes=400_000)
+    for index in range(100):
+        store.put(f"k-{index}", bytes([index]) * 1000)
+    store.flush()
+    db = sqlite3.connect(path)  # the file as the database sees it (its log included)
+    pages = db.execute("PRAGMA page_count").fetchone()[0] * db.execute(
+        "PRAGMA page_size").fetchone()[0]
+    db.close()
+    assert 100_000 < pages < 400_000
+
+    def scan() -> int:
+        raise AssertionError("the entries were summed")
+
+    monkeypatch.setattr(store, "_size", scan)
+    assert store.evict() == 0
+    assert store.count() == 100
+    store.max_bytes = 50_000  # now the file is over the cap: sized, and evicted down
+    monkeypatch.undo()
+    assert store.evict() > 0
+    assert store.size() <= 50_000 * 0.8 + 1000
+    store.close()
+
+
 def test_an_unreadable_cache_file_means_no_cache(tmp_path: Path) -> None:
     path = tmp_path / "cache.sqlite"
     path.write_bytes(b"this is not a database" * 100)

@@ -335,6 +335,13 @@ def test_an_interrupted_regrade_resumes_where_it_stopped(
         assert job is not None and job.status == "done" and job.done == len(ALL)
 
 
+def _current_runs(sessions: sessionmaker[Session]) -> dict[int, tuple[int, Any]]:
+    with unit_of_work(sessions) as session:
+        return {sid: (run, keys) for sid, run, keys in session.execute(
+            select(GradingRun.submission_id, GradingRun.id, GradingRun.result_keys)
+            .where(GradingRun.is_current.is_(True))).tuples()}
+
+
 @pytest.mark.postgres
 def test_the_fast_path_on_postgresql(
     postgres_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -358,8 +365,16 @@ def test_the_fast_path_on_postgresql(
             run_regrade(sessions, SLUG, pool)
             with unit_of_work(sessions) as session:
                 sync_rubric_dir(session, folder)
+            before = _current_runs(sessions)
             fast = run_regrade(sessions, SLUG, pool, options=options)
             assert fast.fast is not None and fast.fast.rescored >= 5 and fast.changed > 0
+            # Stored in place (a failed store would have sent them to the grading processes):
+            # the runs kept their ids, and their keys (written as JSON text) read back.
+            after_fast = _current_runs(sessions)
+            in_place = [sid for sid, (run, _) in after_fast.items() if before[sid][0] == run]
+            assert len(in_place) >= fast.fast.rescored
+            assert all(isinstance(after_fast[sid][1]["groups"], dict) for sid in in_place)
+            assert any(after_fast[sid][1] != before[sid][1] for sid in in_place)
             with_fast = stored(sessions)
             monkeypatch.setattr(worker, "_resources", plain)
             slow = run_regrade(sessions, SLUG, pool)

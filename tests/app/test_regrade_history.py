@@ -13,8 +13,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.models import GradingRun, ItemScore
 from app.db.session import unit_of_work
+from app.regrade.runner import run_regrade
 from app.web import repository as web_repository
-from tests.app.test_regrade_cache import POINTS_AND_FEEDBACK
+from tests.app.test_regrade_cache import KNOWN_MISTAKE, POINTS_AND_FEEDBACK, SLUG
 from tests.app.test_regrade_fast import Setup, _edited
 
 
@@ -79,3 +80,69 @@ def test_a_run_re_scored_in_place_keeps_its_rows_and_its_previous_state_becomes_
         sid = next(iter(before))
         listed = web_repository.runs_of(session, sid)
         assert listed[0].is_current and not listed[1].is_current
+
+
+def test_only_the_rows_that_differ_move_and_the_rest_of_a_re_scored_group_stays(
+    built: Setup,
+) -> None:
+    """A points change of one numeric item re-scores its whole group, but the group's other
+    items come out as they were: their rows stay in the current run (same row ids), and only
+    the changed item's row moves to the history, replaced by a new one."""
+
+    def rows(sessions: sessionmaker[Session]) -> dict[tuple[int, str], tuple[int, int, Any]]:
+        with unit_of_work(sessions) as session:
+            return {(sid, item): (row_id, run_id, points) for sid, item, row_id, run_id, points
+                    in session.execute(
+                        select(GradingRun.submission_id, ItemScore.item_id, ItemScore.id,
+                               ItemScore.run_id, ItemScore.max_points)
+                        .join(GradingRun, GradingRun.id == ItemScore.run_id)
+                        .where(GradingRun.is_current.is_(True))).tuples()}
+
+    before = rows(built.fast)
+    built.edit(_edited(POINTS_AND_FEEDBACK[:1]))  # b1.per_matrix: 3 points -> 4
+    fast, _ = built.regrade_both()
+    assert fast.fast is not None and fast.fast.rescored >= 5
+    after = rows(built.fast)
+    assert after.keys() == before.keys()
+    moved = {key for key in before if after[key][0] != before[key][0]}
+    # Every in-place run: the changed item has a new row in the same run, the others of its
+    # group (b1.*) and of every other group kept theirs.
+    in_place = {sid for sid, _ in before if after[(sid, "b1.per_matrix")][1]
+                == before[(sid, "b1.per_matrix")][1]}
+    assert len(in_place) >= 5
+    for sid in in_place:
+        assert (sid, "b1.per_matrix") in moved
+        assert after[(sid, "b1.per_matrix")][2] == 4 != before[(sid, "b1.per_matrix")][2]
+        kept = [key for key in before if key[0] == sid and key[1] != "b1.per_matrix"]
+        assert kept and all(key not in moved for key in kept)
+        assert any(item.startswith("b1.") for _, item in kept)
+    with unit_of_work(built.fast) as session:
+        history = session.execute(
+            select(GradingRun.submission_id, ItemScore.item_id)
+            .join(GradingRun, GradingRun.id == ItemScore.run_id)
+            .where(GradingRun.is_current.is_(False),
+                   GradingRun.submission_id.in_(in_place))).tuples().all()
+    assert sorted(history) == sorted((sid, "b1.per_matrix") for sid in in_place)
+
+
+def test_keys_written_as_text_are_the_keys_a_grading_process_records(built: Setup) -> None:
+    """The fast path writes a run's new keys as its stored JSON text with the changed keys
+    replaced: read back, they are exactly the keys a grading process records for the same
+    submission under the new rubric, and a second edit re-scores from them in place."""
+    for edits in (POINTS_AND_FEEDBACK, POINTS_AND_FEEDBACK + KNOWN_MISTAKE):
+        built.edit(_edited(edits))
+        built.use(built.cached)
+        fast = run_regrade(built.fast, SLUG, built.pool, options=built.options)
+        assert fast.fast is not None and fast.fast.rescored >= 5
+        graded = run_regrade(built.slow, SLUG, built.pool)  # the grading processes, cache on
+        assert graded.fast is None and graded.cached == graded.total
+
+        def keys(sessions: sessionmaker[Session]) -> dict[int, Any]:
+            with unit_of_work(sessions) as session:
+                return dict(session.execute(
+                    select(GradingRun.submission_id, GradingRun.result_keys)
+                    .where(GradingRun.is_current.is_(True))).tuples().all())
+
+        mine, theirs = keys(built.fast), keys(built.slow)
+        assert mine == theirs
+        assert sum(1 for k in mine.values() if k and k.get("groups")) >= 5
