@@ -56,14 +56,17 @@ class _Turns:
     """SQLite writes one transaction at a time: the workers take turns through a lock file.
     A worker waiting for its turn wakes as soon as the other's is over, where SQLite's busy
     handler sleeps in steps of up to 100 ms; a worker that dies gives its turn up with its
-    open file. Each worker opens the file itself (a lock is its open file's)."""
+    open file. The file is unlinked at once (nothing is left behind, even by a killed
+    command); each worker opens it anew through /proc (a lock is its open file's). Without
+    /proc the workers rely on the busy handler alone."""
 
-    def __init__(self, path: str) -> None:
-        self.path = path
+    def __init__(self, shared: int) -> None:
+        self.shared = shared
         self.fd: int | None = None
 
     def open(self) -> None:
-        self.fd = os.open(self.path, os.O_RDWR)
+        with contextlib.suppress(OSError):
+            self.fd = os.open(f"/proc/self/fd/{self.shared}", os.O_RDWR)
 
     @contextlib.contextmanager
     def __call__(self) -> Iterator[None]:
@@ -120,8 +123,10 @@ def forked(factory: sessionmaker[Session], fast: FastPath, chunks: list[list[int
         fast.close()  # the cache's buffered writes, once: not once per worker
         engine.dispose()  # no connection of this process's is copied into the workers
 
-    with tempfile.NamedTemporaryFile(prefix="gradeformer-regrade-") as lock:
-        turns = _Turns(lock.name)
+    shared, path = tempfile.mkstemp(prefix="gradeformer-regrade-")
+    os.unlink(path)
+    try:
+        turns = _Turns(shared)
 
         def work(chunk: list[int]) -> _Answer:
             fast.stats = FastStats()
@@ -138,6 +143,8 @@ def forked(factory: sessionmaker[Session], fast: FastPath, chunks: list[list[int
         run_forked([first, *chunks[1:]] if first else chunks[1:], workers, work,
                    Forked(done, lost), stopping=stopping, before_fork=before_fork,
                    in_worker=in_worker)
+    finally:
+        os.close(shared)
     return True
 
 

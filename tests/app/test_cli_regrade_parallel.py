@@ -14,6 +14,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -137,6 +138,7 @@ def test_a_killed_cli_keeps_its_workers_batches_and_a_rerun_resumes(tmp_path: Pa
     url, one_url = _edited_copies(tmp_path)
     held = tmp_path / "held"
     held.mkdir()
+    locks = set(Path(tempfile.gettempdir()).glob("gradeformer-regrade-*"))
     cli = subprocess.Popen(
         [sys.executable, "-c", RUN.replace("runpy.run_module", HOLD + "runpy.run_module"),
          str(tmp_path / "killed.json"), "regrade", "--assignment", SLUG],
@@ -155,6 +157,8 @@ def test_a_killed_cli_keeps_its_workers_batches_and_a_rerun_resumes(tmp_path: Pa
     while not all(_gone(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert all(_gone(pid) for pid in workers)
+    # The workers' lock file was unlinked as soon as it was made: nothing is left behind.
+    assert set(Path(tempfile.gettempdir()).glob("gradeformer-regrade-*")) == locks
     sessions = make_sessionmaker(make_engine(url))
     with unit_of_work(sessions) as session:
         job = session.scalars(select(RegradeJob).order_by(RegradeJob.id.desc())).first()
