@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import exists, func, select
+from sqlalchemy import exists, func, select, update
 from sqlalchemy.orm import Session, undefer
 
 from app.db.base import utcnow
@@ -45,6 +45,27 @@ def add_job(
 
 def get_job(session: Session, job_id: int) -> RegradeJob | None:
     return session.get(RegradeJob, job_id)
+
+
+def count_done(session: Session, job_id: int, done: int, changed: int) -> None:
+    """Add a stored batch to the job's counts, in SQL: the workers of one regrade (and the
+    grading processes' results) store batches in parallel transactions, and a count read and
+    written back by each would lose the other's."""
+    session.execute(
+        update(RegradeJob)
+        .where(RegradeJob.id == job_id)
+        .values(done=RegradeJob.done + done, changed=RegradeJob.changed + changed,
+                heartbeat_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+
+
+def regraded_by(session: Session, job_id: int, ids: Sequence[int]) -> set[int]:
+    """Those of `ids` the job has regraded already (stored under it)."""
+    return set(session.scalars(
+        select(GradingRun.submission_id)
+        .where(GradingRun.submission_id.in_(list(ids)), GradingRun.regrade_job_id == job_id)
+    ))
 
 
 def finish_job(session: Session, job: RegradeJob, status: str = "done") -> None:

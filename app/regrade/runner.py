@@ -9,7 +9,6 @@ from __future__ import annotations
 import concurrent.futures
 import logging
 import threading
-import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures.process import BrokenProcessPool
@@ -21,16 +20,15 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.assignments.service import current_rubric
 from app.audit.repository import record
 from app.calibration.service import context_for_regrade
-from app.db.base import utcnow
 from app.db.models import Submission, User
 from app.db.session import unit_of_work
 from app.errors import Conflict
-from app.grading.advance import AdvancedRun, advance_runs
-from app.grading.repository import current_item_rows, run_scores
+from app.grading.repository import current_item_rows
 from app.grading.retry import Pools, Quarantine, WindowedPool, as_pools
 from app.grading.store import Result, store_results
 from app.grading.worker import WorkerOutcome, grade_many
 from app.regrade import jobs, repository
+from app.regrade.batches import Rescoring, Target, fast_path, rescore, triage
 from app.regrade.changes import (  # noqa: F401  (ItemChange: part of this module's API)
     ItemChange,
     ScoreChange,
@@ -39,11 +37,11 @@ from app.regrade.changes import (  # noqa: F401  (ItemChange: part of this modul
     diff,
     diff_of,
 )
-from app.regrade.fast import FastPath, FastStats, Rescored, StoredRun, stored_runs
-from app.regrade.settle import Settled, settle
+from app.regrade.fast import FastStats
+from app.regrade.forks import worker_count
+from app.regrade.parallel import Here, forked
 from app.submissions.repository import overrides_for
 from graders.cache import CacheStats
-from graders.rubric import LoadedRubric
 
 TASK_SIZE = 8  # documents per process round trip
 FAST_BATCH = 1000  # submissions per transaction on the fast path
@@ -51,8 +49,6 @@ FAST_BATCH = 1000  # submissions per transaction on the fast path
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int], None]
-
-
 
 
 @dataclass
@@ -108,8 +104,6 @@ def work_summary(total: int, cached: int, work: CacheStats) -> str:
     )
 
 
-
-
 @dataclass
 class _Batch:
     submissions: list[Submission]
@@ -129,15 +123,18 @@ def run_regrade(
     resumed: bool = False,
     stopping: threading.Event | None = None,
     options: Mapping[str, Any] | None = None,
-    fast_batch: int = FAST_BATCH,
+    fast_batch: int | None = None,
+    fast_workers: int | None = None,
 ) -> RegradeReport:
     """Without `job_id` a real regrade claims the assignment's job itself (Conflict when a
     live runner has it); with one, the caller claimed it already (`jobs.claim`). `pools` is a
     pool source (a broken pool is replaced and the documents of a dead process are retried
     alone) or one executor used as it is. `options`: the grading options (default: the pool
     source's); with a result cache among them, submissions whose stored run recorded its keys
-    are re-scored in this process (app.regrade.fast), `fast_batch` at a time (one transaction
-    each), and only the others go to the pool."""
+    are re-scored outside the grading processes (app.regrade.fast), `fast_batch` at a time (one
+    transaction each), and only the others go to the pool. Two batches or more are re-scored
+    in `fast_workers` forked workers (default: one per core, at most the pool's processes;
+    none from a thread other than the main one: app.regrade.parallel)."""
     with unit_of_work(factory) as session:
         current = current_rubric(session, slug)
         assignment_id, version_id = current.assignment.id, current.version.id
@@ -163,10 +160,11 @@ def run_regrade(
             report.already_done = 0 if job_row is None else max(job_row.total - len(ids), 0)
     report.total = len(ids)
     source = as_pools(pools)
-    fast = _fast_path(current.loaded, context, options if options is not None
-                      else getattr(source, "options", None))
+    fast = fast_path(current.loaded, context, options if options is not None
+                     else getattr(source, "options", None))
     if fast is not None:
         report.fast = fast.stats
+    target = Target(version_id, job_id, dry_run)
     pool = WindowedPool(source)  # a dying process fails only the calls in the pool with it
     quarantine = Quarantine(source, stopping)
 
@@ -234,11 +232,8 @@ def run_regrade(
             counted = job_id
 
             def count(session: Session, stored: Sequence[Result]) -> None:
-                job = repository.get_job(session, counted)
-                if job is not None:
-                    job.done += len(stored)
-                    job.changed += sum(1 for s, _, _ in stored if s in changed_ids)
-                    job.heartbeat_at = utcnow()
+                repository.count_done(session, counted, len(stored),
+                                      sum(1 for s, _, _ in stored if s in changed_ids))
 
             # Each batch in its own transaction, one row in its own if the batch fails: a
             # submission whose result cannot be stored never aborts the regrade.
@@ -252,65 +247,9 @@ def run_regrade(
         if progress is not None:
             progress(len(outcomes), report.total)
 
-    def rescore(chunk: list[int], stored: Mapping[int, StoredRun]) -> list[int]:
-        """Re-score here what the fast path can; the submissions it cannot are returned."""
-        assert fast is not None
-        if not chunk:
-            return []
-        started = time.perf_counter()
-        rescored: list[Rescored] = []
-        rest: list[int] = []
-        for sid in chunk:
-            found = fast.rescore(stored.get(sid))
-            if found is None:
-                rest.append(sid)
-            else:
-                rescored.append(found)
-        fast.close()
-        if not rescored:
-            return rest
-        # Of each stored run only its item count and the rows that can change its status or
-        # total are read: those of the recomputed and the overridden items, and the deciding ones.
-        with unit_of_work(factory) as session:
-            overrides = overrides_for(session, [r.stored.submission_id for r in rescored])
-            wanted = {item for r in rescored for item in r.recomputed}
-            wanted.update(item for found in overrides.values() for item in found)
-            scores = run_scores(session, [r.stored.run_id for r in rescored], wanted)
-        done: list[tuple[Rescored, Settled]] = []
-        changes: list[ScoreChange] = []
-        for r in rescored:
-            run = r.stored
-            read = scores.get(run.run_id)
-            settled = None if read is None or read.count != len(fast.order) else settle(
-                run.submission_id, run.student, run.total, run.max_points, read, r.recomputed,
-                overrides.get(run.submission_id, {}), fast.positions)
-            if settled is None:
-                fast.stats.unsettled(r)
-                rest.append(run.submission_id)
-                continue
-            done.append((r, settled))
-            if settled.change is not None:
-                changes.append(settled.change)
-        if not done:
-            return sorted(rest)
-        if not dry_run:
-            seconds = (time.perf_counter() - started) / len(chunk)
-            try:
-                _store_rescored(factory, done, version_id, fast.loaded.content_hash, job_id,
-                                len(changes), seconds, fast.positions)
-            except Exception:  # the grading processes store them, a row at a time if need be
-                log.exception("storing %d re-scored submissions failed", len(done))
-                fast.stats.sent += len(done)
-                return sorted(rest + [r.stored.submission_id for r, _ in done])
-        report.changes.extend(changes)
-        report.changed += len(changes)
-        if progress is not None:
-            progress(len(done), report.total)
-        return sorted(rest)
-
     # Re-scoring here costs little per submission, and each batch is one commit: larger
     # batches (what the pool does not take stays in a batch of the usual size).
-    step = max(batch_size, fast_batch) if fast is not None else batch_size
+    step = batch_size if fast is None else max(batch_size, fast_batch or FAST_BATCH)
     in_flight: deque[_Batch] = deque()
 
     def send(chunk: list[int]) -> None:
@@ -321,21 +260,39 @@ def run_regrade(
             if len(in_flight) >= 2:
                 finish(in_flight.popleft())
 
+    def rescored(found: Rescoring) -> None:
+        report.changes.extend(found.changes)
+        report.changed += len(found.changes)
+        if found.done and progress is not None:
+            progress(found.done, report.total)
+        send(found.rest)
+
+    def counted(n: int) -> None:
+        if progress is not None:
+            progress(n, report.total)
+
+    def here(chunk: list[int]) -> None:
+        """A fast batch in this process: what the rubric change sends to the grading
+        processes goes first, untried: they grade it while this process re-scores the rest."""
+        assert fast is not None
+        stored, untried = triage(factory, fast, chunk)
+        send([sid for sid in chunk if sid in untried])
+        rescored(rescore(factory, factory, fast, [sid for sid in chunk if sid not in untried],
+                         stored, target))
+
+    chunks = [ids[at : at + step] for at in range(0, len(ids), step)]
     try:
-        for start in range(0, len(ids), step):
-            if stopping is not None and stopping.is_set():
-                break
-            chunk = ids[start : start + step]
-            if fast is None:
+        if fast is None:
+            for chunk in chunks:
+                if stopping is not None and stopping.is_set():
+                    break
                 send(chunk)
-                continue
-            with unit_of_work(factory) as session:
-                stored = stored_runs(session, chunk)
-                untried = fast.pool_only(session, chunk, stored)
-            # What the rubric change sends to the grading processes goes first, untried:
-            # they grade it while this process re-scores the rest.
-            send([sid for sid in chunk if sid in untried])
-            send(rescore([sid for sid in chunk if sid not in untried], stored))
+        elif not forked(factory, fast, chunks, Here(here, send, rescored, counted), target,
+                        stopping, worker_count(fast_workers, source.workers)):
+            for chunk in chunks:
+                if stopping is not None and stopping.is_set():
+                    break
+                here(chunk)
         while in_flight:
             if stopping is not None and stopping.is_set():
                 # The server is stopping: what is still in flight would come back as failures.
@@ -347,6 +304,7 @@ def run_regrade(
     finally:
         pool.shutdown(cancel_futures=True)
         quarantine.close()
+    report.changes.sort(key=lambda change: change.submission_id)
     if stopping is not None and stopping.is_set():
         return report  # the job stays `running`; its heartbeat ages and a later run resumes it
 
@@ -364,36 +322,3 @@ def run_regrade(
                     {"job": job_id, "regraded": report.total, "changed": report.changed},
                 )
     return report
-
-
-def _fast_path(loaded: LoadedRubric, context: str | None,
-               options: Mapping[str, Any] | None) -> FastPath | None:
-    """The fast path, when it can decide exactly as the grading processes would: a result cache
-    to read, and no calibration context (its annotations are not what the keys name)."""
-    if context is not None or not options or not options.get("result_cache_path"):
-        return None
-    from app.cache.store import open_cache
-
-    cache = open_cache(options)
-    if not cache.enabled:
-        return None
-    return FastPath(loaded, options, cache)
-
-
-def _store_rescored(factory: sessionmaker[Session], done: Sequence[tuple[Rescored, Settled]],
-                    version_id: int,
-                    rubric_hash: str, job_id: int | None, changed: int,
-                    seconds: float, positions: Mapping[str, int]) -> None:
-    with unit_of_work(factory) as session:
-        stored = advance_runs(
-            session,
-            [AdvancedRun(r.stored.submission_id, r.stored.run_id, s.status, s.total,
-                         s.max_points, r.keys, r.recomputed) for r, s in done],
-            version_id, rubric_hash, job_id, positions, seconds,
-        )
-        if job_id is not None:
-            job = repository.get_job(session, job_id)
-            if job is not None:
-                job.done += stored
-                job.changed += changed
-                job.heartbeat_at = utcnow()

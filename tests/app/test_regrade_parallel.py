@@ -1,0 +1,289 @@
+"""A regrade's fast path in forked workers (app.regrade.parallel) stores exactly what the
+sequential path and an uncached regrade store, counts its job exactly, resumes, and loses no
+submission when a worker fails or dies.
+
+The databases are real SQLite files (and PostgreSQL where marked); the workers are real forks
+of the test process, each with its own connections. Batches of two submissions make the mixed
+set of `test_regrade_fast` four batches.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.assignments.service import sync_rubric_dir
+from app.db.models import RegradeJob, Submission
+from app.db.session import make_engine, make_sessionmaker, unit_of_work
+from app.grading import worker
+from app.regrade import batches, jobs, parallel, repository
+from app.regrade import forks as forking
+from app.regrade.runner import RegradeReport, run_regrade
+from app.submissions.service import accept
+from app.submissions.upload import Upload
+from graders.context import GradingResources
+from graders.rubric import BUNDLED_RUBRICS
+from tests.app.test_regrade_cache import KNOWN_MISTAKE, POINTS_AND_FEEDBACK, SECRET, SLUG
+from tests.app.test_regrade_fast import (  # noqa: F401  (battery: a fixture used here)
+    ALL,
+    RUBRIC,
+    Setup,
+    _edited,
+    _options,
+    _same_reports,
+    battery,
+    stored,
+)
+
+FORKED = {"fast_batch": 2, "batch_size": 2, "fast_workers": 2}
+
+
+@pytest.fixture
+def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Setup]:
+    built = Setup(tmp_path, monkeypatch)
+    yield built
+    built.close()
+
+
+@pytest.fixture
+def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The workers this process forks (their pids)."""
+    started: list[int] = []
+    real = os.fork
+
+    def fork() -> int:
+        pid = real()
+        if pid:
+            started.append(pid)
+        return pid
+
+    monkeypatch.setattr(forking.os, "fork", fork)
+    return started
+
+
+def _job(sessions: sessionmaker[Session], report: RegradeReport) -> RegradeJob:
+    assert report.job_id is not None
+    with unit_of_work(sessions) as session:
+        job = session.get(RegradeJob, report.job_id)
+        assert job is not None
+        return job
+
+
+@pytest.mark.parametrize("edits", [POINTS_AND_FEEDBACK, KNOWN_MISTAKE])
+def test_forked_workers_store_what_an_uncached_regrade_stores(
+    setup: Setup, forks: list[int], edits: tuple[tuple[str, str], ...]
+) -> None:
+    setup.edit(_edited(edits))
+    fast, slow = setup.regrade_both(**FORKED)
+    assert len(forks) == 2
+    assert stored(setup.fast) == stored(setup.slow)
+    _same_reports(fast, slow)
+    assert fast.changed > 0
+    counts = fast.fast
+    assert counts is not None and counts.reused + counts.rescored + counts.sent == len(ALL)
+    assert counts.rescored >= 5 and counts.sent == 1  # the hostile document's endless loop
+    job = _job(setup.fast, fast)
+    assert (job.status, job.done, job.changed) == ("done", len(ALL), fast.changed)
+
+
+def test_a_forked_dry_run_stores_nothing_and_reports_the_same(
+    setup: Setup, forks: list[int]
+) -> None:
+    before = stored(setup.fast)
+    setup.edit(_edited(POINTS_AND_FEEDBACK + KNOWN_MISTAKE))
+    fast, slow = setup.regrade_both(dry_run=True, **FORKED)
+    assert len(forks) == 2
+    assert stored(setup.fast) == before
+    _same_reports(fast, slow)
+    assert fast.changed > 0 and fast.job_id is None
+
+
+@pytest.mark.parametrize("how", ["raises", "dies before storing", "dies after storing"])
+def test_a_worker_that_fails_loses_no_submission(
+    setup: Setup, forks: list[int], how: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    parent = os.getpid()
+    real = parallel.rescore
+    victim = sorted(_ids(setup))[2]  # in the second batch
+
+    def failing(*args: Any, **kwargs: Any) -> batches.Rescoring:
+        chunk = args[3]
+        if os.getpid() == parent or victim not in chunk:
+            return real(*args, **kwargs)
+        if how == "raises":
+            raise RuntimeError("a bug of ours in a worker")
+        if how == "dies before storing":
+            os.kill(os.getpid(), signal.SIGKILL)
+        found = real(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGKILL)
+        return found
+
+    setup.monkeypatch.setattr(parallel, "rescore", failing)  # what the workers call
+    setup.edit(_edited(POINTS_AND_FEEDBACK))
+    fast, slow = setup.regrade_both(**FORKED)
+    assert forks
+    said = [r.getMessage() for r in caplog.records if r.name == "app.regrade.forks"]
+    assert len(said) == 1
+    assert ("failed a batch" if how == "raises" else "died") in said[0], said
+    # Every submission stored once (the run counts per submission are compared too).
+    assert stored(setup.fast) == stored(setup.slow)
+    job = _job(setup.fast, fast)
+    assert (job.status, job.done) == ("done", len(ALL))
+    assert fast.total == slow.total
+    if how != "dies after storing":  # else its changes were stored, not reported here
+        _same_reports(fast, slow)
+
+
+def _ids(setup: Setup) -> list[int]:
+    with unit_of_work(setup.fast) as session:
+        return list(session.scalars(select(Submission.id)))
+
+
+def test_a_stopped_forked_regrade_keeps_its_batches_and_resumes(
+    setup: Setup, forks: list[int]
+) -> None:
+    setup.edit(_edited(POINTS_AND_FEEDBACK))
+    stopping = threading.Event()
+    reported: list[int] = []
+
+    def stop_at_first(done: int, total: int) -> None:
+        reported.append(done)
+        stopping.set()
+
+    setup.use(setup.cached)
+    # A batch each: more than the workers hold at once, so some are never handed out.
+    first = run_regrade(setup.fast, SLUG, setup.pool, options=setup.options, stopping=stopping,
+                        progress=stop_at_first, fast_batch=1, batch_size=1, fast_workers=2)
+    assert forks and 0 < sum(reported) < len(ALL)
+    job = _job(setup.fast, first)
+    assert job.status == "running" and job.done == sum(reported)
+    with unit_of_work(setup.fast) as session:
+        jobs.release(session, job.id)
+    second = run_regrade(setup.fast, SLUG, setup.pool, options=setup.options, **FORKED)
+    assert second.resumed and second.total == len(ALL) - sum(reported)
+    setup.use(setup.plain)
+    run_regrade(setup.slow, SLUG, setup.pool)
+    runs = len(ALL)  # the job ids differ: the interrupted job is the fast database's own
+    fast_rows, slow_rows = stored(setup.fast), stored(setup.slow)
+    assert [r[:10] for r in fast_rows[:runs]] == [r[:10] for r in slow_rows[:runs]]
+    assert fast_rows[runs:] == slow_rows[runs:]
+    job = _job(setup.fast, first)
+    assert (job.status, job.done) == ("done", len(ALL))
+
+
+def test_one_batch_stays_in_this_process(setup: Setup, forks: list[int]) -> None:
+    setup.edit(_edited(POINTS_AND_FEEDBACK))
+    fast, slow = setup.regrade_both(fast_batch=len(ALL), batch_size=len(ALL), fast_workers=2)
+    assert forks == []
+    assert stored(setup.fast) == stored(setup.slow)
+    _same_reports(fast, slow)
+
+
+def test_a_battery_change_stays_with_the_grading_processes(
+    setup: Setup, forks: list[int], request: pytest.FixtureRequest
+) -> None:
+    """Nearly every submission needs the grading processes: no worker is forked for the few
+    left, and the grading goes on as without workers."""
+    copy = request.getfixturevalue("battery")  # a changed copy (test_regrade_fast)
+    setup.edit(RUBRIC.replace("battery: transformer-basics/b3.yaml",
+                              f"battery: transformer-basics/{copy}"))
+    fast, slow = setup.regrade_both(**FORKED)
+    assert forks == []
+    assert stored(setup.fast) == stored(setup.slow)
+    _same_reports(fast, slow)
+    assert fast.fast is not None and fast.fast.sent_untried > len(ALL) // 2
+
+
+def test_an_in_memory_database_is_never_forked(forks: list[int]) -> None:
+    """Each fork would write to its own copy of it: the batches stay in this process."""
+    for url in ("sqlite://", "sqlite:///file:g?mode=memory&cache=shared&uri=true"):
+        engine = make_engine(url)
+        here = parallel.Here(*(lambda *_: pytest.fail("nothing runs here") for _ in range(4)))
+        target = batches.Target(1, None, dry_run=True)
+        assert not parallel.forked(make_sessionmaker(engine), None,  # type: ignore[arg-type]
+                                   [[1], [2], [3]], here, target, None, workers=2)
+        engine.dispose()
+    assert forks == []
+
+
+def test_the_server_threads_never_fork() -> None:
+    assert forking.worker_count(None, 2) == min(2, len(os.sched_getaffinity(0)))
+    with ThreadPoolExecutor(1) as thread:
+        assert thread.submit(forking.worker_count, None, 2).result() == 1
+    assert forking.worker_count(3, 2) == 3
+
+
+def test_concurrent_batches_count_the_job_exactly(sessions: sessionmaker[Session]) -> None:
+    """Two transactions each add a stored batch to the job at the same time: neither count is
+    lost (a count read and written back by each would lose the first)."""
+    with unit_of_work(sessions) as session:
+        sync_rubric_dir(session, BUNDLED_RUBRICS)
+        lease = jobs.claim(session, SLUG, None)
+    entered = threading.Event()
+
+    def second() -> None:
+        with unit_of_work(sessions) as session:
+            entered.set()
+            repository.count_done(session, lease.job_id, 4, 1)
+
+    with unit_of_work(sessions) as session:
+        repository.count_done(session, lease.job_id, 3, 2)
+        with ThreadPoolExecutor(1) as thread:
+            other = thread.submit(second)
+            time.sleep(0.5)  # the other transaction has read, and waits for this one's lock
+            session.commit()
+            other.result(timeout=60)
+    assert entered.is_set()
+    with unit_of_work(sessions) as session:
+        job = session.get(RegradeJob, lease.job_id)
+        assert job is not None and (job.done, job.changed) == (7, 3)
+
+
+@pytest.mark.postgres
+def test_forked_workers_on_postgresql(
+    postgres_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forks: list[int]
+) -> None:
+    sessions = make_sessionmaker(make_engine(postgres_db))
+    with unit_of_work(sessions) as session:
+        sync_rubric_dir(session, BUNDLED_RUBRICS)
+        for number, (raw, name, ctype) in enumerate(ALL):
+            accept(session, SLUG, Upload(raw, name, ctype, f"s{number}"), None, 1 << 20)
+    options = _options(tmp_path)
+    cached = GradingResources(options=options)
+    plain = GradingResources(options={"code_input_secret": SECRET})
+    folder = tmp_path / "edited"
+    folder.mkdir()
+    (folder / f"{SLUG}.yaml").write_text(_edited(POINTS_AND_FEEDBACK + KNOWN_MISTAKE))
+    try:
+        with ThreadPoolExecutor(1) as pool:
+            monkeypatch.setattr(worker, "_resources", cached)
+            run_regrade(sessions, SLUG, pool)
+            with unit_of_work(sessions) as session:
+                sync_rubric_dir(session, folder)
+            fast = run_regrade(sessions, SLUG, pool, options=options, **FORKED)
+            assert len(forks) == 2
+            assert fast.fast is not None and fast.fast.rescored >= 5 and fast.changed > 0
+            job = _job(sessions, fast)
+            assert (job.status, job.done, job.changed) == ("done", len(ALL), fast.changed)
+            with_fast = stored(sessions)
+            monkeypatch.setattr(worker, "_resources", plain)
+            slow = run_regrade(sessions, SLUG, pool)
+            assert slow.changed == 0
+            after = stored(sessions)
+        runs = len(ALL)  # the uncached regrade is a later job: the same rows but the job ids
+        assert [r[:10] for r in with_fast[:runs]] == [r[:10] for r in after[:runs]]
+        assert with_fast[runs:-runs] == after[runs:-runs]
+    finally:
+        cached.close()
+        plain.close()
+        sessions.kw["bind"].dispose()
