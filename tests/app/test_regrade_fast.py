@@ -348,17 +348,7 @@ def test_the_fast_path_on_postgresql(
 ) -> None:
     """The SQL copies (INSERT ... SELECT, typed parameters, JSON keys) on PostgreSQL too:
     a fast regrade, then an uncached one of the same rubric, store the same rows."""
-    sessions = make_sessionmaker(make_engine(postgres_db))
-    with unit_of_work(sessions) as session:
-        sync_rubric_dir(session, BUNDLED_RUBRICS)
-        for number, (raw, name, ctype) in enumerate(ALL):
-            accept(session, SLUG, Upload(raw, name, ctype, f"s{number}"), None, 1 << 20)
-    options = _options(tmp_path)
-    cached = GradingResources(options=options)
-    plain = GradingResources(options={"code_input_secret": SECRET})
-    folder = tmp_path / "edited"
-    folder.mkdir()
-    (folder / f"{SLUG}.yaml").write_text(_edited(POINTS_AND_FEEDBACK + KNOWN_MISTAKE))
+    sessions, options, cached, plain, folder = on_postgres(postgres_db, tmp_path)
     try:
         with ThreadPoolExecutor(1) as pool:
             monkeypatch.setattr(worker, "_resources", cached)
@@ -375,16 +365,39 @@ def test_the_fast_path_on_postgresql(
             assert len(in_place) >= fast.fast.rescored
             assert all(isinstance(after_fast[sid][1]["groups"], dict) for sid in in_place)
             assert any(after_fast[sid][1] != before[sid][1] for sid in in_place)
-            with_fast = stored(sessions)
-            monkeypatch.setattr(worker, "_resources", plain)
-            slow = run_regrade(sessions, SLUG, pool)
-            assert slow.changed == 0
-            after = stored(sessions)
-        # The uncached regrade is a later job: the same rows but for the job ids.
-        runs = len(ALL)
-        assert [r[:10] for r in with_fast[:runs]] == [r[:10] for r in after[:runs]]
-        assert with_fast[runs:-runs] == after[runs:-runs]
+            same_as_uncached(sessions, pool, plain, monkeypatch)
     finally:
         cached.close()
         plain.close()
         sessions.kw["bind"].dispose()
+
+
+def on_postgres(postgres_db: str, tmp_path: Path) -> tuple[
+        sessionmaker[Session], dict[str, Any], GradingResources, GradingResources, Path]:
+    """Every upload stored on PostgreSQL, the resources with and without the result cache,
+    and a folder holding the rubric edited (points and feedback, a known mistake)."""
+    sessions = make_sessionmaker(make_engine(postgres_db))
+    with unit_of_work(sessions) as session:
+        sync_rubric_dir(session, BUNDLED_RUBRICS)
+        for number, (raw, name, ctype) in enumerate(ALL):
+            accept(session, SLUG, Upload(raw, name, ctype, f"s{number}"), None, 1 << 20)
+    options = _options(tmp_path)
+    folder = tmp_path / "edited"
+    folder.mkdir()
+    (folder / f"{SLUG}.yaml").write_text(_edited(POINTS_AND_FEEDBACK + KNOWN_MISTAKE))
+    return (sessions, options, GradingResources(options=options),
+            GradingResources(options={"code_input_secret": SECRET}), folder)
+
+
+def same_as_uncached(sessions: sessionmaker[Session], pool: ThreadPoolExecutor,
+                     plain: GradingResources, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same rubric regraded without the cache changes nothing and stores the same rows
+    (the uncached regrade is a later job: the same rows but for the job ids)."""
+    with_fast = stored(sessions)
+    monkeypatch.setattr(worker, "_resources", plain)
+    slow = run_regrade(sessions, SLUG, pool)
+    assert slow.changed == 0
+    after = stored(sessions)
+    runs = len(ALL)
+    assert [r[:10] for r in with_fast[:runs]] == [r[:10] for r in after[:runs]]
+    assert with_fast[runs:-runs] == after[runs:-runs]

@@ -29,11 +29,8 @@ from app.grading import worker
 from app.regrade import batches, jobs, parallel, repository
 from app.regrade import forks as forking
 from app.regrade.runner import RegradeReport, run_regrade
-from app.submissions.service import accept
-from app.submissions.upload import Upload
-from graders.context import GradingResources
 from graders.rubric import BUNDLED_RUBRICS
-from tests.app.test_regrade_cache import KNOWN_MISTAKE, POINTS_AND_FEEDBACK, SECRET, SLUG
+from tests.app.test_regrade_cache import KNOWN_MISTAKE, POINTS_AND_FEEDBACK, SLUG
 from tests.app.test_regrade_fast import (  # noqa: F401  (battery: a fixture used here)
     ALL,
     RUBRIC,
@@ -42,6 +39,8 @@ from tests.app.test_regrade_fast import (  # noqa: F401  (battery: a fixture use
     _options,
     _same_reports,
     battery,
+    on_postgres,
+    same_as_uncached,
     stored,
 )
 
@@ -253,17 +252,7 @@ def test_concurrent_batches_count_the_job_exactly(sessions: sessionmaker[Session
 def test_forked_workers_on_postgresql(
     postgres_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forks: list[int]
 ) -> None:
-    sessions = make_sessionmaker(make_engine(postgres_db))
-    with unit_of_work(sessions) as session:
-        sync_rubric_dir(session, BUNDLED_RUBRICS)
-        for number, (raw, name, ctype) in enumerate(ALL):
-            accept(session, SLUG, Upload(raw, name, ctype, f"s{number}"), None, 1 << 20)
-    options = _options(tmp_path)
-    cached = GradingResources(options=options)
-    plain = GradingResources(options={"code_input_secret": SECRET})
-    folder = tmp_path / "edited"
-    folder.mkdir()
-    (folder / f"{SLUG}.yaml").write_text(_edited(POINTS_AND_FEEDBACK + KNOWN_MISTAKE))
+    sessions, options, cached, plain, folder = on_postgres(postgres_db, tmp_path)
     try:
         with ThreadPoolExecutor(1) as pool:
             monkeypatch.setattr(worker, "_resources", cached)
@@ -275,14 +264,7 @@ def test_forked_workers_on_postgresql(
             assert fast.fast is not None and fast.fast.rescored >= 5 and fast.changed > 0
             job = _job(sessions, fast)
             assert (job.status, job.done, job.changed) == ("done", len(ALL), fast.changed)
-            with_fast = stored(sessions)
-            monkeypatch.setattr(worker, "_resources", plain)
-            slow = run_regrade(sessions, SLUG, pool)
-            assert slow.changed == 0
-            after = stored(sessions)
-        runs = len(ALL)  # the uncached regrade is a later job: the same rows but the job ids
-        assert [r[:10] for r in with_fast[:runs]] == [r[:10] for r in after[:runs]]
-        assert with_fast[runs:-runs] == after[runs:-runs]
+            same_as_uncached(sessions, pool, plain, monkeypatch)
     finally:
         cached.close()
         plain.close()
