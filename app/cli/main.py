@@ -13,6 +13,8 @@ import typer
 from typer import _click as click  # the click that typer vendors (its command types)
 from typer.core import TyperGroup
 
+from app.cli.context import collector_paused
+
 # Command name -> (module, attribute): a function becomes a command, a Typer a command group.
 # In this order in the help (commands, then groups, as typer lists them).
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -41,7 +43,8 @@ def load_command(name: str) -> click.Command | None:
     if target is None:
         return None
     module, attribute = target
-    found = getattr(importlib.import_module(module), attribute)
+    with collector_paused():  # the command's imports
+        found = getattr(importlib.import_module(module), attribute)
     if isinstance(found, typer.Typer):
         group = typer.main.get_group(found)
         group.name = name
