@@ -3,7 +3,8 @@
 A points-only regrade on SQLite never loads the PostgreSQL dialect (the calibration snapshot
 imports it only to write to PostgreSQL), the command's imports and the rubric's grader modules
 load with the collector paused, the progress bar is redrawn by a thread only where a redraw
-shows (a terminal), and the install compiles the project's modules once.
+shows (a terminal), the install compiles the project's modules once, and the program ends
+without a last collection of everything it holds.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import gc
 import io
 import re
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +23,7 @@ import yaml
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, ProgressColumn, TextColumn
 from sqlalchemy.orm import Session, sessionmaker
+from typer.testing import CliRunner
 
 from app.assignments.service import sync_rubric_dir
 from app.cli import context, ops
@@ -180,3 +184,32 @@ def test_the_install_compiles_the_project_once() -> None:
         assert "\t$(COMPILE)\n" in recipe, target
     dockerfile = (REPO / "Dockerfile").read_text()
     assert "pip install --no-cache-dir --compile /wheels/gradeformer-" in dockerfile
+
+
+EXIT = (
+    "import atexit, gc, runpy, sys\n"
+    "out, sys.argv = sys.argv[1], ['gradeformer', *sys.argv[2:]]\n"
+    # Registered before the program's: runs after its handlers, as the interpreter finalizes.
+    "atexit.register(lambda: open(out, 'w').write(str(gc.get_freeze_count())))\n"
+    "runpy.run_module('app.cli.main', run_name='__main__', alter_sys=True)\n"
+)
+
+
+def test_the_program_ends_with_its_objects_frozen(tmp_path: Path) -> None:
+    # Its last collection would walk them all only to free memory the system takes back.
+    count = tmp_path / "frozen"
+    done = subprocess.run([sys.executable, "-c", EXIT, str(count), "--help"], cwd=REPO,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "regrade" in done.stdout  # the help was written out in full
+    assert int(count.read_text()) > 1000
+
+
+def test_commands_invoked_in_a_process_that_goes_on_freeze_nothing_at_its_exit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    registered: list[object] = []
+    monkeypatch.setattr(cli_main.atexit, "register", registered.append)
+    result = CliRunner().invoke(cli_main.app, ["--help"])
+    assert result.exit_code == 0 and "regrade" in result.output
+    assert registered == []
