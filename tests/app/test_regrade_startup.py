@@ -1,10 +1,10 @@
 """What `gradeformer regrade` spends before its workers start and while they run (issue #16).
 
 A points-only regrade on SQLite never loads the PostgreSQL dialect (the calibration snapshot
-imports it only to write to PostgreSQL), the command's imports and the rubric's grader modules
-load with the collector paused, the progress bar is redrawn by a thread only where a redraw
-shows (a terminal), the install compiles the project's modules once, and the program ends
-without a last collection of everything it holds.
+imports it only to write to PostgreSQL); the command's imports and the rubric's grader modules
+load with the collector paused (nor does it walk them afterwards); the progress bar is redrawn
+by a thread only where a redraw shows (a terminal); the install compiles the project's modules
+once; and the program ends without a last collection of everything it holds.
 """
 
 from __future__ import annotations
@@ -126,6 +126,32 @@ def test_the_collector_is_paused_and_left_as_it_was(enabled: bool) -> None:
     with pytest.raises(RuntimeError), context.collector_paused():
         raise RuntimeError
     assert gc.isenabled() == enabled
+
+
+@pytest.mark.usefixtures("collector")
+def test_what_the_pause_allocated_joins_the_oldest_objects_without_a_pass() -> None:
+    gc.enable()
+    passes: list[str] = []
+
+    def seen(phase: str, _: object) -> None:
+        passes.append(phase)
+
+    gc.callbacks.append(seen)
+    try:
+        with context.collector_paused():
+            built = [[n] for n in range(10_000)]  # well past a young generation's threshold
+        assert passes == [] and gc.get_freeze_count() == 0
+        assert any(found is built for found in gc.get_objects(generation=2))
+        gc.freeze()  # start-up frozen (ops.regrade): what the pause adds is frozen with it
+        try:
+            frozen = gc.get_freeze_count()
+            with context.collector_paused():
+                more = [[n] for n in range(10_000)]
+            assert gc.get_freeze_count() >= frozen + len(more)
+        finally:
+            gc.unfreeze()
+    finally:
+        gc.callbacks.remove(seen)
 
 
 @pytest.mark.usefixtures("collector")
