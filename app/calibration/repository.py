@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import Row, func, select
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
@@ -79,8 +78,12 @@ def store_snapshot(
     at the same moment must not fail on the primary key."""
     values = {"assignment_id": assignment_id, "rubric_hash": rubric_hash, "body": body,
               "computed_at": utcnow()}
-    insert = (postgresql_insert if session.get_bind().dialect.name == "postgresql"
-              else sqlite_insert)
+    insert = sqlite_insert
+    if session.get_bind().dialect.name == "postgresql":
+        # Imported here: on SQLite (a CLI's regrade) the PostgreSQL dialect is never loaded.
+        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+        insert = postgresql_insert  # type: ignore[assignment]
     statement = insert(CalibrationSnapshot).values(**values)
     session.execute(statement.on_conflict_do_update(
         index_elements=[CalibrationSnapshot.assignment_id],

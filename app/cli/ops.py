@@ -22,6 +22,7 @@ from rich.table import Table
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.cli.context import (
+    collector_paused,
     console,
     database,
     domain_errors,
@@ -72,11 +73,18 @@ def _diff_table(report: RegradeReport) -> Table:
     return table
 
 
+def _progress(columns: tuple[ProgressColumn, ...]) -> Progress:
+    """A progress bar on stderr. Redrawn by a thread only on a terminal (or in Jupyter):
+    elsewhere rich shows the bar once, when it stops, and a redraw writes nothing."""
+    live = errors.is_terminal or errors.is_jupyter
+    return Progress(*columns, console=errors, auto_refresh=live)
+
+
 def _follow(
     sessions: sessionmaker[Session], job_id: int, columns: tuple[ProgressColumn, ...]
 ) -> JobStatus:
     """Another process runs the assignment's job: show its progress until it ends."""
-    with Progress(*columns, console=errors) as progress:
+    with _progress(columns) as progress:
         task = progress.add_task(f"regrade job {job_id} (running elsewhere)", total=None)
         while True:
             with unit_of_work(sessions) as session:
@@ -107,7 +115,8 @@ def regrade(
     with database() as sessions, domain_errors(), startup_frozen():
         lease: jobs.Claim | None = None
         if not dry_run:
-            with unit_of_work(sessions) as session:
+            # The claim reads the rubric: its grader modules are imported now.
+            with collector_paused(), unit_of_work(sessions) as session:
                 lease = jobs.claim(
                     session, assignment, None, timedelta(seconds=cfg.regrade_stale_seconds)
                 )
@@ -125,7 +134,7 @@ def regrade(
             workers or cfg.workers, cfg.grading_options(), cfg.max_grading_attempts
         )
         try:
-            with Progress(*columns, console=errors) as progress:
+            with _progress(columns) as progress:
                 task = progress.add_task("regrading", total=None)
 
                 def advance(n: int, total: int) -> None:
