@@ -12,6 +12,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+SQLITE_CACHE_KIB = 32_768  # per connection, at most: pages are cached as they are used
 READ_ONLY = "gradeformer_read_only"
 
 
@@ -32,6 +33,10 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        # A regrade's transaction of 1,000 runs dirties about 2,700 pages (11 MB: each run's
+        # row, each moved item row, each submission): with the default 2 MB cache they spill
+        # to the WAL mid-transaction and are read back and written again.
+        cursor.execute(f"PRAGMA cache_size=-{SQLITE_CACHE_KIB}")
         cursor.close()
 
     @event.listens_for(engine, "begin")
