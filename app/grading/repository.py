@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, NamedTuple, Protocol, cast
 
-from sqlalchemy import Table, func, insert, or_, select, update
+from sqlalchemy import Table, func, insert, select, update
 from sqlalchemy.orm import Session, selectinload
 
 from app.db.models import GradingRun, ItemScore, Submission, SubmissionStatus
@@ -212,11 +212,12 @@ def run_scores(session: Session, run_ids: Sequence[int], items: Iterable[str]
     ).tuples().all():
         found[run_id] = RunScores(count, {})
     wanted = sorted(set(items))
-    for run_id, item, points, max_points, status in connection.execute(
-        select(ItemScore.run_id, ItemScore.item_id, ItemScore.points, ItemScore.max_points,
+    columns = (ItemScore.run_id, ItemScore.item_id, ItemScore.points, ItemScore.max_points,
                ItemScore.status)
-        .where(ItemScore.run_id.in_(run_ids),
-               or_(ItemScore.status.in_(DECIDING), ItemScore.item_id.in_(wanted)))
-    ).tuples().all():
-        found[run_id].rows[item] = Score(item, points, max_points, status)
+    # Two statements, each on its index: (run id, item id) and (run id, status).
+    for condition in (ItemScore.item_id.in_(wanted), ItemScore.status.in_(DECIDING)):
+        for run_id, item, points, max_points, status in connection.execute(
+            select(*columns).where(ItemScore.run_id.in_(run_ids), condition)
+        ).tuples().all():
+            found[run_id].rows[item] = Score(item, points, max_points, status)
     return found
