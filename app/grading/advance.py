@@ -21,7 +21,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, select, text, update
+from sqlalchemy import Table, bindparam, or_, select, text, update
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Session
 
@@ -167,7 +167,11 @@ def advance_runs(
     for r in stored:
         by_status.setdefault(r.status, []).append(r.submission_id)
     for status, ids in by_status.items():
+        # Only the submissions whose status or error changes, as the grading processes' ORM
+        # path does: an unchanged row is not written again (its page stays clean).
         session.execute(
-            update(_SUBMISSIONS).where(_SUBMISSIONS.c.id.in_(ids))
+            update(_SUBMISSIONS)
+            .where(_SUBMISSIONS.c.id.in_(ids),
+                   or_(_SUBMISSIONS.c.status != status, _SUBMISSIONS.c.error.is_not(None)))
             .values(status=status, error=None, updated_at=now))
     return len(stored)
