@@ -21,7 +21,7 @@ from app.auth.service import create_token
 from app.db.driver import driver_sql
 from app.db.migrate import downgrade, upgrade
 from app.db.models import GradingRun, ItemScore, Submission
-from app.db.session import SQLITE_CACHE_KIB, make_engine, unit_of_work
+from app.db.session import SQLITE_CACHE_KIB, SQLITE_MMAP_BYTES, make_engine, unit_of_work
 from app.grading.advance import AdvancedRun, advance_runs
 from app.grading.repository import DECIDING, run_scores, store_outcomes
 from app.grading.worker import WorkerOutcome
@@ -98,7 +98,8 @@ def test_rows_stored_through_the_driver_are_the_rows_core_stores(
     with unit_of_work(sessions) as session:
         current = dict(session.execute(
             select(GradingRun.submission_id, GradingRun.id)
-            .where(GradingRun.submission_id.in_(ids), GradingRun.is_current.is_(True))).tuples().all())
+            .where(GradingRun.submission_id.in_(ids), GradingRun.is_current.is_(True))
+        ).tuples().all())
         before = {sid: _rows(session, run) for sid, run in current.items()}
     shared = data.draw(results("b1.per_matrix"))  # one result object stored for several runs
     runs = []
@@ -202,10 +203,11 @@ def test_the_status_index_goes_up_and_down(db_url: str) -> None:
     assert "ix_item_scores_run_status" in indexes()
 
 
-def test_sqlite_connections_cache_a_regrade_batch(sqlite_db: str) -> None:
+def test_sqlite_connections_cache_a_regrade_batch_and_map_the_file(sqlite_db: str) -> None:
     engine = make_engine(sqlite_db)
     try:
         with engine.connect() as connection:
             assert connection.execute(text("PRAGMA cache_size")).scalar() == -SQLITE_CACHE_KIB
+            assert connection.execute(text("PRAGMA mmap_size")).scalar() == SQLITE_MMAP_BYTES
     finally:
         engine.dispose()
