@@ -39,17 +39,6 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value
 
 
-class JSONText(TypeDecorator[str]):
-    """A JSON column written from text that is JSON already (not encoded again): a bulk
-    writer that has the text at hand (a regrade's run keys, app.grading.advance)."""
-
-    impl = JSON
-    cache_ok = True
-
-    def bind_processor(self, dialect: Dialect) -> None:
-        return None
-
-
 def utcnow() -> datetime:
     return datetime.now(UTC)
 

@@ -216,7 +216,12 @@ class GradingRun(Base):
 
 class ItemScore(Base):
     __tablename__ = "item_scores"
-    __table_args__ = (UniqueConstraint("run_id", "item_id"),)
+    __table_args__ = (
+        UniqueConstraint("run_id", "item_id"),
+        # A regrade reads of each run only the rows whose status decides the run's
+        # (app.grading.repository.run_scores): without it, every row of every run.
+        Index("ix_item_scores_run_status", "run_id", "status"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("grading_runs.id", ondelete="CASCADE"))

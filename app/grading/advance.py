@@ -18,14 +18,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, insert, select, text, update
+from sqlalchemy import Table, bindparam, or_, select, text, update
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Session
 
-from app.db.base import JSONText, utcnow
+from app.db.base import utcnow
+from app.db.driver import Bind, bind, driver_sql
 from app.db.models import GradingRun, ItemScore, Submission
-from app.grading.repository import item_values_once
+from app.grading.repository import item_values
 from app.sanitize import clean
 from graders.results import ItemResult
 
@@ -51,6 +54,37 @@ _MOVE = text(
     "WHERE run_id IN :runs AND item_id IN :items"
 ).bindparams(bindparam("no", type_=_RUNS.c.is_current.type),
              bindparam("runs", expanding=True), bindparam("items", expanding=True))
+# An item row's columns after its run, position and id: one tuple per result, shared by every
+# row that stores it.
+_ITEM_VALUES = ("question_id", "points", "max_points", "status", "feedback", "student_feedback",
+                "evidence", "confidence", "grader", "grader_version")
+
+
+@dataclass(frozen=True, slots=True)
+class _Statements:
+    """The statements run per row, through the driver (app.db.driver), for one dialect."""
+
+    insert_items: str
+    update_runs: str
+    item_binds: tuple[Bind, ...]  # of _ITEM_VALUES
+    points: Bind  # a run's total and maximum
+    seconds: Bind
+    when: Bind
+
+
+@lru_cache(maxsize=8)
+def _statements(dialect: Dialect) -> _Statements:
+    marks = ", ".join("?" * (3 + len(_ITEM_VALUES)))
+    return _Statements(
+        driver_sql(f"INSERT INTO item_scores (run_id, position, item_id, "
+                   f"{', '.join(_ITEM_VALUES)}) VALUES ({marks})", dialect),
+        driver_sql("UPDATE grading_runs SET rubric_version_id = ?, rubric_hash = ?, "
+                   "regrade_job_id = ?, status = ?, error = NULL, total = ?, max_points = ?, "
+                   "execution_time = ?, created_at = ?, result_keys = ? WHERE id = ?", dialect),
+        tuple(bind(_ITEMS.c[name], dialect) for name in _ITEM_VALUES),
+        bind(_RUNS.c.total, dialect), bind(_RUNS.c.execution_time, dialect),
+        bind(_RUNS.c.created_at, dialect),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,30 +136,42 @@ def advance_runs(
     for items, run_ids in by_items.items():
         session.execute(_MOVE, {"runs": run_ids, "items": [clean(i, 100) for i in items],
                                 "no": False})
-    values: dict[int, tuple[ItemResult, dict[str, Any]]] = {}  # results are shared: clean once
-    rows = [
-        {"run_id": r.run_id, "position": positions[item_id], "item_id": clean(item_id, 100),
-         **item_values_once(result, values)}
-        for r in stored
-        for item_id, result in r.changed.items()
-    ]
+    connection = session.connection()
+    sql = _statements(connection.dialect)
+    # Results are shared by many runs: each is cleaned and bound once.
+    values: dict[int, tuple[ItemResult, tuple[Any, ...]]] = {}
+    heads: dict[str, tuple[int, str]] = {}
+    rows: list[tuple[Any, ...]] = []
+    for r in stored:
+        for item_id, result in r.changed.items():
+            found = values.get(id(result))
+            if found is None:
+                named = item_values(result)
+                found = values[id(result)] = (result, tuple(
+                    b(named[name]) for b, name in zip(sql.item_binds, _ITEM_VALUES, strict=True)))
+            head = heads.get(item_id)
+            if head is None:
+                head = heads[item_id] = (positions[item_id], clean(item_id, 100))
+            rows.append((r.run_id, *head, *found[1]))
     if rows:
-        session.execute(insert(_ITEMS), rows)
+        connection.exec_driver_sql(sql.insert_items, rows)
     now = utcnow()
-    session.execute(
-        update(_RUNS).where(_RUNS.c.id == bindparam("run")).values(
-            rubric_version_id=version_id, rubric_hash=rubric_hash,
-            regrade_job_id=regrade_job_id, status=bindparam("st"), error=None,
-            total=bindparam("tot"), max_points=bindparam("max"), execution_time=seconds,
-            created_at=now, result_keys=bindparam("keys", type_=JSONText())),
-        [{"run": r.run_id, "st": r.status, "tot": r.total, "max": r.max_points,
-          "keys": r.keys} for r in stored],
-    )
+    when, seconds_bound = sql.when(now), sql.seconds(seconds)
+    points = sql.points
+    connection.exec_driver_sql(sql.update_runs, [
+        (version_id, rubric_hash, regrade_job_id, r.status, points(r.total),
+         points(r.max_points), seconds_bound, when, r.keys, r.run_id)
+        for r in stored
+    ])
     by_status: dict[str, list[int]] = {}
     for r in stored:
         by_status.setdefault(r.status, []).append(r.submission_id)
     for status, ids in by_status.items():
+        # Only the submissions whose status or error changes, as the grading processes' ORM
+        # path does: an unchanged row is not written again (its page stays clean).
         session.execute(
-            update(_SUBMISSIONS).where(_SUBMISSIONS.c.id.in_(ids))
+            update(_SUBMISSIONS)
+            .where(_SUBMISSIONS.c.id.in_(ids),
+                   or_(_SUBMISSIONS.c.status != status, _SUBMISSIONS.c.error.is_not(None)))
             .values(status=status, error=None, updated_at=now))
     return len(stored)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, NamedTuple, Protocol, cast
 
-from sqlalchemy import Table, func, insert, or_, select, update
+from sqlalchemy import Table, func, insert, select, update
 from sqlalchemy.orm import Session, selectinload
 
 from app.db.models import GradingRun, ItemScore, Submission, SubmissionStatus
@@ -16,7 +16,7 @@ from app.sanitize import clean, clean_json, clean_optional
 from graders.results import ItemResult
 
 
-def _item_values(r: ItemResult) -> dict[str, Any]:
+def item_values(r: ItemResult) -> dict[str, Any]:
     """An item result's stored columns (all but its run, position and id)."""
     return {
         "question_id": clean(r.question, 100),
@@ -36,7 +36,7 @@ def _item_values(r: ItemResult) -> dict[str, Any]:
 def _item_rows(run_id: int, outcome: WorkerOutcome) -> list[dict[str, Any]]:
     return [
         {"run_id": run_id, "position": position, "item_id": clean(r.item_id, 100),
-         **_item_values(r)}
+         **item_values(r)}
         for position, r in enumerate(outcome.items)
     ]
 
@@ -212,21 +212,12 @@ def run_scores(session: Session, run_ids: Sequence[int], items: Iterable[str]
     ).tuples().all():
         found[run_id] = RunScores(count, {})
     wanted = sorted(set(items))
-    for run_id, item, points, max_points, status in connection.execute(
-        select(ItemScore.run_id, ItemScore.item_id, ItemScore.points, ItemScore.max_points,
+    columns = (ItemScore.run_id, ItemScore.item_id, ItemScore.points, ItemScore.max_points,
                ItemScore.status)
-        .where(ItemScore.run_id.in_(run_ids),
-               or_(ItemScore.status.in_(DECIDING), ItemScore.item_id.in_(wanted)))
-    ).tuples().all():
-        found[run_id].rows[item] = Score(item, points, max_points, status)
+    # Two statements, each on its index: (run id, item id) and (run id, status).
+    for condition in (ItemScore.item_id.in_(wanted), ItemScore.status.in_(DECIDING)):
+        for run_id, item, points, max_points, status in connection.execute(
+            select(*columns).where(ItemScore.run_id.in_(run_ids), condition)
+        ).tuples().all():
+            found[run_id].rows[item] = Score(item, points, max_points, status)
     return found
-
-
-def item_values_once(result: ItemResult, seen: dict[int, tuple[ItemResult, dict[str, Any]]]
-                     ) -> dict[str, Any]:
-    """`_item_values`, computed once per result object (`seen`: by id): a regrade stores the
-    same results for many submissions, and cleaning their strings is not free."""
-    found = seen.get(id(result))
-    if found is None:
-        found = seen[id(result)] = (result, _item_values(result))
-    return found[1]

@@ -72,8 +72,12 @@ def settle(submission_id: int, student: str | None, total: Decimal, max_points: 
         return _status(GRADED if item in overridden else status
                        for item, (_, status) in values.items()), shown
 
-    old_status, old_total = effective(before, total)
-    now_status, now_total = effective(after, new_total)
+    if overridden:
+        old_status, old_total = effective(before, total)
+        now_status, now_total = effective(after, new_total)
+    else:  # what `effective` gives without overrides: the machine's own, known already
+        old_status, old_total = _status(status for _, status in before.values()), total
+        now_status, now_total = machine, new_total
     changed: list[ItemChange] = []
     for item in sorted(recomputed, key=lambda i: positions.get(i, 0)):
         override = overridden.get(item)
