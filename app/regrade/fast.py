@@ -26,6 +26,7 @@ from sqlalchemy import Text, cast, select
 from sqlalchemy.orm import Session
 
 from app.db.models import GradingRun, RubricVersion, Submission
+from app.regrade.compare import same_result
 from graders.cache import CACHE_KEY, ResultCache
 from graders.cache.codecs import decode_parsed, decode_results, encode_results
 from graders.cache.groups import cacheable
@@ -151,8 +152,12 @@ class FastPath:
         max_answers = options.get("max_answers")
         self.max_answers = None if max_answers is None else int(max_answers)
         self.memo: dict[str, list[ItemResult]] = {}
+        self.compared: dict[tuple[int, int], tuple[list[ItemResult], list[ItemResult],
+                                                   frozenset[str]]] = {}
         self.stats = FastStats()
         self.by_name = {spec.name: spec for _, specs in self.keys.questions for spec in specs}
+        self.questions = [(question, f"{question.id}/{MISSING}", specs)
+                          for question, specs in self.keys.questions]
         self.blocked: dict[int, frozenset[str] | None] = {}  # by stored runs' rubric version
         # The groups as the stored runs' rubric (by version) stated them: what their stored
         # results are read back with.
@@ -271,20 +276,20 @@ class FastPath:
                 found[item_id] = result
             return found
 
-        for question, specs in self.keys.questions:
-            missing = groups.get(f"{question.id}/{MISSING}")
+        for question, missing_name, specs in self.questions:
+            missing = groups.get(missing_name)
             if missing is not None:
                 digest = self.keys.missing(question, missing[1])
-                new_groups[f"{question.id}/{MISSING}"] = [digest, missing[1]]
+                new_groups[missing_name] = [digest, missing[1]]
                 if digest != missing[0]:
                     doc = located()
                     if doc is None:
                         return None
-                    before = self._stored_missing(stored.rubric_version_id, question.id,
-                                                  missing, doc)
+                    kept = self._stored_missing(stored.rubric_version_id, question.id,
+                                                missing, doc)
                     for result in _missing_results(self.loaded, question, doc):
                         recomputed[result.item_id] = result
-                        if before is not None and before.get(result.item_id) == result:
+                        if kept is not None and same_result(kept.get(result.item_id), result):
                             same.add(result.item_id)
                 continue
             for spec in specs:
@@ -298,6 +303,10 @@ class FastPath:
                 if key == entry[0]:
                     new_groups[spec.name] = [key, basis]
                     continue
+                if key not in self.memo:
+                    self._prefetch(key, entry[0], stored.rubric_version_id, spec.name,
+                                   None if parsed or spec.kind not in IN_PLACE_KINDS
+                                   else str(location))
                 results = self._lookup(key, spec)
                 if results is None:
                     results = self._grade(spec, key, resolve, located)
@@ -308,11 +317,23 @@ class FastPath:
                 before = self._stored_results(entry[0], stored.rubric_version_id, spec.name)
                 for result in results:
                     recomputed[result.item_id] = result
-                    if before is not None and before.get(result.item_id) == result:
-                        same.add(result.item_id)
+                if before is not None:
+                    same.update(self._same_items(before, results))
         differ = {item: r for item, r in recomputed.items() if item not in same}
         return Rescored(stored, differ, _keys_text(stored, groups, new_groups),
                         bool(recomputed))
+
+    def _prefetch(self, key: str, stored_key: str, version_id: int, name: str,
+                  location: str | None) -> None:
+        """Read at once what re-scoring a group whose key changed reads next: its results
+        under the new key, those under the stored one (`_stored_results`) and, unless read
+        already, the located submission (graded here when the new key is not stored)."""
+        wanted = [key]
+        if stored_key not in self.memo and name in self.stated.get(version_id, {}):
+            wanted.append(stored_key)
+        if location is not None:
+            wanted.append(location)
+        self.cache.prefetch(wanted)
 
     def _stored_missing(self, version_id: int, question_id: str, entry: Sequence[str],
                         doc: ParsedSubmission) -> dict[str, ItemResult] | None:
@@ -325,8 +346,24 @@ class FastPath:
             return None
         return {r.item_id: r for r in _missing_results(keys.loaded, question, doc)}
 
+    def _same_items(self, before: list[ItemResult], results: list[ItemResult]
+                    ) -> frozenset[str]:
+        """The items whose result in `results` is the one in `before`. Kept by the two lists
+        (those of the memo, which submissions with the same keys share; an entry holds them,
+        so their ids name them while it lives)."""
+        pair = (id(before), id(results))
+        known = self.compared.get(pair)
+        if known is not None and known[0] is before and known[1] is results:
+            return known[2]
+        by_item = {r.item_id: r for r in before}
+        found = frozenset(r.item_id for r in results if same_result(by_item.get(r.item_id), r))
+        if len(self.compared) >= MEMO_ENTRIES:
+            self.compared.clear()
+        self.compared[pair] = (before, results, found)
+        return found
+
     def _stored_results(self, key: str, version_id: int, name: str
-                        ) -> dict[str, ItemResult] | None:
+                        ) -> list[ItemResult] | None:
         """The results a stored run's rows of group `name` were written from: those its key
         names, read with the group's items as its rubric stated them (a row whose new result
         is the same stays: it is not moved and written again)."""
@@ -340,7 +377,7 @@ class FastPath:
             if found is None:
                 return None
             self._remember(key, found)
-        return {r.item_id: r for r in found}
+        return found
 
     def _grade(self, spec: GroupSpec, key: str, resolve: Any,
                located: Any) -> list[ItemResult] | None:
