@@ -16,7 +16,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,6 @@ BUSY_MS = 200  # a writer holding the file longer than this: the entry is droppe
 EVICT_TO = 0.8  # eviction brings the size down to this share of the cap
 CHECK_EVERY = 64  # flushes between size checks
 EVICT_BATCH = 50_000  # entries looked at per eviction (the next check continues)
-MANY = 256  # keys per query of `get_many` (SQLite allows 32,766 parameters)
 
 
 class SqliteStore:
@@ -85,32 +84,6 @@ class SqliteStore:
             return None
         self._touched.add(key)
         return row[0]
-
-    def get_many(self, keys: Sequence[str]) -> dict[str, bytes]:
-        """The entries of `keys` found, by one query per `MANY` keys; not marked used (`touch`
-        marks the one read)."""
-        with self._lock:
-            return self._get_many(keys)
-
-    def _get_many(self, keys: Sequence[str]) -> dict[str, bytes]:
-        found = {k: v for k in keys if (v := self._pending.get(k)) is not None}
-        rest = [k for k in dict.fromkeys(keys) if k not in found]
-        for start in range(0, len(rest), MANY):
-            part = rest[start:start + MANY]
-            try:
-                rows = self._connection().execute(
-                    f"SELECT key, value FROM entries WHERE key IN ({','.join('?' * len(part))})",
-                    part).fetchall()
-            except sqlite3.Error:
-                return found
-            found.update((k, v) for k, v in rows if isinstance(v, bytes))
-        return found
-
-    def touch(self, key: str) -> None:
-        """`key`'s entry, read by `get_many`, was used."""
-        with self._lock:
-            if key not in self._pending:
-                self._touched.add(key)
 
     def put(self, key: str, value: bytes) -> None:
         with self._lock:

@@ -303,10 +303,6 @@ class FastPath:
                 if key == entry[0]:
                     new_groups[spec.name] = [key, basis]
                     continue
-                if key not in self.memo:
-                    self._prefetch(key, entry[0], stored.rubric_version_id, spec.name,
-                                   None if parsed or spec.kind not in IN_PLACE_KINDS
-                                   else str(location))
                 results = self._lookup(key, spec)
                 if results is None:
                     results = self._grade(spec, key, resolve, located)
@@ -322,18 +318,6 @@ class FastPath:
         differ = {item: r for item, r in recomputed.items() if item not in same}
         return Rescored(stored, differ, _keys_text(stored, groups, new_groups),
                         bool(recomputed))
-
-    def _prefetch(self, key: str, stored_key: str, version_id: int, name: str,
-                  location: str | None) -> None:
-        """Read at once what re-scoring a group whose key changed reads next: its results
-        under the new key, those under the stored one (`_stored_results`) and, unless read
-        already, the located submission (graded here when the new key is not stored)."""
-        wanted = [key]
-        if stored_key not in self.memo and name in self.stated.get(version_id, {}):
-            wanted.append(stored_key)
-        if location is not None:
-            wanted.append(location)
-        self.cache.prefetch(wanted)
 
     def _stored_missing(self, version_id: int, question_id: str, entry: Sequence[str],
                         doc: ParsedSubmission) -> dict[str, ItemResult] | None:

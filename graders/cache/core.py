@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from graders.context import GradingResources
@@ -29,14 +29,6 @@ class ResultStore(Protocol):
     def flush(self) -> None: ...
 
     def close(self) -> None: ...
-
-
-class ManyStore(ResultStore, Protocol):
-    """A store that reads several entries at once (`ResultCache.prefetch`)."""
-
-    def get_many(self, keys: Sequence[str]) -> dict[str, bytes]: ...
-
-    def touch(self, key: str) -> None: ...
 
 
 class MemoryStore:
@@ -124,9 +116,6 @@ class ResultCache:
         # "<question>/<kind>" -> [key, what of the submission it names], for the document
         # being graded: the groups whose results are kept (`groups.grade_cached`).
         self.keys: dict[str, list[str]] = {}
-        # Entries read ahead by `prefetch` (None: not stored), taken by `load`; only the last
-        # prefetch's are kept.
-        self._ahead: dict[str, bytes | None] = {}
 
     def record(self, group: str, key: str, basis: str) -> None:
         self.keys[group] = [key, basis]
@@ -149,10 +138,7 @@ class ResultCache:
         if self.store is None:
             return None
         try:
-            if key not in self._ahead:
-                raw = self.store.get(key)
-            elif (raw := self._ahead.pop(key)) is not None:
-                cast("ManyStore", self.store).touch(key)
+            raw = self.store.get(key)
         except Exception:  # a failing store is a miss, never a failed grading
             return None
         if raw is None:
@@ -166,23 +152,9 @@ class ResultCache:
         self.stats.corrupt += 1
         return None
 
-    def prefetch(self, keys: Sequence[str]) -> None:
-        """Read `keys` in one go when the store can (those `load` then asks for): a regrade
-        reads a few entries per submission, and one query costs about as much as each."""
-        self._ahead.clear()
-        get_many = getattr(self.store, "get_many", None)
-        if get_many is None or not hasattr(self.store, "touch") or len(keys) < 2:
-            return
-        try:
-            found = get_many(keys)
-        except Exception:  # read one by one, as without
-            return
-        self._ahead.update((key, found.get(key)) for key in keys)
-
     def save(self, key: str, payload: bytes) -> None:
         if self.store is None:
             return
-        self._ahead.pop(key, None)
         try:
             self.store.put(key, frame(payload))
         except Exception:

@@ -1,20 +1,16 @@
 """The cache's shortcuts give exactly what the general code gives: a group's key and a location
 key from their parts made once, stored results built without `model_construct`'s generic
-handling, results moved without `model_copy`'s, and entries read ahead in one query."""
+handling, and results moved without `model_copy`'s."""
 
 from __future__ import annotations
 
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.cache.store import SqliteStore
-from graders.cache import MemoryStore, ResultCache
 from graders.cache.codecs import _decode_results, encode_results
-from graders.cache.core import frame
 from graders.cache.keys import (
     group_key,
     group_key_of,
@@ -125,50 +121,3 @@ def test_a_copy_keeps_the_fields_set_and_adds_the_updated_ones() -> None:
     assert mine.model_fields_set == plain.model_copy(update={"start": 3}).model_fields_set
     assert mine.model_fields_set == {"kind", "text", "start"}
     assert plain.start is None and mine.start == 3
-
-
-keys = st.sampled_from([f"k{n}" for n in range(6)])
-
-
-@settings(max_examples=60, deadline=None)
-@given(stored=st.dictionaries(keys, st.binary(max_size=20), max_size=6),
-       pending=st.dictionaries(keys, st.binary(max_size=20), max_size=3),
-       ahead=st.lists(keys, max_size=6), read=st.lists(keys, max_size=8))
-def test_entries_read_ahead_are_what_reading_them_one_by_one_gives(
-        tmp_path_factory: Any, stored: dict[str, bytes], pending: dict[str, bytes],
-        ahead: list[str], read: list[str]) -> None:
-    """Prefetched or not, a read gives the same entry, and marks as used the same ones."""
-    found: list[list[bytes | None]] = []
-    touched: list[set[str]] = []
-    for prefetch in (False, True):
-        path = Path(tmp_path_factory.mktemp("cache")) / "cache.sqlite"
-        store = SqliteStore(path, 1 << 20)
-        cache = ResultCache(store)
-        for key, value in stored.items():
-            cache.save(key, value)
-        store.flush()
-        for key, value in pending.items():
-            cache.save(key, value)
-        if prefetch:
-            cache.prefetch(ahead)
-        found.append([cache.load(key, bytes) for key in read])
-        touched.append(set(store._touched))
-        store.close()
-    assert found[0] == found[1]
-    assert found[0] == [pending.get(k, stored.get(k)) for k in read]
-    assert touched[0] == touched[1]
-
-
-def test_a_saved_entry_is_not_shadowed_by_one_read_ahead(tmp_path: Path) -> None:
-    store = SqliteStore(tmp_path / "cache.sqlite", 1 << 20)
-    cache = ResultCache(store)
-    cache.prefetch(["a", "b"])
-    cache.save("a", b"new")
-    assert cache.load("a", bytes) == b"new"
-    assert cache.load("b", bytes) is None
-    # A store that cannot read several at once reads one by one.
-    memory = ResultCache(MemoryStore())
-    memory.save("a", b"x")
-    memory.prefetch(["a", "b"])
-    assert memory.load("a", bytes) == b"x"
-    assert frame(b"x") == memory.store.get("a")  # type: ignore[union-attr]
