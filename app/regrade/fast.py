@@ -152,8 +152,6 @@ class FastPath:
         max_answers = options.get("max_answers")
         self.max_answers = None if max_answers is None else int(max_answers)
         self.memo: dict[str, list[ItemResult]] = {}
-        self.compared: dict[tuple[int, int], tuple[list[ItemResult], list[ItemResult],
-                                                   frozenset[str]]] = {}
         self.stats = FastStats()
         self.by_name = {spec.name: spec for _, specs in self.keys.questions for spec in specs}
         self.questions = [(question, f"{question.id}/{MISSING}", specs)
@@ -314,7 +312,9 @@ class FastPath:
                 for result in results:
                     recomputed[result.item_id] = result
                 if before is not None:
-                    same.update(self._same_items(before, results))
+                    by_item = {r.item_id: r for r in before}
+                    same.update(r.item_id for r in results
+                                if same_result(by_item.get(r.item_id), r))
         differ = {item: r for item, r in recomputed.items() if item not in same}
         return Rescored(stored, differ, _keys_text(stored, groups, new_groups),
                         bool(recomputed))
@@ -329,22 +329,6 @@ class FastPath:
         if keys is None or question is None or keys.missing(question, entry[1]) != entry[0]:
             return None
         return {r.item_id: r for r in _missing_results(keys.loaded, question, doc)}
-
-    def _same_items(self, before: list[ItemResult], results: list[ItemResult]
-                    ) -> frozenset[str]:
-        """The items whose result in `results` is the one in `before`. Kept by the two lists
-        (those of the memo, which submissions with the same keys share; an entry holds them,
-        so their ids name them while it lives)."""
-        pair = (id(before), id(results))
-        known = self.compared.get(pair)
-        if known is not None and known[0] is before and known[1] is results:
-            return known[2]
-        by_item = {r.item_id: r for r in before}
-        found = frozenset(r.item_id for r in results if same_result(by_item.get(r.item_id), r))
-        if len(self.compared) >= MEMO_ENTRIES:
-            self.compared.clear()
-        self.compared[pair] = (before, results, found)
-        return found
 
     def _stored_results(self, key: str, version_id: int, name: str
                         ) -> list[ItemResult] | None:
