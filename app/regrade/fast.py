@@ -26,6 +26,7 @@ from sqlalchemy import Text, cast, select
 from sqlalchemy.orm import Session
 
 from app.db.models import GradingRun, RubricVersion, Submission
+from app.regrade.compare import same_result
 from graders.cache import CACHE_KEY, ResultCache
 from graders.cache.codecs import decode_parsed, decode_results, encode_results
 from graders.cache.groups import cacheable
@@ -153,6 +154,8 @@ class FastPath:
         self.memo: dict[str, list[ItemResult]] = {}
         self.stats = FastStats()
         self.by_name = {spec.name: spec for _, specs in self.keys.questions for spec in specs}
+        self.questions = [(question, f"{question.id}/{MISSING}", specs)
+                          for question, specs in self.keys.questions]
         self.blocked: dict[int, frozenset[str] | None] = {}  # by stored runs' rubric version
         # The groups as the stored runs' rubric (by version) stated them: what their stored
         # results are read back with.
@@ -271,20 +274,20 @@ class FastPath:
                 found[item_id] = result
             return found
 
-        for question, specs in self.keys.questions:
-            missing = groups.get(f"{question.id}/{MISSING}")
+        for question, missing_name, specs in self.questions:
+            missing = groups.get(missing_name)
             if missing is not None:
                 digest = self.keys.missing(question, missing[1])
-                new_groups[f"{question.id}/{MISSING}"] = [digest, missing[1]]
+                new_groups[missing_name] = [digest, missing[1]]
                 if digest != missing[0]:
                     doc = located()
                     if doc is None:
                         return None
-                    before = self._stored_missing(stored.rubric_version_id, question.id,
-                                                  missing, doc)
+                    kept = self._stored_missing(stored.rubric_version_id, question.id,
+                                                missing, doc)
                     for result in _missing_results(self.loaded, question, doc):
                         recomputed[result.item_id] = result
-                        if before is not None and before.get(result.item_id) == result:
+                        if kept is not None and same_result(kept.get(result.item_id), result):
                             same.add(result.item_id)
                 continue
             for spec in specs:
@@ -308,8 +311,10 @@ class FastPath:
                 before = self._stored_results(entry[0], stored.rubric_version_id, spec.name)
                 for result in results:
                     recomputed[result.item_id] = result
-                    if before is not None and before.get(result.item_id) == result:
-                        same.add(result.item_id)
+                if before is not None:
+                    by_item = {r.item_id: r for r in before}
+                    same.update(r.item_id for r in results
+                                if same_result(by_item.get(r.item_id), r))
         differ = {item: r for item, r in recomputed.items() if item not in same}
         return Rescored(stored, differ, _keys_text(stored, groups, new_groups),
                         bool(recomputed))
@@ -326,7 +331,7 @@ class FastPath:
         return {r.item_id: r for r in _missing_results(keys.loaded, question, doc)}
 
     def _stored_results(self, key: str, version_id: int, name: str
-                        ) -> dict[str, ItemResult] | None:
+                        ) -> list[ItemResult] | None:
         """The results a stored run's rows of group `name` were written from: those its key
         names, read with the group's items as its rubric stated them (a row whose new result
         is the same stays: it is not moved and written again)."""
@@ -340,7 +345,7 @@ class FastPath:
             if found is None:
                 return None
             self._remember(key, found)
-        return {r.item_id: r for r in found}
+        return found
 
     def _grade(self, spec: GroupSpec, key: str, resolve: Any,
                located: Any) -> list[ItemResult] | None:

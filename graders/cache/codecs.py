@@ -108,8 +108,29 @@ def _decode_results(payload: bytes, items: Sequence[RubricItem], question: str
                 or max_points.as_tuple().exponent != -2):
             raise Rejected(f"a result that does not fit item {item.id}")
         fields["evidence"] = tuple(shared.setdefault(e, e) for e in fields["evidence"])
-        results.append(ItemResult.model_construct(**fields))
+        results.append(_constructed(fields))
     return results
+
+
+_FIELDS = tuple(ItemResult.model_fields)
+_FIELD_SET = frozenset(_FIELDS)
+_new_result = ItemResult.__new__
+_set = object.__setattr__
+
+
+def _constructed(fields: _StoredResult) -> ItemResult:
+    """`ItemResult.model_construct(**fields)` for validated fields, every one present (reading
+    results back is most of what a regrade of unchanged items does: without its generic
+    handling of aliases and defaults)."""
+    values: dict[str, Any] = fields  # type: ignore[assignment]
+    if values.keys() != _FIELD_SET:
+        return ItemResult.model_construct(**values)
+    result = _new_result(ItemResult)
+    _set(result, "__dict__", {name: values[name] for name in _FIELDS})
+    _set(result, "__pydantic_fields_set__", set(_FIELDS))
+    _set(result, "__pydantic_extra__", None)
+    _set(result, "__pydantic_private__", None)
+    return result
 
 
 # Sandbox observations hold NumPy arrays: pickled, and unpickled only into these classes (and

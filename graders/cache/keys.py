@@ -119,6 +119,20 @@ def location_key_for(projection: str, raw: bytes | None, filename: str | None,
                                 filename, content_type)
 
 
+def location_key_head(projection: str) -> bytes:
+    """What `location_key_for` hashes before the upload's part, for `location_key_of` (a
+    regrade computes the key of every stored submission under one rubric)."""
+    return canonical([LOCATION_VERSION, code_fingerprint(), projection])[:-1]
+
+
+def location_key_of(head: bytes, document: str, filename: str | None,
+                    content_type: str | None) -> str:
+    """`location_key_for(projection, None, filename, content_type, document=document)`: the
+    canonical list is the canonical head's items and these, joined by a comma."""
+    tail = canonical([document, filename, content_type])
+    return "location:" + hashlib.sha256(head + b"," + tail[1:]).hexdigest()
+
+
 def location_part(loaded: LoadedRubric) -> str:
     """The rubric's location projection, hashed (memoized by the rubric's content hash)."""
     return _location_part(loaded)
@@ -222,6 +236,14 @@ _tails: dict[tuple[str, str], str] = {}
 
 def group_key(static: str, submission: str, question_id: str, options: str, earlier: str,
               environment: str) -> str:
+    head, after = group_key_parts(static, question_id, options, earlier, environment)
+    return group_key_of(head, submission, after)
+
+
+def group_key_parts(static: str, question_id: str, options: str, earlier: str,
+                    environment: str) -> tuple[bytes, bytes]:
+    """What `group_key` hashes before and after the submission's part (a regrade computes a
+    group's key for many submissions: these once, `group_key_of` for each)."""
     # Every part but the question id and the environment is a fixed-length hex digest; those
     # two are hashed first so that no separator inside them can shift the fields.
     tail = _tails.get((question_id, environment))
@@ -230,8 +252,11 @@ def group_key(static: str, submission: str, question_id: str, options: str, earl
         if len(_tails) > 4096:
             _tails.clear()
         _tails[(question_id, environment)] = tail
-    joined = "\x00".join((static, submission, options, earlier, tail))
-    return "group:" + hashlib.sha256(joined.encode()).hexdigest()
+    return (static + "\x00").encode(), "\x00".join(("", options, earlier, tail)).encode()
+
+
+def group_key_of(head: bytes, submission: str, after: bytes) -> str:
+    return "group:" + hashlib.sha256(head + submission.encode() + after).hexdigest()
 
 
 # --- sandbox ----------------------------------------------------------------------------------

@@ -10,11 +10,20 @@ change names the results already stored.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from graders.cache.groups import CACHEABLE_KINDS, compose_key, environment, static_part
-from graders.cache.keys import location_key_for, location_part, missing_basis, missing_digest
+from graders.cache.keys import (
+    group_key_of,
+    group_key_parts,
+    location_key_head,
+    location_key_of,
+    location_part,
+    missing_basis,
+    missing_digest,
+    options_digest,
+)
 from graders.context import GradingContext, GradingResources
 from graders.documents.model import ParsedSubmission
 from graders.registry import get_grader
@@ -23,6 +32,7 @@ from graders.rubric import LoadedRubric, Question, RubricItem
 
 MISSING = "missing"
 MISSING_MEMO = 4096  # unanswered questions' digests kept by (question, basis)
+PARTS_MEMO = 1024  # groups' key parts kept (a rubric has a few dozen groups)
 
 
 def answered(parsed: ParsedSubmission, question_id: str) -> bool:
@@ -53,10 +63,10 @@ class GroupSpec:
     static: str
     referenced: tuple[str, ...]
     env: str
+    name: str = field(init=False, compare=False)  # "<question>/<kind>"
 
-    @property
-    def name(self) -> str:
-        return f"{self.question.id}/{self.kind}"
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", f"{self.question.id}/{self.kind}")
 
 
 # Earlier results a group reads, by item id; None when they cannot be had without grading.
@@ -71,10 +81,14 @@ class RunKeys:
         self.loaded = loaded
         self.options = options
         self.projection = location_part(loaded)
+        self._location_head = location_key_head(self.projection)
         self.position = {item.id: n for n, q in enumerate(loaded.rubric.questions)
                          for item in q.items}
         empty = ParsedSubmission(text="", format="text", answers={})
         self._missing: dict[tuple[str, str], str] = {}
+        # Per group without earlier results to read, by what its key is made of but the
+        # submission's part: what the key hashes around that part (`keys.group_key_parts`).
+        self._parts: dict[tuple[str, str, str, str], tuple[bytes, bytes]] = {}
         self.questions: list[tuple[Question, list[GroupSpec]]] = []
         for number, question in enumerate(loaded.rubric.questions):
             by_kind: dict[str, list[RubricItem]] = {}
@@ -94,7 +108,7 @@ class RunKeys:
             self.questions.append((question, specs))
 
     def location_key(self, sha256: str, filename: str | None, content_type: str | None) -> str:
-        return location_key_for(self.projection, None, filename, content_type, document=sha256)
+        return location_key_of(self._location_head, sha256, filename, content_type)
 
     def missing(self, question: Question, basis: str) -> str:
         # Few reasons repeat across a class (the basis names the reason): each digest once.
@@ -110,19 +124,23 @@ class RunKeys:
     def key(self, spec: GroupSpec, basis: str, resolve: Resolve) -> str | None:
         """The group's key on a submission whose located part it reads is `basis`; None when
         the earlier results it reads cannot be resolved."""
-        earlier: dict[str, ItemResult] = {}
-        if spec.referenced:
-            # The engine gives a group the results of earlier questions only.
-            before = [r for r in spec.referenced if self.position.get(r, spec.position)
-                      < spec.position]
-            found = resolve(before) if before else {}
-            if found is None:
-                return None
-            earlier = found
+        if not spec.referenced:
+            made = (spec.static, spec.question.id, options_digest(self.options), spec.env)
+            parts = self._parts.get(made)
+            if parts is None:
+                if len(self._parts) >= PARTS_MEMO:
+                    self._parts.clear()
+                parts = self._parts[made] = group_key_parts(made[0], made[1], made[2], "",
+                                                            made[3])
+            return group_key_of(parts[0], basis, parts[1])
+        earlier = self.earlier_for(spec, resolve)
+        if earlier is None:
+            return None
         return compose_key(spec.static, basis, spec.question.id, self.options, earlier,
                            spec.referenced, spec.env)
 
     def earlier_for(self, spec: GroupSpec, resolve: Resolve) -> dict[str, ItemResult] | None:
+        # The engine gives a group the results of earlier questions only.
         before = [r for r in spec.referenced if self.position.get(r, spec.position)
                   < spec.position]
         return resolve(before) if before else {}

@@ -116,15 +116,32 @@ def placed(results: list[ItemResult], start: int | None,
     if start == answer.start:
         return results
     shift = 0 if start is None or answer.start is None else answer.start - start
-    return [r.model_copy(update={"evidence": tuple(_moved(e, shift, answer)
-                                                   for e in r.evidence)})
+    return [_copied(r, {"evidence": tuple(_moved(e, shift, answer) for e in r.evidence)})
             for r in results]
 
 
 def _moved(evidence: Evidence, shift: int, answer: LocatedAnswer) -> Evidence:
     if evidence.kind == "answer":
-        return evidence.model_copy(update={"start": answer.start, "end": answer.end})
+        return _copied(evidence, {"start": answer.start, "end": answer.end})
     if evidence.start is None:
         return evidence
     end = None if evidence.end is None else evidence.end + shift
-    return evidence.model_copy(update={"start": evidence.start + shift, "end": end})
+    return _copied(evidence, {"start": evidence.start + shift, "end": end})
+
+
+M = TypeVar("M", ItemResult, Evidence)
+
+
+def _copied(model: M, update: dict[str, Any]) -> M:
+    """`model.model_copy(update=update)` for a model without extra or private attributes (these
+    two are), without its generic copying: regrades move many kept results."""
+    if model.__pydantic_extra__ is not None or model.__pydantic_private__ is not None:
+        return model.model_copy(update=update)
+    cls = type(model)
+    copied = cls.__new__(cls)
+    object.__setattr__(copied, "__dict__", {**model.__dict__, **update})
+    object.__setattr__(copied, "__pydantic_extra__", None)
+    object.__setattr__(copied, "__pydantic_fields_set__",
+                       model.__pydantic_fields_set__ | update.keys())
+    object.__setattr__(copied, "__pydantic_private__", None)
+    return copied
