@@ -41,16 +41,20 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory / "gradeformer.db"
 
 
-def copy_sqlite(template: Path, directory: Path) -> str:
-    """A copy of the migrated `template` as directory/gradeformer.db; its URL. The backup API
-    copies what a write-ahead log may still hold, not only the main file."""
-    target = directory / "gradeformer.db"
-    source, copy = sqlite3.connect(template), sqlite3.connect(target)
+def copy_sqlite_file(source: Path, target: Path) -> None:
+    """`source` copied to `target` by SQLite's backup API, which copies what a write-ahead log
+    may still hold, not only the main file."""
+    original, copy = sqlite3.connect(source), sqlite3.connect(target)
     try:
-        source.backup(copy)
+        original.backup(copy)
     finally:
-        source.close()
+        original.close()
         copy.close()
+
+
+def copy_sqlite(template: Path, directory: Path) -> str:
+    """A copy of the migrated `template` as directory/gradeformer.db; its URL."""
+    copy_sqlite_file(template, directory / "gradeformer.db")
     return sqlite_url(directory)
 
 
@@ -58,6 +62,17 @@ def copy_sqlite(template: Path, directory: Path) -> str:
 def sqlite_db(sqlite_template: Path, tmp_path: Path) -> str:
     """tmp_path/gradeformer.db, migrated (a copy of the session's template)."""
     return copy_sqlite(sqlite_template, tmp_path)
+
+
+@pytest.fixture(scope="session")
+def regrade_graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The regrade tests' mixed set graded once per session with the result cache
+    (test_regrade_fast.grade_mixed_set): a folder their `Setup` copies, never opened by a test."""
+    from tests.app.test_regrade_fast import grade_mixed_set
+
+    folder = tmp_path_factory.mktemp("regrade-graded")
+    grade_mixed_set(folder)
+    return folder
 
 
 @pytest.fixture(scope="session")
