@@ -12,11 +12,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.assignments.service import load_rubric_text
-from app.db.migrate import upgrade
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from app.main import create_app
 from app.settings import Settings
-from tests.app.conftest import Api, make_tokens, sqlite_url
+from tests.app.conftest import Api, copy_sqlite, make_tokens
 
 START = datetime(2026, 9, 1, 12, 0, tzinfo=UTC)
 PROBLEM = "application/problem+json"
@@ -52,9 +51,8 @@ class ClockedApi(Api):
         return response.json()
 
 
-def clocked_api(directory: Path) -> Iterator[ClockedApi]:
-    url = sqlite_url(directory)
-    upgrade(url)
+def clocked_api(directory: Path, template: Path) -> Iterator[ClockedApi]:
+    url = copy_sqlite(template, directory)  # migrated: a copy of the session's template
     settings = Settings(database_url=url, workers=1, max_upload_bytes=64 * 1024)
     engine = make_engine(url)
     sessions = make_sessionmaker(engine)
@@ -73,5 +71,7 @@ def problem(response: Any, status: int) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def capi(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClockedApi]:
-    yield from clocked_api(tmp_path_factory.mktemp("clocked"))
+def capi(
+    tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path
+) -> Iterator[ClockedApi]:
+    yield from clocked_api(tmp_path_factory.mktemp("clocked"), sqlite_template)

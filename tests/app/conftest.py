@@ -1,14 +1,22 @@
-"""Databases built by running the migrations (SQLite file, PostgreSQL), and a live test app."""
+"""Databases built by running the migrations (SQLite file, PostgreSQL), and a live test app.
+
+The migrations run once per test session, into a template of each backend; every test then gets
+its own copy (a file copy on SQLite, `CREATE DATABASE ... TEMPLATE` on PostgreSQL): as fresh as a
+migrated database, for a fraction of the time. tests/app/test_migrations.py runs the migrations
+themselves, up and down, on its copies.
+"""
 
 from __future__ import annotations
 
+import secrets
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, make_url, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.auth.service import create_token
@@ -25,16 +33,52 @@ def sqlite_url(directory: Path) -> str:
     return f"sqlite:///{directory / 'gradeformer.db'}"
 
 
-@pytest.fixture
-def sqlite_db(tmp_path: Path) -> str:
-    url = sqlite_url(tmp_path)
-    upgrade(url)
-    return url
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file migrated to the newest revision, never opened by a test: copy it."""
+    directory = tmp_path_factory.mktemp("sqlite-template")
+    upgrade(sqlite_url(directory))
+    return directory / "gradeformer.db"
+
+
+def copy_sqlite_file(source: Path, target: Path) -> None:
+    """`source` copied to `target` by SQLite's backup API, which copies what a write-ahead log
+    may still hold, not only the main file."""
+    original, copy = sqlite3.connect(source), sqlite3.connect(target)
+    try:
+        original.backup(copy)
+    finally:
+        original.close()
+        copy.close()
+
+
+def copy_sqlite(template: Path, directory: Path) -> str:
+    """A copy of the migrated `template` as directory/gradeformer.db; its URL."""
+    copy_sqlite_file(template, directory / "gradeformer.db")
+    return sqlite_url(directory)
 
 
 @pytest.fixture
-def postgres_db() -> Iterator[str]:
-    """A fresh database gf_test_<random> on the local server, migrated, dropped afterwards."""
+def sqlite_db(sqlite_template: Path, tmp_path: Path) -> str:
+    """tmp_path/gradeformer.db, migrated (a copy of the session's template)."""
+    return copy_sqlite(sqlite_template, tmp_path)
+
+
+@pytest.fixture(scope="session")
+def regrade_graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The regrade tests' mixed set graded once per session with the result cache
+    (test_regrade_fast.grade_mixed_set): a folder their `Setup` copies, never opened by a test."""
+    from tests.app.test_regrade_fast import grade_mixed_set
+
+    folder = tmp_path_factory.mktemp("regrade-graded")
+    grade_mixed_set(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def postgres_template() -> Iterator[str]:
+    """The name of a database on the local server, migrated once per session, dropped at the end;
+    nothing stays connected to it, so that it can be copied."""
     admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as connection:
@@ -43,8 +87,28 @@ def postgres_db() -> Iterator[str]:
         admin.dispose()
         pytest.skip(f"PostgreSQL at 127.0.0.1:5432 is unreachable: {type(exc).__name__}")
     admin.dispose()
-    with migrated_postgres(PG_ADMIN_URL, "gf_test") as url:
-        yield url
+    with migrated_postgres(PG_ADMIN_URL, "gf_template") as url:
+        name = make_url(url).database
+        assert name is not None
+        yield name
+
+
+@pytest.fixture
+def postgres_db(postgres_template: str) -> Iterator[str]:
+    """A fresh database gf_test_<random> on the local server, migrated (a copy of the session's
+    template), dropped afterwards."""
+    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    name = f"gf_test_{secrets.token_hex(6)}"
+    try:
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{postgres_template}"'))
+        try:
+            yield make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
+        finally:
+            with admin.connect() as connection:
+                connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    finally:
+        admin.dispose()
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -83,11 +147,10 @@ def make_tokens(sessions: sessionmaker[Session]) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
+def api(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Iterator[Api]:
     """One running app per test module: a real SQLite file and a real process pool."""
     directory = tmp_path_factory.mktemp("api")
-    url = sqlite_url(directory)
-    upgrade(url)
+    url = copy_sqlite(sqlite_template, directory)
     # Per-student limits are tested on their own app; these modules upload in bursts.
     settings = Settings(
         database_url=url,

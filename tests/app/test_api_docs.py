@@ -17,7 +17,7 @@ import uvicorn
 from app.main import create_app
 from app.settings import Settings
 from benchmarks.ports import free_port
-from tests.app.conftest import Api, sqlite_url
+from tests.app.conftest import Api, copy_sqlite
 
 CHROMIUM = Path("/usr/bin/chromium")
 LINKS = re.compile(r"""(?:src|href)\s*=\s*["']([^"']*)["']""")
@@ -68,13 +68,10 @@ def test_the_api_pages_reference_only_assets_served_here(api: Api, page: str) ->
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def served(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Iterator[str]:
     """The app over real HTTP (uvicorn on a free port), for the browser."""
-    from app.db.migrate import upgrade
-
     directory = tmp_path_factory.mktemp("docs")
-    url = sqlite_url(directory)
-    upgrade(url)
+    url = copy_sqlite(sqlite_template, directory)
     port = free_port()
     settings = Settings(database_url=url, workers=1, embedding_cache_dir=directory / "emb")
     server = uvicorn.Server(

@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ import httpx
 import pytest
 from sqlalchemy import Select, func, select
 
+from app.assignments.service import load_rubric_text
 from app.auth.service import create_token
 from app.db.models import GradingRun, RegradeJob, Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
@@ -98,10 +98,10 @@ def _folder(tmp_path: Path) -> Path:
     return folder
 
 
-def _env(tmp_path: Path) -> dict[str, str]:
+def _env(tmp_path: Path, url: str) -> dict[str, str]:
     return {
         **os.environ,
-        "GRADEFORMER_DATABASE_URL": f"sqlite:///{tmp_path / 'g.db'}",
+        "GRADEFORMER_DATABASE_URL": url,
         "GRADEFORMER_EMBEDDING_CACHE_DIR": str(tmp_path / "emb"),
         "GRADEFORMER_WORKERS": "2",
         "GRADEFORMER_REGRADE_BATCH": "8",
@@ -144,14 +144,17 @@ def _count(url: str, query: Select[Any]) -> int:
 
 
 @pytest.fixture
-def cli_env(tmp_path: Path) -> Iterator[dict[str, str]]:
-    env = _env(tmp_path)
-    for args in (("db", "upgrade"), ("rubric", "load", str(REPO / "rubrics" / f"{SLUG}.yaml"))):
-        subprocess.run(
-            [sys.executable, "-m", "app.cli.main", *args], cwd=REPO, env=env, check=True,
-            capture_output=True,
-        )  # fmt: skip
-    yield env
+def cli_env(sqlite_db: str, tmp_path: Path) -> dict[str, str]:
+    """A migrated database with the rubric loaded as `gradeformer rubric load` loads it (in this
+    process: the CLI runs under test are the import and the regrade)."""
+    rubric = REPO / "rubrics" / f"{SLUG}.yaml"
+    engine = make_engine(sqlite_db)
+    try:
+        with unit_of_work(make_sessionmaker(engine)) as session:
+            load_rubric_text(session, rubric.read_text(encoding="utf-8"), str(rubric))
+    finally:
+        engine.dispose()
+    return _env(tmp_path, sqlite_db)
 
 
 def _all_graded_once(url: str, regrade_job: int | None = None) -> None:

@@ -9,20 +9,20 @@ import io
 import json
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app.auth.service import create_token
-from app.db.migrate import upgrade
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from app.errors import UnreadableUpload
 from app.main import create_app
 from app.middleware import BodyLimit
 from app.settings import Settings
 from app.submissions.decoding import DecodeLimits, DocumentReader
-from tests.app.conftest import Api, make_tokens, sqlite_url
+from tests.app.conftest import Api, copy_sqlite, make_tokens
 from tests.app.pdfs import text_pdf
 
 SLUG = "transformer-basics"
@@ -31,9 +31,8 @@ MIB = 1024 * 1024
 
 
 @pytest.fixture(scope="module")
-def edge(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
-    url = sqlite_url(tmp_path_factory.mktemp("edge"))
-    upgrade(url)
+def edge(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Iterator[Api]:
+    url = copy_sqlite(sqlite_template, tmp_path_factory.mktemp("edge"))
     settings = Settings(
         database_url=url, workers=1, max_upload_bytes=64 * 1024, upload_burst=3,
         uploads_per_minute=1, student_quota_bytes=3000, decode_max_pages=3,

@@ -31,7 +31,6 @@ from app.settings import Settings
 from app.submissions.service import accept
 from app.submissions.upload import Upload
 from graders.rubric import BUNDLED_RUBRICS
-from tests.app.conftest import sqlite_url
 from tests.app.fault_helpers import POISON, SLOW, grade_with_faults
 
 SLUG = "transformer-basics"
@@ -46,11 +45,8 @@ class Db:
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Iterator[Db]:
-    from app.db.migrate import upgrade
-
-    url = sqlite_url(tmp_path)
-    upgrade(url)
+def db(sqlite_db: str, tmp_path: Path) -> Iterator[Db]:
+    url = sqlite_db
     engine = make_engine(url)
     sessions = make_sessionmaker(engine)
     with unit_of_work(sessions) as session:

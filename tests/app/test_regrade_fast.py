@@ -8,7 +8,6 @@ current runs and their item scores, the submissions' statuses and the regrade re
 
 from __future__ import annotations
 
-import shutil
 import threading
 import uuid
 from collections.abc import Iterator
@@ -32,6 +31,7 @@ from app.submissions.service import accept
 from app.submissions.upload import Upload
 from graders.context import GradingResources
 from graders.rubric import BUNDLED_RUBRICS
+from tests.app.conftest import copy_sqlite_file
 from tests.app.test_regrade_cache import (
     ATTENTION,
     DOCUMENTS,
@@ -88,28 +88,52 @@ def _options(tmp_path: Path) -> dict[str, Any]:
     return {"code_input_secret": SECRET, "result_cache_path": str(tmp_path / "cache.sqlite")}
 
 
-class Setup:
-    """Two identical databases graded once with the cache (each run records its keys)."""
-
-    def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.tmp = tmp_path
-        self.monkeypatch = monkeypatch
-        self.options = _options(tmp_path)
-        self.cached = GradingResources(options=self.options)
-        self.plain = GradingResources(options={"code_input_secret": SECRET})
-        fast_url = f"sqlite:///{tmp_path / 'fast.db'}"
-        upgrade(fast_url)
-        sessions = make_sessionmaker(make_engine(fast_url))
+def grade_mixed_set(folder: Path) -> None:
+    """folder/fast.db: every upload of ALL accepted and graded once through the grading
+    processes with the result cache folder/cache.sqlite (each run records its keys). Nothing
+    stored names the folder: the cache's keys leave its location out (docs/result-cache.md)."""
+    url = f"sqlite:///{folder / 'fast.db'}"
+    upgrade(url)
+    engine = make_engine(url)
+    cached = GradingResources(options=_options(folder))
+    try:
+        sessions = make_sessionmaker(engine)
         with unit_of_work(sessions) as session:
             sync_rubric_dir(session, BUNDLED_RUBRICS)
             for number, (raw, name, ctype) in enumerate(ALL):
                 accept(session, SLUG, Upload(raw, name, ctype, f"s{number}"), None, 1 << 20)
+        with pytest.MonkeyPatch.context() as patch, ThreadPoolExecutor(1) as pool:
+            patch.setattr(worker, "_resources", cached)
+            run_regrade(sessions, SLUG, pool)  # the grading processes: keys recorded
+    finally:
+        cached.close()
+        engine.dispose()
+
+
+class Setup:
+    """Two identical databases graded once with the cache (each run records its keys).
+
+    `graded` is a folder grade_mixed_set filled (the session's, fixture `regrade_graded`): its
+    database (twice) and its result cache are copied into tmp_path, each test's own to edit,
+    regrade or break. Without it, the grading runs here, in tmp_path."""
+
+    def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                 graded: Path | None = None) -> None:
+        self.tmp = tmp_path
+        self.monkeypatch = monkeypatch
+        self.options = _options(tmp_path)
+        if graded is None:
+            grade_mixed_set(tmp_path)
+            graded = tmp_path
+        else:
+            copy_sqlite_file(graded / "fast.db", tmp_path / "fast.db")
+            copy_sqlite_file(graded / "cache.sqlite", tmp_path / "cache.sqlite")
+        copy_sqlite_file(graded / "fast.db", tmp_path / "plain.db")
+        self.cached = GradingResources(options=self.options)
+        self.plain = GradingResources(options={"code_input_secret": SECRET})
         self.pool = ThreadPoolExecutor(1)
         self.use(self.cached)
-        run_regrade(sessions, SLUG, self.pool)  # the grading processes: keys recorded
-        sessions.kw["bind"].dispose()
-        shutil.copy(tmp_path / "fast.db", tmp_path / "plain.db")
-        self.fast = make_sessionmaker(make_engine(fast_url))
+        self.fast = make_sessionmaker(make_engine(f"sqlite:///{tmp_path / 'fast.db'}"))
         self.slow = make_sessionmaker(make_engine(f"sqlite:///{tmp_path / 'plain.db'}"))
 
     def use(self, resources: GradingResources) -> None:
@@ -138,8 +162,10 @@ class Setup:
 
 
 @pytest.fixture
-def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Setup]:
-    built = Setup(tmp_path, monkeypatch)
+def setup(
+    regrade_graded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Setup]:
+    built = Setup(tmp_path, monkeypatch, regrade_graded)
     yield built
     built.close()
 

@@ -20,8 +20,10 @@ from tests.app.test_regrade_fast import Setup, _edited
 
 
 @pytest.fixture
-def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Setup]:
-    made = Setup(tmp_path, monkeypatch)
+def built(
+    regrade_graded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Setup]:
+    made = Setup(tmp_path, monkeypatch, regrade_graded)
     yield made
     made.close()
 

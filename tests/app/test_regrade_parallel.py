@@ -48,8 +48,10 @@ FORKED = {"fast_batch": 2, "batch_size": 2, "fast_workers": 2}
 
 
 @pytest.fixture
-def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Setup]:
-    built = Setup(tmp_path, monkeypatch)
+def setup(
+    regrade_graded: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Setup]:
+    built = Setup(tmp_path, monkeypatch, regrade_graded)
     yield built
     built.close()
 

@@ -83,10 +83,11 @@ def test_health_reports_a_locked_database_and_a_low_disk(api: Api) -> None:
 
 
 @pytest.fixture
-def short_lock_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Api]:
+def short_lock_app(
+    sqlite_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Api]:
     monkeypatch.setattr(db_session, "SQLITE_BUSY_TIMEOUT_MS", 300)
-    url = sqlite_url(tmp_path)
-    upgrade(url)
+    url = sqlite_db
     settings = Settings(database_url=url, workers=1, embedding_cache_dir=tmp_path / "emb")
     engine = make_engine(url)
     sessions = make_sessionmaker(engine)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,12 +15,11 @@ import uvicorn
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 
-from app.db.migrate import upgrade
 from app.db.session import make_engine, make_sessionmaker
 from app.main import create_app
 from app.settings import Settings
 from benchmarks.ports import free_port
-from tests.app.conftest import make_tokens, sqlite_url
+from tests.app.conftest import copy_sqlite, make_tokens
 
 # Examples per operation: ~20 operations, each example a real HTTP round trip.
 EXAMPLES = 12
@@ -27,9 +27,10 @@ EXAMPLES = 12
 
 
 @pytest.fixture(scope="module")
-def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
-    url = sqlite_url(tmp_path_factory.mktemp("fuzz"))
-    upgrade(url)
+def live(
+    tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path
+) -> Iterator[tuple[str, str]]:
+    url = copy_sqlite(sqlite_template, tmp_path_factory.mktemp("fuzz"))
     engine = make_engine(url)
     token = make_tokens(make_sessionmaker(engine))["prof"]
     app = create_app(Settings(database_url=url, workers=1, max_upload_bytes=64 * 1024))

@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -17,17 +16,16 @@ import httpx
 import pytest
 from sqlalchemy import func, select
 
-from app.db.migrate import upgrade
 from app.db.models import GradingRun, Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from benchmarks.faultkit import NO_UPLOAD_LIMITS
 from benchmarks.ports import free_port
 from benchmarks.synthetic import submission
-from tests.app.conftest import make_tokens, sqlite_url
+from tests.app.conftest import make_tokens
 
 REPO = Path(__file__).resolve().parents[2]
 UPLOAD = "/api/v1/assignments/transformer-basics/submissions"
-UPLOADS = 40
+UPLOADS = 20
 
 
 
@@ -69,10 +67,8 @@ class Server:
 
 
 @pytest.fixture
-def database(tmp_path: Path) -> Iterator[str]:
-    url = sqlite_url(tmp_path)
-    upgrade(url)
-    yield url
+def database(sqlite_db: str) -> str:
+    return sqlite_db
 
 
 def _counts(url: str) -> tuple[dict[str, int], dict[int, int]]:
