@@ -23,6 +23,15 @@ BUILTIN_KINDS: dict[str, str] = {
     "code": "graders.code",
     "written": "graders.written",
 }
+# Each built-in kind's config module: its grader's `VERSION` and config model, read without
+# importing the grader (a rubric's item configs and the cache keys need only these; a
+# points-only regrade never runs the code or written grader).
+KIND_FACTS: dict[str, tuple[str, str]] = {
+    "numeric": ("graders.numeric.config", "NumericConfig"),
+    "symbolic": ("graders.symbolic.config", "SymbolicConfig"),
+    "code": ("graders.code.config", "CodeCheckConfig"),
+    "written": ("graders.written.config", "WrittenConfig"),
+}
 
 
 class Grader(ABC):
@@ -98,7 +107,30 @@ def is_known_kind(kind: str) -> bool:
     return kind in BUILTIN_KINDS or kind in _registry
 
 
+def _facts(kind: str) -> tuple[str, type[BaseModel]] | None:
+    """(version, config model) of a built-in kind from its config module, unless a grader of
+    that kind is registered already (its own then answer)."""
+    facts = KIND_FACTS.get(kind)
+    if facts is None or kind in _registry or BUILTIN_KINDS.get(kind) is None:
+        return None
+    module = importlib.import_module(facts[0])
+    return module.VERSION, getattr(module, facts[1])
+
+
+def grader_version(kind: str) -> str | None:
+    """The version of a kind's grader (it names the grader's code in the cache keys); None for
+    a kind without a grader."""
+    facts = _facts(kind)
+    if facts is not None:
+        return facts[0]
+    grader = get_grader(kind)
+    return None if grader is None else grader.version
+
+
 def config_model_for(kind: str) -> type[BaseModel] | None:
+    facts = _facts(kind)
+    if facts is not None:
+        return facts[1]
     grader = get_grader(kind)
     return None if grader is None else grader.config_model
 

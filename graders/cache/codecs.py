@@ -8,7 +8,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field, TypeAdapter
 from typing_extensions import TypedDict
@@ -16,7 +16,9 @@ from typing_extensions import TypedDict
 from graders.documents.model import ParsedSubmission
 from graders.results import Evidence, ItemResult, Status, to_points
 from graders.rubric import RubricItem
-from graders.sandbox import JobOutcome
+
+if TYPE_CHECKING:
+    from graders.sandbox import JobOutcome
 
 _PARSED: TypeAdapter[ParsedSubmission] = TypeAdapter(ParsedSubmission)
 _RESULTS: TypeAdapter[tuple[ItemResult, ...]] = TypeAdapter(tuple[ItemResult, ...])
@@ -164,8 +166,10 @@ def encode_outcome(outcome: JobOutcome) -> bytes:
 
 
 def decode_outcome(payload: bytes) -> JobOutcome:
+    from graders.sandbox.pool import JobOutcome as Outcome  # the sandbox only where one is read
+
     value = _Restricted(io.BytesIO(payload)).load()
-    if not isinstance(value, JobOutcome) or value.status != "completed":
+    if not isinstance(value, Outcome) or value.status != "completed":
         raise Rejected("not a completed sandbox job")
     for array in _arrays(value):
         if array.dtype.hasobject:

@@ -95,15 +95,18 @@ def environment(kind: str, items: Sequence[RubricItem], context: GradingContext,
             _environments[names] = (now, found)
         return found
     if kind == "written":
-        from graders.written.grader import shared_embedder
         from graders.written.settings import WrittenSettings
 
         settings = WrittenSettings.from_options(context.resources.options)
         if settings.similarity == "off":
             return "none"
         identity = model_identity(settings.max_tokens)
-        if load and identity != "none" and shared_embedder(context) is None:
-            return "none"
+        if load and identity != "none":
+            # Only where the grader runs: a regrade's keys (load=False) do not import it.
+            from graders.written.grader import shared_embedder
+
+            if shared_embedder(context) is None:
+                return "none"
         return identity
     return ""
 
@@ -127,8 +130,13 @@ def model_identity(max_tokens: int) -> str:
 def _model_identity(max_tokens: int) -> str:
     import json
 
-    from graders.embedding.bert import BertConfig
-    from graders.embedding.model import MODEL_ID, RUNTIME, EmbedderUnavailable, model_directory
+    from graders.embedding.files import (
+        MODEL_ID,
+        RUNTIME,
+        BertConfig,
+        EmbedderUnavailable,
+        model_directory,
+    )
 
     try:
         directory = model_directory()

@@ -15,14 +15,16 @@ from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from pydantic import TypeAdapter
 
 from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.results import ItemResult
 from graders.rubric import LoadedRubric, Question, Rubric, RubricItem
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # Bump a layer's version when what it stores changes meaning without a source change.
 LOCATION_VERSION = "1"
@@ -264,6 +266,8 @@ def group_key_of(head: bytes, submission: str, after: bytes) -> str:
 def sandbox_key(source: str, arrays: Sequence[np.ndarray[Any, Any]], calls: Sequence[object],
                 timeout_s: float | None, policy: object) -> str:
     """A job's observations are determined by its exact inputs and the sandbox that ran it."""
+    import numpy as np  # only where an array is hashed: the group keys do without it
+
     hasher = hashlib.sha256()
     for array in arrays:
         native = np.ascontiguousarray(array)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from graders.cache.codecs import decode_outcome, encode_outcome
 from graders.cache.core import result_cache
 from graders.cache.keys import sandbox_key
-from graders.context import GradingContext
-from graders.sandbox import Job, JobOutcome, Sandbox
+
+if TYPE_CHECKING:  # the group keys import UNCACHEABLE from here, without the sandbox
+    from graders.context import GradingContext
+    from graders.sandbox import Job, JobOutcome, Sandbox
 
 # Set in GradingContext.per_submission when a result rests on something not worth keeping (a
 # timeout, a died child, an insecure run): the engine then stores no group result from it.

@@ -17,8 +17,25 @@ and the parent may decide the check on the one named like the weights, only when
 are a softmax of the case's scores. Such credit says so and has confidence 0.8.
 """
 
-from graders.code.grader import CodeGrader, shared_sandbox
+from __future__ import annotations
 
-GRADER = CodeGrader()
+from typing import TYPE_CHECKING, Any
+
+from graders.lazy import load
+
+if TYPE_CHECKING:
+    from graders.code.grader import GRADER, CodeGrader, shared_sandbox
+
+# Imported on first use: the kind's config module (its VERSION and config model, read by
+# rubrics and the cache keys) is imported without the grader (graders.lazy).
+_WHERE = {
+    "CodeGrader": "graders.code.grader",
+    "shared_sandbox": "graders.code.grader",
+    "GRADER": "graders.code.grader",
+}
 
 __all__ = ["GRADER", "CodeGrader", "shared_sandbox"]
+
+
+def __getattr__(name: str) -> Any:
+    return load(globals(), _WHERE, name)

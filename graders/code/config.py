@@ -18,6 +18,10 @@ DEFAULT_SALVAGE_NAMES: tuple[str, ...] = (
     "alpha", "a", "softmax",
 )
 
+# The grader's version (CodeGrader.version), one definition: it names the grader's code in every
+# cache key, and the keys read it here without importing the grader (graders.registry).
+VERSION = "2"
+
 
 # Resolving walks the file system (realpath); a rubric names the same few batteries for every
 # submission, so a process resolves each once.

@@ -9,7 +9,7 @@ from fractions import Fraction
 from graders.cache.sandbox import run_cached
 from graders.code.battery import AdaptationName, Instance
 from graders.code.checks import DESCRIPTIONS, CaseVerdict, Verdict, evaluate
-from graders.code.config import DEFAULT_SALVAGE_NAMES, CodeCheckConfig, item_config
+from graders.code.config import DEFAULT_SALVAGE_NAMES, VERSION, CodeCheckConfig, item_config
 from graders.code.diagnosis import Diagnosis, diagnose
 from graders.code.extract import ExtractedCode
 from graders.code.feedback import adapted_words, safe_message, sentence
@@ -90,7 +90,7 @@ def _usable(observations: list[Observation]) -> int:
 
 class CodeGrader(Grader):
     kind = "code"
-    version = "2"
+    version = VERSION
     config_model = CodeCheckConfig
 
     def grade(self, item: RubricItem, answer: LocatedAnswer, context: GradingContext) -> ItemResult:
@@ -300,3 +300,7 @@ class CodeGrader(Grader):
             policy = instance.spec.adaptation(name)
             credit = min(credit, policy.credit if policy.allowed else Fraction(0))
         return credit
+
+
+# The kind's one grader (`graders.code.GRADER`, registered by graders.registry).
+GRADER = CodeGrader()

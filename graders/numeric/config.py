@@ -7,6 +7,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+# The grader's version (NumericGrader.version), one definition: it names the grader's code in every
+# cache key, and the keys read it here without importing the grader (graders.registry).
+VERSION = "1.1"
+
 Scalar = int | float
 ExpectedValue = Scalar | list[Scalar]
 

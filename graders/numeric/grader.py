@@ -12,7 +12,7 @@ from graders.context import GradingContext
 from graders.documents.cues import compile_cues, found_cues
 from graders.documents.model import LocatedAnswer
 from graders.numeric.arith import EvalError, Number, parse_number
-from graders.numeric.config import NumericConfig
+from graders.numeric.config import VERSION, NumericConfig
 from graders.numeric.extract import Candidate, extract
 from graders.numeric.memo import MEMO, NumericMemo, observation_key, placed, scoring_key
 from graders.numeric.select import Choice, choose, reading
@@ -24,7 +24,7 @@ from graders.rubric import RubricItem
 
 class NumericGrader(Grader):
     kind: ClassVar[str] = "numeric"
-    version: ClassVar[str] = "1.1"
+    version: ClassVar[str] = VERSION
     config_model: ClassVar[type[NumericConfig]] = NumericConfig
 
     def grade(self, item: RubricItem, answer: LocatedAnswer, context: GradingContext) -> ItemResult:
@@ -234,3 +234,7 @@ def _carry_forward(
     return Verdict(min(rule.points, item.points), text,
                    f"{show(value)} is not correct, but it follows correctly from your own "
                    "earlier value; partial credit for carrying it forward.")
+
+
+# The kind's one grader (`graders.numeric.GRADER`, registered by graders.registry).
+GRADER = NumericGrader()

@@ -13,7 +13,7 @@ from graders.documents.model import LocatedAnswer
 from graders.registry import Grader
 from graders.results import Evidence, ItemResult, Status
 from graders.rubric import RubricItem
-from graders.symbolic.config import SymbolicConfig
+from graders.symbolic.config import VERSION, SymbolicConfig
 from graders.symbolic.expressions import (
     Assignment,
     declared_scalars,
@@ -130,7 +130,7 @@ def _expected_earlier(pool: SymbolicPool, config: SymbolicConfig,
 
 class SymbolicGrader(Grader):
     kind: ClassVar[str] = "symbolic"
-    version: ClassVar[str] = "1.0"
+    version: ClassVar[str] = VERSION
     config_model: ClassVar[type[SymbolicConfig]] = SymbolicConfig
 
     def grade(self, item: RubricItem, answer: LocatedAnswer, context: GradingContext) -> ItemResult:
@@ -245,3 +245,7 @@ def _expression_evidence(reading: Reading, answer: LocatedAnswer, in_parts: bool
         note += f"; factor {reading.reply['factor']}"
     return Evidence(kind="expression", text=re.sub(r"\s+", " ", reading.assignment.expression),
                     start=start, end=end, note=note)
+
+
+# The kind's one grader (`graders.symbolic.GRADER`, registered by graders.registry).
+GRADER = SymbolicGrader()

@@ -1,11 +1,37 @@
 """The `written` grader kind: prose and short derivations graded by concepts."""
 
-from graders.written.config import Contradiction, Element, Exemplar, PartialCredit, WrittenConfig
-from graders.written.grader import WrittenGrader, shared_embedder
-from graders.written.scoring import SimilarityModel
-from graders.written.settings import WrittenSettings
+from __future__ import annotations
 
-GRADER = WrittenGrader()
+from typing import TYPE_CHECKING, Any
+
+from graders.lazy import load
+
+if TYPE_CHECKING:
+    from graders.written.config import (
+        Contradiction,
+        Element,
+        Exemplar,
+        PartialCredit,
+        WrittenConfig,
+    )
+    from graders.written.grader import GRADER, WrittenGrader, shared_embedder
+    from graders.written.scoring import SimilarityModel
+    from graders.written.settings import WrittenSettings
+
+# Imported on first use: the kind's config module (its VERSION and config model, read by
+# rubrics and the cache keys) is imported without the grader (graders.lazy).
+_WHERE = {
+    "Contradiction": "graders.written.config",
+    "Element": "graders.written.config",
+    "Exemplar": "graders.written.config",
+    "PartialCredit": "graders.written.config",
+    "WrittenConfig": "graders.written.config",
+    "WrittenGrader": "graders.written.grader",
+    "shared_embedder": "graders.written.grader",
+    "SimilarityModel": "graders.written.scoring",
+    "WrittenSettings": "graders.written.settings",
+    "GRADER": "graders.written.grader",
+}
 
 __all__ = [
     "GRADER",
@@ -19,3 +45,7 @@ __all__ = [
     "WrittenSettings",
     "shared_embedder",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    return load(globals(), _WHERE, name)

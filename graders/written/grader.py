@@ -21,7 +21,7 @@ from graders.results import ItemResult, Status
 from graders.rubric import Rubric, RubricItem
 from graders.written.calibration import shipped_calibration
 from graders.written.cohort import COHORT_KEY, Cohort, whole_vector
-from graders.written.config import WrittenConfig, element_statement
+from graders.written.config import VERSION, WrittenConfig, element_statement
 from graders.written.contradiction import Opposite, opposite_of
 from graders.written.exemplars import exemplar_estimate, reference_offset
 from graders.written.features import feature_targets, reference_features
@@ -85,7 +85,7 @@ class _Plan:
 
 class WrittenGrader(Grader):
     kind: ClassVar[str] = "written"
-    version: ClassVar[str] = "5"
+    version: ClassVar[str] = VERSION
     config_model: ClassVar[type[WrittenConfig]] = WrittenConfig
 
     def grade(self, item: RubricItem, answer: LocatedAnswer, context: GradingContext) -> ItemResult:
@@ -309,3 +309,7 @@ def stated_threshold(item: RubricItem, rubric: Rubric) -> float:
 
 def _sentences_of(vectors: AnswerVectors) -> int:
     return sum(1 for u in vectors.units if len(u.sentences) == 1)
+
+
+# The kind's one grader (`graders.written.GRADER`, registered by graders.registry).
+GRADER = WrittenGrader()

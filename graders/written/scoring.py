@@ -11,12 +11,12 @@ from graders.results import Evidence
 from graders.written.config import WrittenConfig, element_label
 from graders.written.contradiction import Opposite
 from graders.written.matching import PatternVerdict
-from graders.written.similarity import AnswerVectors, Closest
 from graders.written.text import Sentence
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the similarity module (NumPy, the embedding model) only where vectors are
     from graders.written.calibration import Calibration
     from graders.written.exemplars import ExemplarEstimate
+    from graders.written.similarity import AnswerVectors, Closest
 
 # Cosine (all-MiniLM-L6-v2) from which an exemplar counts as the same answer, and below which
 # an answer's closest stretch is unrelated to the reference.

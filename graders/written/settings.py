@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graders.embedding.model import DEFAULT_MAX_TOKENS
+from graders.embedding.files import DEFAULT_MAX_TOKENS
 
 # Bounds on the similarity work one answer can cause. A real answer stays well inside them (the
 # longest in the seeds is 2,900 characters on 42 lines); a hostile 30 kB field is cut to them.

@@ -6,8 +6,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graders.embedding import EmbedderUnavailable, SentenceEmbedder, load_embedder, model_directory
-from graders.embedding import model as model_module
+from graders.embedding import (
+    EmbedderUnavailable,
+    SentenceEmbedder,
+    files,
+    load_embedder,
+    model_directory,
+)
 
 
 def _cos(embedder: SentenceEmbedder, a: str, b: str) -> float:
@@ -79,7 +84,7 @@ def test_cache_returns_the_same_vector_without_encoding(embedder: SentenceEmbedd
 def test_missing_package_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == model_module.MODEL_PACKAGE
+                        lambda name, *a: None if name == files.MODEL_PACKAGE
                         else real(name, *a))
     with pytest.raises(EmbedderUnavailable, match="not installed"):
         load_embedder()
