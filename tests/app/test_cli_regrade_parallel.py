@@ -21,11 +21,17 @@ from typing import Any
 
 from sqlalchemy import select
 
-from app.assignments.service import sync_rubric_dir
 from app.db.models import RegradeJob
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
-from tests.app.test_cli_regrade_startup import KEPT, REPO, _database, _present, _regrade
-from tests.app.test_regrade_cache import KNOWN_MISTAKE, POINTS_AND_FEEDBACK, RUBRIC, SECRET, SLUG
+from tests.app.test_cli_regrade_startup import (
+    KEPT,
+    REPO,
+    _database,
+    _present,
+    _regrade,
+    use_edited_rubric,
+)
+from tests.app.test_regrade_cache import KNOWN_MISTAKE, POINTS_AND_FEEDBACK, SECRET, SLUG
 from tests.app.test_regrade_fast import stored
 
 RUN = (
@@ -93,14 +99,7 @@ def _edited_copies(tmp_path: Path) -> tuple[str, str]:
     """The database graded once (each run records its keys), the rubric edited, and a copy."""
     url, sessions = _database(tmp_path, KEPT)
     _regrade(tmp_path, url, "first")  # the grading processes: each run records its keys
-    edited = RUBRIC
-    for old, new in POINTS_AND_FEEDBACK + KNOWN_MISTAKE:
-        edited = edited.replace(old, new)
-    (tmp_path / "rubrics").mkdir()
-    (tmp_path / "rubrics" / f"{SLUG}.yaml").write_text(edited)
-    with unit_of_work(sessions) as session:
-        sync_rubric_dir(session, tmp_path / "rubrics")
-    sessions.kw["bind"].dispose()
+    use_edited_rubric(tmp_path, sessions, POINTS_AND_FEEDBACK + KNOWN_MISTAKE)
     shutil.copy(tmp_path / "g.db", tmp_path / "one.db")
     return url, f"sqlite:///{tmp_path / 'one.db'}"
 

@@ -116,15 +116,7 @@ def test_a_points_only_regrade_starts_no_grading_process_and_no_migrations(
     assert "regraded 4 submissions of transformer-basics" in first, first
     assert "multiprocessing.forkserver" in first_modules  # the listing sees a started pool
 
-    edited = RUBRIC
-    for old, new in POINTS_AND_FEEDBACK:
-        assert old in edited
-        edited = edited.replace(old, new)
-    (tmp_path / "rubrics").mkdir()
-    (tmp_path / "rubrics" / f"{SLUG}.yaml").write_text(edited)
-    with unit_of_work(sessions) as session:
-        sync_rubric_dir(session, tmp_path / "rubrics")
-    sessions.kw["bind"].dispose()
+    use_edited_rubric(tmp_path, sessions, POINTS_AND_FEEDBACK)
 
     second, modules = _regrade(tmp_path, url, "second")
     assert "regraded 4 submissions of transformer-basics" in second, second
@@ -182,3 +174,18 @@ def test_a_points_only_regrade_of_a_rubric_without_written_items_imports_no_writ
     assert "app.regrade.fast" in modules and "app.calibration.service" in modules
     assert _present(modules) == []
     assert _present(modules, NOT_WRITTEN) == []
+
+
+def use_edited_rubric(tmp_path: Path, sessions: sessionmaker[Session],
+                      edits: list[tuple[str, str]]) -> None:
+    """The bundled rubric with `edits` applied made the assignment's current rubric (as an
+    instructor's edit would), from a folder of its own; the engine's connections closed."""
+    edited = RUBRIC
+    for old, new in edits:
+        assert old in edited
+        edited = edited.replace(old, new)
+    (tmp_path / "rubrics").mkdir()
+    (tmp_path / "rubrics" / f"{SLUG}.yaml").write_text(edited)
+    with unit_of_work(sessions) as session:
+        sync_rubric_dir(session, tmp_path / "rubrics")
+    sessions.kw["bind"].dispose()

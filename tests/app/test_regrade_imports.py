@@ -17,11 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from app.assignments.service import sync_rubric_dir
-from app.db.session import unit_of_work
 from graders import registry
-from tests.app.test_cli_regrade_startup import KEPT, REPO, _database, _present, _regrade
-from tests.app.test_regrade_cache import POINTS_AND_FEEDBACK, RUBRIC, SECRET, SLUG
+from tests.app.test_cli_regrade_startup import (
+    KEPT,
+    REPO,
+    _database,
+    _present,
+    _regrade,
+    use_edited_rubric,
+)
+from tests.app.test_regrade_cache import POINTS_AND_FEEDBACK, SECRET, SLUG
 
 # The model's identity (graders.embedding.files, in the written groups' keys) is read, not the
 # model: its package imports its modules on first use.
@@ -62,15 +67,7 @@ def test_a_points_only_regrade_imports_no_grader_it_does_not_run(tmp_path: Path)
     first, _ = _regrade(tmp_path, url, "first")  # graded by the grading processes
     assert "regraded 4 submissions of transformer-basics" in first, first
 
-    edited = RUBRIC
-    for old, new in POINTS_AND_FEEDBACK:
-        assert old in edited
-        edited = edited.replace(old, new)
-    (tmp_path / "rubrics").mkdir()
-    (tmp_path / "rubrics" / f"{SLUG}.yaml").write_text(edited)
-    with unit_of_work(sessions) as session:
-        sync_rubric_dir(session, tmp_path / "rubrics")
-    sessions.kw["bind"].dispose()
+    use_edited_rubric(tmp_path, sessions, POINTS_AND_FEEDBACK)
 
     second, modules = _imported(tmp_path, url)
     assert "regraded 4 submissions of transformer-basics" in second, second

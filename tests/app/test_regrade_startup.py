@@ -25,13 +25,17 @@ from rich.progress import BarColumn, MofNCompleteColumn, ProgressColumn, TextCol
 from sqlalchemy.orm import Session, sessionmaker
 from typer.testing import CliRunner
 
-from app.assignments.service import sync_rubric_dir
 from app.cli import context, ops
 from app.cli import main as cli_main
 from app.db.migrate import upgrade
-from app.db.session import unit_of_work
 from app.settings import get_settings
-from tests.app.test_cli_regrade_startup import KEPT, _database, _present, _regrade
+from tests.app.test_cli_regrade_startup import (
+    KEPT,
+    _database,
+    _present,
+    _regrade,
+    use_edited_rubric,
+)
 from tests.app.test_regrade_cache import POINTS_AND_FEEDBACK, RUBRIC, SLUG
 
 REPO = Path(__file__).resolve().parent.parent.parent
@@ -39,15 +43,7 @@ POSTGRESQL = ("sqlalchemy.dialects.postgresql",)
 
 
 def _points_only(tmp_path: Path, sessions: sessionmaker[Session]) -> None:
-    edited = RUBRIC
-    for old, new in POINTS_AND_FEEDBACK:
-        assert old in edited
-        edited = edited.replace(old, new)
-    (tmp_path / "rubrics").mkdir()
-    (tmp_path / "rubrics" / f"{SLUG}.yaml").write_text(edited)
-    with unit_of_work(sessions) as session:
-        sync_rubric_dir(session, tmp_path / "rubrics")
-    sessions.kw["bind"].dispose()
+    use_edited_rubric(tmp_path, sessions, POINTS_AND_FEEDBACK)
 
 
 def test_a_points_only_regrade_on_sqlite_of_written_and_code_items_loads_no_postgresql(
