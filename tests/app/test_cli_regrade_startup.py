@@ -54,8 +54,9 @@ RUN = (
 )
 
 
-def _regrade(tmp_path: Path, url: str, name: str, slug: str = SLUG) -> tuple[str, set[str]]:
-    env = dict(
+def regrade_env(url: str) -> dict[str, str]:
+    """The environment of a real CLI regrade of the database at `url`, cache on."""
+    return dict(
         os.environ,
         GRADEFORMER_DATABASE_URL=url,
         GRADEFORMER_WORKERS="1",
@@ -64,6 +65,10 @@ def _regrade(tmp_path: Path, url: str, name: str, slug: str = SLUG) -> tuple[str
         OPENBLAS_NUM_THREADS="1",
         COLUMNS="200",  # one line per message, whatever the terminal
     )
+
+
+def _regrade(tmp_path: Path, url: str, name: str, slug: str = SLUG) -> tuple[str, set[str]]:
+    env = regrade_env(url)
     listing = tmp_path / f"{name}.json"
     done = subprocess.run(
         [sys.executable, "-c", RUN, str(listing), "regrade", "--assignment", slug],

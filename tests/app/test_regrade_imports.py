@@ -9,7 +9,6 @@ module the process imported; no hook is added to the product for the test.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -24,9 +23,10 @@ from tests.app.test_cli_regrade_startup import (
     _database,
     _present,
     _regrade,
+    regrade_env,
     use_edited_rubric,
 )
-from tests.app.test_regrade_cache import POINTS_AND_FEEDBACK, SECRET, SLUG
+from tests.app.test_regrade_cache import POINTS_AND_FEEDBACK, SLUG
 
 # The model's identity (graders.embedding.files, in the written groups' keys) is read, not the
 # model: its package imports its modules on first use.
@@ -46,14 +46,7 @@ _IMPORTED = re.compile(r"import time:\s+\d+ \|\s+\d+ \| *([\w.]+)")
 
 
 def _imported(tmp_path: Path, url: str) -> tuple[str, set[str]]:
-    env = dict(
-        os.environ,
-        GRADEFORMER_DATABASE_URL=url,
-        GRADEFORMER_WORKERS="1",
-        GRADEFORMER_CODE_INPUT_SECRET=SECRET,
-        GRADEFORMER_RESULT_CACHE="true",
-        COLUMNS="200",
-    )
+    env = regrade_env(url)
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "app.cli.main", "regrade", "--assignment", SLUG],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=600, check=False,
