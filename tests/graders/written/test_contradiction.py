@@ -6,6 +6,7 @@ word overlap but turned around by a negation, an antonym or two swapped roles.
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 
 from hypothesis import HealthCheck, given, settings
@@ -89,7 +90,7 @@ def _rubric(reference: str, with_elements: bool) -> str:
     words = [w.strip(".,").lower() for w in reference.split() if len(w) > 3]
     elements = ""
     if with_elements:
-        patterns = ", ".join(f"'{w}'" for w in words[:2])
+        patterns = ", ".join(json.dumps(w) for w in words[:2])  # any word: quoted, escaped
         elements = f"""
           elements:
             - id: idea
@@ -106,7 +107,7 @@ questions:
         points: 4
         grader: written
         config:
-          reference: [{reference!r}]{elements}
+          reference: [{json.dumps(reference)}]{elements}
 """
 
 
