@@ -154,6 +154,13 @@ def _model_identity(max_tokens: int) -> str:
     return f"{MODEL_ID}|{RUNTIME}|{tokens}|{digest}"
 
 
+def _python_beside(battery: Path) -> list[Path]:
+    """The Python files in a battery's folder: its module (reference and known bugs) and
+    whatever that module may import or read. The other batteries' YAML files beside it are
+    read only by their own batteries: adding or editing one leaves this battery's key alone."""
+    return [p for p in battery.parent.iterdir() if p.is_file() and p.suffix == ".py"]
+
+
 def _batteries(names: Sequence[str]) -> str:
     if names:
         from graders.code.config import resolve_battery
@@ -162,8 +169,7 @@ def _batteries(names: Sequence[str]) -> str:
         for name in names:
             try:
                 battery = resolve_battery(name)
-                files = sorted(p for p in battery.parent.iterdir() if p.is_file()
-                               and p.suffix in (".yaml", ".py"))
+                files = sorted({battery, *_python_beside(battery)})
                 parts.append(name + "=" + ",".join(f"{p.name}:{_file_digest(p)}" for p in files))
             except (OSError, ValueError):
                 parts.append(name + "=unreadable")

@@ -86,7 +86,9 @@ class BatterySpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     function: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
-    module: str
+    # The trusted module beside the battery file (a file name, no folder): the result cache's
+    # key covers the Python files in the battery's folder (graders.cache.groups).
+    module: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*\.py$")
     reference: str
     variants: str | None = None
     timeout_s: float | None = Field(default=None, gt=0, le=60)

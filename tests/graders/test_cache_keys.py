@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import copy
+import shutil
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -211,3 +213,43 @@ def test_where_the_caches_live_is_not_part_of_a_key() -> None:
                             "result_cache_path": "/mnt/b/result-cache.sqlite"})
     assert here == there
     assert options_digest({**base, "review_threshold": 0.9}) != options_digest(dict(base))
+
+
+def test_a_code_battery_key_covers_its_file_and_the_python_beside_it_not_other_batteries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another battery's YAML added or edited beside B3's leaves B3's key alone (a new question's
+    battery does not send every code answer back to the sandbox); B3's own file or any Python
+    file beside it (the trusted module and what it may import) changes it."""
+    import graders.code.config as code_config
+    from graders.cache import groups
+
+    folder = tmp_path / "transformer-basics"
+    shutil.copytree(BUNDLED_RUBRICS / "transformer-basics", folder)
+    monkeypatch.setattr(code_config, "resolve_battery", lambda name: tmp_path / name)
+
+    def key() -> str:
+        return groups._batteries(("transformer-basics/b3.yaml",))
+
+    before = key()
+    assert "unreadable" not in before
+    (folder / "b5.yaml").write_text((folder / "b4.yaml").read_text())
+    (folder / "b4.yaml").write_text((folder / "b4.yaml").read_text() + "\n# edited\n")
+    assert key() == before
+    (folder / "helpers.py").write_text("SCALE = 2\n")
+    after_python = key()
+    assert after_python != before
+    (folder / "b3.yaml").write_text((folder / "b3.yaml").read_text() + "\n# edited\n")
+    assert key() not in (before, after_python)
+
+
+@pytest.mark.parametrize("module", ["sub/attention.py", "../attention.py", "attention", "/x.py"])
+def test_a_battery_module_is_a_file_beside_it(module: str) -> None:
+    from pydantic import ValidationError
+
+    from graders.code.battery import BatterySpec
+
+    data = yaml.safe_load((BUNDLED_RUBRICS / "transformer-basics" / "b3.yaml").read_text())
+    BatterySpec.model_validate(data)
+    with pytest.raises(ValidationError):
+        BatterySpec.model_validate({**data, "module": module})
