@@ -49,9 +49,13 @@ lint: $(VENV)/.installed-dev
 # grading pools) that import app/ and graders/; where PYTHONDONTWRITEBYTECODE is set (this
 # machine's environment sets it) none of them writes it, and each compiled the sources again
 # (~0.45 s of CPU per process importing the grading stack).
+# The suite runs on every core (pytest-xdist), a test file to a worker: each file's module
+# fixtures (a running app, a graded set) are built once, and a file's tests run in their order.
+# Every test has its own databases (SQLite copies, PostgreSQL databases with random names),
+# folders and ports, so two files running at once share nothing but the machine.
 test: $(VENV)/.installed-dev services browser lint
 	$(BIN)/python -m compileall -q app graders benchmarks tests
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto --dist loadfile
 
 bench: $(VENV)/.installed-dev services
 	$(BIN)/python benchmarks/sandbox.py
