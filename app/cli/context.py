@@ -62,6 +62,10 @@ def domain_errors() -> Iterator[None]:
         raise fail(exc.detail) from None
 
 
+# Start-ups frozen now (startup_frozen): what a pause allocates meanwhile is frozen with them.
+_frozen = 0
+
+
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """Start-up (a command's imports, a rubric's grader modules) allocates a great many
@@ -70,7 +74,7 @@ def collector_paused() -> Iterator[None]:
     without one (frozen with them while start-up is frozen, else in the oldest generation, which
     only a full pass walks). The collector is left as it was."""
     enabled = gc.isenabled()
-    frozen = gc.get_freeze_count() > 0
+    frozen = _frozen > 0  # not gc.get_freeze_count(): it walks every frozen object
     gc.disable()
     try:
         yield
@@ -87,8 +91,11 @@ def startup_frozen() -> Iterator[None]:
     """Bulk work after start-up: what start-up built (modules, classes, SQLAlchemy's and
     pydantic's tables: most of the process's objects) lives on, so the collector's full passes
     skip it meanwhile instead of walking it again each time; collected as before afterwards."""
+    global _frozen
     gc.freeze()
+    _frozen += 1
     try:
         yield
     finally:
+        _frozen -= 1
         gc.unfreeze()

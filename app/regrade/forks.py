@@ -61,11 +61,19 @@ def run_forked(batches: Sequence[Batch], count: int, work: Callable[[Batch], T],
     if before_fork is not None:
         before_fork()
     workers = _start(count, work, in_worker)
+    retired: list[int] = []
     finished = False
     try:
         while workers:
             for worker in list(workers):
                 _hand_out(worker, pending, stopping, workers, forked)
+            if not pending:
+                # Nothing left to hand out: an idle worker leaves now, while the others
+                # finish their last batches (not after them).
+                for worker in [w for w in workers if not w.held]:
+                    workers.remove(worker)
+                    worker.conn.close()
+                    retired.append(worker.pid)
             busy = {w.conn: w for w in workers if w.held}
             if not busy:
                 break
@@ -95,8 +103,8 @@ def run_forked(batches: Sequence[Batch], count: int, work: Callable[[Batch], T],
             worker.conn.close()  # its next read ends: it leaves
             if not finished:
                 _kill(worker.pid)
-        for worker in workers:
-            _reap(worker.pid)
+        for pid in [*retired, *(worker.pid for worker in workers)]:
+            _reap(pid)
 
 
 def _hand_out(worker: _Worker, pending: deque[Batch], stopping: threading.Event | None,

@@ -131,9 +131,13 @@ def forked(factory: sessionmaker[Session], fast: FastPath, chunks: list[list[int
 
         def work(chunk: list[int]) -> _Answer:
             fast.stats = FastStats()
-            stored, untried = triage(reads, fast, chunk)
+            untried: set[int] = set()
+            if chunk == first:  # triaged here before the fork: the worker has its runs
+                runs = stored
+            else:
+                runs, untried = triage(reads, fast, chunk)
             found = rescore(reads, factory, fast, [sid for sid in chunk if sid not in untried],
-                            stored, target, turns)
+                            runs, target, turns)
             return _Answer(sorted(untried), found, fast.stats)
 
         def in_worker() -> None:
@@ -142,12 +146,34 @@ def forked(factory: sessionmaker[Session], fast: FastPath, chunks: list[list[int
             if engine.dialect.name == "sqlite":
                 turns.open()
 
-        run_forked([first, *chunks[1:]] if first else chunks[1:], workers, work,
+        run_forked([first, *tapered(chunks[1:], workers)] if first
+                   else tapered(chunks[1:], workers), workers, work,
                    Forked(done, lost), stopping=stopping, before_fork=before_fork,
                    in_worker=in_worker)
     finally:
         os.close(shared)
     return True
+
+
+# The last batches are smaller, down to this share of a full one: the workers end within a
+# small batch's time of each other, where one may otherwise idle for most of a full one's.
+TAPER = 4
+
+
+def tapered(chunks: list[list[int]], workers: int) -> list[list[int]]:
+    """The same submissions in the same order, in batches of the largest chunk's size until
+    the rest would give each worker fewer than two such, then smaller (at least 1/TAPER of
+    it): what is left is shared out more evenly at the end."""
+    ids = [sid for chunk in chunks for sid in chunk]
+    full = max((len(chunk) for chunk in chunks), default=0)
+    least = max(1, full // TAPER)
+    batches: list[list[int]] = []
+    at = 0
+    while at < len(ids):
+        size = min(full, max(least, -(-(len(ids) - at) // (2 * workers))))
+        batches.append(ids[at : at + size])
+        at += size
+    return batches
 
 
 # A worker's young generation is collected after this many new container objects (the

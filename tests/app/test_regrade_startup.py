@@ -138,14 +138,12 @@ def test_what_the_pause_allocated_joins_the_oldest_objects_without_a_pass() -> N
             built = [[n] for n in range(10_000)]  # well past a young generation's threshold
         assert passes == [] and gc.get_freeze_count() == 0
         assert any(found is built for found in gc.get_objects(generation=2))
-        gc.freeze()  # start-up frozen (ops.regrade): what the pause adds is frozen with it
-        try:
+        with context.startup_frozen():  # (ops.regrade): what the pause adds is frozen with it
             frozen = gc.get_freeze_count()
             with context.collector_paused():
                 more = [[n] for n in range(10_000)]
             assert gc.get_freeze_count() >= frozen + len(more)
-        finally:
-            gc.unfreeze()
+        assert gc.get_freeze_count() == 0
     finally:
         gc.callbacks.remove(seen)
 
