@@ -66,7 +66,7 @@ def needed(target: float) -> int:
 
 
 def target_of(targets: dict[str, float], question: str) -> float:
-    from graders.written.risk import DEFAULT_TARGET
+    from graders.written.settings import DEFAULT_TARGET
 
     return targets.get(question, targets.get("", DEFAULT_TARGET))
 
@@ -122,13 +122,15 @@ def _learned(question: str, item: RubricItem, target: float,
              rows: list[GradedItem]) -> LearnedItem:
     """One written item's exemplars and threshold (a rubric without one never imports the
     written package)."""
-    from graders.written.risk import MAX_EXEMPLARS, risk_threshold
+    from graders.written.settings import MAX_EXEMPLARS
 
     # The latest decisions: an instructor's view of a question sharpens as they grade.
     shown = [g for g in rows if g.answer][-MAX_EXEMPLARS:]
     calibration = [g for g in rows if g.same_rubric]
     threshold = bound = share = None
     if len(calibration) >= needed(target):
+        from graders.written.risk import risk_threshold  # the scoring modules: only here
+
         confidence = [g.confidence for g in calibration]
         wrong = [disagrees(g, item) for g in calibration]
         threshold, bound, share = risk_threshold(confidence, wrong, target)

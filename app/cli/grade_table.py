@@ -37,7 +37,7 @@ from graders.embedding import SentenceEmbedder
 from graders.embedding.cache import default_directory, prune, writable
 from graders.rubric import RubricError, load_rubric
 from graders.written.grader import EMBEDDER_KEY
-from graders.written.risk import DEFAULT_TARGET
+from graders.written.settings import DEFAULT_TARGET
 from graders.written.table import RowResult, TableGrader, TableRow
 
 # A field larger than this is not read into memory (the answer is cut far below it anyway).

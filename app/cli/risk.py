@@ -11,7 +11,7 @@ from app.calibration import service
 from app.calibration.summary import ItemRisk, risk_control
 from app.cli.context import console, database, domain_errors, safe
 from app.db.session import unit_of_work
-from graders.written.risk import DEFAULT_TARGET
+from graders.written.settings import DEFAULT_TARGET
 
 risk_app = typer.Typer(help="Risk control: error targets and calibrated thresholds per question.",
                        no_args_is_help=True)

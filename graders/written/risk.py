@@ -22,9 +22,7 @@ from typing import Any
 from graders.results import ItemResult
 from graders.rubric import LoadedRubric, RubricItem
 from graders.written.calibration import AGREEMENT
-
-DEFAULT_TARGET = 0.05
-MAX_EXEMPLARS = 40  # per question: every answer is compared with each one
+from graders.written.settings import DEFAULT_TARGET, MAX_EXEMPLARS
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,12 @@ from graders.embedding.files import DEFAULT_MAX_TOKENS
 # longest in the seeds is 2,900 characters on 42 lines); a hostile 30 kB field is cut to them.
 DEFAULT_MAX_CHARS = 4000
 DEFAULT_MAX_SENTENCES = 48
+# Risk control (graders.written.risk), here so that what reads them (the calibration service
+# before every regrade, the CLI's options) does not import the scoring modules: the share of
+# confidently graded answers allowed to be wrong, and the exemplars kept per question (every
+# answer is compared with each one).
+DEFAULT_TARGET = 0.05
+MAX_EXEMPLARS = 40
 
 
 def _int(options: Mapping[str, Any], key: str, default: int, low: int) -> int:

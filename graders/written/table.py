@@ -30,14 +30,13 @@ from graders.rubric import LoadedRubric, Question, RubricItem
 from graders.written.cohort import COHORT_KEY, Cohort
 from graders.written.grader import WrittenGrader, shared_embedder
 from graders.written.risk import (
-    DEFAULT_TARGET,
     Graded,
     QuestionRisk,
     calibrate_question,
     the_written_item,
     with_exemplars,
 )
-from graders.written.settings import WrittenSettings
+from graders.written.settings import DEFAULT_TARGET, WrittenSettings
 from graders.written.table_cohorts import CohortPlan, reference_only
 from graders.written.table_rows import (
     RowStore,

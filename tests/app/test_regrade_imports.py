@@ -36,6 +36,9 @@ NOT_RUN = (
     "graders.code.grader",
     "graders.written.grader",
     "graders.written.similarity",
+    "graders.written.risk",  # the calibration service reads its settings, not the rule
+    "graders.written.calibration",
+    "graders.written.scoring",
     "graders.embedding.model",
     "graders.embedding.bert",
     "graders.embedding.cache",
