@@ -361,12 +361,10 @@ class FastPath:
 
     def _regraded(self, key: str, version_id: int, spec: GroupSpec, basis: str,
                   doc: ParsedSubmission) -> list[ItemResult] | None:
-        """The results stored under `key`, graded again here on the located answer already
-        read (the numeric grader, on an answer it has seen, costs less than reading and
-        validating them back): only when `key` is the group's key under the stored run's
-        rubric for this very answer (`basis` is its digest), without earlier results to read.
-        The key names everything they are computed from, as for any cache entry; None: read
-        them back."""
+        """The results stored under `key`, graded again on the located answer already read
+        (cheaper than reading them back): only when `key` is the group's key under the stored
+        run's rubric for this very answer, with no earlier results to read (a key names all
+        its results are computed from). None: read them back."""
         keys = self.rubrics.get(version_id)
         if (keys is None or spec.kind not in IN_PLACE_KINDS or spec.referenced
                 or not spec.static or keys.key(spec, basis, _no_earlier) != key):
@@ -407,7 +405,7 @@ class FastPath:
 
 
 def _no_earlier(ids: Sequence[str]) -> dict[str, ItemResult] | None:
-    return {} if not ids else None
+    return None if ids else {}
 
 
 def _missing_results(loaded: LoadedRubric, question: Question,
