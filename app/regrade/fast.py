@@ -30,6 +30,7 @@ from app.regrade.compare import same_result
 from graders.cache import CACHE_KEY, ResultCache
 from graders.cache.codecs import decode_parsed, decode_results, encode_results
 from graders.cache.groups import cacheable
+from graders.cache.keys import answer_digest
 from graders.cache.runs import MISSING, GroupSpec, RunKeys
 from graders.context import GradingContext, GradingResources
 from graders.documents.model import ParsedSubmission
@@ -129,12 +130,19 @@ def _keys_text(stored: StoredRun, groups: Mapping[str, Any],
             if not (isinstance(old[0], str) and old[0] and text.count(f'"{old[0]}"') == 1
                     and old[1] == new_groups[name][1]):
                 break
-            text = text.replace(f'"{old[0]}"', json.dumps(key), 1)
+            text = text.replace(f'"{old[0]}"', _quoted(key), 1)
         else:
             return text
     return json.dumps({"location": keys.get("location") if keys else None,
                        "answers": keys.get("answers", 0) if keys else 0,
                        "groups": dict(new_groups)})
+
+
+def _quoted(key: str) -> str:
+    """`json.dumps(key)`: a key ("group:" and a hex digest) needs no escaping."""
+    if key.isascii() and key.isprintable() and '"' not in key and "\\" not in key:
+        return f'"{key}"'
+    return json.dumps(key)
 
 
 class FastPath:
@@ -308,7 +316,8 @@ class FastPath:
                         return None
                 if cacheable(results):
                     new_groups[spec.name] = [key, basis]
-                before = self._stored_results(entry[0], stored.rubric_version_id, spec.name)
+                before = self._stored_results(entry[0], stored.rubric_version_id, spec.name,
+                                              basis, parsed[0] if parsed else None)
                 for result in results:
                     recomputed[result.item_id] = result
                 if before is not None:
@@ -330,22 +339,44 @@ class FastPath:
             return None
         return {r.item_id: r for r in _missing_results(keys.loaded, question, doc)}
 
-    def _stored_results(self, key: str, version_id: int, name: str
-                        ) -> list[ItemResult] | None:
+    def _stored_results(self, key: str, version_id: int, name: str, basis: str,
+                        doc: ParsedSubmission | None = None) -> list[ItemResult] | None:
         """The results a stored run's rows of group `name` were written from: those its key
         names, read with the group's items as its rubric stated them (a row whose new result
-        is the same stays: it is not moved and written again)."""
+        is the same stays: it is not moved and written again). With the located submission
+        at hand (`doc`), a numeric group's are graded again rather than read (`_regraded`)."""
         spec = self.stated.get(version_id, {}).get(name)
         if spec is None:
             return None
         found = self.memo.get(key)
         if found is None:
-            question = spec.question.id
-            found = self.cache.load(key, lambda p: decode_results(p, spec.items, question))
+            found = None if doc is None else self._regraded(key, version_id, spec, basis, doc)
             if found is None:
-                return None
+                question = spec.question.id
+                found = self.cache.load(key, lambda p: decode_results(p, spec.items, question))
+                if found is None:
+                    return None
             self._remember(key, found)
         return found
+
+    def _regraded(self, key: str, version_id: int, spec: GroupSpec, basis: str,
+                  doc: ParsedSubmission) -> list[ItemResult] | None:
+        """The results stored under `key`, graded again on the located answer already read
+        (cheaper than reading them back): only when `key` is the group's key under the stored
+        run's rubric for this very answer, with no earlier results to read (a key names all
+        its results are computed from). None: read them back."""
+        keys = self.rubrics.get(version_id)
+        if (keys is None or spec.kind not in IN_PLACE_KINDS or spec.referenced
+                or not spec.static or keys.key(spec, basis, _no_earlier) != key):
+            return None
+        answer = doc.answers.get(spec.question.id)
+        if answer is None or not answer.text.strip() or answer_digest(answer) != basis:
+            return None
+        context = GradingContext(rubric=keys.loaded.rubric, question=spec.question,
+                                 submission=doc, resources=self.resources, earlier={},
+                                 per_submission={})
+        results = _grade_group(spec.kind, list(spec.items), answer, context)
+        return results if cacheable(results) else None
 
     def _grade(self, spec: GroupSpec, key: str, resolve: Any,
                located: Any) -> list[ItemResult] | None:
@@ -371,6 +402,10 @@ class FastPath:
 
     def close(self) -> None:
         self.cache.flush()
+
+
+def _no_earlier(ids: Sequence[str]) -> dict[str, ItemResult] | None:
+    return None if ids else {}
 
 
 def _missing_results(loaded: LoadedRubric, question: Question,

@@ -89,6 +89,7 @@ class RunKeys:
         # Per group without earlier results to read, by what its key is made of but the
         # submission's part: what the key hashes around that part (`keys.group_key_parts`).
         self._parts: dict[tuple[str, str, str, str], tuple[bytes, bytes]] = {}
+        self._spec_parts: dict[int, tuple[GroupSpec, Mapping[str, Any], tuple[bytes, bytes]]] = {}
         self.questions: list[tuple[Question, list[GroupSpec]]] = []
         for number, question in enumerate(loaded.rubric.questions):
             by_kind: dict[str, list[RubricItem]] = {}
@@ -125,6 +126,12 @@ class RunKeys:
         """The group's key on a submission whose located part it reads is `basis`; None when
         the earlier results it reads cannot be resolved."""
         if not spec.referenced:
+            # A regrade computes every group's key of every stored run: the parts are kept by
+            # the spec (a frozen dataclass, kept with them so that its id is not reused) and
+            # the options mapping they were made for.
+            kept = self._spec_parts.get(id(spec))
+            if kept is not None and kept[0] is spec and kept[1] is self.options:
+                return group_key_of(kept[2][0], basis, kept[2][1])
             made = (spec.static, spec.question.id, options_digest(self.options), spec.env)
             parts = self._parts.get(made)
             if parts is None:
@@ -132,6 +139,9 @@ class RunKeys:
                     self._parts.clear()
                 parts = self._parts[made] = group_key_parts(made[0], made[1], made[2], "",
                                                             made[3])
+            if len(self._spec_parts) >= PARTS_MEMO:
+                self._spec_parts.clear()
+            self._spec_parts[id(spec)] = (spec, self.options, parts)
             return group_key_of(parts[0], basis, parts[1])
         earlier = self.earlier_for(spec, resolve)
         if earlier is None:

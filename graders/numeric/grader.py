@@ -37,12 +37,13 @@ class NumericGrader(Grader):
         # points or wording re-scores kept observations, and an answer seen before at another
         # place in its document is its kept results moved there.
         memo = context.resources.shared(MEMO, NumericMemo)
-        stated = [memo.config(item) for item in items]
+        known = [memo.item(item) for item in items]
+        stated = [config for config, _ in known]
         configs = [(item.id, config) for item, (config, _) in zip(items, stated, strict=True)]
         carried = [_earlier_value(c.carry_forward.from_item, context) for _, c in configs
                    if c.carry_forward is not None]
         key = scoring_key(answer, items, context.question.id, context.review_threshold,
-                          carried)
+                          carried, [told for _, told in known])
         kept = memo.scored.get(key)
         if kept is not None:
             return placed(kept[1], kept[0], answer)

@@ -69,6 +69,15 @@ class Bounded(Generic[K, V]):
             self._entries.popitem(last=False)
 
 
+Stated = tuple[str, str, str, str]  # an item as the scoring key names it (`stated`)
+ITEMS = 1024  # items kept by object (a rubric has a few dozen; calibration copies a few more)
+
+
+def stated(item: RubricItem) -> Stated:
+    """What a scored group's key reads of an item: its id, title, points and config."""
+    return (item.id, item.title, str(item.points), repr(item.config))
+
+
 class NumericMemo:
     """One process's memos (`GradingResources.shared(MEMO, NumericMemo)`)."""
 
@@ -76,16 +85,33 @@ class NumericMemo:
         self.observations: Bounded[Hashable, Any] = Bounded(observations)
         self.scored: Bounded[Hashable, tuple[int | None, list[ItemResult]]] = Bounded(scored)
         self.configs: Bounded[str, tuple[NumericConfig, str]] = Bounded(1024)
+        # By the item object (a frozen model, whose config no code changes in place; kept, so
+        # that its id is not reused while here): its validated config and its stated part,
+        # made once per item rather than once per group graded (a regrade grades thousands).
+        self._items: dict[int, tuple[RubricItem, tuple[NumericConfig, str], Stated]] = {}
+
+    def _item(self, item: RubricItem) -> tuple[RubricItem, tuple[NumericConfig, str], Stated]:
+        found = self._items.get(id(item))
+        if found is None or found[0] is not item:
+            told = stated(item)
+            config = self.configs.get(told[3])
+            if config is None:
+                typed = NumericConfig.model_validate(item.config)
+                config = (typed, repr(typed.model_dump(exclude=_NOT_OBSERVED)))
+                self.configs.put(told[3], config)
+            if len(self._items) >= ITEMS:
+                self._items.clear()
+            found = self._items[id(item)] = (item, config, told)
+        return found
 
     def config(self, item: RubricItem) -> tuple[NumericConfig, str]:
         """The item's config, validated, and the part of it observing reads (as text)."""
-        stated = repr(item.config)
-        found = self.configs.get(stated)
-        if found is None:
-            config = NumericConfig.model_validate(item.config)
-            found = (config, repr(config.model_dump(exclude=_NOT_OBSERVED)))
-            self.configs.put(stated, found)
-        return found
+        return self._item(item)[1]
+
+    def item(self, item: RubricItem) -> tuple[tuple[NumericConfig, str], Stated]:
+        """`config(item)` and `stated(item)`, kept with the item."""
+        found = self._item(item)
+        return found[1], found[2]
 
 
 def _answer_part(answer: LocatedAnswer) -> tuple[object, ...]:
@@ -98,14 +124,15 @@ def observation_key(answer: LocatedAnswer, observed: Sequence[tuple[str, str]]) 
 
 
 def scoring_key(answer: LocatedAnswer, items: Sequence[RubricItem], question: str,
-                threshold: float, carried: Sequence[object]) -> Hashable:
+                threshold: float, carried: Sequence[object],
+                told: Sequence[Stated] | None = None) -> Hashable:
     """Everything a scored group reads but the answer's offsets (whether it has them counts).
     Numbers enter with their type: 1, 1.0 and Fraction(1) are equal keys but not equal
-    inputs."""
+    inputs. `told`: `stated(item)` of each item, when the caller has them."""
     return (
         _answer_part(answer), answer.start is None, answer.confidence, answer.method,
         answer.label, answer.note, answer.question_id, question, repr(threshold),
-        tuple((i.id, i.title, str(i.points), repr(i.config)) for i in items),
+        tuple(told) if told is not None else tuple(stated(i) for i in items),
         tuple((type(v).__name__, repr(v)) for v in carried),
     )
 

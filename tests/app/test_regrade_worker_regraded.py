@@ -1,0 +1,71 @@
+"""A regrade worker grades a stored numeric group's results again (`FastPath._regraded`) rather
+than reading them back from the result cache: what it grades is exactly what the cache holds
+under the stored key, for every stored run of the mixed set, before and after a rubric edit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+
+from app.db.models import RubricVersion, Submission
+from app.db.session import unit_of_work
+from app.regrade.batches import fast_path
+from app.regrade.fast import FastPath, stored_runs
+from graders.cache.codecs import decode_parsed, decode_results
+from graders.results import ItemResult
+from graders.rubric import parse_rubric
+from tests.app.test_regrade_cache import KNOWN_MISTAKE, POINTS_AND_FEEDBACK
+from tests.app.test_regrade_fast import Setup, _edited, setup  # noqa: F401 (a fixture)
+
+
+def _fast(setup: Setup) -> tuple[FastPath, dict[int, Any]]:  # noqa: F811
+    with unit_of_work(setup.fast) as session:
+        text = session.execute(select(RubricVersion.source_text)
+                               .order_by(RubricVersion.id.desc())).scalars().first()
+        ids = list(session.execute(select(Submission.id)).scalars())
+        assert text is not None
+        fast = fast_path(parse_rubric(text, "<test>"), None, setup.options)
+        assert fast is not None
+        stored = stored_runs(session, ids)
+        fast.pool_only(session, ids, stored)
+    return fast, stored
+
+
+def _compared(setup: Setup) -> int:  # noqa: F811
+    fast, stored = _fast(setup)
+    compared = 0
+    for run in stored.values():
+        groups = (run.keys or {}).get("groups", {})
+        doc = None if not run.keys else fast.cache.load(str(run.keys["location"]),
+                                                        decode_parsed)
+        for name, (key, basis) in groups.items():
+            spec = fast.stated.get(run.rubric_version_id, {}).get(name)
+            if spec is None or doc is None:
+                continue
+            regraded = fast._regraded(key, run.rubric_version_id, spec, basis, doc)
+            question = spec.question.id
+            read: list[ItemResult] | None = fast.cache.load(
+                key, lambda p, s=spec, q=question: decode_results(p, s.items, q))
+            if spec.kind != "numeric":
+                assert regraded is None
+                continue
+            assert read is not None
+            if regraded is not None:
+                compared += 1
+                assert regraded == read
+                for mine, theirs in zip(regraded, read, strict=True):
+                    assert mine.model_dump() == theirs.model_dump()
+            # another answer's digest, or another key: read back, never graded
+            assert fast._regraded(key, run.rubric_version_id, spec, "0" * 64, doc) is None
+            assert fast._regraded("group:other", run.rubric_version_id, spec, basis,
+                                  doc) is None
+    return compared
+
+
+def test_the_results_graded_again_are_those_the_stored_key_names(
+        setup: Setup) -> None:  # noqa: F811
+    assert _compared(setup) >= 5  # the numeric groups of every stored run, same rubric
+    for edits in (POINTS_AND_FEEDBACK, KNOWN_MISTAKE):
+        setup.edit(_edited(edits))
+        assert _compared(setup) >= 5  # read with the items as the stored run's rubric had them
