@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -224,24 +223,16 @@ def test_the_dashboard_page_renders_the_risk_table(api: Api) -> None:
     browser = TestClient(api.client.app)
     assert browser.post("/sign-in", data={"token": api.tokens["prof"], "next": url}).is_success
     html = browser.get(url).text
-
-    def render() -> Any:
-        with sync_api.sync_playwright() as playwright:
-            chromium = playwright.chromium.launch(executable_path=str(CHROMIUM),
-                                                  args=["--no-sandbox"])
-            try:
-                page = chromium.new_page()
-                page.set_content(html)  # self-contained: no request leaves the page
-                return page.eval_on_selector_all(
-                    "#risk tbody tr",
-                    "rows => rows.map(r => Array.from(r.cells, c => c.innerText))")
-            finally:
-                chromium.close()
-
-    # Playwright's sync API refuses a thread where an event loop counts as running; once, in a
-    # pytest-xdist worker, something run earlier in that process had left one so: its own thread.
-    with ThreadPoolExecutor(1) as own_thread:
-        cells = own_thread.submit(render).result()
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM),
+                                              args=["--no-sandbox"])
+        try:
+            page = chromium.new_page()
+            page.set_content(html)  # self-contained: no request leaves the page
+            cells = page.eval_on_selector_all(
+                "#risk tbody tr", "rows => rows.map(r => Array.from(r.cells, c => c.innerText))")
+        finally:
+            chromium.close()
     rows = {c[0].split("\n")[0]: c for c in cells}
     expected = api.client.get(RISK, headers=api.auth("prof")).json()
     assert set(rows) == {r["item"] for r in expected}

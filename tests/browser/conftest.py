@@ -71,7 +71,10 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
         server.signal_group(signal.SIGTERM, timeout=60)
 
 
-@pytest.fixture(scope="session")
+# Per module, not per session: while Playwright's sync API is open its event loop counts as
+# running in this thread, and a later test file in the same process (pytest-xdist hands files
+# out in any order) that starts Playwright itself would be refused.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     sync_playwright = _playwright()
     with sync_playwright() as playwright:
