@@ -19,8 +19,9 @@ from app.grading.advance import AdvancedRun, advance_runs
 from app.grading.repository import run_scores
 from app.regrade import repository
 from app.regrade.changes import ScoreChange
-from app.regrade.fast import FastPath, Rescored, StoredRun, stored_runs
+from app.regrade.fast import FastPath, Rescored
 from app.regrade.settle import Settled, settle
+from app.regrade.stored import StoredRun, stored_runs
 from app.submissions.repository import overrides_for
 from graders.rubric import LoadedRubric
 
