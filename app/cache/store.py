@@ -4,8 +4,9 @@ SQLite in WAL mode lets every grading process of the machine read while one writ
 the main database is (SQLite or PostgreSQL): the cache holds only derived, re-computable data,
 so it stays out of the main database's transactions and backups. Writes are buffered and go in
 one short transaction per document. Entries carry the time they were last used; past the size
-cap the least recently used are evicted. A file that cannot be opened, a locked database or a
-disk error only turns reads into misses and drops writes: grading never waits on the cache.
+cap the least recently used are evicted (a read refreshes an entry's time of last use when it
+is older than `TOUCH_AFTER_S`). A file that cannot be opened, a locked database or a disk error
+only turns reads into misses and drops writes: grading never waits on the cache.
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ BUSY_MS = 200  # a writer holding the file longer than this: the entry is droppe
 EVICT_TO = 0.8  # eviction brings the size down to this share of the cap
 CHECK_EVERY = 64  # flushes between size checks
 EVICT_BATCH = 50_000  # entries looked at per eviction (the next check continues)
+# An entry's last-used time is refreshed by a read only when it is older than this: eviction
+# needs no finer order, and a regrade soon after grading (or another regrade) then does not
+# rewrite every entry it reads (each refresh rewrites the entry and its `used` index entry).
+TOUCH_AFTER_S = 3600.0
 
 
 class SqliteStore:
@@ -77,12 +82,13 @@ class SqliteStore:
             return pending
         try:
             row = self._connection().execute(
-                "SELECT value FROM entries WHERE key = ?", (key,)).fetchone()
+                "SELECT value, used FROM entries WHERE key = ?", (key,)).fetchone()
         except sqlite3.Error:
             return None
         if row is None or not isinstance(row[0], bytes):
             return None
-        self._touched.add(key)
+        if not isinstance(row[1], int | float) or time.time() - row[1] >= TOUCH_AFTER_S:
+            self._touched.add(key)
         return row[0]
 
     def put(self, key: str, value: bytes) -> None:

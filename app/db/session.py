@@ -41,6 +41,11 @@ def _configure_sqlite(engine: Engine) -> None:
         # Reads map the file instead of copying each page out of it: a regrade batch reads a
         # page or two of every one of its 1,000 runs and submissions, each once, cold.
         cursor.execute(f"PRAGMA mmap_size={SQLITE_MMAP_BYTES}")
+        # Temporary files (the statement journals of multi-row writes, sorts) in memory: a
+        # regrade batch's moves of runs and item rows otherwise wrote ~9,000 pages a batch to
+        # files in /var/tmp that are deleted unread. They hold at most what one statement
+        # changes or sorts, bounded by the batch sizes and the requests' limits.
+        cursor.execute("PRAGMA temp_store=MEMORY")
         cursor.close()
 
     @event.listens_for(engine, "begin")
