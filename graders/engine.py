@@ -17,7 +17,7 @@ from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.registry import get_grader
 from graders.results import ItemResult, Status
-from graders.rubric import LoadedRubric, Question, RubricItem
+from graders.rubric import LoadedRubric, Question, Rubric, RubricItem
 
 ENGINE_VERSION = "1"
 
@@ -89,9 +89,22 @@ def _not_asked(
     )
 
 
-def _grade_group(
+NO_ANSWER = "No answer to this question was found."
+
+
+def unanswered(rubric: Rubric, question: Question, reason: str) -> list[ItemResult]:
+    """The results of a question the document has no answer to (`reason`: the parser's, or
+    NO_ANSWER): missing, or not counted when some handout editions do not ask it."""
+    absent_from = rubric.handouts_without(question)
+    return [_not_asked(item, question, reason, absent_from) if absent_from
+            else _plain(item, question, Status.MISSING, reason) for item in question.items]
+
+
+def grade_group(
     kind: str, items: list[RubricItem], answer: LocatedAnswer, context: GradingContext
 ) -> list[ItemResult]:
+    """One grader on a question's items of its kind, its failures kept as data: a grader that
+    raises, omits an item or gives points out of range yields `grader_error` for the item."""
     question = context.question
     grader = get_grader(kind)
     if grader is None:
@@ -142,12 +155,9 @@ def grade_submission(
     for question in rubric.questions:
         answer = submission.answers.get(question.id)
         if answer is None or not answer.text.strip():
-            reason = submission.missing.get(question.id, "No answer to this question was found.")
-            absent_from = rubric.handouts_without(question)
-            for item in question.items:
-                results[item.id] = (_not_asked(item, question, reason, absent_from)
-                                    if absent_from else
-                                    _plain(item, question, Status.MISSING, reason))
+            for result in unanswered(rubric, question,
+                                     submission.missing.get(question.id, NO_ANSWER)):
+                results[result.item_id] = result
             continue
         context = GradingContext(
             rubric=rubric, question=question, submission=submission,
@@ -157,7 +167,7 @@ def grade_submission(
         for item in question.items:
             groups.setdefault(item.grader, []).append(item)
         for kind, items in groups.items():
-            grade = partial(_grade_group, kind, items, answer, context)
+            grade = partial(grade_group, kind, items, answer, context)
             for result in grade_cached(cache, loaded, kind, items, context, located, grade):
                 results[result.item_id] = result
     ordered = tuple(results[item.id] for item in rubric.items())

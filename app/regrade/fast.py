@@ -32,13 +32,12 @@ from graders.cache.keys import answer_digest
 from graders.cache.runs import MISSING, GroupSpec, RunKeys
 from graders.context import GradingContext, GradingResources
 from graders.documents.model import ParsedSubmission
-from graders.engine import _grade_group, _not_asked, _plain
-from graders.results import ItemResult, Status
+from graders.engine import NO_ANSWER, grade_group, unanswered
+from graders.results import ItemResult
 from graders.rubric import LoadedRubric, Question, parse_rubric
 
 # Kinds re-scored in this process on a cache miss: cheap, and needing nothing but the answer.
 IN_PLACE_KINDS = frozenset({"numeric"})
-NO_ANSWER = "No answer to this question was found."  # graders.engine's reason when none given
 MEMO_ENTRIES = 50_000
 
 
@@ -304,7 +303,7 @@ class FastPath:
         context = GradingContext(rubric=keys.loaded.rubric, question=spec.question,
                                  submission=doc, resources=self.resources, earlier={},
                                  per_submission={})
-        results = _grade_group(spec.kind, list(spec.items), answer, context)
+        results = grade_group(spec.kind, list(spec.items), answer, context)
         return results if cacheable(results) else None
 
     def _grade(self, spec: GroupSpec, key: str, resolve: Any,
@@ -322,7 +321,7 @@ class FastPath:
         context = GradingContext(rubric=self.loaded.rubric, question=spec.question,
                                  submission=doc, resources=self.resources, earlier=earlier,
                                  per_submission={})
-        results = _grade_group(spec.kind, list(spec.items), answer, context)
+        results = grade_group(spec.kind, list(spec.items), answer, context)
         self.stats.groups_run += 1
         if cacheable(results):
             self.cache.save(key, encode_results(results))
@@ -340,8 +339,4 @@ def _no_earlier(ids: Sequence[str]) -> dict[str, ItemResult] | None:
 def _missing_results(loaded: LoadedRubric, question: Question,
                      parsed: ParsedSubmission) -> list[ItemResult]:
     """What graders.engine gives the items of an unanswered question."""
-    rubric = loaded.rubric
-    reason = parsed.missing.get(question.id, NO_ANSWER)
-    absent_from = rubric.handouts_without(question)
-    return [_not_asked(item, question, reason, absent_from) if absent_from
-            else _plain(item, question, Status.MISSING, reason) for item in question.items]
+    return unanswered(loaded.rubric, question, parsed.missing.get(question.id, NO_ANSWER))
