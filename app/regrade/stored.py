@@ -36,7 +36,6 @@ class StoredRun:
     keys_text: str | None = None  # `keys` as stored (JSON)
 
 
-
 def stored_runs(session: Session, ids: Sequence[int]) -> dict[int, StoredRun]:
     # Core, and the keys read as their JSON text: a re-scored run's new keys are that text
     # with the changed keys replaced (`keys_text`), never encoded again whole.
@@ -58,7 +57,7 @@ def stored_runs(session: Session, ids: Sequence[int]) -> dict[int, StoredRun]:
 
 
 def keys_text(stored: StoredRun, groups: Mapping[str, Any],
-               new_groups: Mapping[str, list[str]]) -> str:
+              new_groups: Mapping[str, list[str]]) -> str:
     """The new keys as JSON text: the stored text with each changed key replaced when the
     groups are the same ones (the keys are digests, each found once), else encoded anew."""
     text = stored.keys_text
