@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import sys
 import sysconfig
 from pathlib import Path
 
@@ -168,7 +169,15 @@ def test_the_root_is_read_only_and_holds_only_the_plan(sandbox: Sandbox) -> None
     plan = root_plan()
     assert plan.executable in plan.files
     assert not any("/site-packages/" in f and "/numpy" not in f for f in plan.files)
-    assert not any(f.startswith(("/etc", "/proc", "/tmp", "/home")) for f in plan.files)
+    # Only the interpreter's installation, the environment's numpy and the system's shared
+    # libraries: nothing else of the host (no /etc, /proc, no other file of the folder the
+    # checkout or the virtualenv lives in, wherever that is: /tmp and /home clones included).
+    sources = (f"{sys.base_prefix}/", f"{sys.prefix}/", "/lib/", "/lib64/", "/usr/lib/",
+               "/usr/lib64/")
+    assert [f for f in plan.files if not f.startswith(sources)] == []
+    assert not any(f.startswith(("/etc", "/proc")) for f in plan.files)
+    assert not any(f.startswith(f"{sys.prefix}/") and "/site-packages/" not in f
+                   and not f.startswith(f"{sys.prefix}/bin/") for f in plan.files)
     source = ("import os, sys\n"
               "try:\n"
               "    open(sys.executable, 'ab')\n"
