@@ -15,6 +15,7 @@ from graders.numeric.arith import EvalError, Number, parse_number
 from graders.numeric.config import VERSION, NumericConfig
 from graders.numeric.extract import Candidate, extract
 from graders.numeric.memo import MEMO, NumericMemo, observation_key, placed, scoring_key
+from graders.numeric.scaling import choose_factor
 from graders.numeric.select import Choice, choose, reading
 from graders.numeric.verdicts import Verdict, exact, plain, plausibility, show
 from graders.registry import Grader
@@ -135,13 +136,46 @@ def observe(answer: LocatedAnswer, configs: Sequence[tuple[str, NumericConfig]]
     """The values the answer gives and which item each answers: reads the answer's text and
     parts and what each config says to look for, never points or feedback."""
     chosen: dict[str, Choice] = {}
+    for item_id, config in configs:
+        if config.form == "factor":
+            text = answer.parts.get(item_id, _without_parts(answer))
+            factor = choose_factor(text, config)
+            if factor is not None:
+                chosen[item_id] = factor
+    # an item with no factor written as one is read like any value (`ratio = 16`)
+    configs = [(i, c) for i, c in configs if i not in chosen]
     shared = [(i, c) for i, c in configs if i not in answer.parts]
     if shared:
         chosen.update(choose(extract(_without_parts(answer)), shared))
     for item_id, config in configs:
         if item_id in answer.parts:
             chosen.update(choose(extract(answer.parts[item_id]), [(item_id, config)]))
+    for item_id, config in configs:
+        plain_value = chosen.get(item_id) if config.form == "factor" else None
+        if plain_value is not None:
+            kept = _plain_factor(plain_value, answer.parts.get(item_id, _without_parts(answer)))
+            if kept is None:
+                del chosen[item_id]
+            else:
+                chosen[item_id] = kept
     return chosen
+
+
+_RESULT = re.compile(r"(?:=|≈|→|\\approx|\\to)\s*\$?\s*$")
+
+
+def _plain_factor(choice: Choice, text: str) -> Choice | None:
+    """A factor item's value not written as a factor: a shape or a product (`2x2`, `n x 64`) is
+    not an answer, and a number that is neither boxed, nor the result of a relation
+    (`ratio = (2n)^2 / n^2 = 4`), nor near the item's cues is only a suggestion for a reader."""
+    candidate = choice.candidates[0]
+    if candidate.expression and not candidate.boxed:
+        return None
+    concluded = _RESULT.search(text, max(0, candidate.start - 12), candidate.start)
+    if candidate.boxed or (candidate.final and concluded) or choice.cues:
+        return choice
+    return Choice(choice.candidates, choice.value, choice.cues, min(choice.confidence, 0.5),
+                  choice.rivals)
 
 
 def _as_choice(candidate: Candidate, config: NumericConfig, chosen: Choice) -> Choice:
