@@ -48,18 +48,19 @@ _CLOSE = r"(?:\\right\s*)?(?:\\\||\\rVert|\\Vert|‖|\|\|)"
 # the content alternates plain characters and commands (never `\right`, `\rVert`, `\Vert`), so
 # each character is matched one way only and the scan stays linear
 _NORM = re.compile(_OPEN + r"\s*(?P<inner>(?:[^|‖\\]|\\(?!right|rVert|Vert)[A-Za-z]+){1,80}?)\s*"
-                   + _CLOSE + r"(?:_\s*\{?\s*2\s*\}?)?")
+                   + _CLOSE + r"(?:_\s*(?:\{\s*2\s*\}|2))?")
 
 
 NORM_PREFIX = "norm_"
 
 
 def norm_names(text: str) -> str:
-    """A norm as one scalar name the parser reads (`\\|k_a\\|` -> `norm_{ka}`): a norm is a
-    positive number, which is all an expression that divides or scales by it needs."""
+    """A norm as one scalar name the parser reads (`\\|k_a\\|` -> `\\mathrm{norm}_{ka}`, the
+    symbol norm_ka): a norm is a positive number, which is all an expression that divides or
+    scales by it needs."""
     def name(m: re.Match[str]) -> str:
         inner = re.sub(r"[^A-Za-z0-9]", "", m.group("inner").replace("\\", ""))
-        return f"{NORM_PREFIX}{{{inner}}}" if inner else m.group(0)
+        return f"\\mathrm{{{NORM_PREFIX[:-1]}}}_{{{inner}}}" if inner else m.group(0)
     return _NORM.sub(name, text)
 
 

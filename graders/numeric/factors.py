@@ -46,9 +46,10 @@ _FOLD = re.compile(rf"(?<![\w.]){_NUMBER}\s?-?\s?fold\b", re.IGNORECASE)
 _FACTOR = re.compile(rf"\bfactor\s(?:of\s)?(?:about\s|around\s|approximately\s|~\s?)?"
                      rf"{_NUMBER}(?![\w.]\d|\w)", re.IGNORECASE)
 _DIVIDED = re.compile(rf"\bdivided\s+by\s+{_NUMBER}(?![\w.]\d|\w)", re.IGNORECASE)
-_VERBS = {"double": 2, "doubles": 2, "doubled": 2, "twice": 2, "triple": 3, "triples": 3,
-          "tripled": 3, "thrice": 3, "quadruple": 4, "quadruples": 4, "quadrupled": 4,
-          "halve": Fraction(1, 2), "halves": Fraction(1, 2), "halved": Fraction(1, 2)}
+_VERBS: dict[str, int | Fraction] = {
+    "double": 2, "doubles": 2, "doubled": 2, "twice": 2, "triple": 3, "triples": 3, "tripled": 3,
+    "thrice": 3, "quadruple": 4, "quadruples": 4, "quadrupled": 4,
+    "halve": Fraction(1, 2), "halves": Fraction(1, 2), "halved": Fraction(1, 2)}
 _VERB = re.compile(r"\b(?P<verb>" + "|".join(sorted(_VERBS, key=len, reverse=True))
                    + r")\b(?![- ]?(?:check|precision|count))", re.IGNORECASE)
 _PARTS = {"half": 2, "third": 3, "quarter": 4, "fourth": 4, "eighth": 8, "sixteenth": 16}
