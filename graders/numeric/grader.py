@@ -153,7 +153,8 @@ def observe(answer: LocatedAnswer, configs: Sequence[tuple[str, NumericConfig]]
     for item_id, config in configs:
         plain_value = chosen.get(item_id) if config.form == "factor" else None
         if plain_value is not None:
-            kept = _plain_factor(plain_value, answer.parts.get(item_id, _without_parts(answer)))
+            text = answer.parts.get(item_id, _without_parts(answer))
+            kept = _plain_factor(plain_value, config, text)
             if kept is None:
                 del chosen[item_id]
             else:
@@ -161,18 +162,21 @@ def observe(answer: LocatedAnswer, configs: Sequence[tuple[str, NumericConfig]]
     return chosen
 
 
-_RESULT = re.compile(r"(?:=|≈|→|\\approx|\\to)\s*\$?\s*$")
+# what names a value a factor when it is not written as one (`ratio = (2n)^2 / n^2 = 4`)
+_RATIO = re.compile(r"\b(?:ratios?|factor|speed-?up|scal(?:e|es|ed|ing))\b", re.IGNORECASE)
 
 
-def _plain_factor(choice: Choice, text: str) -> Choice | None:
+def _plain_factor(choice: Choice, config: NumericConfig, text: str) -> Choice | None:
     """A factor item's value not written as a factor: a shape or a product (`2x2`, `n x 64`) is
-    not an answer, and a number that is neither boxed, nor the result of a relation
-    (`ratio = (2n)^2 / n^2 = 4`), nor near the item's cues is only a suggestion for a reader."""
+    not an answer, and a number that is neither boxed, nor named a ratio (`ratio = (2n)^2 / n^2 =
+    4`), nor labelled by the item's cues is only a suggestion for a reader."""
     candidate = choice.candidates[0]
     if candidate.expression and not candidate.boxed:
         return None
-    concluded = _RESULT.search(text, max(0, candidate.start - 12), candidate.start)
-    if candidate.boxed or (candidate.final and concluded) or choice.cues:
+    # the sentence it stands in, up to it, and the words right after it
+    lead = re.split(r"[.;:!?]\s|\n", text[max(0, candidate.start - 120):candidate.start])[-1]
+    own = f"{lead} {candidate.trailing}"
+    if candidate.boxed or _RATIO.search(own) or _mentions_text(own, config.cues):
         return choice
     return Choice(choice.candidates, choice.value, choice.cues, min(choice.confidence, 0.5),
                   choice.rivals)
@@ -227,7 +231,11 @@ def _value_evidence(
 
 
 def _mentions(answer: LocatedAnswer, words: Sequence[str]) -> bool:
-    return bool(words) and any(True for _ in found_cues(answer.text, compile_cues(words)))
+    return _mentions_text(answer.text, words)
+
+
+def _mentions_text(text: str, words: Sequence[str]) -> bool:
+    return bool(words) and any(True for _ in found_cues(text, compile_cues(words)))
 
 
 def _earlier_value(item_id: str, context: GradingContext) -> Number | None:

@@ -26,6 +26,10 @@ _CONCLUDE = re.compile(
     r"final|answer|result(?:s|ing)? in|which means|meaning|means|i\.e\.)\b"
     r"|→|⇒|=>|->|=|≈|∴|\\(?:Rightarrow|implies|therefore|to|approx)(?![A-Za-z])",
     re.IGNORECASE)
+# a conclusion drawn in words (a bare `=` in the explanation that follows is not one)
+_CONCLUDE_WORDS = re.compile(r"\b(?:so|therefore|thus|hence|overall|consequently|which means)\b"
+                             r"|→|⇒|∴|\\(?:Rightarrow|implies|therefore)(?![A-Za-z])",
+                             re.IGNORECASE)
 # a conclusion stated in words rather than as a number: the factor before it was working
 _UNNUMBERED = re.compile(r"\b(?:quadratic\w*|squared?|cubic\w*|linear\w*|exponential\w*)\b"
                          r"|\bO\s?\(", re.IGNORECASE)
@@ -83,6 +87,18 @@ def _same(a: FactorReading, b: FactorReading, config: NumericConfig) -> bool:
     return close(a.value, float(b.value), config)
 
 
+def _concluded_later(tail: str, config: NumericConfig) -> bool:
+    """The answer goes on to a conclusion about the item with no number in it (`so the cost
+    grows quadratically`)."""
+    cues = compile_cues(config.cues)
+    for m in _CONCLUDE_WORDS.finditer(tail):
+        end = re.compile(r"[.;\n]").search(tail, m.end())
+        sentence = tail[m.end():end.start() if end else len(tail)]
+        if _UNNUMBERED.search(sentence) or any(True for _ in found_cues(sentence, cues)):
+            return True
+    return False
+
+
 def choose_factor(text: str, config: NumericConfig) -> Choice | None:
     """The factor the answer concludes with, its confidence, and the values that compete with it
     (rivals: the grader sends the item to review when they would score differently)."""
@@ -109,10 +125,7 @@ def choose_factor(text: str, config: NumericConfig) -> Choice | None:
             # one the student means is a reader's call, never a confident zero
             rivals += [s for s in others if s not in rivals and close(s.reading.value, expected,
                                                                         config)]
-    tail = folded[final.reading.end:]
-    if _CONCLUDE.search(tail) and (_UNNUMBERED.search(tail)
-                                   or any(True for _ in found_cues(tail, compile_cues(
-                                       config.cues)))):
+    if _concluded_later(folded[final.reading.end:final.reading.end + 2000], config):
         confidence = min(confidence, 0.5)  # the answer concludes after it, in words
     return Choice((_candidate(final, True),), final.reading.value, final.cues, confidence,
                   tuple(_candidate(s, False) for s in rivals))
