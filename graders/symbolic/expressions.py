@@ -59,7 +59,7 @@ _LEFT_OK = re.compile(
 )
 _STOP = re.compile(
     r"\$|\n|\\q?quad\b|\\text\b|\\(?:Rightarrow|implies|rightarrow|to|approx|sim|gg|ll|"
-    r"text|quad|forall|iff)\b|=|≈|→|⇒|,(?!\d{3}(?!\d))|;|\s(?:b/c|where|with|for|since|s\.t\.|and|so|"
+    r"text|quad|forall|iff|in|notin|ni|mid)\b|=|≈|→|⇒|,(?!\d{3}(?!\d))|;|\s(?:b/c|where|with|for|since|s\.t\.|and|so|"
     r"because|which|if)\b|"
     r"\s(?!(?:" + _GREEK + r"|sqrt|frac|exp|cdot|times)\b)[A-Za-z]{3,}\b(?![_^{])"
 )
@@ -92,7 +92,8 @@ def find_assignments(text: str, target: str) -> list[Assignment]:
         if re.fullmatch(_SIMPLE_NAME, text[start:end].strip()) and chained:
             # q_1 = q_2 = beta(u_a + u_b): the value is further along the chain
             start, end = chained.end(), _rhs_end(text, chained.end())
-        expression = text[start:end].strip().rstrip(".,;")
+        # a LaTeX space or line break (`\;`, `\\`) cut at its second character leaves a backslash
+        expression = text[start:end].strip().rstrip(".,;").rstrip("\\").rstrip()
         expression = _drop_condition(expression)
         if expression:
             found.append(Assignment(target, written[start:start + len(expression)], start,
