@@ -34,18 +34,26 @@ _WORDS = WORD + r"(?:[ -]" + WORD + r"){0,2}"
 # `4^2` (and `4^{2}`): a power is how a squared factor is often shown
 _POWER = r"(?:\s?\^\s?\{?\s?(?P<power>\d{1,2})\s?\}?)?"
 _NUMBER = rf"(?:(?P<digits>{_DIGITS}){_POWER}|(?P<words>{_WORDS}))"
-_SIGN = r"(?:[x×X✕]|\\times(?![A-Za-z]))"
+# `倍` is "times" typed in Chinese or Japanese (`16倍`)
+_SIGN = r"(?:[x×X✕倍]|\\times(?![A-Za-z]))"
 
 # `16x`, `16 ×`, `16\times`, `4^2 x`: the sign must not go on to a number or a name (`2x2`,
 # `768 x 768`, `2 x d_k`)
-_SUFFIX = re.compile(rf"(?<![\w.^_]){_NUMBER}\s?{_SIGN}(?![A-Za-z0-9_])")
+_SUFFIX = re.compile(rf"(?<![A-Za-z0-9.^_]){_NUMBER}\s?{_SIGN}(?![A-Za-z0-9_])")
 # `x2`, `×16`, `x 16`, `\times 16`: after a word, punctuation or nothing, never after a value
 _PREFIX = re.compile(rf"(?<![A-Za-z0-9_]){_SIGN}\s?(?P<digits>{_DIGITS})(?![\w.]\d|[\w])")
-_TIMES = re.compile(rf"(?<![\w.^]){_NUMBER}[ \t]+times\b", re.IGNORECASE)
-_FOLD = re.compile(rf"(?<![\w.]){_NUMBER}\s?-?\s?fold\b", re.IGNORECASE)
+_TIMES = re.compile(rf"(?<![A-Za-z0-9_.^]){_NUMBER}[ \t]+times\b", re.IGNORECASE)
+_FOLD = re.compile(rf"(?<![A-Za-z0-9_.]){_NUMBER}\s?-?\s?fold\b", re.IGNORECASE)
 _FACTOR = re.compile(rf"\bfactor\s(?:of\s)?(?:about\s|around\s|approximately\s|~\s?)?"
                      rf"{_NUMBER}(?![\w.]\d|\w)", re.IGNORECASE)
 _DIVIDED = re.compile(rf"\bdivided\s+by\s+{_NUMBER}(?![\w.]\d|\w)", re.IGNORECASE)
+# `multiplies the cost by 4`, `is multiplied by 4`, `scales by 4` (a bounded run of words between)
+_MULTIPLIED = re.compile(rf"\b(?:multipl(?:y|ies|ied)|scal(?:es|ed))(?:[ \t]+[\w^]{{1,20}}){{0,4}}?"
+                         rf"[ \t]+by[ \t]+{_NUMBER}(?![\w.%]\d|[\w%])", re.IGNORECASE)
+# a percentage: `increases by 300%` is 4x, `25% of the cost` is a quarter
+_PERCENT = re.compile(r"\b(?P<grow>(?:increas\w*|grows?|grew|goes[ \t]+up|rises?)[ \t]+by[ \t]+)?"
+                      r"(?P<percent>\d{1,5}(?:\.\d{1,3})?)[ \t]?%(?(grow)|(?=[ \t]+of\b))",
+                      re.IGNORECASE)
 _VERBS: dict[str, int | Fraction] = {
     "double": 2, "doubles": 2, "doubled": 2, "twice": 2, "triple": 3, "triples": 3, "tripled": 3,
     "thrice": 3, "quadruple": 4, "quadruples": 4, "quadrupled": 4,
@@ -55,7 +63,7 @@ _VERB = re.compile(r"\b(?P<verb>" + "|".join(sorted(_VERBS, key=len, reverse=Tru
 _PARTS = {"half": 2, "third": 3, "quarter": 4, "fourth": 4, "eighth": 8, "sixteenth": 16}
 _PART = re.compile(r"\b(?:a|one)[ -](?P<part>half|third|quarter|fourth|eighth|sixteenth)\b"
                    r"|\bhalf\s(?=as\s|of\s)", re.IGNORECASE)
-_SLASH = re.compile(r"(?<![\w./])(?P<num>\d{1,3})\s?/\s?(?P<den>\d{1,4})(?:th)?"
+_SLASH = re.compile(r"(?<![A-Za-z0-9_./])(?P<num>\d{1,3})\s?/\s?(?P<den>\d{1,4})(?:th)?"
                     r"(?=\s(?:of|the|as)\b)"
                     r"|\\[dt]?frac\{\s?(?P<fnum>\d{1,3})\s?\}\{\s?(?P<fden>\d{1,4})\s?\}")
 
@@ -64,12 +72,18 @@ _PRODUCT_AFTER = re.compile(r"\s*(?:\d|\(|\\|[A-Za-z](?:_|\^|\s*[=+*/)]|\s*$|[.,
                             r"|[A-Za-z]_)")
 # what stands before a prefix sign in a product or a variable name: a value, a closing bracket,
 # a single-letter name, a subscripted name (`W x1`, `d_k × 64`, `(N/P) x 4`)
-_PRODUCT_BEFORE = re.compile(r"(?:[\d)\]}+*/-]|(?<![A-Za-z])[A-Za-z]|_\{?\w+\}?|\^\{?\w+\}?)\s*$")
+# (a lone `*`: `**x16**` is Markdown bold)
+_PRODUCT_BEFORE = re.compile(r"(?:[\d)\]}+/-]|(?<!\*)\*|(?<![A-Za-z])[A-Za-z]|_\{?\w+\}?"
+                             r"|\^\{?\w+\}?)\s*$")
 # after a prefix sign's number: a relation or operator makes it a name in an equation
-_EQUATION_AFTER = re.compile(r"\s*(?:[=_^'+*/]|-\s*[\w\\])")
-_DECREASE = re.compile(r"\b(?:decreas\w*|reduc\w*|shrink\w*|shrunk|drops?|dropp\w*|falls?|fell|"
-                       r"lower\w*|smaller|less|fewer|cheaper|cuts?|divid\w*|down)\b",
-                       re.IGNORECASE)
+_EQUATION_AFTER = re.compile(r"\s*(?:[=_^'+/]|\*(?!\*)|-\s*[\w\\])")
+# a decrease: a verb in the clause before the factor (`the cost decreases by a factor of 4`,
+# `drops 4-fold`), or a comparative right after it (`4x fewer`, `4 times cheaper`, `a 4x
+# reduction`); a comparative further on describes something else (`16x with smaller patches`)
+_DECREASE_BEFORE = re.compile(r"\b(?:decreas\w*|reduc\w*|shrink\w*|shrunk|drops?|dropp\w*|"
+                              r"falls?|fell|lower(?:s|ed)?|cuts?|divid\w*|down)\b", re.IGNORECASE)
+_DECREASE_AFTER = re.compile(r"[\s*-]{0,3}(?:(?:as|times|the)\s+)?(?:decreas\w*|reduc\w*|"
+                             r"smaller|less|fewer|cheaper|lower|shorter|drop)\b", re.IGNORECASE)
 _CLAUSE_BREAK = re.compile(r"[,;:.!?\n(]|\b(?:and|but|so|while|whereas|then|thus|therefore|"
                            r"hence|because|since)\b", re.IGNORECASE)
 _WINDOW = 40
@@ -128,7 +142,8 @@ def _multiplier(text: str, m: re.Match[str], kind: str) -> FactorReading | None:
     if words and value == 1 and kind == "times":
         return None  # `one time` is not a scaling
     before, after = _clause(text, start, end)
-    decrease = value > 1 and bool(_DECREASE.search(before) or _DECREASE.search(after))
+    decrease = value > 1 and bool(_DECREASE_BEFORE.search(before)
+                                  or _DECREASE_AFTER.match(after))
     if kind == "divided":
         decrease = True
     return FactorReading(1 / value if decrease else value, start, end, text[start:end].strip(),
@@ -144,6 +159,11 @@ def _simple(text: str) -> list[FactorReading]:
         part = (m.group("part") or "half").lower()
         found.append(FactorReading(Fraction(1, _PARTS[part]), m.start(), m.end(),
                                    m.group(0).strip(), words=True))
+    for m in _PERCENT.finditer(text):
+        share = Fraction(m.group("percent")) / 100
+        value = 1 + share if m.group("grow") else share
+        if value > 0:
+            found.append(FactorReading(value, m.start(), m.end(), m.group(0)))
     for m in _SLASH.finditer(text):
         num, den = (m.group("num"), m.group("den")) if m.group("num") else \
             (m.group("fnum"), m.group("fden"))
@@ -158,7 +178,8 @@ def factor_readings(text: str) -> list[FactorReading]:
     longest (`a factor of 16` over its `16`)."""
     text = fold_width(text[:MAX_TEXT])
     found = _simple(text)
-    for pattern, kind in ((_FACTOR, "factor"), (_DIVIDED, "divided"), (_FOLD, "fold"),
+    for pattern, kind in ((_FACTOR, "factor"), (_DIVIDED, "divided"), (_MULTIPLIED, "factor"),
+                          (_FOLD, "fold"),
                           (_TIMES, "times"), (_SUFFIX, "suffix"), (_PREFIX, "prefix")):
         for m in pattern.finditer(text):
             reading = _multiplier(text, m, kind)

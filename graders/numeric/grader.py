@@ -162,8 +162,10 @@ def observe(answer: LocatedAnswer, configs: Sequence[tuple[str, NumericConfig]]
     return chosen
 
 
-# what names a value a factor when it is not written as one (`ratio = (2n)^2 / n^2 = 4`)
-_RATIO = re.compile(r"\b(?:ratios?|factor|speed-?up|scal(?:e|es|ed|ing))\b", re.IGNORECASE)
+# what names a value a factor when it is not written as one (`ratio = (2n)^2 / n^2 = 4`,
+# `Answer: 4`)
+_RATIO = re.compile(r"\b(?:ratios?|factor|speed-?up|scal(?:e|es|ed|ing)|answer)\b",
+                    re.IGNORECASE)
 
 
 def _plain_factor(choice: Choice, config: NumericConfig, text: str) -> Choice | None:
@@ -174,7 +176,7 @@ def _plain_factor(choice: Choice, config: NumericConfig, text: str) -> Choice | 
     if candidate.expression and not candidate.boxed:
         return None
     # the sentence it stands in, up to it, and the words right after it
-    lead = re.split(r"[.;:!?]\s|\n", text[max(0, candidate.start - 120):candidate.start])[-1]
+    lead = re.split(r"[.;!?]\s|\n", text[max(0, candidate.start - 120):candidate.start])[-1]
     own = f"{lead} {candidate.trailing}"
     if candidate.boxed or _RATIO.search(own) or _mentions_text(own, config.cues):
         return choice

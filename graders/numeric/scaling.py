@@ -67,7 +67,8 @@ def _score(text: str, readings: list[FactorReading], config: NumericConfig) -> l
         near = f"{before} {after}"
         hits = tuple(sorted(set(found_cues(near, cues))))
         score = 2.0 * bool(_CONCLUDE.search(lead)) + 2.0 * bool(hits) \
-            - 3.0 * bool(any(True for _ in found_cues(near, avoid)))
+            - 3.0 * bool(any(True for _ in found_cues(near, avoid))) \
+            - 3.0 * _in_condition(text, reading.start)
         if following is None:
             score += 1.0
         elif _CONCLUDE.search(text, reading.end, following.start):
@@ -75,6 +76,20 @@ def _score(text: str, readings: list[FactorReading], config: NumericConfig) -> l
         scored.append(_Scored(reading, score, hits, " ".join(before.split()),
                               " ".join(after.split())))
     return scored
+
+
+# a premise or a cause, not the conclusion: "if the patch size is halved, ...", "since the
+# number of patches quadruples, ..."
+_CONDITION = re.compile(r"\b(?:if|when|whenever|given|assuming|suppose|since|because)\b",
+                        re.IGNORECASE)
+_CONDITION_END = re.compile(r",|\bthen\b|\bso\b", re.IGNORECASE)
+
+
+def _in_condition(text: str, start: int) -> bool:
+    """The factor at `start` stands in an if-, since- or because-clause of its sentence."""
+    sentence = re.split(r"[.;!?\n]\s", text[max(0, start - CLAUSE * 2):start])[-1]
+    conditions = list(_CONDITION.finditer(sentence))
+    return bool(conditions) and not _CONDITION_END.search(sentence, conditions[-1].end())
 
 
 def _candidate(scored: _Scored, final: bool) -> Candidate:

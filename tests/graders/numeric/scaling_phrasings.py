@@ -37,10 +37,11 @@ class FactorClass:
 CLASSES = (
     FactorClass("suffix sign", ("the cost grows {n}x", "{n}× the compute", "it is {n}x more "
                                 "expensive", "attention costs {n} x as much", "roughly "
-                                "{n}\\times the FLOPs", "cost ({n}x)", "cost: {n}X"), 2, 64),
+                                "{n}\\times the FLOPs", "cost ({n}x)", "cost: {n}X",
+                                "the cost is **{n}x**", "计算量变为原来的{n}倍"), 2, 64),
     FactorClass("prefix sign", ("cost: x{n}", "the attention cost goes x{n}", "compute ×{n}",
                                 "attention cost x {n}", "the FLOPs grow by x{n}",
-                                "cost \\times {n}"), 2, 64),
+                                "cost \\times {n}", "cost: **x{n}**"), 2, 64),
     FactorClass("times", ("{n} times the cost", "the cost is {n} times as high", "{n} times "
                           "more compute"), 2, 64),
     FactorClass("times in words", ("{n} times the cost", "the attention cost is {n} times as "
@@ -49,6 +50,8 @@ CLASSES = (
                          "compute grows {n} fold"), 2, 64),
     FactorClass("factor of", ("the cost grows by a factor of {n}", "a factor {n} more compute",
                               "attention cost increases by a factor of about {n}"), 2, 64),
+    FactorClass("multiplied by", ("doubling n multiplies the cost by {n}", "the compute is "
+                                  "multiplied by {n}", "attention cost scales by {n}"), 2, 64),
     FactorClass("decrease", ("the cost decreases by a factor of {n}", "{n}x fewer FLOPs",
                              "it is {n}x cheaper", "the cost is divided by {n}",
                              "compute drops {n}-fold"), 2, 64, reciprocal=True),
@@ -87,6 +90,10 @@ INTERMEDIATES = ("{m}x as many patches", "{m} times as many tokens",
                  "the number of tokens grows {m}-fold", "the sequence is {m}x longer")
 MARKERS = (", so", "; therefore", ". Thus", ", hence", " →", ". Overall,", ". In total,",
            ", which means")
+# the intermediate factor as a premise or a cause of the final one
+LAYOUTS = ("{intermediate}{marker} {final}.", "Since {intermediate}, {final}.",
+           "If {intermediate}, then {final}.", "{final}, because {intermediate}.",
+           "{final} since {intermediate}.")
 
 COST_CUES = ("cost", "compute", "flops", "attention")
 AVOID_CUES = ("patches", "tokens", "sequence")
@@ -134,8 +141,9 @@ def intermediate_then_final(draw: st.DrawFn) -> Answer:
     n = draw(st.integers(klass.low, klass.high).filter(lambda n: n != m))
     final = factor_phrase(klass, draw(st.sampled_from(klass.templates)), n)
     intermediate = draw(st.sampled_from(INTERMEDIATES)).format(m=m)
-    text = f"{draw(st.sampled_from(EXPLANATIONS))} {intermediate}{draw(st.sampled_from(MARKERS))}" \
-        f" {final}."
+    body = draw(st.sampled_from(LAYOUTS)).format(intermediate=intermediate, final=final,
+                                                  marker=draw(st.sampled_from(MARKERS)))
+    text = f"{draw(st.sampled_from(EXPLANATIONS))} {body}"
     return Answer(text.strip(), klass.value(n), "intermediate then final")
 
 
@@ -160,7 +168,8 @@ def battery(count: int, seed: int = 28) -> list[Answer]:
         klass = rng.choice([c for c in CLASSES if not c.reciprocal])
         n = rng.choice([k for k in range(klass.low, klass.high + 1) if k != m])
         final = factor_phrase(klass, rng.choice(klass.templates), n)
-        text = f"{rng.choice(INTERMEDIATES).format(m=m)}{rng.choice(MARKERS)} {final}."
+        text = rng.choice(LAYOUTS).format(intermediate=rng.choice(INTERMEDIATES).format(m=m),
+                                          final=final, marker=rng.choice(MARKERS))
         return Answer(text, klass.value(n), "intermediate then final")
 
     def negative() -> Answer:
