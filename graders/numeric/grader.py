@@ -159,6 +159,15 @@ def observe(answer: LocatedAnswer, configs: Sequence[tuple[str, NumericConfig]]
                 del chosen[item_id]
             else:
                 chosen[item_id] = kept
+    for item_id, config in configs:
+        if item_id not in chosen and config.form == "value" and config.mode == "exact" \
+                and isinstance(config.expected, int | float):
+            # nothing read, but the answer states a factor (`x2`, `doubles`): an item not
+            # declared a factor may still ask for one, so a reader sees it with a suggestion
+            factor = choose_factor(answer.parts.get(item_id, _without_parts(answer)), config)
+            if factor is not None:
+                chosen[item_id] = Choice(factor.candidates, factor.value, factor.cues,
+                                         min(factor.confidence, 0.5), factor.rivals)
     return chosen
 
 

@@ -54,3 +54,17 @@ def test_the_value_read_points_into_the_answer():
     value = next(e for e in result.evidence if e.kind == "value")
     assert value.start is not None and value.end is not None
     assert text[value.start:value.end] == "4x"
+
+
+def test_an_item_not_declared_a_factor_sends_a_stated_factor_to_review():
+    config = {key: value for key, value in CASES["items"]["longer"].items() if key != "form"}
+    item = RubricItem(id="plain", points=Decimal(2), grader="numeric", config=config)
+    question = Question(id="S", items=(item,))
+    text = "The attention cost quadruples."
+    answer = LocatedAnswer("S", text, start=0, end=len(text))
+    submission = ParsedSubmission(text=text, format="text", answers={"S": answer})
+    context = GradingContext(RUBRIC, question, submission, GradingResources())
+    result = GRADER.grade(item, answer, context)
+    assert result.status is Status.NEEDS_REVIEW
+    assert result.points == 2  # the suggestion a reader confirms
+    assert any(e.note.startswith("read as 4") for e in result.evidence if e.kind == "value")
