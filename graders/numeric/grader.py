@@ -101,7 +101,8 @@ class NumericGrader(Grader):
                            "grader will check which one you meant.")
         if status is Status.GRADED and confidence < context.review_threshold:
             status = Status.NEEDS_REVIEW
-            feedback += " (The value was found with low confidence; a grader will check it.)"
+            why = choice.doubt or "the value was found with low confidence"
+            feedback += f" ({why[0].upper()}{why[1:]}; a grader will check it.)"
             student += " A grader will check how this value was read."
         return self._make(item, context, verdict.points, status, feedback, student, evidence,
                           confidence)
@@ -166,8 +167,10 @@ def observe(answer: LocatedAnswer, configs: Sequence[tuple[str, NumericConfig]]
             # declared a factor may still ask for one, so a reader sees it with a suggestion
             factor = choose_factor(answer.parts.get(item_id, _without_parts(answer)), config)
             if factor is not None:
-                chosen[item_id] = Choice(factor.candidates, factor.value, factor.cues,
-                                         min(factor.confidence, 0.5), factor.rivals)
+                chosen[item_id] = Choice(
+                    factor.candidates, factor.value, factor.cues, min(factor.confidence, 0.5),
+                    factor.rivals, "the answer states a factor and the item is not declared "
+                    "one (form: factor)")
     return chosen
 
 
@@ -190,7 +193,8 @@ def _plain_factor(choice: Choice, config: NumericConfig, text: str) -> Choice | 
     if candidate.boxed or _RATIO.search(own) or _mentions_text(own, config.cues):
         return choice
     return Choice(choice.candidates, choice.value, choice.cues, min(choice.confidence, 0.5),
-                  choice.rivals)
+                  choice.rivals, "a bare number, neither written as a factor nor labelled as "
+                  "the answer")
 
 
 def _as_choice(candidate: Candidate, config: NumericConfig, chosen: Choice) -> Choice:

@@ -127,11 +127,15 @@ def choose_factor(text: str, config: NumericConfig) -> Choice | None:
     others = [s for s in scored if not _same(s.reading, final.reading, config)]
     confidence = 0.95 if final.cues or final.score >= 2 else 0.9
     rivals: list[_Scored] = []
+    doubt = ""
     if others:
         closest = max(s.score for s in others)
         if final.score - closest < CLEAR_MARGIN:
             rivals = [s for s in others if final.score - s.score < CLEAR_MARGIN]
             confidence = 0.5
+            shown = ", ".join(f"“{s.reading.source}”" for s in (final, *rivals))
+            doubt = f"the answer states several factors ({shown}) and none is clearly its " \
+                "conclusion"
         else:
             confidence = min(confidence, 0.9)
         expected = config.expected
@@ -141,6 +145,8 @@ def choose_factor(text: str, config: NumericConfig) -> Choice | None:
             rivals += [s for s in others if s not in rivals and close(s.reading.value, expected,
                                                                         config)]
     if _concluded_later(folded[final.reading.end:final.reading.end + 2000], config):
-        confidence = min(confidence, 0.5)  # the answer concludes after it, in words
+        confidence = min(confidence, 0.5)
+        doubt = f"the answer goes on from “{final.reading.source}” to a conclusion without a " \
+            "number"
     return Choice((_candidate(final, True),), final.reading.value, final.cues, confidence,
-                  tuple(_candidate(s, False) for s in rivals))
+                  tuple(_candidate(s, False) for s in rivals), doubt)

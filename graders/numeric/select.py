@@ -26,6 +26,7 @@ class Choice:
     cues: tuple[str, ...]
     confidence: float
     rivals: tuple[Candidate, ...] = ()  # labelled for the item too, with a different value
+    doubt: str = ""  # why the confidence is low, for the reader who checks it
 
 
 def close(value: Number, target: float, config: NumericConfig) -> bool:
