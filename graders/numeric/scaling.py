@@ -71,8 +71,13 @@ def _score(text: str, readings: list[FactorReading], config: NumericConfig) -> l
             - 3.0 * _in_condition(text, reading.start)
         if following is None:
             score += 1.0
-        elif _CONCLUDE.search(text, reading.end, following.start):
-            score -= 2.0  # the answer goes on from this factor to another: working
+        elif _CONCLUDE.search(text, reading.end, following.start) \
+                or _UNNUMBERED.search(text, reading.end, following.start):
+            # the answer goes on from this factor to another ("4x as many patches, and attention
+            # is quadratic in their number: 16x"): working
+            score -= 2.0
+        if i and _noted(text, readings[i - 1].end, reading.start):
+            score -= 2.0  # a note in brackets after an earlier factor ("16x (4x the tokens)")
         scored.append(_Scored(reading, score, hits, " ".join(before.split()),
                               " ".join(after.split())))
     return scored
@@ -90,6 +95,13 @@ def _in_condition(text: str, start: int) -> bool:
     sentence = re.split(r"[.;!?\n]\s", text[max(0, start - CLAUSE * 2):start])[-1]
     conditions = list(_CONDITION.finditer(sentence))
     return bool(conditions) and not _CONDITION_END.search(sentence, conditions[-1].end())
+
+
+def _noted(text: str, previous_end: int, start: int) -> bool:
+    """The factor at `start` stands in brackets opened after the previous factor, in the same
+    sentence."""
+    between = text[previous_end:start]
+    return not re.search(r"[.;!?]\s|\n", between) and between.count("(") > between.count(")")
 
 
 def _candidate(scored: _Scored, final: bool) -> Candidate:
