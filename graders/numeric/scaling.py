@@ -33,6 +33,8 @@ _CONCLUDE_WORDS = re.compile(r"\b(?:so|therefore|thus|hence|overall|consequently
 # a conclusion stated in words rather than as a number: the factor before it was working
 _UNNUMBERED = re.compile(r"\b(?:quadratic\w*|squared?|cubic\w*|linear\w*|exponential\w*)\b"
                          r"|\bO\s?\(", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.;\n]")
+MAX_CONCLUSIONS = 20  # conclusions looked at after a factor
 LEAD = 80  # how far back a conclusion marker may stand before its factor
 CLAUSE = 60  # how far the words that label a factor reach
 CLEAR_MARGIN = 2.0
@@ -118,8 +120,10 @@ def _concluded_later(tail: str, config: NumericConfig) -> bool:
     """The answer goes on to a conclusion about the item with no number in it (`so the cost
     grows quadratically`)."""
     cues = compile_cues(config.cues)
-    for m in _CONCLUDE_WORDS.finditer(tail):
-        end = re.compile(r"[.;\n]").search(tail, m.end())
+    for count, m in enumerate(_CONCLUDE_WORDS.finditer(tail)):
+        if count >= MAX_CONCLUSIONS:
+            break
+        end = _SENTENCE_END.search(tail, m.end())
         sentence = tail[m.end():end.start() if end else len(tail)]
         if _UNNUMBERED.search(sentence) or any(True for _ in found_cues(sentence, cues)):
             return True
