@@ -173,20 +173,28 @@ def _simple(text: str) -> list[FactorReading]:
     return found
 
 
+def _compact(source: str) -> str:
+    return "".join(source.split()).lower()
+
+
 def factor_readings(text: str) -> list[FactorReading]:
     """Every factor the text states, in order of position; overlapping readings keep the
     longest (`a factor of 16` over its `16`)."""
     text = fold_width(text[:MAX_TEXT])
     found = _simple(text)
+    names: set[str] = set()  # `x2` used as a variable somewhere: a variable everywhere
     for pattern, kind in ((_FACTOR, "factor"), (_DIVIDED, "divided"), (_MULTIPLIED, "factor"),
-                          (_FOLD, "fold"),
-                          (_TIMES, "times"), (_SUFFIX, "suffix"), (_PREFIX, "prefix")):
+                          (_FOLD, "fold"), (_TIMES, "times"), (_SUFFIX, "suffix"),
+                          (_PREFIX, "prefix")):
         for m in pattern.finditer(text):
             reading = _multiplier(text, m, kind)
             if reading is not None:
                 found.append(reading)
+            elif kind == "prefix":
+                names.add(_compact(m.group(0)))
             if len(found) >= MAX_READINGS:
                 break
+    found = [r for r in found if _compact(r.source) not in names]
     found.sort(key=lambda r: (r.start, -(r.end - r.start)))
     kept: list[FactorReading] = []
     for reading in found:

@@ -83,6 +83,7 @@ NOT_FACTORS = (
     "a {a} x {b} matrix", "the {a}x{b} grid", "x{a} = W x{b}", "d_k x {a}", "{a} times {big:,}",
     "halving the patch size", "double-check the {a} heads", "W \\times {a}", "{a} \\times {b}",
     "Q \\in R^{{n x {a}}}", "x{a} + x{b} is the sum", "({a}x{b}) blocks", "N x {a} tokens",
+    "let x{a} be the input; then x{a} = W x{b}",
 )
 
 # the factor an explanation passes through before its conclusion
