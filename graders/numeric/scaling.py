@@ -70,7 +70,7 @@ def _score(text: str, readings: list[FactorReading], config: NumericConfig) -> l
         hits = tuple(sorted(set(found_cues(near, cues))))
         score = 2.0 * bool(_CONCLUDE.search(lead)) + 2.0 * bool(hits) \
             - 3.0 * bool(any(True for _ in found_cues(near, avoid))) \
-            - 3.0 * _in_condition(text, reading.start)
+            - 3.0 * _in_condition(text, reading.start) - 3.0 * _negated(before)
         if following is None:
             score += 1.0
         elif _CONCLUDE.search(text, reading.end, following.start) \
@@ -97,6 +97,16 @@ def _in_condition(text: str, start: int) -> bool:
     sentence = re.split(r"[.;!?\n]\s", text[max(0, start - CLAUSE * 2):start])[-1]
     conditions = list(_CONDITION.finditer(sentence))
     return bool(conditions) and not _CONDITION_END.search(sentence, conditions[-1].end())
+
+
+# a value the answer rejects: "16x, not 4x", "it does not double, it quadruples"
+_NEGATION = re.compile(r"\b(?:not|never|rather than|instead of)\b|n't\b", re.IGNORECASE)
+
+
+def _negated(before: str) -> bool:
+    """The words before a factor, in its sentence and clause, deny it."""
+    clause = re.split(r"[.;!?]\s|\n|\bbut\b|,\s(?=it\b)", before)[-1]
+    return bool(_NEGATION.search(clause))
 
 
 def _noted(text: str, previous_end: int, start: int) -> bool:

@@ -94,7 +94,7 @@ MARKERS = (", so", "; therefore", ". Thus", ", hence", " →", ". Overall,", ". 
 # the intermediate factor as a premise or a cause of the final one
 LAYOUTS = ("{intermediate}{marker} {final}.", "Since {intermediate}, {final}.",
            "If {intermediate}, then {final}.", "{final}, because {intermediate}.",
-           "{final} since {intermediate}.")
+           "{final} since {intermediate}.", "{final}, not {intermediate}.")
 
 COST_CUES = ("cost", "compute", "flops", "attention")
 AVOID_CUES = ("patches", "tokens", "sequence")
