@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 # The grader's version (NumericGrader.version), one definition: it names the grader's code in every
 # cache key, and the keys read it here without importing the grader (graders.registry).
-VERSION = "1.1"
+VERSION = "1.2"
 
 Scalar = int | float
 ExpectedValue = Scalar | list[Scalar]
@@ -63,6 +63,10 @@ class RoundingPolicy(_Strict):
 
 class NumericConfig(_Strict):
     mode: Literal["exact", "plausibility"] = "exact"
+    # factor: the answer is a multiplicative factor (a ratio new/old) and may be written as one
+    # (`16x`, `x16`, `16 times`, `16-fold`, `quadruples`, `a quarter of`); the value the answer
+    # concludes with is read, not the intermediate factors of its explanation
+    form: Literal["value", "factor"] = "value"
     expected: ExpectedValue | None = None
     kind: Literal["integer", "real", "vector"] = "real"
     abs_tolerance: float | None = Field(default=None, ge=0)
@@ -103,6 +107,11 @@ class NumericConfig(_Strict):
         if self.kind == "integer" and isinstance(self.expected, float) \
                 and not self.expected.is_integer():
             raise ValueError("kind `integer` needs an integer `expected`")
+        if self.form == "factor" and (self.mode != "exact" or self.kind == "vector"
+                                      or not isinstance(self.expected, int | float)
+                                      or self.expected <= 0):
+            raise ValueError("`form: factor` needs an exact item whose `expected` is one "
+                             "positive number (the ratio new/old: 16, or 0.25 for a quarter)")
         for window in (self.plausible, self.typical):
             if window is not None and window[0] > window[1]:
                 raise ValueError("a range must be [low, high] with low <= high")

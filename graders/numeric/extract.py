@@ -11,6 +11,7 @@ from collections import deque
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
+from graders.notation import fold_width
 from graders.numeric.arith import EvalError, Evaluated, Number, evaluate
 from graders.numeric.latex import SEP, to_arith
 from graders.numeric.spans import balanced, written_span
@@ -297,7 +298,9 @@ def _lists(text: str, masked: str, found: list[Candidate]) -> list[Candidate]:
 
 def extract(text: str) -> Extraction:
     text = text[:MAX_TEXT]
-    masked = _mask(text)
+    # full-width digits and punctuation (`５８９，８２４`, `（`) read as ASCII; positions are kept,
+    # so sources are quoted from the text as written
+    masked = _mask(fold_width(text))
     vectors = bracket_vectors(masked)[:MAX_CANDIDATES]
     # the inside of a vector is not read again as loose numbers
     parts: list[str] = []

@@ -15,6 +15,7 @@ from graders.numeric.arith import EvalError, Number, parse_number
 from graders.numeric.config import VERSION, NumericConfig
 from graders.numeric.extract import Candidate, extract
 from graders.numeric.memo import MEMO, NumericMemo, observation_key, placed, scoring_key
+from graders.numeric.scaling import choose_factor
 from graders.numeric.select import Choice, choose, reading
 from graders.numeric.verdicts import Verdict, exact, plain, plausibility, show
 from graders.registry import Grader
@@ -100,7 +101,8 @@ class NumericGrader(Grader):
                            "grader will check which one you meant.")
         if status is Status.GRADED and confidence < context.review_threshold:
             status = Status.NEEDS_REVIEW
-            feedback += " (The value was found with low confidence; a grader will check it.)"
+            why = choice.doubt or "the value was found with low confidence"
+            feedback += f" ({why[0].upper()}{why[1:]}; a grader will check it.)"
             student += " A grader will check how this value was read."
         return self._make(item, context, verdict.points, status, feedback, student, evidence,
                           confidence)
@@ -135,13 +137,64 @@ def observe(answer: LocatedAnswer, configs: Sequence[tuple[str, NumericConfig]]
     """The values the answer gives and which item each answers: reads the answer's text and
     parts and what each config says to look for, never points or feedback."""
     chosen: dict[str, Choice] = {}
+    for item_id, config in configs:
+        if config.form == "factor":
+            text = answer.parts.get(item_id, _without_parts(answer))
+            factor = choose_factor(text, config)
+            if factor is not None:
+                chosen[item_id] = factor
+    # an item with no factor written as one is read like any value (`ratio = 16`)
+    configs = [(i, c) for i, c in configs if i not in chosen]
     shared = [(i, c) for i, c in configs if i not in answer.parts]
     if shared:
         chosen.update(choose(extract(_without_parts(answer)), shared))
     for item_id, config in configs:
         if item_id in answer.parts:
             chosen.update(choose(extract(answer.parts[item_id]), [(item_id, config)]))
+    for item_id, config in configs:
+        plain_value = chosen.get(item_id) if config.form == "factor" else None
+        if plain_value is not None:
+            text = answer.parts.get(item_id, _without_parts(answer))
+            kept = _plain_factor(plain_value, config, text)
+            if kept is None:
+                del chosen[item_id]
+            else:
+                chosen[item_id] = kept
+    for item_id, config in configs:
+        if item_id not in chosen and config.form == "value" and config.mode == "exact" \
+                and isinstance(config.expected, int | float):
+            # nothing read, but the answer states a factor (`x2`, `doubles`): an item not
+            # declared a factor may still ask for one, so a reader sees it with a suggestion
+            factor = choose_factor(answer.parts.get(item_id, _without_parts(answer)), config)
+            if factor is not None:
+                chosen[item_id] = Choice(
+                    factor.candidates, factor.value, factor.cues, min(factor.confidence, 0.5),
+                    factor.rivals, "the answer states a factor and the item is not declared "
+                    "one (form: factor)")
     return chosen
+
+
+# what names a value a factor when it is not written as one (`ratio = (2n)^2 / n^2 = 4`,
+# `Answer: 4`)
+_RATIO = re.compile(r"\b(?:ratios?|factor|speed-?up|scal(?:e|es|ed|ing)|answer)\b",
+                    re.IGNORECASE)
+
+
+def _plain_factor(choice: Choice, config: NumericConfig, text: str) -> Choice | None:
+    """A factor item's value not written as a factor: a shape or a product (`2x2`, `n x 64`) is
+    not an answer, and a number that is neither boxed, nor named a ratio (`ratio = (2n)^2 / n^2 =
+    4`), nor labelled by the item's cues is only a suggestion for a reader."""
+    candidate = choice.candidates[0]
+    if candidate.expression and not candidate.boxed:
+        return None
+    # the sentence it stands in, up to it, and the words right after it
+    lead = re.split(r"[.;!?]\s|\n", text[max(0, candidate.start - 120):candidate.start])[-1]
+    own = f"{lead} {candidate.trailing}"
+    if candidate.boxed or _RATIO.search(own) or _mentions_text(own, config.cues):
+        return choice
+    return Choice(choice.candidates, choice.value, choice.cues, min(choice.confidence, 0.5),
+                  choice.rivals, "a bare number, neither written as a factor nor labelled as "
+                  "the answer")
 
 
 def _as_choice(candidate: Candidate, config: NumericConfig, chosen: Choice) -> Choice:
@@ -193,7 +246,11 @@ def _value_evidence(
 
 
 def _mentions(answer: LocatedAnswer, words: Sequence[str]) -> bool:
-    return bool(words) and any(True for _ in found_cues(answer.text, compile_cues(words)))
+    return _mentions_text(answer.text, words)
+
+
+def _mentions_text(text: str, words: Sequence[str]) -> bool:
+    return bool(words) and any(True for _ in found_cues(text, compile_cues(words)))
 
 
 def _earlier_value(item_id: str, context: GradingContext) -> Number | None:

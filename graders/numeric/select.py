@@ -26,6 +26,7 @@ class Choice:
     cues: tuple[str, ...]
     confidence: float
     rivals: tuple[Candidate, ...] = ()  # labelled for the item too, with a different value
+    doubt: str = ""  # why the confidence is low, for the reader who checks it
 
 
 def close(value: Number, target: float, config: NumericConfig) -> bool:
@@ -37,11 +38,17 @@ def close(value: Number, target: float, config: NumericConfig) -> bool:
     return abs(float(value) - target) <= tolerance + 1e-12
 
 
+FACTOR_TOLERANCE = 0.02  # relative, when a factor item gives no tolerance (0.33 for a third)
+
+
 def default_tolerance(target: float, config: NumericConfig) -> float:
     if config.abs_tolerance is not None:
         return config.abs_tolerance
     if config.rel_tolerance is not None:
         return config.rel_tolerance * abs(target)
+    if config.form == "factor":
+        # a factor's decimals say nothing of its precision: 1/20 is not 0.1 give or take 0.05
+        return FACTOR_TOLERANCE * abs(target)
     text = repr(float(target))
     decimals = len(text.split(".")[1]) if "." in text and "e" not in text else 0
     return 0.5 * 10.0**-decimals

@@ -17,10 +17,10 @@ _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "sev
          "eighty": 80, "ninety": 90}
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
 _ALL = [*_UNITS, *_TEENS, *_TENS, "hundred", *_SCALES]
-_WORD = r"(?:" + "|".join(sorted(_ALL, key=len, reverse=True)) + r")"
+WORD = r"(?:" + "|".join(sorted(_ALL, key=len, reverse=True)) + r")"
 # a run of number words joined by spaces, hyphens or "and"; every repetition consumes a whole
 # word at a word boundary, so matching stays linear
-RUN = re.compile(r"\b" + _WORD + r"(?:(?:[ \t]*-[ \t]*|[ \t]+(?:and[ \t]+)?)" + _WORD + r")*\b",
+RUN = re.compile(r"\b" + WORD + r"(?:(?:[ \t]*-[ \t]*|[ \t]+(?:and[ \t]+)?)" + WORD + r")*\b",
                  re.IGNORECASE)
 MAX_WORDS = 10
 

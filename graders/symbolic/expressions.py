@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from graders.notation import expand_set_sums, fold_width, norm_names, standard_mu
+
 MAX_EXPRESSION = 400
 MAX_NESTING = 30
 
@@ -31,7 +33,7 @@ class Assignment:
 def target_pattern(target: str) -> str:
     """`q` -> q not followed by a subscript; `q_1` -> q_1, q_{1}; `mu_a` -> \\mu_a, μ_a."""
     base, _, sub = target.partition("_")
-    head = rf"(?:\\{base}|{_UNICODE_REVERSE.get(base, base)}|µ)" if base == "mu" else (
+    head = r"(?:\\(?:mu|micro|upmu|textmu|muup)(?![A-Za-z])|μ|µ)" if base == "mu" else (
         rf"(?:\\{base}|{_UNICODE_REVERSE.get(base, base)})" if re.fullmatch(_GREEK, base)
         else re.escape(base))
     # a bold or vector wrapper around the name: \mathbf{q}, \boldsymbol{q}, \vec{q}, bold(q)
@@ -57,7 +59,7 @@ _LEFT_OK = re.compile(
 )
 _STOP = re.compile(
     r"\$|\n|\\q?quad\b|\\text\b|\\(?:Rightarrow|implies|rightarrow|to|approx|sim|gg|ll|"
-    r"text|quad|forall|iff)\b|=|≈|→|⇒|,\s|;|\s(?:b/c|where|with|for|since|s\.t\.|and|so|"
+    r"text|quad|forall|iff|in|notin|ni|mid)\b|=|≈|→|⇒|,(?!\d{3}(?!\d))|;|\s(?:b/c|where|with|for|since|s\.t\.|and|so|"
     r"because|which|if)\b|"
     r"\s(?!(?:" + _GREEK + r"|sqrt|frac|exp|cdot|times)\b)[A-Za-z]{3,}\b(?![_^{])"
 )
@@ -73,6 +75,9 @@ _CHAIN = re.compile(_RELATION)
 
 
 def find_assignments(text: str, target: str) -> list[Assignment]:
+    """Every `target = expression` in the text. Full-width punctuation (`，`, `（）`) is read as
+    its ASCII form; the expression is quoted as written."""
+    written, text = text, fold_width(text)
     found: list[Assignment] = []
     pattern = re.compile(target_pattern(target) + _RELATION)
     for m in pattern.finditer(text):
@@ -87,10 +92,12 @@ def find_assignments(text: str, target: str) -> list[Assignment]:
         if re.fullmatch(_SIMPLE_NAME, text[start:end].strip()) and chained:
             # q_1 = q_2 = beta(u_a + u_b): the value is further along the chain
             start, end = chained.end(), _rhs_end(text, chained.end())
-        expression = text[start:end].strip().rstrip(".,;")
+        # a LaTeX space or line break (`\;`, `\\`) cut at its second character leaves a backslash
+        expression = text[start:end].strip().rstrip(".,;").rstrip("\\").rstrip()
         expression = _drop_condition(expression)
         if expression:
-            found.append(Assignment(target, expression, start, start + len(expression)))
+            found.append(Assignment(target, written[start:start + len(expression)], start,
+                                    start + len(expression)))
     return found
 
 
@@ -124,7 +131,7 @@ def _drop_condition(expression: str) -> str:
 
 def tidy(expression: str) -> str:
     """Unicode and plain-text spellings to LaTeX the parser reads; spacing normalised."""
-    out = expression
+    out = expand_set_sums(standard_mu(fold_width(expression)))
     for char, latex in _UNICODE.items():
         out = out.replace(char, latex)
     out = re.sub(rf"(?<![\\A-Za-z])({_GREEK})(?![A-Za-z])", r"\\\1", out)
@@ -138,6 +145,7 @@ def tidy(expression: str) -> str:
     out = re.sub(r"\\(?:text|mathrm|mathit|operatorname|mathbf|boldsymbol|bm|vec|mathbold)"
                  r"\s*\{([^{}]*)\}", r"\1", out)
     out = re.sub(r"\bbold\(\s*([^()]*)\)", r"\1", out)  # Typst
+    out = norm_names(out)
     # \gamma(x) would be read as the Gamma function: a Greek scale factor multiplies
     out = re.sub(rf"\\({_GREEK})\s*\(", r"\\\1 \\cdot (", out)
     return re.sub(r"\s+", " ", out).strip()

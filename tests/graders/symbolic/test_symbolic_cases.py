@@ -182,3 +182,11 @@ def test_the_time_limit_is_the_workers_cpu_time_not_waiting_for_a_core() -> None
         assert reply.get("verdict") == "equivalent", reply  # waited past 0.5 s of wall time
         assert time.perf_counter() - started >= 1.4
         assert pool.restarts == 0
+
+
+def test_the_worker_names_a_norm_as_the_grader_writes_it() -> None:
+    from graders import notation
+    from graders.symbolic import worker
+
+    assert worker.NORM_PREFIX == notation.NORM_PREFIX
+    assert notation.norm_names(r"\|k_a\|").startswith(r"\mathrm{norm}_")
