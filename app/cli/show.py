@@ -67,11 +67,13 @@ def _evidence_line(evidence: Evidence, parsed: ParsedSubmission | None) -> str:
     return line
 
 
-def _block(console: Console, text: str, indent: int, style: str = "") -> None:
-    """`text` wrapped to the console's width under an indent, without trailing padding."""
+def _block(console: Console, text: str, indent: int, style: str = "", wrap: bool = True) -> None:
+    """`text` under an indent, without trailing padding; wrapped to the console's width unless
+    its own line breaks matter (a located answer: code, a derivation)."""
     width = max(40, console.width - indent)
     for paragraph in text.splitlines() or [""]:
-        for line in textwrap.wrap(paragraph, width, break_on_hyphens=False) or [""]:
+        lines = textwrap.wrap(paragraph, width, break_on_hyphens=False) if wrap else [paragraph]
+        for line in lines or [""]:
             console.print(Text(" " * indent + line, style=style), soft_wrap=True)
 
 
@@ -100,7 +102,8 @@ def print_shown(
             _block(console, f"located by {where_found(answer, parsed)}", 2)
             if answer.note:
                 _block(console, f"note: {_trimmed(answer.note, 500)}", 4, "dim")
-            _block(console, _trimmed(answer.text, ANSWER_CHARS) or "(empty)", 4, "cyan")
+            _block(console, _trimmed(answer.text, ANSWER_CHARS) or "(empty)", 4, "cyan",
+                   wrap=False)
         for item in question.items:
             result = by_item.get(item.id)
             if result is None:
