@@ -67,6 +67,12 @@ def _evidence_line(evidence: Evidence, parsed: ParsedSubmission | None) -> str:
     return line
 
 
+def _repeats_answer(evidence: Evidence, answer: LocatedAnswer | None) -> bool:
+    """The located answer quoted again as evidence: printed once above, under its question."""
+    return (evidence.kind == "answer" and answer is not None
+            and evidence.text.strip() in answer.text)
+
+
 def _block(console: Console, text: str, indent: int, style: str = "", wrap: bool = True) -> None:
     """`text` under an indent, without trailing padding; wrapped to the console's width unless
     its own line breaks matter (a located answer: code, a derivation)."""
@@ -118,6 +124,8 @@ def print_shown(
             if result.feedback.strip():
                 _block(console, f"feedback: {_trimmed(result.feedback, FEEDBACK_CHARS)}", 4)
             for evidence in result.evidence:
+                if _repeats_answer(evidence, answer):
+                    continue
                 _block(console, f"evidence {_evidence_line(evidence, parsed)}", 4, "dim")
     if parsed is not None:
         for note in parsed.notes:
