@@ -22,6 +22,7 @@ from app.cli.context import console, fail, settings
 from app.cli.offline import content_type, given_rubrics, load_or_fail, read_upload, rubric_file
 from app.grading.worker import grade_document
 from app.points import as_number
+from app.sanitize import clean
 from graders.context import GradingResources
 from graders.evaluation import (
     CONFIDENT,
@@ -78,7 +79,7 @@ def _evidence(item: ItemAgreement) -> str:
     pieces = [result.feedback.strip()]
     pieces.extend(e.text.strip() for e in result.evidence[:2] if e.text.strip())
     text = " | ".join(p for p in pieces if p).replace("\n", " ")
-    return text if len(text) <= EVIDENCE_CHARS else text[: EVIDENCE_CHARS - 1] + "…"
+    return clean(text, EVIDENCE_CHARS)  # quotes the student: no terminal escapes
 
 
 def _item_json(item: ItemAgreement) -> dict[str, Any]:

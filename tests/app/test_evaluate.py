@@ -182,3 +182,14 @@ def test_evaluate_counts_answered_items_on_the_new_homework(corpus: str) -> None
                   and item.get("range") == [0, 0])
     assert overall["items"] == overall["items_listed"] - nothing
     assert overall["confident_wrong"] <= overall["auto_graded_wrong"] <= overall["auto_graded"]
+
+
+def test_evaluate_prints_no_terminal_escape_from_a_sample(tmp_path: Path) -> None:
+    _sample(tmp_path, "hostile", {"b1.d_head": "\x1b]0;owned\x07\x1b[2J 65 \u202e"}, {
+        "assignment": "transformer-basics", "total": 4,
+        "items": {"b1.d_head": {"points": 4, "range": [4, 4]}},
+    })
+    done = _cli("evaluate", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "b1.d_head: 0" in done.stdout  # the disagreement, with its evidence
+    assert "\x1b" not in done.stdout and "\x07" not in done.stdout and "\u202e" not in done.stdout
