@@ -124,12 +124,12 @@ def grade(
     if format is OutputFormat.JSON:
         data = outcome_json(slug, outcome)
         if show:
-            data.update(shown_json(parsed, outcome.items))
+            data.update(shown_json(parsed, raw, outcome.items))
         print(json.dumps(data, ensure_ascii=False))
     elif show:
         title = f"{clean(file.name, 200)} — {slug}: {outcome_json(slug, outcome)['total']} / " \
             f"{as_number(loaded.rubric.max_points)} ({outcome.status})"
-        print_shown(console, title, loaded.rubric, parsed, outcome.items)
+        print_shown(console, title, loaded.rubric, parsed, raw, outcome.items)
     else:
         console.print(_table(slug, outcome))
 

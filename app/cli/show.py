@@ -8,7 +8,9 @@ escapes, no bidirectional overrides) and printed as plain text, never as rich ma
 
 from __future__ import annotations
 
+import json
 import textwrap
+from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
@@ -29,16 +31,65 @@ def _trimmed(text: str, limit: int) -> str:
     return clean(text.strip(), limit)
 
 
-def _lines(text: str, start: int | None, end: int | None) -> str | None:
-    """'lines a-b' of the document's text for a character span, None without one."""
-    if start is None or end is None:
+def _cell_spans(raw: bytes, text: str) -> tuple[tuple[int, int, int], ...] | None:
+    """(start, end, cell number) of each notebook cell in the text read from it, when the text
+    is the cells' sources joined as the reader joins them (else None: lines are shown)."""
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except (ValueError, UnicodeDecodeError):
         return None
-    first = text.count("\n", 0, start) + 1
-    last = text.count("\n", 0, max(start, end - 1)) + 1
-    return f"line {first}" if first == last else f"lines {first}-{last}"
+    cells = data.get("cells") if isinstance(data, dict) else None
+    if not isinstance(cells, list):
+        return None
+    spans: list[tuple[int, int, int]] = []
+    blocks: list[str] = []
+    offset = 0
+    for number, cell in enumerate(cells, start=1):
+        if not isinstance(cell, dict):
+            return None
+        source = cell.get("source", "")
+        source = "".join(map(str, source)) if isinstance(source, list) else str(source)
+        kind = cell.get("cell_type")
+        if not source.strip() or kind not in ("code", "markdown"):
+            continue
+        block = f"```python\n{source.rstrip()}\n```" if kind == "code" else source.rstrip()
+        offset += 2 if blocks else 0
+        spans.append((offset, offset + len(block), number))
+        blocks.append(block)
+        offset += len(block)
+    return tuple(spans) if "\n\n".join(blocks) == text else None
 
 
-def where_found(answer: LocatedAnswer, parsed: ParsedSubmission) -> str:
+@dataclass(frozen=True)
+class Places:
+    """Where a character span of the submission's text lies, said in the student's terms:
+    notebook cells, else lines (of the text extracted from a PDF)."""
+
+    text: str
+    extracted: bool = False
+    cells: tuple[tuple[int, int, int], ...] | None = None
+
+    @classmethod
+    def of(cls, parsed: ParsedSubmission, raw: bytes) -> Places:
+        cells = _cell_spans(raw, parsed.text) if parsed.format == "notebook" else None
+        return cls(parsed.text, parsed.format in ("pdf", "notebook"), cells)
+
+    def where(self, start: int | None, end: int | None) -> str | None:
+        if start is None or end is None:
+            return None
+        last_char = max(start, end - 1)
+        if self.cells is not None:
+            first = next((n for s, e, n in self.cells if start < e), None)
+            last = next((n for s, e, n in reversed(self.cells) if last_char >= s), None)
+            if first is not None and last is not None:
+                return f"cell {first}" if first >= last else f"cells {first}-{last}"
+        first = self.text.count("\n", 0, start) + 1
+        last = self.text.count("\n", 0, last_char) + 1
+        span = f"line {first}" if first == last else f"lines {first}-{last}"
+        return span + (" of the extracted text" if self.extracted else "")
+
+
+def where_found(answer: LocatedAnswer, places: Places) -> str:
     """How the answer was found and where: 'label "Question 1", lines 12-30 (confidence 0.95)'."""
     how = {
         "json": "JSON key",
@@ -49,15 +100,14 @@ def where_found(answer: LocatedAnswer, parsed: ParsedSubmission) -> str:
     }.get(answer.method, answer.method)
     if answer.label and answer.method in ("label", "json"):
         how += f" {clean(answer.label, 200)!r}"
-    span = _lines(parsed.text, answer.start, answer.end)
+    span = places.where(answer.start, answer.end)
     if span is not None:
-        extracted = parsed.format in ("pdf", "notebook")
-        how += f", {span}" + (" of the extracted text" if extracted else "")
+        how += f", {span}"
     return f"{how} (confidence {answer.confidence:.2f})"
 
 
-def _evidence_line(evidence: Evidence, parsed: ParsedSubmission | None) -> str:
-    span = None if parsed is None else _lines(parsed.text, evidence.start, evidence.end)
+def _evidence_line(evidence: Evidence, places: Places | None) -> str:
+    span = None if places is None else places.where(evidence.start, evidence.end)
     text = _trimmed(evidence.text, EVIDENCE_CHARS).replace("\n", " ⏎ ")
     line = f"{evidence.kind}: {text}"
     if span is not None:
@@ -88,9 +138,11 @@ def print_shown(
     title: str,
     rubric: Rubric,
     parsed: ParsedSubmission | None,
+    raw: bytes,
     items: tuple[ItemResult, ...],
 ) -> None:
     """Readable blocks, one per question: plain text on a pipe, bold headings on a terminal."""
+    places = None if parsed is None else Places.of(parsed, raw)
     console.print(Text(title, style="bold"))
     by_item = {r.item_id: r for r in items}
     for question in rubric.questions:
@@ -100,12 +152,12 @@ def print_shown(
             heading += f" — {clean(question.title, 200)}"
         console.print(Text(heading, style="bold"))
         answer = None if parsed is None else parsed.answers.get(question.id)
-        if parsed is None or answer is None:
+        if parsed is None or places is None or answer is None:
             reason = "" if parsed is None else parsed.missing.get(question.id, "")
             _block(console, "located: nothing" + (f" — {clean(reason, 500)}" if reason else ""),
                    2)
         else:
-            _block(console, f"located by {where_found(answer, parsed)}", 2)
+            _block(console, f"located by {where_found(answer, places)}", 2)
             if answer.note:
                 _block(console, f"note: {_trimmed(answer.note, 500)}", 4, "dim")
             _block(console, _trimmed(answer.text, ANSWER_CHARS) or "(empty)", 4, "cyan",
@@ -126,21 +178,24 @@ def print_shown(
             for evidence in result.evidence:
                 if _repeats_answer(evidence, answer):
                     continue
-                _block(console, f"evidence {_evidence_line(evidence, parsed)}", 4, "dim")
+                _block(console, f"evidence {_evidence_line(evidence, places)}", 4, "dim")
     if parsed is not None:
         for note in parsed.notes:
             _block(console, f"note: {_trimmed(note, 500)}", 0, "dim")
 
 
-def shown_json(parsed: ParsedSubmission | None, items: tuple[ItemResult, ...]) -> dict[str, Any]:
+def shown_json(
+    parsed: ParsedSubmission | None, raw: bytes, items: tuple[ItemResult, ...]
+) -> dict[str, Any]:
     """What --show adds to `--format json`: located answers and each item's evidence."""
     located: dict[str, Any] = {}
-    if parsed is not None:
+    places = None if parsed is None else Places.of(parsed, raw)
+    if parsed is not None and places is not None:
         for question_id, answer in parsed.answers.items():
             located[question_id] = {
                 "method": answer.method,
                 "label": None if answer.label is None else clean(answer.label, 200),
-                "lines": _lines(parsed.text, answer.start, answer.end),
+                "where": places.where(answer.start, answer.end),
                 "confidence": answer.confidence,
                 "note": clean(answer.note, 500),
                 "text": _trimmed(answer.text, ANSWER_CHARS),
@@ -150,6 +205,6 @@ def shown_json(parsed: ParsedSubmission | None, items: tuple[ItemResult, ...]) -
     return {
         "located": located,
         "evidence": {
-            r.item_id: [_evidence_line(e, parsed) for e in r.evidence] for r in items
+            r.item_id: [_evidence_line(e, places) for e in r.evidence] for r in items
         },
     }

@@ -84,7 +84,7 @@ def test_show_with_json_adds_located_answers_and_evidence(tmp_path: Path) -> Non
     body = json.loads(done.stdout)
     assert body["assignment"] == "show-demo" and body["total"] == 2
     q1 = body["located"]["Q1"]
-    assert q1["method"] == "label" and q1["lines"] == "line 4"
+    assert q1["method"] == "label" and q1["where"] == "line 4"
     assert "8 heads" in q1["text"] and "\x1b" not in q1["text"]
     assert body["located"]["Q3"]["method"] is None and body["located"]["Q3"]["missing"]
     assert any("8" in line for line in body["evidence"]["q1.heads"])
@@ -98,3 +98,32 @@ def test_grade_without_rubric_or_assignment_says_what_to_pass(tmp_path: Path) ->
         capture_output=True, text=True, cwd=REPO, timeout=240, check=False,
     )
     assert done.returncode == 1 and "--rubric FILE or --assignment SLUG" in done.stderr
+
+
+def test_show_says_which_notebook_cell_an_answer_came_from(tmp_path: Path) -> None:
+    def cell(kind: str, source: str) -> dict[str, object]:
+        extra = {"outputs": [], "execution_count": None} if kind == "code" else {}
+        return {"cell_type": kind, "metadata": {}, "source": source, **extra}
+
+    notebook = {
+        "nbformat": 4, "nbformat_minor": 5, "metadata": {},
+        "cells": [
+            cell("markdown", "# Homework"),
+            cell("code", ""),  # empty: not read, still counted as Jupyter numbers cells
+            cell("markdown", "## Question 1\nThe model uses 8 heads."),
+            cell("code", "x = 1"),
+            cell("markdown", "## Question 2\nEach head has width 64."),
+        ],
+    }
+    (tmp_path / "show-demo.yaml").write_text(RUBRIC)
+    answer = tmp_path / "hw.ipynb"
+    answer.write_text(json.dumps(notebook))
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli.main", "grade", str(answer), "--rubric",
+         str(tmp_path / "show-demo.yaml"), "--show", "--format", "json"],
+        capture_output=True, text=True, cwd=REPO, timeout=240, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    located = json.loads(done.stdout)["located"]
+    assert located["Q1"]["where"] == "cells 3-4", located["Q1"]  # up to the next label
+    assert located["Q2"]["where"] == "cell 5", located["Q2"]
