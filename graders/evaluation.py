@@ -3,8 +3,14 @@
 A grades file (`<stem>.grades.yaml` beside a hand-graded submission) names the assignment, the
 grader's total with the range a second fair grader could give, and per item the points with
 their range. An item agrees when the machine's points (its suggestion, for an item sent to
-review) fall inside the range; a file agrees when at least 90% of its listed items and its total
-do.
+review) fall inside the range; a file agrees when at least 90% of its counted items and its
+total do.
+
+Only answered items are counted: an item the grades mark `answered: false`, or give [0, 0] with
+a note saying there was nothing to grade (UNANSWERED_NOTES), would agree with any grader that
+gives nothing for nothing, and an item the rubric scores out of 0 cannot disagree. Rubric items
+the grades do not list were never asked of the file. Neither kind is counted; either kind given
+points by the machine is reported apart.
 """
 
 from __future__ import annotations
@@ -15,9 +21,16 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from graders.results import ItemResult, Status
+from graders.results import FINAL_STATUSES, ItemResult, Status
 
 FILE_AGREEMENT = Decimal("0.9")
+# An auto-graded item (not sent to review) at least this confident is the issue's headline risk.
+CONFIDENT = 0.8
+# A [0, 0] item whose note contains one of these (any case) was not answered (or not asked).
+UNANSWERED_NOTES = (
+    "not answered", "no answer", "unanswered", "not attempted", "not asked", "not in the",
+    "not reported", "nothing in this document", "left blank",
+)
 
 
 class GradesError(ValueError):
@@ -31,6 +44,7 @@ class ExpectedItem:
     low: Decimal
     high: Decimal
     note: str = ""
+    answered: bool = True
 
 
 @dataclass(frozen=True)
@@ -57,6 +71,26 @@ class ItemAgreement:
         points = self.points
         return points is not None and self.expected.low <= points <= self.expected.high
 
+    @property
+    def counted(self) -> bool:
+        """Evidence of agreement: answered, and not scored out of 0 on both sides."""
+        result = self.result
+        worthless = result is not None and result.max_points == 0 and self.expected.high == 0
+        return self.expected.answered and not worthless
+
+    @property
+    def auto_graded(self) -> bool:
+        """Decided by the machine alone: its status is final, no human is asked."""
+        return self.result is not None and self.result.status in FINAL_STATUSES
+
+    @property
+    def confidently_wrong(self) -> bool:
+        result = self.result
+        return (
+            self.auto_graded and result is not None and result.confidence >= CONFIDENT
+            and not self.within
+        )
+
 
 @dataclass(frozen=True)
 class FileAgreement:
@@ -67,14 +101,32 @@ class FileAgreement:
     statuses: Mapping[str, int]
     # Question id -> (pattern, whether the question's feedback names it)
     named: Mapping[str, tuple[tuple[str, bool], ...]] = field(default_factory=dict)
+    # The machine's results for rubric items the grades do not list (never asked of the file).
+    unasked: tuple[ItemResult, ...] = ()
 
     @property
     def unnamed(self) -> tuple[tuple[str, str], ...]:
         return tuple((q, p) for q, checks in self.named.items() for p, ok in checks if not ok)
 
     @property
+    def counted(self) -> tuple[ItemAgreement, ...]:
+        return tuple(item for item in self.items if item.counted)
+
+    @property
     def items_within(self) -> int:
-        return sum(1 for item in self.items if item.within)
+        """Counted items inside their range."""
+        return sum(1 for item in self.counted if item.within)
+
+    @property
+    def unanswered_given_points(self) -> tuple[ItemAgreement, ...]:
+        return tuple(
+            item for item in self.items
+            if not item.counted and item.points is not None and item.points > 0
+        )
+
+    @property
+    def unasked_given_points(self) -> tuple[ItemResult, ...]:
+        return tuple(r for r in self.unasked if r.counts_toward_total and r.points > 0)
 
     @property
     def total_within(self) -> bool:
@@ -82,14 +134,14 @@ class FileAgreement:
 
     @property
     def agrees(self) -> bool:
-        if not self.items:
-            return self.total_within
-        share = Decimal(self.items_within) / Decimal(len(self.items))
+        if not self.counted:
+            return self.total_within and not self.unnamed
+        share = Decimal(self.items_within) / Decimal(len(self.counted))
         return share >= FILE_AGREEMENT and self.total_within and not self.unnamed
 
     @property
     def disagreements(self) -> tuple[ItemAgreement, ...]:
-        return tuple(item for item in self.items if not item.within)
+        return tuple(item for item in self.counted if not item.within)
 
 
 def _decimal(value: Any, where: str) -> Decimal:
@@ -129,11 +181,13 @@ def parse_grades(data: Any) -> ExpectedGrades:
             points = _decimal(spec.get("points"), f"{where}.points")
             low, high = _range(spec.get("range"), f"{where}.range", points)
             note = str(spec.get("note", ""))
+            answered = _answered(spec.get("answered"), low, high, note, where)
         else:
             points = _decimal(spec, where)
             low, high = points, points
             note = ""
-        items.append(ExpectedItem(str(item_id), points, low, high, note))
+            answered = True
+        items.append(ExpectedItem(str(item_id), points, low, high, note, answered))
     total = _decimal(data.get("total"), "total")
     total_low, total_high = _range(data.get("total_range"), "total_range", total)
     must_name: dict[str, tuple[str, ...]] = {}
@@ -155,9 +209,22 @@ def parse_grades(data: Any) -> ExpectedGrades:
     )
 
 
+def _answered(explicit: Any, low: Decimal, high: Decimal, note: str, where: str) -> bool:
+    """`answered: true|false` when the grades say; else answered unless the range is [0, 0]
+    and the note says there was nothing to grade."""
+    if explicit is not None:
+        if not isinstance(explicit, bool):
+            raise GradesError(f"{where}.answered: true or false, not {explicit!r}")
+        return explicit
+    folded = note.casefold()
+    return not (low == high == 0 and any(phrase in folded for phrase in UNANSWERED_NOTES))
+
+
 def compare(name: str, expected: ExpectedGrades, results: Sequence[ItemResult]) -> FileAgreement:
     by_id = {result.item_id: result for result in results}
     items = tuple(ItemAgreement(item, by_id.get(item.item_id)) for item in expected.items)
+    listed = {item.item_id for item in expected.items}
+    unasked = tuple(r for r in results if r.item_id not in listed)
     total = sum((r.points for r in results if r.counts_toward_total), Decimal(0))
     statuses: dict[str, int] = {}
     for result in results:
@@ -166,7 +233,7 @@ def compare(name: str, expected: ExpectedGrades, results: Sequence[ItemResult]) 
         question: tuple((pattern, _names(pattern, question, results)) for pattern in patterns)
         for question, patterns in expected.must_name.items()
     }
-    return FileAgreement(name, expected, items, total, statuses, named)
+    return FileAgreement(name, expected, items, total, statuses, named, unasked)
 
 
 def _names(pattern: str, question: str, results: Sequence[ItemResult]) -> bool:
@@ -188,23 +255,36 @@ def _names(pattern: str, question: str, results: Sequence[ItemResult]) -> bool:
 class Summary:
     files: int
     files_agreeing: int
-    items: int
+    items: int  # counted (answered) items
     items_within: int
     totals_within: int
     bugs: int
     bugs_named: int
     confident_missing: int  # `missing` at confidence >= 0.9 on an item the grader gave points
+    items_listed: int = 0  # every item the grades list, answered or not
+    items_listed_within: int = 0
+    unanswered_given_points: int = 0
+    unasked_given_points: int = 0
+    auto_graded: int = 0  # counted items the machine decided alone (a final status)
+    auto_graded_wrong: int = 0  # ... outside their range
+    confident_wrong: int = 0  # ... at confidence >= CONFIDENT
 
     @property
     def item_share(self) -> float:
         return self.items_within / self.items if self.items else 1.0
 
+    @property
+    def auto_graded_error(self) -> float:
+        return self.auto_graded_wrong / self.auto_graded if self.auto_graded else 0.0
+
 
 def summarise(files: Sequence[FileAgreement]) -> Summary:
+    counted = [item for agreement in files for item in agreement.counted]
+    listed = [item for agreement in files for item in agreement.items]
+    auto = [item for item in counted if item.auto_graded]
     confident_missing = sum(
         1
-        for agreement in files
-        for item in agreement.items
+        for item in counted
         if item.result is not None
         and item.result.status is Status.MISSING
         and item.result.confidence >= 0.9
@@ -213,10 +293,17 @@ def summarise(files: Sequence[FileAgreement]) -> Summary:
     return Summary(
         files=len(files),
         files_agreeing=sum(1 for f in files if f.agrees),
-        items=sum(len(f.items) for f in files),
-        items_within=sum(f.items_within for f in files),
+        items=len(counted),
+        items_within=sum(1 for item in counted if item.within),
         totals_within=sum(1 for f in files if f.total_within),
         bugs=sum(len(checks) for f in files for checks in f.named.values()),
         bugs_named=sum(ok for f in files for checks in f.named.values() for _, ok in checks),
         confident_missing=confident_missing,
+        items_listed=len(listed),
+        items_listed_within=sum(1 for item in listed if item.within),
+        unanswered_given_points=sum(len(f.unanswered_given_points) for f in files),
+        unasked_given_points=sum(len(f.unasked_given_points) for f in files),
+        auto_graded=len(auto),
+        auto_graded_wrong=sum(1 for item in auto if not item.within),
+        confident_wrong=sum(1 for item in auto if item.confidently_wrong),
     )

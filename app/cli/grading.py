@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import mimetypes
 from decimal import Decimal
 from enum import StrEnum
 from pathlib import Path
@@ -14,6 +13,8 @@ from rich.progress import Progress
 from rich.table import Table
 
 from app.cli.context import console, database, domain_errors, errors, fail, safe, settings
+from app.cli.offline import content_type, load_or_fail, read_upload, rubric_file
+from app.cli.show import print_shown, shown_json
 from app.db.session import unit_of_work
 from app.errors import DomainError
 from app.grading.batch import grade_jobs
@@ -25,46 +26,14 @@ from app.sanitize import clean
 from app.submissions import service as submissions
 from app.submissions.upload import Upload
 from graders.context import GradingResources
-from graders.documents import sniff_format
-from graders.documents.model import InvalidDocument
+from graders.documents import InvalidDocument, ParsedSubmission, read_submission, sniff_format
 from graders.results import ItemResult
-from graders.rubric import RubricError, bundled_rubric_paths, load_rubric
+from graders.rubric import Rubric
 
 
 class OutputFormat(StrEnum):
     TABLE = "table"
     JSON = "json"
-
-
-def _rubric_file(slug: str, explicit: Path | None) -> Path:
-    if explicit is not None:
-        return explicit
-    directory = settings().rubrics_dir
-    named = directory / f"{slug}.yaml"
-    if named.is_file():
-        return named
-    for path in bundled_rubric_paths(directory):
-        try:
-            if load_rubric(path).rubric.slug == slug:
-                return path
-        except RubricError:
-            continue
-    raise fail(f"no rubric for assignment {slug!r} in {directory}")
-
-
-def _read(path: Path) -> bytes:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise fail(f"cannot read {path}: {exc.strerror}") from None
-    limit = settings().max_upload_bytes
-    if len(raw) > limit:
-        raise fail(f"{path} is larger than the upload limit of {limit} bytes", 2)
-    return raw
-
-
-def _content_type(path: Path) -> str | None:
-    return mimetypes.guess_type(path.name)[0]
 
 
 def outcome_json(slug: str, outcome: WorkerOutcome) -> dict[str, Any]:
@@ -113,37 +82,56 @@ def _table(slug: str, outcome: WorkerOutcome) -> Table:
     return table
 
 
+def _located(raw: bytes, file: Path, rubric: Rubric) -> ParsedSubmission | None:
+    """What the grader read for each question (the same reading grading did), for --show."""
+    try:
+        return read_submission(raw, file.name, content_type(file), rubric)
+    except InvalidDocument:
+        return None
+
+
 def grade(
     file: Annotated[Path, typer.Argument(help="The submission (JSON, text, .py, .ipynb, PDF)")],
-    assignment: Annotated[str, typer.Option(help="Assignment (rubric) slug")],
+    assignment: Annotated[
+        str | None, typer.Option(help="Assignment (rubric) slug; default: the --rubric's slug")
+    ] = None,
     format: Annotated[OutputFormat, typer.Option(help="table or json")] = OutputFormat.TABLE,
     rubric: Annotated[
-        Path | None, typer.Option(help="A rubric file instead of the bundled one")
+        Path | None, typer.Option(help="A rubric file instead of the rubrics folder's")
     ] = None,
+    show: Annotated[
+        bool, typer.Option(help="Per question the text located and where; per item the evidence")
+    ] = False,
 ) -> None:
     """Grade one file offline: no database, no server."""
-    path = _rubric_file(assignment, rubric)
-    text = path.read_bytes().decode("utf-8")
+    if assignment is None and rubric is None:
+        raise fail("name the rubric: --rubric FILE or --assignment SLUG")
+    loaded, text = load_or_fail(rubric_file(assignment or "", rubric))
+    slug = assignment or loaded.rubric.slug
+    raw = read_upload(file)
     try:
-        load_rubric(path)
-    except RubricError as exc:
-        raise fail(str(exc)) from None
-    raw = _read(file)
-    try:
-        sniff_format(raw, file.name, _content_type(file))
+        sniff_format(raw, file.name, content_type(file))
     except InvalidDocument as exc:
         raise fail(f"{file}: {exc}", 2) from None
     resources = GradingResources(options=settings().grading_options())
     try:
-        outcome = grade_document(text, raw, file.name, _content_type(file), resources)
+        outcome = grade_document(text, raw, file.name, content_type(file), resources)
     finally:
         resources.close()
     if outcome.status == "error" or (outcome.error and not outcome.items):
         raise fail(f"{file}: {outcome.error}", 2)
+    parsed = _located(raw, file, loaded.rubric) if show else None
     if format is OutputFormat.JSON:
-        print(json.dumps(outcome_json(assignment, outcome), ensure_ascii=False))
+        data = outcome_json(slug, outcome)
+        if show:
+            data.update(shown_json(parsed, raw, outcome.items))
+        print(json.dumps(data, ensure_ascii=False))
+    elif show:
+        title = f"{clean(file.name, 200)} — {slug}: {outcome_json(slug, outcome)['total']} / " \
+            f"{as_number(loaded.rubric.max_points)} ({outcome.status})"
+        print_shown(console, title, loaded.rubric, parsed, raw, outcome.items)
     else:
-        console.print(_table(assignment, outcome))
+        console.print(_table(slug, outcome))
 
 
 def _store_and_grade(
@@ -156,7 +144,7 @@ def _store_and_grade(
     with database() as sessions:
         with domain_errors(), unit_of_work(sessions) as session:
             for path, student in zip(files, students, strict=True):
-                upload = Upload(_read(path), path.name, _content_type(path), student)
+                upload = Upload(read_upload(path), path.name, content_type(path), student)
                 try:
                     accepted = submissions.accept(session, slug, upload, None, limit)
                 except DomainError as exc:

@@ -105,10 +105,13 @@ def _load_json(text: str, what: str) -> Any:
 
 
 def check_answers_shape(data: Any) -> None:
-    """`{"student_id"?: str, "answers": {str: str | number | list}}`, else InvalidDocument."""
+    """`{"student_id"?: str, "answers": {str: str | number | list}}`, else InvalidDocument.
+
+    Top-level keys starting with `_` are metadata (where a sample came from, an LMS's ids):
+    accepted and never read; any other key is refused, as a misspelt "answers" would be."""
     if not isinstance(data, dict):
         raise InvalidDocument('JSON submission must be an object with an "answers" object')
-    unknown = sorted(set(data) - {"student_id", "answers"})
+    unknown = sorted(k for k in set(data) - {"student_id", "answers"} if not k.startswith("_"))
     if unknown:
         raise InvalidDocument(
             f"JSON submission has unexpected top-level keys: {', '.join(unknown)}"

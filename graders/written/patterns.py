@@ -18,7 +18,8 @@ from functools import lru_cache
 
 _GAP = r"\W+(?:[\w'’]+\W+){0,6}?"
 _NOT = r"(?:not|\w*n['’]t|never|cannot|no)"
-_STEM = re.compile(r"(?<=[A-Za-z])(?<!\\[A-Za-z])\*(?=$|[\s)|])")
+# `word*` before the end, a space, `)`, `|` or a ` ... ` gap (already \x00 when this runs).
+_STEM = re.compile(r"(?<=[A-Za-z])(?<!\\[A-Za-z])\*(?=$|[\s)|\x00])")
 _NEGATOR = re.compile(
     r"(?<![\w'’])(?:not|no|never|cannot|without|neither|nor|none|nothing|unable|fails?\s+to|"
     r"instead\s+of|rather\s+than|unlike|"

@@ -77,3 +77,56 @@ def test_summary_counts_confident_missing_only_where_the_grader_gave_points() ->
 def test_malformed_grades_are_refused_with_a_reason(bad: object) -> None:
     with pytest.raises(GradesError):
         parse_grades(bad)
+
+
+def test_only_answered_items_count_and_the_rest_given_points_are_listed_apart() -> None:
+    grades = parse_grades({"total": 3, "items": {
+        "a": {"points": 2, "range": [2, 2]},
+        "blank": {"points": 0, "range": [0, 0], "note": "Not answered"},
+        "handout": {"points": 0, "range": [0, 0], "note": "not in the 2021 handout"},
+        "zero": {"points": 0, "range": [0, 0], "note": "wrong value"},
+        "said": {"points": 0, "range": [0, 0], "answered": False},
+        "partly": {"points": 0, "range": [0, 1], "note": "no answer to the why"},
+    }})
+    answered = {item.item_id: item.answered for item in grades.items}
+    assert answered == {"a": True, "blank": False, "handout": False, "zero": True,
+                        "said": False, "partly": True}
+    results = [_result("a", "2"), _result("blank", "1"), _result("handout", "0"),
+               _result("zero", "0"), _result("said", "0"), _result("partly", "0"),
+               _result("never_listed", "2"), _result("listed_nowhere_zero", "0")]
+    agreement = compare("f", grades, results)
+    assert [i.expected.item_id for i in agreement.counted] == ["a", "zero", "partly"]
+    assert agreement.items_within == 3 and agreement.agrees is False  # total 5 vs 3
+    assert [i.expected.item_id for i in agreement.unanswered_given_points] == ["blank"]
+    assert [r.item_id for r in agreement.unasked_given_points] == ["never_listed"]
+    summary = summarise([agreement])
+    assert (summary.items, summary.items_within) == (3, 3)
+    assert (summary.items_listed, summary.items_listed_within) == (6, 5)
+    assert (summary.unanswered_given_points, summary.unasked_given_points) == (1, 1)
+
+
+def test_an_item_worth_nothing_on_both_sides_is_not_counted() -> None:
+    grades = parse_grades({"total": 0, "items": {"acc": {"points": 0, "range": [0, 0]}}})
+    worthless = ItemResult(item_id="acc", question="Q1", points="0", max_points="0",
+                           status=Status.GRADED, grader="test", grader_version="1")
+    agreement = compare("f", grades, [worthless])
+    assert agreement.counted == () and summarise([agreement]).items == 0
+
+
+def test_auto_graded_counts_final_statuses_and_confident_wrong_the_sure_ones() -> None:
+    grades = parse_grades({"total": 4, "items": {"a": 1, "b": 1, "c": 1, "d": 1, "e": 1}})
+    results = [
+        _result("a", "0", confidence=0.95),  # wrong, auto-graded, confident
+        _result("b", "0", confidence=0.7),  # wrong, auto-graded, unsure
+        _result("c", "0", Status.NEEDS_REVIEW, confidence=0.9),  # a human decides
+        _result("d", "1", confidence=0.99),  # right
+        _result("e", "0", Status.MISSING, confidence=0.8),  # wrong, auto-graded, confident
+    ]
+    summary = summarise([compare("f", grades, results)])
+    assert (summary.auto_graded, summary.auto_graded_wrong, summary.confident_wrong) == (4, 3, 2)
+    assert summary.auto_graded_error == 0.75
+
+
+def test_answered_must_be_true_or_false() -> None:
+    with pytest.raises(GradesError, match="answered"):
+        parse_grades({"total": 0, "items": {"a": {"points": 0, "answered": "no"}}})

@@ -48,3 +48,10 @@ def test_bad_pattern_is_an_error() -> None:
         compile_pattern("(unclosed")
     with pytest.raises(PatternError):
         compile_pattern("   ")
+
+
+def test_a_stem_right_before_a_gap_matches_any_ending() -> None:
+    # `word* ... x` once compiled to `word*` (the letter repeated), matching only "positio(n)".
+    hit = find_affirmed("position* ... (add*|inject*)", "The positional encoding is added here.")
+    assert hit is not None and hit.text == "positional encoding is added"
+    assert find_affirmed("gradient* ... vanish*", "gradients may vanish") is not None

@@ -1,0 +1,77 @@
+"""What the offline commands (`grade`, `evaluate`) share: reading a file under the upload limit
+and finding the rubric, from files named on the command line or the rubrics folder."""
+
+from __future__ import annotations
+
+import mimetypes
+from collections.abc import Sequence
+from pathlib import Path
+
+from app.cli.context import fail, settings
+from graders.rubric import LoadedRubric, RubricError, bundled_rubric_paths, load_rubric
+
+RUBRIC_SUFFIXES = (".yaml", ".yml")
+
+
+def read_upload(path: Path) -> bytes:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise fail(f"cannot read {path}: {exc.strerror}") from None
+    limit = settings().max_upload_bytes
+    if len(raw) > limit:
+        raise fail(f"{path} is larger than the upload limit of {limit} bytes", 2)
+    return raw
+
+
+def content_type(path: Path) -> str | None:
+    return mimetypes.guess_type(path.name)[0]
+
+
+def rubric_file(slug: str, explicit: Path | None) -> Path:
+    """`explicit`, else the rubric of `slug` in the rubrics folder (GRADEFORMER_RUBRICS_DIR)."""
+    if explicit is not None:
+        return explicit
+    directory = settings().rubrics_dir
+    named = directory / f"{slug}.yaml"
+    if named.is_file():
+        return named
+    for path in bundled_rubric_paths(directory):
+        try:
+            if load_rubric(path).rubric.slug == slug:
+                return path
+        except RubricError:
+            continue
+    raise fail(f"no rubric for assignment {slug!r} in {directory}")
+
+
+def load_or_fail(path: Path) -> tuple[LoadedRubric, str]:
+    """The validated rubric and its text; its problems end the command."""
+    try:
+        loaded = load_rubric(path)
+        return loaded, path.read_bytes().decode("utf-8")
+    except RubricError as exc:
+        raise fail(str(exc)) from None
+
+
+def given_rubrics(paths: Sequence[Path]) -> dict[str, str]:
+    """Slug -> rubric text of every file named, a folder standing for its *.yaml/*.yml files."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(
+                p for p in path.iterdir() if p.is_file() and p.suffix in RUBRIC_SUFFIXES
+            )
+            if not found:
+                raise fail(f"{path} holds no rubric (*.yaml) files")
+            files.extend(found)
+        else:
+            files.append(path)
+    rubrics: dict[str, str] = {}
+    for file in files:
+        loaded, text = load_or_fail(file)
+        slug = loaded.rubric.slug
+        if slug in rubrics:
+            raise fail(f"{file}: a second rubric for assignment {slug!r}")
+        rubrics[slug] = text
+    return rubrics
