@@ -105,6 +105,21 @@ def test_only_answered_items_count_and_the_rest_given_points_are_listed_apart() 
     assert (summary.unanswered_given_points, summary.unasked_given_points) == (1, 1)
 
 
+def test_a_file_agrees_over_the_items_its_grades_list_not_only_the_answered_ones() -> None:
+    # Nine unanswered items left at 0 and one answered item missed: 9 of 10 listed items agree
+    # (the corpus's rule), though the only answered item is out of range.
+    items: dict[str, object] = {f"u{k}": {"points": 0, "range": [0, 0], "note": "no answer"}
+                                for k in range(9)}
+    items["a"] = {"points": 1, "range": [1, 1]}
+    grades = parse_grades({"total": 1, "total_range": [0, 1], "items": items})
+    results = [_result(f"u{k}", "0") for k in range(9)] + [_result("a", "0")]
+    agreement = compare("f", grades, results)
+    assert agreement.items_within == 0 and len(agreement.counted) == 1
+    assert agreement.agrees
+    results[0] = _result("u0", "1")  # an unanswered item given a point: 8 of 10 listed agree
+    assert not compare("f", grades, results).agrees
+
+
 def test_an_item_worth_nothing_on_both_sides_is_not_counted() -> None:
     grades = parse_grades({"total": 0, "items": {"acc": {"points": 0, "range": [0, 0]}}})
     worthless = ItemResult(item_id="acc", question="Q1", points="0", max_points="0",
