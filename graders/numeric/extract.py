@@ -180,8 +180,15 @@ def _side_candidates(text: str, masked: str, s: int, e: int, index: int) -> list
     return out
 
 
+# A minus written against the number (`-0.416`, `−0.416`, `-(1/4)`) is its sign; a spaced dash
+# (`answer - 0.416`) and an operator left at a piece's edge (`* 5`) are not.
+_SIGN = re.compile(r"-(?=[\d.(])")
+
+
 def _clean_piece(raw: str) -> str:
-    piece = balanced(raw.strip().strip("*/^+-").strip())
+    stripped = raw.strip()
+    sign = "-" if _SIGN.match(stripped.lstrip("*/^ ")) else ""  # `**-0.4**`: bold, signed
+    piece = sign + balanced(stripped.strip("*/^+- \t\n"))
     return re.sub(r"(?<=[\d%)])\s*\.+$", "", piece)  # the full stop ending a sentence
 
 

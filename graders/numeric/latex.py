@@ -138,6 +138,8 @@ class _Converter:
             return "("
         if ch == "]":
             return ")"
+        if ch == "−" and self.pos < len(self.text) and self.text[self.pos] in "0123456789.":
+            return " -"  # the minus sign written against its number is the number's sign
         if ch in _UNICODE:
             return f" {_UNICODE[ch]} "
         if ch == "^":
