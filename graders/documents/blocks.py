@@ -49,8 +49,9 @@ def answer_markers(text: str) -> list[tuple[int, int]]:
     return found
 
 
-def outline(text: str) -> Outline:
-    struct = structural_marks(text)
+def outline(text: str, depth: int = 3) -> Outline:
+    """`depth`: the deepest level the rubric's questions have (see structure.scan)."""
+    struct = structural_marks(text, depth)
     markers = answer_markers(text)
     marker_starts = [s for s, _ in markers]
     handout: list[tuple[int, int]] = []

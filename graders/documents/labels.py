@@ -40,6 +40,9 @@ class LabelMark:
     # "(1)" opening a line (no bullet): an equation number almost everywhere, a label only where
     # it numbers the sub-parts of a letter heading with nothing of its own (paths.resolve_paths)
     paren: bool = False
+    # a heading whose path comes from counting headings in order, not from a label it carries:
+    # weak evidence (the answer goes to review)
+    by_order: bool = False
 
     @property
     def depth(self) -> int:
@@ -67,7 +70,8 @@ _PART_HEADING = re.compile(
 )
 _CIRCLED = re.compile(r"\\textcircled\{\s*([A-Za-z]?\d{1,2}|[a-h]|[ivx]{1,4})\s*\}")
 _QNUM = re.compile(
-    r"(?:Q(?:uestion)?|Problem|Prob\.|Exercise|Ex\.|Task)[ \t]*\.?[ \t]*(\d{1,2})(?!\d)"
+    r"(?:(?:Inline[ \t]+)?Q(?:uestion)?|Problem|Prob\.|Exercise|Ex\.|Task)[ \t]*\.?[ \t]*"
+    r"(\d{1,2})(?!\d)"
     r"(?:[ \t]*(?:\.\)|[.):\-](?![0-9])))?",
     re.IGNORECASE,
 )

@@ -36,6 +36,12 @@ from graders.documents.review import (
     label_names,
     sibling_candidate,
 )
+from graders.documents.strength import (
+    BY_CONTENT,
+    BY_HEADING_ORDER,
+    BY_ORDER,
+    weak,
+)
 from graders.rubric import Question, Rubric
 
 
@@ -100,6 +106,9 @@ class _Scorer:
             for p in patterns:
                 counts[p.regex.pattern] = counts.get(p.regex.pattern, 0) + 1
         self.idf = counts
+        # the deepest level the questions have (1 numbers, 2 letters, 3 romans); unknown: 3
+        self.depth = max((3 if k[3] else 2 if k[2] else 1 for keys in self.keys for k in keys),
+                         default=3)
 
     def content(self, q: int, norm: NormalisedText) -> tuple[float, list[str]]:
         found: list[CuePattern] = [p for p in self.cues[q] if norm.contains(p)]
@@ -167,8 +176,8 @@ def locate(text: str, rubric: Rubric) -> Location:
         notes.append(f"only the first {MAX_CHARS} characters were searched for answers "
                      f"(the document has {len(text)})")
         text = text[:MAX_CHARS]
-    shape = outline(text)
     scorer = _Scorer(rubric)
+    shape = outline(text, scorer.depth)
     units, only_handout = units_of(text, shape, scorer.handout_words)
     scorer.score(units, text)
     assignment = assign_in_rubric_order(units, len(rubric.questions))
@@ -183,7 +192,7 @@ def locate(text: str, rubric: Rubric) -> Location:
             if candidate is None:
                 missing[question.id] = _missing_reason(question, scorer, qi, only_handout)
             else:
-                answers[question.id] = flag_language(candidate)
+                answers[question.id] = flag_language(weak(candidate, BY_ORDER))
             continue
         chosen = next((r for r in runs if any(units[i].label_scores[qi] > 0 for i in r)),
                       runs[0])
@@ -255,7 +264,7 @@ def _located(
         notes.append(f"{pasted} pasted question statement(s) (the handout's wording) left out")
     if cues:
         notes.append("content cues: " + ", ".join(cues[:8]))
-    return LocatedAnswer(
+    located = LocatedAnswer(
         question_id=question.id,
         text=text[start:end],
         start=start,
@@ -265,6 +274,13 @@ def _located(
         label=head.mark.raw if head.mark is not None else None,
         note="; ".join(notes),
     )
+    if method == "content":
+        return weak(located, BY_CONTENT)
+    if method == "order":
+        return weak(located, BY_ORDER)
+    if head.mark is not None and head.mark.by_order:
+        return weak(located, BY_HEADING_ORDER.format(heading=head.mark.raw))
+    return located
 
 
 def _missing_reason(

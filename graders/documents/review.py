@@ -17,6 +17,7 @@ from dataclasses import replace
 from graders.documents.assign import Unit
 from graders.documents.cues import compile_cues, found_cues
 from graders.documents.model import LocatedAnswer
+from graders.documents.strength import BY_NEIGHBOUR, weak
 from graders.rubric import Question
 
 CANDIDATE_CONFIDENCE = 0.3
@@ -116,7 +117,7 @@ def sibling_candidate(
     before = [i for i in located if i < here]
     nearest = max(before) if before else min(located)
     sibling = answers[ids[nearest]]
-    return LocatedAnswer(
+    return weak(LocatedAnswer(
         question_id=question.id,
         text=sibling.text,
         start=sibling.start,
@@ -127,7 +128,7 @@ def sibling_candidate(
         note=(f"no label or content of its own; its answer may be in the block of its sibling "
               f"part {sibling.question_id} (graded here as the best candidate) - a grader "
               "should check"),
-    )
+    ), BY_NEIGHBOUR.format(part=sibling.question_id))
 
 
 def _names_this_run(question: Question, sibling: Question, text: str) -> bool:

@@ -1,0 +1,57 @@
+"""How strongly each answer was located, and whether the document answers this assignment at all.
+
+An answer found under its own label (a heading, bold line, list marker or notebook cell that
+names the question, or a JSON key) is strong. Everything else is weak and says why: a heading
+counted by order, a neighbouring part's block, code under a question that asks for prose, or
+content alone. Graders still score a weak answer; the engine sends its items to review with the
+reason and the machine's points as a suggestion. A document in which most questions are not
+found at all is doubted as a whole: every item goes to review, none is graded 0 as missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+
+from graders.documents.model import LocatedAnswer
+from graders.rubric import Rubric
+
+BY_CONTENT = "located by its content only (no label names this question)"
+BY_ORDER = "located by position only (no label or content names this question)"
+BY_HEADING_ORDER = "located by heading order only ({heading!r} counted as this question)"
+BY_NEIGHBOUR = "located in the block of its neighbouring part {part} only"
+CODE_FOR_PROSE = "only code was found for a question that does not ask for code"
+WHOLE_FILE = "the whole .py file, and none of this question's names appear in it"
+
+
+def weak(answer: LocatedAnswer, reason: str) -> LocatedAnswer:
+    """The answer marked weak (the first reason kept, later ones added)."""
+    reasons = [r for r in (answer.weak_reason, reason) if r]
+    return replace(answer, strength="weak", weak_reason="; ".join(dict.fromkeys(reasons)))
+
+
+def assignment_doubt(
+    rubric: Rubric, answers: Mapping[str, LocatedAnswer]
+) -> str:
+    """"does this answer this assignment? N of M questions found" when fewer than half of the
+    questions every edition asks were found; "" otherwise."""
+    asked = [q for q in rubric.questions if not rubric.handouts_without(q)]
+    if not asked:
+        return ""
+    found = sum(1 for q in asked if q.id in answers and answers[q.id].text.strip())
+    if 2 * found >= len(asked):
+        return ""
+    return (f"does this answer this assignment? {found} of {len(asked)} questions found; "
+            "a grader should check that this is the right document")
+
+
+def with_doubt(answers: Mapping[str, LocatedAnswer], doubt: str) -> dict[str, LocatedAnswer]:
+    if not doubt:
+        return dict(answers)
+    return {qid: replace(a, doubt=doubt) for qid, a in answers.items()}
+
+
+__all__ = [
+    "BY_CONTENT", "BY_HEADING_ORDER", "BY_NEIGHBOUR", "BY_ORDER", "CODE_FOR_PROSE",
+    "WHOLE_FILE", "assignment_doubt", "weak", "with_doubt",
+]
