@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from graders.documents.assign import DUPLICATE_RELIABILITY, INLINE_RELIABILITY, Path, Unit
 from graders.documents.handout import is_handout
 from graders.documents.labels import LabelMark, find_labels
 from graders.documents.paths import resolve_paths
-from graders.documents.structure import ANSWER_ENV, ANSWER_MARK, structural_marks
+from graders.documents.structure import ANSWER_ENV, ANSWER_MARK, read_outline
 
 # Location reads at most this much of a document; a solution set is 5-60 kB, and past the cap
 # the rest is reported, not read (hostile uploads of megabytes of labels must stay bounded).
@@ -49,9 +49,16 @@ def answer_markers(text: str) -> list[tuple[int, int]]:
     return found
 
 
-def outline(text: str, depth: int = 3) -> Outline:
-    """`depth`: the deepest level the rubric's questions have (see structure.scan)."""
-    struct = structural_marks(text, depth)
+def outline(
+    text: str, depth: int = 3, named: Sequence[LabelMark] = (),
+    prompted: Sequence[LabelMark] = (),
+) -> Outline:
+    """`depth`: the deepest level the rubric's questions have (see structure.scan). `named`:
+    lines that open with a question's phrase label (they replace any other reading of their
+    line); `prompted`: lines that repeat a question's prompt (used where nothing else labels
+    the line)."""
+    outline_marks, front = read_outline(text, depth)
+    struct = _with_named(outline_marks, named, [m for m in prompted if m.structural])
     markers = answer_markers(text)
     marker_starts = [s for s, _ in markers]
     handout: list[tuple[int, int]] = []
@@ -76,8 +83,10 @@ def outline(text: str, depth: int = 3) -> Outline:
         h = bisect.bisect_right(handout_starts, pos) - 1
         return h >= 0 and handout[h][0] <= pos < handout[h][1]
 
-    plain = [m for m in find_labels(text) if not covered(m.start)]
-    marks = sorted(adjusted + plain, key=lambda m: m.start)[:MAX_MARKS]
+    plain = _prompted_first(
+        [m for m in find_labels(text) if not covered(m.start) and not _inside(front, m.start)],
+        [m for m in prompted if not m.structural and not covered(m.start)])
+    marks = one_family(sorted(adjusted + plain, key=lambda m: m.start))[:MAX_MARKS]
     accepted = resolve_paths(marks, text)
     intro: set[int] = set()
     for index, (mark, path) in enumerate(accepted[:-1]):
@@ -88,6 +97,54 @@ def outline(text: str, depth: int = 3) -> Outline:
             intro.add(index)
     marked = frozenset(i for i, (m, _) in enumerate(accepted) if m.start in answered)
     return Outline(accepted, frozenset(intro), marked, tuple(handout))
+
+
+def _prompted_first(plain: list[LabelMark], prompted: list[LabelMark]) -> list[LabelMark]:
+    """A line that repeats a question's prompt is read as that question's label (its own "2."
+    agrees, or was a list number)."""
+    taken = {m.start for m in prompted}
+    return [m for m in plain if m.start not in taken] + prompted
+
+
+def _inside(spans: Sequence[tuple[int, int]], pos: int) -> bool:
+    return any(start <= pos < end for start, end in spans)
+
+
+def _with_named(
+    struct: list[LabelMark], named: Sequence[LabelMark], prompted: Sequence[LabelMark]
+) -> list[LabelMark]:
+    taken = {m.start for m in named}
+    kept = [m for m in struct if m.start not in taken]
+    # a repeated prompt is better evidence than a heading counted in order
+    labelled = {m.start for m in kept if not m.by_order} | taken
+    kept = [m for m in kept if not (m.by_order and any(p.start == m.start for p in prompted))]
+    extra = [m for m in prompted if m.start not in labelled]
+    return sorted([*kept, *named, *extra], key=lambda m: m.start)
+
+
+# a question label that names its kind of question in words: "Q2.", "Question 1", "Problem 7",
+# "Exercise 3", "Inline Question 2" (after any heading, list or emphasis markup)
+_WORD_FAMILY = re.compile(
+    r"[^A-Za-z0-9]{0,16}(?:inline[ \t]+)?(?:q(?=[ \t.]{0,2}\d)|question|problem|prob\.|"
+    r"exercise|ex\.|task)[ \t.]{0,2}\d",
+    re.IGNORECASE,
+)
+_BARE_NUMBER = re.compile(r"[^A-Za-z0-9\\]{0,16}\d")
+
+
+def one_family(marks: list[LabelMark]) -> list[LabelMark]:
+    """Where the document names its questions in words ("Question 1", "Q2.", a phrase label),
+    a bare number opening a line or heading ("### 1. Learned embeddings", "2. Memory") numbers
+    the points of an answer, not a question."""
+    named = any((m.question is not None and not m.prompted) or (not m.inline and m.num is not None
+                                            and _WORD_FAMILY.match(m.raw))
+                for m in marks)
+    if not named:
+        return marks
+    return [m for m in marks
+            if not (m.question is None and m.num is not None and m.letter is None
+                    and m.roman is None and not m.inline and not m.by_order
+                    and _BARE_NUMBER.match(m.raw) and not _WORD_FAMILY.match(m.raw))]
 
 
 def _extends(child: Path, parent: Path) -> bool:

@@ -43,6 +43,9 @@ class LabelMark:
     # a heading whose path comes from counting headings in order, not from a label it carries:
     # weak evidence (the answer goes to review)
     by_order: bool = False
+    # the question a rubric's phrase label or a repeated prompt names (its index in the rubric)
+    question: int | None = None
+    prompted: bool = False  # named by repeating the question's prompt, not by a label
 
     @property
     def depth(self) -> int:

@@ -30,11 +30,13 @@ from graders.documents.handout import prompt_words
 from graders.documents.labels import LabelMark
 from graders.documents.model import LocatedAnswer, LocateMethod
 from graders.documents.paths import path_match, question_keys, resolve_paths
+from graders.documents.phrases import PhraseMark, phrase_marks
 from graders.documents.review import (
     flag_language,
     gap_candidate,
     label_names,
     sibling_candidate,
+    stray_candidate,
 )
 from graders.documents.strength import (
     BY_CONTENT,
@@ -124,7 +126,9 @@ class _Scorer:
             code_signs = len(_CODE_SIGNS.findall(body)) if _MAYBE_CODE.search(body) else 0
             for qi, question in enumerate(self.questions):
                 label = 0.0
-                if unit.path is not None and unit.mark is not None and not unit.mark.heading:
+                if unit.mark is not None and unit.mark.question is not None:
+                    label = EXACT if unit.mark.question == qi else 0.0
+                elif unit.path is not None and unit.mark is not None and not unit.mark.heading:
                     label = path_match(self.renumbered(unit.path), self.keys[qi],
                                        question.part)
                 unit.label_scores.append(label)
@@ -139,6 +143,18 @@ class _Scorer:
                 ]
             elif unit.path is not None and self.foreign(self.renumbered(unit.path)):
                 unit.label_scores = [FOREIGN * unit.reliability] * len(self.questions)
+
+    def as_label(self, mark: PhraseMark) -> LabelMark:
+        """A phrase label as an outline label at the question's own path."""
+        keys = self.keys[mark.question]
+        part, num, letter, roman = keys[0] if keys else (None, None, None, None)
+        level = 3 if roman else 2 if letter else 1
+        # a phrase label is the document's outline (numbers in its answer are points of the
+        # answer); a repeated prompt is read like any label written in the text
+        structural = not mark.by_prompt or mark.raw.startswith("#")
+        return LabelMark(start=mark.start, end=mark.end, raw=mark.raw, part=part, num=num,
+                         letter=letter, roman=roman, structural=structural, level=level,
+                         question=mark.question, prompted=mark.by_prompt)
 
     def handout_words(self, path: Path) -> frozenset[str]:
         """The prompt words of the questions a label path names (for spotting pasted text)."""
@@ -177,7 +193,10 @@ def locate(text: str, rubric: Rubric) -> Location:
                      f"(the document has {len(text)})")
         text = text[:MAX_CHARS]
     scorer = _Scorer(rubric)
-    shape = outline(text, scorer.depth)
+    found = phrase_marks(text, rubric.questions)
+    named = [scorer.as_label(m) for m in found if not m.by_prompt]
+    prompted = [scorer.as_label(m) for m in found if m.by_prompt]
+    shape = outline(text, scorer.depth, named, prompted)
     units, only_handout = units_of(text, shape, scorer.handout_words)
     scorer.score(units, text)
     assignment = assign_in_rubric_order(units, len(rubric.questions))
@@ -196,6 +215,11 @@ def locate(text: str, rubric: Rubric) -> Location:
             continue
         chosen = next((r for r in runs if any(units[i].label_scores[qi] > 0 for i in r)),
                       runs[0])
+        # an answer starts at its own label: unlabelled text before it that the run took for
+        # its content (a README's overview) is not part of it
+        first = next((k for k, i in enumerate(chosen) if units[i].label_scores[qi] > 0), 0)
+        if first and all(units[i].mark is None for i in chosen[:first]):
+            chosen = chosen[first:]
         dropped = [units[r[0]] for r in runs if r is not chosen]
         answers[question.id] = flag_language(_located(
             text, question, qi, [units[i] for i in chosen], dropped))
@@ -204,7 +228,9 @@ def locate(text: str, rubric: Rubric) -> Location:
         # A question some handout editions do not ask is expected to be absent for them.
         if reason is None or question.handouts or "only the question's own wording" in reason:
             continue
-        candidate = sibling_candidate(question, rubric.questions, answers)
+        qi = rubric.questions.index(question)
+        candidate = (sibling_candidate(question, rubric.questions, answers)
+                     or stray_candidate(text, question, qi, units, assignment))
         if candidate is not None:
             del missing[question.id]
             answers[question.id] = candidate

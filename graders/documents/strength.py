@@ -19,6 +19,8 @@ from graders.rubric import Rubric
 BY_CONTENT = "located by its content only (no label names this question)"
 BY_ORDER = "located by position only (no label or content names this question)"
 BY_HEADING_ORDER = "located by heading order only ({heading!r} counted as this question)"
+BY_STRAY = ("located by its content only, away from where the rubric's order puts it (no label "
+            "names this question)")
 BY_NEIGHBOUR = "located in the block of its neighbouring part {part} only"
 CODE_FOR_PROSE = "only code was found for a question that does not ask for code"
 WHOLE_FILE = "the whole .py file, and none of this question's names appear in it"
@@ -52,6 +54,6 @@ def with_doubt(answers: Mapping[str, LocatedAnswer], doubt: str) -> dict[str, Lo
 
 
 __all__ = [
-    "BY_CONTENT", "BY_HEADING_ORDER", "BY_NEIGHBOUR", "BY_ORDER", "CODE_FOR_PROSE",
+    "BY_CONTENT", "BY_HEADING_ORDER", "BY_NEIGHBOUR", "BY_ORDER", "BY_STRAY", "CODE_FOR_PROSE",
     "WHOLE_FILE", "assignment_doubt", "weak", "with_doubt",
 ]

@@ -355,8 +355,26 @@ def _fill_path(node: Node) -> None:
 
 def structural_marks(text: str, depth: int = ROMAN) -> list[LabelMark]:
     """One LabelMark per heading or list item that has a role, with its full path."""
+    return read_outline(text, depth)[0]
+
+
+def read_outline(
+    text: str, depth: int = ROMAN
+) -> tuple[list[LabelMark], list[tuple[int, int]]]:
+    """The outline's labels, and the spans of its front-matter sections (set-up, requirements,
+    usage, references: a numbered list there is a list of steps, never of answers)."""
     marks: list[LabelMark] = []
-    for node in scan(text, depth):
+    nodes = scan(text, depth)
+    front: list[tuple[int, int]] = []
+    opened: Node | None = None
+    for node in nodes:
+        if node.item:
+            pass
+        elif opened is not None and node.key <= opened.key and node.kind != "front":
+            front.append((opened.start, node.start))
+            opened = None
+        elif opened is None and node.kind == "front":
+            opened = node
         if node.role is None or not node.path:
             continue
         path = node.path
@@ -371,4 +389,6 @@ def structural_marks(text: str, depth: int = ROMAN) -> list[LabelMark]:
             roman=roman if isinstance(roman, str) else None,
             heading=heading, structural=True, level=node.role, by_order=node.by_order,
         ))
-    return marks
+    if opened is not None:
+        front.append((opened.start, len(text)))
+    return marks, front

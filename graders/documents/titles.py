@@ -15,9 +15,11 @@ from typing import Literal
 from graders.documents.labels import LETTERS
 
 _TITLE_FORMAT = re.compile(r"(?:\\textbf\{|\\textit\{|\\emph\{|\*\*|__|\*|_|\$|[ \t])+")
-_QWORD = r"(?:inline[ \t]+question|q|question|problem|prob\.?|exercise|ex\.?|task|hw)?[ \t]*\.?[ \t]*"
+_QWORD = (r"(?:inline[ \t]+question|q|question|problem|prob\.?|exercise|ex\.?|task|hw)?"
+          r"[ \t]*\.?[ \t]*")
 _ROMAN = r"viii|vii|vi|iv|ix|iii|ii|i|v|x"
-_T_NUM_NUM = re.compile(_QWORD + r"(\d{1,2})[ \t]*[-.][ \t]*(\d{1,2})(?![\d.]?\d)", re.IGNORECASE)
+_T_NUM_NUM = re.compile(_QWORD + r"(\d{1,2})[ \t]*[-.][ \t]*(\d{1,2})(?![\d.]?\d)",
+                        re.IGNORECASE)
 _T_NUM = re.compile(
     _QWORD + r"(\d{1,2})(?!\d)(?:[ \t]*[.):])?"
     r"(?:[ \t]*(?:\(([a-h])\)|([a-h])(?=[.)\s(]|$))[.)]?)?"
