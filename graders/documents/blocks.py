@@ -58,7 +58,10 @@ def outline(
     line); `prompted`: lines that repeat a question's prompt (used where nothing else labels
     the line)."""
     outline_marks, front = read_outline(text, depth)
-    struct = _with_named(outline_marks, named, [m for m in prompted if m.structural])
+    written = [m for m in find_labels(text) if not _inside(front, m.start)]
+    in_words = named_in_words([*outline_marks, *named, *written])
+    struct = one_family(_with_named(outline_marks, named, [m for m in prompted if m.structural]),
+                        in_words)
     markers = answer_markers(text)
     marker_starts = [s for s, _ in markers]
     handout: list[tuple[int, int]] = []
@@ -84,9 +87,10 @@ def outline(
         return h >= 0 and handout[h][0] <= pos < handout[h][1]
 
     plain = _prompted_first(
-        [m for m in find_labels(text) if not covered(m.start) and not _inside(front, m.start)],
+        [m for m in written if not covered(m.start)],
         [m for m in prompted if not m.structural and not covered(m.start)])
-    marks = one_family(sorted(adjusted + plain, key=lambda m: m.start))[:MAX_MARKS]
+    marks = one_family(sorted(adjusted + plain, key=lambda m: m.start), in_words)
+    marks = _statements(marks, markers, len(text), answered, handout)[:MAX_MARKS]
     accepted = resolve_paths(marks, text)
     intro: set[int] = set()
     for index, (mark, path) in enumerate(accepted[:-1]):
@@ -97,6 +101,43 @@ def outline(
             intro.add(index)
     marked = frozenset(i for i, (m, _) in enumerate(accepted) if m.start in answered)
     return Outline(accepted, frozenset(intro), marked, tuple(handout))
+
+
+def _names_in_words(mark: LabelMark) -> bool:
+    return mark.question is not None or (mark.num is not None and not mark.inline
+                                         and _WORD_FAMILY.match(mark.raw) is not None)
+
+
+def _statements(
+    marks: list[LabelMark], markers: Sequence[tuple[int, int]], length: int,
+    answered: set[int], handout: list[tuple[int, int]],
+) -> list[LabelMark]:
+    """A question named in words in the text ("**Inline Question 1**", "Q2.") whose block
+    reaches an answer marker ("Your Answer:"): what lies between is the question, its own
+    numbered points included; the answer starts after the marker."""
+    # where each mark's block ends: the next structural or word-named label
+    ends = [length] * len(marks)
+    following = length
+    for i in range(len(marks) - 1, -1, -1):
+        ends[i] = following
+        if marks[i].structural or _names_in_words(marks[i]):
+            following = marks[i].start
+    marker_starts = [s for s, _ in markers]
+    out: list[LabelMark] = []
+    skip_until = -1
+    for i, mark in enumerate(marks):
+        if mark.start < skip_until:
+            continue  # a numbered point of a question statement
+        k = bisect.bisect_left(marker_starts, mark.end)
+        if (mark.structural or not _names_in_words(mark) or k >= len(markers)
+                or markers[k][0] >= ends[i]):
+            out.append(mark)
+            continue
+        handout.append((mark.end, markers[k][0]))
+        answered.add(mark.start)
+        out.append(replace(mark, end=markers[k][1]))
+        skip_until = markers[k][1]
+    return out
 
 
 def _prompted_first(plain: list[LabelMark], prompted: list[LabelMark]) -> list[LabelMark]:
@@ -132,19 +173,27 @@ _WORD_FAMILY = re.compile(
 _BARE_NUMBER = re.compile(r"[^A-Za-z0-9\\]{0,16}\d")
 
 
-def one_family(marks: list[LabelMark]) -> list[LabelMark]:
+def named_in_words(marks: Sequence[LabelMark]) -> bool:
+    """Whether the document names its questions in words (a phrase label, "Q2.", "Question 1",
+    "Inline Question 3") anywhere at a line's start."""
+    return any((m.question is not None and not m.prompted) or (not m.inline
+                                                               and m.num is not None
+                                                               and _WORD_FAMILY.match(m.raw))
+               for m in marks)
+
+
+def one_family(marks: list[LabelMark], named: bool) -> list[LabelMark]:
     """Where the document names its questions in words ("Question 1", "Q2.", a phrase label),
     a bare number opening a line or heading ("### 1. Learned embeddings", "2. Memory") numbers
-    the points of an answer, not a question."""
-    named = any((m.question is not None and not m.prompted) or (not m.inline and m.num is not None
-                                            and _WORD_FAMILY.match(m.raw))
-                for m in marks)
+    the points of an answer, not a question, and headings counted in order number nothing."""
     if not named:
         return marks
     return [m for m in marks
             if not (m.question is None and m.num is not None and m.letter is None
                     and m.roman is None and not m.inline and not m.by_order
-                    and _BARE_NUMBER.match(m.raw) and not _WORD_FAMILY.match(m.raw))]
+                    and _BARE_NUMBER.match(m.raw) and not _WORD_FAMILY.match(m.raw))
+            # nor does a heading counted in order ("# Multi-Head Attention" as question 2)
+            and not (m.by_order and m.level == 1)]
 
 
 def _extends(child: Path, parent: Path) -> bool:

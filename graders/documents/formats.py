@@ -9,6 +9,7 @@ from pathlib import PurePath
 from typing import Any
 
 from graders.documents.model import DocumentFormat, InvalidDocument
+from graders.documents.notebook import render_cells
 
 _BY_EXTENSION: dict[str, DocumentFormat] = {
     ".json": "json",
@@ -151,17 +152,7 @@ def _notebook_text(text: str) -> tuple[str, Any]:
         notebook = nbformat.reads(text, as_version=4)  # type: ignore[no-untyped-call]
     except Exception as exc:  # nbformat raises several unrelated types for bad files
         raise InvalidDocument(f"not a readable Jupyter notebook: {exc}".splitlines()[0]) from exc
-    blocks: list[str] = []
-    for cell in notebook.cells:
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
-        if not source.strip():
-            continue
-        if cell.get("cell_type") == "code":
-            blocks.append("```python\n" + source.rstrip() + "\n```")
-        elif cell.get("cell_type") == "markdown":
-            blocks.append(source.rstrip())
-    return "\n\n".join(blocks), notebook
+    return render_cells(notebook.cells), notebook
 
 
 def _pdf_text(raw: bytes, max_pages: int | None = None) -> str:

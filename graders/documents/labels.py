@@ -190,9 +190,20 @@ def _line_starts(text: str) -> list[int]:
 def find_labels(text: str) -> list[LabelMark]:
     """Every candidate label in document order (line-start and inline)."""
     marks: list[LabelMark] = []
+    fences: list[tuple[int, int]] = []  # fenced code: its comments ("# 1. Linear") are no labels
+    fence_start: int | None = None
     for line_start in _line_starts(text):
         if len(marks) >= MAX_LABELS:
             break  # a real solution set has a few dozen labels; past this it is not prose
+        if _FENCE.match(text, line_start):
+            if fence_start is None:
+                fence_start = line_start
+            else:
+                fences.append((fence_start, line_start))
+                fence_start = None
+            continue
+        if fence_start is not None:
+            continue
         prefix = _LINE_PREFIX.match(text, line_start)
         pos = prefix.end() if prefix else line_start
         heading = _PART_HEADING.match(text, pos)
@@ -221,9 +232,21 @@ def find_labels(text: str) -> list[LabelMark]:
         indent = len(text[line_start:pos]) - len(text[line_start:pos].lstrip(" \t"))
         marks.append(replace(_mark(text, line_start, end, fields), indent=indent,
                              bullet=bullet))
-    marks.extend(_inline_labels(text, [(m.start, m.end) for m in marks]))
+    if fence_start is not None:
+        fences.append((fence_start, len(text)))
+    fence_starts = [f for f, _ in fences]
+    marks.extend(m for m in _inline_labels(text, [(m.start, m.end) for m in marks])
+                 if not _in_spans(fences, fence_starts, m.start))
     marks.sort(key=lambda m: m.start)
     return marks
+
+
+_FENCE = re.compile(r"[ \t]{0,3}(?:```|~~~)")
+
+
+def _in_spans(spans: list[tuple[int, int]], starts: list[int], pos: int) -> bool:
+    k = bisect.bisect_right(starts, pos) - 1
+    return k >= 0 and spans[k][0] <= pos < spans[k][1]
 
 
 _BARE_WORD_LABEL = re.compile(r"[a-z]{1,4}\.")

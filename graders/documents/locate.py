@@ -25,6 +25,7 @@ from graders.documents.assign import (
     runs_of,
 )
 from graders.documents.blocks import MAX_CHARS, outline, units_of
+from graders.documents.code_spans import fence_spans, prose_of
 from graders.documents.cues import CuePattern, NormalisedText, compile_cues
 from graders.documents.handout import prompt_words
 from graders.documents.labels import LabelMark
@@ -186,7 +187,9 @@ def _line_of(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
 
-def locate(text: str, rubric: Rubric) -> Location:
+def locate(text: str, rubric: Rubric, notebook: bool = False) -> Location:
+    """`notebook`: the text is a rendered notebook (`graders.documents.notebook`), where a code
+    cell ends the answer cell before it."""
     notes: list[str] = []
     if len(text) > MAX_CHARS:
         notes.append(f"only the first {MAX_CHARS} characters were searched for answers "
@@ -223,6 +226,7 @@ def locate(text: str, rubric: Rubric) -> Location:
         dropped = [units[r[0]] for r in runs if r is not chosen]
         answers[question.id] = flag_language(_located(
             text, question, qi, [units[i] for i in chosen], dropped))
+    _without_code(text, rubric, answers, missing, notebook)
     for question in rubric.questions:
         reason = missing.get(question.id)
         # A question some handout editions do not ask is expected to be absent for them.
@@ -234,7 +238,47 @@ def locate(text: str, rubric: Rubric) -> Location:
         if candidate is not None:
             del missing[question.id]
             answers[question.id] = candidate
+    _edition_questions(rubric, answers, missing)
     return Location(answers, missing, tuple(notes))
+
+
+def _without_code(
+    text: str, rubric: Rubric, answers: dict[str, LocatedAnswer], missing: dict[str, str],
+    notebook: bool,
+) -> None:
+    spans = fence_spans(text)
+    if not spans:
+        return
+    for question in rubric.questions:
+        answer = answers.get(question.id)
+        if answer is None:
+            continue
+        kept = prose_of(text, answer, question, spans, notebook)
+        if kept is None:
+            del answers[question.id]
+            where = f"under {answer.label!r}" if answer.label else "where it would be"
+            missing[question.id] = (
+                f"No answer to {question.id} was found: {where} there is no written answer "
+                f"(an empty answer cell, or only code cells; this question asks for "
+                f"{question.answer_kind}, not code).")
+        else:
+            answers[question.id] = kept
+
+
+def _edition_questions(
+    rubric: Rubric, answers: dict[str, LocatedAnswer], missing: dict[str, str]
+) -> None:
+    """A question only some handout editions ask is answered only under its own label: content,
+    order or code elsewhere (numbers in another edition's code) do not say this student's
+    handout asked it."""
+    for question in rubric.questions:
+        answer = answers.get(question.id)
+        if not question.handouts or answer is None or answer.strength == "strong":
+            continue
+        del answers[question.id]
+        missing[question.id] = (
+            f"No answer to {question.id} was found under its own label ({answer.weak_reason}, "
+            "which is not enough for a question that only some handout editions ask).")
 
 
 __all__ = ["Location", "locate", "question_cues", "question_keys", "resolve_paths"]

@@ -1,0 +1,90 @@
+"""Fenced code in a document, and the prose part of an answer that runs into it.
+
+Code is never the answer to a question that asks for prose, a value or a derivation. In a
+notebook every code cell is fenced, and a question's answer cell is followed by the code cells of
+the next task: the answer ends where the first of them starts, and a question with only code
+under its label has no answer. Elsewhere code under such a question is weak evidence.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from graders.documents.model import LocatedAnswer
+from graders.documents.strength import CODE_FOR_PROSE, weak
+from graders.rubric import Question
+
+_FENCE_LINE = re.compile(r"(?m)^[ \t]{0,3}(?:```|~~~)")
+MAX_FENCES = 4000
+# kinds whose answer is never code ("mixed" answers may hold code beside prose)
+NOT_CODE = frozenset({"prose", "numeric", "derivation"})
+CODE_SHARE = 0.8  # of an answer's characters in fences: a code answer
+
+
+def fence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every fenced block, its fence lines included, in order."""
+    spans: list[tuple[int, int]] = []
+    opened: int | None = None
+    for count, m in enumerate(_FENCE_LINE.finditer(text)):
+        if count >= MAX_FENCES:
+            break
+        if opened is None:
+            opened = m.start()
+        else:
+            newline = text.find("\n", m.end())
+            spans.append((opened, len(text) if newline < 0 else newline))
+            opened = None
+    if opened is not None:
+        spans.append((opened, len(text)))
+    return spans
+
+
+def _code_chars(spans: Sequence[tuple[int, int]], start: int, end: int) -> int:
+    k = max(0, bisect.bisect_right([s for s, _ in spans], start) - 1)
+    total = 0
+    for s, e in spans[k:]:
+        if s >= end:
+            break
+        total += max(0, min(e, end) - max(s, start))
+    return total
+
+
+def prose_of(
+    text: str, answer: LocatedAnswer, question: Question,
+    spans: Sequence[tuple[int, int]], notebook: bool,
+) -> LocatedAnswer | None:
+    """The answer without the code a prose, numeric or derivation question does not ask for;
+    None when, in a notebook, only code is under the question's label."""
+    if question.answer_kind not in NOT_CODE or answer.start is None or answer.end is None:
+        return answer
+    start, end = answer.start, answer.end
+    if _code_chars(spans, start, end) == 0:
+        return answer
+    if not notebook:
+        if _code_chars(spans, start, end) >= CODE_SHARE * max(1, len(text[start:end].strip())):
+            return weak(answer, CODE_FOR_PROSE)
+        return answer
+    for s, e in spans:
+        if e <= start:
+            continue
+        if s >= end:
+            break
+        if not text[start:s].strip():
+            start = max(start, e)  # code cells before the answer cell
+            continue
+        end = s  # the answer cell ends where the next code cell starts
+        break
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if start >= end:
+        return None
+    note = "; ".join(n for n in (answer.note, "code cells after the answer left out") if n)
+    return replace(answer, text=text[start:end], start=start, end=end, note=note)
+
+
+__all__ = ["fence_spans", "prose_of"]

@@ -1,0 +1,77 @@
+"""A Jupyter notebook as the text location reads: its cells in order, answer cells made plain.
+
+Course notebooks ask a question in a markdown cell ("**Inline Question 1** ... explain ...") and
+leave an answer cell after it that starts with a marker: `**Your Answer:**`,
+`$\\color{blue}{\\textit Your Answer:}$`, `Answer:`. Such a cell is rendered as `Answer: <text>`
+(the location's answer-marker convention: what lies between the question's label and the marker
+is the question), and a template left as handed out (the marker alone, or with "*fill this in*")
+as `Answer:` with nothing after it, which location reports as unanswered. Code cells are fenced
+(their comments are never labels or prose answers). Cells and their text are capped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+MAX_CELLS = 2000
+MAX_CELL_CHARS = 60_000
+_HEAD = 120  # characters of a cell searched for its answer marker
+_ANSWER_WORD = re.compile(r"(?:(?:my|your|our|final|student'?s?)[ \t]{1,3})?answer", re.IGNORECASE)
+_COMMAND = re.compile(r"\\[A-Za-z]{1,12}(?:\{[A-Za-z]{0,12}\})?")
+_MARKUP = re.compile(r"[\s${}*_>#]*")
+_AFTER_MARK = re.compile(r"[ \t]{0,3}[}*_$]{0,6}[ \t]{0,3}:?[ \t]{0,3}[}*_$]{0,6}[ \t]{0,3}:?")
+_PLACEHOLDER = re.compile(
+    r"[\W_]*(?:(?:please[ \t]+)?(?:fill[ \t]+(?:this|it)[ \t]+in|(?:write|type|put)[ \t]+your"
+    r"[ \t]+answer[ \t]+here|your[ \t]+answer[ \t]+(?:goes[ \t]+)?here|todo|tbd))?[\W_]*",
+    re.IGNORECASE,
+)
+ANSWER = "Answer:"
+
+
+def answer_cell(source: str) -> str | None:
+    """The text a student wrote after the answer marker opening a cell ("" for an untouched
+    template), or None when the cell does not open with a marker."""
+    head = source[:_HEAD]
+    found = _ANSWER_WORD.search(head)
+    if found is None:
+        return None
+    before = _COMMAND.sub("", head[:found.start()])
+    if _MARKUP.fullmatch(before) is None:
+        return None
+    after = _AFTER_MARK.match(source, found.end())
+    end = after.end() if after else found.end()
+    if ":" not in source[found.end():end]:
+        return None  # "Answer the following" is the question's voice, not a marker
+    rest = source[end:].strip()
+    if _PLACEHOLDER.fullmatch(rest[:200]) is not None and len(rest) <= 200:
+        return ""
+    return rest
+
+
+def _source(cell: Mapping[str, Any]) -> str:
+    source = cell.get("source", "")
+    text = "".join(source) if isinstance(source, list) else str(source)
+    return text[:MAX_CELL_CHARS]
+
+
+def render_cells(cells: Iterable[Mapping[str, Any]]) -> str:
+    blocks: list[str] = []
+    for count, cell in enumerate(cells):
+        if count >= MAX_CELLS:
+            break
+        source = _source(cell)
+        if not source.strip():
+            continue
+        kind = cell.get("cell_type")
+        if kind == "code":
+            blocks.append("```python\n" + source.rstrip() + "\n```")
+        elif kind == "markdown":
+            answer = answer_cell(source)
+            blocks.append(source.rstrip() if answer is None
+                          else f"{ANSWER} {answer}".rstrip())
+    return "\n\n".join(blocks)
+
+
+__all__ = ["ANSWER", "MAX_CELLS", "answer_cell", "render_cells"]
