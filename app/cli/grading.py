@@ -27,6 +27,7 @@ from app.submissions.upload import Upload
 from graders.context import GradingResources
 from graders.documents import sniff_format
 from graders.documents.model import InvalidDocument
+from graders.documents.strength import doubt_in
 from graders.results import ItemResult
 from graders.rubric import RubricError, bundled_rubric_paths, load_rubric
 
@@ -144,6 +145,14 @@ def grade(
         print(json.dumps(outcome_json(assignment, outcome), ensure_ascii=False))
     else:
         console.print(_table(assignment, outcome))
+        _say_doubt(outcome)
+
+
+def _say_doubt(outcome: WorkerOutcome) -> None:
+    """A document that may not answer this assignment is said so, not just scored."""
+    doubt = doubt_in(r.feedback for r in outcome.items)
+    if doubt:
+        console.print(f"needs review: {safe(doubt)}")
 
 
 def _store_and_grade(
@@ -190,6 +199,8 @@ def submit(
     status = "grader_error" if outcome is None else outcome.status
     total = "" if outcome is None else f", {outcome_json(assignment, outcome)['total']} points"
     console.print(f"submission {sid}: {status}{total}")
+    if outcome is not None:
+        _say_doubt(outcome)
 
 
 def import_folder(

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from graders.documents.assign import DUPLICATE_RELIABILITY, INLINE_RELIABILITY, Path, Unit
 from graders.documents.handout import is_handout
-from graders.documents.labels import LabelMark, find_labels
+from graders.documents.labels import WORDED, LabelMark, find_labels
 from graders.documents.paths import resolve_paths
 from graders.documents.structure import ANSWER_ENV, ANSWER_MARK, read_outline
 
@@ -58,7 +58,10 @@ def outline(
     line); `prompted`: lines that repeat a question's prompt (used where nothing else labels
     the line)."""
     outline_marks, front = read_outline(text, depth)
-    written = [m for m in find_labels(text) if not _inside(front, m.start)]
+    # a numbered list in front matter is a list of steps; a question named in words is a
+    # question wherever it stands
+    written = [m for m in find_labels(text)
+               if not _inside(front, m.start) or WORDED.match(m.raw) is not None]
     in_words = named_in_words([*outline_marks, *named, *written])
     struct = one_family(_with_named(outline_marks, named, [m for m in prompted if m.structural]),
                         in_words)
@@ -105,7 +108,7 @@ def outline(
 
 def _names_in_words(mark: LabelMark) -> bool:
     return mark.question is not None or (mark.num is not None and not mark.inline
-                                         and _WORD_FAMILY.match(mark.raw) is not None)
+                                         and WORDED.match(mark.raw) is not None)
 
 
 def _statements(
@@ -163,13 +166,6 @@ def _with_named(
     return sorted([*kept, *named, *extra], key=lambda m: m.start)
 
 
-# a question label that names its kind of question in words: "Q2.", "Question 1", "Problem 7",
-# "Exercise 3", "Inline Question 2" (after any heading, list or emphasis markup)
-_WORD_FAMILY = re.compile(
-    r"[^A-Za-z0-9]{0,16}(?:inline[ \t]+)?(?:q(?=[ \t.]{0,2}\d)|question|problem|prob\.|"
-    r"exercise|ex\.|task)[ \t.]{0,2}\d",
-    re.IGNORECASE,
-)
 _BARE_NUMBER = re.compile(r"[^A-Za-z0-9\\]{0,16}\d")
 
 
@@ -178,7 +174,7 @@ def named_in_words(marks: Sequence[LabelMark]) -> bool:
     "Inline Question 3") anywhere at a line's start."""
     return any((m.question is not None and not m.prompted) or (not m.inline
                                                                and m.num is not None
-                                                               and _WORD_FAMILY.match(m.raw))
+                                                               and WORDED.match(m.raw))
                for m in marks)
 
 
@@ -191,7 +187,7 @@ def one_family(marks: list[LabelMark], named: bool) -> list[LabelMark]:
     return [m for m in marks
             if not (m.question is None and m.num is not None and m.letter is None
                     and m.roman is None and not m.inline and not m.by_order
-                    and _BARE_NUMBER.match(m.raw) and not _WORD_FAMILY.match(m.raw))
+                    and _BARE_NUMBER.match(m.raw) and not WORDED.match(m.raw))
             # nor does a heading counted in order ("# Multi-Head Attention" as question 2)
             and not (m.by_order and m.level == 1)]
 

@@ -14,10 +14,15 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from graders.documents.model import LocatedAnswer
+from graders.documents.notebook import Cell
 from graders.documents.strength import CODE_FOR_PROSE, weak
 from graders.rubric import Question
 
 _FENCE_LINE = re.compile(r"(?m)^[ \t]{0,3}(?:```|~~~)")
+# an answer marker (a cell's own "Your answer:", or a rendered answer cell's "Answer:")
+_MARKER = re.compile(r"(?im)^\W{0,12}(?:(?:my|your|our|final)[ \t]+)?answer\W{0,4}:")
+# a markdown cell that opens with a heading (cells are joined by a blank line)
+_HEADING_CELL = re.compile(r"(?:^|(?<=\n\n))#{1,6}[ \t]")
 MAX_FENCES = 4000
 # kinds whose answer is never code ("mixed" answers may hold code beside prose)
 NOT_CODE = frozenset({"prose", "numeric", "derivation"})
@@ -57,11 +62,11 @@ def prose_of(
     spans: Sequence[tuple[int, int]], notebook: bool,
 ) -> LocatedAnswer | None:
     """The answer without the code a prose, numeric or derivation question does not ask for;
-    None when, in a notebook, only code is under the question's label."""
+    None when, in a notebook, code follows the question's label (or answer marker) directly."""
     if question.answer_kind not in NOT_CODE or answer.start is None or answer.end is None:
         return answer
     start, end = answer.start, answer.end
-    if _code_chars(spans, start, end) == 0:
+    if _code_chars(spans, start, end) == 0 and not notebook:
         return answer
     if not notebook:
         if _code_chars(spans, start, end) >= CODE_SHARE * max(1, len(text[start:end].strip())):
@@ -73,10 +78,15 @@ def prose_of(
         if s >= end:
             break
         if not text[start:s].strip():
-            start = max(start, e)  # code cells before the answer cell
-            continue
+            return None  # code right under the question: its answer cell is empty or absent
         end = s  # the answer cell ends where the next code cell starts
         break
+    heading = _HEADING_CELL.search(text, start, end)
+    if heading is not None:
+        # a heading cell opens the next section: an answer cell never starts with one
+        if not text[start:heading.start()].strip():
+            return None
+        end = heading.start()
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
@@ -87,4 +97,27 @@ def prose_of(
     return replace(answer, text=text[start:end], start=start, end=end, note=note)
 
 
-__all__ = ["fence_spans", "prose_of"]
+def after_question_cells(
+    text: str, answers: dict[str, LocatedAnswer], cells: Sequence[Cell]
+) -> None:
+    """In a notebook the markdown cell that asks a question (its label and statement) is not
+    the answer: an answer found inside its own label's cell starts at the next cell, unless the
+    cell itself holds an answer marker ("Your answer: ...")."""
+    starts = [s for s, _, _ in cells]
+    for qid, answer in list(answers.items()):
+        if answer.method != "label" or answer.start is None or answer.end is None:
+            continue
+        k = bisect.bisect_right(starts, answer.start) - 1
+        if k < 0:
+            continue
+        cell_start, cell_end, kind = cells[k]
+        if kind != "markdown" or answer.start <= cell_start or answer.start >= cell_end:
+            continue
+        if _MARKER.search(text, cell_start, answer.start):
+            continue
+        start = cells[k + 1][0] if k + 1 < len(cells) else answer.end
+        answers[qid] = replace(answer, start=min(start, answer.end),
+                               text=text[min(start, answer.end):answer.end])
+
+
+__all__ = ["after_question_cells", "fence_spans", "prose_of"]

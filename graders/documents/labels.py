@@ -59,6 +59,13 @@ class LabelMark:
         return 3
 
 
+# a question label that names its kind of question in words: "Q2.", "Question 1", "Problem 7",
+# "Exercise 3", "Inline Question 2" (after any heading, list or emphasis markup)
+WORDED = re.compile(
+    r"[^A-Za-z0-9]{0,16}(?:inline[ \t]+)?(?:q(?=[ \t.]{0,2}\d)|question|problem|prob\.|"
+    r"exercise|ex\.|task)[ \t.]{0,2}\d",
+    re.IGNORECASE,
+)
 # list bullets, quotes, headings, maths and emphasis that may open a label's line:
 # "- **(a)**", "\\noindent\\textbf{(b)}", "> (c)", "$$1.", "__Q2__"
 _LINE_PREFIX = re.compile(

@@ -9,6 +9,7 @@ headers, pasted lecture material).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graders.documents.assign import (
@@ -25,11 +26,12 @@ from graders.documents.assign import (
     runs_of,
 )
 from graders.documents.blocks import MAX_CHARS, outline, units_of
-from graders.documents.code_spans import fence_spans, prose_of
+from graders.documents.code_spans import after_question_cells, fence_spans, prose_of
 from graders.documents.cues import CuePattern, NormalisedText, compile_cues
 from graders.documents.handout import prompt_words
 from graders.documents.labels import LabelMark
 from graders.documents.model import LocatedAnswer, LocateMethod
+from graders.documents.notebook import Cell
 from graders.documents.paths import path_match, question_keys, resolve_paths
 from graders.documents.phrases import PhraseMark, phrase_marks
 from graders.documents.review import (
@@ -75,6 +77,7 @@ _CODE_SIGNS = re.compile(
 
 
 SCORE_CHARS = 8000
+ONLY_HANDOUT = "only the question's own wording"
 # every code sign contains one of these; most prose passages have none
 _MAYBE_CODE = re.compile(r"=|def |import |return|```|np\.|for \w")
 
@@ -187,9 +190,10 @@ def _line_of(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
 
-def locate(text: str, rubric: Rubric, notebook: bool = False) -> Location:
-    """`notebook`: the text is a rendered notebook (`graders.documents.notebook`), where a code
-    cell ends the answer cell before it."""
+def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = ()) -> Location:
+    """`cells`: the text is a rendered notebook (`graders.documents.notebook`) with these cells:
+    the markdown cell that asks a question is not its answer, and a code cell ends the answer
+    cell before it."""
     notes: list[str] = []
     if len(text) > MAX_CHARS:
         notes.append(f"only the first {MAX_CHARS} characters were searched for answers "
@@ -209,10 +213,14 @@ def locate(text: str, rubric: Rubric, notebook: bool = False) -> Location:
     for qi, question in enumerate(rubric.questions):
         runs = runs_of(assignment, qi)
         if not runs:
-            candidate = gap_candidate(text, question, qi, units, assignment,
-                                      label_names(units, qi), len(rubric.questions))
+            why = _missing_reason(question, scorer, qi, only_handout)
+            # under its own label there is only the question (an untouched template): the
+            # document says it has no answer, and no other text is a candidate
+            candidate = None if ONLY_HANDOUT in why else gap_candidate(
+                text, question, qi, units, assignment, label_names(units, qi),
+                len(rubric.questions))
             if candidate is None:
-                missing[question.id] = _missing_reason(question, scorer, qi, only_handout)
+                missing[question.id] = why
             else:
                 answers[question.id] = flag_language(weak(candidate, BY_ORDER))
             continue
@@ -226,11 +234,13 @@ def locate(text: str, rubric: Rubric, notebook: bool = False) -> Location:
         dropped = [units[r[0]] for r in runs if r is not chosen]
         answers[question.id] = flag_language(_located(
             text, question, qi, [units[i] for i in chosen], dropped))
-    _without_code(text, rubric, answers, missing, notebook)
+    if cells:
+        after_question_cells(text, answers, cells)
+    _without_code(text, rubric, answers, missing, bool(cells))
     for question in rubric.questions:
         reason = missing.get(question.id)
         # A question some handout editions do not ask is expected to be absent for them.
-        if reason is None or question.handouts or "only the question's own wording" in reason:
+        if reason is None or question.handouts or ONLY_HANDOUT in reason:
             continue
         qi = rubric.questions.index(question)
         candidate = (sibling_candidate(question, rubric.questions, answers)
@@ -268,12 +278,13 @@ def _without_code(
 def _edition_questions(
     rubric: Rubric, answers: dict[str, LocatedAnswer], missing: dict[str, str]
 ) -> None:
-    """A question only some handout editions ask is answered only under its own label: content,
-    order or code elsewhere (numbers in another edition's code) do not say this student's
-    handout asked it."""
+    """A question only some handout editions ask is answered only under a label (its own, or a
+    heading in its place): content, position or a neighbour's block (numbers in another
+    edition's code) do not say that this student's handout asked it."""
     for question in rubric.questions:
         answer = answers.get(question.id)
-        if not question.handouts or answer is None or answer.strength == "strong":
+        if (not question.handouts or answer is None or answer.strength == "strong"
+                or (answer.method == "label" and answer.label is not None)):
             continue
         del answers[question.id]
         missing[question.id] = (
@@ -359,9 +370,11 @@ def _missing_reason(
     for mark, path in only_handout:
         # "(b)" with no number before it names the letter of any question
         loose = path[1] is None and any(k[2:] == path[2:] for k in scorer.keys[qi])
-        if loose or path_match(path, scorer.keys[qi], question.part) > 0:
+        if mark.question == qi or (mark.question is None and (
+                loose or path_match(path, scorer.keys[qi], question.part) > 0)):
             return (f"No answer to {question.id} was found: under the label {mark.raw!r} there "
-                    "is only the question's own wording (the handout's text), no answer.")
+                    f"is {ONLY_HANDOUT} (the handout's text, or an empty answer template), "
+                    "no answer.")
     labels = ", ".join(dict.fromkeys((question.id, *question.labels)))
     hint = ", ".join(p.cue for p in scorer.cues[qi][:5])
     reason = f"No answer to {question.id} was found: no label ({labels}) in order"

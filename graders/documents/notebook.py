@@ -56,8 +56,17 @@ def _source(cell: Mapping[str, Any]) -> str:
     return text[:MAX_CELL_CHARS]
 
 
+Cell = tuple[int, int, str]  # start, end in the rendered text, and "markdown" or "code"
+
+
 def render_cells(cells: Iterable[Mapping[str, Any]]) -> str:
+    return render_notebook(cells)[0]
+
+
+def render_notebook(cells: Iterable[Mapping[str, Any]]) -> tuple[str, tuple[Cell, ...]]:
+    """The rendered text and where each of its cells lies in it."""
     blocks: list[str] = []
+    kinds: list[str] = []
     for count, cell in enumerate(cells):
         if count >= MAX_CELLS:
             break
@@ -67,11 +76,18 @@ def render_cells(cells: Iterable[Mapping[str, Any]]) -> str:
         kind = cell.get("cell_type")
         if kind == "code":
             blocks.append("```python\n" + source.rstrip() + "\n```")
+            kinds.append("code")
         elif kind == "markdown":
             answer = answer_cell(source)
             blocks.append(source.rstrip() if answer is None
                           else f"{ANSWER} {answer}".rstrip())
-    return "\n\n".join(blocks)
+            kinds.append("markdown")
+    spans: list[Cell] = []
+    pos = 0
+    for block, kind in zip(blocks, kinds, strict=True):
+        spans.append((pos, pos + len(block), kind))
+        pos += len(block) + 2
+    return "\n\n".join(blocks), tuple(spans)
 
 
-__all__ = ["ANSWER", "MAX_CELLS", "answer_cell", "render_cells"]
+__all__ = ["ANSWER", "MAX_CELLS", "Cell", "answer_cell", "render_cells", "render_notebook"]

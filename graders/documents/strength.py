@@ -10,7 +10,7 @@ found at all is doubted as a whole: every item goes to review, none is graded 0 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from graders.documents.model import LocatedAnswer
@@ -32,6 +32,21 @@ def weak(answer: LocatedAnswer, reason: str) -> LocatedAnswer:
     return replace(answer, strength="weak", weak_reason="; ".join(dict.fromkeys(reasons)))
 
 
+DOUBT = "does this answer this assignment?"
+_DOUBT_END = "right document"
+
+
+def doubt_in(feedbacks: Iterable[str]) -> str | None:
+    """The document-level doubt a result's feedback carries ("does this answer this
+    assignment? 1 of 4 questions found; ..."), for the answer to an upload."""
+    for feedback in feedbacks:
+        at = feedback.find(DOUBT)
+        if at >= 0:
+            end = feedback.find(_DOUBT_END, at)
+            return feedback[at:end + len(_DOUBT_END) if end >= 0 else at + 160]
+    return None
+
+
 def assignment_doubt(
     rubric: Rubric, answers: Mapping[str, LocatedAnswer]
 ) -> str:
@@ -43,8 +58,8 @@ def assignment_doubt(
     found = sum(1 for q in asked if q.id in answers and answers[q.id].text.strip())
     if 2 * found >= len(asked):
         return ""
-    return (f"does this answer this assignment? {found} of {len(asked)} questions found; "
-            "a grader should check that this is the right document")
+    return (f"{DOUBT} {found} of {len(asked)} questions found; a grader should check that "
+            f"this is the {_DOUBT_END}")
 
 
 def with_doubt(answers: Mapping[str, LocatedAnswer], doubt: str) -> dict[str, LocatedAnswer]:
@@ -55,5 +70,5 @@ def with_doubt(answers: Mapping[str, LocatedAnswer], doubt: str) -> dict[str, Lo
 
 __all__ = [
     "BY_CONTENT", "BY_HEADING_ORDER", "BY_NEIGHBOUR", "BY_ORDER", "BY_STRAY", "CODE_FOR_PROSE",
-    "WHOLE_FILE", "assignment_doubt", "weak", "with_doubt",
+    "DOUBT", "WHOLE_FILE", "assignment_doubt", "doubt_in", "weak", "with_doubt",
 ]

@@ -315,7 +315,9 @@ def _assign_roles(nodes: list[Node], depth: int = ROMAN) -> None:
                 # "# Overview" among "# Q1." and "# Q2.": a heading inside an answer, where
                 # the questions carry their labels; not a question counted by order
                 node.role = None
-            node.by_order = explicit is None and node.role is not None
+            # exam-class \question, \part, \subpart are numbered by the class itself
+            node.by_order = (explicit is None and node.role is not None
+                             and node.key not in _EXAM_LEVEL.values())
         _fill_path(node)
 
 

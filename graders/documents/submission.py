@@ -24,7 +24,7 @@ def read_submission(
     document = decode_document(raw, filename, content_type)
     if document.format == "json":
         return _from_json(document.text, document.data, rubric)
-    location = locate(document.text, rubric, notebook=document.format == "notebook")
+    location = locate(document.text, rubric, cells=document.cells)
     answers = dict(location.answers)
     missing = dict(location.missing)
     notes = list(location.notes)
