@@ -25,7 +25,9 @@ title: README answers
 questions:
   - id: Q1
     labels: ["Q1", "1", "Question 1", "Problem Analysis"]
-    prompt: Suppose that we stack many self-attention layers with positional encoding. What could be issues?
+    prompt: >
+      Suppose that we stack many self-attention layers with positional encoding. What could
+      be issues?
     items:
       - {id: q1, points: 1, grader: written, config: {reference: [x]}}
   - id: Q2
