@@ -15,12 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graders.documents.handout import prompt_overlap, prompt_words
+from graders.label_phrases import Phrase, expand, is_phrase, starts_with, words
 from graders.rubric import Question
 
 _LINE_CAP = 300
 MAX_LINES = 20_000  # lines read for phrase labels; past this the rest of the document is prose
-_TOKEN = re.compile(r"[a-z]+|[0-9]+")
-_WORD = re.compile(r"[a-z]{2,}")
+_WORDS = re.compile(r"[a-z]+|[0-9]+")
 _FENCE = re.compile(r"[ \t]{0,3}(?:```|~~~)")
 # where a prompt may be repeated as a label: a heading, a bold line, a list item
 _PROMPT_LINE = re.compile(r"[ \t]{0,3}(?:#{1,6}[ \t]|\*\*|__|[-*+][ \t]|\d{1,2}[.)][ \t])")
@@ -38,23 +38,12 @@ class PhraseMark:
     by_prompt: bool = False
 
 
-def tokens(text: str) -> tuple[str, ...]:
-    """Words and numbers, lower-cased: "Problem 2(b):" -> ("problem", "2", "b")."""
-    return tuple(_TOKEN.findall(text[:_LINE_CAP].lower()))
-
-
-def is_phrase(label: str) -> bool:
-    """A label with a word of two or more letters ("Question 2", "Exercise 3.2"); the short
-    labels ("Q1", "1b", "2)") are read by the label grammar of `labels.py`."""
-    return any(_WORD.fullmatch(t) for t in tokens(label))
-
-
-def _phrases(questions: Sequence[Question]) -> list[tuple[tuple[str, ...], int]]:
-    out: list[tuple[tuple[str, ...], int]] = []
+def _phrases(questions: Sequence[Question]) -> list[tuple[Phrase, int]]:
+    out: list[tuple[Phrase, int]] = []
     for qi, question in enumerate(questions):
         for label in question.labels:
             if is_phrase(label):
-                out.append((tokens(label), qi))
+                out.extend((phrase, qi) for phrase in expand(label))
     # the longest phrase first: "Problem 2 b" before "Problem 2"
     out.sort(key=lambda p: -len(p[0]))
     return out
@@ -63,7 +52,7 @@ def _phrases(questions: Sequence[Question]) -> list[tuple[tuple[str, ...], int]]
 def _label_end(text: str, line_start: int, line: str, length: int) -> int:
     """After the phrase's last token (and closing punctuation and emphasis) on the line."""
     end = 0
-    for seen, m in enumerate(_TOKEN.finditer(line.lower()), start=1):
+    for seen, m in enumerate(_WORDS.finditer(line.lower()), start=1):
         end = m.end()
         if seen == length:
             break
@@ -103,15 +92,15 @@ def _match(
     text: str,
     pos: int,
     line: str,
-    phrases: list[tuple[tuple[str, ...], int]],
+    phrases: list[tuple[Phrase, int]],
     prompts: list[tuple[frozenset[str], int]],
 ) -> PhraseMark | None:
-    words = tokens(line)
+    found = words(line)
     # a list number before the phrase ("1. Problem Analysis") is the student's own numbering
-    starts = (0, 1) if words and words[0].isdigit() else (0,)
+    starts = (0, 1) if found and found[0].isdigit() else (0,)
     for phrase, qi in phrases:
         for skip in starts:
-            if words[skip:skip + len(phrase)] == phrase:
+            if starts_with(found, phrase, skip):
                 # a heading is a label as a whole (its title is not the answer)
                 end = (pos + len(line) if line.lstrip().startswith("#")
                        else _label_end(text, pos, line, skip + len(phrase)))
@@ -128,4 +117,4 @@ def _match(
     return None
 
 
-__all__ = ["PhraseMark", "is_phrase", "phrase_marks", "tokens"]
+__all__ = ["PhraseMark", "phrase_marks"]
