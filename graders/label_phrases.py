@@ -23,7 +23,9 @@ MAX_EXPANSIONS = 64
 _TOKEN = re.compile(r"[a-z]+\*?|[0-9]+")  # in a label: a trailing "*" is a sign
 _WORDS = re.compile(r"[a-z]+|[0-9]+")  # in a student's line
 _GROUP = re.compile(r"\(([^()\[\]]{1,80}\|[^()\[\]]{1,200})\)|\[([^()\[\]]{1,80})\]")
-_WORD = re.compile(r"[a-z]{2,}\*?")
+_RUN = re.compile(r"[A-Za-z0-9]+")
+_WORD_RUN = re.compile(r"[A-Za-z]{2,}")
+_ROMANS = frozenset({"ii", "iii", "iv", "vi", "vii", "viii", "ix"})
 
 
 class LabelPatternError(ValueError):
@@ -71,10 +73,12 @@ def expand(label: str) -> list[Phrase]:
 
 
 def is_phrase(label: str) -> bool:
-    """A label matched on its words: it has a word of two letters, or a pattern sign."""
+    """A label matched on its words: it has a word of two letters or more (not a roman numeral,
+    not glued to a number as in "1aii"), or a pattern sign."""
     if is_pattern(label):
         return True
-    return any(_WORD.fullmatch(t) for t in tokens(label))
+    return any(_WORD_RUN.fullmatch(run) and run.lower() not in _ROMANS
+               for run in _RUN.findall(label[:300]))
 
 
 def starts_with(words: Phrase, phrase: Phrase, at: int = 0) -> bool:

@@ -151,7 +151,9 @@ def _prompted_first(plain: list[LabelMark], prompted: list[LabelMark]) -> list[L
 
 
 def _inside(spans: Sequence[tuple[int, int]], pos: int) -> bool:
-    return any(start <= pos < end for start, end in spans)
+    """`spans`: sorted, not overlapping."""
+    k = bisect.bisect_right(spans, (pos, len(spans) and spans[-1][1] + 1)) - 1
+    return k >= 0 and spans[k][0] <= pos < spans[k][1]
 
 
 def _with_named(

@@ -64,6 +64,8 @@ def _label_end(text: str, line_start: int, line: str, length: int) -> int:
 def phrase_marks(text: str, questions: Sequence[Question]) -> list[PhraseMark]:
     """The lines that open with a question's phrase label, or repeat its prompt, in order."""
     phrases = _phrases(questions)
+    firsts = {p[0] for p, _ in phrases if not p[0].endswith("*")}
+    loose = any(p[0].endswith("*") for p, _ in phrases)
     prompts = [(prompt_words(q.prompt), qi) for qi, q in enumerate(questions)
                if len(prompt_words(q.prompt)) >= MIN_PROMPT_WORDS]
     if not phrases and not prompts:
@@ -81,11 +83,20 @@ def phrase_marks(text: str, questions: Sequence[Question]) -> list[PhraseMark]:
             in_fence = not in_fence
         elif not in_fence and line.strip() and "](#" not in line:
             # (a link into the document is a table of contents entry, not a label)
-            mark = _match(text, pos, line, phrases, prompts)
+            mark = _match(text, pos, line, phrases if loose else _first(line, firsts, phrases),
+                          prompts)
             if mark is not None:
                 marks.append(mark)
         pos = line_end + 1
     return marks
+
+
+def _first(
+    line: str, firsts: set[str], phrases: list[tuple[Phrase, int]]
+) -> list[tuple[Phrase, int]]:
+    """The phrases only when the line's first or second word opens one (most lines: none)."""
+    head = words(line, 60)[:2]
+    return phrases if any(w in firsts for w in head) else []
 
 
 def _match(
