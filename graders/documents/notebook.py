@@ -17,6 +17,7 @@ from typing import Any
 
 MAX_CELLS = 2000
 MAX_CELL_CHARS = 60_000
+MAX_MARKER_LINES = 400  # lines of a markdown cell searched for an answer marker
 _HEAD = 120  # characters of a cell searched for its answer marker
 _ANSWER_WORD = re.compile(r"(?:(?:my|your|our|final|student'?s?)[ \t]{1,3})?answer", re.IGNORECASE)
 _COMMAND = re.compile(r"\\[A-Za-z]{1,12}(?:\{[A-Za-z]{0,12}\})?")
@@ -50,6 +51,24 @@ def answer_cell(source: str) -> str | None:
     return rest
 
 
+_LINE = re.compile(r"(?m)^")
+
+
+def _with_plain_marker(source: str) -> str:
+    """The cell with its first answer-marker line (at its start, or after the question in the
+    same cell) as `Answer: <text>`; the cell as it is when it has none."""
+    for count, line in enumerate(_LINE.finditer(source)):
+        if count >= MAX_MARKER_LINES:
+            break
+        start = line.start()
+        answer = answer_cell(source[start:])
+        if answer is not None:
+            before = source[:start].rstrip()
+            marked = f"{ANSWER} {answer}".rstrip()
+            return f"{before}\n\n{marked}" if before else marked
+    return source.rstrip()
+
+
 def _source(cell: Mapping[str, Any]) -> str:
     source = cell.get("source", "")
     text = "".join(source) if isinstance(source, list) else str(source)
@@ -78,9 +97,7 @@ def render_notebook(cells: Iterable[Mapping[str, Any]]) -> tuple[str, tuple[Cell
             blocks.append("```python\n" + source.rstrip() + "\n```")
             kinds.append("code")
         elif kind == "markdown":
-            answer = answer_cell(source)
-            blocks.append(source.rstrip() if answer is None
-                          else f"{ANSWER} {answer}".rstrip())
+            blocks.append(_with_plain_marker(source))
             kinds.append("markdown")
     spans: list[Cell] = []
     pos = 0

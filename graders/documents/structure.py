@@ -62,7 +62,7 @@ ANSWER_ENV = re.compile(
 )
 ANSWER_MARK = re.compile(
     r"[ \t]*(?:\\textbf\{|\\textit\{|\\emph\{|\\underline\{|\*\*|__|\*|_|#{1,6}[ \t]*|>[ \t]*)?"
-    r"[ \t]*(?:my |our |final |student(?:'s)? )?(?:answer|solution|response|ans|soln|sol)s?"
+    r"[ \t]*(?:my |your |our |final |student(?:'s)? )?(?:answer|solution|response|ans|soln|sol)s?"
     r"[ \t]*(?::|\.(?=\s)|(?=[ \t]*(?:\}|\*\*|__)))[ \t]*(?:\}|\*\*|__|\*|_)?[ \t]*:?",
     re.IGNORECASE,
 )

@@ -1,8 +1,9 @@
 """Course notebooks as uploaded: a question asked in a markdown cell ("Inline Question N"), an
 answer cell after it that opens with a marker ("**Your Answer:**"), code cells around them and
 headings that are no questions. Generated here with nbformat (no real student notebook is used);
-hypothesis varies the label spellings, the introduction, the marker, untouched templates, the
-code cells between and their numbered comments."""
+hypothesis varies the label spellings, the introduction, the marker (in its own cell or at the
+end of the question's cell), untouched templates, the code cells between and their numbered
+comments."""
 
 from __future__ import annotations
 
@@ -60,13 +61,17 @@ def notebooks(draw: st.DrawFn) -> tuple[bytes, str, list[bool]]:
                                      "**Inline Question {}:**", "### INLINE QUESTION {}"]))
         statement = ("Several design decisions were made above. Explain what would happen "
                      "if the following were removed:\n1. Scaling the weights\n2. Dropout")
-        cells.append(new_markdown_cell(bold.format(i) + "\n\n" + statement))
         marker = draw(st.sampled_from(MARKERS))
         if answered[i - 1]:
             answer = f"The {WORDS[i - 1]} effect follows, because softmax saturates."
         else:
             answer = draw(st.sampled_from(PLACEHOLDERS))
-        cells.append(new_markdown_cell(f"{marker} {answer}".strip()))
+        written = f"{marker}{draw(st.sampled_from([' ', chr(10) * 2]))}{answer}".strip()
+        if draw(st.booleans()):  # the answer cell after the question's cell
+            cells.append(new_markdown_cell(bold.format(i) + "\n\n" + statement))
+            cells.append(new_markdown_cell(written))
+        else:  # the template's marker at the end of the question's own cell
+            cells.append(new_markdown_cell(f"{bold.format(i)}\n\n{statement}\n\n{written}"))
         for _ in range(draw(st.integers(min_value=0, max_value=2))):
             cells.append(new_code_cell(f"{draw(st.sampled_from(COMMENTS))}\ny = {CODE_WORD}"))
     raw = nbformat.writes(new_notebook(cells=cells)).encode()  # type: ignore[no-untyped-call]
