@@ -48,11 +48,13 @@ def doubt_in(feedbacks: Iterable[str]) -> str | None:
 
 
 def assignment_doubt(
-    rubric: Rubric, answers: Mapping[str, LocatedAnswer]
+    rubric: Rubric, answers: Mapping[str, LocatedAnswer], code_only: bool = False
 ) -> str:
     """"does this answer this assignment? N of M questions found" when fewer than half of the
-    questions every edition asks were found; "" otherwise."""
-    asked = [q for q in rubric.questions if not rubric.handouts_without(q)]
+    questions every edition asks were found; "" otherwise. `code_only`: the upload is a program
+    (a .py file), which can only answer the code questions."""
+    asked = [q for q in rubric.questions if not rubric.handouts_without(q)
+             and (not code_only or q.answer_kind == "code")]
     if not asked:
         return ""
     found = sum(1 for q in asked if q.id in answers and answers[q.id].text.strip())

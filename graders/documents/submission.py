@@ -30,7 +30,7 @@ def read_submission(
     notes = list(location.notes)
     if document.format == "python":
         _whole_file_for_code(document.text, rubric, answers, missing, notes)
-    doubt = assignment_doubt(rubric, answers)
+    doubt = assignment_doubt(rubric, answers, code_only=document.format == "python")
     if doubt:
         notes.append(doubt)
     return ParsedSubmission(

@@ -128,3 +128,19 @@ def test_content_only_is_weak(rubric) -> None:
     parsed = read_submission(doc, "a.md", None, rubric.rubric)
     q3 = parsed.answers.get("Q3")
     assert q3 is not None and q3.strength == "weak" and "content" in q3.weak_reason
+
+
+def test_a_program_is_doubted_only_over_the_code_questions() -> None:
+    rubric = parse_rubric("""
+slug: program
+title: Program
+questions:
+  - {id: W1, items: [{id: w1, points: 1, grader: written, config: {reference: [x]}}]}
+  - {id: W2, items: [{id: w2, points: 1, grader: written, config: {reference: [x]}}]}
+  - id: C1
+    answer_kind: code
+    cues: ["def attention"]
+    items: [{id: c1, points: 1, grader: written, config: {reference: [x]}}]
+""").rubric
+    parsed = read_submission(b"def attention(q, k, v):\n    return q\n", "a.py", None, rubric)
+    assert "C1" in parsed.answers and parsed.doubt == ""
