@@ -10,6 +10,7 @@ of a block that read as the question (`handout.is_handout`).
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -62,7 +63,7 @@ def outline(
     # question wherever it stands
     written = [m for m in find_labels(text)
                if not _inside(front, m.start) or WORDED.match(m.raw) is not None]
-    in_words = named_in_words([*outline_marks, *named, *written])
+    in_words = named_in_words([*outline_marks, *named, *written], len(text))
     struct = one_family(_with_named(outline_marks, named, [m for m in prompted if m.structural]),
                         in_words)
     markers = answer_markers(text)
@@ -171,27 +172,36 @@ def _with_named(
 _BARE_NUMBER = re.compile(r"[^A-Za-z0-9\\]{0,16}\d")
 
 
-def named_in_words(marks: Sequence[LabelMark]) -> bool:
-    """Whether the document names its questions in words (a phrase label, "Q2.", "Question 1",
-    "Inline Question 3") anywhere at a line's start."""
-    return any((m.question is not None and not m.prompted) or (not m.inline
-                                                               and m.num is not None
-                                                               and WORDED.match(m.raw))
-               for m in marks)
+def named_in_words(marks: Sequence[LabelMark], length: int) -> list[tuple[int, int]]:
+    """The stretches of the document (between part headings: "Part B" starts its own
+    numbering) that name their questions in words (a phrase label, "Q2.", "Question 1",
+    "Inline Question 3") at a line's start."""
+    ordered = sorted(marks, key=lambda m: m.start)
+    bounds = [0] + [m.start for m in ordered if m.heading] + [length]
+    worded = [m.start for m in ordered
+              if (m.question is not None and not m.prompted)
+              or (not m.inline and m.num is not None and WORDED.match(m.raw))]
+    spans: list[tuple[int, int]] = []
+    for low, high in itertools.pairwise(bounds):
+        k = bisect.bisect_left(worded, low)
+        if k < len(worded) and worded[k] < high:
+            spans.append((low, high))
+    return spans
 
 
-def one_family(marks: list[LabelMark], named: bool) -> list[LabelMark]:
+def one_family(marks: list[LabelMark], worded: Sequence[tuple[int, int]]) -> list[LabelMark]:
     """Where the document names its questions in words ("Question 1", "Q2.", a phrase label),
     a bare number opening a line or heading ("### 1. Learned embeddings", "2. Memory") numbers
     the points of an answer, not a question, and headings counted in order number nothing."""
-    if not named:
+    if not worded:
         return marks
     return [m for m in marks
-            if not (m.question is None and m.num is not None and m.letter is None
-                    and m.roman is None and not m.inline and not m.by_order
-                    and _BARE_NUMBER.match(m.raw) and not WORDED.match(m.raw))
-            # nor does a heading counted in order ("# Multi-Head Attention" as question 2)
-            and not (m.by_order and m.level == 1)]
+            if not _inside(worded, m.start) or (
+                not (m.question is None and m.num is not None and m.letter is None
+                     and m.roman is None and not m.inline and not m.by_order
+                     and _BARE_NUMBER.match(m.raw) and not WORDED.match(m.raw))
+                # nor does a heading counted in order ("# Multi-Head Attention" as question 2)
+                and not (m.by_order and m.level == 1))]
 
 
 def _extends(child: Path, parent: Path) -> bool:

@@ -18,7 +18,7 @@ from graders.documents.notebook import Cell
 from graders.documents.strength import CODE_FOR_PROSE, weak
 from graders.rubric import Question
 
-_FENCE_LINE = re.compile(r"(?m)^[ \t]{0,3}(?:```|~~~)")
+_FENCE_LINE = re.compile(r"```")  # an odd count on a line opens or closes a fence
 # an answer marker (a cell's own "Your answer:", or a rendered answer cell's "Answer:")
 _MARKER = re.compile(r"(?im)^\W{0,12}(?:(?:my|your|our|final)[ \t]+)?answer\W{0,4}:")
 # a markdown cell that opens with a heading (cells are joined by a blank line)
@@ -40,7 +40,11 @@ def fence_spans(text: str) -> list[tuple[int, int]]:
             opened = m.start()
         else:
             newline = text.find("\n", m.end())
-            spans.append((opened, len(text) if newline < 0 else newline))
+            end = len(text) if newline < 0 else newline
+            if text.find("\n", opened, m.start()) < 0:
+                opened = None  # ```inline``` on one line: no fence
+                continue
+            spans.append((opened, end))
             opened = None
     if opened is not None:
         spans.append((opened, len(text)))

@@ -202,14 +202,16 @@ def find_labels(text: str) -> list[LabelMark]:
     for line_start in _line_starts(text):
         if len(marks) >= MAX_LABELS:
             break  # a real solution set has a few dozen labels; past this it is not prose
-        if _FENCE.match(text, line_start):
-            if fence_start is None:
-                fence_start = line_start
-            else:
+        if _toggles_fence(text, line_start):
+            if fence_start is not None:
                 fences.append((fence_start, line_start))
                 fence_start = None
-            continue
-        if fence_start is not None:
+                continue
+            fence_start = line_start
+            if text.startswith(("```", "~~~"), line_start + _indent(text, line_start)):
+                continue
+            # "3. ```python": the label before the fence still counts
+        elif fence_start is not None:
             continue
         prefix = _LINE_PREFIX.match(text, line_start)
         pos = prefix.end() if prefix else line_start
@@ -248,7 +250,22 @@ def find_labels(text: str) -> list[LabelMark]:
     return marks
 
 
-_FENCE = re.compile(r"[ \t]{0,3}(?:```|~~~)")
+_FENCE_CAP = 400
+
+
+def _indent(text: str, line_start: int) -> int:
+    n = 0
+    while n < 8 and text.startswith((" ", "\t"), line_start + n):
+        n += 1
+    return n
+
+
+def _toggles_fence(text: str, line_start: int) -> bool:
+    """A line opening or closing fenced code: an odd number of ``` (or ~~~) on it, so that
+    "3. ```python" opens a fence and "use ```x``` here" does not."""
+    end = text.find("\n", line_start, line_start + _FENCE_CAP)
+    line = text[line_start:end if end >= 0 else line_start + _FENCE_CAP]
+    return line.count("```") % 2 == 1 or line.lstrip().startswith("~~~")
 
 
 def _in_spans(spans: list[tuple[int, int]], starts: list[int], pos: int) -> bool:
