@@ -31,37 +31,43 @@ _PLACEHOLDER = re.compile(
 ANSWER = "Answer:"
 
 
-def answer_cell(source: str) -> str | None:
-    """The text a student wrote after the answer marker opening a cell ("" for an untouched
-    template), or None when the cell does not open with a marker."""
-    head = source[:_HEAD]
+def answer_cell(source: str, start: int = 0) -> str | None:
+    """The text a student wrote after the answer marker opening a cell (or its line at
+    `start`): "" for an untouched template, None when there is no marker there."""
+    head = source[start:start + _HEAD]
     found = _ANSWER_WORD.search(head)
     if found is None:
         return None
     before = _COMMAND.sub("", head[:found.start()])
     if _MARKUP.fullmatch(before) is None:
         return None
-    after = _AFTER_MARK.match(source, found.end())
-    end = after.end() if after else found.end()
-    if ":" not in source[found.end():end]:
+    after = _AFTER_MARK.match(source, start + found.end())
+    end = after.end() if after else start + found.end()
+    if ":" not in source[start + found.end():end]:
         return None  # "Answer the following" is the question's voice, not a marker
     rest = source[end:].strip()
-    if _PLACEHOLDER.fullmatch(rest[:200]) is not None and len(rest) <= 200:
+    if len(rest) <= 200 and _PLACEHOLDER.fullmatch(rest) is not None:
         return ""
     return rest
 
 
-_LINE = re.compile(r"(?m)^")
+_WORD_ANSWER = re.compile("answer")
 
 
 def _with_plain_marker(source: str) -> str:
     """The cell with its first answer-marker line (at its start, or after the question in the
-    same cell) as `Answer: <text>`; the cell as it is when it has none."""
-    for count, line in enumerate(_LINE.finditer(source)):
+    same cell) as `Answer: <text>`; the cell as it is when it has none. Only the lines where
+    the word "answer" occurs are looked at."""
+    lowered = source.lower()
+    seen = -1
+    for count, word in enumerate(_WORD_ANSWER.finditer(lowered)):
         if count >= MAX_MARKER_LINES:
             break
-        start = line.start()
-        answer = answer_cell(source[start:])
+        start = lowered.rfind("\n", 0, word.start()) + 1
+        if start == seen:
+            continue
+        seen = start
+        answer = answer_cell(source, start)
         if answer is not None:
             before = source[:start].rstrip()
             marked = f"{ANSWER} {answer}".rstrip()
