@@ -261,10 +261,13 @@ def _indent(text: str, line_start: int) -> int:
 
 
 def _toggles_fence(text: str, line_start: int) -> bool:
+    end = text.find("\n", line_start, line_start + _FENCE_CAP)
+    return toggles_fence(text[line_start:end if end >= 0 else line_start + _FENCE_CAP])
+
+
+def toggles_fence(line: str) -> bool:
     """A line opening or closing fenced code: an odd number of ``` (or ~~~) on it, so that
     "3. ```python" opens a fence and "use ```x``` here" does not."""
-    end = text.find("\n", line_start, line_start + _FENCE_CAP)
-    line = text[line_start:end if end >= 0 else line_start + _FENCE_CAP]
     return line.count("```") % 2 == 1 or line.lstrip().startswith("~~~")
 
 

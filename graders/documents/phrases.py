@@ -15,13 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graders.documents.handout import prompt_overlap, prompt_words
+from graders.documents.labels import toggles_fence
 from graders.label_phrases import Phrase, expand, is_phrase, starts_with, words
 from graders.rubric import Question
 
 _LINE_CAP = 300
 MAX_LINES = 20_000  # lines read for phrase labels; past this the rest of the document is prose
 _WORDS = re.compile(r"[a-z]+|[0-9]+")
-_FENCE = re.compile(r"[ \t]{0,3}(?:```|~~~)")
 # where a prompt may be repeated as a label: a heading, a bold line, a list item
 _PROMPT_LINE = re.compile(r"[ \t]{0,3}(?:#{1,6}[ \t]|\*\*|__|[-*+][ \t]|\d{1,2}[.)][ \t])")
 PROMPT_SHARE = 0.5  # of the prompt's content words a line that asks must repeat
@@ -79,7 +79,7 @@ def phrase_marks(text: str, questions: Sequence[Question]) -> list[PhraseMark]:
         newline = text.find("\n", pos)
         line_end = len(text) if newline < 0 else newline
         line = text[pos:min(line_end, pos + _LINE_CAP)]
-        if _FENCE.match(line):
+        if toggles_fence(line):
             in_fence = not in_fence
         elif not in_fence and line.strip() and "](#" not in line:
             # (a link into the document is a table of contents entry, not a label)
