@@ -144,3 +144,30 @@ questions:
 """).rubric
     parsed = read_submission(b"def attention(q, k, v):\n    return q\n", "a.py", None, rubric)
     assert "C1" in parsed.answers and parsed.doubt == ""
+
+
+def test_the_code_group_key_names_a_weak_or_doubted_location() -> None:
+    """The same program located strongly in one document and weakly (or in a doubted
+    document) in another must not share cached results: their statuses differ."""
+    from dataclasses import replace
+
+    from graders.code.basis import code_basis
+    from graders.context import GradingResources
+
+    rubric = parse_rubric("""
+slug: basis
+title: Basis
+questions:
+  - id: C1
+    answer_kind: code
+    items: [{id: c1, points: 1, grader: written, config: {reference: [x]}}]
+""").rubric
+    strong = LocatedAnswer("C1", "def f(x):\n    return x\n")
+    keys = set()
+    for answer in (strong, replace(strong, strength="weak", weak_reason="content only"),
+                   replace(strong, doubt="does this answer this assignment? 1 of 3")):
+        parsed = ParsedSubmission(text=answer.text, format="markdown", answers={"C1": answer})
+        context = GradingContext(rubric=rubric, question=rubric.questions[0], submission=parsed,
+                                 resources=GradingResources(), earlier={}, per_submission={})
+        keys.add(code_basis(context))
+    assert len(keys) == 3
