@@ -92,12 +92,49 @@ def _not_asked(
 NO_ANSWER = "No answer to this question was found."
 
 
-def unanswered(rubric: Rubric, question: Question, reason: str) -> list[ItemResult]:
+def unanswered(
+    rubric: Rubric, question: Question, reason: str, doubt: str = ""
+) -> list[ItemResult]:
     """The results of a question the document has no answer to (`reason`: the parser's, or
-    NO_ANSWER): missing, or not counted when some handout editions do not ask it."""
+    NO_ANSWER): missing, or not counted when some handout editions do not ask it. In a document
+    that may not answer this assignment at all (`doubt`) they go to review instead of 0."""
     absent_from = rubric.handouts_without(question)
-    return [_not_asked(item, question, reason, absent_from) if absent_from
-            else _plain(item, question, Status.MISSING, reason) for item in question.items]
+    if absent_from:
+        return [_not_asked(item, question, reason, absent_from) for item in question.items]
+    if doubt:
+        return [_doubted(item, question, reason, doubt) for item in question.items]
+    return [_plain(item, question, Status.MISSING, reason) for item in question.items]
+
+
+def _doubted(item: RubricItem, question: Question, reason: str, doubt: str) -> ItemResult:
+    return ItemResult(
+        item_id=item.id, question=question.id, points=0, max_points=item.points,
+        status=Status.NEEDS_REVIEW, confidence=0.0, grader="engine",
+        grader_version=ENGINE_VERSION,
+        feedback=f"{reason} Needs review: {doubt}; the machine suggests 0 of {item.points} points.",
+    )
+
+
+def location_review(results: list[ItemResult], answer: LocatedAnswer) -> list[ItemResult]:
+    """Items of an answer found only by weak evidence, or of a doubted document, go to review
+    with the reason; the grader's points stay as the machine's suggestion."""
+    reasons = [r for r in (answer.weak_reason if answer.strength == "weak" else "",
+                           answer.doubt) if r]
+    if not reasons:
+        return results
+    why = "; ".join(reasons)
+    out: list[ItemResult] = []
+    for result in results:
+        if result.status is not Status.GRADED:
+            out.append(result)
+            continue
+        note = (f"Needs review: {why}; the machine suggests {result.points} of "
+                f"{result.max_points} points.")
+        out.append(result.model_copy(update={
+            "status": Status.NEEDS_REVIEW,
+            "feedback": " ".join(f for f in (result.feedback, note) if f),
+        }))
+    return out
 
 
 def grade_group(
@@ -133,7 +170,7 @@ def grade_group(
                               kind))
         else:
             out.append(result)
-    return out
+    return location_review(out, answer)
 
 
 def grade_submission(
@@ -156,7 +193,8 @@ def grade_submission(
         answer = submission.answers.get(question.id)
         if answer is None or not answer.text.strip():
             for result in unanswered(rubric, question,
-                                     submission.missing.get(question.id, NO_ANSWER)):
+                                     submission.missing.get(question.id, NO_ANSWER),
+                                     submission.doubt):
                 results[result.item_id] = result
             continue
         context = GradingContext(

@@ -12,6 +12,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from graders.disclosure import answer_values, states_value
+from graders.label_phrases import LabelPatternError, expand
 from graders.registry import config_model_for, is_known_kind
 from graders.rubric_checks import battery_findings, compose, cross_checks, line_of
 
@@ -79,6 +80,18 @@ class Question(_Strict):
     # for neither points nor maximum.
     handouts: tuple[str, ...] = ()
     items: tuple[RubricItem, ...] = Field(min_length=1)
+
+    @field_validator("labels")
+    @classmethod
+    def _readable_labels(cls, labels: tuple[str, ...]) -> tuple[str, ...]:
+        for label in labels:
+            if not label.strip():
+                raise ValueError("a label is empty")
+            try:
+                expand(label)
+            except LabelPatternError as exc:
+                raise ValueError(str(exc)) from None
+        return labels
 
 
 class Release(_Strict):

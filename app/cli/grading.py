@@ -27,6 +27,7 @@ from app.submissions import service as submissions
 from app.submissions.upload import Upload
 from graders.context import GradingResources
 from graders.documents import InvalidDocument, ParsedSubmission, read_submission, sniff_format
+from graders.documents.strength import doubt_in
 from graders.results import ItemResult
 from graders.rubric import Rubric
 
@@ -130,8 +131,17 @@ def grade(
         title = f"{clean(file.name, 200)} — {slug}: {outcome_json(slug, outcome)['total']} / " \
             f"{as_number(loaded.rubric.max_points)} ({outcome.status})"
         print_shown(console, title, loaded.rubric, parsed, raw, outcome.items)
+        _say_doubt(outcome)
     else:
         console.print(_table(slug, outcome))
+        _say_doubt(outcome)
+
+
+def _say_doubt(outcome: WorkerOutcome) -> None:
+    """A document that may not answer this assignment is said so, not just scored."""
+    doubt = doubt_in(r.feedback for r in outcome.items)
+    if doubt:
+        console.print(f"needs review: {safe(doubt)}")
 
 
 def _store_and_grade(
@@ -178,6 +188,8 @@ def submit(
     status = "grader_error" if outcome is None else outcome.status
     total = "" if outcome is None else f", {outcome_json(assignment, outcome)['total']} points"
     console.print(f"submission {sid}: {status}{total}")
+    if outcome is not None:
+        _say_doubt(outcome)
 
 
 def import_folder(

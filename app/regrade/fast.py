@@ -339,4 +339,5 @@ def _no_earlier(ids: Sequence[str]) -> dict[str, ItemResult] | None:
 def _missing_results(loaded: LoadedRubric, question: Question,
                      parsed: ParsedSubmission) -> list[ItemResult]:
     """What graders.engine gives the items of an unanswered question."""
-    return unanswered(loaded.rubric, question, parsed.missing.get(question.id, NO_ANSWER))
+    return unanswered(loaded.rubric, question, parsed.missing.get(question.id, NO_ANSWER),
+                      parsed.doubt)

@@ -30,6 +30,7 @@ from app.submissions.schemas import (
 )
 from app.submissions.upload import read_upload
 from app.submissions.visibility import student_score, view_for
+from graders.documents.strength import doubt_in
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
 
@@ -70,15 +71,20 @@ def _require_rubric(sessions: sessionmaker[Session], slug: str) -> None:
         current_rubric(session, slug)
 
 
-def _final_status(sessions: sessionmaker[Session], submission_id: int, user: User) -> str:
+def _final_status(
+    sessions: sessionmaker[Session], submission_id: int, user: User
+) -> tuple[str, str | None]:
+    """The graded submission's status, and the doubt that it answers this assignment."""
     with unit_of_work(sessions) as session:
-        return service.get_scored(session, submission_id, user).score.status
+        score = service.get_scored(session, submission_id, user).score
+        return score.status, doubt_in(item.feedback for item in score.items)
 
 
-def _answer(submission_id: int, state: str, code: int) -> Response:
+def _answer(submission_id: int, state: str, code: int, message: str | None = None) -> Response:
     # A ready Response: FastAPI would otherwise validate the value against `response_model`
     # and encode it a second time, on the busiest route of the service.
-    body = Accepted(id=submission_id, status=state).model_dump_json()
+    body = Accepted(id=submission_id, status=state, message=message).model_dump_json(
+        exclude_none=True)
     return Response(body, status_code=code, media_type="application/json")
 
 
@@ -182,10 +188,11 @@ async def upload(
     if not wait or done is None:
         return _answer(stored.submission_id, SubmissionStatus.QUEUED, status.HTTP_202_ACCEPTED)
     await asyncio.wrap_future(done)
-    final = await run_in_threadpool(
+    final, doubt = await run_in_threadpool(
         _final_status, request.app.state.read_sessions, stored.submission_id, user
     )
-    return _answer(stored.submission_id, final, status.HTTP_201_CREATED)
+    message = f"Needs review: {doubt}" if doubt else None
+    return _answer(stored.submission_id, final, status.HTTP_201_CREATED, message)
 
 
 @router.get(

@@ -16,6 +16,9 @@ from app.submissions.visibility import StudentItem, StudentScore, student_error
 class Accepted(BaseModel):
     id: int
     status: str
+    # Graded before answering (`wait=true`) and most questions were not found: "does this
+    # answer this assignment? 1 of 4 questions found; ..." (its items are all sent to review).
+    message: str | None = None
 
 
 class OverrideOut(BaseModel):

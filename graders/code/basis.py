@@ -27,6 +27,10 @@ def code_basis(context: GradingContext) -> str | None:
     if answer is None:
         return None
     parts = [VERSION, context.question.id, answer.text]
+    if answer.strength != "strong" or answer.doubt:
+        # the engine sends such an answer's items to review (graders.engine.location_review):
+        # the same program located strongly elsewhere must not share its results
+        parts += ["location", answer.weak_reason, answer.doubt]
     for question in context.rubric.questions:
         if question.id == context.question.id:
             break

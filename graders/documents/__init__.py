@@ -5,6 +5,7 @@ from graders.documents.model import (
     InvalidDocument,
     LocatedAnswer,
     LocateMethod,
+    LocationStrength,
     ParsedSubmission,
 )
 from graders.documents.submission import answers_as_json, read_submission, sniff_format
@@ -14,6 +15,7 @@ __all__ = [
     "InvalidDocument",
     "LocateMethod",
     "LocatedAnswer",
+    "LocationStrength",
     "ParsedSubmission",
     "answers_as_json",
     "read_submission",

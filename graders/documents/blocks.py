@@ -10,15 +10,16 @@ of a block that read as the question (`handout.is_handout`).
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from graders.documents.assign import DUPLICATE_RELIABILITY, INLINE_RELIABILITY, Path, Unit
 from graders.documents.handout import is_handout
-from graders.documents.labels import LabelMark, find_labels
+from graders.documents.labels import WORDED, LabelMark, find_labels
 from graders.documents.paths import resolve_paths
-from graders.documents.structure import ANSWER_ENV, ANSWER_MARK, structural_marks
+from graders.documents.structure import ANSWER_ENV, ANSWER_MARK, read_outline
 
 # Location reads at most this much of a document; a solution set is 5-60 kB, and past the cap
 # the rest is reported, not read (hostile uploads of megabytes of labels must stay bounded).
@@ -49,8 +50,22 @@ def answer_markers(text: str) -> list[tuple[int, int]]:
     return found
 
 
-def outline(text: str) -> Outline:
-    struct = structural_marks(text)
+def outline(
+    text: str, depth: int = 3, named: Sequence[LabelMark] = (),
+    prompted: Sequence[LabelMark] = (),
+) -> Outline:
+    """`depth`: the deepest level the rubric's questions have (see structure.scan). `named`:
+    lines that open with a question's phrase label (they replace any other reading of their
+    line); `prompted`: lines that repeat a question's prompt (used where nothing else labels
+    the line)."""
+    outline_marks, front = read_outline(text, depth)
+    # a numbered list in front matter is a list of steps; a question named in words is a
+    # question wherever it stands
+    written = [m for m in find_labels(text)
+               if not _inside(front, m.start) or WORDED.match(m.raw) is not None]
+    in_words = named_in_words([*outline_marks, *named, *written], len(text))
+    struct = one_family(_with_named(outline_marks, named, [m for m in prompted if m.structural]),
+                        in_words)
     markers = answer_markers(text)
     marker_starts = [s for s, _ in markers]
     handout: list[tuple[int, int]] = []
@@ -75,8 +90,11 @@ def outline(text: str) -> Outline:
         h = bisect.bisect_right(handout_starts, pos) - 1
         return h >= 0 and handout[h][0] <= pos < handout[h][1]
 
-    plain = [m for m in find_labels(text) if not covered(m.start)]
-    marks = sorted(adjusted + plain, key=lambda m: m.start)[:MAX_MARKS]
+    plain = _prompted_first(
+        [m for m in written if not covered(m.start)],
+        [m for m in prompted if not m.structural and not covered(m.start)])
+    marks = one_family(sorted(adjusted + plain, key=lambda m: m.start), in_words)
+    marks = _statements(marks, markers, len(text), answered, handout)[:MAX_MARKS]
     accepted = resolve_paths(marks, text)
     intro: set[int] = set()
     for index, (mark, path) in enumerate(accepted[:-1]):
@@ -87,6 +105,103 @@ def outline(text: str) -> Outline:
             intro.add(index)
     marked = frozenset(i for i, (m, _) in enumerate(accepted) if m.start in answered)
     return Outline(accepted, frozenset(intro), marked, tuple(handout))
+
+
+def _names_in_words(mark: LabelMark) -> bool:
+    return mark.question is not None or (mark.num is not None and not mark.inline
+                                         and WORDED.match(mark.raw) is not None)
+
+
+def _statements(
+    marks: list[LabelMark], markers: Sequence[tuple[int, int]], length: int,
+    answered: set[int], handout: list[tuple[int, int]],
+) -> list[LabelMark]:
+    """A question named in words in the text ("**Inline Question 1**", "Q2.") whose block
+    reaches an answer marker ("Your Answer:"): what lies between is the question, its own
+    numbered points included; the answer starts after the marker."""
+    # where each mark's block ends: the next structural or word-named label
+    ends = [length] * len(marks)
+    following = length
+    for i in range(len(marks) - 1, -1, -1):
+        ends[i] = following
+        if marks[i].structural or _names_in_words(marks[i]):
+            following = marks[i].start
+    marker_starts = [s for s, _ in markers]
+    out: list[LabelMark] = []
+    skip_until = -1
+    for i, mark in enumerate(marks):
+        if mark.start < skip_until:
+            continue  # a numbered point of a question statement
+        k = bisect.bisect_left(marker_starts, mark.end)
+        if (mark.structural or not _names_in_words(mark) or k >= len(markers)
+                or markers[k][0] >= ends[i]):
+            out.append(mark)
+            continue
+        handout.append((mark.end, markers[k][0]))
+        answered.add(mark.start)
+        out.append(replace(mark, end=markers[k][1]))
+        skip_until = markers[k][1]
+    return out
+
+
+def _prompted_first(plain: list[LabelMark], prompted: list[LabelMark]) -> list[LabelMark]:
+    """A line that repeats a question's prompt is read as that question's label (its own "2."
+    agrees, or was a list number)."""
+    taken = {m.start for m in prompted}
+    return [m for m in plain if m.start not in taken] + prompted
+
+
+def _inside(spans: Sequence[tuple[int, int]], pos: int) -> bool:
+    """`spans`: sorted, not overlapping."""
+    k = bisect.bisect_right(spans, (pos, len(spans) and spans[-1][1] + 1)) - 1
+    return k >= 0 and spans[k][0] <= pos < spans[k][1]
+
+
+def _with_named(
+    struct: list[LabelMark], named: Sequence[LabelMark], prompted: Sequence[LabelMark]
+) -> list[LabelMark]:
+    taken = {m.start for m in named}
+    kept = [m for m in struct if m.start not in taken]
+    # a repeated prompt is better evidence than a heading counted in order
+    labelled = {m.start for m in kept if not m.by_order} | taken
+    kept = [m for m in kept if not (m.by_order and any(p.start == m.start for p in prompted))]
+    extra = [m for m in prompted if m.start not in labelled]
+    return sorted([*kept, *named, *extra], key=lambda m: m.start)
+
+
+_BARE_NUMBER = re.compile(r"[^A-Za-z0-9\\]{0,16}\d")
+
+
+def named_in_words(marks: Sequence[LabelMark], length: int) -> list[tuple[int, int]]:
+    """The stretches of the document (between part headings: "Part B" starts its own
+    numbering) that name their questions in words (a phrase label, "Q2.", "Question 1",
+    "Inline Question 3") at a line's start."""
+    ordered = sorted(marks, key=lambda m: m.start)
+    bounds = [0] + [m.start for m in ordered if m.heading] + [length]
+    worded = [m.start for m in ordered
+              if (m.question is not None and not m.prompted)
+              or (not m.inline and m.num is not None and WORDED.match(m.raw))]
+    spans: list[tuple[int, int]] = []
+    for low, high in itertools.pairwise(bounds):
+        k = bisect.bisect_left(worded, low)
+        if k < len(worded) and worded[k] < high:
+            spans.append((low, high))
+    return spans
+
+
+def one_family(marks: list[LabelMark], worded: Sequence[tuple[int, int]]) -> list[LabelMark]:
+    """Where the document names its questions in words ("Question 1", "Q2.", a phrase label),
+    a bare number opening a line or heading ("### 1. Learned embeddings", "2. Memory") numbers
+    the points of an answer, not a question, and headings counted in order number nothing."""
+    if not worded:
+        return marks
+    return [m for m in marks
+            if not _inside(worded, m.start) or (
+                not (m.question is None and m.num is not None and m.letter is None
+                     and m.roman is None and not m.inline and not m.by_order
+                     and _BARE_NUMBER.match(m.raw) and not WORDED.match(m.raw))
+                # nor does a heading counted in order ("# Multi-Head Attention" as question 2)
+                and not (m.by_order and m.level == 1))]
 
 
 def _extends(child: Path, parent: Path) -> bool:

@@ -9,6 +9,7 @@ from pathlib import PurePath
 from typing import Any
 
 from graders.documents.model import DocumentFormat, InvalidDocument
+from graders.documents.notebook import Cell, render_notebook
 
 _BY_EXTENSION: dict[str, DocumentFormat] = {
     ".json": "json",
@@ -49,6 +50,7 @@ class DecodedDocument:
     format: DocumentFormat
     text: str  # the document as text (for JSON: the raw JSON text)
     data: Any = None  # the parsed JSON object for json and notebook uploads
+    cells: tuple[Cell, ...] = ()  # a notebook's cells in `text`
 
 
 def _declared(filename: str | None, content_type: str | None) -> DocumentFormat | None:
@@ -144,7 +146,7 @@ def _is_answer_value(value: Any, depth: int = 0) -> bool:
     return False
 
 
-def _notebook_text(text: str) -> tuple[str, Any]:
+def _notebook_text(text: str) -> tuple[str, Any, tuple[Cell, ...]]:
     import nbformat
 
     data = _load_json(text, "notebook JSON")
@@ -154,17 +156,8 @@ def _notebook_text(text: str) -> tuple[str, Any]:
         notebook = nbformat.reads(text, as_version=4)  # type: ignore[no-untyped-call]
     except Exception as exc:  # nbformat raises several unrelated types for bad files
         raise InvalidDocument(f"not a readable Jupyter notebook: {exc}".splitlines()[0]) from exc
-    blocks: list[str] = []
-    for cell in notebook.cells:
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
-        if not source.strip():
-            continue
-        if cell.get("cell_type") == "code":
-            blocks.append("```python\n" + source.rstrip() + "\n```")
-        elif cell.get("cell_type") == "markdown":
-            blocks.append(source.rstrip())
-    return "\n\n".join(blocks), notebook
+    rendered, cells = render_notebook(notebook.cells)
+    return rendered, notebook, cells
 
 
 def _pdf_text(raw: bytes, max_pages: int | None = None) -> str:
@@ -221,15 +214,15 @@ def decode_document(
     if fmt == "json":
         data = _load_json(text, "JSON")
         if isinstance(data, dict) and "cells" in data and "answers" not in data:
-            notebook_text, notebook = _notebook_text(text)
-            return DecodedDocument("notebook", notebook_text, notebook)
+            notebook_text, notebook, cells = _notebook_text(text)
+            return DecodedDocument("notebook", notebook_text, notebook, cells)
         check_answers_shape(data)
         return DecodedDocument("json", text, data)
     if fmt == "notebook":
-        notebook_text, notebook = _notebook_text(text)
+        notebook_text, notebook, cells = _notebook_text(text)
         if not notebook_text.strip():
             raise InvalidDocument("the notebook has no non-empty cells")
-        return DecodedDocument("notebook", notebook_text, notebook)
+        return DecodedDocument("notebook", notebook_text, notebook, cells)
     if _looks_binary(text):
         raise InvalidDocument("binary data (control characters), not a text document")
     return DecodedDocument(fmt, text)

@@ -40,6 +40,12 @@ class LabelMark:
     # "(1)" opening a line (no bullet): an equation number almost everywhere, a label only where
     # it numbers the sub-parts of a letter heading with nothing of its own (paths.resolve_paths)
     paren: bool = False
+    # a heading whose path comes from counting headings in order, not from a label it carries:
+    # weak evidence (the answer goes to review)
+    by_order: bool = False
+    # the question a rubric's phrase label or a repeated prompt names (its index in the rubric)
+    question: int | None = None
+    prompted: bool = False  # named by repeating the question's prompt, not by a label
 
     @property
     def depth(self) -> int:
@@ -53,6 +59,13 @@ class LabelMark:
         return 3
 
 
+# a question label that names its kind of question in words: "Q2.", "Question 1", "Problem 7",
+# "Exercise 3", "Inline Question 2" (after any heading, list or emphasis markup)
+WORDED = re.compile(
+    r"[^A-Za-z0-9]{0,16}(?:inline[ \t]+)?(?:q(?=[ \t.]{0,2}\d)|question|problem|prob\.|"
+    r"exercise|ex\.|task)[ \t.]{0,2}\d",
+    re.IGNORECASE,
+)
 # list bullets, quotes, headings, maths and emphasis that may open a label's line:
 # "- **(a)**", "\\noindent\\textbf{(b)}", "> (c)", "$$1.", "__Q2__"
 _LINE_PREFIX = re.compile(
@@ -67,7 +80,8 @@ _PART_HEADING = re.compile(
 )
 _CIRCLED = re.compile(r"\\textcircled\{\s*([A-Za-z]?\d{1,2}|[a-h]|[ivx]{1,4})\s*\}")
 _QNUM = re.compile(
-    r"(?:Q(?:uestion)?|Problem|Prob\.|Exercise|Ex\.|Task)[ \t]*\.?[ \t]*(\d{1,2})(?!\d)"
+    r"(?:(?:Inline[ \t]+)?Q(?:uestion)?|Problem|Prob\.|Exercise|Ex\.|Task)[ \t]*\.?[ \t]*"
+    r"(\d{1,2})(?!\d)"
     r"(?:[ \t]*(?:\.\)|[.):\-](?![0-9])))?",
     re.IGNORECASE,
 )
@@ -183,9 +197,22 @@ def _line_starts(text: str) -> list[int]:
 def find_labels(text: str) -> list[LabelMark]:
     """Every candidate label in document order (line-start and inline)."""
     marks: list[LabelMark] = []
+    fences: list[tuple[int, int]] = []  # fenced code: its comments ("# 1. Linear") are no labels
+    fence_start: int | None = None
     for line_start in _line_starts(text):
         if len(marks) >= MAX_LABELS:
             break  # a real solution set has a few dozen labels; past this it is not prose
+        if _toggles_fence(text, line_start):
+            if fence_start is not None:
+                fences.append((fence_start, line_start))
+                fence_start = None
+                continue
+            fence_start = line_start
+            if text.startswith(("```", "~~~"), line_start + _indent(text, line_start)):
+                continue
+            # "3. ```python": the label before the fence still counts
+        elif fence_start is not None:
+            continue
         prefix = _LINE_PREFIX.match(text, line_start)
         pos = prefix.end() if prefix else line_start
         heading = _PART_HEADING.match(text, pos)
@@ -214,9 +241,39 @@ def find_labels(text: str) -> list[LabelMark]:
         indent = len(text[line_start:pos]) - len(text[line_start:pos].lstrip(" \t"))
         marks.append(replace(_mark(text, line_start, end, fields), indent=indent,
                              bullet=bullet))
-    marks.extend(_inline_labels(text, [(m.start, m.end) for m in marks]))
+    if fence_start is not None:
+        fences.append((fence_start, len(text)))
+    fence_starts = [f for f, _ in fences]
+    marks.extend(m for m in _inline_labels(text, [(m.start, m.end) for m in marks])
+                 if not _in_spans(fences, fence_starts, m.start))
     marks.sort(key=lambda m: m.start)
     return marks
+
+
+_FENCE_CAP = 400
+
+
+def _indent(text: str, line_start: int) -> int:
+    n = 0
+    while n < 8 and text.startswith((" ", "\t"), line_start + n):
+        n += 1
+    return n
+
+
+def _toggles_fence(text: str, line_start: int) -> bool:
+    end = text.find("\n", line_start, line_start + _FENCE_CAP)
+    return toggles_fence(text[line_start:end if end >= 0 else line_start + _FENCE_CAP])
+
+
+def toggles_fence(line: str) -> bool:
+    """A line opening or closing fenced code: an odd number of ``` (or ~~~) on it, so that
+    "3. ```python" opens a fence and "use ```x``` here" does not."""
+    return line.count("```") % 2 == 1 or line.lstrip().startswith("~~~")
+
+
+def _in_spans(spans: list[tuple[int, int]], starts: list[int], pos: int) -> bool:
+    k = bisect.bisect_right(starts, pos) - 1
+    return k >= 0 and spans[k][0] <= pos < spans[k][1]
 
 
 _BARE_WORD_LABEL = re.compile(r"[a-z]{1,4}\.")

@@ -9,6 +9,7 @@ headers, pasted lecture material).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graders.documents.assign import (
@@ -25,16 +26,26 @@ from graders.documents.assign import (
     runs_of,
 )
 from graders.documents.blocks import MAX_CHARS, outline, units_of
+from graders.documents.code_spans import after_question_cells, fence_spans, prose_of
 from graders.documents.cues import CuePattern, NormalisedText, compile_cues
 from graders.documents.handout import prompt_words
 from graders.documents.labels import LabelMark
 from graders.documents.model import LocatedAnswer, LocateMethod
+from graders.documents.notebook import Cell
 from graders.documents.paths import path_match, question_keys, resolve_paths
+from graders.documents.phrases import PhraseMark, phrase_marks
 from graders.documents.review import (
     flag_language,
     gap_candidate,
     label_names,
     sibling_candidate,
+    stray_candidate,
+)
+from graders.documents.strength import (
+    BY_CONTENT,
+    BY_HEADING_ORDER,
+    BY_ORDER,
+    weak,
 )
 from graders.rubric import Question, Rubric
 
@@ -66,6 +77,7 @@ _CODE_SIGNS = re.compile(
 
 
 SCORE_CHARS = 8000
+ONLY_HANDOUT = "only the question's own wording"
 # every code sign contains one of these; most prose passages have none
 _MAYBE_CODE = re.compile(r"=|def |import |return|```|np\.|for \w")
 
@@ -100,6 +112,9 @@ class _Scorer:
             for p in patterns:
                 counts[p.regex.pattern] = counts.get(p.regex.pattern, 0) + 1
         self.idf = counts
+        # the deepest level the questions have (1 numbers, 2 letters, 3 romans); unknown: 3
+        self.depth = max((3 if k[3] else 2 if k[2] else 1 for keys in self.keys for k in keys),
+                         default=3)
 
     def content(self, q: int, norm: NormalisedText) -> tuple[float, list[str]]:
         found: list[CuePattern] = [p for p in self.cues[q] if norm.contains(p)]
@@ -115,7 +130,9 @@ class _Scorer:
             code_signs = len(_CODE_SIGNS.findall(body)) if _MAYBE_CODE.search(body) else 0
             for qi, question in enumerate(self.questions):
                 label = 0.0
-                if unit.path is not None and unit.mark is not None and not unit.mark.heading:
+                if unit.mark is not None and unit.mark.question is not None:
+                    label = EXACT if unit.mark.question == qi else 0.0
+                elif unit.path is not None and unit.mark is not None and not unit.mark.heading:
                     label = path_match(self.renumbered(unit.path), self.keys[qi],
                                        question.part)
                 unit.label_scores.append(label)
@@ -130,6 +147,18 @@ class _Scorer:
                 ]
             elif unit.path is not None and self.foreign(self.renumbered(unit.path)):
                 unit.label_scores = [FOREIGN * unit.reliability] * len(self.questions)
+
+    def as_label(self, mark: PhraseMark) -> LabelMark:
+        """A phrase label as an outline label at the question's own path."""
+        keys = self.keys[mark.question]
+        part, num, letter, roman = keys[0] if keys else (None, None, None, None)
+        level = 3 if roman else 2 if letter else 1
+        # a phrase label is the document's outline (numbers in its answer are points of the
+        # answer); a repeated prompt is read like any label written in the text
+        structural = not mark.by_prompt or mark.raw.startswith("#")
+        return LabelMark(start=mark.start, end=mark.end, raw=mark.raw, part=part, num=num,
+                         letter=letter, roman=roman, structural=structural, level=level,
+                         question=mark.question, prompted=mark.by_prompt)
 
     def handout_words(self, path: Path) -> frozenset[str]:
         """The prompt words of the questions a label path names (for spotting pasted text)."""
@@ -161,14 +190,20 @@ def _line_of(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
 
-def locate(text: str, rubric: Rubric) -> Location:
+def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = ()) -> Location:
+    """`cells`: the text is a rendered notebook (`graders.documents.notebook`) with these cells:
+    the markdown cell that asks a question is not its answer, and a code cell ends the answer
+    cell before it."""
     notes: list[str] = []
     if len(text) > MAX_CHARS:
         notes.append(f"only the first {MAX_CHARS} characters were searched for answers "
                      f"(the document has {len(text)})")
         text = text[:MAX_CHARS]
-    shape = outline(text)
     scorer = _Scorer(rubric)
+    found = phrase_marks(text, rubric.questions)
+    named = [scorer.as_label(m) for m in found if not m.by_prompt]
+    prompted = [scorer.as_label(m) for m in found if m.by_prompt]
+    shape = outline(text, scorer.depth, named, prompted)
     units, only_handout = units_of(text, shape, scorer.handout_words)
     scorer.score(units, text)
     assignment = assign_in_rubric_order(units, len(rubric.questions))
@@ -178,28 +213,83 @@ def locate(text: str, rubric: Rubric) -> Location:
     for qi, question in enumerate(rubric.questions):
         runs = runs_of(assignment, qi)
         if not runs:
-            candidate = gap_candidate(text, question, qi, units, assignment,
-                                      label_names(units, qi), len(rubric.questions))
+            why = _missing_reason(question, scorer, qi, only_handout)
+            # under its own label there is only the question (an untouched template): the
+            # document says it has no answer, and no other text is a candidate
+            candidate = None if ONLY_HANDOUT in why else gap_candidate(
+                text, question, qi, units, assignment, label_names(units, qi),
+                len(rubric.questions))
             if candidate is None:
-                missing[question.id] = _missing_reason(question, scorer, qi, only_handout)
+                missing[question.id] = why
             else:
-                answers[question.id] = flag_language(candidate)
+                answers[question.id] = flag_language(weak(candidate, BY_ORDER))
             continue
         chosen = next((r for r in runs if any(units[i].label_scores[qi] > 0 for i in r)),
                       runs[0])
+        # an answer starts at its own label: unlabelled text before it that the run took for
+        # its content (a README's overview) is not part of it
+        first = next((k for k, i in enumerate(chosen) if units[i].label_scores[qi] > 0), 0)
+        if first and all(units[i].mark is None for i in chosen[:first]):
+            chosen = chosen[first:]
         dropped = [units[r[0]] for r in runs if r is not chosen]
         answers[question.id] = flag_language(_located(
             text, question, qi, [units[i] for i in chosen], dropped))
+    if cells:
+        after_question_cells(text, answers, cells)
+    _without_code(text, rubric, answers, missing, bool(cells))
     for question in rubric.questions:
         reason = missing.get(question.id)
         # A question some handout editions do not ask is expected to be absent for them.
-        if reason is None or question.handouts or "only the question's own wording" in reason:
+        if reason is None or question.handouts or ONLY_HANDOUT in reason:
             continue
-        candidate = sibling_candidate(question, rubric.questions, answers)
+        qi = rubric.questions.index(question)
+        candidate = (sibling_candidate(question, rubric.questions, answers)
+                     or stray_candidate(text, question, qi, units, assignment))
         if candidate is not None:
             del missing[question.id]
             answers[question.id] = candidate
+    _edition_questions(rubric, answers, missing)
     return Location(answers, missing, tuple(notes))
+
+
+def _without_code(
+    text: str, rubric: Rubric, answers: dict[str, LocatedAnswer], missing: dict[str, str],
+    notebook: bool,
+) -> None:
+    spans = fence_spans(text)
+    if not spans:
+        return
+    for question in rubric.questions:
+        answer = answers.get(question.id)
+        if answer is None:
+            continue
+        kept = prose_of(text, answer, question, spans, notebook)
+        if kept is None:
+            del answers[question.id]
+            where = f"under {answer.label!r}" if answer.label else "where it would be"
+            missing[question.id] = (
+                f"No answer to {question.id} was found: {where} there is no written answer "
+                f"(an empty answer cell, or only code cells; this question asks for "
+                f"{question.answer_kind}, not code).")
+        else:
+            answers[question.id] = kept
+
+
+def _edition_questions(
+    rubric: Rubric, answers: dict[str, LocatedAnswer], missing: dict[str, str]
+) -> None:
+    """A question only some handout editions ask is answered only under a label (its own, or a
+    heading in its place): content, position or a neighbour's block (numbers in another
+    edition's code) do not say that this student's handout asked it."""
+    for question in rubric.questions:
+        answer = answers.get(question.id)
+        if (not question.handouts or answer is None or answer.strength == "strong"
+                or (answer.method == "label" and answer.label is not None)):
+            continue
+        del answers[question.id]
+        missing[question.id] = (
+            f"No answer to {question.id} was found under its own label ({answer.weak_reason}, "
+            "which is not enough for a question that only some handout editions ask).")
 
 
 __all__ = ["Location", "locate", "question_cues", "question_keys", "resolve_paths"]
@@ -255,7 +345,7 @@ def _located(
         notes.append(f"{pasted} pasted question statement(s) (the handout's wording) left out")
     if cues:
         notes.append("content cues: " + ", ".join(cues[:8]))
-    return LocatedAnswer(
+    located = LocatedAnswer(
         question_id=question.id,
         text=text[start:end],
         start=start,
@@ -265,6 +355,13 @@ def _located(
         label=head.mark.raw if head.mark is not None else None,
         note="; ".join(notes),
     )
+    if method == "content":
+        return weak(located, BY_CONTENT)
+    if method == "order":
+        return weak(located, BY_ORDER)
+    if head.mark is not None and head.mark.by_order:
+        return weak(located, BY_HEADING_ORDER.format(heading=head.mark.raw))
+    return located
 
 
 def _missing_reason(
@@ -273,9 +370,11 @@ def _missing_reason(
     for mark, path in only_handout:
         # "(b)" with no number before it names the letter of any question
         loose = path[1] is None and any(k[2:] == path[2:] for k in scorer.keys[qi])
-        if loose or path_match(path, scorer.keys[qi], question.part) > 0:
+        if mark.question == qi or (mark.question is None and (
+                loose or path_match(path, scorer.keys[qi], question.part) > 0)):
             return (f"No answer to {question.id} was found: under the label {mark.raw!r} there "
-                    "is only the question's own wording (the handout's text), no answer.")
+                    f"is {ONLY_HANDOUT} (the handout's text, or an empty answer template), "
+                    "no answer.")
     labels = ", ".join(dict.fromkeys((question.id, *question.labels)))
     hint = ", ".join(p.cue for p in scorer.cues[qi][:5])
     reason = f"No answer to {question.id} was found: no label ({labels}) in order"

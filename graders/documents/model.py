@@ -7,6 +7,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 LocateMethod = Literal["json", "label", "content", "order", "whole"]
+# How an answer was found: "strong" by its own label, cell or key; "weak" by heading order, a
+# neighbouring part's block, code under a prose question, or its content alone. A weak answer is
+# graded (the machine's points are kept as a suggestion) and sent to review with `weak_reason`.
+LocationStrength = Literal["strong", "weak"]
 DocumentFormat = Literal["json", "text", "markdown", "latex", "python", "notebook", "pdf"]
 
 
@@ -27,6 +31,11 @@ class LocatedAnswer:
     note: str = ""
     # Per-item answers when the upload named items (JSON `{"b1.d_head": "64"}`): item id -> text.
     parts: Mapping[str, str] = field(default_factory=dict)
+    strength: LocationStrength = "strong"
+    weak_reason: str = ""  # staff-readable: "located by heading order only"
+    # Set on every answer of a document where most questions were not found ("does this answer
+    # this assignment? 1 of 4 questions found"): all its items go to review.
+    doubt: str = ""
 
 
 @dataclass(frozen=True)
@@ -38,3 +47,5 @@ class ParsedSubmission:
     # Why a question has no answer ("no label or content matched ...").
     missing: Mapping[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    # "does this answer this assignment? N of M questions found", when most were not found
+    doubt: str = ""

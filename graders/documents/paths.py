@@ -11,11 +11,11 @@ import re
 from collections.abc import Sequence
 
 from graders.documents.assign import EXACT, LETTER_ONLY, PARENT, SUBPART, Path
-from graders.documents.labels import LETTERS, ROMANS, LabelMark
+from graders.documents.labels import LETTERS, ROMANS, WORDED, LabelMark
 from graders.rubric import Question
 
 _LABEL_KEY = re.compile(
-    r"^(?:([a-h])(?=\d))?(?:q|question|problem|exercise|ex|task)?(\d{1,2})"
+    r"^(?:([a-h])(?=\d))?(?:inlinequestion|q|question|problem|exercise|ex|task)?(\d{1,2})"
     r"([a-h])?(viii|vii|vi|iv|ix|iii|ii|i|v|x)?$"
 )
 
@@ -156,7 +156,10 @@ def resolve_paths(
             roman = ROMANS[mark.num - 1]
             accepted.append((mark, (part, num, letter, roman)))
             continue
-        if mark.depth <= outline_level:
+        if mark.depth <= outline_level and (mark.inline or mark.num is None
+                                             or WORDED.match(mark.raw) is None):
+            # a label inside an outline heading's text must be deeper, unless it names a
+            # question in words ("**Inline Question 2**" after "## Inline Question 1")
             continue
         if mark.num is None and m_letter is None and m_roman == "i" and letter == "h":
             m_letter, m_roman = "i", None  # after (h) an "(i)" is the next letter

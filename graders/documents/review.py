@@ -17,6 +17,7 @@ from dataclasses import replace
 from graders.documents.assign import Unit
 from graders.documents.cues import compile_cues, found_cues
 from graders.documents.model import LocatedAnswer
+from graders.documents.strength import BY_NEIGHBOUR, BY_STRAY, weak
 from graders.rubric import Question
 
 CANDIDATE_CONFIDENCE = 0.3
@@ -83,6 +84,56 @@ def gap_candidate(
     )
 
 
+STRAY_CONTENT = 1.0  # cue weight a stray passage needs (one cue no other question shares)
+STRAY_CHARS = 8000  # the most text a stray candidate takes around its best paragraph
+
+
+def stray_candidate(
+    text: str, question: Question, qi: int, units: Sequence[Unit],
+    assignment: Sequence[int | None],
+) -> LocatedAnswer | None:
+    """Unclaimed text anywhere whose content names this question at least as much as any other,
+    for a question neither label nor order placed: an unlabelled answer written out of the
+    rubric's order (a project description at the top of a README answering the design question).
+    Graded as the best candidate and sent to review, never reported missing at full confidence.
+    """
+    best: int | None = None
+    for i, unit in enumerate(units):
+        # text under a label belongs to that label (another question's, or one the rubric
+        # does not have): only text before every label, or under this question's, is stray
+        owner = unit if unit.mark is not None else unit.head
+        if owner is not None and (not owner.label_scores or owner.label_scores[qi] <= 0):
+            continue
+        if assignment[i] is not None or not unit.content:
+            continue
+        own = unit.content[qi][0]
+        others = max((c for q, (c, _) in enumerate(unit.content) if q != qi), default=0.0)
+        if own >= STRAY_CONTENT and own > others and (
+                best is None or own > units[best].content[qi][0]):
+            best = i
+    if best is None:
+        return None
+    low = high = best
+    while (low > 0 and assignment[low - 1] is None and units[low].mark is None
+           and units[best].end - units[low - 1].start <= STRAY_CHARS):
+        low -= 1
+    while (high + 1 < len(units) and assignment[high + 1] is None
+           and units[high + 1].mark is None
+           and units[high + 1].end - units[low].start <= STRAY_CHARS):
+        high += 1
+    start, end = units[low].start, units[high].end
+    if len(text[start:end].strip()) < _MIN_CANDIDATE:
+        return None
+    cues = sorted({c for u in units[low:high + 1] for c in u.content[qi][1]})
+    return weak(LocatedAnswer(
+        question_id=question.id, text=text[start:end], start=start, end=end,
+        confidence=CANDIDATE_CONFIDENCE, method="content",
+        note=("no label names this question and no answer lies where order puts it; this "
+              "unclaimed passage mentions " + ", ".join(cues[:6]) + " - a grader should check "
+              "that it answers this question"),
+    ), BY_STRAY)
+
+
 def part_family(question_id: str) -> str:
     """Sub-parts of one part share the id before the first dot (1c.i and 1c.ii are 1c)."""
     return question_id.split(".", 1)[0].casefold()
@@ -116,7 +167,7 @@ def sibling_candidate(
     before = [i for i in located if i < here]
     nearest = max(before) if before else min(located)
     sibling = answers[ids[nearest]]
-    return LocatedAnswer(
+    return weak(LocatedAnswer(
         question_id=question.id,
         text=sibling.text,
         start=sibling.start,
@@ -127,7 +178,7 @@ def sibling_candidate(
         note=(f"no label or content of its own; its answer may be in the block of its sibling "
               f"part {sibling.question_id} (graded here as the best candidate) - a grader "
               "should check"),
-    )
+    ), BY_NEIGHBOUR.format(part=sibling.question_id))
 
 
 def _names_this_run(question: Question, sibling: Question, text: str) -> bool:
@@ -193,5 +244,5 @@ def label_names(units: Sequence[Unit], qi: int) -> list[float]:
 
 __all__ = [
     "flag_language", "gap_candidate", "label_names", "part_family", "script_share",
-    "sibling_candidate",
+    "sibling_candidate", "stray_candidate",
 ]

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from graders.documents.labels import LETTERS, ROMANS, LabelMark
+from graders.documents.titles import HeadingKind, heading_kind, title_label
 
 _LINE_CAP = 400
 MAX_NODES = 600
@@ -61,32 +62,10 @@ ANSWER_ENV = re.compile(
 )
 ANSWER_MARK = re.compile(
     r"[ \t]*(?:\\textbf\{|\\textit\{|\\emph\{|\\underline\{|\*\*|__|\*|_|#{1,6}[ \t]*|>[ \t]*)?"
-    r"[ \t]*(?:my |our |final |student(?:'s)? )?(?:answer|solution|response|ans|soln|sol)s?"
+    r"[ \t]*(?:my |your |our |final |student(?:'s)? )?(?:answer|solution|response|ans|soln|sol)s?"
     r"[ \t]*(?::|\.(?=\s)|(?=[ \t]*(?:\}|\*\*|__)))[ \t]*(?:\}|\*\*|__|\*|_)?[ \t]*:?",
     re.IGNORECASE,
 )
-
-_TITLE_FORMAT = re.compile(r"(?:\\textbf\{|\\textit\{|\\emph\{|\*\*|__|\*|_|\$|[ \t])+")
-_QWORD = r"(?:q|question|problem|prob\.?|exercise|ex\.?|task|hw)?[ \t]*\.?[ \t]*"
-_ROMAN = r"viii|vii|vi|iv|ix|iii|ii|i|v|x"
-_T_NUM_NUM = re.compile(_QWORD + r"(\d{1,2})[ \t]*[-.][ \t]*(\d{1,2})(?![\d.]?\d)", re.IGNORECASE)
-_T_NUM = re.compile(
-    _QWORD + r"(\d{1,2})(?!\d)(?:[ \t]*[.):])?"
-    r"(?:[ \t]*(?:\(([a-h])\)|([a-h])(?=[.)\s(]|$))[.)]?)?"
-    r"(?:[ \t]*(?:\((" + _ROMAN + r")\)|(" + _ROMAN + r")(?=[.)\s]|$))[.)]?)?"
-    r"(?=[\s:.,)}$(]|$)",
-    re.IGNORECASE,
-)
-_T_LETTER = re.compile(
-    r"(?:part[ \t]+)?(?:\(([a-h])\)|([a-h])[.)](?=\s|$))"
-    r"(?:[ \t]*(?:\((" + _ROMAN + r")\)|(" + _ROMAN + r")[.)](?=\s|$)))?"
-)
-_T_ROMAN = re.compile(r"(?:\((" + _ROMAN + r")\)|(" + _ROMAN + r")[.)](?=\s|$))")
-_T_PART = re.compile(r"part[ \t]+([A-Z])(?![A-Za-z0-9])", re.IGNORECASE)
-_T_PARTNUM = re.compile(
-    r"(?:part[ \t]+)?([A-H])[ \t]?[.\-]?[ \t]?(\d{1,2})(?!\d)(?:[ \t]*[.):])?(?=[\s:.,)}$(]|$)"
-)
-
 
 @dataclass
 class Node:
@@ -102,46 +81,8 @@ class Node:
     ordinal: int = 1
     role: int | None = None
     path: dict[str, object] = field(default_factory=dict)
-
-
-def title_label(title: str) -> dict[str, object]:
-    """The label a heading's title starts with ("(a) Copying", "Q1-2.", "1.b.ii", "Part B")."""
-    title = _TITLE_FORMAT.sub(" ", title[:80]).strip()
-    m = _T_PARTNUM.match(title)
-    if m:
-        return {"part": m.group(1), "num": int(m.group(2))}
-    m = _T_PART.match(title)
-    if m:
-        return {"part": m.group(1).upper()}
-    m = _T_NUM_NUM.match(title)
-    if m:
-        index = int(m.group(2))
-        fields: dict[str, object] = {"num": int(m.group(1))}
-        if 1 <= index <= len(LETTERS):
-            fields["letter"] = LETTERS[index - 1]
-        return fields
-    m = _T_NUM.match(title)
-    if m and (m.group(0)[:1].isdigit() is False or re.match(r"\d{1,2}(?:[ \t]*[.):]|$|"
-                                                            r"[ \t]*\(?[a-h]\b)", title)):
-        fields = {"num": int(m.group(1))}
-        letter = (m.group(2) or m.group(3) or "").lower()
-        roman = (m.group(4) or m.group(5) or "").lower()
-        if letter:
-            fields["letter"] = letter
-        if roman:
-            fields["roman"] = roman
-        return fields
-    m = _T_LETTER.match(title)
-    if m:
-        fields = {"letter": m.group(1) or m.group(2)}
-        roman = m.group(3) or m.group(4)
-        if roman:
-            fields["roman"] = roman
-        return fields
-    m = _T_ROMAN.match(title)
-    if m:
-        return {"roman": m.group(1) or m.group(2)}
-    return {}
+    kind: HeadingKind = ""  # front matter or a frame around the answers: numbers nothing
+    by_order: bool = False  # its path comes from counting headings, not from a label
 
 
 def _deepest(fields: dict[str, object]) -> int | None:
@@ -176,21 +117,23 @@ def _brace_title(line: str, open_at: int) -> str:
     return "".join(out)
 
 
-def scan(text: str) -> list[Node]:
+def scan(text: str, depth: int = ROMAN) -> list[Node]:
     """Headings and list items in document order, each with its parent, at most MAX_NODES.
 
     A Markdown heading next to a code-like line ("## B1" over "d_head = 64") is read as a Python
     comment, unless the document uses headings of that level with labels elsewhere, away from
     code ("## A1" over prose): then its labelled headings of that level are all headings.
     """
-    nodes, suspects = _scan(text, frozenset())
+    nodes, suspects = _scan(text, frozenset(), depth)
     labelled = {n.key for n in nodes if 20 <= n.key < 30 and not n.item and n.explicit}
     if suspects & labelled:
-        nodes, _ = _scan(text, frozenset(suspects & labelled))
+        nodes, _ = _scan(text, frozenset(suspects & labelled), depth)
     return nodes
 
 
-def _scan(text: str, headings: frozenset[int]) -> tuple[list[Node], set[int]]:
+def _scan(
+    text: str, headings: frozenset[int], rubric_depth: int
+) -> tuple[list[Node], set[int]]:
     """`headings`: Markdown levels whose labelled headings count even beside code. Returns the
     nodes and the levels of labelled headings that were dropped as comments beside code."""
     suspects: set[int] = set()
@@ -249,6 +192,8 @@ def _scan(text: str, headings: frozenset[int]) -> tuple[list[Node], set[int]]:
                 stack.pop()
             lists.clear()
             node.parent = stack[-1] if stack else None
+            if node.parent is not None and node.parent.kind == "front" and not node.explicit:
+                node.kind = "front"  # under "## Set-up", "### Model" is set-up too
             _number(node, siblings)
             stack.append(node)
             nodes.append(node)
@@ -272,7 +217,7 @@ def _scan(text: str, headings: frozenset[int]) -> tuple[list[Node], set[int]]:
                                       explicit, item=True, depth=depth, hint=hint,
                                       parent=stack[-1] if stack else None, ordinal=count[0]))
         pos = next_pos
-    _assign_roles(nodes)
+    _assign_roles(nodes, rubric_depth)
     return nodes, suspects
 
 
@@ -287,7 +232,7 @@ def _heading(line: str, start: int, line_end: int, typst: bool) -> Node | None:
         title = _brace_title(line, m.end())
         end = start + min(len(line), m.end() + len(title) + 1)
         return Node(start, end, _LATEX_LEVEL[m.group(1)], line[:end - start].strip(),
-                    title_label(title))
+                    title_label(title), kind="" if title_label(title) else heading_kind(title))
     m = _EXAM_HEAD.match(line)
     if m:
         args = m.group(2) or ""
@@ -299,19 +244,24 @@ def _heading(line: str, start: int, line_end: int, typst: bool) -> Node | None:
             continue
         m = pattern.match(line)
         if m:
-            return Node(start, line_end, offset + len(m.group(1)), line.strip(),
-                        title_label(m.group(2)))
+            explicit = title_label(m.group(2))
+            return Node(start, line_end, offset + len(m.group(1)), line.strip(), explicit,
+                        kind="" if explicit else heading_kind(m.group(2)))
     return None
 
 
 def _number(node: Node, siblings: dict[tuple[int, int], int]) -> None:
+    if node.kind:
+        return  # front matter and frames are not counted among the questions
     slot = (id(node.parent) if node.parent is not None else 0, node.key)
     siblings[slot] = siblings.get(slot, 0) + 1
     node.ordinal = siblings[slot]
 
 
-def _assign_roles(nodes: list[Node]) -> None:
-    headings = [n for n in nodes if not n.item]
+def _assign_roles(nodes: list[Node], depth: int = ROMAN) -> None:
+    """`depth`: the deepest level the rubric's questions have (1: numbers only); a level
+    counted by order below it numbers nothing (a "#### Reference:" under "### 1." is not 1(a))."""
+    headings = [n for n in nodes if not n.item and not n.kind]
     keys = sorted({n.key for n in headings})
     votes: dict[int, list[int]] = {k: [] for k in keys}
     for node in headings:
@@ -344,9 +294,13 @@ def _assign_roles(nodes: list[Node]) -> None:
     previous: int | None = None
     for k in keys:
         if k not in roles:
-            roles[k] = (previous or 0) + 1 if (previous or 0) < ROMAN else None
+            roles[k] = (previous or 0) + 1 if (previous or 0) < min(depth, ROMAN) else None
         previous = roles[k] if roles[k] is not None else previous
     for node in nodes:
+        if node.kind:
+            node.role = None
+            _fill_path(node)
+            continue
         if node.item:
             base = _enclosing_role(node)
             role = _deepest(node.explicit)
@@ -357,6 +311,13 @@ def _assign_roles(nodes: list[Node]) -> None:
         else:
             explicit = _deepest(node.explicit)
             node.role = explicit if explicit is not None else roles.get(node.key)
+            if explicit is None and node.role == NUM and votes.get(node.key):
+                # "# Overview" among "# Q1." and "# Q2.": a heading inside an answer, where
+                # the questions carry their labels; not a question counted by order
+                node.role = None
+            # exam-class \question, \part, \subpart are numbered by the class itself
+            node.by_order = (explicit is None and node.role is not None
+                             and node.key not in _EXAM_LEVEL.values())
         _fill_path(node)
 
 
@@ -394,10 +355,28 @@ def _fill_path(node: Node) -> None:
     node.path = path
 
 
-def structural_marks(text: str) -> list[LabelMark]:
+def structural_marks(text: str, depth: int = ROMAN) -> list[LabelMark]:
     """One LabelMark per heading or list item that has a role, with its full path."""
+    return read_outline(text, depth)[0]
+
+
+def read_outline(
+    text: str, depth: int = ROMAN
+) -> tuple[list[LabelMark], list[tuple[int, int]]]:
+    """The outline's labels, and the spans of its front-matter sections (set-up, requirements,
+    usage, references: a numbered list there is a list of steps, never of answers)."""
     marks: list[LabelMark] = []
-    for node in scan(text):
+    nodes = scan(text, depth)
+    front: list[tuple[int, int]] = []
+    opened: Node | None = None
+    for node in nodes:
+        if node.item:
+            pass
+        elif opened is not None and node.key <= opened.key and node.kind != "front":
+            front.append((opened.start, node.start))
+            opened = None
+        elif opened is None and node.kind == "front":
+            opened = node
         if node.role is None or not node.path:
             continue
         path = node.path
@@ -410,6 +389,8 @@ def structural_marks(text: str) -> list[LabelMark]:
             num=num if isinstance(num, int) else None,
             letter=letter if isinstance(letter, str) else None,
             roman=roman if isinstance(roman, str) else None,
-            heading=heading, structural=True, level=node.role,
+            heading=heading, structural=True, level=node.role, by_order=node.by_order,
         ))
-    return marks
+    if opened is not None:
+        front.append((opened.start, len(text)))
+    return marks, front

@@ -9,6 +9,7 @@ from graders.documents.cues import compile_cues, found_cues
 from graders.documents.formats import decode_document
 from graders.documents.locate import locate, question_cues
 from graders.documents.model import DocumentFormat, LocatedAnswer, ParsedSubmission
+from graders.documents.strength import WHOLE_FILE, assignment_doubt, weak, with_doubt
 from graders.rubric import Question, Rubric, RubricItem
 
 
@@ -23,18 +24,22 @@ def read_submission(
     document = decode_document(raw, filename, content_type)
     if document.format == "json":
         return _from_json(document.text, document.data, rubric)
-    location = locate(document.text, rubric)
+    location = locate(document.text, rubric, cells=document.cells)
     answers = dict(location.answers)
     missing = dict(location.missing)
     notes = list(location.notes)
     if document.format == "python":
         _whole_file_for_code(document.text, rubric, answers, missing, notes)
+    doubt = assignment_doubt(rubric, answers, code_only=document.format == "python")
+    if doubt:
+        notes.append(doubt)
     return ParsedSubmission(
         text=document.text,
         format=document.format,
-        answers=answers,
+        answers=with_doubt(answers, doubt),
         missing=missing,
         notes=tuple(notes),
+        doubt=doubt,
     )
 
 
@@ -114,7 +119,7 @@ def _whole_file_for_code(
             continue
         cues = sorted(set(found_cues(text, compile_cues(question_cues(question)))))
         missing.pop(question.id, None)
-        answers[question.id] = LocatedAnswer(
+        whole = LocatedAnswer(
             question_id=question.id,
             text=text,
             start=0,
@@ -124,6 +129,7 @@ def _whole_file_for_code(
             note=("the whole .py file; found " + ", ".join(cues)) if cues
             else "the whole .py file; none of this question's names were found in it",
         )
+        answers[question.id] = whole if cues else weak(whole, WHOLE_FILE)
     if any(q.answer_kind == "code" for q in rubric.questions):
         notes.append("a .py upload is graded as one program for every code question")
 

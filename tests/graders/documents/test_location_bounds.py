@@ -25,6 +25,8 @@ HOSTILE = {
     "answer markers": "Answer: 64\n\n" * 170_000,
     "one long line": "a" * 2_000_000,
     "whitespace": "x" + " \t" * 1_000_000 + "\n",
+    "phrase and prompt lines": "## Inline Question 1: why does attention scale?\n" * 40_000,
+    "fences after labels": "3. ```python\nx = 1\n" * 110_000,
 }
 
 
@@ -45,3 +47,21 @@ def test_a_document_past_the_cap_says_so() -> None:
     parsed = read_submission(text.encode(), "s.txt", None, BASICS)
     assert parsed.answers["B1"].text.startswith("d_head = 768 / 12 = 64")
     assert any("only the first" in note for note in parsed.notes)
+
+
+def test_a_notebook_of_thousands_of_cells_is_bounded() -> None:
+    import json
+
+    cells = [{"cell_type": "markdown", "metadata": {},
+              "source": "**Inline Question 1**\n" + "your answer\n" * 300}
+             for _ in range(400)]
+    cells += [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+               "source": "# 1. Linear projections\nx = 1\n" * 100} for _ in range(400)]
+    raw = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
+                      "nbformat_minor": 4}).encode()
+    assert len(raw) >= 1_900_000
+    started = time.process_time()
+    parsed = read_submission(raw, "s.ipynb", None, BASICS)
+    elapsed = time.process_time() - started
+    assert elapsed < 3.0, f"{elapsed:.2f} s of CPU"
+    assert len(parsed.answers) + len(parsed.missing) == len(BASICS.questions)

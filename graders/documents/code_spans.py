@@ -1,0 +1,127 @@
+"""Fenced code in a document, and the prose part of an answer that runs into it.
+
+Code is never the answer to a question that asks for prose, a value or a derivation. In a
+notebook every code cell is fenced, and a question's answer cell is followed by the code cells of
+the next task: the answer ends where the first of them starts, and a question with only code
+under its label has no answer. Elsewhere code under such a question is weak evidence.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from graders.documents.model import LocatedAnswer
+from graders.documents.notebook import Cell
+from graders.documents.strength import CODE_FOR_PROSE, weak
+from graders.rubric import Question
+
+_FENCE_LINE = re.compile(r"```")  # an odd count on a line opens or closes a fence
+# an answer marker (a cell's own "Your answer:", or a rendered answer cell's "Answer:")
+_MARKER = re.compile(r"(?im)^\W{0,12}(?:(?:my|your|our|final)[ \t]+)?answer\W{0,4}:")
+# a markdown cell that opens with a heading (cells are joined by a blank line)
+_HEADING_CELL = re.compile(r"(?:^|(?<=\n\n))#{1,6}[ \t]")
+MAX_FENCES = 4000
+# kinds whose answer is never code ("mixed" answers may hold code beside prose)
+NOT_CODE = frozenset({"prose", "numeric", "derivation"})
+CODE_SHARE = 0.8  # of an answer's characters in fences: a code answer
+
+
+def fence_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every fenced block, its fence lines included, in order."""
+    spans: list[tuple[int, int]] = []
+    opened: int | None = None
+    for count, m in enumerate(_FENCE_LINE.finditer(text)):
+        if count >= MAX_FENCES:
+            break
+        if opened is None:
+            opened = m.start()
+        else:
+            newline = text.find("\n", m.end())
+            end = len(text) if newline < 0 else newline
+            if text.find("\n", opened, m.start()) < 0:
+                opened = None  # ```inline``` on one line: no fence
+                continue
+            spans.append((opened, end))
+            opened = None
+    if opened is not None:
+        spans.append((opened, len(text)))
+    return spans
+
+
+def _code_chars(spans: Sequence[tuple[int, int]], start: int, end: int) -> int:
+    k = max(0, bisect.bisect_right([s for s, _ in spans], start) - 1)
+    total = 0
+    for s, e in spans[k:]:
+        if s >= end:
+            break
+        total += max(0, min(e, end) - max(s, start))
+    return total
+
+
+def prose_of(
+    text: str, answer: LocatedAnswer, question: Question,
+    spans: Sequence[tuple[int, int]], notebook: bool,
+) -> LocatedAnswer | None:
+    """The answer without the code a prose, numeric or derivation question does not ask for;
+    None when, in a notebook, code follows the question's label (or answer marker) directly."""
+    if question.answer_kind not in NOT_CODE or answer.start is None or answer.end is None:
+        return answer
+    start, end = answer.start, answer.end
+    if _code_chars(spans, start, end) == 0 and not notebook:
+        return answer
+    if not notebook:
+        if _code_chars(spans, start, end) >= CODE_SHARE * max(1, len(text[start:end].strip())):
+            return weak(answer, CODE_FOR_PROSE)
+        return answer
+    for s, e in spans:
+        if e <= start:
+            continue
+        if s >= end:
+            break
+        if not text[start:s].strip():
+            return None  # code right under the question: its answer cell is empty or absent
+        end = s  # the answer cell ends where the next code cell starts
+        break
+    heading = _HEADING_CELL.search(text, start, end)
+    if heading is not None:
+        # a heading cell opens the next section: an answer cell never starts with one
+        if not text[start:heading.start()].strip():
+            return None
+        end = heading.start()
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if start >= end:
+        return None
+    note = "; ".join(n for n in (answer.note, "code cells after the answer left out") if n)
+    return replace(answer, text=text[start:end], start=start, end=end, note=note)
+
+
+def after_question_cells(
+    text: str, answers: dict[str, LocatedAnswer], cells: Sequence[Cell]
+) -> None:
+    """In a notebook the markdown cell that asks a question (its label and statement) is not
+    the answer: an answer found inside its own label's cell starts at the next cell, unless the
+    cell itself holds an answer marker ("Your answer: ...")."""
+    starts = [s for s, _, _ in cells]
+    for qid, answer in list(answers.items()):
+        if answer.method != "label" or answer.start is None or answer.end is None:
+            continue
+        k = bisect.bisect_right(starts, answer.start) - 1
+        if k < 0:
+            continue
+        cell_start, cell_end, kind = cells[k]
+        if kind != "markdown" or answer.start <= cell_start or answer.start >= cell_end:
+            continue
+        if _MARKER.search(text, cell_start, answer.start):
+            continue
+        start = cells[k + 1][0] if k + 1 < len(cells) else answer.end
+        answers[qid] = replace(answer, start=min(start, answer.end),
+                               text=text[min(start, answer.end):answer.end])
+
+
+__all__ = ["after_question_cells", "fence_spans", "prose_of"]

@@ -1,0 +1,116 @@
+"""A Jupyter notebook as the text location reads: its cells in order, answer cells made plain.
+
+Course notebooks ask a question in a markdown cell ("**Inline Question 1** ... explain ...") and
+leave an answer cell after it that starts with a marker: `**Your Answer:**`,
+`$\\color{blue}{\\textit Your Answer:}$`, `Answer:`. Such a cell is rendered as `Answer: <text>`
+(the location's answer-marker convention: what lies between the question's label and the marker
+is the question), and a template left as handed out (the marker alone, or with "*fill this in*")
+as `Answer:` with nothing after it, which location reports as unanswered. Code cells are fenced
+(their comments are never labels or prose answers). Cells and their text are capped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+MAX_CELLS = 2000
+MAX_CELL_CHARS = 60_000
+MAX_MARKER_LINES = 400  # lines of a markdown cell searched for an answer marker
+_HEAD = 120  # characters of a cell searched for its answer marker
+_ANSWER_WORD = re.compile(r"(?:(?:my|your|our|final|student'?s?)[ \t]{1,3})?answer", re.IGNORECASE)
+_COMMAND = re.compile(r"\\[A-Za-z]{1,12}(?:\{[A-Za-z]{0,12}\})?")
+_MARKUP = re.compile(r"[\s${}*_>#]*")
+_AFTER_MARK = re.compile(r"[ \t]{0,3}[}*_$]{0,6}[ \t]{0,3}:?[ \t]{0,3}[}*_$]{0,6}[ \t]{0,3}:?")
+_PLACEHOLDER = re.compile(
+    r"[\W_]*(?:(?:please[ \t]+)?(?:fill[ \t]+(?:this|it)[ \t]+in|(?:write|type|put)[ \t]+your"
+    r"[ \t]+answer[ \t]+here|your[ \t]+answer[ \t]+(?:goes[ \t]+)?here|todo|tbd))?[\W_]*",
+    re.IGNORECASE,
+)
+ANSWER = "Answer:"
+
+
+def answer_cell(source: str, start: int = 0) -> str | None:
+    """The text a student wrote after the answer marker opening a cell (or its line at
+    `start`): "" for an untouched template, None when there is no marker there."""
+    head = source[start:start + _HEAD]
+    found = _ANSWER_WORD.search(head)
+    if found is None:
+        return None
+    before = _COMMAND.sub("", head[:found.start()])
+    if _MARKUP.fullmatch(before) is None:
+        return None
+    after = _AFTER_MARK.match(source, start + found.end())
+    end = after.end() if after else start + found.end()
+    if ":" not in source[start + found.end():end]:
+        return None  # "Answer the following" is the question's voice, not a marker
+    rest = source[end:].strip()
+    if len(rest) <= 200 and _PLACEHOLDER.fullmatch(rest) is not None:
+        return ""
+    return rest
+
+
+_WORD_ANSWER = re.compile("answer")
+
+
+def _with_plain_marker(source: str) -> str:
+    """The cell with its first answer-marker line (at its start, or after the question in the
+    same cell) as `Answer: <text>`; the cell as it is when it has none. Only the lines where
+    the word "answer" occurs are looked at."""
+    lowered = source.lower()
+    seen = -1
+    for count, word in enumerate(_WORD_ANSWER.finditer(lowered)):
+        if count >= MAX_MARKER_LINES:
+            break
+        start = lowered.rfind("\n", 0, word.start()) + 1
+        if start == seen:
+            continue
+        seen = start
+        answer = answer_cell(source, start)
+        if answer is not None:
+            before = source[:start].rstrip()
+            marked = f"{ANSWER} {answer}".rstrip()
+            return f"{before}\n\n{marked}" if before else marked
+    return source.rstrip()
+
+
+def _source(cell: Mapping[str, Any]) -> str:
+    source = cell.get("source", "")
+    text = "".join(source) if isinstance(source, list) else str(source)
+    return text[:MAX_CELL_CHARS]
+
+
+Cell = tuple[int, int, str]  # start, end in the rendered text, and "markdown" or "code"
+
+
+def render_cells(cells: Iterable[Mapping[str, Any]]) -> str:
+    return render_notebook(cells)[0]
+
+
+def render_notebook(cells: Iterable[Mapping[str, Any]]) -> tuple[str, tuple[Cell, ...]]:
+    """The rendered text and where each of its cells lies in it."""
+    blocks: list[str] = []
+    kinds: list[str] = []
+    for count, cell in enumerate(cells):
+        if count >= MAX_CELLS:
+            break
+        source = _source(cell)
+        if not source.strip():
+            continue
+        kind = cell.get("cell_type")
+        if kind == "code":
+            blocks.append("```python\n" + source.rstrip() + "\n```")
+            kinds.append("code")
+        elif kind == "markdown":
+            blocks.append(_with_plain_marker(source))
+            kinds.append("markdown")
+    spans: list[Cell] = []
+    pos = 0
+    for block, kind in zip(blocks, kinds, strict=True):
+        spans.append((pos, pos + len(block), kind))
+        pos += len(block) + 2
+    return "\n\n".join(blocks), tuple(spans)
+
+
+__all__ = ["ANSWER", "MAX_CELLS", "Cell", "answer_cell", "render_cells", "render_notebook"]
