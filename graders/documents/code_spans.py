@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from graders.documents.handout import is_handout, prompt_overlap, prompt_words
 from graders.documents.model import LocatedAnswer
 from graders.documents.notebook import Cell
 from graders.documents.strength import CODE_FOR_PROSE, weak
@@ -101,12 +102,42 @@ def prose_of(
     return replace(answer, text=text[start:end], start=start, end=end, note=note)
 
 
+# a question's own cell: the answer of a student who wrote under the label in the same cell
+SAME_CELL = ("found in the question's own cell (no answer cell follows it), and it reads in part "
+             "as the question: it may be the handout's wording")
+OWN_CELL = ("found in the question's own cell (no answer cell follows it); the rubric gives no "
+            "prompt for this question, so its text cannot be told from the handout's")
+_PARAGRAPH = re.compile(r"\n[ \t]*\n")
+MAX_OWN_PARAGRAPHS = 40
+
+
+def _own_answer(body: str, words: frozenset[str]) -> int | None:
+    """Where the student's text starts in the rest of a question's own cell (`body`, after its
+    label): 0 when the label is followed by the student's words, the offset of the first
+    paragraph that does not read as the handout's question, None when the cell holds only the
+    question (its answer is the next cell)."""
+    at = 0
+    for k, gap in enumerate(_PARAGRAPH.finditer(body + "\n\n")):
+        paragraph = body[at:gap.start()]
+        if k >= MAX_OWN_PARAGRAPHS:
+            return None
+        said = paragraph.strip()
+        if said and not said.endswith("?") and not is_handout(said, words):
+            return at
+        at = gap.end()
+    return None
+
+
 def after_question_cells(
-    text: str, answers: dict[str, LocatedAnswer], cells: Sequence[Cell]
+    text: str, answers: dict[str, LocatedAnswer], cells: Sequence[Cell],
+    questions: Mapping[str, Question],
 ) -> None:
     """In a notebook the markdown cell that asks a question (its label and statement) is not
     the answer: an answer found inside its own label's cell starts at the next cell, unless the
-    cell itself holds an answer marker ("Your answer: ...")."""
+    cell itself holds an answer marker ("Your answer: ..."), or the student wrote under the
+    label in that cell and no written cell follows (a prose, value or derivation question only;
+    text that neither asks nor reads as the handout). Such text is strong only where the rubric
+    gives the question's prompt and the text does not repeat it; otherwise it goes to review."""
     starts = [s for s, _, _ in cells]
     for qid, answer in list(answers.items()):
         if answer.method != "label" or answer.start is None or answer.end is None:
@@ -118,6 +149,20 @@ def after_question_cells(
         if kind != "markdown" or answer.start <= cell_start or answer.start >= cell_end:
             continue
         if _MARKER.search(text, cell_start, answer.start):
+            continue
+        # a template's answer cell follows its question cell: the question's own text is the
+        # answer only where no written cell follows it under the label
+        follows = any(kind_j == "markdown" and text[s_j:e_j].strip()
+                      for s_j, e_j, kind_j in cells[k + 1:] if s_j < answer.end)
+        question = questions.get(qid)
+        words = prompt_words(question.prompt) if question is not None else frozenset()
+        own = None if follows or question is None or question.answer_kind not in NOT_CODE \
+            else _own_answer(text[answer.start:cell_end], words)
+        if own is not None:
+            start = answer.start + own
+            kept = replace(answer, start=start, text=text[start:answer.end])
+            plain = own == 0 and bool(words) and prompt_overlap(text[start:cell_end], words) < 0.8
+            answers[qid] = kept if plain else weak(kept, SAME_CELL if words else OWN_CELL)
             continue
         start = cells[k + 1][0] if k + 1 < len(cells) else answer.end
         answers[qid] = replace(answer, start=min(start, answer.end),

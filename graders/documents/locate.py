@@ -235,7 +235,7 @@ def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = ()) -> Location:
         answers[question.id] = flag_language(_located(
             text, question, qi, [units[i] for i in chosen], dropped))
     if cells:
-        after_question_cells(text, answers, cells)
+        after_question_cells(text, answers, cells, {q.id: q for q in rubric.questions})
     _without_code(text, rubric, answers, missing, bool(cells))
     for question in rubric.questions:
         reason = missing.get(question.id)

@@ -124,6 +124,12 @@ def test_show_says_which_notebook_cell_an_answer_came_from(tmp_path: Path) -> No
         capture_output=True, text=True, cwd=REPO, timeout=240, check=False,
     )
     assert done.returncode == 0, done.stderr
-    located = json.loads(done.stdout)["located"]
-    assert located["Q1"]["where"] == "cells 3-4", located["Q1"]  # up to the next label
+    shown = json.loads(done.stdout)
+    located = shown["located"]
+    # the answer shares its question's cell; the code cell after it is not a numeric answer
+    assert located["Q1"]["where"] == "cell 3", located["Q1"]
     assert located["Q2"]["where"] == "cell 5", located["Q2"]
+    # the rubric gives no prompt, so the cell's text could be the handout's: review, with why
+    items = {item["id"]: item for item in shown["items"]}
+    assert items["q1.heads"]["status"] == "needs_review", items["q1.heads"]
+    assert "question's own cell" in items["q1.heads"]["feedback"], items["q1.heads"]
