@@ -171,6 +171,13 @@ def install_streams() -> None:
                                   errors="replace", line_buffering=True)
 
 
+def _argument(array: Any, scalar: bool) -> Any:
+    # A scalar argument travels as a 0-d array and is handed over as the Python int, float or
+    # bool it stands for; arrays are copied so one call cannot change the next one's inputs.
+    # (The parent's encoding sends a 0-d array as one element of shape (1,).)
+    return array.reshape(()).item() if scalar and array.size == 1 else array.copy()
+
+
 def _run_calls(calls: list[dict[str, Any]], first_index: int, namespace: dict[str, Any],
                inputs: list[Any], budget: _Budget, salvage_elements: int, result_fd: int
                ) -> None:
@@ -184,10 +191,13 @@ def _run_calls(calls: list[dict[str, Any]], first_index: int, namespace: dict[st
                 "frames": []})
             _frame(result_fd, header, chunks)
             continue
-        args = [inputs[i].copy() for i in call["args"]]
+        items = call.get("items") or ()
+        args = [_argument(inputs[i], i in items) for i in call["args"]]
+        kwargs = {str(name): _argument(inputs[i], i in items)
+                  for name, i in call.get("kwargs") or ()}
         started = time.perf_counter()
         try:
-            value = function(*args)
+            value = function(*args, **kwargs)
         except BaseException as exc:
             header.update(ok=False, error=_error(exc),
                           salvage=_salvage(exc, chunks, budget, salvage_elements))
