@@ -225,9 +225,10 @@ class FunctionBatterySpec(_Strict):
         groups = {c.group for c in self.cases}
         outputs = set(self.reference.outputs)
         for name, check in self.checks.items():
-            if not set(check.groups) <= groups:
-                raise ValueError(f"check {name!r} looks at groups {sorted(set(check.groups) - groups)}"
-                                 f" that no case belongs to (groups: {sorted(groups)})")
+            unknown_groups = sorted(set(check.groups) - groups)
+            if unknown_groups:
+                raise ValueError(f"check {name!r} looks at groups {unknown_groups} that no case "
+                                 f"belongs to (groups: {sorted(groups)})")
             if check.output is not None and check.output not in outputs:
                 raise ValueError(f"check {name!r} names output {check.output!r}; the reference's "
                                  f"outputs are {sorted(outputs)}")
