@@ -205,3 +205,31 @@ def test_the_instructors_own_check_decides_its_item(run: Grade) -> None:
     results = run(MHA_RUBRIC, unstable)
     assert results["mha.stable"].points == 0
     assert "subtract each row's maximum" in results["mha.stable"].feedback
+
+
+def test_the_real_pos_encoding_submissions_grade_as_the_careful_grader(run: Grade) -> None:
+    """The 13 real deep-ml submissions with independent grades (../shared): items within the
+    grader's ranges, the bug named in the feedback, the files that do not compile at 0."""
+    import json
+    import re
+
+    import yaml
+
+    from tests.shared_data import shared_path
+
+    folder = shared_path("real", "new-homework", "code")
+    within = total = 0
+    for path in sorted(folder.glob("*.json")):
+        source = json.loads(path.read_text())["answers"]["PE"]
+        grades = yaml.safe_load(path.with_suffix(".grades.yaml").read_text())
+        results = run(PE_RUBRIC, source)
+        for item_id, expected in grades["items"].items():
+            low, high = expected["range"]
+            total += 1
+            within += low <= results[item_id].points <= high
+        feedback = " ".join(r.feedback for r in results.values())
+        for words in grades.get("must_name", {}).get("PE", []):
+            assert re.search(words, feedback, re.IGNORECASE), (path.name, words)
+        if "tabs" in path.name:
+            assert sum(points(results).values()) == 0 and "TabError" in feedback
+    assert total == 65 and within / total >= 0.9, (within, total)
