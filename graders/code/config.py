@@ -48,7 +48,12 @@ def _battery_checks(path: Path, mtime_ns: int) -> tuple[str, ...] | None:
         return None
     if isinstance(raw, dict) and "parameters" in raw:
         checks = raw.get("checks")
-        return tuple(str(k) for k in checks) if isinstance(checks, dict) else ()
+        if not isinstance(checks, dict):
+            return ()
+        names = tuple(str(k) for k in checks)
+        # An attention battery offers every attention built-in, as the attention format does.
+        attention = any(isinstance(c, dict) and "attention" in c for c in checks.values())
+        return tuple(dict.fromkeys(names + ATTENTION_CHECKS)) if attention else names
     return ATTENTION_CHECKS
 
 
@@ -78,6 +83,10 @@ class CodeCheckConfig(BaseModel):
         context = info.context if isinstance(info.context, dict) else {}
         base = Path(context.get(RUBRIC_DIR) or BUNDLED_RUBRICS)
         path = resolve_battery(self.battery, base)
+        if not path.is_file() and base != BUNDLED_RUBRICS:
+            # Not beside the rubric: a bundled battery (a copy of a bundled rubric names them).
+            bundled = resolve_battery(self.battery, BUNDLED_RUBRICS)
+            path = bundled if bundled.is_file() else path
         if not path.is_file():
             raise ValueError(f"battery file {self.battery!r} not found under {base}")
         checks = _battery_checks(path, path.stat().st_mtime_ns)

@@ -214,8 +214,29 @@ def load_any(path: Path) -> Any:
     """The battery in `path`, in whichever format it is written: a general battery
     (`FunctionBattery`) or an attention battery (`graders.code.battery.Battery`)."""
     from graders.code.battery import load_battery
-    from graders.code.spec import is_function_battery
+    from graders.code.spec import is_function_battery, uses_attention_checks
 
-    if is_function_battery(read_battery_file(path)):
+    raw = _raw(path)
+    if is_function_battery(raw) and not uses_attention_checks(raw):
         return load_function_battery(path)
     return load_battery(path)
+
+
+_raws: dict[tuple[Path, int], object] = {}
+
+
+def _raw(path: Path) -> object:
+    """The battery file's data, read once per file version (every submission asks)."""
+    try:
+        key = (path, path.stat().st_mtime_ns)
+    except OSError as exc:
+        raise BatteryError(f"cannot read {path}: {exc.strerror}") from exc
+    with _lock:
+        found = _raws.get(key)
+    if found is None:
+        found = read_battery_file(path)
+        with _lock:
+            if len(_raws) >= 256:
+                _raws.clear()
+            _raws[key] = found
+    return found

@@ -179,7 +179,8 @@ def grade_item(item: RubricItem, config: CodeCheckConfig, run: FunctionRun, make
         for bug in name_bug(run.instance, run.observations, failed):
             staff.append(f"Likely bug: {bug.feedback} ({bug.evidence}.)")
             student.append(f"Likely bug: {bug.feedback}")
-    everything = frozenset(a for o in run.observations for a in o.adaptations) \
+    # Less than certain where this check's cases were read through an adaptation.
+    everything = frozenset(a for v in judged for a in run.observations[v.index].adaptations) \
         | run.plan.adaptations
     confidence = ADAPTED_CONFIDENCE if everything else 1.0
     if check.kind == "interface" and everything:

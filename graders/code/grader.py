@@ -170,6 +170,10 @@ class CodeGrader(Grader):
         if isinstance(prepared, PreparedFunction):
             return self._grade_function(prepared, items, configs, sandbox, outcome, timeout,
                                         notes, evidence, context)
+        battery = prepared.instance.battery
+        if battery.check_names:  # the general format's names for the attention built-ins
+            configs = {i.id: configs[i.id].model_copy(
+                update={"check": battery.check(configs[i.id].check)}) for i in items}
         not_run = outcome.stop_reason(timeout) if outcome.status != "completed" else "was not run"
         form, observations = choose(prepared.instance, prepared.slots, calls, not_run)
         if not _usable(observations):

@@ -30,7 +30,13 @@ FunctionAdaptation = Literal[
     "swapped",             # returns the outputs in another order: read by their shapes
     "output_only",         # returns only the first output of several
     "extra_outputs",       # returns more than asked: the asked output read by its shape
+    # The attention built-ins' own (graders.code.attention_form):
+    "derived_weights",     # the weights read from the output with V = I
+    "mask_argument",       # needs a mask argument: called with the one that fits
+    "rounded",             # matches to 1e-3 but not to the tolerance
 ]
+AttentionCheck = Literal["interface", "scaling", "row_softmax", "weights", "output", "stable",
+                         "causal"]
 
 
 class _Strict(BaseModel):
@@ -142,7 +148,8 @@ class Adaptation(_Strict):
 class CheckSpec(_Strict):
     """One named check; an item's `check` names it. Exactly one kind."""
 
-    description: str = Field(min_length=1, max_length=300)  # what passing means (students see it)
+    # What passing means (students see it); an attention built-in has its own.
+    description: str = Field(default="", max_length=300)
     groups: tuple[str, ...] = ("main",)  # the case groups looked at
     hint: str = ""  # said to the student when the check fails
     interface: bool | None = None  # called as asked, returning the asked outputs
@@ -154,19 +161,23 @@ class CheckSpec(_Strict):
     atol: float = Field(default=1e-8, ge=0)
     raises: bool | str | None = None  # the call raises (this exception type, when named)
     function: str | None = Field(default=None, pattern=NAME)  # the instructor's own check
+    # An attention built-in, for a battery of f(Q, K, V) -> (output, weights).
+    attention: AttentionCheck | None = None
 
     @model_validator(mode="after")
     def _one_kind(self) -> CheckSpec:
         kinds = [k for k in ("interface", "returns", "shape", "dtype", "allclose", "raises",
-                             "function") if getattr(self, k) is not None]
+                             "function", "attention") if getattr(self, k) is not None]
         if len(kinds) != 1:
             raise ValueError("a check is exactly one of interface, returns, shape, dtype, "
-                             "allclose, raises or function")
+                             "allclose, raises, function or attention")
+        if not self.description and self.attention is None:
+            raise ValueError("a check needs a description (what passing means)")
         return self
 
     @property
     def kind(self) -> str:
-        for name in ("interface", "returns", "shape", "dtype", "allclose", "raises"):
+        for name in ("interface", "returns", "shape", "dtype", "allclose", "raises", "attention"):
             if getattr(self, name) is not None:
                 return name
         return "function"
@@ -199,6 +210,8 @@ class FunctionBatterySpec(_Strict):
     # Parameters a student's function may require beyond the asked ones: name -> the size given.
     extras: dict[str, str] = Field(default_factory=dict)
     timeout_s: float | None = Field(default=None, gt=0, le=60)
+    # Attention built-ins: what a required mask argument must express.
+    mask: Literal["causal", "none"] = "none"
 
     @model_validator(mode="after")
     def _names(self) -> FunctionBatterySpec:
@@ -245,3 +258,13 @@ class FunctionBatterySpec(_Strict):
 def is_function_battery(raw: object) -> bool:
     """The general format declares its parameters; the attention-only format does not."""
     return isinstance(raw, dict) and "parameters" in raw
+
+
+def uses_attention_checks(raw: object) -> bool:
+    """A battery written in this format whose checks are the attention built-ins: it is graded
+    by the attention engine (graders.code.attention_form)."""
+    if not is_function_battery(raw):
+        return False
+    checks = raw.get("checks") if isinstance(raw, dict) else None
+    return isinstance(checks, dict) and any(
+        isinstance(c, dict) and "attention" in c for c in checks.values())

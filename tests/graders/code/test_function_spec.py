@@ -185,3 +185,27 @@ def test_batteries_are_found_beside_the_rubric_and_never_outside_its_folder(
     (folder / "unknown.yaml").write_text(unknown)
     with pytest.raises(RubricError, match="not one of the battery's checks"):
         load_rubric(folder / "unknown.yaml")
+
+
+def test_an_attention_battery_in_the_general_form_reads_as_the_attention_engine(
+        tmp_path: Path) -> None:
+    from graders.code.battery import BatterySpec, load_battery
+
+    bundled = Path(__file__).resolve().parents[3] / "rubrics" / "transformer-basics"
+    battery = load_battery(bundled / "b3.yaml")
+    assert battery.check("row_softmax") == "row_softmax"
+    stable = [c for c in battery.spec.cases if c.stable]
+    assert [(c.n, c.m, c.d_k, c.d_v, c.logit_scale) for c in stable] == [(3, 5, 4, 3, 1000.0)]
+    assert battery.spec.adaptation("swapped_pair").allowed
+    assert isinstance(battery.spec, BatterySpec)
+    # A reference that fails names the call and the exception.
+    shutil.copy(bundled / "attention.py", tmp_path / "attention.py")
+    with open(tmp_path / "attention.py", "a") as module:
+        module.write("\n\ndef broken(Q, K, V):\n    return attention(Q, K[: Q.shape[0]], V)\n")
+    text = (bundled / "b3.yaml").read_text().replace(
+        "reference: {function: attention", "reference: {function: broken")
+    (tmp_path / "b3.yaml").write_text(text)
+    with pytest.raises(BatteryError) as info:
+        load_battery(tmp_path / "b3.yaml")
+    message = str(info.value)
+    assert "broken(Q=<(3, 4)>, K=<(5, 4)>, V=<(5, 4)>) raised ValueError" in message
