@@ -71,7 +71,7 @@ def question_jobs() -> list[Job]:
     for name in ("b3.yaml", "b4.yaml"):
         instance = load_battery(resolve_battery(f"transformer-basics/{name}")).instance(2026)
         job, _ = build_job(instance, SUBMISSION, instance.function,
-                           forms_for(None, causal=False), None)
+                           forms_for(None), None)
         jobs.append(job)
     return jobs
 

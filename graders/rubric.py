@@ -251,17 +251,21 @@ def _folder_of(source: str) -> Path | None:
 
 
 def parse_rubric(text: str | bytes, source: str = "<rubric>",
-                 rubric_dir: Path | None = None) -> LoadedRubric:
+                 rubric_dir: Path | None = None, default_dir: Path | None = None
+                 ) -> LoadedRubric:
     """`rubric_dir`: the folder of the file the text came from, where its code items'
     batteries are looked for. Unset: the folder of `source` when it names a file, else the
-    folder this text was last read from in this process, else the bundled rubrics/."""
+    folder this text was last read from in this process, else `default_dir` (the operator's
+    rubrics folder, for a grading process that only has the stored text), else the bundled
+    rubrics/."""
     raw = text.encode() if isinstance(text, str) else text
     content_hash = hashlib.sha256(raw).hexdigest()
-    rubric_dir = rubric_dir or _folder_of(source) or _rubric_dirs.get(content_hash)
-    if rubric_dir is not None:
+    known = rubric_dir or _folder_of(source) or _rubric_dirs.get(content_hash)
+    rubric_dir = known or default_dir
+    if known is not None:
         if len(_rubric_dirs) >= MAX_REMEMBERED:
             _rubric_dirs.clear()
-        _rubric_dirs[content_hash] = rubric_dir
+        _rubric_dirs[content_hash] = known
     try:
         data = _safe_load(raw)
     except yaml.YAMLError as exc:

@@ -166,7 +166,7 @@ def battery_findings(rubric: Rubric) -> list[Finding]:
     its bug."""
     from graders.code.battery import BatteryError
     from graders.code.config import item_config
-    from graders.code.functions import FunctionBattery, load_any
+    from graders.code.functions import load_any
 
     findings: list[Finding] = []
     seen: set[Path] = set()
@@ -183,7 +183,7 @@ def battery_findings(rubric: Rubric) -> list[Finding]:
         name = item.config["battery"]
         try:
             battery = load_any(path)
-            same = battery.indistinguishable() if isinstance(battery, FunctionBattery) else []
+            same = battery.indistinguishable()
         except (BatteryError, ValueError) as exc:
             message = str(exc).replace("\n", " ")
             findings.append(Finding((*loc, "config", "battery"),

@@ -184,6 +184,18 @@ class Battery:
     def timeout_s(self) -> float | None:
         return self.spec.timeout_s
 
+    def indistinguishable(self, seed: int = 0) -> list[str]:
+        """Variants with a spelling whose (output, weights) equal the reference's on every case:
+        the cases cannot tell them apart, so they never name their bug."""
+        from graders.code.arrays import same
+
+        instance = self.instance(seed)
+        return [variant.name for variant in instance.variants
+                if any(all(r is not None and same(r.output, c.expected[0])
+                           and same(r.weights, c.expected[1])
+                           for r, c in zip(results, instance.cases, strict=True))
+                       for results in variant.spellings)]
+
     def instance(self, seed: int) -> Instance:
         cases = tuple(self._case(spec, seed, index) for index, spec in enumerate(self.spec.cases))
         return Instance(self, seed, cases)

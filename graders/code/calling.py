@@ -67,6 +67,7 @@ class CallPlan:
     extras: tuple[tuple[str, str], ...]  # (student's parameter, the size it is given)
     unsupplied: tuple[str, ...]  # required parameters the grader cannot supply
     batched: bool = False
+    left_out: tuple[str, ...] = ()  # optional asked parameters the student's function lacks
 
     @property
     def adaptations(self) -> frozenset[FunctionAdaptation]:
@@ -80,12 +81,17 @@ class CallPlan:
         return frozenset(found)
 
 
-def plan_call(asked: tuple[str, ...], extras: dict[str, str], signature: Parameters | None
-              ) -> CallPlan:
+def plan_call(asked: tuple[str, ...], extras: dict[str, str], signature: Parameters | None,
+              optional: frozenset[str] = frozenset()) -> CallPlan:
     if signature is None or signature.variadic:
         return CallPlan(False, (), ())
     names = signature.positional
     everything = set(names) | {n for n, _ in signature.keyword_only}
+    # An optional asked parameter the function has no place for is not passed (its default is
+    # what the question would pass).
+    left_out = tuple(n for i, n in enumerate(asked)
+                     if n in optional and n not in everything and i >= len(names))
+    asked = tuple(n for n in asked if n not in left_out)
     keyword = names[:len(asked)] != asked and set(asked) <= everything
     if keyword:
         required_extra = [n for n in names[:signature.required] if n not in asked]
@@ -95,7 +101,7 @@ def plan_call(asked: tuple[str, ...], extras: dict[str, str], signature: Paramet
                        if not has_default and n not in asked]
     supplied = tuple((n, extras[n]) for n in required_extra if n in extras)
     unsupplied = tuple(n for n in required_extra if n not in extras)
-    return CallPlan(keyword, supplied, unsupplied)
+    return CallPlan(keyword, supplied, unsupplied, left_out=left_out)
 
 
 def build_job(instance: FunctionInstance, source: str, function: str, plan: CallPlan
@@ -107,8 +113,8 @@ def build_job(instance: FunctionInstance, source: str, function: str, plan: Call
         args: list[int] = []
         kwargs: list[tuple[str, int]] = []
         items: list[int] = []
-        values = [(name, case.inputs[name]) for name in spec.parameters]
-        values = [(name, v) for name, v in values if name in case.inputs]
+        values = [(name, case.inputs[name]) for name in spec.parameters
+                  if name in case.inputs and name not in plan.left_out]
         for name, value in (*values, *((n, case.sizes[s]) for n, s in plan.extras)):
             batch = plan.batched and name in spec.parameters and spec.parameters[name].batch
             array = np.asarray(value)

@@ -55,7 +55,7 @@ class Signature:
     required: int
 
 
-def forms_for(signature: Signature | None, causal: bool, batched: int = 0) -> list[Form]:
+def forms_for(signature: Signature | None, batched: int = 0) -> list[Form]:
     """The forms to try: as asked; with a mask in every convention when the function needs a
     fourth argument; with d_k when that argument is named like a dimension. `batched`: with
     that many leading axes of one on every input. An optional argument is never passed: the

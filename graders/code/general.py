@@ -72,9 +72,11 @@ class FunctionRun:
 def job_for(instance: FunctionInstance, source: str, function: str, batched: bool = False
             ) -> tuple[CallPlan, Job]:
     spec = instance.battery.spec
-    plan = plan_call(tuple(spec.parameters), spec.extras, parameters_of(source, function))
+    optional = frozenset(n for n, p in spec.parameters.items() if p.optional)
+    plan = plan_call(tuple(spec.parameters), spec.extras, parameters_of(source, function),
+                     optional)
     if batched:
-        plan = CallPlan(plan.keyword, plan.extras, plan.unsupplied, batched=True)
+        plan = CallPlan(plan.keyword, plan.extras, plan.unsupplied, True, plan.left_out)
     return plan, build_job(instance, source, function, plan)
 
 
@@ -87,9 +89,9 @@ def usable(observations: list[Observed]) -> int:
     return sum(bool(o.outputs) for o in observations)
 
 
-def observations_of(run_instance: FunctionInstance, outcome: JobOutcome, batched: bool,
+def observations_of(instance: FunctionInstance, outcome: JobOutcome, batched: bool,
                     not_run: str) -> list[Observed]:
-    return observe(run_instance, outcome.calls, batched, not_run)
+    return observe(instance, outcome.calls, batched, not_run)
 
 
 def _credit(battery: FunctionBattery, adaptations: frozenset[FunctionAdaptation]) -> Fraction:
@@ -156,9 +158,8 @@ def grade_item(item: RubricItem, config: CodeCheckConfig, run: FunctionRun, make
             staff.append(f"'{cases[verdict.index].name}': {verdict.note}.")
         if first_crash is not None and first_crash.error is not None:
             staff.append(run.crash(first_crash.error, first_crash.case.name, False))
-            student.append(f"On {len(crashed)} of these inputs "
-                           + run.crash(first_crash.error, '', True)[0].lower()
-                           + run.crash(first_crash.error, '', True)[1:])
+            said = run.crash(first_crash.error, "", True)
+            student.append(f"On {len(crashed)} of these inputs {said[0].lower()}{said[1:]}")
         if adaptations:
             words = "; ".join(ADAPTED[a] for a in sorted(adaptations))
             portion = "all" if credit == 1 else str(credit)

@@ -52,9 +52,8 @@ class Prepared:
 
     def batched(self) -> tuple[Job, list[Slot], list[Form]]:
         """The job trying a batch of one, and a batch and a head of one."""
-        causal = self.instance.spec.mask == "causal"
         signature = self.defined.get(self.function)
-        forms = [*forms_for(signature, causal, batched=1), *forms_for(signature, causal, 2)]
+        forms = [*forms_for(signature, batched=1), *forms_for(signature, 2)]
         job, slots = build_job(self.instance, self.code.source, self.function, forms,
                                self.instance.battery.timeout_s)
         return job, slots, forms
@@ -172,6 +171,6 @@ def prepare(path: Path, battery_name: str, answer: LocatedAnswer, context: Gradi
             notes.append(f"Your function requires {', '.join(f'`{n}`' for n in plan.unsupplied)}"
                          ", which the question does not pass; it was called without it.")
         return PreparedFunction(instance, code, job, plan, function, defined, evidence, notes)
-    forms = forms_for(defined.get(function), battery.spec.mask == "causal")
+    forms = forms_for(defined.get(function))
     job, slots = build_job(instance, code.source, function, forms, battery.timeout_s)
     return Prepared(instance, code, job, slots, function, defined, forms, evidence, notes)

@@ -96,6 +96,9 @@ class ParameterSpec(_Strict):
     value: Literal_ | None = None  # a fixed value, the same in every case
     # Receives a leading axis of one under the `batch_dims` adaptation (Q, K, V; not weights).
     batch: bool = False
+    # The asked interface gives it a default (and the drawn value is that default): a student's
+    # function without such a parameter is called without it.
+    optional: bool = False
 
     @model_validator(mode="after")
     def _one_kind(self) -> ParameterSpec:

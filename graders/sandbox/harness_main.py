@@ -174,8 +174,7 @@ def install_streams() -> None:
 def _argument(array: Any, scalar: bool) -> Any:
     # A scalar argument travels as a 0-d array and is handed over as the Python int, float or
     # bool it stands for; arrays are copied so one call cannot change the next one's inputs.
-    # (The parent's encoding sends a 0-d array as one element of shape (1,).)
-    return array.reshape(()).item() if scalar and array.size == 1 else array.copy()
+    return array.item() if scalar and array.ndim == 0 else array.copy()
 
 
 def _run_calls(calls: list[dict[str, Any]], first_index: int, namespace: dict[str, Any],

@@ -89,7 +89,9 @@ def _encode_job(job: Job, policy: SandboxPolicy, timeout_s: float) -> tuple[dict
     chunks: list[bytes] = []
     offset = 0
     for array in job.arrays:
-        native = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("="))
+        # C order, native byte order; a 0-d array stays 0-d (ascontiguousarray would make it
+        # (1,), and a student's function may index or range over a scalar argument).
+        native = np.asarray(array, dtype=array.dtype.newbyteorder("="), order="C")
         data = native.tobytes()
         descs.append({"dtype": native.dtype.str, "shape": list(native.shape),
                       "count": int(native.size), "offset": offset})

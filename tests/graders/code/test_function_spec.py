@@ -209,3 +209,27 @@ def test_an_attention_battery_in_the_general_form_reads_as_the_attention_engine(
         load_battery(tmp_path / "b3.yaml")
     message = str(info.value)
     assert "broken(Q=<(3, 4)>, K=<(5, 4)>, V=<(5, 4)>) raised ValueError" in message
+
+
+@pytest.mark.parametrize(("signature", "left_out"), [
+    ("x", ("axis",)), ("x, axis", ()), ("x, dim", ()), ("x, *, axis=-1", ()), ("*args", ())])
+def test_an_optional_asked_parameter_is_left_out_only_where_it_has_no_place(
+        signature: str, left_out: tuple[str, ...]) -> None:
+    source = f"def softmax({signature}):\n    return 0\n"
+    plan = plan_call(("x", "axis"), {}, parameters_of(source, "softmax"), frozenset({"axis"}))
+    assert plan.left_out == left_out and not plan.unsupplied
+
+
+def test_an_attention_variant_equal_to_the_reference_is_reported(tmp_path: Path) -> None:
+    bundled = Path(__file__).resolve().parents[3] / "rubrics" / "transformer-basics"
+    shutil.copy(bundled / "b3.yaml", tmp_path / "b3.yaml")
+    module = (bundled / "attention.py").read_text() + (
+        "\n\ndef _transposed_twice(Q, K, V):\n    return attention(Q, K.T.T, V)\n\n"
+        'VARIANTS["k_transposed_twice"] = ("K.T.T is K", _transposed_twice)\n')
+    (tmp_path / "attention.py").write_text(module)
+    rubric = tmp_path / "r.yaml"
+    rubric.write_text("slug: r\ntitle: R\nquestions:\n  - id: Q\n    items:\n"
+                      "      - {id: q.weights, points: 1, grader: code,"
+                      " config: {battery: b3.yaml, check: weights}}\n")
+    problems = battery_problems(rubric.read_bytes(), load_rubric(rubric).rubric)
+    assert len(problems) == 1 and "cannot tell variant 'k_transposed_twice'" in problems[0]
