@@ -159,7 +159,11 @@ def grade_item(item: RubricItem, config: CodeCheckConfig, run: FunctionRun, make
         if first_crash is not None and first_crash.error is not None:
             staff.append(run.crash(first_crash.error, first_crash.case.name, False))
             said = run.crash(first_crash.error, "", True)
-            student.append(f"On {len(crashed)} of these inputs {said[0].lower()}{said[1:]}")
+            # Which class of inputs crashed, by the battery's group names (never a value).
+            groups = sorted({cases[v.index].spec.group for v in crashed})
+            which = f" (the {', '.join(groups)} inputs)" if len(check.groups) > 1 else ""
+            student.append(f"On {len(crashed)} of these inputs{which} "
+                           f"{said[0].lower()}{said[1:]}")
         if adaptations:
             words = "; ".join(ADAPTED[a] for a in sorted(adaptations))
             portion = "all" if credit == 1 else str(credit)

@@ -233,3 +233,21 @@ def test_the_real_pos_encoding_submissions_grade_as_the_careful_grader(run: Grad
         if "tabs" in path.name:
             assert sum(points(results).values()) == 0 and "TabError" in feedback
     assert total == 65 and within / total >= 0.9, (within, total)
+
+
+def test_a_check_over_several_groups_names_the_group_that_crashed(
+        run: Grade, tmp_path: Path) -> None:
+    import shutil
+
+    folder = tmp_path / "pe"
+    shutil.copytree(PE_RUBRIC.parent, folder)
+    battery = folder / "pe.yaml"
+    battery.write_text(battery.read_text().replace(
+        "  values:\n    description: the values equal sin/cos of p / 10000^(2i/d_model), sine "
+        "on even columns\n",
+        "  values:\n    description: the values equal sin/cos of p / 10000^(2i/d_model), sine "
+        "on even columns\n    groups: [main, odd]\n"))
+    results = run(folder / PE_RUBRIC.name, ODD_CRASH)
+    values = results["pe.values"]
+    assert values.points == 3 * Decimal(12) / Decimal(16)  # per input: 12 of 16 passed
+    assert "(the odd inputs) your code raised ValueError" in (values.student_feedback or "")
