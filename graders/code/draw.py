@@ -92,7 +92,10 @@ def _fixed(value: Literal_) -> Any:
 
 def draw_case(spec: FunctionBatterySpec, case: CaseSpec, name: str, index: int, seed: int,
               adjust: Any = None) -> DrawnCase:
-    rng = np.random.default_rng(case.seed if case.seed is not None else [seed, index])
+    if case.seed is None:
+        rng = np.random.default_rng([seed, index])
+    else:  # fixed for everyone; a repeated fixed case differs by its position
+        rng = np.random.default_rng(case.seed if case.repeat == 1 else [case.seed, index])
     sizes: dict[str, int] = {}
     dims: dict[str, DimSpec | int] = {**spec.dims, **case.dims}
     for dim_name, dim in dims.items():

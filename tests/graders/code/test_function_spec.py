@@ -68,10 +68,15 @@ def test_another_secret_draws_other_inputs(seed: int) -> None:
 def test_a_fixed_case_is_the_same_for_every_secret() -> None:
     spec = FunctionBatterySpec.model_validate({
         **_spec().model_dump(mode="json"),
-        "cases": [{"name": "fixed", "seed": 5}]})
-    case, name = expand(spec)[0]
-    a, b = (draw_case(spec, case, name, 0, s) for s in (1, 2))
-    assert a.sizes == b.sizes and np.array_equal(a.inputs["x"], b.inputs["x"])
+        "cases": [{"name": "fixed", "seed": 5}, {"name": "fixed three", "seed": 6, "repeat": 3}]})
+    expanded = expand(spec)
+    drawn = [[draw_case(spec, case, name, i, s) for i, (case, name) in enumerate(expanded)]
+             for s in (1, 2)]
+    for a, b in zip(*drawn, strict=True):
+        assert a.sizes == b.sizes and np.array_equal(a.inputs["x"], b.inputs["x"])
+    repeated = [d.inputs["x"] for d in drawn[0][1:]]
+    assert not any(x.shape == y.shape and np.array_equal(x, y)
+                   for x, y in ((repeated[0], repeated[1]), (repeated[1], repeated[2])))
 
 
 @pytest.mark.parametrize(("dims", "words"), [
