@@ -69,9 +69,31 @@ def _encode_array(value: Any, chunks: list[bytes], budget: _Budget) -> dict[str,
     return {"t": "array", "dtype": array.dtype.str, "shape": shape, "nbytes": len(data)}
 
 
+def _number_list(value: Any, depth: int, left: list[int]) -> bool:
+    """A list of Python numbers, or of such lists (what `.tolist()` gives), at most `left[0]`
+    numbers in all."""
+    if type(value) is not list or depth > 6:
+        return False
+    for item in value:
+        if type(item) in (int, float, bool):
+            left[0] -= 1
+            if left[0] < 0:
+                return False
+        elif not _number_list(item, depth + 1, left):
+            return False
+    return True
+
+
 def _describe(value: Any, depth: int, chunks: list[bytes], budget: _Budget) -> dict[str, Any]:
     if value is None:
         return {"t": "none"}
+    if depth == 0 and type(value) is list and value and _number_list(value, 0, [budget.left // 8]):
+        # A result returned as nested lists (`.tolist()`) travels as the array it spells; a
+        # ragged one is a sequence as before.
+        try:
+            return _encode_array(np.asarray(value), chunks, budget)
+        except Exception:
+            pass
     if depth == 0 and isinstance(value, tuple | list):
         items = [_describe(v, 1, chunks, budget) for v in list(value)[:MAX_ITEMS]]
         return {"t": "seq", "kind": "list" if isinstance(value, list) else "tuple",

@@ -54,3 +54,17 @@ def test_scalar_and_small_results_come_back_with_their_dtype(sandbox: Sandbox) -
         assert value.array.shape == sent.shape and np.array_equal(value.array, sent)
     as_item = found[-1].array  # np.float16(0.5) passed as a Python float, returned as float64
     assert as_item is not None and as_item.shape == () and as_item.dtype == np.float64
+
+
+def test_a_result_returned_as_nested_lists_comes_back_as_its_array(sandbox: Sandbox) -> None:
+    source = SOURCE + ("\ndef listed(x):\n    return x.tolist()\n"
+                       "\ndef ragged(x):\n    return [[1.0, 2.0], [3.0]]\n"
+                       "\ndef pair(x):\n    return [x, x]\n")
+    x = np.arange(60.0).reshape(12, 5)
+    calls = (Call("listed", (0,)), Call("ragged", (0,)), Call("pair", (0,)))
+    outcome = sandbox.run(Job(source, (x,), calls))
+    listed, ragged, pair = (c.value for c in outcome.calls if c is not None)
+    assert listed is not None and listed.kind == "array" and listed.array is not None
+    assert np.array_equal(listed.array, x)  # every row, beyond a sequence's 8 items
+    assert ragged is not None and ragged.kind == "seq" and ragged.length == 2
+    assert pair is not None and pair.kind == "seq" and len(pair.items) == 2  # arrays stay apart
