@@ -251,3 +251,92 @@ def test_a_check_over_several_groups_names_the_group_that_crashed(
     values = results["pe.values"]
     assert values.points == 3 * Decimal(12) / Decimal(16)  # per input: 12 of 16 passed
     assert "(the odd inputs) your code raised ValueError" in (values.student_feedback or "")
+
+
+LAYER_NORM_MODULE = '''
+import numpy as np
+
+
+def layer_norm(x, gamma, beta, eps=1e-5):
+    mean = x.mean(axis=-1, keepdims=True)
+    var = x.var(axis=-1, keepdims=True)
+    return gamma * (x - mean) / np.sqrt(var + eps) + beta
+
+
+def _over_rows(x, gamma, beta, eps=1e-5):
+    mean = x.mean(axis=0, keepdims=True)
+    var = x.var(axis=0, keepdims=True)
+    return gamma * (x - mean) / np.sqrt(var + eps) + beta
+
+
+def unit_rows(inputs, observed, reference):
+    """With gamma = 1 and beta = 0 every row has mean 0."""
+    out = observed["y"]
+    centred = inputs["x"].shape == out.shape and abs(out.mean(axis=-1)).max() < 1e-6
+    return bool(centred), "" if centred else "the rows of the result do not have mean 0"
+
+
+VARIANTS = {
+    "normalised_over_rows": ("The statistics are taken over axis 0 (the rows) instead of each "
+                             "row's features (axis -1).", _over_rows),
+}
+'''
+LAYER_NORM_BATTERY = """
+function: layer_norm
+module: ln.py
+reference: {function: layer_norm, outputs: [y]}
+parameters:
+  x: {array: [n, d], scale: 3.0}
+  gamma: {array: [d]}
+  beta: {array: [d]}
+  eps: {value: 1.0e-5, optional: true}
+dims:
+  n: {range: [2, 6]}
+  d: {choices: [4, 8, 16]}
+cases:
+  - {name: drawn, repeat: 4}
+  - {name: identity, group: unit, values: {gamma: [1, 1, 1, 1], beta: [0, 0, 0, 0]},
+     dims: {d: 4}}
+checks:
+  values: {description: equals the layer norm of each row, allclose: y, rtol: 1.0e-5,
+           atol: 1.0e-6}
+  centred: {description: each row of the normalised result has mean 0, groups: [unit],
+            function: unit_rows}
+variants: VARIANTS
+"""
+LAYER_NORM_RUBRIC = """
+slug: layer-norm
+title: Layer norm
+questions:
+  - id: LN
+    answer_kind: code
+    items:
+      - {id: ln.values, points: 2, grader: code, config: {battery: ln.yaml, check: values}}
+      - {id: ln.centred, points: 1, grader: code, config: {battery: ln.yaml, check: centred}}
+"""
+
+
+@pytest.mark.parametrize(("source", "expected", "named"), [
+    ("def layer_norm(x, gamma, beta, eps=1e-5):\n"
+     "    m = x.mean(-1, keepdims=True)\n"
+     "    return (gamma * (x - m) / np.sqrt(x.var(-1, keepdims=True) + eps) + beta).tolist()\n",
+     {"ln.values": 2, "ln.centred": 1}, ""),
+    ("def layer_norm(x, gamma, beta):\n"  # no eps: called without it
+     "    m = x.mean(-1, keepdims=True)\n"
+     "    return gamma * (x - m) / np.sqrt(x.var(-1, keepdims=True) + 1e-5) + beta\n",
+     {"ln.values": 2, "ln.centred": 1}, ""),
+    ("def layer_norm(x, gamma, beta, eps=1e-5):\n"
+     "    m = x.mean(0, keepdims=True)\n"
+     "    return gamma * (x - m) / np.sqrt(x.var(0, keepdims=True) + eps) + beta\n",
+     {"ln.values": 0, "ln.centred": 0}, "axis 0"),
+])
+def test_a_battery_written_from_the_docs_for_another_function(
+        run: Grade, tmp_path: Path, source: str, expected: dict[str, int], named: str) -> None:
+    (tmp_path / "ln.py").write_text(LAYER_NORM_MODULE)
+    (tmp_path / "ln.yaml").write_text(LAYER_NORM_BATTERY)
+    (tmp_path / "layer-norm.yaml").write_text(LAYER_NORM_RUBRIC)
+    results = run(tmp_path / "layer-norm.yaml", "import numpy as np\n\n" + source)
+    assert points(results) == expected, {k: r.feedback for k, r in results.items()}
+    assert all(r.confidence == 1.0 for r in results.values())
+    if named:
+        assert named in (results["ln.values"].student_feedback or "")
