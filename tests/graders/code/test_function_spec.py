@@ -238,3 +238,24 @@ def test_an_attention_variant_equal_to_the_reference_is_reported(tmp_path: Path)
                       " config: {battery: b3.yaml, check: weights}}\n")
     problems = battery_problems(rubric.read_bytes(), load_rubric(rubric).rubric)
     assert len(problems) == 1 and "cannot tell variant 'k_transposed_twice'" in problems[0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(order=st.permutations([0, 1, 2]), extra_axis=st.booleans(), extra_item=st.booleans())
+def test_outputs_are_read_by_their_shapes_in_any_order(order: list[int], extra_axis: bool,
+                                                       extra_item: bool) -> None:
+    spec = _spec()
+    case, name = expand(spec)[0]
+    drawn = draw_case(spec, case, name, 0, 1)
+    names = ("output", "weights", "scale")
+    expected = {"output": np.zeros((2, 3)), "weights": np.ones((2, 4)), "scale": np.ones(5)}
+    returned = [expected[names[i]][None] if extra_axis else expected[names[i]] for i in order]
+    if extra_item:
+        returned.append(np.ones((7, 7)))
+    allowed = frozenset({"swapped", "extra_leading_axis", "extra_outputs"})
+    found = read(drawn, _value(*returned), expected, names, allowed, False, "")
+    assert {k: v.shape for k, v in found.outputs.items()} == {k: v.shape
+                                                            for k, v in expected.items()}
+    assert ("swapped" in found.adaptations) == (order != [0, 1, 2])
+    assert ("extra_leading_axis" in found.adaptations) == extra_axis
+    assert ("extra_outputs" in found.adaptations) == extra_item
