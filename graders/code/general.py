@@ -37,6 +37,8 @@ ADAPTED: dict[FunctionAdaptation, str] = {
     "output_only": "it returns only the first of the asked outputs",
     "extra_outputs": "it returns more than the asked output; the asked one was read by its "
                      "shape",
+    "rounded": "its results match the reference only to about 1e-3 (rounded, or computed in "
+               "lower precision)",
 }
 _DIGIT = re.compile(r"\d")
 
@@ -108,6 +110,8 @@ def _relied_on(check: CheckSpec, judged: list[Judged], run: FunctionRun
     for verdict in judged:
         if verdict.verdict is Verdict.PASS:
             found |= run.observations[verdict.index].adaptations
+            if verdict.rounded:
+                found.add("rounded")
     found |= run.plan.adaptations & {"by_name", "extra_argument"}
     if check.kind in ("returns", "raises", "interface"):
         found = set()  # nothing was read through an adaptation
@@ -121,7 +125,8 @@ def grade_item(item: RubricItem, config: CodeCheckConfig, run: FunctionRun, make
     if {"rtol", "atol"} & config.model_fields_set:
         check = check.model_copy(update={"rtol": config.rtol, "atol": config.atol})
     function = battery.checks.get(check.function) if check.function else None
-    judged = judge(check, run.instance, run.observations, function)
+    accept = battery.spec.adaptation("rounded").allowed
+    judged = judge(check, run.instance, run.observations, function, accept)
     cases = run.instance.cases
     shown = tuple(Evidence(kind="check", text=f"{cases[v.index].name}: {v.verdict.value}",
                            note=v.note) for v in judged)
@@ -177,6 +182,11 @@ def grade_item(item: RubricItem, config: CodeCheckConfig, run: FunctionRun, make
                 "axis (remove the extra [np.newaxis, ...] / reshape).")
         staff.append(text)
         student.append(text)
+    if any(v.rounded and v.verdict is not Verdict.PASS for v in judged):
+        text = ("Your results match the reference only to about 1e-3 (rounded, or computed in "
+                "lower precision), not to the check's tolerance.")
+        staff.append(text)
+        student.append(text)
     if failed:
         if check.hint:
             staff.append(check.hint)
@@ -187,7 +197,9 @@ def grade_item(item: RubricItem, config: CodeCheckConfig, run: FunctionRun, make
     # Less than certain where this check's cases were read through an adaptation.
     everything = frozenset(a for v in judged for a in run.observations[v.index].adaptations) \
         | run.plan.adaptations
-    confidence = ADAPTED_CONFIDENCE if everything else 1.0
+    # A near miss (about 1e-3) is one a careful grader may read either way.
+    near = any(v.rounded for v in judged)
+    confidence = ADAPTED_CONFIDENCE if everything or near else 1.0
     if check.kind == "interface" and everything:
         words = "; ".join(ADAPTED[a] for a in sorted(everything))
         staff.append(f"The function was graded by adapting to its interface: {words}.")

@@ -10,13 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from graders.code.arrays import as_float, same
+from graders.code.arrays import LOOSE_ATOL, LOOSE_RTOL, as_float, same
 from graders.code.calling import Observed
 from graders.code.checks import Verdict
 from graders.code.functions import FunctionInstance, Outputs, Raised
 from graders.code.spec import CheckSpec
 
 Array = np.ndarray[Any, Any]
+ROUNDED = "matches the reference only to about 1e-3 (rounded, or computed in lower precision)"
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,7 @@ class Judged:
     index: int  # the case's position in the instance
     verdict: Verdict
     note: str = ""  # for staff: may describe the inputs
+    rounded: bool = False  # equal to the reference only to about 1e-3
 
 
 def same_result(a: Outputs | Raised, b: Outputs | Raised) -> bool:
@@ -90,6 +92,8 @@ def _outcome(check: CheckSpec, obs: Observed, expected: Outputs | Raised,
         return False, f"{name} has shape {actual.shape}, expected {expected[name].shape}"
     if _equal(actual, expected[name], check.rtol, check.atol):
         return True, ""
+    if _equal(actual, expected[name], LOOSE_RTOL, LOOSE_ATOL):
+        return False, ROUNDED
     return False, f"{name} does not match the reference (rtol {check.rtol:g}, atol {check.atol:g})"
 
 
@@ -112,8 +116,9 @@ def _own_check(function: Callable[..., Any], obs: Observed, expected: Outputs
 
 
 def judge(check: CheckSpec, instance: FunctionInstance, observations: list[Observed],
-          function: Callable[..., Any] | None) -> list[Judged]:
-    """One verdict per case of the check's groups."""
+          function: Callable[..., Any] | None, accept_rounded: bool = False) -> list[Judged]:
+    """One verdict per case of the check's groups. A result equal to the reference only to
+    about 1e-3 (rounded, or computed in float32) passes when `accept_rounded`, marked so."""
     found: list[Judged] = []
     for index, (obs, expected) in enumerate(zip(observations, instance.expected, strict=True)):
         if obs.case.spec.group not in check.groups:
@@ -125,7 +130,9 @@ def judge(check: CheckSpec, instance: FunctionInstance, observations: list[Obser
             found.append(Judged(index, Verdict.CRASH, obs.problem))
             continue
         ok, note = _outcome(check, obs, expected, function)
-        found.append(Judged(index, Verdict.PASS if ok else Verdict.FAIL, note))
+        rounded = note == ROUNDED
+        passed = ok or (rounded and accept_rounded)
+        found.append(Judged(index, Verdict.PASS if passed else Verdict.FAIL, note, rounded))
     return found
 
 

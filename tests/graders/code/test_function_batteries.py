@@ -340,3 +340,20 @@ def test_a_battery_written_from_the_docs_for_another_function(
     assert all(r.confidence == 1.0 for r in results.values())
     if named:
         assert named in (results["ln.values"].student_feedback or "")
+
+
+def test_a_near_miss_fails_unless_rounded_results_are_accepted(run: Grade, tmp_path: Path) -> None:
+    import shutil
+
+    rounded = mha(result="np.round(out, 4)")
+    results = run(MHA_RUBRIC, rounded)
+    values = results["mha.values"]
+    assert values.points < 4 and values.confidence == 0.8  # per input: all, or nearly all, fail
+    assert "only to about 1e-3" in (values.student_feedback or "")
+    folder = tmp_path / "mha"
+    shutil.copytree(MHA_RUBRIC.parent, folder)
+    battery = folder / "mha.yaml"
+    battery.write_text(battery.read_text().replace(
+        "adaptations:\n", "adaptations:\n  rounded: {credit: 1/2}\n"))
+    accepted = run(folder / MHA_RUBRIC.name, rounded)["mha.values"]
+    assert accepted.points == 2 and accepted.confidence == 0.8
