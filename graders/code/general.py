@@ -127,6 +127,11 @@ def grade_item(item: RubricItem, config: CodeCheckConfig, run: FunctionRun, make
     function = battery.checks.get(check.function) if check.function else None
     accept = battery.spec.adaptation("rounded").allowed
     judged = judge(check, run.instance, run.observations, function, accept)
+    if check.kind == "interface" and run.plan.adaptations:
+        # Called by name, with an extra argument or batched: not the asked interface.
+        said = ", ".join(sorted(run.plan.adaptations))
+        judged = [Judged(v.index, Verdict.FAIL, f"called through an adapted interface ({said})")
+                  if v.verdict is Verdict.PASS else v for v in judged]
     cases = run.instance.cases
     shown = tuple(Evidence(kind="check", text=f"{cases[v.index].name}: {v.verdict.value}",
                            note=v.note) for v in judged)

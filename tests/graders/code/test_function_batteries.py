@@ -170,7 +170,7 @@ def test_heads_never_split_are_named(run: Grade) -> None:
 
 def test_adapted_interfaces_earn_their_rubric_share(run: Grade) -> None:
     reordered = run(MHA_RUBRIC, mha(params="Q, K, V, num_heads, W_q, W_k, W_v, W_o"))
-    assert points(reordered) == {"mha.interface": 1, "mha.shape": 1, "mha.values": 4,
+    assert points(reordered) == {"mha.interface": 0, "mha.shape": 1, "mha.values": 4,
                                  "mha.stable": 1}
     values = reordered["mha.values"]
     assert values.confidence == 0.8 and "by name" in values.feedback
@@ -191,7 +191,7 @@ def test_an_optional_argument_is_never_supplied_and_a_listed_extra_is(run: Grade
     assert sum(points(run(MHA_RUBRIC, optional)).values()) == 7
     extra = mha(params=MHA_PARAMS + ", d_head").replace("d = d_model // num_heads", "d = d_head")
     results = run(MHA_RUBRIC, extra)
-    assert points(results) == {"mha.interface": 1, "mha.shape": 1, "mha.values": 4,
+    assert points(results) == {"mha.interface": 0, "mha.shape": 1, "mha.values": 4,
                                "mha.stable": 1}
     assert "requires an argument" in results["mha.values"].feedback
     unknown = mha(params=MHA_PARAMS + ", temperature")
