@@ -129,6 +129,8 @@ class Settings(BaseSettings):
             "parse_seconds": self.parse_seconds,
             "max_pages": self.decode_max_pages,
             "embedding_cache_dir": str(self.resolved_embedding_cache_dir().resolve()),
+            # Where a stored rubric's code batteries are (beside its file in this folder).
+            "rubrics_dir": str(self.rubrics_dir.resolve()),
         }
         if self.result_cache:
             options["result_cache_path"] = str(self.resolved_result_cache_path().resolve())

@@ -71,7 +71,7 @@ def question_jobs() -> list[Job]:
     for name in ("b3.yaml", "b4.yaml"):
         instance = load_battery(resolve_battery(f"transformer-basics/{name}")).instance(2026)
         job, _ = build_job(instance, SUBMISSION, instance.function,
-                           forms_for(None, causal=False), None)
+                           forms_for(None), None)
         jobs.append(job)
     return jobs
 
@@ -178,18 +178,35 @@ def cold_run(job: Job, jobs: int, workers: int) -> tuple[list[float], float]:
     return latencies, rate
 
 
-def grader_run(jobs: int) -> tuple[list[float], float]:
+POS_ENCODING = """
+import numpy as np
+
+def pos_encoding(position, d_model):
+    if position == 0 or d_model <= 0:
+        return -1
+    pos = np.arange(position)[:, None]
+    i = np.arange(d_model)[None, :]
+    angles = pos / np.power(10000, (2 * (i // 2)) / d_model)
+    angles[:, 0::2] = np.sin(angles[:, 0::2])
+    angles[:, 1::2] = np.cos(angles[:, 1::2])
+    return angles.astype(np.float16)
+"""
+POS_RUBRIC = ROOT / "docs" / "examples" / "positional-encoding" / "numpy-positional-encoding.yaml"
+
+
+def grader_run(jobs: int, rubric_path: Path | None = None, ids: tuple[str, ...] = ("B3", "B4"),
+               source: str = SUBMISSION) -> tuple[list[float], float]:
     """The whole code grader for one submission: B3 and B4 items (two sandbox jobs, checks,
-    bug diagnosis), as the engine calls it."""
+    bug diagnosis), as the engine calls it; or the questions `ids` of another rubric."""
     from graders.code import GRADER
     from graders.context import GradingContext, GradingResources
     from graders.documents.model import LocatedAnswer, ParsedSubmission
     from graders.rubric import BUNDLED_RUBRICS, load_rubric
 
-    rubric = load_rubric(BUNDLED_RUBRICS / "transformer-basics.yaml").rubric
+    rubric = load_rubric(rubric_path or BUNDLED_RUBRICS / "transformer-basics.yaml").rubric
     resources = GradingResources()
-    submission = ParsedSubmission(text=SUBMISSION, format="python", answers={})
-    questions = [q for q in rubric.questions if q.id in ("B3", "B4")]
+    submission = ParsedSubmission(text=source, format="python", answers={})
+    questions = [q for q in rubric.questions if q.id in ids]
     contexts = [GradingContext(rubric=rubric, question=q, submission=submission,
                                resources=resources) for q in questions]
     try:
@@ -197,7 +214,7 @@ def grader_run(jobs: int) -> tuple[list[float], float]:
             started = time.perf_counter()
             for question, context in zip(questions, contexts, strict=True):
                 results = GRADER.grade_items(question.items, LocatedAnswer(question.id,
-                                                                           SUBMISSION), context)
+                                                                           source), context)
                 if any(r.points != r.max_points for r in results):
                     raise SystemExit("the benchmark submission lost points")
             return (time.perf_counter() - started) * 1000
@@ -245,6 +262,12 @@ def main() -> None:
                   f"{statistics.median(latencies):.1f} | {p(latencies, 0.95):.1f} | "
                   f"{rate:.0f} submissions/s |")
     print(grader_row, flush=True)
+    latencies, rate = grader_run(max(50, args.jobs // 4), POS_RUBRIC, ("PE",), POS_ENCODING)
+    general_row = (f"| code grader, a general battery: pos_encoding, 5 items on 19 inputs "
+                   f"(1 job + checks), 1 zygote | {max(50, args.jobs // 4)} | "
+                   f"{statistics.median(latencies):.1f} | {p(latencies, 0.95):.1f} | "
+                   f"{rate:.0f} submissions/s |")
+    print(general_row, flush=True)
     own = one_child_each(jobs, max(50, args.jobs // 4))
     isolation_row = (f"| B3 + B4 sandbox jobs of one submission: one child per question | "
                      f"{max(50, args.jobs // 4)} | {own:.1f} | | |")
@@ -273,6 +296,7 @@ def main() -> None:
         "| path | submissions | p50 ms | p95 ms | rate |",
         "|---|---:|---:|---:|---:|",
         grader_row,
+        general_row,
         isolation_row,
         "",
         f"Throughput ratio zygote / cold: **{ratio_1:.1f}x** (1 worker), **{ratio_2:.1f}x** "

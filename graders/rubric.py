@@ -9,7 +9,15 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from graders.disclosure import answer_values, states_value
 from graders.label_phrases import LabelPatternError, expand
@@ -51,6 +59,13 @@ class RubricItem(_Strict):
     # The model answer a student is shown when solutions are released (default: derived from
     # the grader's config: reference statements, expected values).
     solution: str = ""
+    # The folder of the rubric file the item was read from (None: not read from a file, or
+    # bundled): what a code item's battery path is relative to. Not part of the content.
+    _rubric_dir: Path | None = PrivateAttr(default=None)
+
+    @property
+    def rubric_dir(self) -> Path | None:
+        return self._rubric_dir
 
     @field_validator("points", mode="before")
     @classmethod
@@ -231,8 +246,39 @@ def _safe_load(raw: bytes) -> Any:
     return yaml.load(raw, Loader=_SafeLoader)  # a safe loader: plain data only
 
 
-def parse_rubric(text: str | bytes, source: str = "<rubric>") -> LoadedRubric:
+# The folder each rubric text was read from, by content hash: a stored rubric parsed again from
+# its text alone (a grading worker) still finds the batteries beside its file.
+_rubric_dirs: dict[str, Path] = {}
+MAX_REMEMBERED = 1024
+
+
+def _folder_of(source: str) -> Path | None:
+    """The folder of `source` when it names a rubric file (a path recorded at load time)."""
+    try:
+        path = Path(source)
+        if path.suffix in (".yaml", ".yml", ".toml") and path.is_file():
+            return path.resolve().parent
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def parse_rubric(text: str | bytes, source: str = "<rubric>",
+                 rubric_dir: Path | None = None, default_dir: Path | None = None
+                 ) -> LoadedRubric:
+    """`rubric_dir`: the folder of the file the text came from, where its code items'
+    batteries are looked for. Unset: the folder of `source` when it names a file, else the
+    folder this text was last read from in this process, else `default_dir` (the operator's
+    rubrics folder, for a grading process that only has the stored text), else the bundled
+    rubrics/."""
     raw = text.encode() if isinstance(text, str) else text
+    content_hash = hashlib.sha256(raw).hexdigest()
+    known = rubric_dir or _folder_of(source) or _rubric_dirs.get(content_hash)
+    rubric_dir = known or default_dir
+    if known is not None:
+        if len(_rubric_dirs) >= MAX_REMEMBERED:
+            _rubric_dirs.clear()
+        _rubric_dirs[content_hash] = known
     try:
         data = _safe_load(raw)
     except yaml.YAMLError as exc:
@@ -251,6 +297,7 @@ def parse_rubric(text: str | bytes, source: str = "<rubric>") -> LoadedRubric:
     configs: dict[str, BaseModel] = {}
     for qi, question in enumerate(rubric.questions):
         for ii, item in enumerate(question.items):
+            item._rubric_dir = rubric_dir
             model = config_model_for(item.grader)
             loc: tuple[int | str, ...] = ("questions", qi, "items", ii)
             stated = states_value(item.title, answer_values(item)) if item.title_public else None
@@ -267,7 +314,8 @@ def parse_rubric(text: str | bytes, source: str = "<rubric>") -> LoadedRubric:
                                              f"{where}: unknown grader kind {item.grader!r}"))
                 continue  # a known kind that is not built yet: its items grade as pending
             try:
-                configs[item.id] = model.model_validate(item.config)
+                configs[item.id] = model.model_validate(
+                    item.config, context={"rubric_dir": rubric_dir})
             except ValidationError as exc:
                 problems.extend(_problems(exc, data, lines, (*loc, "config")))
     for finding in cross_checks(rubric, configs):
@@ -275,7 +323,7 @@ def parse_rubric(text: str | bytes, source: str = "<rubric>") -> LoadedRubric:
                                               f"{finding.message}"))
     if problems:
         raise RubricError(source, problems)
-    return LoadedRubric(rubric=rubric, content_hash=hashlib.sha256(raw).hexdigest(), source=source)
+    return LoadedRubric(rubric=rubric, content_hash=content_hash, source=source)
 
 
 def battery_problems(raw: bytes, rubric: Rubric) -> list[str]:
@@ -294,7 +342,7 @@ def load_rubric(path: Path | str) -> LoadedRubric:
         raw = path.read_bytes()
     except OSError as exc:
         raise RubricError(str(path), [f"cannot read: {exc.strerror}"]) from exc
-    return parse_rubric(raw, str(path))
+    return parse_rubric(raw, str(path), path.resolve().parent)
 
 
 BUNDLED_RUBRICS = Path(__file__).resolve().parent.parent / "rubrics"

@@ -8,6 +8,7 @@ import difflib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import yaml
@@ -159,22 +160,38 @@ def cross_checks(rubric: Rubric, configs: dict[str, BaseModel]) -> list[Finding]
 
 def battery_findings(rubric: Rubric) -> list[Finding]:
     """Each code battery the rubric names, built as grading builds it (its spec parsed, its
-    trusted module imported, the reference and known-bug variants run once): a broken battery
-    is reported at the first item that names it."""
-    from graders.code.battery import BatteryError, load_battery
-    from graders.code.config import resolve_battery
+    trusted module imported, the reference run on every case, the known-bug variants run
+    once): a broken battery is reported at the first item that names it. A general battery's
+    variant that the cases cannot tell from the reference is reported too: it could never name
+    its bug."""
+    from graders.code.battery import BatteryError
+    from graders.code.config import item_config
+    from graders.code.functions import load_any
 
     findings: list[Finding] = []
-    seen: set[str] = set()
+    seen: set[Path] = set()
     for loc, item in _item_locs(rubric):
-        battery = item.config.get("battery") if item.grader == "code" else None
-        if not isinstance(battery, str) or battery in seen:
+        if item.grader != "code" or not isinstance(item.config.get("battery"), str):
             continue
-        seen.add(battery)
         try:
-            load_battery(resolve_battery(battery))
+            path = item_config(item).path
+        except ValueError:
+            continue  # the config's own problem, reported by parse_rubric
+        if path in seen:
+            continue
+        seen.add(path)
+        name = item.config["battery"]
+        try:
+            battery = load_any(path)
+            same = battery.indistinguishable()
         except (BatteryError, ValueError) as exc:
             message = str(exc).replace("\n", " ")
             findings.append(Finding((*loc, "config", "battery"),
-                                    f"battery {battery!r} does not build: {message[:500]}"))
+                                    f"battery {name!r} does not build: {message[:500]}"))
+            continue
+        for variant in same:
+            findings.append(Finding((*loc, "config", "battery"), (
+                f"battery {name!r}: the cases cannot tell variant {variant!r} from the "
+                "reference (its results equal the reference's on every case); add a case on "
+                "which the mistake changes the result, or the variant never names its bug")))
     return findings

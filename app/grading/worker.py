@@ -16,6 +16,7 @@ import threading
 import time
 import traceback
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -113,11 +114,15 @@ def _resources_for_process() -> GradingResources:
     return _resources
 
 
-def _rubric(text: str) -> LoadedRubric:
+def _rubric(text: str, options: Mapping[str, Any]) -> LoadedRubric:
     key = hashlib.sha256(text.encode()).hexdigest()
     loaded = _rubrics.get(key)
     if loaded is None:
-        loaded = parse_rubric(text, "<stored rubric>")
+        # A process that never read the rubric's file looks for its code batteries in the
+        # operator's rubrics folder (the process that loaded it remembers the file's own).
+        folder = options.get("rubrics_dir")
+        loaded = parse_rubric(text, "<stored rubric>",
+                              default_dir=Path(folder) if folder else None)
         _rubrics[key] = loaded
     return loaded
 
@@ -200,7 +205,7 @@ def _grade_document(
     context: str | None = None,
     submission_id: int | None = None,
 ) -> WorkerOutcome:
-    loaded = _rubric(rubric_text)
+    loaded = _rubric(rubric_text, resources.options)
     learned = parse_context(context) if context else None
     if learned is not None:
         loaded = apply_context(loaded, learned, submission_id)

@@ -125,7 +125,8 @@ class FastPath:
         found: frozenset[str] | None = None
         text = session.get(RubricVersion, version_id)
         try:
-            old = None if text is None else parse_rubric(text.source_text, "<stored rubric>")
+            # Its file's name, as stored: a code item's battery lies beside that file.
+            old = None if text is None else parse_rubric(text.source_text, text.source_name)
             if old is not None and [i.id for i in old.rubric.items()] == self.order:
                 found = frozenset()
                 self.stated[version_id] = self.by_name

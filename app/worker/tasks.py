@@ -22,6 +22,7 @@ from celery.signals import worker_process_init
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.assignments.repository import get_version
+from app.assignments.service import parsed_version
 from app.calibration.service import context_text
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from app.grading.leases import claim, store_if_unfinished
@@ -128,6 +129,7 @@ def grade_stored(self: Task[Any, Any], submission_id: int, rubric_version_id: in
         if version is None:
             return "gone"
         rubric_text = version.source_text
+        parsed_version(version)  # remembers the folder of its file: its code batteries are there
         context = context_text(session, version.assignment_id)
         taken = claim(
             session,

@@ -69,7 +69,7 @@ def _file_digest(path: Path) -> str:
     return found
 
 
-_environments: dict[tuple[str, ...], tuple[float, str]] = {}
+_environments: dict[tuple[tuple[str, str], ...], tuple[float, str]] = {}
 RECHECK_S = 1.0  # battery files are looked at again after this long
 
 
@@ -84,7 +84,10 @@ def environment(kind: str, items: Sequence[RubricItem], context: GradingContext,
     if kind == "code":
         from graders.code.config import item_config
 
-        names = tuple(sorted({item_config(i).battery for i in items}))
+        # Keyed by the names the rubric writes and the files' contents, not where the install
+        # lives; the paths only say which files to read.
+        names = tuple(sorted({(item_config(i).battery, str(item_config(i).path))
+                              for i in items}))
         now = time.monotonic()
         with _lock:
             seen = _environments.get(names)
@@ -161,14 +164,12 @@ def _python_beside(battery: Path) -> list[Path]:
     return [p for p in battery.parent.iterdir() if p.is_file() and p.suffix == ".py"]
 
 
-def _batteries(names: Sequence[str]) -> str:
+def _batteries(names: Sequence[tuple[str, str]]) -> str:
     if names:
-        from graders.code.config import resolve_battery
-
         parts: list[str] = []
-        for name in names:
+        for name, where in names:
             try:
-                battery = resolve_battery(name)
+                battery = Path(where)
                 files = sorted({battery, *_python_beside(battery)})
                 parts.append(name + "=" + ",".join(f"{p.name}:{_file_digest(p)}" for p in files))
             except (OSError, ValueError):

@@ -38,6 +38,8 @@ OPERATIONAL_OPTIONS = frozenset({
     # Where vectors are kept, not what they are (they are keyed by the model's fingerprint):
     # moving the database and its caches to another folder must not invalidate every key.
     "embedding_cache_dir",
+    # Where batteries are looked for: their contents are in the code kind's environment key.
+    "rubrics_dir",
 })
 
 _GRADERS = Path(__file__).resolve().parent.parent
@@ -273,7 +275,7 @@ def sandbox_key(source: str, arrays: Sequence[np.ndarray[Any, Any]], calls: Sequ
 
     hasher = hashlib.sha256()
     for array in arrays:
-        native = np.ascontiguousarray(array)
+        native = np.asarray(array, order="C")  # 0-d stays 0-d: the child sees that shape
         hasher.update(canonical([native.dtype.str, list(native.shape)]))
         hasher.update(native.tobytes())
     return "sandbox:" + digest(

@@ -1,10 +1,14 @@
 """The `code` grader: runs a student's function in the sandbox on inputs drawn per submission
 and decides every check, and the bug's name, in the trusted process.
 
-A question's battery (rubrics/<slug>/<question>.yaml: the function, the input shapes, the
-interface adaptations the rubric accepts and their cost, a reference and known-bug variants in a
-Python module beside it) runs once for all of the question's items, in a child of its own. The
-function is called as asked and, when that does not give (output, weights), in the forms
+A question's battery (a YAML file beside the rubric: the function, its parameters and how each
+input is drawn, the reference's named outputs, the checks, the interface adaptations the rubric
+accepts and their cost, with the reference, known-bug variants and the instructor's own checks
+in a Python module beside it) runs once for all of the question's items, in a child of its own.
+A battery for any NumPy function is graded by `general` (calls planned over the student's
+signature by `calling`, checks decided by `judging`). An attention battery (checks
+`attention: ...`, `attention_form`) is called as asked and, when that does not give
+(output, weights), in the forms
 students write (`forms`): output only, the pair reversed, a required mask argument, batched
 inputs. Each item names one check; a check earns its points when it passes on every input it
 looks at (or in proportion, with `credit: per_input`), times the rubric's share for any

@@ -22,6 +22,9 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from graders.code.attention_form import AttentionFormError, check_names, legacy_spec
+from graders.code.spec import FunctionBatterySpec, is_function_battery
+
 Array = np.ndarray[Any, Any]
 Pair = tuple[Array, Array]  # (output, weights)
 AttentionFn = Callable[[Array, Array, Array], Pair]
@@ -166,6 +169,12 @@ class Battery:
     spec: BatterySpec
     reference: AttentionFn
     variant_table: tuple[tuple[str, str, tuple[AttentionFn, ...]], ...]
+    # Written in the general format: its check names -> the attention built-in each one is.
+    check_names: tuple[tuple[str, str], ...] = ()
+
+    def check(self, name: str) -> str:
+        """The attention built-in an item's `check` names."""
+        return dict(self.check_names).get(name, name)
 
     @property
     def function(self) -> str:
@@ -174,6 +183,18 @@ class Battery:
     @property
     def timeout_s(self) -> float | None:
         return self.spec.timeout_s
+
+    def indistinguishable(self, seed: int = 0) -> list[str]:
+        """Variants with a spelling whose (output, weights) equal the reference's on every case:
+        the cases cannot tell them apart, so they never name their bug."""
+        from graders.code.arrays import same
+
+        instance = self.instance(seed)
+        return [variant.name for variant in instance.variants
+                if any(all(r is not None and same(r.output, c.expected[0])
+                           and same(r.weights, c.expected[1])
+                           for r, c in zip(results, instance.cases, strict=True))
+                       for results in variant.spellings)]
 
     def instance(self, seed: int) -> Instance:
         cases = tuple(self._case(spec, seed, index) for index, spec in enumerate(self.spec.cases))
@@ -195,7 +216,9 @@ class Battery:
             q = q * (target / peak)[:, None]
         expected = _call(self.reference, (q, k, v))
         if expected is None or not all(np.isfinite(a).all() for a in expected):
-            raise BatteryError(f"the reference fails on case {spec.name!r}")
+            raise BatteryError(f"the reference fails on case {spec.name!r}: "
+                               f"{self.spec.reference}(Q=<{q.shape}>, K=<{k.shape}>, "
+                               f"V=<{v.shape}>) {_failure(self.reference, (q, k, v))}")
         if self.spec.mask == "causal":
             hide = np.triu(np.ones((spec.n, spec.m), dtype=bool), k=1)
         else:
@@ -210,6 +233,16 @@ def _call(fn: AttentionFn, inputs: tuple[Array, Array, Array]) -> Pair | None:
         except Exception:
             return None
     return np.asarray(output, dtype=np.float64), np.asarray(weights, dtype=np.float64)
+
+
+def _failure(fn: AttentionFn, inputs: tuple[Array, Array, Array]) -> str:
+    """Why a reference call gave no usable pair, in words for `rubric validate`."""
+    with np.errstate(all="ignore"):
+        try:
+            _output, _weights = fn(*(a.copy() for a in inputs))
+        except Exception as exc:
+            return f"raised {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+    return "returned inf or nan"
 
 
 def _variant_result(fn: AttentionFn, case: Case) -> VariantResult | None:
@@ -233,10 +266,17 @@ def _load_module(path: Path) -> Any:
 
 
 def _build(path: Path) -> Battery:
+    names: tuple[tuple[str, str], ...] = ()
     try:
         raw = yaml.safe_load(path.read_text())
-        spec = BatterySpec.model_validate(raw)
-    except (OSError, yaml.YAMLError, ValidationError) as exc:
+        if is_function_battery(raw):
+            # The general format with attention checks (graders.code.attention_form).
+            general = FunctionBatterySpec.model_validate(raw)
+            spec = BatterySpec.model_validate(legacy_spec(general))
+            names = tuple(check_names(general).items())
+        else:
+            spec = BatterySpec.model_validate(raw)
+    except (OSError, yaml.YAMLError, ValidationError, AttentionFormError) as exc:
         raise BatteryError(f"{path}: {exc}") from exc
     module = _load_module(path.parent / spec.module)
     reference = getattr(module, spec.reference, None)
@@ -251,7 +291,7 @@ def _build(path: Path) -> Battery:
                 and all(callable(fn) for fn in entry[1:])):
             raise BatteryError(f"variant {name!r} must be (feedback, function, ...)")
         variants.append((str(name), entry[0], tuple(entry[1:])))
-    battery = Battery(path, spec, reference, tuple(variants))
+    battery = Battery(path, spec, reference, tuple(variants), names)
     _ = battery.instance(0).variants  # a broken reference or variant is the rubric's: now
     return battery
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from typing import cast
 
 import numpy as np
 
@@ -207,7 +208,7 @@ def _crashed(obs: Observation) -> bool:
 
 def evaluate(config: CodeCheckConfig, observations: list[Observation]) -> list[CaseVerdict]:
     """One verdict per relevant case (the stability cases for `stable`, the others otherwise)."""
-    check = CHECKS[config.check]
+    check = CHECKS[cast(CheckName, config.check)]  # the config validated it against the list
     verdicts: list[CaseVerdict] = []
     for obs in observations:
         if obs.case.spec.stable != (config.check == "stable"):

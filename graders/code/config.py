@@ -6,11 +6,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
 
 from graders.rubric import BUNDLED_RUBRICS, RubricItem
 
 CheckName = Literal["interface", "scaling", "row_softmax", "weights", "output", "stable", "causal"]
+ATTENTION_CHECKS: tuple[str, ...] = ("interface", "scaling", "row_softmax", "weights", "output",
+                                     "stable", "causal")
+# The validation context key naming the folder of the rubric file being read.
+RUBRIC_DIR = "rubric_dir"
 
 # Local names under which a crashed function's attention weights are looked for (salvage).
 DEFAULT_SALVAGE_NAMES: tuple[str, ...] = (
@@ -34,12 +39,33 @@ def resolve_battery(relative: str, base: Path = BUNDLED_RUBRICS) -> Path:
     return path
 
 
+@lru_cache(maxsize=256)
+def _battery_checks(path: Path, mtime_ns: int) -> tuple[str, ...] | None:
+    """The check names a battery file offers (None: unreadable; the build reports why)."""
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError):
+        return None
+    if isinstance(raw, dict) and "parameters" in raw:
+        checks = raw.get("checks")
+        if not isinstance(checks, dict):
+            return ()
+        names = tuple(str(k) for k in checks)
+        # An attention battery offers every attention built-in, as the attention format does.
+        attention = any(isinstance(c, dict) and "attention" in c for c in checks.values())
+        return tuple(dict.fromkeys(names + ATTENTION_CHECKS)) if attention else names
+    return ATTENTION_CHECKS
+
+
 class CodeCheckConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    # The question's battery (function, inputs, reference, known bugs), relative to rubrics/.
+    # The question's battery (function, inputs, reference, known bugs), relative to the folder
+    # of the rubric file that names it (bundled rubrics: rubrics/), and inside that folder.
     battery: str
-    check: CheckName
+    # One of the battery's checks: an attention battery's fixed list, or a general battery's
+    # `checks` names.
+    check: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     rtol: float = Field(default=1e-6, ge=0)
     atol: float = Field(default=1e-8, ge=0)
     # Decide this check on the arrays a crashed function had computed (its local variables at
@@ -50,13 +76,30 @@ class CodeCheckConfig(BaseModel):
     salvage: bool = False
     salvage_names: tuple[str, ...] = DEFAULT_SALVAGE_NAMES
 
-    @field_validator("battery")
-    @classmethod
-    def _exists(cls, value: str) -> str:
-        path = resolve_battery(value)
+    _path: Path = PrivateAttr(default=BUNDLED_RUBRICS)
+
+    @model_validator(mode="after")
+    def _exists(self, info: ValidationInfo) -> CodeCheckConfig:
+        context = info.context if isinstance(info.context, dict) else {}
+        base = Path(context.get(RUBRIC_DIR) or BUNDLED_RUBRICS)
+        path = resolve_battery(self.battery, base)
+        if not path.is_file() and base != BUNDLED_RUBRICS:
+            # Not beside the rubric: a bundled battery (a copy of a bundled rubric names them).
+            bundled = resolve_battery(self.battery, BUNDLED_RUBRICS)
+            path = bundled if bundled.is_file() else path
         if not path.is_file():
-            raise ValueError(f"battery file {value!r} not found under {BUNDLED_RUBRICS}")
-        return value
+            raise ValueError(f"battery file {self.battery!r} not found under {base}")
+        checks = _battery_checks(path, path.stat().st_mtime_ns)
+        if checks is not None and self.check not in checks:
+            raise ValueError(f"check {self.check!r} is not one of the battery's checks "
+                             f"({', '.join(checks) or 'none'})")
+        self._path = path
+        return self
+
+    @property
+    def path(self) -> Path:
+        """The battery file, resolved against the folder of the rubric that names it."""
+        return self._path
 
 
 _validated: dict[int, tuple[RubricItem, CodeCheckConfig]] = {}
@@ -69,7 +112,8 @@ def item_config(item: RubricItem) -> CodeCheckConfig:
     entry = _validated.get(id(item))
     if entry is not None and entry[0] is item:
         return entry[1]
-    config = CodeCheckConfig.model_validate(item.config)
+    config = CodeCheckConfig.model_validate(item.config,
+                                            context={RUBRIC_DIR: item.rubric_dir})
     if len(_validated) >= 4096:
         _validated.clear()
     _validated[id(item)] = (item, config)

@@ -55,11 +55,12 @@ class Signature:
     required: int
 
 
-def forms_for(signature: Signature | None, causal: bool, batched: int = 0) -> list[Form]:
+def forms_for(signature: Signature | None, batched: int = 0) -> list[Form]:
     """The forms to try: as asked; with a mask in every convention when the function needs a
-    fourth argument (or, for a causal question, offers an optional one named like a mask);
-    with d_k when that argument is named like a dimension. `batched`: with that many leading
-    axes of one on every input."""
+    fourth argument; with d_k when that argument is named like a dimension. `batched`: with
+    that many leading axes of one on every input. An optional argument is never passed: the
+    asked interface does not have it, and a function that runs without it is graded on what
+    it does without it (a causal attention whose mask is optional must mask by itself)."""
     plain = Form("batched" if batched else "as asked", batched=batched)
     masks = [Form(f"with a {name} mask", mask=name, batched=batched)
              for name in MASK_CONVENTIONS]
@@ -70,8 +71,6 @@ def forms_for(signature: Signature | None, causal: bool, batched: int = 0) -> li
         if _DIMENSION.match(fourth):
             return [Form("with d_k", dimension=True, batched=batched)]
         return masks
-    if signature.required <= 3 and causal and "mask" in fourth.lower():
-        return [plain, *masks]
     return [plain]
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 
 from graders.cache.sandbox import run_cached
+from graders.code import general
 from graders.code.battery import AdaptationName, Instance
 from graders.code.checks import DESCRIPTIONS, CaseVerdict, Verdict, evaluate
 from graders.code.config import DEFAULT_SALVAGE_NAMES, VERSION, CodeCheckConfig, item_config
@@ -14,7 +16,7 @@ from graders.code.diagnosis import Diagnosis, diagnose
 from graders.code.extract import ExtractedCode
 from graders.code.feedback import adapted_words, safe_message, sentence
 from graders.code.forms import Form, Observation, choose
-from graders.code.plan import NotRun, Prepared, prepare
+from graders.code.plan import NotRun, Prepared, PreparedFunction, prepare
 from graders.context import GradingContext
 from graders.documents.model import LocatedAnswer
 from graders.registry import Grader
@@ -99,16 +101,16 @@ class CodeGrader(Grader):
     def grade_items(self, items: Sequence[RubricItem], answer: LocatedAnswer,
                     context: GradingContext) -> list[ItemResult]:
         configs = {item.id: item_config(item) for item in items}
-        by_battery: dict[str, list[RubricItem]] = {}
+        by_battery: dict[Path, list[RubricItem]] = {}
         for item in items:
-            by_battery.setdefault(configs[item.id].battery, []).append(item)
+            by_battery.setdefault(configs[item.id].path, []).append(item)
         results: dict[str, ItemResult] = {}
-        for battery_name, group in by_battery.items():
-            for result in self._grade_battery(battery_name, group, configs, answer, context):
+        for path, group in by_battery.items():
+            for result in self._grade_battery(path, group, configs, answer, context):
                 results[result.item_id] = result
         return [results[item.id] for item in items]
 
-    def _grade_battery(self, battery_name: str, items: list[RubricItem],
+    def _grade_battery(self, path: Path, items: list[RubricItem],
                        configs: dict[str, CodeCheckConfig], answer: LocatedAnswer,
                        context: GradingContext) -> list[ItemResult]:
         question = context.question.id
@@ -119,7 +121,7 @@ class CodeGrader(Grader):
             return [_result(i, question, 0, status, feedback, student, evidence, confidence)
                     for i in items]
 
-        prepared = prepare(battery_name, answer, context)
+        prepared = prepare(path, configs[items[0].id].battery, answer, context)
         if isinstance(prepared, NotRun):
             student = ("No Python code was found in this answer." if prepared.status is
                        Status.NEEDS_REVIEW else "")
@@ -165,6 +167,13 @@ class CodeGrader(Grader):
                     f"found: {names}).")
             return all_items(Status.SUBMISSION_ERROR, " ".join([text, *notes]), text,
                              tuple(evidence))
+        if isinstance(prepared, PreparedFunction):
+            return self._grade_function(prepared, items, configs, sandbox, outcome, timeout,
+                                        notes, evidence, context)
+        battery = prepared.instance.battery
+        if battery.check_names:  # the general format's names for the attention built-ins
+            configs = {i.id: configs[i.id].model_copy(
+                update={"check": battery.check(configs[i.id].check)}) for i in items}
         not_run = outcome.stop_reason(timeout) if outcome.status != "completed" else "was not run"
         form, observations = choose(prepared.instance, prepared.slots, calls, not_run)
         if not _usable(observations):
@@ -180,6 +189,42 @@ class CodeGrader(Grader):
             prepared.instance, observations, outcome.output, salvage_names)
         return [self._item(item, configs[item.id], verdicts[item.id], run, diagnoses, notes,
                            evidence, question) for item in items]
+
+    def _grade_function(self, prepared: PreparedFunction, items: list[RubricItem],
+                        configs: dict[str, CodeCheckConfig], sandbox: Sandbox,
+                        outcome: JobOutcome, timeout: float, notes: list[str],
+                        evidence: list[Evidence], context: GradingContext) -> list[ItemResult]:
+        """A general battery's items (graders.code.general)."""
+        instance = prepared.instance
+        not_run = outcome.stop_reason(timeout) if outcome.status != "completed" else "was not run"
+        plan = prepared.plan
+        observations = general.observations_of(instance, outcome, False, not_run)
+        if not general.usable(observations) and general.can_batch(instance.battery) and any(
+                o.crashed for o in observations):
+            # Every call failed as asked: try a batch of one, kept when it explains more.
+            batched_plan, job = general.job_for(instance, prepared.code.source,
+                                                prepared.function, batched=True)
+            try:
+                second = run_cached(sandbox, job, context)
+            except (SandboxRefused, SandboxUnavailable):
+                second = None
+            if second is not None and second.module is not None \
+                    and second.module.syntax_error is None:
+                reason = (second.stop_reason(timeout) if second.status != "completed"
+                          else "was not run")
+                batched = general.observations_of(instance, second, True, reason)
+                if general.usable(batched) > general.usable(observations):
+                    plan, outcome, observations = batched_plan, second, batched
+        run = general.FunctionRun(instance, prepared.code.source, plan, outcome, observations)
+        question = context.question.id
+
+        def make(item: RubricItem, points: Fraction | int, status: Status, feedback: str,
+                 student: str, found: tuple[Evidence, ...], confidence: float) -> ItemResult:
+            return _result(item, question, points, status, feedback, student, found,
+                           confidence)
+
+        return [general.grade_item(item, configs[item.id], run, make, notes, evidence)
+                for item in items]
 
     def _batched(self, prepared: Prepared, sandbox: Sandbox, form: Form,
                  observations: list[Observation], outcome: JobOutcome, timeout: float,

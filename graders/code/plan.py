@@ -19,11 +19,14 @@ import hashlib
 import hmac
 import secrets
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
-from graders.code.battery import BatteryError, Instance, load_battery
-from graders.code.config import resolve_battery
+from graders.code.battery import BatteryError, Instance
+from graders.code.calling import CallPlan
 from graders.code.extract import ExtractedCode, extract_code
 from graders.code.forms import Form, Signature, Slot, build_job, forms_for
+from graders.code.functions import FunctionBattery, FunctionInstance, load_any
+from graders.code.general import job_for
 from graders.code.imports import borrowed_imports
 from graders.context import GradingContext
 from graders.documents.model import LocatedAnswer
@@ -49,9 +52,8 @@ class Prepared:
 
     def batched(self) -> tuple[Job, list[Slot], list[Form]]:
         """The job trying a batch of one, and a batch and a head of one."""
-        causal = self.instance.spec.mask == "causal"
         signature = self.defined.get(self.function)
-        forms = [*forms_for(signature, causal, batched=1), *forms_for(signature, causal, 2)]
+        forms = [*forms_for(signature, batched=1), *forms_for(signature, 2)]
         job, slots = build_job(self.instance, self.code.source, self.function, forms,
                                self.instance.battery.timeout_s)
         return job, slots, forms
@@ -99,10 +101,24 @@ def _notebook_program(answer: LocatedAnswer, context: GradingContext) -> str | N
     return submission.text[:answer.end]
 
 
-def prepare(battery_name: str, answer: LocatedAnswer, context: GradingContext
-            ) -> Prepared | NotRun:
+@dataclass
+class PreparedFunction:
+    """A general battery's job for one answer (graders.code.general)."""
+
+    instance: FunctionInstance
+    code: ExtractedCode
+    job: Job
+    plan: CallPlan
+    function: str
+    defined: dict[str, Signature]
+    evidence: list[Evidence] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def prepare(path: Path, battery_name: str, answer: LocatedAnswer, context: GradingContext
+            ) -> Prepared | PreparedFunction | NotRun:
     try:
-        battery = load_battery(resolve_battery(battery_name))
+        battery = load_any(path)
     except (BatteryError, ValueError) as exc:
         return NotRun(Status.GRADER_ERROR, f"The rubric's code battery is unusable: {exc}")
     notebook = _notebook_program(answer, context)
@@ -122,7 +138,10 @@ def prepare(battery_name: str, answer: LocatedAnswer, context: GradingContext
                          f"from your answer to {', '.join(sources)} were added after it, as "
                          "one notebook or file would have them.")
     seed = input_seed(context, battery_name, code.source)
-    instance = battery.instance(seed)
+    try:
+        instance = battery.instance(seed)
+    except BatteryError as exc:
+        return NotRun(Status.GRADER_ERROR, f"The rubric's code battery is unusable: {exc}")
     evidence = [Evidence(kind="answer", text=code.source[:4000],
                          note=f"the code that ran, read from {code.origin}"),
                 Evidence(kind="inputs", text=f"seed {seed}",
@@ -133,18 +152,25 @@ def prepare(battery_name: str, answer: LocatedAnswer, context: GradingContext
         notes.append("Before running, the grader " + "; ".join(code.normalisations) + ".")
     function = battery.function
     defined = _top_level_functions(code.source)
+    asked = len(battery.spec.parameters) if isinstance(battery, FunctionBattery) else 3
     if function not in defined:
         own = defined
         if notebook is not None:  # another question's cells define other functions
             own_code = extract_code(answer.text)
             own = _top_level_functions(own_code.source) if own_code is not None else {}
         candidates = [name for name, signature in own.items()
-                      if signature.required <= 3 <= len(signature.names)
-                      or signature.required == 4]
+                      if signature.required <= asked <= len(signature.names)
+                      or signature.required == asked + 1]
         if len(candidates) == 1:
             function = candidates[0]
             notes.append(f"No function is named `{battery.function}`; graded your "
                          f"`{function}` in its place.")
-    forms = forms_for(defined.get(function), battery.spec.mask == "causal")
+    if isinstance(instance, FunctionInstance):
+        plan, job = job_for(instance, code.source, function)
+        if plan.unsupplied:
+            notes.append(f"Your function requires {', '.join(f'`{n}`' for n in plan.unsupplied)}"
+                         ", which the question does not pass; it was called without it.")
+        return PreparedFunction(instance, code, job, plan, function, defined, evidence, notes)
+    forms = forms_for(defined.get(function))
     job, slots = build_job(instance, code.source, function, forms, battery.timeout_s)
     return Prepared(instance, code, job, slots, function, defined, forms, evidence, notes)

@@ -69,9 +69,31 @@ def _encode_array(value: Any, chunks: list[bytes], budget: _Budget) -> dict[str,
     return {"t": "array", "dtype": array.dtype.str, "shape": shape, "nbytes": len(data)}
 
 
+def _number_list(value: Any, depth: int, left: list[int]) -> bool:
+    """A list of Python numbers, or of such lists (what `.tolist()` gives), at most `left[0]`
+    numbers in all."""
+    if type(value) is not list or depth > 6:
+        return False
+    for item in value:
+        if type(item) in (int, float, bool):
+            left[0] -= 1
+            if left[0] < 0:
+                return False
+        elif not _number_list(item, depth + 1, left):
+            return False
+    return True
+
+
 def _describe(value: Any, depth: int, chunks: list[bytes], budget: _Budget) -> dict[str, Any]:
     if value is None:
         return {"t": "none"}
+    if depth == 0 and type(value) is list and value and _number_list(value, 0, [budget.left // 8]):
+        # A result returned as nested lists (`.tolist()`) travels as the array it spells; a
+        # ragged one is a sequence as before.
+        try:
+            return _encode_array(np.asarray(value), chunks, budget)
+        except Exception:
+            pass
     if depth == 0 and isinstance(value, tuple | list):
         items = [_describe(v, 1, chunks, budget) for v in list(value)[:MAX_ITEMS]]
         return {"t": "seq", "kind": "list" if isinstance(value, list) else "tuple",
@@ -171,6 +193,12 @@ def install_streams() -> None:
                                   errors="replace", line_buffering=True)
 
 
+def _argument(array: Any, scalar: bool) -> Any:
+    # A scalar argument travels as a 0-d array and is handed over as the Python int, float or
+    # bool it stands for; arrays are copied so one call cannot change the next one's inputs.
+    return array.item() if scalar and array.ndim == 0 else array.copy()
+
+
 def _run_calls(calls: list[dict[str, Any]], first_index: int, namespace: dict[str, Any],
                inputs: list[Any], budget: _Budget, salvage_elements: int, result_fd: int
                ) -> None:
@@ -184,10 +212,13 @@ def _run_calls(calls: list[dict[str, Any]], first_index: int, namespace: dict[st
                 "frames": []})
             _frame(result_fd, header, chunks)
             continue
-        args = [inputs[i].copy() for i in call["args"]]
+        items = call.get("items") or ()
+        args = [_argument(inputs[i], i in items) for i in call["args"]]
+        kwargs = {str(name): _argument(inputs[i], i in items)
+                  for name, i in call.get("kwargs") or ()}
         started = time.perf_counter()
         try:
-            value = function(*args)
+            value = function(*args, **kwargs)
         except BaseException as exc:
             header.update(ok=False, error=_error(exc),
                           salvage=_salvage(exc, chunks, budget, salvage_elements))

@@ -37,6 +37,10 @@ class SandboxRefused(Exception):
 class Call:
     function: str
     args: tuple[int, ...]  # indexes into Job.arrays
+    kwargs: tuple[tuple[str, int], ...] = ()  # (parameter name, index into Job.arrays)
+    # Indexes of 0-d arrays passed as Python scalars (`.item()`): an int argument such as
+    # d_model arrives as an int, as the question's caller would pass it.
+    items: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -85,7 +89,9 @@ def _encode_job(job: Job, policy: SandboxPolicy, timeout_s: float) -> tuple[dict
     chunks: list[bytes] = []
     offset = 0
     for array in job.arrays:
-        native = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("="))
+        # C order, native byte order; a 0-d array stays 0-d (ascontiguousarray would make it
+        # (1,), and a student's function may index or range over a scalar argument).
+        native = np.asarray(array, dtype=array.dtype.newbyteorder("="), order="C")
         data = native.tobytes()
         descs.append({"dtype": native.dtype.str, "shape": list(native.shape),
                       "count": int(native.size), "offset": offset})
@@ -93,7 +99,9 @@ def _encode_job(job: Job, policy: SandboxPolicy, timeout_s: float) -> tuple[dict
         offset += len(data)
     header = {
         "source": job.source, "timeout": timeout_s, "arrays": descs,
-        "calls": [{"function": c.function, "args": list(c.args)} for c in job.calls],
+        "calls": [{"function": c.function, "args": list(c.args),
+                   "kwargs": [[name, index] for name, index in c.kwargs],
+                   "items": list(c.items)} for c in job.calls],
         "caps": {"result_bytes": policy.result_bytes - 65536,
                  "salvage_elements": policy.salvage_elements},
     }

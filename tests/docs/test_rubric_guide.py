@@ -7,20 +7,38 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
+from graders.code.functions import build_function_battery
 from graders.rubric import RubricError, parse_rubric
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "rubrics.md"
-_BLOCK = re.compile(r"((?:<!-- expect-error: .*? -->\n)*)```yaml\n(.*?)```", re.DOTALL)
+_BLOCK = re.compile(r"((?:<!-- [a-z-]+: .*? -->\n)*)```yaml\n(.*?)```", re.DOTALL)
 _EXPECT = re.compile(r"<!-- expect-error: (.*?) -->")
+# A block marked `battery: FOLDER` is a code battery whose module lies in docs/FOLDER; one
+# marked `beside: FOLDER` is a rubric whose batteries lie there.
+_BATTERY = re.compile(r"<!-- battery: (.*?) -->")
+_BESIDE = re.compile(r"<!-- beside: (.*?) -->")
 
 
 def _examples() -> list[tuple[int, str, list[str]]]:
     text = GUIDE.read_text(encoding="utf-8")
     return [
         (text[: m.start(2)].count("\n") + 1, m.group(2), _EXPECT.findall(m.group(1)))
-        for m in _BLOCK.finditer(text)
+        for m in _BLOCK.finditer(text) if not _BATTERY.search(m.group(1))
     ]
+
+
+def _batteries() -> list[tuple[int, str, str]]:
+    text = GUIDE.read_text(encoding="utf-8")
+    return [(text[: m.start(2)].count("\n") + 1, m.group(2), found.group(1))
+            for m in _BLOCK.finditer(text) if (found := _BATTERY.search(m.group(1)))]
+
+
+def _folders() -> dict[str, Path]:
+    text = GUIDE.read_text(encoding="utf-8")
+    return {m.group(2): GUIDE.parent / found.group(1)
+            for m in _BLOCK.finditer(text) if (found := _BESIDE.search(m.group(1)))}
 
 
 def test_the_guide_has_examples_of_every_grader_kind() -> None:
@@ -35,7 +53,8 @@ def test_the_guide_has_examples_of_every_grader_kind() -> None:
 def test_guide_example(line: int, body: str, expected: list[str]) -> None:
     source = f"{GUIDE.name}:{line}"
     if not expected:
-        parse_rubric(body, source)  # raises, naming the block's line, when it rots
+        # raises, naming the block's line, when it rots
+        parse_rubric(body, source, _folders().get(body))
         return
     with pytest.raises(RubricError) as info:
         parse_rubric(body, source)
@@ -43,3 +62,18 @@ def test_guide_example(line: int, body: str, expected: list[str]) -> None:
     assert len(problems) == len(expected), problems
     for words in expected:
         assert any(words in p for p in problems), (words, problems)
+
+
+@pytest.mark.parametrize(("line", "body", "folder"), _batteries(),
+                         ids=lambda v: str(v) if isinstance(v, int) else "")
+def test_guide_battery(line: int, body: str, folder: str) -> None:
+    """A battery example is built as grading builds it, with the module of its example folder:
+    its reference runs on every case and its variants are told apart from it."""
+    directory = GUIDE.parent / folder
+    battery = build_function_battery(directory / f"{GUIDE.name}:{line}.yaml",
+                                     yaml.safe_load(body))
+    assert battery.indistinguishable() == []
+
+
+def test_the_guide_has_battery_examples_beside_their_rubrics() -> None:
+    assert len(_batteries()) >= 2 and _folders()

@@ -216,20 +216,18 @@ def test_where_the_caches_live_is_not_part_of_a_key() -> None:
 
 
 def test_a_code_battery_key_covers_its_file_and_the_python_beside_it_not_other_batteries(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
 ) -> None:
     """Another battery's YAML added or edited beside B3's leaves B3's key alone (a new question's
     battery does not send every code answer back to the sandbox); B3's own file or any Python
     file beside it (the trusted module and what it may import) changes it."""
-    import graders.code.config as code_config
     from graders.cache import groups
 
     folder = tmp_path / "transformer-basics"
     shutil.copytree(BUNDLED_RUBRICS / "transformer-basics", folder)
-    monkeypatch.setattr(code_config, "resolve_battery", lambda name: tmp_path / name)
 
     def key() -> str:
-        return groups._batteries(("transformer-basics/b3.yaml",))
+        return groups._batteries((("transformer-basics/b3.yaml", str(folder / "b3.yaml")),))
 
     before = key()
     assert "unreadable" not in before
@@ -247,9 +245,9 @@ def test_a_code_battery_key_covers_its_file_and_the_python_beside_it_not_other_b
 def test_a_battery_module_is_a_file_beside_it(module: str) -> None:
     from pydantic import ValidationError
 
-    from graders.code.battery import BatterySpec
+    from graders.code.spec import FunctionBatterySpec
 
     data = yaml.safe_load((BUNDLED_RUBRICS / "transformer-basics" / "b3.yaml").read_text())
-    BatterySpec.model_validate(data)
+    FunctionBatterySpec.model_validate(data)
     with pytest.raises(ValidationError):
-        BatterySpec.model_validate({**data, "module": module})
+        FunctionBatterySpec.model_validate({**data, "module": module})

@@ -181,24 +181,19 @@ def test_a_known_mistake_equal_to_the_key_is_reported() -> None:
         parse_rubric(text)
 
 
-def test_a_battery_that_does_not_build_is_reported_at_its_first_item(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import graders.code.config as code_config
-
+def test_a_battery_that_does_not_build_is_reported_at_its_first_item(tmp_path: Path) -> None:
     (tmp_path / "ref.py").write_text("def attention(Q, K, V):\n    return V, V\n")
     (tmp_path / "b.yaml").write_text(
         "function: attention\nmodule: ref.py\nreference: atention\n"
         "cases:\n  - {name: one, n: 2, m: 2, d_k: 2, d_v: 2}\n"
     )
-    monkeypatch.setattr(code_config, "resolve_battery", lambda relative: tmp_path / relative)
     text = _rubric(
         "      - id: c.interface\n        points: 1\n        grader: code\n"
         "        config: {battery: b.yaml, check: interface}\n"
         "      - {id: c.weights, points: 1, grader: code,\n"
         "         config: {battery: b.yaml, check: weights}}\n"
     )
-    loaded = parse_rubric(text)
+    loaded = parse_rubric(text, rubric_dir=tmp_path)  # the battery lies beside the rubric
     (problem,) = battery_problems(text.encode(), loaded.rubric)
     assert problem.startswith("line 9: questions[Q].items[c.interface].config.battery: ")
     assert "no reference function 'atention'" in problem

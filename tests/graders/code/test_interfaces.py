@@ -153,7 +153,9 @@ def test_an_exception_quoting_the_inputs_is_summarised_for_the_student(grade: Gr
         assert "cannot handle [" in result.feedback  # staff see it
 
 
-def test_an_optional_mask_argument_that_alone_makes_it_causal_is_passed(grade: Grade) -> None:
+def test_an_optional_mask_argument_is_never_passed(grade: Grade) -> None:
+    """The asked interface has no mask: a function that runs without one is graded on what it
+    does without one, and this one does not mask by itself."""
     source = ("import numpy as np\n"
               "def masked_attention(Q, K, V, mask=None):\n"
               "    scores = Q @ K.T / np.sqrt(Q.shape[-1])\n"
@@ -164,7 +166,9 @@ def test_an_optional_mask_argument_that_alone_makes_it_causal_is_passed(grade: G
               "    return w @ V, w\n")
     results = grade("B4", source)
     assert {k: r.points for k, r in results.items()} == {
-        "b4.interface": 0, "b4.causal": 2, "b4.weights": 2, "b4.output": 2}
+        "b4.interface": 1, "b4.causal": 0, "b4.weights": 0, "b4.output": 0}
+    assert "mask argument" not in results["b4.causal"].feedback
+    assert "No causal mask" in results["b4.causal"].feedback
 
 
 def test_a_dict_of_results_and_a_required_d_k_are_read(grade: Grade) -> None:

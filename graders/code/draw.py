@@ -1,0 +1,129 @@
+"""Drawing one case's sizes and inputs from a battery spec (graders.code.spec), in the trusted
+process. Every draw comes from one generator seeded by the submission's secret seed and the
+case's position (or by the case's own `seed`: a fixed edge case), so the same answer regraded
+with the same secret gets the same inputs, and no table of answers prepared for other inputs
+can pass."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from graders.code.spec import CaseSpec, DimSpec, FunctionBatterySpec, Literal_, ParameterSpec, Term
+
+Array = np.ndarray[Any, Any]
+MAX_ELEMENTS = 1 << 20  # one drawn input, at most this many elements
+
+
+class DrawError(ValueError):
+    """A case cannot be drawn as written (a tie with no solution, an empty range): the rubric's
+    problem, reported by `rubric validate`."""
+
+
+@dataclass(frozen=True)
+class DrawnCase:
+    spec: CaseSpec
+    name: str  # the case's name, numbered when it repeats (staff only: it may state sizes)
+    index: int
+    sizes: dict[str, int]
+    inputs: dict[str, Any]  # parameter -> array or Python scalar, in the asked order
+
+
+def _term(term: Term, sizes: dict[str, int]) -> int:
+    return term if isinstance(term, int) else sizes[term]
+
+
+def _candidates(dim: DimSpec, sizes: dict[str, int]) -> list[int]:
+    if dim.range is not None:
+        found = list(range(dim.range[0], dim.range[1] + 1))
+    else:
+        found = list(dim.choices or ())
+    if dim.multiple_of is not None:
+        base = _term(dim.multiple_of, sizes)
+        found = [v for v in found if base and v % base == 0]
+    if dim.parity is not None:
+        found = [v for v in found if v % 2 == (dim.parity == "odd")]
+    return found
+
+
+def draw_size(name: str, dim: DimSpec | int, sizes: dict[str, int],
+              rng: np.random.Generator) -> int:
+    if isinstance(dim, int):
+        return dim
+    if dim.value is not None:
+        return dim.value
+    if dim.product is not None:
+        return math.prod(_term(t, sizes) for t in dim.product)
+    if dim.sum is not None:
+        return sum(_term(t, sizes) for t in dim.sum)
+    if dim.quotient is not None:
+        top, bottom = (_term(t, sizes) for t in dim.quotient)
+        if bottom == 0 or top % bottom:
+            raise DrawError(f"size {name!r}: {top} is not divisible by {bottom}")
+        return top // bottom
+    found = _candidates(dim, sizes)
+    if not found:
+        raise DrawError(f"size {name!r}: no value satisfies its range and ties "
+                        f"(sizes so far: {sizes})")
+    return int(found[int(rng.integers(len(found)))])
+
+
+def _array(name: str, parameter: ParameterSpec, sizes: dict[str, int], scale: float,
+           rng: np.random.Generator) -> Array:
+    shape = tuple(_term(t, sizes) for t in parameter.array or ())
+    if any(n < 0 for n in shape) or math.prod(shape) > MAX_ELEMENTS:
+        raise DrawError(f"parameter {name!r}: shape {shape} is negative or too large")
+    values: Array
+    if parameter.distribution == "normal":
+        values = rng.standard_normal(shape) * parameter.scale * scale
+    elif parameter.distribution == "uniform":
+        values = rng.uniform(parameter.low, parameter.high, size=shape) * scale
+    else:
+        values = rng.integers(int(parameter.low), int(parameter.high) + 1, size=shape)
+    return np.asarray(values).astype(parameter.dtype)
+
+
+def _fixed(value: Literal_) -> Any:
+    return np.asarray(value) if isinstance(value, list) else value
+
+
+def draw_case(spec: FunctionBatterySpec, case: CaseSpec, name: str, index: int, seed: int,
+              adjust: Any = None) -> DrawnCase:
+    if case.seed is None:
+        rng = np.random.default_rng([seed, index])
+    else:  # fixed for everyone; a repeated fixed case differs by its position
+        rng = np.random.default_rng(case.seed if case.repeat == 1 else [case.seed, index])
+    sizes: dict[str, int] = {}
+    dims: dict[str, DimSpec | int] = {**spec.dims, **case.dims}
+    for dim_name, dim in dims.items():
+        try:
+            sizes[dim_name] = draw_size(dim_name, dim, sizes, rng)
+        except KeyError as exc:
+            raise DrawError(f"size {dim_name!r} uses {exc} before it is drawn") from exc
+    inputs: dict[str, Any] = {}
+    for param, parameter in spec.parameters.items():
+        if param in case.omit:
+            continue
+        if param in case.values:
+            inputs[param] = _fixed(case.values[param])
+        elif parameter.value is not None:
+            inputs[param] = _fixed(parameter.value)
+        elif parameter.size is not None:
+            inputs[param] = sizes[parameter.size]
+        else:
+            inputs[param] = _array(param, parameter, sizes, case.scale.get(param, 1.0), rng)
+    if adjust is not None:
+        inputs = dict(adjust(dict(inputs), dict(sizes), rng))
+    return DrawnCase(case, name, index, sizes, inputs)
+
+
+def expand(spec: FunctionBatterySpec) -> list[tuple[CaseSpec, str]]:
+    """Every case as many times as it repeats, named `name #k` when it does."""
+    found: list[tuple[CaseSpec, str]] = []
+    for case in spec.cases:
+        for k in range(case.repeat):
+            found.append((case, case.name if case.repeat == 1 else f"{case.name} #{k + 1}"))
+    return found

@@ -1,0 +1,242 @@
+"""A battery for any NumPy function (graders.code.spec), built in the trusted process: its module
+imported, the reference run on every case, the known-bug variants run when a diagnosis needs
+them. The student's function never runs here, only in the sandbox.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+from pydantic import ValidationError
+
+from graders.code.battery import BatteryError, _load_module
+from graders.code.draw import DrawError, DrawnCase, draw_case, expand
+from graders.code.spec import FunctionBatterySpec
+
+Array = np.ndarray[Any, Any]
+Outputs = dict[str, Array]
+
+
+@dataclass(frozen=True)
+class Raised:
+    """A trusted function (reference or variant) raised on a case."""
+
+    type: str
+    message: str
+
+
+def describe_inputs(inputs: dict[str, Any]) -> str:
+    """Arguments as the staff (and `rubric validate`) read them: scalars by value, arrays by
+    dtype and shape."""
+    parts = []
+    for name, value in inputs.items():
+        if isinstance(value, np.ndarray):
+            parts.append(f"{name}=<{value.dtype} array {tuple(value.shape)}>")
+        else:
+            parts.append(f"{name}={value!r}")
+    return ", ".join(parts)
+
+
+def named_outputs(value: Any, names: tuple[str, ...]) -> Outputs:
+    """A trusted function's return value, named as the reference's outputs."""
+    if len(names) == 1:
+        return {names[0]: np.asarray(value)}
+    if not isinstance(value, tuple | list) or len(value) != len(names):
+        raise TypeError(f"returned {type(value).__name__}, not a tuple of {len(names)} "
+                        f"({', '.join(names)})")
+    return {name: np.asarray(item) for name, item in zip(names, value, strict=True)}
+
+
+def run_trusted(fn: Callable[..., Any], case: DrawnCase, names: tuple[str, ...]
+                ) -> Outputs | Raised:
+    arguments = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in case.inputs.items()}
+    with np.errstate(all="ignore"):
+        try:
+            return named_outputs(fn(**arguments), names)
+        except Exception as exc:
+            return Raised(type(exc).__name__, " ".join(str(exc).split())[:300])
+
+
+@dataclass(frozen=True)
+class FunctionVariant:
+    name: str
+    feedback: str
+    # One tuple per spelling of the mistake, each with one result per case.
+    spellings: tuple[tuple[Outputs | Raised, ...], ...]
+
+
+@dataclass
+class FunctionInstance:
+    """A battery with its cases drawn for one submission, and the reference's results."""
+
+    battery: FunctionBattery
+    seed: int
+    cases: tuple[DrawnCase, ...]
+    expected: tuple[Outputs | Raised, ...]
+
+    @cached_property
+    def variants(self) -> tuple[FunctionVariant, ...]:
+        """Computed only when a diagnosis needs them."""
+        return tuple(
+            FunctionVariant(name, feedback, tuple(
+                tuple(run_trusted(fn, c, self.battery.outputs) for c in self.cases)
+                for fn in functions))
+            for name, feedback, functions in self.battery.variant_table)
+
+    @property
+    def function(self) -> str:
+        return self.battery.spec.function
+
+
+@dataclass(frozen=True)
+class FunctionBattery:
+    path: Path
+    spec: FunctionBatterySpec
+    reference: Callable[..., Any]
+    checks: dict[str, Callable[..., Any]]
+    adjusters: dict[str, Callable[..., Any]]
+    variant_table: tuple[tuple[str, str, tuple[Callable[..., Any], ...]], ...]
+
+    @property
+    def function(self) -> str:
+        return self.spec.function
+
+    @property
+    def timeout_s(self) -> float | None:
+        return self.spec.timeout_s
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        return self.spec.reference.outputs
+
+    def draw(self, seed: int) -> tuple[DrawnCase, ...]:
+        return tuple(
+            draw_case(self.spec, case, name, index, seed,
+                      self.adjusters.get(case.adjust) if case.adjust else None)
+            for index, (case, name) in enumerate(expand(self.spec)))
+
+    def instance(self, seed: int) -> FunctionInstance:
+        try:
+            cases = self.draw(seed)
+        except DrawError as exc:
+            raise BatteryError(str(exc)) from exc
+        expected = tuple(run_trusted(self.reference, c, self.outputs) for c in cases)
+        for case, result in zip(cases, expected, strict=True):
+            if isinstance(result, Raised) and not self._expects_raise(case):
+                raise BatteryError(
+                    f"the reference fails on case {case.name!r}: "
+                    f"{self.spec.reference.function}({describe_inputs(case.inputs)}) raised "
+                    f"{result.type}: {result.message}")
+        return FunctionInstance(self, seed, cases, expected)
+
+    def _expects_raise(self, case: DrawnCase) -> bool:
+        return any(check.raises not in (None, False) and case.spec.group in check.groups
+                   for check in self.spec.checks.values())
+
+    def indistinguishable(self, seed: int = 0) -> list[str]:
+        """Variants whose results equal the reference's on every case (a warning of
+        `rubric validate`: the cases cannot tell them apart, so they never name a bug)."""
+        from graders.code.judging import same_result
+
+        instance = self.instance(seed)
+        found: list[str] = []
+        for variant in instance.variants:
+            if any(all(same_result(r, e) for r, e in zip(results, instance.expected, strict=True))
+                   for results in variant.spellings):
+                found.append(variant.name)
+        return found
+
+
+def _callable(module: Any, name: str, what: str) -> Callable[..., Any]:
+    found = getattr(module, name, None)
+    if not callable(found):
+        raise BatteryError(f"the battery's module has no {what} function {name!r}")
+    return found  # type: ignore[no-any-return]
+
+
+def build_function_battery(path: Path, raw: object) -> FunctionBattery:
+    try:
+        spec = FunctionBatterySpec.model_validate(raw)
+    except ValidationError as exc:
+        raise BatteryError(f"{path}: {exc}") from exc
+    module = _load_module(path.parent / spec.module)
+    reference = _callable(module, spec.reference.function, "reference")
+    checks = {c.function: _callable(module, c.function, "check")
+              for c in spec.checks.values() if c.function}
+    adjusters = {c.adjust: _callable(module, c.adjust, "adjust")
+                 for c in spec.cases if c.adjust}
+    table = getattr(module, spec.variants, None) if spec.variants else {}
+    if not isinstance(table, dict):
+        raise BatteryError(f"{spec.module}.{spec.variants} must be a dict")
+    variants: list[tuple[str, str, tuple[Callable[..., Any], ...]]] = []
+    for name, entry in table.items():
+        if not (isinstance(entry, tuple) and len(entry) >= 2 and isinstance(entry[0], str)
+                and all(callable(fn) for fn in entry[1:])):
+            raise BatteryError(f"variant {name!r} must be (feedback, function, ...)")
+        variants.append((str(name), entry[0], tuple(entry[1:])))
+    battery = FunctionBattery(path, spec, reference, checks, adjusters, tuple(variants))
+    _ = battery.instance(0)  # a reference that fails on a case is the rubric's problem: now
+    return battery
+
+
+_cache: dict[tuple[Path, int], FunctionBattery] = {}
+_lock = threading.Lock()
+
+
+def read_battery_file(path: Path) -> object:
+    try:
+        return yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise BatteryError(f"{path}: {exc}") from exc
+
+
+def load_function_battery(path: Path) -> FunctionBattery:
+    """Built once per process and file version; inputs are drawn per submission."""
+    try:
+        key = (path, path.stat().st_mtime_ns)
+    except OSError as exc:
+        raise BatteryError(f"cannot read {path}: {exc.strerror}") from exc
+    with _lock:
+        battery = _cache.get(key)
+        if battery is None:
+            battery = _cache[key] = build_function_battery(path, read_battery_file(path))
+        return battery
+
+
+def load_any(path: Path) -> Any:
+    """The battery in `path`, in whichever format it is written: a general battery
+    (`FunctionBattery`) or an attention battery (`graders.code.battery.Battery`)."""
+    from graders.code.battery import load_battery
+    from graders.code.spec import is_function_battery, uses_attention_checks
+
+    raw = _raw(path)
+    if is_function_battery(raw) and not uses_attention_checks(raw):
+        return load_function_battery(path)
+    return load_battery(path)
+
+
+_raws: dict[tuple[Path, int], object] = {}
+
+
+def _raw(path: Path) -> object:
+    """The battery file's data, read once per file version (every submission asks)."""
+    try:
+        key = (path, path.stat().st_mtime_ns)
+    except OSError as exc:
+        raise BatteryError(f"cannot read {path}: {exc.strerror}") from exc
+    with _lock:
+        found = _raws.get(key)
+    if found is None:
+        found = read_battery_file(path)
+        with _lock:
+            if len(_raws) >= 256:
+                _raws.clear()
+            _raws[key] = found
+    return found

@@ -1,0 +1,215 @@
+"""Grading a question's code items with a battery for any NumPy function (graders.code.spec):
+one sandboxed job calls the student's function on every drawn case, and each item's check is
+decided here on the validated results.
+
+A check earns its points when it passes on every case of its groups (or in proportion, with
+`credit: per_input`), times the smallest rubric share of the interface adaptations its passing
+cases relied on. A check whose every case crashed is `submission_error` naming the exception
+and its line; a crash on some cases (one class of inputs) fails only the checks that look at
+them. Students never see a case's name, sizes or values, nor an exception message that could
+quote them; the staff feedback does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+
+from graders.code.calling import CallPlan, Observed, build_job, observe, parameters_of, plan_call
+from graders.code.checks import Verdict
+from graders.code.config import CodeCheckConfig
+from graders.code.functions import FunctionBattery, FunctionInstance
+from graders.code.judging import Judged, judge, name_bug
+from graders.code.spec import CheckSpec, FunctionAdaptation
+from graders.results import Evidence, ItemResult, Status
+from graders.rubric import RubricItem
+from graders.sandbox import Job, JobOutcome, StudentError
+
+ADAPTED_CONFIDENCE = 0.8
+ADAPTED: dict[FunctionAdaptation, str] = {
+    "by_name": "its parameters are in another order, so it was called with them by name",
+    "extra_argument": "it requires an argument the question does not pass, so it was given it",
+    "batch_dims": "it works only on batched inputs, so it was called with a batch of one",
+    "extra_leading_axis": "it returns an extra leading axis of size 1, which was dropped",
+    "swapped": "it returns its outputs in another order; they were read by their shapes",
+    "output_only": "it returns only the first of the asked outputs",
+    "extra_outputs": "it returns more than the asked output; the asked one was read by its "
+                     "shape",
+    "rounded": "its results match the reference only to about 1e-3 (rounded, or computed in "
+               "lower precision)",
+}
+_DIGIT = re.compile(r"\d")
+
+Make = Callable[..., ItemResult]  # the grader's result builder (item, points, status, ...)
+
+
+@dataclass
+class FunctionRun:
+    instance: FunctionInstance
+    source: str
+    plan: CallPlan
+    outcome: JobOutcome
+    observations: list[Observed]
+
+    def line(self, number: int) -> str:
+        lines = self.source.splitlines()
+        return lines[number - 1].strip() if 1 <= number <= len(lines) else ""
+
+    def crash(self, error: StudentError, case: str, for_student: bool) -> str:
+        message = " ".join(error.message.split())[:300]
+        # A message with a number in it may quote a hidden size or value: the type alone.
+        if for_student and _DIGIT.search(message):
+            message = ""
+        shown = f"{error.type}: {message}" if message else error.type
+        where = ""
+        if error.lines:
+            text = self.line(error.lines[-1])
+            where = f" at line {error.lines[-1]}" + (f": `{text}`" if text else "")
+        on = "" if for_student else f" (on the input '{case}')"
+        return f"Your code raised {shown}{where}{on}."
+
+
+def job_for(instance: FunctionInstance, source: str, function: str, batched: bool = False
+            ) -> tuple[CallPlan, Job]:
+    spec = instance.battery.spec
+    optional = frozenset(n for n, p in spec.parameters.items() if p.optional)
+    plan = plan_call(tuple(spec.parameters), spec.extras, parameters_of(source, function),
+                     optional)
+    if batched:
+        plan = CallPlan(plan.keyword, plan.extras, plan.unsupplied, True, plan.left_out)
+    return plan, build_job(instance, source, function, plan)
+
+
+def can_batch(battery: FunctionBattery) -> bool:
+    spec = battery.spec
+    return spec.adaptation("batch_dims").allowed and any(p.batch for p in spec.parameters.values())
+
+
+def usable(observations: list[Observed]) -> int:
+    return sum(bool(o.outputs) for o in observations)
+
+
+def observations_of(instance: FunctionInstance, outcome: JobOutcome, batched: bool,
+                    not_run: str) -> list[Observed]:
+    return observe(instance, outcome.calls, batched, not_run)
+
+
+def _credit(battery: FunctionBattery, adaptations: frozenset[FunctionAdaptation]) -> Fraction:
+    credit = Fraction(1)
+    for name in adaptations:
+        policy = battery.spec.adaptation(name)
+        credit = min(credit, policy.credit if policy.allowed else Fraction(0))
+    return credit
+
+
+def _relied_on(check: CheckSpec, judged: list[Judged], run: FunctionRun
+               ) -> frozenset[FunctionAdaptation]:
+    found: set[FunctionAdaptation] = set()
+    for verdict in judged:
+        if verdict.verdict is Verdict.PASS:
+            found |= run.observations[verdict.index].adaptations
+            if verdict.rounded:
+                found.add("rounded")
+    found |= run.plan.adaptations & {"by_name", "extra_argument"}
+    if check.kind in ("returns", "raises", "interface"):
+        found = set()  # nothing was read through an adaptation
+    return frozenset(found)
+
+
+def grade_item(item: RubricItem, config: CodeCheckConfig, run: FunctionRun, make: Make,
+               notes: list[str], evidence: list[Evidence]) -> ItemResult:
+    battery = run.instance.battery
+    check = battery.spec.checks[config.check]
+    if {"rtol", "atol"} & config.model_fields_set:
+        check = check.model_copy(update={"rtol": config.rtol, "atol": config.atol})
+    function = battery.checks.get(check.function) if check.function else None
+    accept = battery.spec.adaptation("rounded").allowed
+    judged = judge(check, run.instance, run.observations, function, accept)
+    if check.kind == "interface" and run.plan.adaptations:
+        # Called by name, with an extra argument or batched: not the asked interface.
+        said = ", ".join(sorted(run.plan.adaptations))
+        judged = [Judged(v.index, Verdict.FAIL, f"called through an adapted interface ({said})")
+                  if v.verdict is Verdict.PASS else v for v in judged]
+    cases = run.instance.cases
+    shown = tuple(Evidence(kind="check", text=f"{cases[v.index].name}: {v.verdict.value}",
+                           note=v.note) for v in judged)
+    if not judged:
+        return make(item, 0, Status.NEEDS_REVIEW, f"The battery has no input for the check "
+                    f"'{config.check}'.", "", tuple(evidence) + shown, 0.0)
+    passed = sum(v.verdict is Verdict.PASS for v in judged)
+    crashed = [v for v in judged if v.verdict is Verdict.CRASH]
+    staff: list[str] = []
+    student: list[str] = []
+    first_crash = next((run.observations[v.index] for v in crashed
+                        if run.observations[v.index].error is not None), None)
+    adaptations = _relied_on(check, judged, run)
+    if len(crashed) == len(judged):
+        status, points = Status.SUBMISSION_ERROR, Fraction(0)
+        what = f"Not checked ({check.description})"
+        if first_crash is not None and first_crash.error is not None:
+            staff.append(f"{what}: {run.crash(first_crash.error, first_crash.case.name, False)}")
+            student.append(f"{what}: {run.crash(first_crash.error, '', True)}")
+        else:
+            reason = crashed[0].note or "no result"
+            staff.append(f"{what}: {reason}.")
+            student.append(f"{what}: {reason}.")
+    else:
+        status = Status.GRADED
+        share = (Fraction(passed, len(judged)) if config.credit == "per_input"
+                 else Fraction(int(passed == len(judged))))
+        credit = _credit(battery, adaptations) if passed else Fraction(1)
+        points = share * Fraction(str(item.points)) * credit
+        summary = f"Check: {check.description}. Passed on {passed} of {len(judged)} input(s)."
+        staff.append(summary)
+        student.append(summary)
+        for verdict in [v for v in judged if v.verdict is not Verdict.PASS][:3]:
+            staff.append(f"'{cases[verdict.index].name}': {verdict.note}.")
+        if first_crash is not None and first_crash.error is not None:
+            staff.append(run.crash(first_crash.error, first_crash.case.name, False))
+            said = run.crash(first_crash.error, "", True)
+            # Which class of inputs crashed, by the battery's group names (never a value).
+            groups = sorted({cases[v.index].spec.group for v in crashed})
+            which = f" (the {', '.join(groups)} inputs)" if len(check.groups) > 1 else ""
+            student.append(f"On {len(crashed)} of these inputs{which} "
+                           f"{said[0].lower()}{said[1:]}")
+        if adaptations:
+            words = "; ".join(ADAPTED[a] for a in sorted(adaptations))
+            portion = "all" if credit == 1 else str(credit)
+            staff.append(f"Graded through an adapted interface: {words}. The rubric gives this "
+                         f"item {portion} of its points for it.")
+            student.append(f"Your function was read through an adapted interface: {words}.")
+    failed = [v.index for v in judged if v.verdict is not Verdict.PASS]
+    if check.kind == "shape" and any(check.output in run.observations[i].extra_axis
+                                     for i in failed):
+        text = ("The result has an extra leading axis of size 1: the asked shape has no batch "
+                "axis (remove the extra [np.newaxis, ...] / reshape).")
+        staff.append(text)
+        student.append(text)
+    if any(v.rounded and v.verdict is not Verdict.PASS for v in judged):
+        text = ("Your results match the reference only to about 1e-3 (rounded, or computed in "
+                "lower precision), not to the check's tolerance.")
+        staff.append(text)
+        student.append(text)
+    if failed:
+        if check.hint:
+            staff.append(check.hint)
+            student.append(check.hint)
+        for bug in name_bug(run.instance, run.observations, failed):
+            staff.append(f"Likely bug: {bug.feedback} ({bug.evidence}.)")
+            student.append(f"Likely bug: {bug.feedback}")
+    # Less than certain where this check's cases were read through an adaptation.
+    everything = frozenset(a for v in judged for a in run.observations[v.index].adaptations) \
+        | run.plan.adaptations
+    # A near miss (about 1e-3) is one a careful grader may read either way.
+    near = any(v.rounded for v in judged)
+    confidence = ADAPTED_CONFIDENCE if everything or near else 1.0
+    if check.kind == "interface" and everything:
+        words = "; ".join(ADAPTED[a] for a in sorted(everything))
+        staff.append(f"The function was graded by adapting to its interface: {words}.")
+        student.append(f"Your function does not have the asked interface: {words}.")
+    staff.extend(notes)
+    student.extend(n for n in notes if not n.startswith("WARNING"))
+    return make(item, points, status, " ".join(x for x in staff if x),
+                " ".join(x for x in student if x), tuple(evidence) + shown, confidence)

@@ -1,0 +1,61 @@
+"""A stored rubric's code batteries are found beside its file by every process that grades it:
+the one that read the file remembers its folder; a grading process that only has the stored text
+looks in the operator's rubrics folder (GRADEFORMER_RUBRICS_DIR)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import app.grading.worker as worker
+import graders.rubric as rubric_module
+from graders.context import GradingResources
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "positional-encoding"
+SOURCE = """import numpy as np
+
+def pos_encoding(position, d_model):
+    if position == 0 or d_model <= 0:
+        return -1
+    pos = np.arange(position)[:, None]
+    i = np.arange(d_model)[None, :]
+    angles = pos / np.power(10000, (2 * (i // 2)) / d_model)
+    angles[:, 0::2] = np.sin(angles[:, 0::2])
+    angles[:, 1::2] = np.cos(angles[:, 1::2])
+    return angles.astype(np.float16)
+"""
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    shutil.copytree(EXAMPLE, tmp_path / "rubrics")
+    # A grading process that never read the rubric's file.
+    monkeypatch.setattr(rubric_module, "_rubric_dirs", {})
+    monkeypatch.setattr(worker, "_rubrics", {})
+    return tmp_path / "rubrics"
+
+
+def _grade(text: str, options: dict[str, object]) -> worker.WorkerOutcome:
+    resources = GradingResources(options={"sandbox_timeout_s": 2.0, **options})
+    try:
+        raw = json.dumps({"student_id": "s1", "answers": {"PE": SOURCE}}).encode()
+        return worker.grade_document(text, raw, "s1.json", "application/json", resources)
+    finally:
+        resources.close()
+
+
+def test_a_grading_process_finds_the_battery_in_the_operators_rubrics_folder(
+        folder: Path) -> None:
+    text = (folder / "numpy-positional-encoding.yaml").read_text()
+    outcome = _grade(text, {"rubrics_dir": str(folder)})
+    assert outcome.status == "graded", outcome.error
+    assert sum(item.points for item in outcome.items) == 7
+
+
+def test_without_the_folder_the_stored_text_cannot_find_its_battery(folder: Path) -> None:
+    text = (folder / "numpy-positional-encoding.yaml").read_text()
+    with pytest.raises(rubric_module.RubricError, match=r"battery file 'pe\.yaml' not found"):
+        _grade(text, {})
