@@ -65,7 +65,9 @@ def signed_in(request: Request, session: Session) -> Signed | HTMLResponse:
     sessions = page_sessions(request)
     session_id = request.cookies.get(COOKIE)
     token = sessions.token(session_id)
-    here = request.url.path
+    # the page asked for, query included (a link to a filtered review queue keeps its filter)
+    query = request.url.query
+    here = request.url.path + (f"?{query}" if query and len(query) <= 1000 else "")
     if token is None or session_id is None:
         return sign_in_page("Sign in", here)
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -32,11 +33,14 @@ VERSION = "2"
 # submission, so a process resolves each once.
 @lru_cache(maxsize=256)
 def resolve_battery(relative: str, base: Path = BUNDLED_RUBRICS) -> Path:
-    """A battery path inside the rubrics directory (never outside it)."""
-    path = (base / relative).resolve()
-    if base.resolve() not in path.parents:
+    """A battery path inside the rubric's folder (never outside it). Inside is decided on the
+    path as written (`..` cannot leave the folder); a link the folder's owner placed in it (a
+    folder of shared batteries linked beside a rubric) is followed."""
+    folder = Path(os.path.abspath(base))
+    written = Path(os.path.normpath(folder / relative))
+    if folder not in written.parents:
         raise ValueError(f"battery {relative!r} must lie inside {base}")
-    return path
+    return written.resolve()
 
 
 @lru_cache(maxsize=256)

@@ -83,7 +83,9 @@ def test_staff_see_the_assignments_and_the_dashboard(
 def test_reviewing_with_the_keyboard_stores_overrides(
     page: Any, live_server: LiveServer, uploaded: dict[str, int]
 ) -> None:
-    sign_in(page, live_server, "prof", f"/assignments/{SLUG}/review")
+    # bob's document answers 3 of the 10 questions, so all of it waits for review ("does this
+    # answer this assignment?"): the queue is opened on the item this test decides
+    sign_in(page, live_server, "prof", f"/assignments/{SLUG}/review?item_id=b1.d_head")
     page.wait_for_selector("#decide-form")
     assert HOSTILE in page.inner_text("#answer")  # shown as text, never run
     assert page.locator("#answer mark").count() >= 1  # the evidence is marked
