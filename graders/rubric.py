@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -348,5 +349,21 @@ def load_rubric(path: Path | str) -> LoadedRubric:
 BUNDLED_RUBRICS = Path(__file__).resolve().parent.parent / "rubrics"
 
 
+# A code battery beside its rubric (docs/rubrics.md) is YAML too: a top-level `function:` and no
+# `questions:` says a file is a battery, not a rubric.
+_TOP_FUNCTION = re.compile(r"(?m)^function[ \t]*:")
+_TOP_QUESTIONS = re.compile(r"(?m)^questions[ \t]*:")
+
+
+def is_battery_file(path: Path) -> bool:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False  # unreadable: left to the rubric loader, which says why
+    return bool(_TOP_FUNCTION.search(text)) and not _TOP_QUESTIONS.search(text)
+
+
 def bundled_rubric_paths(directory: Path = BUNDLED_RUBRICS) -> list[Path]:
-    return sorted(p for p in directory.glob("*.yaml") if p.is_file())
+    """The rubric files of a rubrics folder: its *.yaml files, less the code batteries kept
+    beside their rubric."""
+    return sorted(p for p in directory.glob("*.yaml") if p.is_file() and not is_battery_file(p))

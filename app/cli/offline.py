@@ -8,7 +8,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app.cli.context import fail, settings
-from graders.rubric import LoadedRubric, RubricError, bundled_rubric_paths, load_rubric
+from graders.rubric import (
+    LoadedRubric,
+    RubricError,
+    bundled_rubric_paths,
+    is_battery_file,
+    load_rubric,
+)
 
 RUBRIC_SUFFIXES = (".yaml", ".yml")
 
@@ -60,7 +66,8 @@ def given_rubrics(paths: Sequence[Path]) -> dict[str, str]:
     for path in paths:
         if path.is_dir():
             found = sorted(
-                p for p in path.iterdir() if p.is_file() and p.suffix in RUBRIC_SUFFIXES
+                p for p in path.iterdir()
+                if p.is_file() and p.suffix in RUBRIC_SUFFIXES and not is_battery_file(p)
             )
             if not found:
                 raise fail(f"{path} holds no rubric (*.yaml) files")

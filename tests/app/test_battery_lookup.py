@@ -5,7 +5,10 @@ looks in the operator's rubrics folder (GRADEFORMER_RUBRICS_DIR)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -59,3 +62,29 @@ def test_without_the_folder_the_stored_text_cannot_find_its_battery(folder: Path
     text = (folder / "numpy-positional-encoding.yaml").read_text()
     with pytest.raises(rubric_module.RubricError, match=r"battery file 'pe\.yaml' not found"):
         _grade(text, {})
+
+
+def test_a_rubrics_folder_holding_batteries_beside_rubrics_lists_only_the_rubrics(
+        folder: Path, tmp_path: Path) -> None:
+    # The docs put a battery beside its rubric: the folder given to `evaluate --rubric` (or
+    # GRADEFORMER_RUBRICS_DIR, synced by the service) must not read pe.yaml as a rubric.
+    assert [p.name for p in rubric_module.bundled_rubric_paths(folder)] == [
+        "numpy-positional-encoding.yaml"]
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    (samples / "s1.json").write_text(json.dumps({"student_id": "s1", "answers": {"PE": SOURCE}}))
+    (samples / "s1.grades.yaml").write_text(
+        "assignment: numpy-positional-encoding\ntotal: 7\ntotal_range: [7, 7]\nitems:\n"
+        + "".join(f"  {i}: {{points: {p}, range: [{p}, {p}]}}\n" for i, p in (
+            ("pe.guard", 1), ("pe.shape", 1), ("pe.dtype", 1), ("pe.values", 3),
+            ("pe.odd_dmodel", 1))))
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli.main", "evaluate", str(samples), "--rubric", str(folder),
+         "--format", "json"],
+        capture_output=True, text=True, timeout=240, check=False,
+        cwd=Path(__file__).resolve().parents[2],
+        env={**os.environ, "GRADEFORMER_DATABASE_URL": f"sqlite:///{tmp_path / 'e.db'}"},
+    )
+    assert done.returncode == 0, done.stderr
+    overall = json.loads(done.stdout)["overall"]
+    assert overall["files_agreeing"] == 1 and overall["items_within"] == 5, overall
