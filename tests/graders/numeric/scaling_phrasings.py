@@ -8,10 +8,12 @@ tests and by the scaling battery (benchmarks/scaling.py).
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
+from hypothesis import assume
 from hypothesis import strategies as st
 
 from tests.graders.numeric.renderings import words
@@ -111,6 +113,16 @@ def factor_phrase(klass: FactorClass, template: str, n: int) -> str:
     return template.format(n=klass.write(n))
 
 
+_VARIABLE = re.compile(r"\bx\d+\b")
+
+
+def _clashes(explanation: str, body: str) -> bool:
+    """The explanation names a variable (`x2 = W x1`) that the factor is also written as (`x2`):
+    a name used as a variable is read as one everywhere (graders.numeric.factors), so such an
+    answer states no factor. Not a text of the class these strategies generate."""
+    return any(re.search(rf"\b{name}\b", body) for name in _VARIABLE.findall(explanation))
+
+
 @st.composite
 def stated_factors(draw: st.DrawFn) -> Answer:
     """One factor, in any class, with explanation before and after it."""
@@ -124,6 +136,7 @@ def stated_factors(draw: st.DrawFn) -> Answer:
     else:
         phrase, value = draw(st.sampled_from(FIXED))
         kind = "fixed words"
+    assume(not _clashes(f"{before} {after}", phrase))
     return Answer(f"{before} So {phrase}. {after}".strip(), value, kind)
 
 
@@ -144,7 +157,9 @@ def intermediate_then_final(draw: st.DrawFn) -> Answer:
     intermediate = draw(st.sampled_from(INTERMEDIATES)).format(m=m)
     body = draw(st.sampled_from(LAYOUTS)).format(intermediate=intermediate, final=final,
                                                   marker=draw(st.sampled_from(MARKERS)))
-    text = f"{draw(st.sampled_from(EXPLANATIONS))} {body}"
+    explanation = draw(st.sampled_from(EXPLANATIONS))
+    assume(not _clashes(explanation, body))
+    text = f"{explanation} {body}"
     return Answer(text.strip(), klass.value(n), "intermediate then final")
 
 
