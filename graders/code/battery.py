@@ -20,10 +20,10 @@ from typing import Any, Literal
 
 import numpy as np
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from graders.code.attention_form import AttentionFormError, check_names, legacy_spec
-from graders.code.spec import FunctionBatterySpec, is_function_battery
+from graders.code.spec import Adaptation, FunctionBatterySpec, is_function_battery
 
 Array = np.ndarray[Any, Any]
 Pair = tuple[Array, Array]  # (output, weights)
@@ -58,27 +58,6 @@ class CaseSpec(BaseModel):
     d_v: int = Field(ge=1, le=512)
     logit_scale: float = 1.0
     stable: bool = False  # a stability case: only the `stable` check looks at it
-
-
-class Adaptation(BaseModel):
-    """One interface adaptation: whether the grader may make it, and the share of each item's
-    points (the interface item aside, which an adapted call never earns) it still earns."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    allowed: bool = True
-    credit: Fraction = Fraction(1)
-
-    @field_validator("credit", mode="before")
-    @classmethod
-    def _fraction(cls, value: object) -> Fraction:
-        try:
-            credit = Fraction(str(value))
-        except (ValueError, ZeroDivisionError) as exc:
-            raise ValueError(f"credit must be a fraction like 2/3, not {value!r}") from exc
-        if not 0 <= credit <= 1:
-            raise ValueError("credit must lie between 0 and 1")
-        return credit
 
 
 def _default_adaptations() -> dict[AdaptationName, Adaptation]:

@@ -130,8 +130,9 @@ class CaseSpec(_Strict):
 
 
 class Adaptation(_Strict):
-    """Whether an interface adaptation is accepted, and the share of a check's points it still
-    earns (several at once: the smallest)."""
+    """One interface adaptation: whether the grader may make it, and the share of a check's
+    points it still earns (several at once: the smallest; the interface check, which an adapted
+    call never earns, aside)."""
 
     allowed: bool = True
     credit: Fraction = Fraction(1)
