@@ -46,6 +46,16 @@ def safe_message(error: StudentError, for_student: bool) -> str:
     return f"{error.type}: {message}" if message else error.type
 
 
+def where_raised(source: str, error: StudentError) -> str:
+    """" at line N: `the line`" for the student's line the exception came from ("" if none)."""
+    if not error.lines:
+        return ""
+    number = error.lines[-1]
+    lines = source.splitlines()
+    text = lines[number - 1].strip() if 1 <= number <= len(lines) else ""
+    return f" at line {number}" + (f": `{text}`" if text else "")
+
+
 def sentence(text: str) -> str:
     text = text.strip()
     if not text:

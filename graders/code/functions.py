@@ -205,8 +205,13 @@ def load_function_battery(path: Path) -> FunctionBattery:
         raise BatteryError(f"cannot read {path}: {exc.strerror}") from exc
     with _lock:
         battery = _cache.get(key)
+    if battery is not None:
+        return battery
+    raw = _raw(path)  # the same read `load_any` made (one read per file version)
+    with _lock:
+        battery = _cache.get(key)
         if battery is None:
-            battery = _cache[key] = build_function_battery(path, read_battery_file(path))
+            battery = _cache[key] = build_function_battery(path, raw)
         return battery
 
 

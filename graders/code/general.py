@@ -20,6 +20,7 @@ from fractions import Fraction
 from graders.code.calling import CallPlan, Observed, build_job, observe, parameters_of, plan_call
 from graders.code.checks import Verdict
 from graders.code.config import CodeCheckConfig
+from graders.code.feedback import where_raised
 from graders.code.functions import FunctionBattery, FunctionInstance
 from graders.code.judging import Judged, judge, name_bug
 from graders.code.spec import CheckSpec, FunctionAdaptation
@@ -53,20 +54,13 @@ class FunctionRun:
     outcome: JobOutcome
     observations: list[Observed]
 
-    def line(self, number: int) -> str:
-        lines = self.source.splitlines()
-        return lines[number - 1].strip() if 1 <= number <= len(lines) else ""
-
     def crash(self, error: StudentError, case: str, for_student: bool) -> str:
         message = " ".join(error.message.split())[:300]
         # A message with a number in it may quote a hidden size or value: the type alone.
         if for_student and _DIGIT.search(message):
             message = ""
         shown = f"{error.type}: {message}" if message else error.type
-        where = ""
-        if error.lines:
-            text = self.line(error.lines[-1])
-            where = f" at line {error.lines[-1]}" + (f": `{text}`" if text else "")
+        where = where_raised(self.source, error)
         on = "" if for_student else f" (on the input '{case}')"
         return f"Your code raised {shown}{where}{on}."
 

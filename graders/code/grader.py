@@ -14,7 +14,7 @@ from graders.code.checks import DESCRIPTIONS, CaseVerdict, Verdict, evaluate
 from graders.code.config import DEFAULT_SALVAGE_NAMES, VERSION, CodeCheckConfig, item_config
 from graders.code.diagnosis import Diagnosis, diagnose
 from graders.code.extract import ExtractedCode
-from graders.code.feedback import adapted_words, safe_message, sentence
+from graders.code.feedback import adapted_words, safe_message, sentence, where_raised
 from graders.code.forms import Form, Observation, choose
 from graders.code.plan import NotRun, Prepared, PreparedFunction, prepare
 from graders.context import GradingContext
@@ -56,19 +56,12 @@ class _Run:
     observations: list[Observation]
     timeout_s: float
 
-    def line(self, number: int) -> str:
-        lines = self.code.source.splitlines()
-        return lines[number - 1].strip() if 1 <= number <= len(lines) else ""
-
     def crash(self, for_student: bool) -> str:
         for obs in self.observations:
             call = obs.call
             if call is not None and not call.ok and call.error is not None:
                 error = call.error
-                where = ""
-                if error.lines:
-                    text = self.line(error.lines[-1])
-                    where = f" at line {error.lines[-1]}" + (f": `{text}`" if text else "")
+                where = where_raised(self.code.source, error)
                 case = "" if for_student else f" (on the input '{obs.case.spec.name}')"
                 return f"Your code raised {safe_message(error, for_student)}{where}{case}."
         if any(obs.call is None for obs in self.observations):
