@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
@@ -97,13 +98,53 @@ def decode_text(raw: bytes) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+# The most digits an integer in a JSON document may have: an answer is never longer, and int()
+# of a longer string is quadratic (Python refuses past 4,300 digits with a ValueError).
+MAX_INT_DIGITS = 100
+# A lone surrogate ("\ud800" in JSON) is no character: no UTF encoder, database driver or cache
+# encoder takes it, so it is read as U+FFFD like an undecodable byte in a text document.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_INT_DIGITS:
+        raise InvalidDocument(f"a number with more than {MAX_INT_DIGITS} digits")
+    return int(digits)
+
+
 def _load_json(text: str, what: str) -> Any:
     try:
-        return json.loads(text)
+        data = json.loads(text, parse_int=_bounded_int)
     except json.JSONDecodeError as exc:
         raise InvalidDocument(
             f"malformed {what}: {exc.msg} at line {exc.lineno}, column {exc.colno}"
         ) from exc
+    except RecursionError as exc:
+        raise InvalidDocument(f"malformed {what}: arrays or objects nested too deeply") from exc
+    # a lone surrogate can only come from a \\u escape: UTF-8 and UTF-16 text decoding refuse one
+    return _without_surrogates(data) if "\\u" in text else data
+
+
+def _without_surrogates(data: Any) -> Any:
+    """The same JSON value with every lone surrogate in its strings (keys too) as U+FFFD.
+    Iterative: the depth json.loads accepted is not re-spent on the call stack."""
+    def fix(value: Any) -> Any:
+        return _SURROGATE.sub("\ufffd", value) if isinstance(value, str) else value
+
+    root: list[Any] = [fix(data)]
+    stack: list[tuple[Any, Any]] = [(root, 0)]
+    while stack:
+        holder, key = stack.pop()
+        value = holder[key]
+        if isinstance(value, dict):
+            fixed = {fix(k): v for k, v in value.items()}
+            holder[key] = fixed
+            stack.extend((fixed, k) for k in fixed)
+        elif isinstance(value, list):
+            stack.extend((value, i) for i in range(len(value)))
+        else:
+            holder[key] = fix(value)
+    return root[0]
 
 
 def check_answers_shape(data: Any) -> None:

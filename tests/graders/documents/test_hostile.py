@@ -7,7 +7,10 @@ import json
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from graders.cache.codecs import encode_parsed, encode_results
 from graders.context import GradingResources
 from graders.documents import InvalidDocument, read_submission
 from graders.engine import grade_submission
@@ -70,4 +73,48 @@ def test_huge_nesting_in_a_document_is_rejected_or_read_fast():
     started = time.perf_counter()
     with contextlib.suppress(InvalidDocument):
         read_submission(raw, "s.txt", None, loaded.rubric)
+    assert time.perf_counter() - started < 5
+
+
+# Lone surrogates as a JSON document can hold them (\ud800 escapes), in answers and keys: a
+# stray code unit from a copy-paste between editors, or an attack on the encoders downstream.
+_SURROGATES = st.integers(0xD800, 0xDFFF).map(lambda c: f"\\u{c:04x}")
+_TEXT = st.lists(st.one_of(_SURROGATES, st.sampled_from(["XOR ", "is not ", "linear", " 64"])),
+                 min_size=1, max_size=8).map("".join)
+
+
+@settings(max_examples=25, deadline=None)
+@given(answer=_TEXT, key=_TEXT)
+def test_lone_surrogates_in_a_json_submission_are_read_as_replacement_characters(
+        answer: str, key: str) -> None:
+    loaded = load_rubric(BUNDLED_RUBRICS / "transformer-basics.yaml")
+    raw = ('{"student_id": "' + key + '", "answers": {"A1": "' + answer + '", "' + key
+           + '": "' + answer + '"}}').encode()
+    parsed = read_submission(raw, "s.json", None, loaded.rubric)
+    # every encoder downstream takes it: the cache's, the database's, a terminal's
+    encode_parsed(parsed)
+    text = parsed.answers["A1"].text
+    (text + (parsed.student_id or "")).encode("utf-8")
+    assert ("\ufffd" in text) == ("\\u" in answer)
+
+
+def test_lone_surrogates_are_graded_like_any_character(resources) -> None:
+    loaded = load_rubric(BUNDLED_RUBRICS / "transformer-basics.yaml")
+    raw = b'{"answers": {"A1": "XOR is not linearly separable \\ud800, so one perceptron cannot"}}'
+    outcome = grade_submission(loaded, read_submission(raw, "s.json", None, loaded.rubric),
+                               resources)
+    assert not any(r.status == "grader_error" for r in outcome.items)
+    encode_results(outcome.items)
+
+
+@pytest.mark.parametrize(("raw", "says"), [
+    (b'{"answers": {"A1": ' + b"[" * 200_000 + b"]" * 200_000 + b"}}", "nested too deeply"),
+    (b'{"answers": {"A1": ' + b"7" * 5_000 + b"}}", "more than 100 digits"),
+    (b'{"answers": {"A1": -' + b"7" * 101 + b"}}", "more than 100 digits"),
+])
+def test_json_beyond_what_an_answer_can_be_is_refused_with_the_reason(raw: bytes, says: str):
+    loaded = load_rubric(BUNDLED_RUBRICS / "transformer-basics.yaml")
+    started = time.perf_counter()
+    with pytest.raises(InvalidDocument, match=says):
+        read_submission(raw, "s.json", None, loaded.rubric)
     assert time.perf_counter() - started < 5
