@@ -14,6 +14,9 @@ from app.audit.repository import record
 from app.db.models import Assignment, CountedSubmission, User
 from app.errors import InvalidInput
 
+# The most uploads a limit can allow: within the database column (a 32-bit integer), and far
+# beyond any course's needs; a larger number is refused as input, not stored.
+MAX_SUBMISSIONS = 100_000
 # The schedule fields an instructor may change.
 SCHEDULE_FIELDS = frozenset(
     {"opens_at", "due_at", "late_until", "late_penalty_percent", "max_submissions", "counts"}
@@ -38,8 +41,10 @@ def _check(assignment: Assignment) -> None:
         raise InvalidInput("late_until needs a due_at: late means after the due date.")
     if not Decimal(0) <= assignment.late_penalty_percent <= Decimal(100):
         raise InvalidInput("late_penalty_percent must be between 0 and 100.")
-    if assignment.max_submissions is not None and assignment.max_submissions < 1:
-        raise InvalidInput("max_submissions must be at least 1 (or null for no limit).")
+    if assignment.max_submissions is not None and not (
+            1 <= assignment.max_submissions <= MAX_SUBMISSIONS):
+        raise InvalidInput(f"max_submissions must be between 1 and {MAX_SUBMISSIONS} "
+                           "(or null for no limit).")
 
 
 def update_schedule(

@@ -9,6 +9,7 @@ from fastapi import APIRouter
 from pydantic import AwareDatetime, BaseModel, Field
 
 from app.assignments import release, service
+from app.assignments.release import MAX_SUBMISSIONS
 from app.assignments.schedule import ReleaseState, Schedule
 from app.auth.dependencies import CurrentUser, InstructorUser, is_staff
 from app.db.models import Assignment, CountedSubmission
@@ -49,7 +50,7 @@ class ScheduleIn(BaseModel):
     due_at: AwareDatetime | None = None
     late_until: AwareDatetime | None = None
     late_penalty_percent: Decimal = Field(default=Decimal(0), ge=0, le=100)
-    max_submissions: int | None = Field(default=None, ge=1)
+    max_submissions: int | None = Field(default=None, ge=1, le=MAX_SUBMISSIONS)
     counts: CountedSubmission = CountedSubmission.LATEST
 
 

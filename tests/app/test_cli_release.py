@@ -81,4 +81,6 @@ def test_bad_input_is_refused_with_a_message(db: Path) -> None:
         "schedule", "--assignment", SLUG, "--opens", "2026-12-02T00:00:00+00:00",
         "--due", "2026-12-01T00:00:00+00:00", code=1,
     )
+    assert "between 1 and 100000" in run(
+        "schedule", "--assignment", SLUG, "--max-submissions", str(2**63), code=1)
     assert "no assignment" in run("publish", "--assignment", "nope", code=1).lower()

@@ -65,6 +65,9 @@ def test_schedule_is_set_by_instructors_and_validated(course: ClockedApi) -> Non
     problem(_schedule(course, "alice", max_submissions=100), 403)
     problem(_schedule(course, due_at=OPENS - timedelta(days=1)), 422)  # due before it opens
     problem(_schedule(course, max_submissions=0), 422)
+    # beyond the database's integer (and any course's need): refused as input, never a 500
+    for huge in (100_001, 2**31, 2**63, 10**40):
+        problem(_schedule(course, max_submissions=huge), 422)
     naive = course.client.patch(
         f"{URL}/schedule", json={"due_at": "2026-09-04T12:00:00"}, headers=course.auth("prof")
     )
