@@ -20,14 +20,33 @@ ELLIPSIS = "…"
 # bidirectional embedding/override/isolate marks, and lone surrogates (from surrogateescape or a
 # JSON "\\ud800"), which no UTF-8 encoder accepts. A character class: linear time.
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# Characters that show as nothing: zero-width space, non-joiner and joiner, the left-to-right and
+# right-to-left marks, the word joiner and invisible operators, the byte-order mark, the soft
+# hyphen, and the Unicode tag characters (which can carry a hidden ASCII message). Text a staff
+# member reads must hold what it shows: these are removed.
+_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff\U000e0000-\U000e007f]")
+# A spreadsheet runs a cell that starts with one of these as a formula (=HYPERLINK(...) leaks
+# data when clicked; DDE payloads run commands). Tab and CR start formulas in some too.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_NUMBER = re.compile(r"[+-]?\d{1,30}(\.\d{1,30})?")
 
 
 def clean(text: str, limit: int = DEFAULT_LIMIT) -> str:
-    """Valid UTF-8, no control characters but tab and newline, at most `limit` characters."""
+    """Valid UTF-8, no control characters but tab and newline, nothing invisible, at most
+    `limit` characters."""
     if len(text) > limit:
         text = text[: limit - 1] + ELLIPSIS
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return _UNSAFE.sub("\ufffd", text)
+    return _INVISIBLE.sub("", _UNSAFE.sub("\ufffd", text))
+
+
+def csv_cell(value: object, limit: int = 1000) -> str:
+    """A CSV cell a spreadsheet shows as text: cleaned, and formula-like text gets a leading
+    apostrophe (the OWASP advice); numbers stay numbers."""
+    text = clean("" if value is None else str(value), limit)
+    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text
 
 
 def clean_optional(text: str | None, limit: int = DEFAULT_LIMIT) -> str | None:

@@ -32,6 +32,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from app.cli.context import errors, fail
 from app.cli.table_store import FolderRowStore
 from app.points import as_number
+from app.sanitize import DEFAULT_LIMIT, csv_cell
 from graders.context import GradingResources
 from graders.embedding import SentenceEmbedder
 from graders.embedding.cache import default_directory, prune, writable
@@ -166,13 +167,16 @@ def _write(result: RowResult, form: TableFormat, out: IO[str],
         out.write(json.dumps(row_json(result), ensure_ascii=False) + "\n")
         return
     total = as_number(result.total)
+    # every cell as the exports write it: the student and question columns come from the input
+    # table and the feedback quotes the answer, so a formula there must not run when opened
     if not result.items:
-        writer.writerow([result.row.student, result.row.question, total, "", "", "", "error",
-                         "", result.error or ""])
+        writer.writerow(csv_cell(c, DEFAULT_LIMIT) for c in [
+            result.row.student, result.row.question, total, "", "", "", "error", "",
+            result.error or ""])
     for r in result.items:
-        writer.writerow([result.row.student, result.row.question, total, r.item_id,
-                         as_number(r.points), as_number(r.max_points), r.status.value,
-                         r.confidence, r.feedback])
+        writer.writerow(csv_cell(c, DEFAULT_LIMIT) for c in [
+            result.row.student, result.row.question, total, r.item_id, as_number(r.points),
+            as_number(r.max_points), r.status.value, r.confidence, r.feedback])
 
 
 def grade_table(

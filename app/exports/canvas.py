@@ -19,8 +19,8 @@ from sqlalchemy.orm import Session
 from app.assignments.schedule import Schedule
 from app.assignments.service import current_rubric
 from app.errors import InvalidInput
-from app.exports.service import csv_cell
 from app.roster.service import roster_for_assignment
+from app.sanitize import csv_cell
 from app.submissions.counting import counted_per_student, final_total
 from app.submissions.service import scored_for_assignment
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from decimal import Decimal
 from typing import Any
 
@@ -15,7 +14,7 @@ from app.assignments.service import current_rubric
 from app.db.models import RosterStudent
 from app.points import as_number
 from app.roster.service import roster_for_assignment
-from app.sanitize import clean
+from app.sanitize import csv_cell
 from app.submissions.counting import counted_per_student, final_total
 from app.submissions.service import ScoredSubmission, scored_for_assignment
 from app.submissions.visibility import AssignmentView, student_error, student_score
@@ -23,21 +22,6 @@ from app.submissions.visibility import AssignmentView, student_error, student_sc
 # After the question columns: the late penalty, the grade after it, and whether students can see
 # it yet (a gradebook imported before publication must not look final).
 LATE_COLUMNS = ["days_late", "penalty_percent", "final_total", "published"]
-# A spreadsheet runs a cell that starts with one of these as a formula (=HYPERLINK(...) leaks
-# data when clicked; DDE payloads run commands). Tab and CR start formulas in some too.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-_NUMBER = re.compile(r"[+-]?\d{1,30}(\.\d{1,30})?")
-
-
-def csv_cell(value: object) -> str:
-    """A cell a spreadsheet shows as text: formula-like text gets a leading apostrophe (the
-    OWASP advice), numbers stay numbers."""
-    text = clean("" if value is None else str(value), 1000)
-    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
-        return "'" + text
-    return text
-
-
 # The identifiers an LMS matches a row by (from the roster; empty for a student not on it).
 LMS_COLUMNS = ["name", "email", "sis_user_id", "sis_login_id", "section"]
 

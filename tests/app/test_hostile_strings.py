@@ -46,6 +46,19 @@ def test_clean_text_is_encodable_free_of_controls_and_capped(text: str, limit: i
     assert all(ch in "\n\t" or (ord(ch) >= 32 and not 0x7F <= ord(ch) <= 0x9F) for ch in out)
 
 
+# Characters a reader cannot see: zero-width space, non-joiner and joiner, direction marks, word
+# joiner, byte-order mark, soft hyphen, and the tag block that can spell a hidden ASCII message.
+INVISIBLE = st.sampled_from(["\u200b", "\u200c", "\u200d", "\u200e", "\u200f", "\u2060",
+                             "\ufeff", "\u00ad"]) | st.integers(0xE0000, 0xE007F).map(chr)
+
+
+@given(st.lists(st.sampled_from(["grade", " me ", "full", "marks"]) | INVISIBLE, max_size=30))
+def test_clean_text_shows_what_it_holds(parts: list[str]) -> None:
+    text = "".join(parts)
+    visible = "".join(p for p in parts if p in ("grade", " me ", "full", "marks"))
+    assert clean(text) == visible
+
+
 @given(st.recursive(st.text(max_size=20), lambda c: st.lists(c) | st.dictionaries(st.text(), c)))
 def test_clean_json_cleans_every_string_keys_included(value: Any) -> None:
     def strings(v: Any) -> Iterator[str]:
