@@ -48,6 +48,7 @@ from app.submissions.upload import MULTIPART_SLACK
 from app.web.home import router as web_home_router
 from app.web.regrade import router as web_regrade_router
 from app.web.review import router as web_review_router
+from app.web.signin import SignInLimits
 from app.web.signin import router as web_signin_router
 from app.web.static_files import router as web_static_router
 from app.web.submission import router as web_submission_router
@@ -165,6 +166,7 @@ def create_app(
         app.state.token_cache = TokenCache()
         app.state.clock = clock  # deadlines and release read the time from here
         app.state.page_sessions = PageSessions()
+        app.state.sign_in_limits = SignInLimits(settings)
         app.state.intake = SubmissionIntake(
             engine, clock=clock, lease_seconds=settings.grading_lease_seconds
         )

@@ -45,6 +45,11 @@ class Settings(BaseSettings):
     uploads_per_minute: float = Field(default=20.0, gt=0)
     upload_burst: int = Field(default=10, gt=0)
     student_quota_bytes: int = Field(default=50 * MIB, gt=0)
+    # Web sign-in attempts per minute (and the burst) from one address (a class behind one
+    # campus address signs in together), and with one token.
+    sign_ins_per_minute: float = Field(default=120.0, gt=0)
+    sign_in_burst: int = Field(default=60, gt=0)
+    sign_ins_per_token_per_minute: float = Field(default=20.0, gt=0)
     # Reading a PDF or notebook upload happens in a child process with these bounds.
     decode_seconds: float = Field(default=10.0, gt=0)
     decode_max_pages: int = Field(default=100, gt=0)

@@ -3,6 +3,10 @@ HttpOnly, SameSite=Strict cookie, and the token never appears in a URL, a log or
 
 Sessions live in this process's memory (a restart signs everyone out). Each stores the token
 itself, which is checked again on every page load: revoking the token ends the session.
+
+Signing in never signs anyone else out: a user holds at most `PER_USER` sessions (a new one ends
+that user's oldest), and when the whole table is full of live sessions a sign-in is refused
+(`SessionsFull`) rather than evicting another user's.
 """
 
 from __future__ import annotations
@@ -15,7 +19,12 @@ import time
 
 COOKIE = "gf_session"
 SESSION_SECONDS = 8 * 3600
-MAX_SESSIONS = 10_000
+MAX_SESSIONS = 100_000
+PER_USER = 20  # browsers and devices one person signs in from at once
+
+
+class SessionsFull(RuntimeError):
+    """Every session slot holds a live session of some user: try again later."""
 
 
 def _key(session_id: str) -> str:
@@ -24,24 +33,36 @@ def _key(session_id: str) -> str:
 
 
 class PageSessions:
-    def __init__(self, ttl: float = SESSION_SECONDS, max_sessions: int = MAX_SESSIONS) -> None:
+    def __init__(self, ttl: float = SESSION_SECONDS, max_sessions: int = MAX_SESSIONS,
+                 per_user: int = PER_USER) -> None:
         self.ttl = ttl
         self._max = max_sessions
+        self._per_user = per_user
         self._lock = threading.Lock()
-        self._sessions: dict[str, tuple[str, float]] = {}
+        self._sessions: dict[str, tuple[str, float]] = {}  # key -> (token, expires)
+        self._owned: dict[int, list[str]] = {}  # user id -> that user's keys, oldest first
         self._csrf_key = secrets.token_bytes(32)
 
-    def open(self, token: str) -> str:
+    def open(self, token: str, user_id: int) -> str:
         session_id = secrets.token_urlsafe(32)
         now = time.monotonic()
         with self._lock:
+            keys = [k for k in self._owned.get(user_id, []) if k in self._sessions]
+            while len(keys) >= self._per_user:
+                del self._sessions[keys.pop(0)]
             if len(self._sessions) >= self._max:
-                self._sessions = {k: v for k, v in self._sessions.items() if v[1] > now}
-                if len(self._sessions) >= self._max:  # all live: the oldest half goes
-                    oldest = sorted(self._sessions.items(), key=lambda kv: kv[1][1])
-                    self._sessions = dict(oldest[len(oldest) // 2 :])
-            self._sessions[_key(session_id)] = (token, now + self.ttl)
+                self._expire(now)
+                if len(self._sessions) >= self._max:
+                    raise SessionsFull
+            key = _key(session_id)
+            self._sessions[key] = (token, now + self.ttl)
+            self._owned[user_id] = [*keys, key]
         return session_id
+
+    def _expire(self, now: float) -> None:
+        self._sessions = {k: v for k, v in self._sessions.items() if v[1] > now}
+        self._owned = {u: live for u, keys in self._owned.items()
+                       if (live := [k for k in keys if k in self._sessions])}
 
     def token(self, session_id: str | None) -> str | None:
         if not session_id or len(session_id) > 100:

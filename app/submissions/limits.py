@@ -14,6 +14,7 @@ from sqlalchemy import Engine, func, select
 
 from app.db.models import Submission
 from app.errors import DomainError
+from app.ratelimit import RateBuckets
 
 
 class TooManyRequests(DomainError):
@@ -38,26 +39,16 @@ class UploadLimits:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._engine = read_engine
-        self._rate = per_minute / 60.0
-        self._burst = float(burst)
+        self._rate = RateBuckets(per_minute, burst, clock=clock)
         self._quota = quota_bytes
-        self._clock = clock
         self._lock = threading.Lock()
-        self._buckets: dict[int, tuple[float, float]] = {}  # user id -> (tokens, at)
         self._used: dict[int, int] = {}
 
     def take(self, user_id: int) -> None:
         """One upload's worth of rate, or TooManyRequests saying when to come back."""
-        now = self._clock()
-        with self._lock:
-            tokens, at = self._buckets.get(user_id, (self._burst, now))
-            tokens = min(self._burst, tokens + (now - at) * self._rate)
-            if tokens < 1.0:
-                wait = max(1, int((1.0 - tokens) / self._rate + 0.999))
-                raise TooManyRequests(
-                    f"Too many uploads; try again in {wait} s.", retry_after=wait
-                )
-            self._buckets[user_id] = (tokens - 1.0, now)
+        wait = self._rate.take(user_id)
+        if wait:
+            raise TooManyRequests(f"Too many uploads; try again in {wait} s.", retry_after=wait)
 
     def known(self, user_id: int) -> bool:
         return user_id in self._used
