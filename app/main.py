@@ -228,6 +228,8 @@ def create_app(
             upload_cap if UPLOAD_PATH.match(path) else settings.max_request_bytes
         ),
         read_timeout=settings.body_read_timeout,
+        anonymous_seconds=settings.anonymous_body_seconds,
+        min_rate=settings.body_min_rate,
     )
 
     @app.get("/healthz", tags=["health"], summary="Check the server's health")

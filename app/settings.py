@@ -38,6 +38,11 @@ class Settings(BaseSettings):
     max_request_bytes: int = Field(default=256 * 1024, gt=0)
     # A body that stops arriving for this long is dropped (slow clients hold no connection).
     body_read_timeout: float = Field(default=30.0, gt=0)
+    # A whole body must arrive by a deadline: an anonymous request's (a sign-in form, or junk)
+    # within these seconds; one with a credential within body_read_timeout plus a second for
+    # every body_min_rate bytes (a body dripped a byte at a time holds no connection for long).
+    anonymous_body_seconds: float = Field(default=10.0, gt=0)
+    body_min_rate: int = Field(default=1000, gt=0)
     # `gradeformer serve`: open connections at most (more get 503), idle keep-alive seconds.
     max_connections: int = Field(default=512, gt=0)
     keep_alive_seconds: int = Field(default=5, gt=0)

@@ -111,6 +111,41 @@ def test_a_stalled_body_is_dropped() -> None:
     assert sent[0]["status"] == 408
 
 
+@pytest.mark.parametrize(("headers", "dropped_by"), [
+    ([], 0.3),  # anonymous: the whole body within anonymous_seconds
+    # read_timeout + bytes / min_rate: 10 bytes a second against 100 ends near 0.5 / 0.9 s
+    ([(b"authorization", b"Bearer forged")], 0.56),
+    ([(b"cookie", b"a=b; gf_session=forged")], 0.56),
+])
+def test_a_body_dripped_byte_by_byte_is_dropped_by_its_whole_body_deadline(
+        headers: list[tuple[bytes, bytes]], dropped_by: float) -> None:
+    """Every chunk arrives well within the per-chunk timeout, yet the body never completes:
+    the connection is answered 408 once the whole body's deadline passes."""
+    async def drip() -> dict[str, Any]:
+        await asyncio.sleep(0.1)
+        return {"type": "http.request", "body": b"x", "more_body": True}
+
+    async def app(_scope: Any, receive: Any, _send: Any) -> None:
+        while True:
+            await receive()
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    async def run() -> float:
+        scope = {"type": "http", "path": "/sign-in", "headers": headers}
+        started = asyncio.get_running_loop().time()
+        await BodyLimit(app, lambda _: 10**6, 0.5, anonymous_seconds=0.3, min_rate=100)(
+            scope, drip, send)
+        return asyncio.get_running_loop().time() - started
+
+    took = asyncio.run(run())
+    assert sent[0]["status"] == 408
+    assert dropped_by - 0.15 <= took <= dropped_by + 1.0, took
+
+
 def test_rate_limit_per_student_with_retry_after_staff_exempt(edge: Api) -> None:
     carol = _student(edge, "carol")
     body = {"answers": {"B1": "64"}}
