@@ -262,7 +262,7 @@ class SubmissionIntake:
             if key is None or id(p) in stored or id(p) in refused:
                 continue
             if key in previous:
-                submission_id, sha256, state = previous[key]
+                submission_id, sha256, state, assignment_id = previous[key]
             elif id(first_of[key]) in refused:
                 refused[id(p)] = refused[id(first_of[key])]
                 continue
@@ -272,7 +272,9 @@ class SubmissionIntake:
                 submission_id, sha256, state = first.submission_id, first_of[key].new.sha256, (
                     SubmissionStatus.QUEUED.value
                 )
-            stored[id(p)] = _replay(p, submission_id, sha256, state, targets[p.new.slug])
+                assignment_id = targets[first_of[key].new.slug].assignment_id
+            stored[id(p)] = _replay(
+                p, (submission_id, sha256, state, assignment_id), targets[p.new.slug])
         out: list[Stored | DomainError] = []
         for pending in batch:
             error = errors.get(pending.new.slug) or refused.get(id(pending))
@@ -305,8 +307,9 @@ def _key(pending: _Pending) -> tuple[int | None, str | None] | None:
 
 def _earlier_uploads(
     session: Session, batch: Sequence[_Pending]
-) -> dict[tuple[int | None, str | None], tuple[int, str, str]]:
-    """(uploader, key) -> (id, sha256, status) of uploads stored earlier under the same key."""
+) -> dict[tuple[int | None, str | None], tuple[int, str, str, int]]:
+    """(uploader, key) -> (id, sha256, status, assignment) of uploads stored earlier under the
+    same key."""
     keys = {k for k in map(_key, batch) if k is not None}
     if not keys:
         return {}
@@ -317,18 +320,29 @@ def _earlier_uploads(
             Submission.id,
             Submission.sha256,
             Submission.status,
+            Submission.assignment_id,
         ).where(
             Submission.idempotency_key.in_(sorted({k for _, k in keys if k is not None})),
             Submission.uploader_id.in_(sorted({u for u, _ in keys if u is not None})),
         )
     )
-    found = {(r[0], r[1]): (r[2], r[3], r[4]) for r in rows}
+    found = {(r[0], r[1]): (r[2], r[3], r[4], r[5]) for r in rows}
     return {k: v for k, v in found.items() if k in keys}
 
 
 def _replay(
-    pending: _Pending, submission_id: int, sha256: str, state: str, target: _Target
+    pending: _Pending, first: tuple[int, str, str, int], target: _Target
 ) -> Stored | DomainError:
+    """The upload stored first under this uploader's key, if this one repeats it: the same
+    document to the same assignment. A key names one upload: with another document or another
+    assignment it is a client's mistake (409), never an answer about a different upload."""
+    submission_id, sha256, state, assignment_id = first
+    if assignment_id != target.assignment_id:
+        return Conflict(
+            "This Idempotency-Key was already used for an upload to another assignment; use a "
+            "new key for a new upload.",
+            submission_id=submission_id,
+        )
     if sha256 != pending.new.sha256:
         return Conflict(
             "This Idempotency-Key was already used for a different document; use a new key for "

@@ -53,6 +53,14 @@ def test_the_same_idempotency_key_returns_the_same_submission(api: Api) -> None:
     other = api.client.post(UPLOAD, json=_body(12), headers=alice)
     assert other.status_code == 409
     assert other.json()["submission_id"] == first.json()["id"]
+    # the same bytes under the same key to another assignment: a different upload, not a retry
+    elsewhere = api.client.post("/api/v1/assignments/cs224n-attention/submissions",
+                                json=_body(64), headers=alice)
+    assert elsewhere.status_code == 409, elsewhere.text
+    assert "another assignment" in elsewhere.json()["detail"]
+    with unit_of_work(api.sessions) as session:
+        assert session.scalar(
+            select(func.count()).where(Submission.idempotency_key == "upload-7f3a")) == 1
     bob = {**api.auth("bob"), "Idempotency-Key": "upload-7f3a"}  # keys are per uploader
     assert api.client.post(UPLOAD, json=_body(64), headers=bob).json()["id"] != first.json()["id"]
     too_long = {**api.auth("alice"), "Idempotency-Key": "k" * 201}
