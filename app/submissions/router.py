@@ -131,9 +131,10 @@ async def upload(
 
     Errors: 401 no or an unknown token; 403 the assignment is not open, or past its cut-off;
     404 unknown assignment; 408 the body arrived too slowly; 409 the student's submission
-    limit is reached, or the `Idempotency-Key` named another document or assignment; 413 larger than the upload limit, or the student's storage quota is
-    used up; 422 unreadable or unsupported document, or a bad `Idempotency-Key`; 429 too many
-    uploads by this student (see `Retry-After`); 503 documents cannot be read right now (retry
+    limit is reached, or the `Idempotency-Key` named another document or assignment; 413
+    larger than the upload limit, or the student's storage quota is used up; 422 unreadable or
+    unsupported document, or a bad `Idempotency-Key`; 429 too many uploads by this student (see
+    `Retry-After`); 503 documents cannot be read right now (retry
     shortly)."""
     intake: SubmissionIntake = request.app.state.intake
     limits: UploadLimits = request.app.state.upload_limits
