@@ -4,6 +4,7 @@ shows a test input (an exception message that prints arrays is summarised)."""
 
 from __future__ import annotations
 
+import builtins
 import re
 
 from graders.code.battery import AdaptationName
@@ -37,13 +38,39 @@ STUDENT_ADAPTED: dict[AdaptationName, str] = {
 }
 
 
+# Exception classes a student's code cannot name: Python's own and NumPy's. Any other class
+# name is the student's choice, and a program can choose it from the hidden inputs (a class
+# named after a value, or one of two classes by a value's sign), so students never see it.
+_KNOWN_ERRORS = frozenset(
+    name for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, BaseException)
+) | {"LinAlgError", "AxisError"}
+_DIGIT = re.compile(r"\d")
+
+
 def safe_message(error: StudentError, for_student: bool) -> str:
-    """The exception as `Type: message`, capped; for the student without values from the
-    inputs."""
+    """The exception as `Type: message`, capped. For the student nothing that can carry a value
+    of the hidden inputs: a class of the student's own is not named, and a message with a digit
+    in it (a size, a value, an array) is not repeated."""
     message = " ".join(error.message.split())[:MAX_MESSAGE]
-    if for_student and _ARRAYISH.search(message[:MAX_MESSAGE]):
-        return f"{error.type} (its message shows array values, not repeated here)"
-    return f"{error.type}: {message}" if message else error.type
+    if not for_student:
+        return f"{error.type}: {message}" if message else error.type
+    kind = error.type if error.type in _KNOWN_ERRORS else "an exception of its own class"
+    if message and (_DIGIT.search(message) or _ARRAYISH.search(message)):
+        return f"{kind} (its message quotes values of the inputs, not repeated here)"
+    return f"{kind}: {message}" if message and kind == error.type else kind
+
+
+def student_problem(problem: str) -> str:
+    """What a call's result was, as the student may read it: the kind of failure, never a
+    returned shape or a type name of the student's choosing."""
+    if problem.startswith("raised"):
+        return "raised an exception"
+    if problem.startswith("returned no "):
+        return problem  # names of the asked outputs, from the battery
+    if problem.startswith("returned"):
+        return "returned something other than the asked result"
+    return problem  # the harness's own words (a time limit, a stop reason)
 
 
 def where_raised(source: str, error: StudentError) -> str:

@@ -12,7 +12,6 @@ quote them; the staff feedback does.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -20,7 +19,7 @@ from fractions import Fraction
 from graders.code.calling import CallPlan, Observed, build_job, observe, parameters_of, plan_call
 from graders.code.checks import Verdict
 from graders.code.config import CodeCheckConfig
-from graders.code.feedback import where_raised
+from graders.code.feedback import safe_message, student_problem, where_raised
 from graders.code.functions import FunctionBattery, FunctionInstance
 from graders.code.judging import Judged, judge, name_bug
 from graders.code.spec import CheckSpec, FunctionAdaptation
@@ -41,7 +40,6 @@ ADAPTED: dict[FunctionAdaptation, str] = {
     "rounded": "its results match the reference only to about 1e-3 (rounded, or computed in "
                "lower precision)",
 }
-_DIGIT = re.compile(r"\d")
 
 Make = Callable[..., ItemResult]  # the grader's result builder (item, points, status, ...)
 
@@ -55,11 +53,7 @@ class FunctionRun:
     observations: list[Observed]
 
     def crash(self, error: StudentError, case: str, for_student: bool) -> str:
-        message = " ".join(error.message.split())[:300]
-        # A message with a number in it may quote a hidden size or value: the type alone.
-        if for_student and _DIGIT.search(message):
-            message = ""
-        shown = f"{error.type}: {message}" if message else error.type
+        shown = safe_message(error, for_student)
         where = where_raised(self.source, error)
         on = "" if for_student else f" (on the input '{case}')"
         return f"Your code raised {shown}{where}{on}."
@@ -148,7 +142,7 @@ def grade_item(item: RubricItem, config: CodeCheckConfig, run: FunctionRun, make
         else:
             reason = crashed[0].note or "no result"
             staff.append(f"{what}: {reason}.")
-            student.append(f"{what}: {reason}.")
+            student.append(f"{what}: {student_problem(reason)}.")
     else:
         status = Status.GRADED
         share = (Fraction(passed, len(judged)) if config.credit == "per_input"

@@ -116,9 +116,11 @@ class CodeGrader(Grader):
 
         prepared = prepare(path, configs[items[0].id].battery, answer, context)
         if isinstance(prepared, NotRun):
-            student = ("No Python code was found in this answer." if prepared.status is
-                       Status.NEEDS_REVIEW else "")
-            return all_items(prepared.status, prepared.feedback, student, confidence=0.0)
+            student = prepared.student or (
+                "No Python code was found in this answer." if prepared.status is
+                Status.NEEDS_REVIEW else "")
+            return all_items(prepared.status, prepared.feedback, student,
+                             confidence=prepared.confidence)
         evidence, notes = list(prepared.evidence), list(prepared.notes)
         sandbox = shared_sandbox(context)
         try:

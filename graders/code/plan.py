@@ -65,6 +65,48 @@ class NotRun:
 
     status: Status
     feedback: str
+    student: str = ""
+    confidence: float = 0.0
+
+
+def module_bindings(source: str) -> frozenset[str] | None:
+    """The names the module's own top-level statements bind (def, class, assignment, import,
+    loop and with targets, in if/try/with/loop bodies too); None if it does not parse. A name
+    bound only by exec or globals() is not among them."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    bound: set[str] = set()
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+            continue
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+            continue
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign | ast.For | ast.AsyncFor):
+            targets = [node.target]
+        elif isinstance(node, ast.With | ast.AsyncWith):
+            targets = [i.optional_vars for i in node.items if i.optional_vars is not None]
+        for target in targets:
+            bound.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        bound.update(n.target.id for n in ast.walk(node)
+                     if isinstance(n, ast.NamedExpr) and isinstance(n.target, ast.Name))
+        for part in ("body", "orelse", "finalbody", "handlers"):
+            for child in getattr(node, part, []):
+                if isinstance(child, ast.ExceptHandler):
+                    pending.extend(child.body)
+                elif isinstance(child, ast.stmt):
+                    pending.append(child)
+        if isinstance(node, ast.Match):
+            pending.extend(stmt for case in node.cases for stmt in case.body)
+    return frozenset(bound)
 
 
 def _top_level_functions(source: str) -> dict[str, Signature]:
@@ -165,6 +207,13 @@ def prepare(path: Path, battery_name: str, answer: LocatedAnswer, context: Gradi
             function = candidates[0]
             notes.append(f"No function is named `{battery.function}`; graded your "
                          f"`{function}` in its place.")
+    bindings = module_bindings(code.source)
+    if bindings is not None and function not in bindings:
+        # Nothing to call: no result the sandbox reports (whatever the program prints) is the
+        # asked function's, and no item, the interface included, earns credit.
+        names = ", ".join(f"`{n}`" for n in defined) or "none"
+        said = f"Your code defines no function `{battery.function}` (functions found: {names})."
+        return NotRun(Status.SUBMISSION_ERROR, said + " Nothing was run.", said, 1.0)
     if isinstance(instance, FunctionInstance):
         plan, job = job_for(instance, code.source, function)
         if plan.unsupplied:
