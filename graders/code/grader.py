@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from graders.cache.sandbox import run_cached
 from graders.code import general
 from graders.code.battery import AdaptationName, Instance
 from graders.code.checks import DESCRIPTIONS, CaseVerdict, Verdict, evaluate
 from graders.code.config import DEFAULT_SALVAGE_NAMES, VERSION, CodeCheckConfig, item_config
+from graders.code.determinism import as_varied, run_checked
 from graders.code.diagnosis import Diagnosis, diagnose
 from graders.code.extract import ExtractedCode
 from graders.code.feedback import adapted_words, safe_message, sentence, where_raised
@@ -99,13 +99,14 @@ class CodeGrader(Grader):
             by_battery.setdefault(configs[item.id].path, []).append(item)
         results: dict[str, ItemResult] = {}
         for path, group in by_battery.items():
-            for result in self._grade_battery(path, group, configs, answer, context):
-                results[result.item_id] = result
+            varied: list[str] = []  # why the program's two runs disagreed, if they did
+            for result in self._grade_battery(path, group, configs, answer, context, varied):
+                results[result.item_id] = as_varied(result, varied[0]) if varied else result
         return [results[item.id] for item in items]
 
     def _grade_battery(self, path: Path, items: list[RubricItem],
                        configs: dict[str, CodeCheckConfig], answer: LocatedAnswer,
-                       context: GradingContext) -> list[ItemResult]:
+                       context: GradingContext, varied: list[str]) -> list[ItemResult]:
         question = context.question.id
 
         def all_items(status: Status, feedback: str, student: str,
@@ -124,12 +125,14 @@ class CodeGrader(Grader):
         evidence, notes = list(prepared.evidence), list(prepared.notes)
         sandbox = shared_sandbox(context)
         try:
-            outcome = run_cached(sandbox, prepared.job, context)
+            outcome, differed = run_checked(sandbox, prepared.job, context)
         except SandboxRefused as exc:
             return all_items(Status.NEEDS_REVIEW, f"{exc}.", "", tuple(evidence), 0.0)
         except SandboxUnavailable as exc:
             return all_items(Status.GRADER_ERROR, f"The sandbox is unavailable ({exc}); this "
                              "item needs a human grader.", "", tuple(evidence), 0.0)
+        if differed is not None:
+            varied.append(differed)
         if outcome.insecure:
             notes.insert(0, "WARNING: this code ran in an INSECURE sandbox (the operator allowed "
                          "it; missing layers: " + ", ".join(outcome.insecure) + ").")
@@ -200,7 +203,7 @@ class CodeGrader(Grader):
             batched_plan, job = general.job_for(instance, prepared.code.source,
                                                 prepared.function, batched=True)
             try:
-                second = run_cached(sandbox, job, context)
+                second = run_checked(sandbox, job, context)[0]
             except (SandboxRefused, SandboxUnavailable):
                 second = None
             if second is not None and second.module is not None \
@@ -232,7 +235,7 @@ class CodeGrader(Grader):
             return form, observations, outcome
         job, slots, _ = prepared.batched()
         try:
-            second = run_cached(sandbox, job, context)
+            second = run_checked(sandbox, job, context)[0]
         except (SandboxRefused, SandboxUnavailable):
             return form, observations, outcome
         if second.module is None or second.module.syntax_error is not None:
