@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request, Response, status
@@ -30,6 +31,7 @@ from app.submissions.schemas import (
 )
 from app.submissions.upload import read_upload
 from app.submissions.visibility import student_score, view_for
+from graders.documents import NeedsReader
 from graders.documents.strength import doubt_in
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
@@ -151,20 +153,28 @@ async def upload(
     # never under a name the document claims for itself.
     if student and upload.student is None:
         upload = dataclasses.replace(upload, student=student.strip())
+    reader: DocumentReader = request.app.state.document_reader
     document_format: str | None = None
     if needs_child(upload.raw, upload.filename, upload.content_type):
-        reader: DocumentReader = request.app.state.document_reader
         document_format = await reader.document_format(
             upload.raw, upload.filename, upload.content_type
         )
-    if len(upload.raw) <= INLINE_CHECK_BYTES or document_format is not None:
-        new = service.prepare(
-            slug, upload, user, settings.max_upload_bytes, document_format=document_format
+    try:
+        # Only text and JSON are read here (bounded in depth and digits); whatever turns out
+        # to be a PDF or notebook, however it is disguised, is read by a bounded child.
+        if len(upload.raw) <= INLINE_CHECK_BYTES or document_format is not None:
+            new = service.prepare(slug, upload, user, settings.max_upload_bytes,
+                                  document_format=document_format, light_only=True)
+        else:
+            new = await run_in_threadpool(functools.partial(
+                service.prepare, slug, upload, user, settings.max_upload_bytes,
+                light_only=True))
+    except NeedsReader:
+        document_format = await reader.document_format(
+            upload.raw, upload.filename, upload.content_type
         )
-    else:
-        new = await run_in_threadpool(
-            service.prepare, slug, upload, user, settings.max_upload_bytes
-        )
+        new = service.prepare(slug, upload, user, settings.max_upload_bytes,
+                              document_format=document_format)
     if idempotency_key is not None:
         new = dataclasses.replace(new, idempotency_key=idempotency_key)
     if own_quota:

@@ -63,14 +63,17 @@ def prepare(
     uploader: User | None,
     max_bytes: int,
     document_format: str | None = None,
+    light_only: bool = False,
 ) -> NewSubmission:
     """Size, format and filing rules: everything about an upload that needs no database.
-    `document_format`: already established by reading the document elsewhere (a child)."""
+    `document_format`: already established by reading the document elsewhere (a child).
+    `light_only`: NeedsReader rather than parsing a PDF or notebook here."""
     if len(upload.raw) > max_bytes:
         raise PayloadTooLarge(f"The upload is larger than the limit of {max_bytes} bytes.")
     if document_format is None:
         try:
-            document_format = sniff_format(upload.raw, upload.filename, upload.content_type)
+            document_format = sniff_format(upload.raw, upload.filename, upload.content_type,
+                                           light_only)
         except InvalidDocument as exc:
             raise UnreadableUpload(str(exc)) from exc
     if uploader is not None and not is_staff(uploader):

@@ -6,6 +6,7 @@ from graders.documents.model import (
     LocatedAnswer,
     LocateMethod,
     LocationStrength,
+    NeedsReader,
     ParsedSubmission,
 )
 from graders.documents.submission import answers_as_json, read_submission, sniff_format
@@ -16,6 +17,7 @@ __all__ = [
     "LocateMethod",
     "LocatedAnswer",
     "LocationStrength",
+    "NeedsReader",
     "ParsedSubmission",
     "answers_as_json",
     "read_submission",

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
-from graders.documents.model import DocumentFormat, InvalidDocument
+from graders.documents.model import DocumentFormat, InvalidDocument, NeedsReader
 from graders.documents.notebook import Cell, render_notebook
 
 _BY_EXTENSION: dict[str, DocumentFormat] = {
@@ -237,8 +237,12 @@ def _guess(raw: bytes) -> DocumentFormat:
 
 
 def decode_document(
-    raw: bytes, filename: str | None, content_type: str | None, max_pages: int | None = None
+    raw: bytes, filename: str | None, content_type: str | None, max_pages: int | None = None,
+    light_only: bool = False,
 ) -> DecodedDocument:
+    """The upload as text (and its data, for JSON and notebooks), or InvalidDocument. With
+    `light_only`, a PDF or a notebook raises NeedsReader before any of its parsing: only text
+    and JSON (bounded in depth and digits) are read."""
     if not raw or not raw.strip():
         raise InvalidDocument("the upload is empty")
     declared = _declared(filename, content_type)
@@ -248,13 +252,19 @@ def decode_document(
     if fmt == "pdf":
         if not raw.lstrip().startswith(b"%PDF"):
             raise InvalidDocument("declared as PDF but the bytes are not a PDF")
+        if light_only:
+            raise NeedsReader("pdf")
         return DecodedDocument("pdf", _pdf_text(raw, max_pages))
+    if fmt == "notebook" and light_only:
+        raise NeedsReader("notebook")
     text = decode_text(raw)
     if not text.strip():
         raise InvalidDocument("the upload contains only whitespace")
     if fmt == "json":
         data = _load_json(text, "JSON")
         if isinstance(data, dict) and "cells" in data and "answers" not in data:
+            if light_only:
+                raise NeedsReader("notebook")
             notebook_text, notebook, cells = _notebook_text(text)
             return DecodedDocument("notebook", notebook_text, notebook, cells)
         check_answers_shape(data)

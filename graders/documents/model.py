@@ -18,6 +18,15 @@ class InvalidDocument(Exception):
     """The upload cannot be read as a submission (empty, binary, malformed, too large)."""
 
 
+class NeedsReader(Exception):
+    """Reading this upload means a heavy parse (a PDF, a notebook's validation), which a caller
+    that asked for light reading only must do in a bounded child process instead."""
+
+    def __init__(self, document_format: str) -> None:
+        super().__init__(f"a {document_format} is read in a child process")
+        self.format = document_format
+
+
 @dataclass(frozen=True)
 class LocatedAnswer:
     question_id: str

@@ -13,9 +13,11 @@ from graders.documents.strength import WHOLE_FILE, assignment_doubt, weak, with_
 from graders.rubric import Question, Rubric, RubricItem
 
 
-def sniff_format(raw: bytes, filename: str | None, content_type: str | None) -> DocumentFormat:
-    """The upload's format, or InvalidDocument with a one-line reason."""
-    return decode_document(raw, filename, content_type).format
+def sniff_format(raw: bytes, filename: str | None, content_type: str | None,
+                 light_only: bool = False) -> DocumentFormat:
+    """The upload's format, or InvalidDocument with a one-line reason (NeedsReader with
+    `light_only` for a PDF or notebook: see decode_document)."""
+    return decode_document(raw, filename, content_type, light_only=light_only).format
 
 
 def read_submission(

@@ -187,6 +187,34 @@ def test_malformed_or_oversized_documents_are_422_not_500(
     assert words in _problem(response, 422)["detail"].lower()
 
 
+@pytest.mark.parametrize(("name", "content_type", "body"), [
+    # a PDF behind whitespace, sent as text: the reader strips the spaces and finds a PDF
+    ("answers.txt", "text/plain", b" " * 1100 + text_pdf(["B1 64"])),
+    ("answers.txt", "text/plain", b"\n\t " * 500 + text_pdf(["B1 64", "x", "y", "z"])),
+    # a notebook whose "cells" key is spelt with escapes, sent as JSON
+    ("answers.json", "application/json",
+     b'{"\\u0063ells": [{"cell_type": "markdown", "source": "B1: 64", "metadata": {}}], '
+     b'"metadata": {}, "nbformat": 4, "nbformat_minor": 5}'),
+])
+def test_a_disguised_pdf_or_notebook_is_never_parsed_in_the_server(
+        edge: Api, monkeypatch: pytest.MonkeyPatch, name: str, content_type: str,
+        body: bytes) -> None:
+    """Whatever the name, type or first bytes say, PDF and notebook parsing happens only in a
+    bounded child: in the API process those parsers are made to fail the test."""
+    from graders.documents import formats
+
+    def never(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("a heavy parse ran inside the API process")
+
+    monkeypatch.setattr(formats, "_pdf_text", never)
+    monkeypatch.setattr(formats, "_notebook_text", never)
+    response = edge.client.post(UPLOAD, files={"file": (name, body, content_type)},
+                                headers=edge.auth("prof"))
+    assert response.status_code in (202, 422), response.text
+    if response.status_code == 422:  # the child's verdict, e.g. the page cap of 3
+        assert "pages" in response.json()["detail"] or "notebook" in response.json()["detail"]
+
+
 def test_a_readable_pdf_is_accepted(edge: Api) -> None:
     response = edge.client.post(
         UPLOAD, files={"file": ("a.pdf", text_pdf(["B1: d_head = 64"]), "application/pdf")},
