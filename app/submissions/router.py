@@ -38,7 +38,8 @@ _UPLOAD_BODY: dict[str, Any] = {
     "requestBody": {
         "required": True,
         "description": "The document itself (JSON answers, text, Markdown, LaTeX, .py, .ipynb, "
-        "PDF), or a multipart form with the document in `file` (and optionally `student`).",
+        "PDF), or a multipart form with the document in `file` (and optionally `student` and "
+        "`handout`).",
         "content": {
             "application/json": {
                 "schema": {"type": "object"},
@@ -51,6 +52,7 @@ _UPLOAD_BODY: dict[str, Any] = {
                     "properties": {
                         "file": {"type": "string", "format": "binary"},
                         "student": {"type": "string"},
+                        "handout": {"type": "string", "maxLength": 40},
                     },
                     "required": ["file"],
                 }
@@ -116,6 +118,15 @@ async def upload(
             "document says.",
         ),
     ] = None,
+    handout: Annotated[
+        str | None,
+        Query(
+            max_length=200,
+            description="The handout edition this submission answers, one of the rubric's "
+            "`handouts` (also a multipart field; a JSON submission may say it in its own "
+            "`handout` key). A question that edition does not ask is not counted.",
+        ),
+    ] = None,
     idempotency_key: Annotated[
         str | None,
         Header(
@@ -132,7 +143,8 @@ async def upload(
     Errors: 401 no or an unknown token; 403 the assignment is not open, or past its cut-off;
     404 unknown assignment; 408 the body arrived too slowly; 409 the student's submission
     limit is reached; 413 larger than the upload limit, or the student's storage quota is
-    used up; 422 unreadable or unsupported document, or a bad `Idempotency-Key`; 429 too many
+    used up; 422 unreadable or unsupported document, a bad `Idempotency-Key`, or a `handout`
+    the rubric does not grade (`unknown-handout`, its editions in `allowed`); 429 too many
     uploads by this student (see `Retry-After`); 503 documents cannot be read right now (retry
     shortly)."""
     intake: SubmissionIntake = request.app.state.intake
@@ -150,16 +162,14 @@ async def upload(
     # never under a name the document claims for itself.
     if student and upload.student is None:
         upload = dataclasses.replace(upload, student=student.strip())
-    document_format: str | None = None
+    if handout is not None and upload.handout is None:
+        upload = dataclasses.replace(upload, handout=handout)
+    document: tuple[str, str | None] | None = None
     if needs_child(upload.raw, upload.filename, upload.content_type):
         reader: DocumentReader = request.app.state.document_reader
-        document_format = await reader.document_format(
-            upload.raw, upload.filename, upload.content_type
-        )
-    if len(upload.raw) <= INLINE_CHECK_BYTES or document_format is not None:
-        new = service.prepare(
-            slug, upload, user, settings.max_upload_bytes, document_format=document_format
-        )
+        document = await reader.read_document(upload.raw, upload.filename, upload.content_type)
+    if len(upload.raw) <= INLINE_CHECK_BYTES or document is not None:
+        new = service.prepare(slug, upload, user, settings.max_upload_bytes, document=document)
     else:
         new = await run_in_threadpool(
             service.prepare, slug, upload, user, settings.max_upload_bytes

@@ -128,6 +128,11 @@ def student_item(item: EffectiveItem, view: AssignmentView) -> StudentItem:
         # The grader's words describe the machine's score; an override without a comment
         # gets the neutral message for its own points.
         feedback = item.student_feedback
+    elif (item.override is None and item.student_feedback and item.max_points == 0
+          and item.status == Status.MISSING.value):
+        # A part counted for nothing (their handout edition does not ask it) says so before
+        # release too: it tells no score.
+        feedback = item.student_feedback
     else:
         feedback = neutral_message(item, show_points)
     rubric_item = view.item(item.item_id)

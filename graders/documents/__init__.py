@@ -8,7 +8,12 @@ from graders.documents.model import (
     LocationStrength,
     ParsedSubmission,
 )
-from graders.documents.submission import answers_as_json, read_submission, sniff_format
+from graders.documents.submission import (
+    answers_as_json,
+    read_submission,
+    sniff_document,
+    sniff_format,
+)
 
 __all__ = [
     "DocumentFormat",
@@ -19,5 +24,6 @@ __all__ = [
     "ParsedSubmission",
     "answers_as_json",
     "read_submission",
+    "sniff_document",
     "sniff_format",
 ]

@@ -190,10 +190,12 @@ def _line_of(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
 
-def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = ()) -> Location:
+def locate(
+    text: str, rubric: Rubric, cells: Sequence[Cell] = (), handout: str | None = None
+) -> Location:
     """`cells`: the text is a rendered notebook (`graders.documents.notebook`) with these cells:
     the markdown cell that asks a question is not its answer, and a code cell ends the answer
-    cell before it."""
+    cell before it. `handout`: the edition declared with the submission (None: undeclared)."""
     notes: list[str] = []
     if len(text) > MAX_CHARS:
         notes.append(f"only the first {MAX_CHARS} characters were searched for answers "
@@ -239,8 +241,10 @@ def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = ()) -> Location:
     _without_code(text, rubric, answers, missing, bool(cells))
     for question in rubric.questions:
         reason = missing.get(question.id)
-        # A question some handout editions do not ask is expected to be absent for them.
-        if reason is None or question.handouts or ONLY_HANDOUT in reason:
+        # A question some handout editions do not ask is expected to be absent for them,
+        # unless the declared edition asks it.
+        if (reason is None or ONLY_HANDOUT in reason
+                or (question.handouts and handout not in question.handouts)):
             continue
         qi = rubric.questions.index(question)
         candidate = (sibling_candidate(question, rubric.questions, answers)
@@ -248,7 +252,8 @@ def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = ()) -> Location:
         if candidate is not None:
             del missing[question.id]
             answers[question.id] = candidate
-    _edition_questions(rubric, answers, missing)
+    if handout is None:
+        _edition_questions(rubric, answers, missing)
     return Location(answers, missing, tuple(notes))
 
 
@@ -278,9 +283,10 @@ def _without_code(
 def _edition_questions(
     rubric: Rubric, answers: dict[str, LocatedAnswer], missing: dict[str, str]
 ) -> None:
-    """A question only some handout editions ask is answered only under a label (its own, or a
-    heading in its place): content, position or a neighbour's block (numbers in another
-    edition's code) do not say that this student's handout asked it."""
+    """Without a declared edition, a question only some handout editions ask is answered only
+    under a label (its own, or a heading in its place): content, position or a neighbour's
+    block (numbers in another edition's code) do not say that this student's handout asked
+    it. A declared edition says so (graders.documents.edition)."""
     for question in rubric.questions:
         answer = answers.get(question.id)
         if (not question.handouts or answer is None or answer.strength == "strong"
