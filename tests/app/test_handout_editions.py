@@ -11,12 +11,18 @@ from typing import Any
 
 import pytest
 from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
 
-from app.assignments.service import load_rubric_text
-from app.db.models import Submission
+from app.assignments.service import load_rubric_text, sync_rubric_dir
+from app.db.models import RubricVersion, Submission
 from app.db.session import unit_of_work
+from app.grading.jobs import job_for
+from app.grading.leases import claim
 from app.grading.worker import grade_document
 from app.regrade.runner import run_regrade
+from app.submissions.service import accept
+from app.submissions.upload import Upload
+from graders.rubric import BUNDLED_RUBRICS
 from tests.app.conftest import Api
 from tests.app.test_web_pages import _browser
 
@@ -196,3 +202,47 @@ def test_a_regrade_keeps_each_submission_s_edition(editions: Api) -> None:
         fresh = grade_document(rubric_text(3, 2, 2), raw, name, ctype, handout=handout)
         assert items == {r.item_id: (int(r.points), int(r.max_points), r.status.value,
                                      r.feedback) for r in fresh.items}
+
+
+def _notebook(edition: str) -> bytes:
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_markdown_cell(text) for text in ("Q1: 10", "Q2: 20")]
+    notebook.metadata["gradeformer"] = {"handout": edition}
+    return nbformat.writes(notebook).encode()
+
+
+def test_a_notebook_declares_it_in_its_metadata_read_in_the_child(editions: Api) -> None:
+    # a notebook is read by the upload's child process: the edition comes back from it
+    response = _upload(editions, "bob", raw=_notebook("2022"), name="s.ipynb",
+                       ctype="application/x-ipynb+json")
+    assert response.status_code == 201, response.text
+    staff, items = _items(editions, response.json()["id"])
+    assert staff["handout"] == "2022" and items["q2.value"]["max_points"] == 0
+    refused = _upload(editions, "bob", raw=_notebook("1999"), name="s.ipynb",
+                      ctype="application/x-ipynb+json")
+    assert refused.status_code == 422 and refused.json()["allowed"] == ["2021", "2022"]
+
+
+def test_an_undeclared_student_reads_the_neutral_message_before_release(editions: Api) -> None:
+    response = _upload(editions, raw=b"Q1: 10\n")
+    _, own = _items(editions, response.json()["id"], "alice")
+    assert own["q2.value"]["feedback"] == "No answer was found for this part."
+
+
+def test_every_way_to_grade_a_stored_submission_carries_its_edition(
+    sessions: sessionmaker[Session],
+) -> None:
+    """The CLI's accept, a Celery task's claim and the sweeper's re-queued job (job_for)."""
+    with unit_of_work(sessions) as session:
+        sync_rubric_dir(session, BUNDLED_RUBRICS)
+        job = accept(session, "cs224n-attention", Upload(b"1a. It copies v_j.\n", "a.md", None,
+                                                          None, "2023"), None, 1 << 20).job
+    assert job.handout == "2023"
+    with unit_of_work(sessions) as session:
+        assert claim(session, job.submission_id, "task-a", 60, 3).handout == "2023"
+        submission = session.get(Submission, job.submission_id)
+        assert submission is not None
+        version = session.get(RubricVersion, job.rubric_version_id)
+        assert version is not None and job_for(submission, version).handout == "2023"
