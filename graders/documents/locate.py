@@ -190,9 +190,8 @@ def _line_of(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
 
-def locate(
-    text: str, rubric: Rubric, cells: Sequence[Cell] = (), handout: str | None = None
-) -> Location:
+def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = (),
+           handout: str | None = None) -> Location:
     """`cells`: the text is a rendered notebook (`graders.documents.notebook`) with these cells:
     the markdown cell that asks a question is not its answer, and a code cell ends the answer
     cell before it. `handout`: the edition declared with the submission (None: undeclared)."""
@@ -241,8 +240,7 @@ def locate(
     _without_code(text, rubric, answers, missing, bool(cells))
     for question in rubric.questions:
         reason = missing.get(question.id)
-        # A question some handout editions do not ask is expected to be absent for them,
-        # unless the declared edition asks it.
+        # A question some handout editions do not ask is expected absent, unless declared asked.
         if (reason is None or ONLY_HANDOUT in reason
                 or (question.handouts and handout not in question.handouts)):
             continue
@@ -252,7 +250,7 @@ def locate(
         if candidate is not None:
             del missing[question.id]
             answers[question.id] = candidate
-    if handout is None:
+    if handout is None:  # a declared edition says which questions this student was asked
         _edition_questions(rubric, answers, missing)
     return Location(answers, missing, tuple(notes))
 
@@ -283,10 +281,9 @@ def _without_code(
 def _edition_questions(
     rubric: Rubric, answers: dict[str, LocatedAnswer], missing: dict[str, str]
 ) -> None:
-    """Without a declared edition, a question only some handout editions ask is answered only
-    under a label (its own, or a heading in its place): content, position or a neighbour's
-    block (numbers in another edition's code) do not say that this student's handout asked
-    it. A declared edition says so (graders.documents.edition)."""
+    """A question only some handout editions ask is answered only under a label (its own, or a
+    heading in its place): content, position or a neighbour's block (numbers in another
+    edition's code) do not say that this student's handout asked it."""
     for question in rubric.questions:
         answer = answers.get(question.id)
         if (not question.handouts or answer is None or answer.strength == "strong"
