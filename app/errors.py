@@ -27,6 +27,14 @@ class UnreadableUpload(InvalidInput):
     slug = "unreadable-upload"
 
 
+class UnknownEdition(InvalidInput):
+    """A declared handout edition the assignment's rubric does not grade; `allowed` lists
+    those it does (empty: the rubric has no editions)."""
+
+    title = "Unknown handout edition"
+    slug = "unknown-handout"
+
+
 class PayloadTooLarge(DomainError):
     status = 413
     title = "Upload too large"

@@ -89,17 +89,36 @@ def _not_asked(
     )
 
 
+def _not_in_edition(
+    item: RubricItem, question: Question, reason: str, handout: str
+) -> ItemResult:
+    """A question the declared handout edition does not ask: not graded, counted for nothing."""
+    return ItemResult(
+        item_id=item.id, question=question.id, points=0, max_points=0,
+        status=Status.MISSING, confidence=1.0, grader="engine", grader_version=ENGINE_VERSION,
+        feedback=(f"Not counted (0 of 0): the {handout} handout, declared with this "
+                  f"submission, does not ask {question.id}. {reason}"),
+        student_feedback=(f"Not counted: your handout ({handout}) does not ask part "
+                          f"{question.id}."),
+    )
+
+
 NO_ANSWER = "No answer to this question was found."
 
 
 def unanswered(
-    rubric: Rubric, question: Question, reason: str, doubt: str = ""
+    rubric: Rubric, question: Question, reason: str, doubt: str = "",
+    handout: str | None = None,
 ) -> list[ItemResult]:
     """The results of a question the document has no answer to (`reason`: the parser's, or
-    NO_ANSWER): missing, or not counted when some handout editions do not ask it. In a document
-    that may not answer this assignment at all (`doubt`) they go to review instead of 0."""
-    absent_from = rubric.handouts_without(question)
-    if absent_from:
+    NO_ANSWER), or that the declared edition (`handout`) does not ask: missing, or not counted
+    when that edition does not ask it or, undeclared, when some handout editions do not ask it.
+    In a document that may not answer this assignment at all (`doubt`) they go to review
+    instead of 0."""
+    if handout is not None:
+        if not rubric.asks(question, handout):
+            return [_not_in_edition(item, question, reason, handout) for item in question.items]
+    elif absent_from := rubric.handouts_without(question):
         return [_not_asked(item, question, reason, absent_from) for item in question.items]
     if doubt:
         return [_doubted(item, question, reason, doubt) for item in question.items]
@@ -191,10 +210,11 @@ def grade_submission(
         located = submission_digest(submission)
     for question in rubric.questions:
         answer = submission.answers.get(question.id)
-        if answer is None or not answer.text.strip():
+        if (answer is None or not answer.text.strip()
+                or not rubric.asks(question, submission.handout)):
             for result in unanswered(rubric, question,
                                      submission.missing.get(question.id, NO_ANSWER),
-                                     submission.doubt):
+                                     submission.doubt, submission.handout):
                 results[result.item_id] = result
             continue
         context = GradingContext(

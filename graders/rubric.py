@@ -156,6 +156,11 @@ class Rubric(_Strict):
             return ()
         return tuple(h for h in self.handouts if h not in question.handouts)
 
+    def asks(self, question: Question, handout: str | None) -> bool:
+        """Whether the declared edition `handout` asks `question` (None: no edition declared,
+        nothing says it does not)."""
+        return handout is None or not question.handouts or handout in question.handouts
+
     def items(self) -> Iterator[RubricItem]:
         for question in self.questions:
             yield from question.items

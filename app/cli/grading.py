@@ -26,7 +26,8 @@ from app.sanitize import clean
 from app.submissions import service as submissions
 from app.submissions.upload import Upload
 from graders.context import GradingResources
-from graders.documents import InvalidDocument, ParsedSubmission, read_submission, sniff_format
+from graders.documents import InvalidDocument, ParsedSubmission, read_submission, sniff_document
+from graders.documents.edition import EditionError, check_declared, clean_edition
 from graders.documents.strength import doubt_in
 from graders.results import ItemResult
 from graders.rubric import Rubric
@@ -37,11 +38,20 @@ class OutputFormat(StrEnum):
     JSON = "json"
 
 
-def outcome_json(slug: str, outcome: WorkerOutcome) -> dict[str, Any]:
+HANDOUT_HELP = ("The handout edition this submission answers (one of the rubric's `handouts`): "
+                "a question it does not ask is not counted")
+
+
+def outcome_json(
+    slug: str, outcome: WorkerOutcome, handout: str | None = None
+) -> dict[str, Any]:
     items: list[ItemResult] = list(outcome.items)
     total = sum((r.points for r in items if r.counts_toward_total), start=Decimal(0))
+    # The declared edition only when one is: an undeclared grade prints what it always did.
+    edition = {} if handout is None else {"handout": handout}
     return {
         "assignment": slug,
+        **edition,
         "total": as_number(total),
         "max_points": as_number(sum((r.max_points for r in items), start=Decimal(0))),
         "items": [
@@ -62,15 +72,16 @@ def outcome_json(slug: str, outcome: WorkerOutcome) -> dict[str, Any]:
     }
 
 
-def _table(slug: str, outcome: WorkerOutcome) -> Table:
+def _table(slug: str, outcome: WorkerOutcome, handout: str | None = None) -> Table:
     data = outcome_json(slug, outcome)
+    edition = "" if handout is None else f", handout {safe(handout)}"
     table = Table(
         "item",
         "points",
         "status",
         "conf.",
         "feedback",
-        title=f"{slug}: {data['total']} / {data['max_points']} ({outcome.status})",
+        title=f"{slug}{edition}: {data['total']} / {data['max_points']} ({outcome.status})",
     )
     for item in data["items"]:
         table.add_row(
@@ -83,10 +94,12 @@ def _table(slug: str, outcome: WorkerOutcome) -> Table:
     return table
 
 
-def _located(raw: bytes, file: Path, rubric: Rubric) -> ParsedSubmission | None:
+def _located(
+    raw: bytes, file: Path, rubric: Rubric, handout: str | None
+) -> ParsedSubmission | None:
     """What the grader read for each question (the same reading grading did), for --show."""
     try:
-        return read_submission(raw, file.name, content_type(file), rubric)
+        return read_submission(raw, file.name, content_type(file), rubric, handout)
     except InvalidDocument:
         return None
 
@@ -103,6 +116,7 @@ def grade(
     show: Annotated[
         bool, typer.Option(help="Per question the text located and where; per item the evidence")
     ] = False,
+    handout: Annotated[str | None, typer.Option(help=HANDOUT_HELP)] = None,
 ) -> None:
     """Grade one file offline: no database, no server."""
     if assignment is None and rubric is None:
@@ -111,29 +125,37 @@ def grade(
     slug = assignment or loaded.rubric.slug
     raw = read_upload(file)
     try:
-        sniff_format(raw, file.name, content_type(file))
+        _, written = sniff_document(raw, file.name, content_type(file))
     except InvalidDocument as exc:
+        raise fail(f"{file}: {exc}", 2) from None
+    try:
+        given = None if handout is None else clean_edition(handout, "--handout")
+        edition = check_declared(loaded.rubric.handouts, given, written)
+    except (ValueError, EditionError) as exc:
         raise fail(f"{file}: {exc}", 2) from None
     resources = GradingResources(options=settings().grading_options())
     try:
-        outcome = grade_document(text, raw, file.name, content_type(file), resources)
+        outcome = grade_document(text, raw, file.name, content_type(file), resources,
+                                 handout=edition)
     finally:
         resources.close()
     if outcome.status == "error" or (outcome.error and not outcome.items):
         raise fail(f"{file}: {outcome.error}", 2)
-    parsed = _located(raw, file, loaded.rubric) if show else None
+    parsed = _located(raw, file, loaded.rubric, edition) if show else None
     if format is OutputFormat.JSON:
-        data = outcome_json(slug, outcome)
+        data = outcome_json(slug, outcome, edition)
         if show:
             data.update(shown_json(parsed, raw, outcome.items))
         print(json.dumps(data, ensure_ascii=False))
     elif show:
-        title = f"{clean(file.name, 200)} — {slug}: {outcome_json(slug, outcome)['total']} / " \
+        edition_note = "" if edition is None else f", handout {clean(edition, 40)}"
+        title = f"{clean(file.name, 200)} — {slug}{edition_note}: " \
+            f"{outcome_json(slug, outcome)['total']} / " \
             f"{as_number(loaded.rubric.max_points)} ({outcome.status})"
         print_shown(console, title, loaded.rubric, parsed, raw, outcome.items)
         _say_doubt(outcome)
     else:
-        console.print(_table(slug, outcome))
+        console.print(_table(slug, outcome, edition))
         _say_doubt(outcome)
 
 
@@ -145,7 +167,8 @@ def _say_doubt(outcome: WorkerOutcome) -> None:
 
 
 def _store_and_grade(
-    slug: str, files: list[Path], students: list[str | None], workers: int
+    slug: str, files: list[Path], students: list[str | None], workers: int,
+    handout: str | None = None,
 ) -> list[tuple[Path, int | None, WorkerOutcome | None, str | None]]:
     """Store every readable file, then grade them all in parallel."""
     rows: list[tuple[Path, int | None, WorkerOutcome | None, str | None]] = []
@@ -154,7 +177,8 @@ def _store_and_grade(
     with database() as sessions:
         with domain_errors(), unit_of_work(sessions) as session:
             for path, student in zip(files, students, strict=True):
-                upload = Upload(read_upload(path), path.name, content_type(path), student)
+                upload = Upload(read_upload(path), path.name, content_type(path), student,
+                                handout)
                 try:
                     accepted = submissions.accept(session, slug, upload, None, limit)
                 except DomainError as exc:
@@ -180,9 +204,10 @@ def submit(
     file: Annotated[Path, typer.Argument()],
     assignment: Annotated[str, typer.Option(help="Assignment slug")],
     student: Annotated[str | None, typer.Option(help="File it under this student")] = None,
+    handout: Annotated[str | None, typer.Option(help=HANDOUT_HELP)] = None,
 ) -> None:
     """Store a submission in the database and grade it now."""
-    [(path, sid, outcome, error)] = _store_and_grade(assignment, [file], [student], 1)
+    [(path, sid, outcome, error)] = _store_and_grade(assignment, [file], [student], 1, handout)
     if sid is None:
         raise fail(f"{path}: {error}", 2)
     status = "grader_error" if outcome is None else outcome.status
@@ -196,13 +221,16 @@ def import_folder(
     folder: Annotated[Path, typer.Argument(file_okay=False, exists=True)],
     assignment: Annotated[str, typer.Option(help="Assignment slug")],
     workers: Annotated[int | None, typer.Option(help="Grading processes")] = None,
+    handout: Annotated[
+        str | None, typer.Option(help="The handout edition every file answers")
+    ] = None,
 ) -> None:
     """Every file of FOLDER becomes a submission; the student id is the file name's stem."""
     files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
     if not files:
         raise fail(f"{folder} has no files")
     rows = _store_and_grade(
-        assignment, files, [p.stem for p in files], workers or settings().workers
+        assignment, files, [p.stem for p in files], workers or settings().workers, handout
     )
     table = Table("file", "submission", "status", "total")
     rejected = 0

@@ -137,6 +137,9 @@ class Submission(Base):
     student: Mapped[str | None] = mapped_column(String(200))
     filename: Mapped[str | None] = mapped_column(String(500))
     content_type: Mapped[str | None] = mapped_column(String(200))
+    # The handout edition declared with the upload or in the document (the rubric's spelling,
+    # graders.documents.edition); None: not declared.
+    handout: Mapped[str | None] = mapped_column(String(40), default=None)
     size: Mapped[int]
     sha256: Mapped[str] = mapped_column(String(64), index=True)
     # Deferred: listings and dashboards never need the bytes, only grading does.

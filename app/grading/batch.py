@@ -19,9 +19,11 @@ from app.grading.store import store_results
 from app.grading.worker import WorkerOutcome, grade_document
 from graders.context import GradingResources
 
-# (rubric text, document, filename, content type, resources, learned context, submission id)
+# (rubric text, document, filename, content type, resources, learned context, submission id,
+# declared handout edition)
 Grade = Callable[
-    [str, bytes, str | None, str | None, GradingResources | None, str | None, int | None],
+    [str, bytes, str | None, str | None, GradingResources | None, str | None, int | None,
+     str | None],
     WorkerOutcome,
 ]
 
@@ -43,7 +45,7 @@ def grade_jobs(
     futures = {
         windowed.submit(
             grade, j.rubric_text, j.raw, j.filename, j.content_type, None, j.context,
-            j.submission_id,
+            j.submission_id, j.handout,
         ): index
         for index, j in enumerate(jobs)
     }
@@ -91,7 +93,7 @@ def _outcome(
         return exc
     try:
         retried = quarantine.run(grade, job.rubric_text, job.raw, job.filename, job.content_type,
-                                 None, job.context, job.submission_id)
+                                 None, job.context, job.submission_id, job.handout)
     except Exception as exc:  # GradingProcessDied: it kills every process that grades it
         return exc
     # None only when stopped, and nothing stops a CLI run from outside.

@@ -22,6 +22,8 @@ class GradingJob:
     attempts: int = 0
     # What grading learned from the instructor's grades (`app.calibration.context`, JSON).
     context: str | None = None
+    # The handout edition the submission declares (its `handout` column).
+    handout: str | None = None
 
 
 def job_for(
@@ -36,6 +38,7 @@ def job_for(
         content_type=submission.content_type,
         attempts=submission.attempts,
         context=context,
+        handout=submission.handout,
     )
 
 

@@ -132,6 +132,7 @@ class Claim:
     raw: bytes = b""
     filename: str | None = None
     content_type: str | None = None
+    handout: str | None = None
 
 
 def claim(
@@ -164,7 +165,8 @@ def claim(
     submission.claimed_by = holder
     submission.lease_until = lease_until(seconds)
     submission.attempts = submission.attempts + 1
-    return Claim(True, "claimed", submission.raw, submission.filename, submission.content_type)
+    return Claim(True, "claimed", submission.raw, submission.filename, submission.content_type,
+                 submission.handout)
 
 
 def store_if_unfinished(

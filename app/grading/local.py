@@ -32,8 +32,11 @@ from graders.context import GradingResources
 
 log = logging.getLogger(__name__)
 
+# (rubric text, document, filename, content type, resources, learned context, submission id,
+# declared handout edition)
 Grade = Callable[
-    [str, bytes, str | None, str | None, GradingResources | None, str | None, int | None],
+    [str, bytes, str | None, str | None, GradingResources | None, str | None, int | None,
+     str | None],
     WorkerOutcome,
 ]
 
@@ -254,6 +257,6 @@ class LocalExecutor:
 
 def _arguments(
     job: GradingJob,
-) -> tuple[str, bytes, str | None, str | None, None, str | None, int]:
+) -> tuple[str, bytes, str | None, str | None, None, str | None, int, str | None]:
     return (job.rubric_text, job.raw, job.filename, job.content_type, None, job.context,
-            job.submission_id)
+            job.submission_id, job.handout)

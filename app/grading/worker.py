@@ -15,7 +15,7 @@ import signal
 import threading
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -135,12 +135,14 @@ def grade_document(
     resources: GradingResources | None = None,
     context: str | None = None,
     submission_id: int | None = None,
+    handout: str | None = None,
 ) -> WorkerOutcome:
     """`context`: what was learned from the instructor's grades (`app.calibration.context`,
-    JSON); `submission_id`: the document's submission, whose own graded answers it leaves out."""
+    JSON); `submission_id`: the document's submission, whose own graded answers it leaves out;
+    `handout`: the edition declared with the upload."""
     resources = resources if resources is not None else _resources_for_process()
     outcome = _grade_one(rubric_text, raw, filename, content_type, resources, context,
-                         submission_id)
+                         submission_id, handout)
     _cache(resources).flush()
     return outcome
 
@@ -153,6 +155,7 @@ def _grade_one(
     resources: GradingResources,
     context: str | None,
     submission_id: int | None,
+    handout: str | None = None,
 ) -> WorkerOutcome:
     """`grade_document` without writing what it computed to the cache (the caller does)."""
     started = time.perf_counter()
@@ -160,7 +163,7 @@ def _grade_one(
     cache.reset_stats()
     cache.take_keys()
     outcome = _grade_document(rubric_text, raw, filename, content_type, resources, context,
-                              submission_id)
+                              submission_id, handout)
     work = cache.reset_stats().as_dict() if cache.enabled else {}
     return outcome.model_copy(
         update={"execution_time": time.perf_counter() - started, "work": work}
@@ -179,18 +182,19 @@ def _read(
     filename: str | None,
     content_type: str | None,
     resources: GradingResources,
+    handout: str | None = None,
 ) -> tuple[ParsedSubmission, str | None]:
     """The located answers and their cache key: from the cache when this document was read
-    under the same question structure, else read (and kept)."""
+    under the same question structure (and declared edition), else read (and kept)."""
     cache = _cache(resources)
     if not cache.enabled:
-        return read_submission(raw, filename, content_type, loaded.rubric), None
-    key = location_key(loaded, raw, filename, content_type)
+        return read_submission(raw, filename, content_type, loaded.rubric, handout), None
+    key = location_key(loaded, raw, filename, content_type, handout)
     parsed = cache.load(key, decode_parsed)
     if parsed is not None:
         cache.stats.location_cached += 1
         return parsed, key
-    parsed = read_submission(raw, filename, content_type, loaded.rubric)
+    parsed = read_submission(raw, filename, content_type, loaded.rubric, handout)
     cache.stats.located += 1
     cache.save(key, encode_parsed(parsed))
     return parsed, key
@@ -204,6 +208,7 @@ def _grade_document(
     resources: GradingResources,
     context: str | None = None,
     submission_id: int | None = None,
+    handout: str | None = None,
 ) -> WorkerOutcome:
     loaded = _rubric(rubric_text, resources.options)
     learned = parse_context(context) if context else None
@@ -213,7 +218,7 @@ def _grade_document(
     limit = float(seconds) if seconds is not None else None
     try:
         with deadline(limit):
-            outcome = _grade(loaded, raw, filename, content_type, resources)
+            outcome = _grade(loaded, raw, filename, content_type, resources, handout)
             if learned is None or not outcome.items:
                 return outcome
             items = annotate(outcome.items, loaded, learned, submission_id,
@@ -238,13 +243,14 @@ def _grade(
     filename: str | None,
     content_type: str | None,
     resources: GradingResources,
+    handout: str | None = None,
 ) -> WorkerOutcome:
     reading = resources.options.get("parse_seconds")
     try:
         # Reading is linear work on at most a few MB: far less than grading needs. A document
         # whose reading outlives its share is hostile or pathological, whatever remains.
         with at_most(float(reading) if reading is not None else None):
-            parsed, location = _read(loaded, raw, filename, content_type, resources)
+            parsed, location = _read(loaded, raw, filename, content_type, resources, handout)
     except DocumentDeadline:
         return WorkerOutcome(
             status="needs_review",
@@ -286,9 +292,13 @@ def _grade(
     )
 
 
+# (bytes, file name, content type) or, declaring a handout edition, (..., edition)
+Document = tuple[bytes, str | None, str | None] | tuple[bytes, str | None, str | None, str | None]
+
+
 def grade_many(
     rubric_text: str,
-    documents: list[tuple[bytes, str | None, str | None]],
+    documents: Sequence[Document],
     context: str | None = None,
     submission_ids: list[int] | None = None,
 ) -> list[WorkerOutcome]:
@@ -299,8 +309,9 @@ def grade_many(
     resources = _resources_for_process()
     try:
         return [
-            _grade_one(rubric_text, raw, name, ctype, resources, context, sid)
-            for (raw, name, ctype), sid in zip(documents, ids, strict=True)
+            _grade_one(rubric_text, document[0], document[1], document[2], resources, context,
+                       sid, document[3] if len(document) > 3 else None)
+            for document, sid in zip(documents, ids, strict=True)
         ]
     finally:
         _cache(resources).flush()

@@ -180,7 +180,7 @@ class FastPath:
         location = keys.get("location")
         groups = keys.get("groups")
         if not isinstance(groups, dict) or location != self.keys.location_key(
-                stored.sha256, stored.filename, stored.content_type):
+                stored.sha256, stored.filename, stored.content_type, stored.handout):
             return None
         if self.max_answers is not None and int(keys.get("answers", 0)) > self.max_answers:
             return None
@@ -341,4 +341,4 @@ def _missing_results(loaded: LoadedRubric, question: Question,
                      parsed: ParsedSubmission) -> list[ItemResult]:
     """What graders.engine gives the items of an unanswered question."""
     return unanswered(loaded.rubric, question, parsed.missing.get(question.id, NO_ANSWER),
-                      parsed.doubt)
+                      parsed.doubt, parsed.handout)

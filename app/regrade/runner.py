@@ -172,7 +172,7 @@ def run_regrade(
         with unit_of_work(factory) as session:
             subs = repository.with_raw(session, chunk)
             session.expunge_all()
-        docs = [(s.raw, s.filename, s.content_type) for s in subs]
+        docs = [(s.raw, s.filename, s.content_type, s.handout) for s in subs]
         futures = [
             pool.submit(
                 grade_many,
@@ -188,7 +188,8 @@ def run_regrade(
     def alone(submission: Submission) -> WorkerOutcome | BaseException | None:
         """A document whose grading process died (perhaps for another one), graded again in
         a process of its own; None when the server stops meanwhile."""
-        document = (submission.raw, submission.filename, submission.content_type)
+        document = (submission.raw, submission.filename, submission.content_type,
+                    submission.handout)
         try:
             retried = quarantine.run(grade_many, rubric_text, [document], context,
                                      [submission.id])

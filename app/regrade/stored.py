@@ -34,6 +34,7 @@ class StoredRun:
     total: Decimal  # the run's machine total and maximum
     max_points: Decimal
     keys_text: str | None = None  # `keys` as stored (JSON)
+    handout: str | None = None  # the edition declared with the upload
 
 
 def stored_runs(session: Session, ids: Sequence[int]) -> dict[int, StoredRun]:
@@ -43,16 +44,17 @@ def stored_runs(session: Session, ids: Sequence[int]) -> dict[int, StoredRun]:
         select(Submission.id, Submission.student, Submission.status, Submission.sha256,
                Submission.filename, Submission.content_type, GradingRun.id,
                cast(GradingRun.result_keys, Text), GradingRun.rubric_version_id,
-               GradingRun.total, GradingRun.max_points)
+               GradingRun.total, GradingRun.max_points, Submission.handout)
         .join(GradingRun, GradingRun.submission_id == Submission.id)
         .where(Submission.id.in_(list(ids)), GradingRun.is_current.is_(True))
     ).tuples().all()
     found: dict[int, StoredRun] = {}
-    for sid, student, status, sha, name, ctype, run_id, text, version, total, most in rows:
+    for (sid, student, status, sha, name, ctype, run_id, text, version, total, most,
+         handout) in rows:
         keys = None if text is None else json.loads(text)
         found[sid] = StoredRun(sid, student, status, sha, name, ctype, run_id,
                                keys if isinstance(keys, dict) else None, version, total, most,
-                               text)
+                               text, handout)
     return found
 
 

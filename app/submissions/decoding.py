@@ -57,10 +57,15 @@ class DecodeLimits:
     memory_bytes: int
 
 
+# (verdict, the format or why not, the handout edition the document declares)
+Verdict = tuple[str, str, str | None]
+
+
 def _verdict(
     raw: bytes, filename: str | None, content_type: str | None, limits: DecodeLimits
-) -> tuple[str, str]:
-    """In the forked child: bound this process, read the document, say what it is."""
+) -> Verdict:
+    """In the forked child: bound this process, read the document, say what it is and which
+    handout edition it declares (a notebook's metadata)."""
     # Address space: what the helper already mapped, plus the budget for this document.
     with open("/proc/self/statm") as statm:
         mapped = int(statm.read().split()[0]) * resource.getpagesize()
@@ -70,19 +75,19 @@ def _verdict(
     try:
         document = decode_document(raw, filename, content_type, max_pages=limits.max_pages)
     except InvalidDocument as exc:
-        return ("invalid", str(exc)[:MESSAGE_CHARS])
+        return ("invalid", str(exc)[:MESSAGE_CHARS], None)
     except MemoryError:
-        return ("invalid", "the document needs too much memory to read")
+        return ("invalid", "the document needs too much memory to read", None)
     except RecursionError:
-        return ("invalid", "the document is nested too deeply to read")
+        return ("invalid", "the document is nested too deeply to read", None)
     except Exception as exc:  # a parser library's own error on a malformed file
-        return ("invalid", f"not a readable document ({type(exc).__name__})")
-    return ("ok", document.format)
+        return ("invalid", f"not a readable document ({type(exc).__name__})", None)
+    return ("ok", document.format, document.handout)
 
 
 def _decode_forked(
     raw: bytes, filename: str | None, content_type: str | None, limits: DecodeLimits
-) -> tuple[str, str]:
+) -> Verdict:
     """In the helper: fork a child for one document, kill it at the deadline."""
     read_end, write_end = os.pipe()
     pid = os.fork()
@@ -100,7 +105,7 @@ def _decode_forked(
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 os.kill(pid, signal.SIGKILL)
-                return ("timeout", "")
+                return ("timeout", "", None)
             ready, _, _ = select.select([read_end], [], [], remaining)
             if ready:
                 data = os.read(read_end, 65536)
@@ -111,9 +116,9 @@ def _decode_forked(
         os.close(read_end)
         os.waitpid(pid, 0)
     if not received:  # killed by its memory or CPU limit
-        return ("died", "")
-    verdict, value = json.loads(received)
-    return (str(verdict), str(value))
+        return ("died", "", None)
+    verdict, value, handout = json.loads(received)
+    return (str(verdict), str(value), None if handout is None else str(handout))
 
 
 def _helper_main(conn: multiprocessing.connection.Connection) -> None:
@@ -140,12 +145,12 @@ class _Helper:
 
     def decode(
         self, raw: bytes, filename: str | None, content_type: str | None, limits: DecodeLimits
-    ) -> tuple[str, str]:
+    ) -> Verdict:
         self.conn.send((raw, filename, content_type, limits))
         # The helper enforces the deadline; this margin only catches a helper that hangs.
         if not self.conn.poll(limits.seconds + HELPER_MARGIN_S):
             raise TimeoutError("the document reader did not answer")
-        verdict: tuple[str, str] = self.conn.recv()
+        verdict: Verdict = self.conn.recv()
         return verdict
 
     def close(self) -> None:
@@ -182,9 +187,10 @@ class DocumentReader:
         self._all: list[_Helper] = []
         self._closed = False
 
-    async def document_format(
+    async def read_document(
         self, raw: bytes, filename: str | None, content_type: str | None
-    ) -> str:
+    ) -> tuple[str, str | None]:
+        """The document's format and the handout edition it declares, read in a child."""
         try:
             await asyncio.wait_for(self._slots.acquire(), QUEUE_SECONDS)
         except TimeoutError:
@@ -197,15 +203,17 @@ class DocumentReader:
         finally:
             self._slots.release()
 
-    def _decode(self, raw: bytes, filename: str | None, content_type: str | None) -> str:
+    def _decode(
+        self, raw: bytes, filename: str | None, content_type: str | None
+    ) -> tuple[str, str | None]:
         helper = self._take()
         try:
-            verdict, value = helper.decode(raw, filename, content_type, self.limits)
+            verdict, value, handout = helper.decode(raw, filename, content_type, self.limits)
         except (OSError, EOFError, TimeoutError) as exc:  # the helper itself failed: replace it
             self._discard(helper)
             raise Unavailable("Documents cannot be read right now; try again shortly.") from exc
         self._idle.put(helper)
-        return _explain(verdict, value, self.limits)
+        return _explain(verdict, value, self.limits), handout
 
     def _take(self) -> _Helper:
         try:

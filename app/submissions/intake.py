@@ -29,7 +29,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 
 from app.assignments.repository import get_version
-from app.assignments.service import current_rubric
+from app.assignments.service import current_rubric, parsed_version
 from app.audit.repository import record_many
 from app.batches import STOP, drain
 from app.calibration.service import context_text
@@ -39,7 +39,12 @@ from app.errors import Conflict, DomainError, Unavailable
 from app.grading.jobs import GradingJob
 from app.grading.leases import lease_until
 from app.submissions import repository
-from app.submissions.service import NewSubmission, audit_detail, check_upload_allowed
+from app.submissions.service import (
+    NewSubmission,
+    audit_detail,
+    check_upload_allowed,
+    declared_edition,
+)
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +64,7 @@ class Stored:
 class _Version:
     id: int
     source_text: str
+    handouts: tuple[str, ...] = ()  # the editions it grades: what an upload may declare
 
 
 @dataclass(frozen=True)
@@ -221,10 +227,16 @@ class SubmissionIntake:
         # take a student's last attempt.
         now = self._clock()
         refused: dict[int, DomainError] = {}
+        editions: dict[int, str | None] = {}
         earlier: dict[tuple[int, int], int] = {}
         assignments: dict[int, Assignment | None] = {}
         for pending in fresh:
             target = targets[pending.new.slug]
+            try:
+                editions[id(pending)] = declared_edition(pending.new, target.version.handouts)
+            except DomainError as exc:
+                refused[id(pending)] = exc
+                continue
             if pending.uploader is None:
                 continue
             assignment_id = target.assignment_id
@@ -245,7 +257,8 @@ class SubmissionIntake:
         until = lease_until(self._lease_seconds)
         ids = repository.insert_many(
             session,
-            [_row(p.new, targets[p.new.slug].assignment_id, now, until) for p in fresh],
+            [_row(p.new, targets[p.new.slug].assignment_id, now, until, editions[id(p)])
+             for p in fresh],
         )
         record_many(
             session,
@@ -254,7 +267,7 @@ class SubmissionIntake:
             [(p.uploader, i, audit_detail(p.new)) for p, i in zip(fresh, ids, strict=True)],
         )
         stored: dict[int, Stored | DomainError] = {
-            id(p): Stored(i, _job(i, targets[p.new.slug], p.new))
+            id(p): Stored(i, _job(i, targets[p.new.slug], p.new, editions[id(p)]))
             for p, i in zip(fresh, ids, strict=True)
         }
         for p in storable:
@@ -294,7 +307,7 @@ class SubmissionIntake:
         if version is None:
             row = get_version(session, version_id)
             assert row is not None
-            version = _Version(row.id, row.source_text)
+            version = _Version(row.id, row.source_text, parsed_version(row).rubric.handouts)
             self._versions[version_id] = version
         return _Target(assignment_id, version, context_text(session, assignment_id))
 
@@ -349,12 +362,14 @@ def _replay(
             "a new upload.",
             submission_id=submission_id,
         )
-    job = _job(submission_id, target, pending.new)
+    # A replay is answered with the first upload's submission and never graded again: its
+    # job names no edition (the stored row has the first upload's).
+    job = _job(submission_id, target, pending.new, None)
     return Stored(submission_id, job, replayed=True, status=state)
 
 
 def _row(
-    new: NewSubmission, assignment_id: int, now: datetime, until: datetime
+    new: NewSubmission, assignment_id: int, now: datetime, until: datetime, handout: str | None
 ) -> dict[str, Any]:
     return {
         "created_at": now,
@@ -364,6 +379,7 @@ def _row(
         "student": new.student,
         "filename": new.filename,
         "content_type": new.content_type,
+        "handout": handout,
         "size": len(new.raw),
         "sha256": new.sha256,
         "raw": new.raw,
@@ -373,7 +389,9 @@ def _row(
     }
 
 
-def _job(submission_id: int, target: _Target, new: NewSubmission) -> GradingJob:
+def _job(
+    submission_id: int, target: _Target, new: NewSubmission, handout: str | None
+) -> GradingJob:
     return GradingJob(
         submission_id=submission_id,
         rubric_version_id=target.version.id,
@@ -382,4 +400,5 @@ def _job(submission_id: int, target: _Target, new: NewSubmission) -> GradingJob:
         filename=new.filename,
         content_type=new.content_type,
         context=target.context,
+        handout=handout,
     )

@@ -40,7 +40,8 @@ _UPLOAD_BODY: dict[str, Any] = {
     "requestBody": {
         "required": True,
         "description": "The document itself (JSON answers, text, Markdown, LaTeX, .py, .ipynb, "
-        "PDF), or a multipart form with the document in `file` (and optionally `student`).",
+        "PDF), or a multipart form with the document in `file` (and optionally `student` and "
+        "`handout`).",
         "content": {
             "application/json": {
                 "schema": {"type": "object"},
@@ -53,6 +54,7 @@ _UPLOAD_BODY: dict[str, Any] = {
                     "properties": {
                         "file": {"type": "string", "format": "binary"},
                         "student": {"type": "string"},
+                        "handout": {"type": "string", "maxLength": 40},
                     },
                     "required": ["file"],
                 }
@@ -118,6 +120,15 @@ async def upload(
             "document says.",
         ),
     ] = None,
+    handout: Annotated[
+        str | None,
+        Query(
+            max_length=200,
+            description="The handout edition this submission answers, one of the rubric's "
+            "`handouts` (also a multipart field; a JSON submission may say it in its own "
+            "`handout` key). A question that edition does not ask is not counted.",
+        ),
+    ] = None,
     idempotency_key: Annotated[
         str | None,
         Header(
@@ -135,7 +146,8 @@ async def upload(
     404 unknown assignment; 408 the body arrived too slowly; 409 the student's submission
     limit is reached, or the `Idempotency-Key` named another document or assignment; 413
     larger than the upload limit, or the student's storage quota is used up; 422 unreadable or
-    unsupported document, or a bad `Idempotency-Key`; 429 too many uploads by this student (see
+    unsupported document, a bad `Idempotency-Key`, or a `handout` the rubric does not grade
+    (`unknown-handout`, its editions in `allowed`); 429 too many uploads by this student (see
     `Retry-After`); 503 documents cannot be read right now (retry
     shortly)."""
     intake: SubmissionIntake = request.app.state.intake
@@ -153,28 +165,28 @@ async def upload(
     # never under a name the document claims for itself.
     if student and upload.student is None:
         upload = dataclasses.replace(upload, student=student.strip())
+    if handout is not None and upload.handout is None:
+        upload = dataclasses.replace(upload, handout=handout)
     reader: DocumentReader = request.app.state.document_reader
-    document_format: str | None = None
+    document: tuple[str, str | None] | None = None
     if needs_child(upload.raw, upload.filename, upload.content_type):
-        document_format = await reader.document_format(
-            upload.raw, upload.filename, upload.content_type
-        )
+        document = await reader.read_document(upload.raw, upload.filename, upload.content_type)
     try:
         # Only text and JSON are read here (bounded in depth and digits); whatever turns out
         # to be a PDF or notebook, however it is disguised, is read by a bounded child.
-        if len(upload.raw) <= INLINE_CHECK_BYTES or document_format is not None:
+        if len(upload.raw) <= INLINE_CHECK_BYTES or document is not None:
             new = service.prepare(slug, upload, user, settings.max_upload_bytes,
-                                  document_format=document_format, light_only=True)
+                                  document=document, light_only=True)
         else:
             new = await run_in_threadpool(functools.partial(
                 service.prepare, slug, upload, user, settings.max_upload_bytes,
                 light_only=True))
     except NeedsReader:
-        document_format = await reader.document_format(
+        document = await reader.read_document(
             upload.raw, upload.filename, upload.content_type
         )
         new = service.prepare(slug, upload, user, settings.max_upload_bytes,
-                              document_format=document_format)
+                              document=document)
     if idempotency_key is not None:
         new = dataclasses.replace(new, idempotency_key=idempotency_key)
     if own_quota:

@@ -77,6 +77,8 @@ class SubmissionSummary(BaseModel):
     assignment: str
     student: str | None
     filename: str | None
+    # The handout edition declared with the upload or in the document; None: not declared.
+    handout: str | None = None
     status: str
     total: JsonPoints | None
     max_points: JsonPoints | None
@@ -89,6 +91,7 @@ class SubmissionSummary(BaseModel):
             assignment=s.assignment_slug,
             student=s.submission.student,
             filename=s.submission.filename,
+            handout=s.submission.handout,
             status=s.score.status,
             total=s.score.total,
             max_points=s.score.max_points,
@@ -144,6 +147,7 @@ class StudentSubmissionSummary(BaseModel):
     assignment: str
     student: str | None
     filename: str | None
+    handout: str | None = None  # the handout edition they declared
     status: str
     total: JsonPoints | None
     max_points: JsonPoints | None
@@ -161,6 +165,7 @@ class StudentSubmissionSummary(BaseModel):
             assignment=s.assignment_slug,
             student=s.submission.student,
             filename=s.submission.filename,
+            handout=s.submission.handout,
             status=score.status,
             total=score.total,
             max_points=score.max_points,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -16,14 +16,15 @@ from app.auth.dependencies import is_staff
 from app.calibration.service import context_text
 from app.db.base import utcnow
 from app.db.models import Assignment, GradingRun, Submission, SubmissionStatus, User
-from app.errors import InvalidInput, NotFound, PayloadTooLarge, UnreadableUpload
+from app.errors import InvalidInput, NotFound, PayloadTooLarge, UnknownEdition, UnreadableUpload
 from app.grading.jobs import GradingJob, job_for
 from app.grading.repository import current_runs
 from app.sanitize import clean, clean_optional
 from app.submissions import repository
 from app.submissions.scoring import EffectiveScore, effective_score
 from app.submissions.upload import Upload
-from graders.documents import sniff_format
+from graders.documents import sniff_document
+from graders.documents.edition import EditionError, check_declared, clean_edition
 from graders.documents.model import InvalidDocument
 
 
@@ -47,6 +48,10 @@ class NewSubmission:
     document_format: str
     # The client's Idempotency-Key: a retried upload returns the submission of the first.
     idempotency_key: str | None = None
+    # The handout edition the upload declares (cleaned, not yet checked against the rubric)
+    # and the one the document declares itself: `declared_edition` reconciles them.
+    handout: str | None = None
+    document_handout: str | None = None
 
 
 @dataclass(frozen=True)
@@ -62,20 +67,28 @@ def prepare(
     upload: Upload,
     uploader: User | None,
     max_bytes: int,
-    document_format: str | None = None,
+    document: tuple[str, str | None] | None = None,
     light_only: bool = False,
 ) -> NewSubmission:
     """Size, format and filing rules: everything about an upload that needs no database.
-    `document_format`: already established by reading the document elsewhere (a child).
-    `light_only`: NeedsReader rather than parsing a PDF or notebook here."""
+    `document`: its format and the edition it declares, already established by reading the
+    document elsewhere (a child). `light_only`: NeedsReader rather than parsing a PDF or
+    notebook here."""
     if len(upload.raw) > max_bytes:
         raise PayloadTooLarge(f"The upload is larger than the limit of {max_bytes} bytes.")
-    if document_format is None:
+    handout = None
+    if upload.handout is not None and upload.handout.strip():
         try:
-            document_format = sniff_format(upload.raw, upload.filename, upload.content_type,
-                                           light_only)
+            handout = clean_edition(upload.handout, "handout field")
+        except ValueError as exc:
+            raise InvalidInput(f"The {exc}.", field="handout") from exc
+    if document is None:
+        try:
+            document = sniff_document(upload.raw, upload.filename, upload.content_type,
+                                       light_only)
         except InvalidDocument as exc:
             raise UnreadableUpload(str(exc)) from exc
+    document_format, document_handout = document
     if uploader is not None and not is_staff(uploader):
         student: str | None = uploader.name  # a student files only under their own name
     else:
@@ -90,7 +103,20 @@ def prepare(
         raw=upload.raw,
         sha256=hashlib.sha256(upload.raw).hexdigest(),
         document_format=document_format,
+        handout=handout,
+        document_handout=document_handout,
     )
+
+
+def declared_edition(new: NewSubmission, handouts: Sequence[str]) -> str | None:
+    """The edition the upload declares, as the rubric writes it (None: none declared);
+    UnknownEdition (422, naming the rubric's editions) when the rubric does not grade it."""
+    try:
+        return check_declared(handouts, new.handout, new.document_handout)
+    except EditionError as exc:
+        message = str(exc)
+        raise UnknownEdition(f"{message[:1].upper()}{message[1:]}.",
+                             allowed=list(exc.allowed)) from exc
 
 
 def audit_detail(new: NewSubmission) -> dict[str, object]:
@@ -128,6 +154,7 @@ def accept(
     now = now or utcnow()
     check_upload_allowed(session, current.assignment, uploader, now)
     new = prepare(slug, upload, uploader, max_bytes)
+    edition = declared_edition(new, current.loaded.rubric.handouts)
     submission = repository.add(
         session,
         Submission(
@@ -136,6 +163,7 @@ def accept(
             student=new.student,
             filename=new.filename,
             content_type=new.content_type,
+            handout=edition,
             size=len(new.raw),
             sha256=new.sha256,
             raw=new.raw,

@@ -21,6 +21,7 @@ class Upload:
     filename: str | None
     content_type: str | None
     student: str | None = None
+    handout: str | None = None  # the handout edition the uploader declares, as sent
 
 
 def _too_large(limit: int) -> PayloadTooLarge:
@@ -73,6 +74,8 @@ async def read_upload(request: Request, limit: int) -> Upload:
             raise _too_large(limit)
         field = form.get("student")
         student = field.strip() if isinstance(field, str) else ""
-        return Upload(raw, part.filename, _media_type(part.content_type) or None, student or None)
+        edition = form.get("handout")
+        return Upload(raw, part.filename, _media_type(part.content_type) or None, student or None,
+                      edition if isinstance(edition, str) else None)
     finally:
         await form.close()

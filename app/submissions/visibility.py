@@ -119,7 +119,11 @@ class StudentItem:
     solution: str | None
 
 
-def student_item(item: EffectiveItem, view: AssignmentView) -> StudentItem:
+def student_item(
+    item: EffectiveItem, view: AssignmentView, declared: bool = False
+) -> StudentItem:
+    """`declared`: the submission declared its handout edition (a part it does not ask is
+    said so at once)."""
     released = view.state.shows(view.visibility(item.item_id))
     show_points = released and (item.override is not None or item.status not in _UNDECIDED)
     if released and item.override is not None and item.override.comment:
@@ -127,6 +131,11 @@ def student_item(item: EffectiveItem, view: AssignmentView) -> StudentItem:
     elif show_points and item.override is None and item.student_feedback:
         # The grader's words describe the machine's score; an override without a comment
         # gets the neutral message for its own points.
+        feedback = item.student_feedback
+    elif (declared and item.override is None and item.student_feedback
+          and item.max_points == 0 and item.status == Status.MISSING.value):
+        # A part their declared handout edition does not ask says so before release too: it
+        # tells no score, only what they declared.
         feedback = item.student_feedback
     else:
         feedback = neutral_message(item, show_points)
@@ -156,7 +165,8 @@ class StudentScore:
 
 
 def student_score(s: ScoredSubmission, view: AssignmentView) -> StudentScore:
-    items = tuple(student_item(i, view) for i in s.score.items)
+    declared = s.submission.handout is not None
+    items = tuple(student_item(i, view, declared) for i in s.score.items)
     submitted = s.submission.created_at
     total: Decimal | None = None
     everything_shown = all(i.released for i in items)

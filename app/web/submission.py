@@ -45,6 +45,8 @@ def _facts(s: ScoredSubmission, total: str, staff: bool) -> str:
         ["status", f"<b>{e(s.score.status)}</b>"],
         ["total", total],
     ]
+    if sub.handout is not None:  # declared with the upload or in the document
+        rows.insert(3, ["handout", e(sub.handout)])
     return table(["", ""], rows, "facts")
 
 

@@ -141,7 +141,8 @@ def grade_stored(self: Task[Any, Any], submission_id: int, rubric_version_id: in
     if not taken.grade:
         return taken.reason
     outcome = grade_document(
-        rubric_text, taken.raw, taken.filename, taken.content_type, None, context, submission_id
+        rubric_text, taken.raw, taken.filename, taken.content_type, None, context, submission_id,
+        taken.handout,
     )
     stored = _store(factory, (submission_id, rubric_version_id, outcome), holder)
     return outcome.status if stored else "superseded"

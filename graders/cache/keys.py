@@ -111,16 +111,26 @@ def _location_part(loaded: LoadedRubric) -> str:
     return part
 
 
+def _upload_part(document: str, filename: str | None, content_type: str | None,
+                 handout: str | None) -> list[str | None]:
+    # The edition declared with the upload reads the same bytes differently; an undeclared
+    # upload's part is what it always was.
+    part = [document, filename, content_type]
+    return part if handout is None else [*part, handout]
+
+
 def location_key_for(projection: str, raw: bytes | None, filename: str | None,
-                     content_type: str | None, *, document: str | None = None) -> str:
+                     content_type: str | None, *, document: str | None = None,
+                     handout: str | None = None) -> str:
     """`document`: the upload's sha256 (hex) when the caller has it without the bytes (the
-    `sha256` column of a stored submission): the same key as from `raw`."""
+    `sha256` column of a stored submission): the same key as from `raw`. `handout`: the
+    edition declared with the upload (the `handout` column)."""
     if document is None:
         if raw is None:
             raise ValueError("location_key_for needs the upload's bytes or their sha256")
         document = hashlib.sha256(raw).hexdigest()
-    return "location:" + digest(LOCATION_VERSION, code_fingerprint(), projection, document,
-                                filename, content_type)
+    return "location:" + digest(LOCATION_VERSION, code_fingerprint(), projection,
+                                *_upload_part(document, filename, content_type, handout))
 
 
 def location_key_head(projection: str) -> bytes:
@@ -130,10 +140,11 @@ def location_key_head(projection: str) -> bytes:
 
 
 def location_key_of(head: bytes, document: str, filename: str | None,
-                    content_type: str | None) -> str:
-    """`location_key_for(projection, None, filename, content_type, document=document)`: the
-    canonical list is the canonical head's items and these, joined by a comma."""
-    tail = canonical([document, filename, content_type])
+                    content_type: str | None, handout: str | None = None) -> str:
+    """`location_key_for(projection, None, filename, content_type, document=document,
+    handout=handout)`: the canonical list is the canonical head's items and these, joined by a
+    comma."""
+    tail = canonical(_upload_part(document, filename, content_type, handout))
     return "location:" + hashlib.sha256(head + b"," + tail[1:]).hexdigest()
 
 
@@ -143,8 +154,9 @@ def location_part(loaded: LoadedRubric) -> str:
 
 
 def location_key(loaded: LoadedRubric, raw: bytes, filename: str | None,
-                 content_type: str | None) -> str:
-    return location_key_for(_location_part(loaded), raw, filename, content_type)
+                 content_type: str | None, handout: str | None = None) -> str:
+    return location_key_for(_location_part(loaded), raw, filename, content_type,
+                            handout=handout)
 
 
 # --- grader groups ----------------------------------------------------------------------------
@@ -167,11 +179,14 @@ def answer_digest(answer: LocatedAnswer) -> str:
 
 def missing_basis(parsed: ParsedSubmission, question_id: str) -> str:
     """What an unanswered question's results read of the located submission: why it is
-    missing (the engine's default reason when the reader gave none) and, in a document that may
-    not answer this assignment, that doubt."""
+    missing (the engine's default reason when the reader gave none), in a document that may
+    not answer this assignment that doubt, and the declared handout edition."""
+    parts: list[object] = [parsed.missing.get(question_id)]
     if parsed.doubt:
-        return digest(parsed.missing.get(question_id), parsed.doubt)
-    return digest(parsed.missing.get(question_id))
+        parts.append(parsed.doubt)
+    if parsed.handout is not None:
+        parts.append({"handout": parsed.handout})
+    return digest(*parts)
 
 
 def missing_digest(loaded: LoadedRubric, question: Question, basis: str) -> str:

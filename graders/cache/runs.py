@@ -35,10 +35,12 @@ MISSING_MEMO = 4096  # unanswered questions' digests kept by (question, basis)
 PARTS_MEMO = 1024  # groups' key parts kept (a rubric has a few dozen groups)
 
 
-def answered(parsed: ParsedSubmission, question_id: str) -> bool:
-    """Whether the engine grades this question (else its items are missing, unread)."""
-    answer = parsed.answers.get(question_id)
-    return answer is not None and bool(answer.text.strip())
+def answered(loaded: LoadedRubric, parsed: ParsedSubmission, question: Question) -> bool:
+    """Whether the engine grades this question (else its items are missing, unread, or not
+    asked by the declared edition)."""
+    answer = parsed.answers.get(question.id)
+    return (answer is not None and bool(answer.text.strip())
+            and loaded.rubric.asks(question, parsed.handout))
 
 
 def run_keys(loaded: LoadedRubric, parsed: ParsedSubmission, location: str, located: int,
@@ -46,7 +48,7 @@ def run_keys(loaded: LoadedRubric, parsed: ParsedSubmission, location: str, loca
     """The stored form: {"location": key, "answers": n, "groups": {name: [key, basis]}}."""
     entries = dict(groups)
     for question in loaded.rubric.questions:
-        if not answered(parsed, question.id):
+        if not answered(loaded, parsed, question):
             basis = missing_basis(parsed, question.id)
             entries[f"{question.id}/{MISSING}"] = [missing_digest(loaded, question, basis), basis]
     return {"location": location, "answers": located, "groups": entries}
@@ -108,8 +110,9 @@ class RunKeys:
                                        environment(kind, items, context, load=False)))
             self.questions.append((question, specs))
 
-    def location_key(self, sha256: str, filename: str | None, content_type: str | None) -> str:
-        return location_key_of(self._location_head, sha256, filename, content_type)
+    def location_key(self, sha256: str, filename: str | None, content_type: str | None,
+                     handout: str | None = None) -> str:
+        return location_key_of(self._location_head, sha256, filename, content_type, handout)
 
     def missing(self, question: Question, basis: str) -> str:
         # Few reasons repeat across a class (the basis names the reason): each digest once.

@@ -9,7 +9,12 @@ from graders.documents.model import (
     NeedsReader,
     ParsedSubmission,
 )
-from graders.documents.submission import answers_as_json, read_submission, sniff_format
+from graders.documents.submission import (
+    answers_as_json,
+    read_submission,
+    sniff_document,
+    sniff_format,
+)
 
 __all__ = [
     "DocumentFormat",
@@ -21,5 +26,6 @@ __all__ = [
     "ParsedSubmission",
     "answers_as_json",
     "read_submission",
+    "sniff_document",
     "sniff_format",
 ]

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any
 
+from graders.documents.edition import document_edition
 from graders.documents.model import DocumentFormat, InvalidDocument, NeedsReader
 from graders.documents.notebook import Cell, render_notebook
 
@@ -52,6 +53,8 @@ class DecodedDocument:
     text: str  # the document as text (for JSON: the raw JSON text)
     data: Any = None  # the parsed JSON object for json and notebook uploads
     cells: tuple[Cell, ...] = ()  # a notebook's cells in `text`
+    # The edition a JSON submission or a notebook declares (graders.documents.edition).
+    handout: str | None = None
 
 
 def _declared(filename: str | None, content_type: str | None) -> DocumentFormat | None:
@@ -148,13 +151,15 @@ def _without_surrogates(data: Any) -> Any:
 
 
 def check_answers_shape(data: Any) -> None:
-    """`{"student_id"?: str, "answers": {str: str | number | list}}`, else InvalidDocument.
+    """`{"student_id"?: str, "handout"?: str, "answers": {str: str | number | list}}`, else
+    InvalidDocument (`handout`: the edition, read by graders.documents.edition).
 
     Top-level keys starting with `_` are metadata (where a sample came from, an LMS's ids):
     accepted and never read; any other key is refused, as a misspelt "answers" would be."""
     if not isinstance(data, dict):
         raise InvalidDocument('JSON submission must be an object with an "answers" object')
-    unknown = sorted(k for k in set(data) - {"student_id", "answers"} if not k.startswith("_"))
+    unknown = sorted(k for k in set(data) - {"student_id", "handout", "answers"}
+                     if not k.startswith("_"))
     if unknown:
         raise InvalidDocument(
             f"JSON submission has unexpected top-level keys: {', '.join(unknown)}"
@@ -266,14 +271,16 @@ def decode_document(
             if light_only:
                 raise NeedsReader("notebook")
             notebook_text, notebook, cells = _notebook_text(text)
-            return DecodedDocument("notebook", notebook_text, notebook, cells)
+            return DecodedDocument("notebook", notebook_text, notebook, cells,
+                                   document_edition("notebook", notebook))
         check_answers_shape(data)
-        return DecodedDocument("json", text, data)
+        return DecodedDocument("json", text, data, handout=document_edition("json", data))
     if fmt == "notebook":
         notebook_text, notebook, cells = _notebook_text(text)
         if not notebook_text.strip():
             raise InvalidDocument("the notebook has no non-empty cells")
-        return DecodedDocument("notebook", notebook_text, notebook, cells)
+        return DecodedDocument("notebook", notebook_text, notebook, cells,
+                               document_edition("notebook", notebook))
     if _looks_binary(text):
         raise InvalidDocument("binary data (control characters), not a text document")
     return DecodedDocument(fmt, text)

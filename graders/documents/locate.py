@@ -190,10 +190,11 @@ def _line_of(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
 
-def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = ()) -> Location:
+def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = (),
+           handout: str | None = None) -> Location:
     """`cells`: the text is a rendered notebook (`graders.documents.notebook`) with these cells:
     the markdown cell that asks a question is not its answer, and a code cell ends the answer
-    cell before it."""
+    cell before it. `handout`: the edition declared with the submission (None: undeclared)."""
     notes: list[str] = []
     if len(text) > MAX_CHARS:
         notes.append(f"only the first {MAX_CHARS} characters were searched for answers "
@@ -239,8 +240,9 @@ def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = ()) -> Location:
     _without_code(text, rubric, answers, missing, bool(cells))
     for question in rubric.questions:
         reason = missing.get(question.id)
-        # A question some handout editions do not ask is expected to be absent for them.
-        if reason is None or question.handouts or ONLY_HANDOUT in reason:
+        # A question some handout editions do not ask is expected absent, unless declared asked.
+        if (reason is None or ONLY_HANDOUT in reason
+                or (question.handouts and handout not in question.handouts)):
             continue
         qi = rubric.questions.index(question)
         candidate = (sibling_candidate(question, rubric.questions, answers)
@@ -248,7 +250,8 @@ def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = ()) -> Location:
         if candidate is not None:
             del missing[question.id]
             answers[question.id] = candidate
-    _edition_questions(rubric, answers, missing)
+    if handout is None:  # a declared edition says which questions this student was asked
+        _edition_questions(rubric, answers, missing)
     return Location(answers, missing, tuple(notes))
 
 

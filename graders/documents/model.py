@@ -58,3 +58,6 @@ class ParsedSubmission:
     notes: tuple[str, ...] = ()
     # "does this answer this assignment? N of M questions found", when most were not found
     doubt: str = ""
+    # The handout edition declared with the upload or in the document (the rubric's spelling;
+    # graders.documents.edition); None: not declared. Grading counts only what it asks.
+    handout: str | None = None

@@ -48,12 +48,16 @@ def doubt_in(feedbacks: Iterable[str]) -> str | None:
 
 
 def assignment_doubt(
-    rubric: Rubric, answers: Mapping[str, LocatedAnswer], code_only: bool = False
+    rubric: Rubric, answers: Mapping[str, LocatedAnswer], code_only: bool = False,
+    handout: str | None = None,
 ) -> str:
     """"does this answer this assignment? N of M questions found" when fewer than half of the
-    questions every edition asks were found; "" otherwise. `code_only`: the upload is a program
-    (a .py file), which can only answer the code questions."""
-    asked = [q for q in rubric.questions if not rubric.handouts_without(q)
+    questions every edition asks (the declared `handout` asks) were found; "" otherwise.
+    `code_only`: the upload is a program (a .py file), which can only answer the code
+    questions."""
+    asked = [q for q in rubric.questions
+             if (rubric.asks(q, handout) if handout is not None
+                 else not rubric.handouts_without(q))
              and (not code_only or q.answer_kind == "code")]
     if not asked:
         return ""

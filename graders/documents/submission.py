@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from graders.documents.cues import compile_cues, found_cues
+from graders.documents.edition import resolve_declared, set_aside
 from graders.documents.formats import decode_document
 from graders.documents.locate import locate, question_cues
 from graders.documents.model import DocumentFormat, LocatedAnswer, ParsedSubmission
@@ -13,35 +14,60 @@ from graders.documents.strength import WHOLE_FILE, assignment_doubt, weak, with_
 from graders.rubric import Question, Rubric, RubricItem
 
 
-def sniff_format(raw: bytes, filename: str | None, content_type: str | None,
-                 light_only: bool = False) -> DocumentFormat:
-    """The upload's format, or InvalidDocument with a one-line reason (NeedsReader with
+def sniff_format(raw: bytes, filename: str | None, content_type: str | None) -> DocumentFormat:
+    """The upload's format, or InvalidDocument with a one-line reason."""
+    return decode_document(raw, filename, content_type).format
+
+
+def sniff_document(
+    raw: bytes, filename: str | None, content_type: str | None, light_only: bool = False
+) -> tuple[DocumentFormat, str | None]:
+    """The upload's format and the handout edition it declares itself (JSON `handout`, a
+    notebook's metadata), or InvalidDocument with a one-line reason (NeedsReader with
     `light_only` for a PDF or notebook: see decode_document)."""
-    return decode_document(raw, filename, content_type, light_only=light_only).format
+    document = decode_document(raw, filename, content_type, light_only=light_only)
+    return document.format, document.handout
 
 
 def read_submission(
-    raw: bytes, filename: str | None, content_type: str | None, rubric: Rubric
+    raw: bytes, filename: str | None, content_type: str | None, rubric: Rubric,
+    handout: str | None = None,
 ) -> ParsedSubmission:
+    """`handout`: the edition declared with the upload (graders.documents.edition); the
+    document may declare it too. A question the declared edition does not ask gets no answer,
+    whatever the document holds there."""
     document = decode_document(raw, filename, content_type)
+    edition, edition_note = resolve_declared(rubric, handout, document.handout)
     if document.format == "json":
-        return _from_json(document.text, document.data, rubric)
-    location = locate(document.text, rubric, cells=document.cells)
-    answers = dict(location.answers)
-    missing = dict(location.missing)
-    notes = list(location.notes)
-    if document.format == "python":
-        _whole_file_for_code(document.text, rubric, answers, missing, notes)
-    doubt = assignment_doubt(rubric, answers, code_only=document.format == "python")
-    if doubt:
-        notes.append(doubt)
+        parsed = _from_json(document.text, document.data, rubric)
+        answers, missing, notes = dict(parsed.answers), dict(parsed.missing), list(parsed.notes)
+        doubt = ""
+    else:
+        location = locate(document.text, rubric, cells=document.cells, handout=edition)
+        answers = dict(location.answers)
+        missing = dict(location.missing)
+        notes = list(location.notes)
+        if document.format == "python":
+            _whole_file_for_code(document.text, rubric, answers, missing, notes)
+    if edition is not None:
+        set_aside(rubric, edition, answers, missing)
+    if edition_note:
+        notes.append(edition_note)
+    if document.format != "json":
+        doubt = assignment_doubt(rubric, answers, code_only=document.format == "python",
+                                 handout=edition)
+        if doubt:
+            notes.append(doubt)
+    student = document.data.get("student_id") if document.format == "json" else None
     return ParsedSubmission(
         text=document.text,
         format=document.format,
         answers=with_doubt(answers, doubt),
+        student_id=student if isinstance(student, str) else None,
         missing=missing,
         notes=tuple(notes),
         doubt=doubt,
+        handout=edition,
     )
 
 

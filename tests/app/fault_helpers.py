@@ -22,6 +22,7 @@ def grade_with_faults(
     resources: GradingResources | None = None,
     context: str | None = None,
     submission_id: int | None = None,
+    handout: str | None = None,
 ) -> WorkerOutcome:
     """grade_document, except that a POISON document kills its grading process every time and
     a SLOW one takes a second first (time to kill or stop the process meanwhile)."""
@@ -32,18 +33,18 @@ def grade_with_faults(
     else:
         time.sleep(0.05)
     return grade_document(rubric_text, raw, filename, content_type, resources, context,
-                          submission_id)
+                          submission_id, handout)
 
 
 def grade_many_with_faults(
     rubric_text: str,
-    documents: list[tuple[bytes, str | None, str | None]],
+    documents: list[tuple[bytes, str | None, str | None, str | None]],
     context: str | None = None,
     submission_ids: list[int] | None = None,
 ) -> list[WorkerOutcome]:
     """grade_many (the regrade's call) with the faults of grade_with_faults."""
     ids: list[int | None] = list(submission_ids) if submission_ids else [None] * len(documents)
     return [
-        grade_with_faults(rubric_text, raw, name, ctype, None, context, sid)
-        for (raw, name, ctype), sid in zip(documents, ids, strict=True)
+        grade_with_faults(rubric_text, raw, name, ctype, None, context, sid, handout)
+        for (raw, name, ctype, handout), sid in zip(documents, ids, strict=True)
     ]

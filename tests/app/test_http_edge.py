@@ -227,7 +227,7 @@ def test_reading_past_the_deadline_is_422() -> None:
     reader = DocumentReader(DecodeLimits(seconds=0.001, max_pages=10, memory_bytes=256 * MIB), 1)
     try:
         with pytest.raises(UnreadableUpload, match="could not be read within"):
-            asyncio.run(reader.document_format(text_pdf(["B1: 64"] * 3), "a.pdf", None))
+            asyncio.run(reader.read_document(text_pdf(["B1: 64"] * 3), "a.pdf", None))
     finally:
         reader.close()
 

@@ -3,6 +3,7 @@ pass, the ones marked `<!-- expect-error: ... -->` must fail with exactly those 
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -77,3 +78,42 @@ def test_guide_battery(line: int, body: str, folder: str) -> None:
 
 def test_the_guide_has_battery_examples_beside_their_rubrics() -> None:
     assert len(_batteries()) >= 2 and _folders()
+
+
+_SUBMISSION = re.compile(r"<!-- submission: (.*?) -->\n```json\n(.*?)```", re.DOTALL)
+
+
+def test_the_declared_edition_example_grades_as_the_guide_says() -> None:
+    """"Declaring the edition": the JSON submission declares 2022 against the two-editions
+    rubric: 1e is set aside and counts 0 of 0 with the messages quoted, out of 2 points; the
+    same answers undeclared are graded out of 3."""
+    from graders.documents import read_submission
+    from graders.engine import NO_ANSWER, unanswered
+
+    text = GUIDE.read_text(encoding="utf-8")
+    [(slug, body)] = _SUBMISSION.findall(text)
+    [rubric] = [parse_rubric(b, "guide") for _, b, e in _examples()
+                if not e and f"slug: {slug}\n" in b]
+    raw = body.encode()
+
+    def maximum(handout: str | None) -> int:
+        parsed = read_submission(raw, "s.json", "application/json", rubric.rubric)
+        assert parsed.handout == handout
+        total = 0
+        for question in rubric.rubric.questions:
+            if question.id in parsed.answers:
+                total += sum(int(i.points) for i in question.items)
+                continue
+            results = unanswered(rubric.rubric, question,
+                                 parsed.missing.get(question.id, NO_ANSWER), parsed.doubt,
+                                 parsed.handout)
+            total += sum(int(r.max_points) for r in results)
+            if handout is not None:
+                [result] = results
+                for said in (result.feedback.split(". ")[0], result.student_feedback):
+                    assert said and said.replace("\n", " ") in " ".join(text.split()), said
+        return total
+
+    assert "graded out of 2 points" in text and maximum("2022") == 2
+    raw = json.dumps({k: v for k, v in json.loads(body).items() if k != "handout"}).encode()
+    assert "graded out of 3" in text and maximum(None) == 3
