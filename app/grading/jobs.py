@@ -24,6 +24,9 @@ class GradingJob:
     context: str | None = None
     # The handout edition the submission declares (its `handout` column).
     handout: str | None = None
+    # Whose turn this job takes in a fair queue: the student it is filed under, else the
+    # uploader (app/grading/fair.py).
+    owner: str = ""
 
 
 def job_for(
@@ -39,7 +42,15 @@ def job_for(
         attempts=submission.attempts,
         context=context,
         handout=submission.handout,
+        owner=owner_of(submission.student, submission.uploader_id),
     )
+
+
+def owner_of(student: str | None, uploader_id: int | None) -> str:
+    """One key per student, whoever uploaded (a student, or staff on a student's behalf)."""
+    if student:
+        return f"student:{student}"
+    return f"uploader:{uploader_id}" if uploader_id is not None else "anonymous"
 
 
 class Executor(Protocol):

@@ -1,5 +1,9 @@
 """The local executor: a process pool grades, one writer thread stores results in batches.
 
+Fairness. The next job to start is the waiting job of the student with the fewest jobs running,
+in turns among equals (app/grading/fair.py): a student who uploads fifty slow programs delays
+another student's next job by at most the jobs already started.
+
 Reliability. Jobs wait here, not inside the pool, and at most `workers + 1` are in the pool at a
 time: when a grading process dies (killed, out of memory) the pool fails only those, not every
 queued job. Each of them is retried after a backoff in a one-process quarantine pool, where a
@@ -15,14 +19,15 @@ import functools
 import logging
 import threading
 import time
-from collections import deque
-from collections.abc import Callable, Mapping
+from collections import Counter, deque
+from collections.abc import Callable, Hashable, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.grading.fair import FairQueue
 from app.grading.jobs import GradingJob
 from app.grading.leases import died_message
 from app.grading.retry import backoff, end_broken, kill_processes, process_pool, stop_pool
@@ -67,7 +72,7 @@ class LocalExecutor:
         self._lock = threading.Condition()
         self._pool = process_pool(workers, self._options)
         self._solo: ProcessPoolExecutor | None = None  # the quarantine, started on first need
-        self._waiting: deque[_Job] = deque()
+        self._waiting: FairQueue[_Job] = FairQueue()  # one job per student per turn
         self._retries: deque[_Job] = deque()  # backoff over: for the quarantine, in order
         self._running: dict[int, _Job] = {}
         self._solo_running: _Job | None = None
@@ -93,7 +98,7 @@ class LocalExecutor:
             if entry.attempts > 0:
                 self._schedule_retry(entry)
             else:
-                self._waiting.append(entry)
+                self._waiting.push(entry.job.owner, entry)
             self._dispatch()
         return entry.done
 
@@ -117,13 +122,14 @@ class LocalExecutor:
     def _dispatch(self) -> None:
         """Move jobs into the pools while they have room (called with the lock held)."""
         while self._accepting and self._waiting and len(self._running) < self._window:
-            entry = self._waiting.popleft()
+            busy: Counter[Hashable] = Counter(e.job.owner for e in self._running.values())
+            _, entry = self._waiting.pop(busy.__getitem__)
             pool = self._pool
             try:
                 future = pool.submit(self._grade, *_arguments(entry.job))
             except (BrokenProcessPool, RuntimeError):
                 # The pool broke before this job reached it: not the job's fault.
-                self._waiting.appendleft(entry)
+                self._waiting.push_front(entry.job.owner, entry)
                 self._replace_pool(pool)
                 continue
             self._running[entry.job.submission_id] = entry

@@ -5,7 +5,8 @@ bytes (a crafted 8 KB PDF took 33 s inside the server, others raised unexpected 
 such upload is read by a short-lived child with a memory cap, a page cap and a wall-clock
 deadline after which it is killed. The children are forked by helper processes (one per slot,
 started once from the clean fork server, single-threaded, so forking them is cheap and safe).
-At most `concurrency` documents are read at once; an upload that waits too long gets 503.
+At most `concurrency` documents are read at once, and at most one of any one student's; an upload
+that waits too long gets 503.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import select
 import signal
 import threading
 import time
+from collections.abc import Hashable
 from dataclasses import dataclass
 
 from starlette.concurrency import run_in_threadpool
@@ -186,22 +188,47 @@ class DocumentReader:
         self._lock = threading.Lock()
         self._all: list[_Helper] = []
         self._closed = False
+        # Per owner: the lock that takes turns, and how many of their uploads hold or wait on it.
+        self._turns: dict[Hashable, tuple[asyncio.Lock, int]] = {}
 
     async def read_document(
-        self, raw: bytes, filename: str | None, content_type: str | None
+        self, raw: bytes, filename: str | None, content_type: str | None,
+        owner: Hashable = None,
     ) -> tuple[str, str | None]:
-        """The document's format and the handout edition it declares, read in a child."""
+        """The document's format and the handout edition it declares, read in a child. One
+        owner (a student) has at most one document reading or waiting for a slot at a time:
+        their other uploads wait behind it, not in front of another student's."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + QUEUE_SECONDS
+        turn, waiting = self._turns.get(owner, (asyncio.Lock(), 0))
+        self._turns[owner] = (turn, waiting + 1)
         try:
-            await asyncio.wait_for(self._slots.acquire(), QUEUE_SECONDS)
-        except TimeoutError:
-            raise Unavailable(
-                "Too many documents are being read right now; try again in a minute.",
-                retry_after=int(QUEUE_SECONDS),
-            ) from None
-        try:
-            return await run_in_threadpool(self._decode, raw, filename, content_type)
+            try:
+                await asyncio.wait_for(turn.acquire(), QUEUE_SECONDS)
+            except TimeoutError:
+                raise self._busy() from None
+            try:
+                try:
+                    await asyncio.wait_for(self._slots.acquire(), deadline - loop.time())
+                except TimeoutError:
+                    raise self._busy() from None
+                try:
+                    return await run_in_threadpool(self._decode, raw, filename, content_type)
+                finally:
+                    self._slots.release()
+            finally:
+                turn.release()
         finally:
-            self._slots.release()
+            lock, count = self._turns[owner]
+            if count <= 1:
+                del self._turns[owner]
+            else:
+                self._turns[owner] = (lock, count - 1)
+
+    @staticmethod
+    def _busy() -> Unavailable:
+        return Unavailable("Too many documents are being read right now; try again in a minute.",
+                           retry_after=int(QUEUE_SECONDS))
 
     def _decode(
         self, raw: bytes, filename: str | None, content_type: str | None

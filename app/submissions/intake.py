@@ -36,7 +36,7 @@ from app.calibration.service import context_text
 from app.clock import Clock, system_clock
 from app.db.models import Assignment, Submission, SubmissionStatus, User
 from app.errors import Conflict, DomainError, Unavailable
-from app.grading.jobs import GradingJob
+from app.grading.jobs import GradingJob, owner_of
 from app.grading.leases import lease_until
 from app.submissions import repository
 from app.submissions.service import (
@@ -401,4 +401,5 @@ def _job(
         content_type=new.content_type,
         context=target.context,
         handout=handout,
+        owner=owner_of(new.student, new.uploader_id),
     )

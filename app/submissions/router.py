@@ -170,7 +170,8 @@ async def upload(
     reader: DocumentReader = request.app.state.document_reader
     document: tuple[str, str | None] | None = None
     if needs_child(upload.raw, upload.filename, upload.content_type):
-        document = await reader.read_document(upload.raw, upload.filename, upload.content_type)
+        document = await reader.read_document(upload.raw, upload.filename, upload.content_type,
+                                              owner=user.id)
     try:
         # Only text and JSON are read here (bounded in depth and digits); whatever turns out
         # to be a PDF or notebook, however it is disguised, is read by a bounded child.
@@ -183,7 +184,7 @@ async def upload(
                 light_only=True))
     except NeedsReader:
         document = await reader.read_document(
-            upload.raw, upload.filename, upload.content_type
+            upload.raw, upload.filename, upload.content_type, owner=user.id
         )
         new = service.prepare(slug, upload, user, settings.max_upload_bytes,
                               document=document)

@@ -1,0 +1,93 @@
+"""One student's burst of uploads does not starve another: jobs take turns by student, in the
+grading queue and for the document readers."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import threading
+from concurrent.futures import Future
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app.grading.fair import FairQueue
+from app.grading.local import LocalExecutor
+from app.submissions.decoding import DecodeLimits, DocumentReader
+from tests.app.fault_helpers import grade_steadily
+from tests.app.pdfs import text_pdf
+from tests.app.test_local_faults import Db, db, store  # noqa: F401 - the fixture
+
+MIB = 1024 * 1024
+
+
+@given(st.lists(st.sampled_from("abcde"), max_size=60))
+def test_owners_take_turns_and_each_keeps_its_order(pushes: list[str]) -> None:
+    queue: FairQueue[tuple[str, int]] = FairQueue()
+    for n, owner in enumerate(pushes):
+        queue.push(owner, (owner, n))
+    popped = [queue.pop()[1] for _ in range(len(queue))]
+    assert sorted(popped, key=lambda p: p[1]) == [(o, n) for n, o in enumerate(pushes)]
+    for owner in set(pushes):
+        own = [n for o, n in popped if o == owner]
+        assert own == sorted(own)  # first in, first out within an owner
+    # round k hands out every owner's k-th job before anyone's (k+1)-th
+    rounds = [sum(1 for o2, n2 in popped[:i] if o2 == o) for i, (o, _) in enumerate(popped)]
+    assert rounds == sorted(rounds)
+
+
+def test_a_flood_delays_another_students_job_by_at_most_the_jobs_already_started(
+        db: Db) -> None:  # noqa: F811
+    jobs = store(db, 9)
+    flood = [dataclasses.replace(j, owner="student:flood") for j in jobs[:8]]
+    other = dataclasses.replace(jobs[8], owner="student:other")
+    executor = LocalExecutor(db.sessions, 1, db.settings.grading_options(), 3,
+                             grade=grade_steadily)
+    finished: list[str] = []
+    lock = threading.Lock()
+
+    def note(name: str) -> object:
+        def done(_future: Future[None]) -> None:
+            with lock:
+                finished.append(name)
+        return done
+
+    try:
+        futures = [executor.enqueue(j, track=True) for j in flood]
+        futures.append(executor.enqueue(other, track=True))
+        for name, future in zip([f"flood{i}" for i in range(8)] + ["other"], futures,
+                                strict=True):
+            future.add_done_callback(note(name))  # type: ignore[arg-type]
+        for future in futures:
+            future.result(timeout=120)
+    finally:
+        executor.shutdown()
+    # one worker, one job waiting inside the pool: the other student's job is graded right
+    # after the two of the flood's that had started, not after all eight
+    assert finished.index("other") <= 2, finished
+
+
+def test_one_student_reads_one_document_at_a_time() -> None:
+    reader = DocumentReader(DecodeLimits(seconds=5, max_pages=10, memory_bytes=256 * MIB), 2)
+    pdf = text_pdf(["B1: 64"] * 2)
+    order: list[str] = []
+
+    async def read(owner: str, name: str) -> None:
+        await reader.read_document(pdf, "a.pdf", None, owner=owner)
+        order.append(name)
+
+    async def scenario() -> None:
+        # both readers started (a reader's first start forks a helper process)
+        await asyncio.gather(read("warm", "warm1"), read("warm2", "warm2"))
+        order.clear()
+        flood = [asyncio.create_task(read("flood", f"flood{i}")) for i in range(6)]
+        await asyncio.sleep(0)  # the flood is queued first
+        await read("other", "other")
+        await asyncio.gather(*flood)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        reader.close()
+    # two reading slots: the flood holds one of them, the other student gets the second
+    assert order.index("other") <= 1, order
