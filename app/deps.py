@@ -53,7 +53,10 @@ async def get_clock(request: Request) -> Clock:
 MAX_ID = 2**63 - 1
 IdPath = Annotated[int, Path(ge=1, le=MAX_ID)]
 
-SessionDep = Annotated[Session, Depends(get_session)]
+# scope="function": the commit happens when the route returns, before its response is sent, so
+# a 2xx is never an answer about a write that is not yet durable (or that then fails), and the
+# client's next request sees it (a token created, then used to sign in at once).
+SessionDep = Annotated[Session, Depends(get_session, scope="function")]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 ExecutorDep = Annotated[Executor, Depends(get_executor)]
 ClockDep = Annotated[Clock, Depends(get_clock)]
