@@ -93,16 +93,18 @@ NO_ANSWER = "No answer to this question was found."
 
 
 def unanswered(
-    rubric: Rubric, question: Question, reason: str, doubt: str = ""
+    rubric: Rubric, question: Question, reason: str, doubt: str = "", unsure: str = ""
 ) -> list[ItemResult]:
     """The results of a question the document has no answer to (`reason`: the parser's, or
     NO_ANSWER): missing, or not counted when some handout editions do not ask it. In a document
-    that may not answer this assignment at all (`doubt`) they go to review instead of 0."""
+    that may not answer this assignment at all (`doubt`), or when unclaimed text may answer this
+    question (`unsure`: ParsedSubmission.unsure), they go to review instead of 0."""
     absent_from = rubric.handouts_without(question)
     if absent_from:
         return [_not_asked(item, question, reason, absent_from) for item in question.items]
-    if doubt:
-        return [_doubted(item, question, reason, doubt) for item in question.items]
+    if doubt or unsure:
+        why = "; ".join(w for w in (unsure, doubt) if w)
+        return [_doubted(item, question, reason, why) for item in question.items]
     return [_plain(item, question, Status.MISSING, reason) for item in question.items]
 
 
@@ -194,7 +196,7 @@ def grade_submission(
         if answer is None or not answer.text.strip():
             for result in unanswered(rubric, question,
                                      submission.missing.get(question.id, NO_ANSWER),
-                                     submission.doubt):
+                                     submission.doubt, submission.unsure.get(question.id, "")):
                 results[result.item_id] = result
             continue
         context = GradingContext(

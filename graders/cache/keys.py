@@ -168,7 +168,10 @@ def answer_digest(answer: LocatedAnswer) -> str:
 def missing_basis(parsed: ParsedSubmission, question_id: str) -> str:
     """What an unanswered question's results read of the located submission: why it is
     missing (the engine's default reason when the reader gave none) and, in a document that may
-    not answer this assignment, that doubt."""
+    not answer this assignment, that doubt, and unclaimed text that may answer it."""
+    unsure = parsed.unsure.get(question_id)
+    if unsure:
+        return digest(parsed.missing.get(question_id), parsed.doubt, unsure)
     if parsed.doubt:
         return digest(parsed.missing.get(question_id), parsed.doubt)
     return digest(parsed.missing.get(question_id))

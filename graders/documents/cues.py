@@ -37,6 +37,7 @@ _SYNONYM_OF = {word: group for group in _SYNONYMS for word in group}
 # a lower-case letter, then a capital and a lower-case letter: the seam of a camelCase
 # identifier (`positionalEncoding`; not inside an acronym such as `RoPE`); linear
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z][a-z])")
+_MARKS = re.compile(r"[`*]")
 # endings a cue word drops to stand for its inflections (longest first), and the letters its
 # stem keeps ("keys" -> "key"; but "speed", "embed" and "string" are no inflections)
 _ENDINGS = (("ings", 4), ("ing", 4), ("ies", 4), ("ed", 4), ("s", 3))
@@ -63,8 +64,10 @@ def normalise(text: str, braces: str = "") -> str:
 def as_words(text: str, camel: bool = True) -> str:
     """The normalised text with identifiers read as words: snake_case split, and camelCase
     unless `camel` is False (a brand such as `PyTorch` is one word)."""
-    # a brace parts words (`\\sqrt{d_k}` is "sqrt d k"); `d_{model}` is still "d model"
-    return normalise(_CAMEL.sub(" ", text) if camel else text, braces=" ").replace("_", " ")
+    # a brace parts words (`\\sqrt{d_k}` is "sqrt d k"); `d_{model}` is still "d model"; code
+    # span and emphasis marks are no words ("a **trainable** `positional_encoding`")
+    out = _MARKS.sub(" ", _CAMEL.sub(" ", text) if camel else text)
+    return normalise(out, braces=" ").replace("_", " ")
 
 
 @dataclass(frozen=True)

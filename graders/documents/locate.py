@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from graders.documents.assign import (
     CONTENT_CAP,
@@ -40,6 +40,7 @@ from graders.documents.review import (
     label_names,
     sibling_candidate,
     stray_candidate,
+    unclaimed_mention,
 )
 from graders.documents.strength import (
     BY_CONTENT,
@@ -55,6 +56,9 @@ class Location:
     answers: dict[str, LocatedAnswer]
     missing: dict[str, str]
     notes: tuple[str, ...]
+    # questions in `missing` whose absence is not sure: unclaimed text mentions their cues
+    # (question id -> what a grader should check); their items go to review, suggested at 0
+    unsure: dict[str, str] = field(default_factory=dict)
 
 
 def question_cues(question: Question) -> list[str]:
@@ -210,6 +214,9 @@ def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = ()) -> Location:
     notes.extend(_restart_notes(text, shape.accepted))
     answers: dict[str, LocatedAnswer] = {}
     missing: dict[str, str] = {}
+    # what the answers hold: text trimmed off the start of a run (a README's overview before
+    # the first label) is assigned to no answer, so the stray search may read it
+    claimed: list[int | None] = list(assignment)
     for qi, question in enumerate(rubric.questions):
         runs = runs_of(assignment, qi)
         if not runs:
@@ -224,19 +231,22 @@ def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = ()) -> Location:
             else:
                 answers[question.id] = flag_language(weak(candidate, BY_ORDER))
             continue
-        chosen = next((r for r in runs if any(units[i].label_scores[qi] > 0 for i in r)),
-                      runs[0])
+        run = next((r for r in runs if any(units[i].label_scores[qi] > 0 for i in r)), runs[0])
+        dropped = [units[r[0]] for r in runs if r is not run]
         # an answer starts at its own label: unlabelled text before it that the run took for
         # its content (a README's overview) is not part of it
-        first = next((k for k, i in enumerate(chosen) if units[i].label_scores[qi] > 0), 0)
-        if first and all(units[i].mark is None for i in chosen[:first]):
-            chosen = chosen[first:]
-        dropped = [units[r[0]] for r in runs if r is not chosen]
+        first = next((k for k, i in enumerate(run) if units[i].label_scores[qi] > 0), 0)
+        chosen = run
+        if first and all(units[i].mark is None for i in run[:first]):
+            chosen = run[first:]
+            for i in run[:first]:
+                claimed[i] = None
         answers[question.id] = flag_language(_located(
             text, question, qi, [units[i] for i in chosen], dropped))
     if cells:
         after_question_cells(text, answers, cells, {q.id: q for q in rubric.questions})
     _without_code(text, rubric, answers, missing, bool(cells))
+    unsure: dict[str, str] = {}
     for question in rubric.questions:
         reason = missing.get(question.id)
         # A question some handout editions do not ask is expected to be absent for them.
@@ -244,12 +254,17 @@ def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = ()) -> Location:
             continue
         qi = rubric.questions.index(question)
         candidate = (sibling_candidate(question, rubric.questions, answers)
-                     or stray_candidate(text, question, qi, units, assignment))
+                     or stray_candidate(text, question, qi, units, claimed))
         if candidate is not None:
             del missing[question.id]
             answers[question.id] = candidate
+            continue
+        mention = unclaimed_mention(text, question, qi, units, claimed)
+        if mention:
+            unsure[question.id] = mention
     _edition_questions(rubric, answers, missing)
-    return Location(answers, missing, tuple(notes))
+    return Location(answers, missing, tuple(notes),
+                    {qid: why for qid, why in unsure.items() if qid in missing})
 
 
 def _without_code(

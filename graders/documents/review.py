@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 
 from graders.documents.assign import Unit
@@ -88,36 +88,47 @@ STRAY_CONTENT = 1.0  # cue weight a stray passage needs (one cue no other questi
 STRAY_CHARS = 8000  # the most text a stray candidate takes around its best paragraph
 
 
-def stray_candidate(
-    text: str, question: Question, qi: int, units: Sequence[Unit],
-    assignment: Sequence[int | None],
-) -> LocatedAnswer | None:
-    """Unclaimed text anywhere whose content names this question at least as much as any other,
-    for a question neither label nor order placed: an unlabelled answer written out of the
-    rubric's order (a project description at the top of a README answering the design question).
-    Graded as the best candidate and sent to review, never reported missing at full confidence.
-    """
-    best: int | None = None
+def _unclaimed(
+    units: Sequence[Unit], qi: int, claimed: Sequence[int | None]
+) -> Iterator[tuple[int, float, float]]:
+    """(index, this question's cue weight, the most any other question's has) of every unit that
+    no answer holds and no other label owns: text under a label belongs to that label (another
+    question's, or one the rubric does not have), so only text before every label, or under
+    this question's, is stray."""
     for i, unit in enumerate(units):
-        # text under a label belongs to that label (another question's, or one the rubric
-        # does not have): only text before every label, or under this question's, is stray
         owner = unit if unit.mark is not None else unit.head
         if owner is not None and (not owner.label_scores or owner.label_scores[qi] <= 0):
             continue
-        if assignment[i] is not None or not unit.content:
+        if claimed[i] is not None or not unit.content:
             continue
         own = unit.content[qi][0]
         others = max((c for q, (c, _) in enumerate(unit.content) if q != qi), default=0.0)
+        yield i, own, others
+
+
+def stray_candidate(
+    text: str, question: Question, qi: int, units: Sequence[Unit],
+    claimed: Sequence[int | None],
+) -> LocatedAnswer | None:
+    """Unclaimed text anywhere whose content names this question more than any other, for a
+    question neither label nor order placed: an unlabelled answer written out of the rubric's
+    order (a project description at the top of a README answering the design question).
+    `claimed[i]`: the question whose answer holds unit i (None: no answer does; text trimmed
+    off the start of an answer, before its label, is held by none).
+    Graded as the best candidate and sent to review, never reported missing at full confidence.
+    """
+    best: int | None = None
+    for i, own, others in _unclaimed(units, qi, claimed):
         if own >= STRAY_CONTENT and own > others and (
                 best is None or own > units[best].content[qi][0]):
             best = i
     if best is None:
         return None
     low = high = best
-    while (low > 0 and assignment[low - 1] is None and units[low].mark is None
+    while (low > 0 and claimed[low - 1] is None and units[low].mark is None
            and units[best].end - units[low - 1].start <= STRAY_CHARS):
         low -= 1
-    while (high + 1 < len(units) and assignment[high + 1] is None
+    while (high + 1 < len(units) and claimed[high + 1] is None
            and units[high + 1].mark is None
            and units[high + 1].end - units[low].start <= STRAY_CHARS):
         high += 1
@@ -132,6 +143,37 @@ def stray_candidate(
               "unclaimed passage mentions " + ", ".join(cues[:6]) + " - a grader should check "
               "that it answers this question"),
     ), BY_STRAY)
+
+
+def unclaimed_mention(
+    text: str, question: Question, qi: int, units: Sequence[Unit],
+    claimed: Sequence[int | None],
+) -> str:
+    """What a grader should check before a question with no located answer counts as missing:
+    the unclaimed passage that mentions its cues most (at least as much as any other
+    question's), when one does; "" when the document has nothing about it. Such a passage is
+    too weak to be graded as the answer (below STRAY_CONTENT, or tied with another question):
+    it is named, never taken as the answer's text."""
+    best: int | None = None
+    for i, own, others in _unclaimed(units, qi, claimed):
+        # a passage of another kind (no number for a numeric question, no code for a code
+        # one) does not answer it, whatever words it shares
+        if own <= 0 or own < others or units[i].kind[qi] < 0:
+            continue
+        if len(text[units[i].start:units[i].end].strip()) < _MIN_CANDIDATE:
+            continue  # a heading or a stray line is not a passage
+        if best is None or own > units[best].content[qi][0]:
+            best = i
+    if best is None:
+        return ""
+    unit = units[best]
+    first = text.count("\n", 0, unit.start) + 1
+    last = first + text.count("\n", unit.start, unit.end - 1 if unit.end > unit.start else
+                              unit.start)
+    lines = f"line {first} mentions" if last == first else f"lines {first}-{last} mention"
+    cues = ", ".join(unit.content[qi][1][:4])
+    return (f"no labelled answer to {question.id}; {lines} {cues} but no label there names "
+            f"{question.id}: does this passage answer {question.id}?")
 
 
 def part_family(question_id: str) -> str:
@@ -244,5 +286,5 @@ def label_names(units: Sequence[Unit], qi: int) -> list[float]:
 
 __all__ = [
     "flag_language", "gap_candidate", "label_names", "part_family", "script_share",
-    "sibling_candidate", "stray_candidate",
+    "sibling_candidate", "stray_candidate", "unclaimed_mention",
 ]

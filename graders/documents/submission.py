@@ -30,6 +30,7 @@ def read_submission(
     notes = list(location.notes)
     if document.format == "python":
         _whole_file_for_code(document.text, rubric, answers, missing, notes)
+    unsure = {qid: why for qid, why in location.unsure.items() if qid in missing}
     doubt = assignment_doubt(rubric, answers, code_only=document.format == "python")
     if doubt:
         notes.append(doubt)
@@ -38,6 +39,7 @@ def read_submission(
         format=document.format,
         answers=with_doubt(answers, doubt),
         missing=missing,
+        unsure=unsure,
         notes=tuple(notes),
         doubt=doubt,
     )
