@@ -38,9 +38,7 @@ from graders.documents.review import (
     flag_language,
     gap_candidate,
     label_names,
-    sibling_candidate,
-    stray_candidate,
-    unclaimed_mention,
+    unlabelled_answers,
 )
 from graders.documents.strength import (
     BY_CONTENT,
@@ -239,29 +237,14 @@ def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = ()) -> Location:
         chosen = run
         if first and all(units[i].mark is None for i in run[:first]):
             chosen = run[first:]
-            for i in run[:first]:
-                claimed[i] = None
+            claimed[run[0]:chosen[0]] = [None] * (chosen[0] - run[0])
         answers[question.id] = flag_language(_located(
             text, question, qi, [units[i] for i in chosen], dropped))
     if cells:
         after_question_cells(text, answers, cells, {q.id: q for q in rubric.questions})
     _without_code(text, rubric, answers, missing, bool(cells))
-    unsure: dict[str, str] = {}
-    for question in rubric.questions:
-        reason = missing.get(question.id)
-        # A question some handout editions do not ask is expected to be absent for them.
-        if reason is None or question.handouts or ONLY_HANDOUT in reason:
-            continue
-        qi = rubric.questions.index(question)
-        candidate = (sibling_candidate(question, rubric.questions, answers)
-                     or stray_candidate(text, question, qi, units, claimed))
-        if candidate is not None:
-            del missing[question.id]
-            answers[question.id] = candidate
-            continue
-        mention = unclaimed_mention(text, question, qi, units, claimed)
-        if mention:
-            unsure[question.id] = mention
+    unsure = unlabelled_answers(text, rubric.questions, units, claimed, answers, missing,
+                                ONLY_HANDOUT)
     _edition_questions(rubric, answers, missing)
     return Location(answers, missing, tuple(notes),
                     {qid: why for qid, why in unsure.items() if qid in missing})

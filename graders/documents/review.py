@@ -145,6 +145,32 @@ def stray_candidate(
     ), BY_STRAY)
 
 
+def unlabelled_answers(
+    text: str, questions: Sequence[Question], units: Sequence[Unit],
+    claimed: Sequence[int | None], answers: dict[str, LocatedAnswer], missing: dict[str, str],
+    only_handout: str,
+) -> dict[str, str]:
+    """For each question still missing: a sibling's block or a stray passage as its weak
+    answer (moved from `missing` to `answers`), else the reason it is not surely missing
+    (question id -> unclaimed_mention). A question some handout editions do not ask is expected
+    to be absent for them, and one whose label holds `only_handout` text has said so itself."""
+    unsure: dict[str, str] = {}
+    for qi, question in enumerate(questions):
+        reason = missing.get(question.id)
+        if reason is None or question.handouts or only_handout in reason:
+            continue
+        candidate = (sibling_candidate(question, questions, answers)
+                     or stray_candidate(text, question, qi, units, claimed))
+        if candidate is not None:
+            del missing[question.id]
+            answers[question.id] = candidate
+            continue
+        mention = unclaimed_mention(text, question, qi, units, claimed)
+        if mention:
+            unsure[question.id] = mention
+    return unsure
+
+
 def unclaimed_mention(
     text: str, question: Question, qi: int, units: Sequence[Unit],
     claimed: Sequence[int | None],
@@ -286,5 +312,5 @@ def label_names(units: Sequence[Unit], qi: int) -> list[float]:
 
 __all__ = [
     "flag_language", "gap_candidate", "label_names", "part_family", "script_share",
-    "sibling_candidate", "stray_candidate", "unclaimed_mention",
+    "sibling_candidate", "stray_candidate", "unclaimed_mention", "unlabelled_answers",
 ]
