@@ -4,7 +4,10 @@ that no grader can read (another language) sent to a human instead of scored as 
 `missing` is a promise that the document has no answer. When text that nothing else claims lies
 where the question's answer would be (between the answers before and after it, in rubric order)
 and no other question's label heads it, that text is the best candidate: it is graded at a low
-location confidence, which sends its items to review.
+location confidence, which sends its items to review. So is unclaimed text anywhere whose cues
+name the question more than any other (a README's project description answering the design
+question), and unclaimed prose that only mentions its cues makes the question unsure (named
+for review, suggested 0) rather than missing.
 """
 
 from __future__ import annotations
@@ -89,13 +92,16 @@ STRAY_CHARS = 8000  # the most text a stray candidate takes around its best para
 
 
 def _unclaimed(
-    units: Sequence[Unit], qi: int, claimed: Sequence[int | None]
+    text: str, units: Sequence[Unit], qi: int, claimed: Sequence[int | None]
 ) -> Iterator[tuple[int, float, float]]:
     """(index, this question's cue weight, the most any other question's has) of every unit that
     no answer holds and no other label owns: text under a label belongs to that label (another
     question's, or one the rubric does not have), so only text before every label, or under
-    this question's, is stray."""
+    this question's, is stray. A comment the rendered page hides (`<!-- ... -->`) is no text."""
     for i, unit in enumerate(units):
+        if text.startswith("<!--", unit.start) and text[unit.start:unit.end].rstrip().endswith(
+                "-->"):
+            continue
         owner = unit if unit.mark is not None else unit.head
         if owner is not None and (not owner.label_scores or owner.label_scores[qi] <= 0):
             continue
@@ -118,7 +124,7 @@ def stray_candidate(
     Graded as the best candidate and sent to review, never reported missing at full confidence.
     """
     best: int | None = None
-    for i, own, others in _unclaimed(units, qi, claimed):
+    for i, own, others in _unclaimed(text, units, qi, claimed):
         if own >= STRAY_CONTENT and own > others and (
                 best is None or own > units[best].content[qi][0]):
             best = i
@@ -181,10 +187,10 @@ def unclaimed_mention(
     too weak to be graded as the answer (below STRAY_CONTENT, or tied with another question):
     it is named, never taken as the answer's text."""
     best: int | None = None
-    for i, own, others in _unclaimed(units, qi, claimed):
+    for i, own, others in _unclaimed(text, units, qi, claimed):
         # a passage of another kind (no number for a numeric question, no code for a code
         # one) does not answer it, whatever words it shares
-        if own <= 0 or own < others or units[i].kind[qi] < 0:
+        if own <= 0 or own < others or units[i].kind[qi] < 0 or _rivalled(units[i], qi):
             continue
         if len(text[units[i].start:units[i].end].strip()) < _MIN_CANDIDATE:
             continue  # a heading or a stray line is not a passage
@@ -194,12 +200,20 @@ def unclaimed_mention(
         return ""
     unit = units[best]
     first = text.count("\n", 0, unit.start) + 1
-    last = first + text.count("\n", unit.start, unit.end - 1 if unit.end > unit.start else
-                              unit.start)
+    last = first + text.count("\n", unit.start, max(unit.start, unit.end - 1))
     lines = f"line {first} mentions" if last == first else f"lines {first}-{last} mention"
     cues = ", ".join(unit.content[qi][1][:4])
     return (f"no labelled answer to {question.id}; {lines} {cues} but no label there names "
             f"{question.id}: does this passage answer {question.id}?")
+
+
+def _rivalled(unit: Unit, qi: int) -> bool:
+    """Another question named as much as this one by words of its own: a passage about several
+    questions (an introduction to the assignment), not one question's answer. A tie by shared
+    cues ("positional encoding" asked about in two questions) is no rival."""
+    own, mine = unit.content[qi][0], {c.casefold() for c in unit.content[qi][1]}
+    return any(q != qi and score >= own and not {c.casefold() for c in found} <= mine
+               for q, (score, found) in enumerate(unit.content))
 
 
 def part_family(question_id: str) -> str:

@@ -188,3 +188,19 @@ def test_status_of_an_unlabelled_answer_a_mention_and_nothing(loaded: LoadedRubr
     nothing = _q2(loaded, "# expt\n\nRun `python main.py` to train the model on your data.\n\n"
                   + q1)
     assert nothing.status is Status.MISSING and nothing.confidence == 1.0
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(TITLES, st.sampled_from(["stacking layers", "deep stacks", "the issues of depth"]),
+       DATASET, st.booleans())
+def test_an_introduction_about_several_questions_or_a_hidden_comment_is_no_mention(
+    title: str, about_q1: str, dataset: str, comment: bool
+) -> None:
+    """An introduction naming Q1 and Q2 alike, by words of each, is about the assignment; an
+    HTML comment is not shown to a reader. Neither makes Q2 unsure."""
+    intro = (f"<!-- source: notes on a {dataset} and a trainable `positional_encoding` -->"
+             if comment else f"This homework is about {about_q1} and a {dataset} of sequences.")
+    doc = "\n\n".join(p for p in (title, intro, "## Question 1", Q1_BODY) if p) + "\n"
+    parsed = _read(doc)
+    assert "Q2" in parsed.missing and "Q2" not in parsed.answers, (parsed.answers, doc)
+    assert "Q2" not in parsed.unsure, (parsed.unsure, doc)
