@@ -64,10 +64,16 @@ def normalise(text: str, braces: str = "") -> str:
 def as_words(text: str, camel: bool = True) -> str:
     """The normalised text with identifiers read as words: snake_case split, and camelCase
     unless `camel` is False (a brand such as `PyTorch` is one word)."""
-    # a brace parts words (`\\sqrt{d_k}` is "sqrt d k"); `d_{model}` is still "d model"; code
-    # span and emphasis marks are no words ("a **trainable** `positional_encoding`")
-    out = _MARKS.sub(" ", _CAMEL.sub(" ", text) if camel else text)
-    return normalise(out, braces=" ").replace("_", " ")
+    # a brace parts words (`\\sqrt{d_k}` is "sqrt d k"); `d_{model}` is still "d model"
+    return _words(normalise(_CAMEL.sub(" ", text) if camel else text, braces=" "))
+
+
+def _words(spaced: str) -> str:
+    # code span and emphasis marks are no words ("a **trainable** `positional_encoding`")
+    out = spaced.replace("_", " ")
+    if "`" in out or "*" in out:
+        out = " ".join(_MARKS.sub(" ", out).split())
+    return out
 
 
 @dataclass(frozen=True)
@@ -141,9 +147,12 @@ class NormalisedText:
 
     @classmethod
     def of(cls, text: str) -> NormalisedText:
-        words = as_words(text)
-        joined = as_words(text, camel=False) if _CAMEL.search(text) else ""
-        return cls(words, normalise(text).replace(" ", ""), joined)
+        # one normalisation serves both forms: spaces (from a brace or a camelCase seam) are
+        # all the words form adds, and the compact form drops them
+        seams = _CAMEL.search(text) is not None
+        spaced = normalise(_CAMEL.sub(" ", text) if seams else text, braces=" ")
+        joined = _words(normalise(text, braces=" ")) if seams else ""
+        return cls(_words(spaced), spaced.replace(" ", ""), joined)
 
     def contains(self, pattern: CuePattern) -> bool:
         if not pattern.spaced:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graders.documents.cues import NormalisedText, compile_cue, stem
+from graders.documents.cues import NormalisedText, compile_cue, normalise, stem
 
 # two- and three-word cue phrases of this domain's kind, with the words' own letters only
 WORDS = st.lists(st.sampled_from(["positional", "encoding", "attention", "layer", "query",
@@ -81,3 +81,11 @@ def test_cost_is_linear_on_hostile_identifiers() -> None:
     for cue in ("positional encoding", "learnable", "self-attention layers"):
         pattern = compile_cue(cue)
         assert pattern is not None and not norm.contains(pattern)
+
+
+@given(st.lists(st.sampled_from([*"aBcD_-{} \\$`*^()xyzαΣ\n.,t", "\\text{", "\\mathrm{",
+                                 "ext", "Encoding"]), max_size=40).map("".join))
+def test_reading_words_leaves_the_symbol_form_as_it_was(text: str) -> None:
+    """Symbol cues (`d_model`, `QK^T`) read the compact form; the words form's extra spaces
+    (braces, camelCase seams) and dropped marks never reach it."""
+    assert NormalisedText.of(text).compact == normalise(text).replace(" ", "")
