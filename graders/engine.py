@@ -108,20 +108,22 @@ NO_ANSWER = "No answer to this question was found."
 
 def unanswered(
     rubric: Rubric, question: Question, reason: str, doubt: str = "",
-    handout: str | None = None,
+    handout: str | None = None, unsure: str = "",
 ) -> list[ItemResult]:
     """The results of a question the document has no answer to (`reason`: the parser's, or
     NO_ANSWER), or that the declared edition (`handout`) does not ask: missing, or not counted
     when that edition does not ask it or, undeclared, when some handout editions do not ask it.
-    In a document that may not answer this assignment at all (`doubt`) they go to review
-    instead of 0."""
+    In a document that may not answer this assignment at all (`doubt`), or when unclaimed text
+    may answer this question (`unsure`: ParsedSubmission.unsure), they go to review instead of
+    0."""
     if handout is not None:
         if not rubric.asks(question, handout):
             return [_not_in_edition(item, question, reason, handout) for item in question.items]
     elif absent_from := rubric.handouts_without(question):
         return [_not_asked(item, question, reason, absent_from) for item in question.items]
-    if doubt:
-        return [_doubted(item, question, reason, doubt) for item in question.items]
+    if doubt or unsure:
+        why = "; ".join(w for w in (unsure, doubt) if w)
+        return [_doubted(item, question, reason, why) for item in question.items]
     return [_plain(item, question, Status.MISSING, reason) for item in question.items]
 
 
@@ -214,7 +216,8 @@ def grade_submission(
                 or not rubric.asks(question, submission.handout)):
             for result in unanswered(rubric, question,
                                      submission.missing.get(question.id, NO_ANSWER),
-                                     submission.doubt, submission.handout):
+                                     submission.doubt, submission.handout,
+                                     submission.unsure.get(question.id, "")):
                 results[result.item_id] = result
             continue
         context = GradingContext(

@@ -341,4 +341,4 @@ def _missing_results(loaded: LoadedRubric, question: Question,
                      parsed: ParsedSubmission) -> list[ItemResult]:
     """What graders.engine gives the items of an unanswered question."""
     return unanswered(loaded.rubric, question, parsed.missing.get(question.id, NO_ANSWER),
-                      parsed.doubt, parsed.handout)
+                      parsed.doubt, parsed.handout, parsed.unsure.get(question.id, ""))

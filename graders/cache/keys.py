@@ -180,8 +180,12 @@ def answer_digest(answer: LocatedAnswer) -> str:
 def missing_basis(parsed: ParsedSubmission, question_id: str) -> str:
     """What an unanswered question's results read of the located submission: why it is
     missing (the engine's default reason when the reader gave none), in a document that may
-    not answer this assignment that doubt, and the declared handout edition."""
+    not answer this assignment that doubt, unclaimed text that may answer it, and the declared
+    handout edition."""
     parts: list[object] = [parsed.missing.get(question_id)]
+    unsure = parsed.unsure.get(question_id)
+    if unsure:  # after the reason, before the doubt: the digest of a sure absence is unchanged
+        parts.append({"unsure": unsure})
     if parsed.doubt:
         parts.append(parsed.doubt)
     if parsed.handout is not None:

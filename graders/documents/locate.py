@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from graders.documents.assign import (
     CONTENT_CAP,
@@ -38,8 +38,7 @@ from graders.documents.review import (
     flag_language,
     gap_candidate,
     label_names,
-    sibling_candidate,
-    stray_candidate,
+    unlabelled_answers,
 )
 from graders.documents.strength import (
     BY_CONTENT,
@@ -55,6 +54,9 @@ class Location:
     answers: dict[str, LocatedAnswer]
     missing: dict[str, str]
     notes: tuple[str, ...]
+    # questions in `missing` whose absence is not sure: unclaimed text mentions their cues
+    # (question id -> what a grader should check); their items go to review, suggested at 0
+    unsure: dict[str, str] = field(default_factory=dict)
 
 
 def question_cues(question: Question) -> list[str]:
@@ -211,6 +213,9 @@ def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = (),
     notes.extend(_restart_notes(text, shape.accepted))
     answers: dict[str, LocatedAnswer] = {}
     missing: dict[str, str] = {}
+    # what the answers hold: text trimmed off the start of a run (a README's overview before
+    # the first label) is assigned to no answer, so the stray search may read it
+    claimed: list[int | None] = list(assignment)
     for qi, question in enumerate(rubric.questions):
         runs = runs_of(assignment, qi)
         if not runs:
@@ -225,34 +230,26 @@ def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = (),
             else:
                 answers[question.id] = flag_language(weak(candidate, BY_ORDER))
             continue
-        chosen = next((r for r in runs if any(units[i].label_scores[qi] > 0 for i in r)),
-                      runs[0])
+        run = next((r for r in runs if any(units[i].label_scores[qi] > 0 for i in r)), runs[0])
+        dropped = [units[r[0]] for r in runs if r is not run]
         # an answer starts at its own label: unlabelled text before it that the run took for
         # its content (a README's overview) is not part of it
-        first = next((k for k, i in enumerate(chosen) if units[i].label_scores[qi] > 0), 0)
-        if first and all(units[i].mark is None for i in chosen[:first]):
-            chosen = chosen[first:]
-        dropped = [units[r[0]] for r in runs if r is not chosen]
+        first = next((k for k, i in enumerate(run) if units[i].label_scores[qi] > 0), 0)
+        chosen = run
+        if first and all(units[i].mark is None for i in run[:first]):
+            chosen = run[first:]
+            claimed[run[0]:chosen[0]] = [None] * (chosen[0] - run[0])
         answers[question.id] = flag_language(_located(
             text, question, qi, [units[i] for i in chosen], dropped))
     if cells:
         after_question_cells(text, answers, cells, {q.id: q for q in rubric.questions})
     _without_code(text, rubric, answers, missing, bool(cells))
-    for question in rubric.questions:
-        reason = missing.get(question.id)
-        # A question some handout editions do not ask is expected absent, unless declared asked.
-        if (reason is None or ONLY_HANDOUT in reason
-                or (question.handouts and handout not in question.handouts)):
-            continue
-        qi = rubric.questions.index(question)
-        candidate = (sibling_candidate(question, rubric.questions, answers)
-                     or stray_candidate(text, question, qi, units, assignment))
-        if candidate is not None:
-            del missing[question.id]
-            answers[question.id] = candidate
+    unsure = unlabelled_answers(text, rubric.questions, units, claimed, answers, missing,
+                                ONLY_HANDOUT, handout)
     if handout is None:  # a declared edition says which questions this student was asked
         _edition_questions(rubric, answers, missing)
-    return Location(answers, missing, tuple(notes))
+    return Location(answers, missing, tuple(notes),
+                    {qid: why for qid, why in unsure.items() if qid in missing})
 
 
 def _without_code(

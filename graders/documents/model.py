@@ -55,6 +55,10 @@ class ParsedSubmission:
     student_id: str | None = None
     # Why a question has no answer ("no label or content matched ...").
     missing: Mapping[str, str] = field(default_factory=dict)
+    # Of the `missing` questions, those whose absence is not sure: unclaimed text mentions their
+    # cues ("no labelled answer to Q2; lines 3-36 mention learnable, ...: does this passage
+    # answer Q2?"). Their items go to review, suggested at 0, never `missing` at full confidence.
+    unsure: Mapping[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     # "does this answer this assignment? N of M questions found", when most were not found
     doubt: str = ""

@@ -4,14 +4,17 @@ that no grader can read (another language) sent to a human instead of scored as 
 `missing` is a promise that the document has no answer. When text that nothing else claims lies
 where the question's answer would be (between the answers before and after it, in rubric order)
 and no other question's label heads it, that text is the best candidate: it is graded at a low
-location confidence, which sends its items to review.
+location confidence, which sends its items to review. So is unclaimed text anywhere whose cues
+name the question more than any other (a README's project description answering the design
+question), and unclaimed prose that only mentions its cues makes the question unsure (named
+for review, suggested 0) rather than missing.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 
 from graders.documents.assign import Unit
@@ -88,36 +91,50 @@ STRAY_CONTENT = 1.0  # cue weight a stray passage needs (one cue no other questi
 STRAY_CHARS = 8000  # the most text a stray candidate takes around its best paragraph
 
 
-def stray_candidate(
-    text: str, question: Question, qi: int, units: Sequence[Unit],
-    assignment: Sequence[int | None],
-) -> LocatedAnswer | None:
-    """Unclaimed text anywhere whose content names this question at least as much as any other,
-    for a question neither label nor order placed: an unlabelled answer written out of the
-    rubric's order (a project description at the top of a README answering the design question).
-    Graded as the best candidate and sent to review, never reported missing at full confidence.
-    """
-    best: int | None = None
+def _unclaimed(
+    text: str, units: Sequence[Unit], qi: int, claimed: Sequence[int | None]
+) -> Iterator[tuple[int, float, float]]:
+    """(index, this question's cue weight, the most any other question's has) of every unit that
+    no answer holds and no other label owns: text under a label belongs to that label (another
+    question's, or one the rubric does not have), so only text before every label, or under
+    this question's, is stray. A comment the rendered page hides (`<!-- ... -->`) is no text."""
     for i, unit in enumerate(units):
-        # text under a label belongs to that label (another question's, or one the rubric
-        # does not have): only text before every label, or under this question's, is stray
+        if text.startswith("<!--", unit.start) and text[unit.start:unit.end].rstrip().endswith(
+                "-->"):
+            continue
         owner = unit if unit.mark is not None else unit.head
         if owner is not None and (not owner.label_scores or owner.label_scores[qi] <= 0):
             continue
-        if assignment[i] is not None or not unit.content:
+        if claimed[i] is not None or not unit.content:
             continue
         own = unit.content[qi][0]
         others = max((c for q, (c, _) in enumerate(unit.content) if q != qi), default=0.0)
+        yield i, own, others
+
+
+def stray_candidate(
+    text: str, question: Question, qi: int, units: Sequence[Unit],
+    claimed: Sequence[int | None],
+) -> LocatedAnswer | None:
+    """Unclaimed text anywhere whose content names this question more than any other, for a
+    question neither label nor order placed: an unlabelled answer written out of the rubric's
+    order (a project description at the top of a README answering the design question).
+    `claimed[i]`: the question whose answer holds unit i (None: no answer does; text trimmed
+    off the start of an answer, before its label, is held by none).
+    Graded as the best candidate and sent to review, never reported missing at full confidence.
+    """
+    best: int | None = None
+    for i, own, others in _unclaimed(text, units, qi, claimed):
         if own >= STRAY_CONTENT and own > others and (
                 best is None or own > units[best].content[qi][0]):
             best = i
     if best is None:
         return None
     low = high = best
-    while (low > 0 and assignment[low - 1] is None and units[low].mark is None
+    while (low > 0 and claimed[low - 1] is None and units[low].mark is None
            and units[best].end - units[low - 1].start <= STRAY_CHARS):
         low -= 1
-    while (high + 1 < len(units) and assignment[high + 1] is None
+    while (high + 1 < len(units) and claimed[high + 1] is None
            and units[high + 1].mark is None
            and units[high + 1].end - units[low].start <= STRAY_CHARS):
         high += 1
@@ -132,6 +149,73 @@ def stray_candidate(
               "unclaimed passage mentions " + ", ".join(cues[:6]) + " - a grader should check "
               "that it answers this question"),
     ), BY_STRAY)
+
+
+def unlabelled_answers(
+    text: str, questions: Sequence[Question], units: Sequence[Unit],
+    claimed: Sequence[int | None], answers: dict[str, LocatedAnswer], missing: dict[str, str],
+    only_handout: str, handout: str | None = None,
+) -> dict[str, str]:
+    """For each question still missing: a sibling's block or a stray passage as its weak
+    answer (moved from `missing` to `answers`), else the reason it is not surely missing
+    (question id -> unclaimed_mention). A question some handout editions do not ask is expected
+    to be absent for them (unless the submission declared an edition that asks it), and one
+    whose label holds `only_handout` text has said so itself."""
+    unsure: dict[str, str] = {}
+    for qi, question in enumerate(questions):
+        reason = missing.get(question.id)
+        if (reason is None or only_handout in reason
+                or (question.handouts and handout not in question.handouts)):
+            continue
+        candidate = (sibling_candidate(question, questions, answers)
+                     or stray_candidate(text, question, qi, units, claimed))
+        if candidate is not None:
+            del missing[question.id]
+            answers[question.id] = candidate
+            continue
+        mention = unclaimed_mention(text, question, qi, units, claimed)
+        if mention:
+            unsure[question.id] = mention
+    return unsure
+
+
+def unclaimed_mention(
+    text: str, question: Question, qi: int, units: Sequence[Unit],
+    claimed: Sequence[int | None],
+) -> str:
+    """What a grader should check before a question with no located answer counts as missing:
+    the unclaimed passage that mentions its cues most (at least as much as any other
+    question's), when one does; "" when the document has nothing about it. Such a passage is
+    too weak to be graded as the answer (below STRAY_CONTENT, or tied with another question):
+    it is named, never taken as the answer's text."""
+    best: int | None = None
+    for i, own, others in _unclaimed(text, units, qi, claimed):
+        # a passage of another kind (no number for a numeric question, no code for a code
+        # one) does not answer it, whatever words it shares
+        if own <= 0 or own < others or units[i].kind[qi] < 0 or _rivalled(units[i], qi):
+            continue
+        if len(text[units[i].start:units[i].end].strip()) < _MIN_CANDIDATE:
+            continue  # a heading or a stray line is not a passage
+        if best is None or own > units[best].content[qi][0]:
+            best = i
+    if best is None:
+        return ""
+    unit = units[best]
+    first = text.count("\n", 0, unit.start) + 1
+    last = first + text.count("\n", unit.start, max(unit.start, unit.end - 1))
+    lines = f"line {first} mentions" if last == first else f"lines {first}-{last} mention"
+    cues = ", ".join(unit.content[qi][1][:4])
+    return (f"no labelled answer to {question.id}; {lines} {cues} but no label there names "
+            f"{question.id}: does this passage answer {question.id}?")
+
+
+def _rivalled(unit: Unit, qi: int) -> bool:
+    """Another question named as much as this one by words of its own: a passage about several
+    questions (an introduction to the assignment), not one question's answer. A tie by shared
+    cues ("positional encoding" asked about in two questions) is no rival."""
+    own, mine = unit.content[qi][0], {c.casefold() for c in unit.content[qi][1]}
+    return any(q != qi and score >= own and not {c.casefold() for c in found} <= mine
+               for q, (score, found) in enumerate(unit.content))
 
 
 def part_family(question_id: str) -> str:
@@ -244,5 +328,5 @@ def label_names(units: Sequence[Unit], qi: int) -> list[float]:
 
 __all__ = [
     "flag_language", "gap_candidate", "label_names", "part_family", "script_share",
-    "sibling_candidate", "stray_candidate",
+    "sibling_candidate", "stray_candidate", "unclaimed_mention", "unlabelled_answers",
 ]

@@ -41,7 +41,7 @@ def read_submission(
     if document.format == "json":
         parsed = _from_json(document.text, document.data, rubric)
         answers, missing, notes = dict(parsed.answers), dict(parsed.missing), list(parsed.notes)
-        doubt = ""
+        doubt, unsure = "", {}
     else:
         location = locate(document.text, rubric, cells=document.cells, handout=edition)
         answers = dict(location.answers)
@@ -49,6 +49,7 @@ def read_submission(
         notes = list(location.notes)
         if document.format == "python":
             _whole_file_for_code(document.text, rubric, answers, missing, notes)
+        unsure = {qid: why for qid, why in location.unsure.items() if qid in missing}
     if edition is not None:
         set_aside(rubric, edition, answers, missing)
     if edition_note:
@@ -65,6 +66,7 @@ def read_submission(
         answers=with_doubt(answers, doubt),
         student_id=student if isinstance(student, str) else None,
         missing=missing,
+        unsure=unsure,
         notes=tuple(notes),
         doubt=doubt,
         handout=edition,

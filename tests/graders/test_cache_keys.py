@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graders.cache import keys
+from graders.documents.model import ParsedSubmission
 from graders.rubric import BUNDLED_RUBRICS, LoadedRubric, Rubric, parse_rubric
 from graders.sandbox import SandboxPolicy
 from graders.sandbox.pool import Call
@@ -251,3 +252,16 @@ def test_a_battery_module_is_a_file_beside_it(module: str) -> None:
     FunctionBatterySpec.model_validate(data)
     with pytest.raises(ValidationError):
         FunctionBatterySpec.model_validate({**data, "module": module})
+
+
+def test_an_unanswered_questions_basis_names_whether_its_absence_is_sure() -> None:
+    """A question made unsure (unclaimed text mentions it: its items go to review, not
+    missing) has other results than a surely missing one: the basis differs; without it the
+    basis is what it always was, so stored runs keep their digests."""
+    reason = "No answer to Q2 was found."
+    sure = ParsedSubmission(text="x", format="markdown", answers={}, missing={"Q2": reason})
+    unsure = ParsedSubmission(text="x", format="markdown", answers={}, missing={"Q2": reason},
+                              unsure={"Q2": "lines 3-4 mention learnable"})
+    assert keys.missing_basis(sure, "Q2") == keys.digest(reason)
+    assert keys.missing_basis(unsure, "Q2") != keys.missing_basis(sure, "Q2")
+    assert keys.missing_basis(unsure, "Q1") == keys.missing_basis(sure, "Q1")
