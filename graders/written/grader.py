@@ -26,7 +26,8 @@ from graders.written.contradiction import Opposite, opposite_of
 from graders.written.exemplars import exemplar_estimate, reference_offset
 from graders.written.features import feature_targets, reference_features
 from graders.written.language import foreign_language
-from graders.written.matching import PatternVerdict, on_topic, pattern_verdict
+from graders.written.matching import PatternVerdict, found_in, on_topic, pattern_verdict
+from graders.written.meaning import PhrasingMatch, match_phrasings, meaning_targets
 from graders.written.scoring import (
     Decision,
     SimilarityModel,
@@ -125,12 +126,15 @@ class WrittenGrader(Grader):
     def _plan(item: RubricItem, sentences: list[Sentence], settings: WrittenSettings,
               context: GradingContext) -> _Plan:
         config = _config(item)
-        verdict = (pattern_verdict(config, item.points, on_topic(config.topic, sentences))
+        read = on_topic(config.topic, sentences)
+        verdict = (pattern_verdict(config, item.points, read, found_in(config, read, sentences))
                    if config.elements else None)
         targets: list[str] = []
         if settings.similarity == "off":
             return _Plan(item, config, verdict, targets)
         targets += [e.text for e in config.exemplars]
+        if verdict is not None and verdict.level != "full" and config.phrased:
+            targets += meaning_targets(config, read, verdict.found)
         if verdict is not None:
             # A clear verdict (full credit, or a known wrong claim) needs no similarity; an
             # answer the patterns did not credit is compared with the reference, in case it is
@@ -154,6 +158,14 @@ class WrittenGrader(Grader):
         opposite = _opposite(config, read)
         used = vectors if vectors is not None and plan.targets else None
         decision: Decision
+        weak: dict[str, PhrasingMatch] = {}
+        if verdict is not None and used is not None and verdict.level != "full" \
+                and config.phrased:
+            matches = match_phrasings(config, used, read, verdict.found)
+            weak = {k: m for k, m in matches.items() if not m.strong}
+            if len(weak) < len(matches):
+                verdict = pattern_verdict(config, item.points, read,
+                                          found_in(config, read, sentences, matches))
         if verdict is not None:
             exemplar = used.closest([e.text for e in config.exemplars]) if (
                 used is not None and config.exemplars) else None
@@ -162,7 +174,8 @@ class WrittenGrader(Grader):
             unfound = (used.closest([element_statement(e) for e in verdict.missing])
                        if used is not None and verdict.level == "partial" else None)
             decision = from_patterns(config, item.points, verdict, closest, exemplar,
-                                     offset_known, unfound, opposite)
+                                     offset_known, unfound, opposite, weak,
+                                     unfound_phrasings=used is None and config.phrased)
         elif used is not None:
             answer_text = " ".join(s.text for s in sentences)
             features = reference_features(used, config.reference, answer_text,

@@ -1,0 +1,172 @@
+"""Elements given as plain sentences (`phrasings`), matched against an answer by meaning.
+
+A phrasing is compared with every sentence of the answer and with each clause of a sentence
+that has several: the sentence encoder's cosine (all-MiniLM-L6-v2), and the share of the
+phrasing's content words (stemmed) that the clause uses. A clause close in meaning may still
+claim the opposite, which the encoder barely sees ("the softmax won't saturate" against "the
+softmax saturates" is a cosine of about 0.9), so three guards from `contradiction.py` read the
+words:
+
+- **polarity**: the negations that govern the words the two share, counted with the implicit
+  ones (prevent, avoid, stop, keep ... from, lack, fail, instead of, rather than); an odd
+  difference turns the claim around, an even one keeps it. So a counterfactual states the
+  concept: "without scaling the softmax would saturate" (one negation, on "scaling") states
+  "scaling keeps the softmax from saturating" (one, "keep ... from"), and "the scale stops the
+  softmax from saturating" states "without the scale the softmax saturates";
+- **antonyms**: a word whose antonym the phrasing uses flips the claim once more ("the scores
+  stay small" states "without it the scores are large");
+- **swapped roles** around a directional word ("the key is compared with the query").
+
+A match is `strong` (the element is established, as a pattern would) or `weak` (a person should
+look: the item goes to review with the machine's suggestion); the thresholds and how they were
+chosen are in docs/rubrics.md ("Phrasings").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from graders.written.config import WrittenConfig
+from graders.written.contradiction import antonym_pair, role_swap, words_of
+from graders.written.lexical import STOP_WORDS
+from graders.written.similarity import AnswerVectors
+from graders.written.text import Sentence
+
+# Cosine from which a clause states a phrasing (strong), and from which it may (weak, review).
+# Chosen on the bundled rubrics' written items over the seeds and the development corpora:
+# the sentences their patterns credit against the element's phrasing, and the other sentences
+# of the same answers (docs/rubrics.md, "Phrasings", gives the figures).
+STRONG = 0.72
+WEAK = 0.58
+# With most of the phrasing's content words in the clause, a slightly lower cosine is strong.
+STRONG_WITH_WORDS = 0.66
+WORDS_FOR_STRONG = 0.6
+# A clause of fewer content words than this is not compared on its own (its sentence is).
+_MIN_CLAUSE_WORDS = 3
+_MAX_CLAUSES = 6  # per sentence (bounded work on hostile text)
+_CLAUSE_BREAK = re.compile(
+    r"\s*(?:[;:]|,\s*(?=(?:but|whereas|while|although|so|because|since|which|and)\b)|"
+    r"\s(?=(?:but|whereas|although|because|since|so that|so|hence|thus|therefore)\s))\s*",
+    re.IGNORECASE)
+_WORD = re.compile(r"[a-z][a-z0-9]*(?:[_'][a-z0-9]+)*")
+_IMPLICIT_NEGATION = re.compile(
+    r"\b(?:prevent\w*|avoid\w*|stop\w*|lack\w*|fail\w*|instead of|rather than|"
+    r"keep\w*(?:\s+\w+){1,3}\s+from|protect\w*(?:\s+\w+){0,3}\s+(?:from|against))\b",
+    re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class PhrasingMatch:
+    """The answer's stretch closest to one of an element's phrasings, and how sure that is."""
+
+    element_id: str
+    phrasing: str
+    sentence: Sentence
+    clause: str
+    cosine: float
+    overlap: float  # share of the phrasing's content words the clause uses
+    strong: bool
+
+    def describe(self) -> str:
+        return f"by meaning: '{self.phrasing}', cosine {self.cosine:.2f}"
+
+
+@dataclass(frozen=True)
+class _Stretch:
+    sentence: Sentence
+    text: str
+
+
+def clauses_of(sentence: Sentence) -> list[str]:
+    """The sentence's clauses of a few content words each (none when it has only one)."""
+    parts = [p.strip() for p in _CLAUSE_BREAK.split(sentence.norm[:2000]) if p and p.strip()]
+    kept = [p for p in parts if len(_content(p)) >= _MIN_CLAUSE_WORDS][:_MAX_CLAUSES]
+    return kept if len(kept) > 1 else []
+
+
+def stretches_of(sentences: Sequence[Sentence]) -> list[_Stretch]:
+    out: list[_Stretch] = []
+    for sentence in sentences:
+        out.append(_Stretch(sentence, sentence.norm))
+        out += [_Stretch(sentence, c) for c in clauses_of(sentence)]
+    return out
+
+
+def meaning_targets(config: WrittenConfig, sentences: Sequence[Sentence],
+                    found: Iterable[str]) -> list[str]:
+    """The texts to embed for the phrased elements not yet found: phrasings, then clauses."""
+    done = set(found)
+    phrasings = [p for e in config.elements if e.id not in done for p in e.phrasings]
+    if not phrasings:
+        return []
+    return phrasings + [s.text for s in stretches_of(sentences)]
+
+
+@lru_cache(maxsize=50_000)
+def _content(text: str) -> frozenset[str]:
+    return frozenset(w.key for w in words_of(text) if w.text not in STOP_WORDS)
+
+
+def overlap(phrasing: str, clause: str) -> float:
+    wanted = _content(phrasing)
+    return len(wanted & _content(clause)) / len(wanted) if wanted else 0.0
+
+
+def _negations(text: str, shared: frozenset[str]) -> int:
+    governed = sum(1 for w in words_of(text) if w.negated and w.key in shared)
+    return governed + len(_IMPLICIT_NEGATION.findall(text[:2000]))
+
+
+@lru_cache(maxsize=50_000)
+def turned_around(clause: str, phrasing: str) -> str | None:
+    """Why the clause claims the opposite of the phrasing, or None when it does not."""
+    shared = _content(clause) & _content(phrasing)
+    flips = (_negations(clause, shared) - _negations(phrasing, shared)) % 2
+    antonym = antonym_pair(clause, phrasing)
+    if antonym is not None:
+        flips ^= 1
+    if flips:
+        return (f"'{antonym[0]}' where the phrasing says '{antonym[1]}'" if antonym
+                else "a negation the phrasing does not have (or the reverse)")
+    swapped = role_swap(clause, phrasing)
+    if swapped is not None:
+        return f"'{swapped[0]}' and '{swapped[1]}' swapped around"
+    return None
+
+
+def match_phrasings(config: WrittenConfig, vectors: AnswerVectors,
+                    sentences: Sequence[Sentence], found: Iterable[str]
+                    ) -> dict[str, PhrasingMatch]:
+    """For each phrased element not in `found`, its best match in the answer (strong or weak),
+    or nothing when no stretch comes within `WEAK` without turning the phrasing around."""
+    done = set(found)
+    elements = [e for e in config.elements if e.phrasings and e.id not in done]
+    stretches = [s for s in stretches_of(sentences) if re.search(r"[^\W\d_]{3}", s.text)]
+    if not elements or not stretches:
+        return {}
+    texts = [s.text for s in stretches]
+    clause_vectors = vectors.vectors_of(texts)
+    out: dict[str, PhrasingMatch] = {}
+    for element in elements:
+        scores = clause_vectors @ vectors.vectors_of(element.phrasings).T
+        best: PhrasingMatch | None = None
+        for row, col in zip(*np.nonzero(scores >= WEAK), strict=True):
+            stretch, phrasing = stretches[int(row)], element.phrasings[int(col)]
+            cosine = float(scores[row, col])
+            if turned_around(stretch.text, phrasing) is not None:
+                continue
+            shared = overlap(phrasing, stretch.text)
+            strong = cosine >= STRONG or (cosine >= STRONG_WITH_WORDS
+                                          and shared >= WORDS_FOR_STRONG)
+            match = PhrasingMatch(element.id, phrasing, stretch.sentence, stretch.text,
+                                  cosine, shared, strong)
+            if best is None or (match.strong, cosine) > (best.strong, best.cosine):
+                best = match
+        if best is not None:
+            out[element.id] = best
+    return out
