@@ -6,8 +6,17 @@ from __future__ import annotations
 import re
 from collections.abc import Set as AbstractSet
 from decimal import Decimal
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 from graders.written.patterns import PatternError, compile_pattern
 
@@ -92,8 +101,14 @@ class AnyOf(_Strict):
         return sum(1 for e in self.of if e in found) >= self.any
 
 
-# One condition of `require` or of a partial level's `when`: an element id, or a group.
-Condition = str | AnyOf
+def _condition_kind(value: object) -> str:
+    return "group" if isinstance(value, dict | AnyOf) else "id"
+
+
+# One condition of `require` or of a partial level's `when`: an element id, or a group (a
+# mapping is read as a group only, so a broken group reports its own problem, once).
+Condition = Annotated[Annotated[str, Tag("id")] | Annotated[AnyOf, Tag("group")],
+                      Discriminator(_condition_kind)]
 
 
 def conditions_met(conditions: tuple[Condition, ...], found: AbstractSet[str]) -> bool:
