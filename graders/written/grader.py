@@ -133,7 +133,7 @@ class WrittenGrader(Grader):
         if settings.similarity == "off":
             return _Plan(item, config, verdict, targets)
         targets += [e.text for e in config.exemplars]
-        if verdict is not None and verdict.level != "full" and config.phrased:
+        if verdict is not None and verdict.level in ("none", "partial") and config.phrased:
             targets += meaning_targets(config, read, verdict.found)
         if verdict is not None:
             # A clear verdict (full credit, or a known wrong claim) needs no similarity; an
@@ -159,8 +159,8 @@ class WrittenGrader(Grader):
         used = vectors if vectors is not None and plan.targets else None
         decision: Decision
         weak: dict[str, PhrasingMatch] = {}
-        if verdict is not None and used is not None and verdict.level != "full" \
-                and config.phrased:
+        if verdict is not None and used is not None and config.phrased \
+                and verdict.level in ("none", "partial"):
             matches = match_phrasings(config, used, read, verdict.found)
             weak = {k: m for k, m in matches.items() if not m.strong}
             if len(weak) < len(matches):
@@ -175,7 +175,8 @@ class WrittenGrader(Grader):
                        if used is not None and verdict.level == "partial" else None)
             decision = from_patterns(config, item.points, verdict, closest, exemplar,
                                      offset_known, unfound, opposite, weak,
-                                     unfound_phrasings=used is None and config.phrased)
+                                     unfound_phrasings=missing_model is not None and config.phrased
+                                     and verdict.level in ("none", "partial"))
         elif used is not None:
             answer_text = " ".join(s.text for s in sentences)
             features = reference_features(used, config.reference, answer_text,

@@ -53,7 +53,9 @@ _CLAUSE_BREAK = re.compile(
     r"\s*(?:[;:]|,\s*(?=(?:but|whereas|while|although|so|because|since|which|and)\b)|"
     r"\s(?=(?:but|whereas|although|because|since|so that|so|hence|thus|therefore)\s))\s*",
     re.IGNORECASE)
-_WORD = re.compile(r"[a-z][a-z0-9]*(?:[_'][a-z0-9]+)*")
+# A clause's leading connective says how it relates to the one before, not what it claims.
+_LEADING = re.compile(r"^(?:but|whereas|while|although|so that|so|because|since|which|and|"
+                      r"hence|thus|therefore)\s+", re.IGNORECASE)
 _IMPLICIT_NEGATION = re.compile(
     r"\b(?:prevent\w*|avoid\w*|stop\w*|lack\w*|fail\w*|instead of|rather than|"
     r"keep\w*(?:\s+\w+){1,3}\s+from|protect\w*(?:\s+\w+){0,3}\s+(?:from|against))\b",
@@ -84,7 +86,8 @@ class _Stretch:
 
 def clauses_of(sentence: Sentence) -> list[str]:
     """The sentence's clauses of a few content words each (none when it has only one)."""
-    parts = [p.strip() for p in _CLAUSE_BREAK.split(sentence.norm[:2000]) if p and p.strip()]
+    parts = [_LEADING.sub("", p.strip()) for p in _CLAUSE_BREAK.split(sentence.norm[:2000])
+             if p and p.strip()]
     kept = [p for p in parts if len(_content(p)) >= _MIN_CLAUSE_WORDS][:_MAX_CLAUSES]
     return kept if len(kept) > 1 else []
 
