@@ -27,7 +27,7 @@ from graders.written.exemplars import exemplar_estimate, reference_offset
 from graders.written.features import feature_targets, reference_features
 from graders.written.language import foreign_language
 from graders.written.matching import PatternVerdict, found_in, on_topic, pattern_verdict
-from graders.written.meaning import PhrasingMatch, match_phrasings, meaning_targets
+from graders.written.meaning import PhrasingMatch, meaning_targets, meaning_verdict
 from graders.written.scoring import (
     Decision,
     SimilarityModel,
@@ -158,14 +158,10 @@ class WrittenGrader(Grader):
         opposite = _opposite(config, read)
         used = vectors if vectors is not None and plan.targets else None
         decision: Decision
-        weak: dict[str, PhrasingMatch] = {}
+        weak: list[PhrasingMatch] = []
         if verdict is not None and used is not None and config.phrased \
                 and verdict.level in ("none", "partial"):
-            matches = match_phrasings(config, used, read, verdict.found)
-            weak = {k: m for k, m in matches.items() if not m.strong}
-            if len(weak) < len(matches):
-                verdict = pattern_verdict(config, item.points, read,
-                                          found_in(config, read, sentences, matches))
+            verdict, weak = meaning_verdict(config, item.points, used, read, sentences, verdict)
         if verdict is not None:
             exemplar = used.closest([e.text for e in config.exemplars]) if (
                 used is not None and config.exemplars) else None

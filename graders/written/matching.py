@@ -86,13 +86,13 @@ def find_contradiction(
 def found_in(config: WrittenConfig, read: Sequence[Sentence],
              sentences: Sequence[Sentence] | None = None,
              meaning: Mapping[str, PhrasingMatch] | None = None) -> dict[str, ElementFound]:
-    """The elements stated in the sentences the item reads (`read`), by pattern or by a strong
-    phrasing match; then, in the sentences `topic` left out, the elements stated nowhere else
-    (a topic filter never removes the only sentence that states an element)."""
+    """The elements stated in the sentences the item reads (`read`), by pattern or by the
+    phrasing matches given; then, in the sentences `topic` left out, the elements stated
+    nowhere else (a topic filter never removes the only sentence that states an element)."""
     found = find_elements(config, read)
     elements = {e.id: e for e in config.elements}
     for element_id, match in (meaning or {}).items():
-        if match.strong and element_id not in found:
+        if element_id not in found:
             found[element_id] = ElementFound(elements[element_id], match.sentence,
                                              meaning=match)
     if sentences is not None and len(sentences) > len(read):

@@ -17,6 +17,11 @@ words:
   stay small" states "without it the scores are large");
 - **swapped roles** around a directional word ("the key is compared with the query").
 
+Elements of one item share their subject, and the encoder's cosine is dominated by the subject
+("greedy decoding picks the likeliest token" is 0.74 from "greedy decoding never reconsiders a
+choice"): a stretch counts for an element only when no other element of the item (its
+phrasings, or its statement) is closer to it.
+
 A match is `strong` (the element is established, as a pattern would) or `weak` (a person should
 look: the item goes to review with the machine's suggestion); the thresholds and how they were
 chosen are in docs/rubrics.md ("Phrasings").
@@ -27,13 +32,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import lru_cache
 
 import numpy as np
 
-from graders.written.config import WrittenConfig
+from graders.written.config import Element, WrittenConfig, element_statement
 from graders.written.contradiction import antonym_pair, role_swap, words_of
 from graders.written.lexical import STOP_WORDS
+from graders.written.matching import PatternVerdict, found_in, pattern_verdict
 from graders.written.similarity import AnswerVectors
 from graders.written.text import Sentence
 
@@ -56,6 +63,7 @@ _CLAUSE_BREAK = re.compile(
 # A clause's leading connective says how it relates to the one before, not what it claims.
 _LEADING = re.compile(r"^(?:but|whereas|while|although|so that|so|because|since|which|and|"
                       r"hence|thus|therefore)\s+", re.IGNORECASE)
+_IMPLICIT_WORDS = ("prevent", "avoid", "stop", "lack", "fail", "keep", "protect")
 _IMPLICIT_NEGATION = re.compile(
     r"\b(?:prevent\w*|avoid\w*|stop\w*|lack\w*|fail\w*|instead of|rather than|"
     r"keep\w*(?:\s+\w+){1,3}\s+from|protect\w*(?:\s+\w+){0,3}\s+(?:from|against))\b",
@@ -100,14 +108,19 @@ def stretches_of(sentences: Sequence[Sentence]) -> list[_Stretch]:
     return out
 
 
+def _texts(element: Element) -> tuple[str, ...]:
+    return element.phrasings or (element_statement(element),)
+
+
 def meaning_targets(config: WrittenConfig, sentences: Sequence[Sentence],
                     found: Iterable[str]) -> list[str]:
-    """The texts to embed for the phrased elements not yet found: phrasings, then clauses."""
+    """The texts to embed when a phrased element is not yet found: every element's phrasings
+    (or statement: the rivals), then the answer's sentences and clauses."""
     done = set(found)
-    phrasings = [p for e in config.elements if e.id not in done for p in e.phrasings]
-    if not phrasings:
+    if not any(e.phrasings and e.id not in done for e in config.elements):
         return []
-    return phrasings + [s.text for s in stretches_of(sentences)]
+    return [t for e in config.elements for t in _texts(e)] + [
+        s.text for s in stretches_of(sentences)]
 
 
 @lru_cache(maxsize=50_000)
@@ -121,7 +134,10 @@ def overlap(phrasing: str, clause: str) -> float:
 
 
 def _negations(text: str, shared: frozenset[str]) -> int:
-    governed = sum(1 for w in words_of(text) if w.negated and w.key in shared)
+    # A negation counts on a shared word, and on an implicit negation ("does not keep the
+    # softmax from saturating" is two: it says the softmax saturates).
+    governed = sum(1 for w in words_of(text)
+                   if w.negated and (w.key in shared or w.text.startswith(_IMPLICIT_WORDS)))
     return governed + len(_IMPLICIT_NEGATION.findall(text[:2000]))
 
 
@@ -157,8 +173,13 @@ def match_phrasings(config: WrittenConfig, vectors: AnswerVectors,
     out: dict[str, PhrasingMatch] = {}
     for element in elements:
         scores = clause_vectors @ vectors.vectors_of(element.phrasings).T
+        rivals = [t for e in config.elements if e.id != element.id for t in _texts(e)]
+        closer = (clause_vectors @ vectors.vectors_of(rivals).T).max(axis=1) if rivals \
+            else np.full(len(stretches), -1.0)
         best: PhrasingMatch | None = None
         for row, col in zip(*np.nonzero(scores >= WEAK), strict=True):
+            if closer[row] > scores[row].max():
+                continue  # another element of the item says this stretch better
             stretch, phrasing = stretches[int(row)], element.phrasings[int(col)]
             cosine = float(scores[row, col])
             if turned_around(stretch.text, phrasing) is not None:
@@ -173,3 +194,22 @@ def match_phrasings(config: WrittenConfig, vectors: AnswerVectors,
         if best is not None:
             out[element.id] = best
     return out
+
+
+def meaning_verdict(config: WrittenConfig, max_points: Decimal, vectors: AnswerVectors,
+                    read: Sequence[Sentence], sentences: Sequence[Sentence],
+                    verdict: PatternVerdict) -> tuple[PatternVerdict, list[PhrasingMatch]]:
+    """The verdict with the phrasings' matches, and the weak matches it rests on.
+
+    Strong matches count as a pattern's hit. Weak ones count only for the suggestion: when they
+    change the points, they are returned, and the grade goes to a person (`scoring`).
+    """
+    matches = match_phrasings(config, vectors, read, verdict.found)
+    strong = {k: m for k, m in matches.items() if m.strong}
+    sure = pattern_verdict(config, max_points, read,
+                           found_in(config, read, sentences, strong)) if strong else verdict
+    weak = [m for m in matches.values() if not m.strong]
+    if not weak:
+        return sure, []
+    every = pattern_verdict(config, max_points, read, found_in(config, read, sentences, matches))
+    return (sure, []) if every.points == sure.points else (every, weak)

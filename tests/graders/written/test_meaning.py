@@ -211,3 +211,50 @@ def test_a_weak_match_is_a_review_not_a_confident_zero(
     result = _grade(rubric, resources, "Dividing by sqrt(d) helps the softmax behave.",
                     "q.scaling")
     assert not (result.points == 0 and result.status is Status.GRADED), result.feedback
+
+
+GREEDY = """
+slug: t
+title: T
+questions:
+  - id: Q
+    items:
+      - id: q.greedy
+        points: 4
+        grader: written
+        config:
+          elements:
+            - id: describe
+              phrasings: [greedy decoding picks the most probable token at each step]
+            - id: why
+              phrasings:
+                - a locally best choice can miss the sequence with the highest joint probability
+          partial:
+            - {points: 2, when: [describe]}
+"""
+
+
+def test_a_sentence_counts_for_the_element_of_the_item_it_states_best(
+        resources: GradingResources) -> None:
+    rubric = parse_rubric(GREEDY).rubric
+    describes = "Greedy decoding selects the highest probability token at each step."
+    [result] = grade_text(rubric, "Q", describes, resources)
+    assert result.points == 2, result.feedback
+    both = describes[:-1] + ", which can miss the sequence with the highest overall probability."
+    [result] = grade_text(rubric, "Q", both, resources)
+    assert result.points == 4, result.feedback
+
+
+def test_without_the_encoder_a_phrased_element_is_not_a_confident_zero(
+        rubric: Rubric, monkeypatch: pytest.MonkeyPatch) -> None:
+    from graders.embedding import EmbedderUnavailable
+    from graders.written import grader as grader_module
+
+    def unavailable(*args: object, **kwargs: object) -> None:
+        raise EmbedderUnavailable("not installed")
+
+    monkeypatch.setattr(grader_module, "load_embedder", unavailable)
+    result = _grade(rubric, GradingResources(options={}),
+                    "Without the scale the softmax would saturate.", "q.scaling")
+    assert result.status is Status.NEEDS_REVIEW
+    assert "could not be looked for" in result.feedback
