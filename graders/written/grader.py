@@ -27,7 +27,12 @@ from graders.written.exemplars import exemplar_estimate, reference_offset
 from graders.written.features import feature_targets, reference_features
 from graders.written.language import foreign_language
 from graders.written.matching import PatternVerdict, found_in, on_topic, pattern_verdict
-from graders.written.meaning import PhrasingMatch, meaning_targets, meaning_verdict
+from graders.written.meaning import (
+    PhrasingMatch,
+    element_texts,
+    meaning_targets,
+    meaning_verdict,
+)
 from graders.written.scoring import (
     Decision,
     SimilarityModel,
@@ -82,6 +87,9 @@ class _Plan:
     config: WrittenConfig
     verdict: PatternVerdict | None
     targets: list[str]
+    # What the question's other items' elements say: a sentence closer to one of them does
+    # not state this item's elements (`meaning`).
+    rivals: list[str]
 
 
 class WrittenGrader(Grader):
@@ -97,7 +105,8 @@ class WrittenGrader(Grader):
     ) -> list[ItemResult]:
         settings = _settings(context)
         sentences = split_sentences(answer.text, answer.start)
-        plans = [self._plan(item, sentences, settings, context) for item in items]
+        plans = [self._plan(item, sentences, settings, context, _rivals(items, item))
+                 for item in items]
         embedder = shared_embedder(context)
         vectors: AnswerVectors | None = None
         wanted = [t for plan in plans for t in plan.targets]
@@ -116,7 +125,8 @@ class WrittenGrader(Grader):
         settings = _settings(context)
         sentences = split_sentences(answer.text, answer.start)
         wanted = [t for item in items
-                  for t in self._plan(item, sentences, settings, context).targets]
+                  for t in self._plan(item, sentences, settings, context,
+                                      _rivals(items, item)).targets]
         if not sentences or not wanted:
             return []
         kept, _ = within_budget(sentences, settings.max_chars, settings.max_sentences)
@@ -124,17 +134,17 @@ class WrittenGrader(Grader):
 
     @staticmethod
     def _plan(item: RubricItem, sentences: list[Sentence], settings: WrittenSettings,
-              context: GradingContext) -> _Plan:
+              context: GradingContext, rivals: list[str]) -> _Plan:
         config = _config(item)
         read = on_topic(config.topic, sentences)
         verdict = (pattern_verdict(config, item.points, read, found_in(config, read, sentences))
                    if config.elements else None)
         targets: list[str] = []
         if settings.similarity == "off":
-            return _Plan(item, config, verdict, targets)
+            return _Plan(item, config, verdict, targets, rivals)
         targets += [e.text for e in config.exemplars]
         if verdict is not None and verdict.level in ("none", "partial") and config.phrased:
-            targets += meaning_targets(config, read, verdict.found)
+            targets += meaning_targets(config, read, verdict.found, rivals)
         if verdict is not None:
             # A clear verdict (full credit, or a known wrong claim) needs no similarity; an
             # answer the patterns did not credit is compared with the reference, in case it is
@@ -146,7 +156,7 @@ class WrittenGrader(Grader):
         else:
             answer_text = " ".join(s.text for s in sentences)
             targets += feature_targets(config.reference, answer_text, context.question.prompt)
-        return _Plan(item, config, verdict, targets)
+        return _Plan(item, config, verdict, targets, rivals)
 
     def _decide(
         self, plan: _Plan, answer: LocatedAnswer, sentences: list[Sentence],
@@ -161,7 +171,8 @@ class WrittenGrader(Grader):
         weak: list[PhrasingMatch] = []
         if verdict is not None and used is not None and config.phrased \
                 and verdict.level in ("none", "partial"):
-            verdict, weak = meaning_verdict(config, item.points, used, read, sentences, verdict)
+            verdict, weak = meaning_verdict(config, item.points, used, read, sentences, verdict,
+                                            context.question.prompt, plan.rivals)
         if verdict is not None:
             exemplar = used.closest([e.text for e in config.exemplars]) if (
                 used is not None and config.exemplars) else None
@@ -264,6 +275,11 @@ def _settings(context: GradingContext) -> WrittenSettings:
     settings = WrittenSettings.from_options(options)
     _SETTINGS[id(options)] = (options, settings)
     return settings
+
+
+def _rivals(items: Sequence[RubricItem], item: RubricItem) -> list[str]:
+    others = [_config(i) for i in items if i is not item and i.grader == item.grader]
+    return [t for c in others for t in element_texts(c)] if _config(item).phrased else []
 
 
 def _cohort_features(context: GradingContext, text: str, vectors: AnswerVectors

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any
 
 from graders.results import Evidence
-from graders.written.config import Element, WrittenConfig, element_label
+from graders.written.config import WrittenConfig, element_label
 from graders.written.contradiction import Opposite
 from graders.written.matching import PatternVerdict
 from graders.written.text import Sentence
@@ -79,13 +79,11 @@ def from_patterns(
     of the elements the patterns did not find (a paraphrase they may have missed); `opposite`
     is a sentence that may turn a reference statement around, which keeps full credit from
     high confidence (patterns see words, not what the sentence claims about them). `weak` are
-    phrasing matches too uncertain to count alone, which the points rest on;
+    phrasing matches too uncertain to count that would change the points;
     `unfound_phrasings` says phrased elements could not be compared (no sentence encoder).
     """
     decision = Decision(points=verdict.points, confidence=0.0)
     for found in verdict.found.values():
-        if found.meaning is not None and not found.meaning.strong:
-            continue  # shown as a doubt (`_unsure`)
         how = f" ({found.meaning.describe()})" if found.meaning is not None else ""
         where = " (outside this item's topic)" if found.outside_topic else ""
         decision.evidence.append(sentence_evidence(
@@ -143,7 +141,7 @@ def from_patterns(
                 f"It closely resembles an example answer graded {shown.points} points.")
     if closest is not None and (verdict.level in ("none", "partial") or not verdict.found):
         decision.evidence.append(_closest_evidence(closest, offset_known))
-    _unsure(decision, verdict, weak, unfound_phrasings, offset_known)
+    _unsure(decision, config, verdict, weak, unfound_phrasings, offset_known)
     if opposite is not None and verdict.level == "full":
         decision.confidence = min(decision.confidence, OPPOSITE_CONFIDENCE)
         decision.feedback.append(f"The answer may state the opposite of the reference: "
@@ -151,15 +149,15 @@ def from_patterns(
     return decision
 
 
-def _unsure(decision: Decision, verdict: PatternVerdict, doubts: Sequence[PhrasingMatch],
-            unfound_phrasings: bool, offset_known: bool) -> None:
+def _unsure(decision: Decision, config: WrittenConfig, verdict: PatternVerdict,
+            doubts: Sequence[PhrasingMatch], unfound_phrasings: bool, offset_known: bool) -> None:
     """Keep a grade that rests on an uncertain finding below any review threshold in use."""
-    labels = {e.id: element_label(e) for e in config_elements(verdict)}
+    labels = {e.id: element_label(e) for e in config.elements}
     for match in doubts:
         label = labels[match.element_id]
         decision.feedback.append(
-            f"A sentence may state '{label}' ({match.describe()}), counted in the suggestion; "
-            "a grader should check it.")
+            f"A sentence may state '{label}' ({match.describe()}), not counted; a grader should "
+            "check it.")
         decision.evidence.append(sentence_evidence(
             match.sentence, f"may state: {label} ({match.describe()})", offset_known))
     outside = [f for f in verdict.found.values() if f.outside_topic]
@@ -174,10 +172,6 @@ def _unsure(decision: Decision, verdict: PatternVerdict, doubts: Sequence[Phrasi
             + ", ".join(element_label(e) for e in phrased) + ") could not be looked for.")
     if doubts or outside or (unfound_phrasings and phrased):
         decision.confidence = min(decision.confidence, UNSURE_CONFIDENCE)
-
-
-def config_elements(verdict: PatternVerdict) -> Iterable[Element]:
-    return [*(f.element for f in verdict.found.values()), *verdict.missing]
 
 
 @dataclass(frozen=True)

@@ -240,7 +240,8 @@ def test_a_sentence_counts_for_the_element_of_the_item_it_states_best(
     describes = "Greedy decoding selects the highest probability token at each step."
     [result] = grade_text(rubric, "Q", describes, resources)
     assert result.points == 2, result.feedback
-    both = describes[:-1] + ", which can miss the sequence with the highest overall probability."
+    both = describes[:-1] + ", so a locally best choice can miss the sequence with the highest " \
+        "joint probability."
     [result] = grade_text(rubric, "Q", both, resources)
     assert result.points == 4, result.feedback
 
