@@ -198,6 +198,9 @@ class WrittenConfig(_Strict):
     contradictions: tuple[Contradiction, ...] = ()
     exemplars: tuple[Exemplar, ...] = ()
     topic: Topic | None = None
+    # The item answers this sub-part of its question: when the answer marks sub-answers
+    # ("1) ... 2) ...", "(a) ... (b) ..."), the item reads the one with this label.
+    subpart: str | None = Field(default=None, pattern=r"^(?i:[1-9][0-9]?|[a-h]|i{1,3}|iv|vi{0,3})$")
     # Confidence below this sends the item to review (default: see `calibrated_threshold`).
     review_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     # An item graded from the reference alone by a calibrated model (per answer, with the

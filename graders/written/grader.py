@@ -43,6 +43,7 @@ from graders.written.scoring import (
 )
 from graders.written.settings import WrittenSettings
 from graders.written.similarity import AnswerVectors, units_of, within_budget
+from graders.written.subparts import in_subpart
 from graders.written.text import Sentence, split_sentences
 
 EMBEDDER_KEY = "embedder"
@@ -105,7 +106,7 @@ class WrittenGrader(Grader):
     ) -> list[ItemResult]:
         settings = _settings(context)
         sentences = split_sentences(answer.text, answer.start)
-        plans = [self._plan(item, sentences, settings, context, _rivals(items, item))
+        plans = [self._plan(item, answer, sentences, settings, context, _rivals(items, item))
                  for item in items]
         embedder = shared_embedder(context)
         vectors: AnswerVectors | None = None
@@ -125,7 +126,7 @@ class WrittenGrader(Grader):
         settings = _settings(context)
         sentences = split_sentences(answer.text, answer.start)
         wanted = [t for item in items
-                  for t in self._plan(item, sentences, settings, context,
+                  for t in self._plan(item, answer, sentences, settings, context,
                                       _rivals(items, item)).targets]
         if not sentences or not wanted:
             return []
@@ -133,11 +134,12 @@ class WrittenGrader(Grader):
         return [u.text for u in units_of(kept) if len(u.sentences) == 1] + wanted
 
     @staticmethod
-    def _plan(item: RubricItem, sentences: list[Sentence], settings: WrittenSettings,
-              context: GradingContext, rivals: list[str]) -> _Plan:
+    def _plan(item: RubricItem, answer: LocatedAnswer, sentences: list[Sentence],
+              settings: WrittenSettings, context: GradingContext, rivals: list[str]) -> _Plan:
         config = _config(item)
-        read = on_topic(config.topic, sentences)
-        verdict = (pattern_verdict(config, item.points, read, found_in(config, read, sentences))
+        part = in_subpart(config.subpart, answer.text, answer.start or 0, sentences)
+        read = on_topic(config.topic, part)
+        verdict = (pattern_verdict(config, item.points, read, found_in(config, read, part))
                    if config.elements else None)
         targets: list[str] = []
         if settings.similarity == "off":
@@ -164,14 +166,15 @@ class WrittenGrader(Grader):
     ) -> ItemResult:
         item, config, verdict = plan.item, plan.config, plan.verdict
         offset_known = answer.start is not None
-        read = on_topic(config.topic, sentences)
+        part = in_subpart(config.subpart, answer.text, answer.start or 0, sentences)
+        read = on_topic(config.topic, part)
         opposite = _opposite(config, read)
         used = vectors if vectors is not None and plan.targets else None
         decision: Decision
         weak: list[PhrasingMatch] = []
         if verdict is not None and used is not None and config.phrased \
                 and verdict.level in ("none", "partial"):
-            verdict, weak = meaning_verdict(config, item.points, used, read, sentences, verdict,
+            verdict, weak = meaning_verdict(config, item.points, used, read, part, verdict,
                                             context.question.prompt, plan.rivals)
         if verdict is not None:
             exemplar = used.closest([e.text for e in config.exemplars]) if (
