@@ -259,3 +259,32 @@ def test_without_the_encoder_a_phrased_element_is_not_a_confident_zero(
                     "Without the scale the softmax would saturate.", "q.scaling")
     assert result.status is Status.NEEDS_REVIEW
     assert "could not be looked for" in result.feedback
+
+
+TOPIC = """
+slug: t
+title: T
+questions:
+  - id: Q
+    items:
+      - id: q.greedy
+        points: 2
+        grader: written
+        config:
+          topic: {patterns: [greedy], others: [beam]}
+          elements:
+            - {id: local, patterns: ['local* (optim*|best)']}
+"""
+
+
+def test_topic_never_drops_the_only_sentence_that_states_an_element(
+        resources: GradingResources) -> None:
+    rubric = parse_rubric(TOPIC).rubric
+    outside = "Greedy picks the best token. Beam search avoids the locally best trap of greedy."
+    [result] = grade_text(rubric, "Q", outside, resources)
+    assert result.points == 2 and result.status is Status.NEEDS_REVIEW, result.feedback
+    assert "another part of the question" in result.feedback
+    assert any("outside this item's topic" in e.note for e in result.evidence)
+    inside = "Greedy picks the locally best token. Beam search keeps k candidates."
+    [result] = grade_text(rubric, "Q", inside, resources)
+    assert result.points == 2 and result.status is Status.GRADED, result.feedback
