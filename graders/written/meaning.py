@@ -130,7 +130,9 @@ def meaning_targets(config: WrittenConfig, sentences: Sequence[Sentence],
     done = set(found)
     if not any(e.phrasings and e.id not in done for e in config.elements):
         return []
-    return element_texts(config) + list(rivals) + [s.text for s in stretches_of(sentences)]
+    # The sentences themselves are the answer's units, encoded already (`AnswerVectors`).
+    return element_texts(config) + list(rivals) + [
+        c for sentence in sentences for c in clauses_of(sentence)]
 
 
 @lru_cache(maxsize=50_000)
@@ -181,12 +183,15 @@ def match_phrasings(config: WrittenConfig, vectors: AnswerVectors,
     or nothing when no stretch comes within `WEAK` without turning the phrasing around."""
     done = set(found)
     elements = [e for e in config.elements if e.phrasings and e.id not in done]
-    stretches = [s for s in stretches_of(sentences) if re.search(r"[^\W\d_]{3}", s.text)]
+    rows = {u.sentences[0]: i for i, u in enumerate(vectors.units) if len(u.sentences) == 1}
+    # The sentences compared by similarity (prose, within the budget), and their clauses.
+    stretches = [s for s in stretches_of(sentences) if s.sentence in rows]
     if not elements or not stretches:
         return {}
     demoted = question_words(prompt)
-    texts = [s.text for s in stretches]
-    clause_vectors = vectors.vectors_of(texts)
+    clause_vectors = np.stack([
+        vectors.matrix[rows[s.sentence]] if s.text == s.sentence.norm
+        else vectors.vectors_of([s.text])[0] for s in stretches])
     out: dict[str, PhrasingMatch] = {}
     for element in elements:
         scores = clause_vectors @ vectors.vectors_of(element.phrasings).T
