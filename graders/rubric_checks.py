@@ -144,6 +144,20 @@ def _references(
                               "carry-forward cycle: " + " -> ".join([*ring, first]))
 
 
+def _subparts(rubric: Rubric, configs: dict[str, BaseModel]) -> Iterator[Finding]:
+    """Two items of one question that claim the same marked sub-answer (`subpart`)."""
+    for qi, question in enumerate(rubric.questions):
+        seen: dict[str, str] = {}
+        for ii, item in enumerate(question.items):
+            label = getattr(configs.get(item.id), "subpart", None)
+            if not isinstance(label, str):
+                continue
+            other = seen.setdefault(label.lower(), item.id)
+            if other != item.id:
+                yield Finding(("questions", qi, "items", ii, "config", "subpart"),
+                              f"sub-part {label!r} is already read by item {other!r}")
+
+
 def cross_checks(rubric: Rubric, configs: dict[str, BaseModel]) -> list[Finding]:
     """Problems between items and against points, for the items whose config validated."""
     locs = {item.id: loc for loc, item in _item_locs(rubric)}
@@ -153,6 +167,7 @@ def cross_checks(rubric: Rubric, configs: dict[str, BaseModel]) -> list[Finding]
         if config is not None:
             findings.extend(_bounds(loc, item, config))
     findings.extend(_references(rubric, configs, locs))
+    findings.extend(_subparts(rubric, configs))
     if rubric.max_points <= 0:
         findings.append(Finding(("questions",), "the rubric's items are worth 0 points in total"))
     return findings

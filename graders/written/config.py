@@ -1,17 +1,28 @@
-"""The `written` grader's rubric config: concepts as patterns, partial levels, contradictions."""
+"""The `written` grader's rubric config: concepts as phrasings and patterns, partial levels,
+contradictions."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from decimal import Decimal
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 from graders.written.patterns import PatternError, compile_pattern
 
 # The grader's version (WrittenGrader.version), one definition: it names the grader's code in every
 # cache key, and the keys read it here without importing the grader (graders.registry).
-VERSION = "5"
+VERSION = "6"
 
 
 class _Strict(BaseModel):
@@ -31,11 +42,19 @@ def _exact(value: object) -> object:
     return Decimal(str(value)) if isinstance(value, float) else value
 
 
+# A phrasing shorter than this in content words is a keyword: a pattern says it better.
+MIN_PHRASING_WORDS = 2
+_PHRASING_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
 class Element(_Strict):
-    """One idea an answer must state; any of its patterns establishes it in a sentence."""
+    """One idea an answer must state: any of its phrasings matched by meaning, or any of its
+    patterns, establishes it in a sentence (see `graders.written.meaning`)."""
 
     id: str = Field(pattern=r"^[A-Za-z0-9_\-]+$")
-    patterns: tuple[str, ...] = Field(min_length=1)
+    # The idea in plain sentences, matched against the answer's sentences and clauses.
+    phrasings: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
     # What the idea is, in feedback ("the growth of q·k with d_k").
     label: str = ""
     # The idea as a full sentence, compared with the answer when no pattern found it
@@ -47,18 +66,80 @@ class Element(_Strict):
     def _compiles(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         return _check_patterns(value)
 
+    @field_validator("phrasings")
+    @classmethod
+    def _sentences(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for phrasing in value:
+            if len(_PHRASING_WORD.findall(phrasing)) < MIN_PHRASING_WORDS:
+                raise ValueError(
+                    f"phrasing {phrasing!r} is not a sentence (at least {MIN_PHRASING_WORDS} "
+                    "words): state the idea, or give a keyword as a pattern")
+        return value
+
+    @model_validator(mode="after")
+    def _stated(self) -> Element:
+        if not self.phrasings and not self.patterns:
+            raise ValueError(f"element {self.id!r} needs phrasings or patterns")
+        return self
+
+
+class AnyOf(_Strict):
+    """Any `any` of the elements `of` ("name two of these five techniques")."""
+
+    any: int = Field(ge=1)
+    of: tuple[str, ...] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _reachable(self) -> AnyOf:
+        if len(set(self.of)) != len(self.of):
+            raise ValueError("an 'any ... of' group names an element twice")
+        if self.any > len(self.of):
+            raise ValueError(f"'any: {self.any}' of {len(self.of)} elements can never be met")
+        return self
+
+    def met(self, found: AbstractSet[str]) -> bool:
+        return sum(1 for e in self.of if e in found) >= self.any
+
+
+def _condition_kind(value: object) -> str:
+    return "group" if isinstance(value, dict | AnyOf) else "id"
+
+
+# One condition of `require` or of a partial level's `when`: an element id, or a group (a
+# mapping is read as a group only, so a broken group reports its own problem, once).
+Condition = Annotated[Annotated[str, Tag("id")] | Annotated[AnyOf, Tag("group")],
+                      Discriminator(_condition_kind)]
+
+
+def conditions_met(conditions: tuple[Condition, ...], found: AbstractSet[str]) -> bool:
+    return all(c in found if isinstance(c, str) else c.met(found) for c in conditions)
+
+
+def condition_ids(conditions: tuple[Condition, ...]) -> list[str]:
+    return [i for c in conditions for i in ((c,) if isinstance(c, str) else c.of)]
+
+
+def _as_conditions(value: object) -> object:
+    # `require: {any: 2, of: [...]}` alone is the one group it names.
+    return [value] if isinstance(value, dict) else value
+
 
 class PartialCredit(_Strict):
     """Points when these elements are present but full credit is not reached."""
 
     points: Decimal = Field(ge=0)
-    when: tuple[str, ...] = Field(min_length=1)
+    when: tuple[Condition, ...] = Field(min_length=1)
     feedback: str = ""
 
     @field_validator("points", mode="before")
     @classmethod
     def _exact_points(cls, value: object) -> object:
         return _exact(value)
+
+    @field_validator("when", mode="before")
+    @classmethod
+    def _group(cls, value: object) -> object:
+        return _as_conditions(value)
 
 
 class Contradiction(_Strict):
@@ -111,12 +192,15 @@ class WrittenConfig(_Strict):
     # Model statements of the idea, for semantic similarity (and the feedback when it is missed).
     reference: tuple[str, ...] = ()
     elements: tuple[Element, ...] = ()
-    # Elements needed for full credit; default: all of them.
-    require: tuple[str, ...] | None = None
+    # Elements needed for full credit (ids, or `{any: k, of: [...]}` groups); default: all.
+    require: tuple[Condition, ...] | None = None
     partial: tuple[PartialCredit, ...] = ()
     contradictions: tuple[Contradiction, ...] = ()
     exemplars: tuple[Exemplar, ...] = ()
     topic: Topic | None = None
+    # The item answers this sub-part of its question: when the answer marks sub-answers
+    # ("1) ... 2) ...", "(a) ... (b) ..."), the item reads the one with this label.
+    subpart: str | None = Field(default=None, pattern=r"^(?i:[1-9][0-9]?|[a-h]|i{1,3}|iv|vi{0,3})$")
     # Confidence below this sends the item to review (default: see `calibrated_threshold`).
     review_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     # An item graded from the reference alone by a calibrated model (per answer, with the
@@ -136,13 +220,19 @@ class WrittenConfig(_Strict):
     def _exact_step(cls, value: object) -> object:
         return _exact(value)
 
+    @field_validator("require", mode="before")
+    @classmethod
+    def _group(cls, value: object) -> object:
+        return _as_conditions(value)
+
     @model_validator(mode="after")
     def _known_ids(self) -> WrittenConfig:
         ids = [e.id for e in self.elements]
         if len(set(ids)) != len(ids):
             raise ValueError("element ids must be unique")
         known = set(ids)
-        used = list(self.require or ()) + [w for p in self.partial for w in p.when]
+        used = condition_ids(self.require or ()) + [
+            w for p in self.partial for w in condition_ids(p.when)]
         unknown = sorted({u for u in used if u not in known})
         if unknown:
             raise ValueError(f"unknown element id(s): {', '.join(unknown)}")
@@ -151,8 +241,12 @@ class WrittenConfig(_Strict):
         return self
 
     @property
-    def required(self) -> tuple[str, ...]:
+    def required(self) -> tuple[Condition, ...]:
         return self.require if self.require is not None else tuple(e.id for e in self.elements)
+
+    @property
+    def phrased(self) -> bool:
+        return any(e.phrasings for e in self.elements)
 
 
 _LABEL = re.compile(r"[_\-]+")
@@ -163,4 +257,5 @@ def element_label(element: Element) -> str:
 
 
 def element_statement(element: Element) -> str:
-    return element.statement or element_label(element)
+    return element.statement or (element.phrasings[0] if element.phrasings
+                                 else element_label(element))

@@ -234,3 +234,15 @@ def opposite_of(sentences: Sequence[str], references: Sequence[str]) -> Opposite
             if found is not None:
                 return Opposite("role swap", found[0], found[1], sentence, reference)
     return None
+
+
+def antonym_pair(sentence: str, reference: str) -> tuple[str, str] | None:
+    """An affirmed word of `sentence` whose antonym `reference` affirms (see `_antonym`)."""
+    return _antonym(words_of(sentence), words_of(reference))
+
+
+def role_swap(sentence: str, reference: str) -> tuple[str, str] | None:
+    """Two shared words ordered the other way around a directional word (see `_role_swap`)."""
+    answer, ref = words_of(sentence), words_of(reference)
+    shared = {w.key for w in _content(answer)} & {w.key for w in _content(ref)}
+    return _role_swap(answer, ref, shared) if len(shared) >= _MIN_SHARED else None

@@ -26,7 +26,13 @@ from graders.written.contradiction import Opposite, opposite_of
 from graders.written.exemplars import exemplar_estimate, reference_offset
 from graders.written.features import feature_targets, reference_features
 from graders.written.language import foreign_language
-from graders.written.matching import PatternVerdict, on_topic, pattern_verdict
+from graders.written.matching import PatternVerdict, found_in, on_topic, pattern_verdict
+from graders.written.meaning import (
+    PhrasingMatch,
+    element_texts,
+    meaning_targets,
+    meaning_verdict,
+)
 from graders.written.scoring import (
     Decision,
     SimilarityModel,
@@ -37,6 +43,7 @@ from graders.written.scoring import (
 )
 from graders.written.settings import WrittenSettings
 from graders.written.similarity import AnswerVectors, units_of, within_budget
+from graders.written.subparts import in_subpart
 from graders.written.text import Sentence, split_sentences
 
 EMBEDDER_KEY = "embedder"
@@ -81,6 +88,9 @@ class _Plan:
     config: WrittenConfig
     verdict: PatternVerdict | None
     targets: list[str]
+    # What the question's other items' elements say: a sentence closer to one of them does
+    # not state this item's elements (`meaning`).
+    rivals: list[str]
 
 
 class WrittenGrader(Grader):
@@ -96,7 +106,8 @@ class WrittenGrader(Grader):
     ) -> list[ItemResult]:
         settings = _settings(context)
         sentences = split_sentences(answer.text, answer.start)
-        plans = [self._plan(item, sentences, settings, context) for item in items]
+        plans = [self._plan(item, answer, sentences, settings, context, _rivals(items, item))
+                 for item in items]
         embedder = shared_embedder(context)
         vectors: AnswerVectors | None = None
         wanted = [t for plan in plans for t in plan.targets]
@@ -115,22 +126,27 @@ class WrittenGrader(Grader):
         settings = _settings(context)
         sentences = split_sentences(answer.text, answer.start)
         wanted = [t for item in items
-                  for t in self._plan(item, sentences, settings, context).targets]
+                  for t in self._plan(item, answer, sentences, settings, context,
+                                      _rivals(items, item)).targets]
         if not sentences or not wanted:
             return []
         kept, _ = within_budget(sentences, settings.max_chars, settings.max_sentences)
         return [u.text for u in units_of(kept) if len(u.sentences) == 1] + wanted
 
     @staticmethod
-    def _plan(item: RubricItem, sentences: list[Sentence], settings: WrittenSettings,
-              context: GradingContext) -> _Plan:
+    def _plan(item: RubricItem, answer: LocatedAnswer, sentences: list[Sentence],
+              settings: WrittenSettings, context: GradingContext, rivals: list[str]) -> _Plan:
         config = _config(item)
-        verdict = (pattern_verdict(config, item.points, on_topic(config.topic, sentences))
+        part = in_subpart(config.subpart, answer.text, answer.start or 0, sentences)
+        read = on_topic(config.topic, part)
+        verdict = (pattern_verdict(config, item.points, read, found_in(config, read, part))
                    if config.elements else None)
         targets: list[str] = []
         if settings.similarity == "off":
-            return _Plan(item, config, verdict, targets)
+            return _Plan(item, config, verdict, targets, rivals)
         targets += [e.text for e in config.exemplars]
+        if verdict is not None and verdict.level in ("none", "partial") and config.phrased:
+            targets += meaning_targets(config, read, verdict.found, rivals)
         if verdict is not None:
             # A clear verdict (full credit, or a known wrong claim) needs no similarity; an
             # answer the patterns did not credit is compared with the reference, in case it is
@@ -142,7 +158,7 @@ class WrittenGrader(Grader):
         else:
             answer_text = " ".join(s.text for s in sentences)
             targets += feature_targets(config.reference, answer_text, context.question.prompt)
-        return _Plan(item, config, verdict, targets)
+        return _Plan(item, config, verdict, targets, rivals)
 
     def _decide(
         self, plan: _Plan, answer: LocatedAnswer, sentences: list[Sentence],
@@ -150,10 +166,16 @@ class WrittenGrader(Grader):
     ) -> ItemResult:
         item, config, verdict = plan.item, plan.config, plan.verdict
         offset_known = answer.start is not None
-        read = on_topic(config.topic, sentences)
+        part = in_subpart(config.subpart, answer.text, answer.start or 0, sentences)
+        read = on_topic(config.topic, part)
         opposite = _opposite(config, read)
         used = vectors if vectors is not None and plan.targets else None
         decision: Decision
+        weak: list[PhrasingMatch] = []
+        if verdict is not None and used is not None and config.phrased \
+                and verdict.level in ("none", "partial"):
+            verdict, weak = meaning_verdict(config, item.points, used, read, part, verdict,
+                                            context.question.prompt, plan.rivals)
         if verdict is not None:
             exemplar = used.closest([e.text for e in config.exemplars]) if (
                 used is not None and config.exemplars) else None
@@ -162,7 +184,9 @@ class WrittenGrader(Grader):
             unfound = (used.closest([element_statement(e) for e in verdict.missing])
                        if used is not None and verdict.level == "partial" else None)
             decision = from_patterns(config, item.points, verdict, closest, exemplar,
-                                     offset_known, unfound, opposite)
+                                     offset_known, unfound, opposite, weak,
+                                     unfound_phrasings=missing_model is not None and config.phrased
+                                     and verdict.level in ("none", "partial"))
         elif used is not None:
             answer_text = " ".join(s.text for s in sentences)
             features = reference_features(used, config.reference, answer_text,
@@ -254,6 +278,11 @@ def _settings(context: GradingContext) -> WrittenSettings:
     settings = WrittenSettings.from_options(options)
     _SETTINGS[id(options)] = (options, settings)
     return settings
+
+
+def _rivals(items: Sequence[RubricItem], item: RubricItem) -> list[str]:
+    others = [_config(i) for i in items if i is not item and i.grader == item.grader]
+    return [t for c in others for t in element_texts(c)] if _config(item).phrased else []
 
 
 def _cohort_features(context: GradingContext, text: str, vectors: AnswerVectors

@@ -2,20 +2,37 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
-from graders.written.config import Contradiction, Element, PartialCredit, Topic, WrittenConfig
+from graders.written.config import (
+    Contradiction,
+    Element,
+    PartialCredit,
+    Topic,
+    WrittenConfig,
+    condition_ids,
+    conditions_met,
+)
 from graders.written.patterns import PatternHit, compile_pattern, find_any
 from graders.written.text import Sentence
+
+if TYPE_CHECKING:  # the meaning module needs NumPy; a pattern-only verdict does not
+    from graders.written.meaning import PhrasingMatch
 
 
 @dataclass(frozen=True)
 class ElementFound:
+    """Where an element is stated: by a pattern's hit, or by a phrasing's strong match."""
+
     element: Element
     sentence: Sentence
-    hit: PatternHit
+    hit: PatternHit | None = None
+    meaning: PhrasingMatch | None = None
+    # Stated only in a sentence the item's `topic` does not read (see `on_topic`).
+    outside_topic: bool = False
 
 
 @dataclass(frozen=True)
@@ -40,6 +57,8 @@ class PatternVerdict:
 def find_elements(config: WrittenConfig, sentences: Sequence[Sentence]) -> dict[str, ElementFound]:
     found: dict[str, ElementFound] = {}
     for element in config.elements:
+        if not element.patterns:
+            continue
         for sentence in sentences:
             hit = find_any(element.patterns, sentence.norm)
             if hit is not None:
@@ -64,17 +83,43 @@ def find_contradiction(
     return worst
 
 
+def found_in(config: WrittenConfig, read: Sequence[Sentence],
+             sentences: Sequence[Sentence] | None = None,
+             meaning: Mapping[str, PhrasingMatch] | None = None) -> dict[str, ElementFound]:
+    """The elements stated in the sentences the item reads (`read`), by pattern or by the
+    phrasing matches given; then, in the sentences `topic` left out, the elements stated
+    nowhere else (a topic filter never removes the only sentence that states an element)."""
+    found = find_elements(config, read)
+    elements = {e.id: e for e in config.elements}
+    for element_id, match in (meaning or {}).items():
+        if element_id not in found:
+            found[element_id] = ElementFound(elements[element_id], match.sentence,
+                                             meaning=match)
+    if sentences is not None and len(sentences) > len(read):
+        kept = set(read)
+        others = [s for s in sentences if s not in kept]
+        for element_id, where in find_elements(config, others).items():
+            if element_id not in found:
+                found[element_id] = ElementFound(where.element, where.sentence, where.hit,
+                                                 outside_topic=True)
+    return found
+
+
 def pattern_verdict(
-    config: WrittenConfig, max_points: Decimal, sentences: Sequence[Sentence]
+    config: WrittenConfig, max_points: Decimal, sentences: Sequence[Sentence],
+    found: Mapping[str, ElementFound] | None = None,
 ) -> PatternVerdict:
-    found = find_elements(config, sentences)
+    """Points from the elements found (by default: by patterns in `sentences`)."""
+    found = dict(find_elements(config, sentences) if found is None else found)
     required = config.required
-    missing = tuple(e for e in config.elements if e.id in required and e.id not in found)
+    unmet = [c for c in required if not conditions_met((c,), set(found))]
+    wanted = set(condition_ids(tuple(unmet)))
+    missing = tuple(e for e in config.elements if e.id in wanted and e.id not in found)
     partial: PartialCredit | None = None
-    if not missing:
+    if not unmet:
         points, level = max_points, "full"
     else:
-        reached = [p for p in config.partial if all(w in found for w in p.when)]
+        reached = [p for p in config.partial if conditions_met(p.when, set(found))]
         partial = max(reached, key=lambda p: p.points, default=None)
         if partial is not None:
             points, level = min(partial.points, max_points), "partial"
@@ -94,7 +139,12 @@ def _first(patterns: tuple[str, ...], text: str) -> int | None:
 
 
 def on_topic(topic: Topic | None, sentences: Sequence[Sentence]) -> list[Sentence]:
-    """The sentences about the item's subject (see `Topic`)."""
+    """The sentences about the item's subject (see `Topic`).
+
+    This drops sentences: those after another subject's word until this subject's word comes
+    back, and, when the answer never names this subject, every sentence after another
+    subject's. `found_in` reads the dropped ones for elements stated nowhere else.
+    """
     if topic is None:
         return list(sentences)
     mine: list[Sentence] = []

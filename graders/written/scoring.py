@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any
@@ -16,6 +16,7 @@ from graders.written.text import Sentence
 if TYPE_CHECKING:  # the similarity module (NumPy, the embedding model) only where vectors are
     from graders.written.calibration import Calibration
     from graders.written.exemplars import ExemplarEstimate
+    from graders.written.meaning import PhrasingMatch
     from graders.written.similarity import AnswerVectors, Closest
 
 # Cosine (all-MiniLM-L6-v2) from which an exemplar counts as the same answer, and below which
@@ -28,6 +29,9 @@ OPPOSITE_CONFIDENCE = 0.35
 # Confidence at most for an answer with no prose (a formula or a number): the reference is
 # prose, and similarity cannot tell "O(n)" right from wrong.
 NO_PROSE_CONFIDENCE = 0.3
+# Confidence at most when a grade rests on an uncertain finding: a phrasing matched weakly
+# (it would change the points), or an element stated only outside the item's topic.
+UNSURE_CONFIDENCE = 0.5
 
 
 @dataclass
@@ -67,18 +71,24 @@ def from_patterns(
     config: WrittenConfig, max_points: Decimal, verdict: PatternVerdict,
     closest: Closest | None, exemplar: Closest | None, offset_known: bool,
     unfound: Closest | None = None, opposite: Opposite | None = None,
+    weak: Sequence[PhrasingMatch] = (), unfound_phrasings: bool = False,
 ) -> Decision:
     """Patterns decide the points; similarity and exemplars decide how sure we are.
 
     `closest` compares the answer with the reference statements, `unfound` with the statements
     of the elements the patterns did not find (a paraphrase they may have missed); `opposite`
     is a sentence that may turn a reference statement around, which keeps full credit from
-    high confidence (patterns see words, not what the sentence claims about them).
+    high confidence (patterns see words, not what the sentence claims about them). `weak` are
+    phrasing matches too uncertain to count that would change the points;
+    `unfound_phrasings` says phrased elements could not be compared (no sentence encoder).
     """
     decision = Decision(points=verdict.points, confidence=0.0)
     for found in verdict.found.values():
+        how = f" ({found.meaning.describe()})" if found.meaning is not None else ""
+        where = " (outside this item's topic)" if found.outside_topic else ""
         decision.evidence.append(sentence_evidence(
-            found.sentence, f"states: {element_label(found.element)}", offset_known))
+            found.sentence, f"states: {element_label(found.element)}{how}{where}",
+            offset_known))
     missing = ", ".join(element_label(e) for e in verdict.missing)
     similarity = closest.score if closest is not None else None
     if verdict.level == "contradiction" and verdict.contradiction is not None:
@@ -131,11 +141,37 @@ def from_patterns(
                 f"It closely resembles an example answer graded {shown.points} points.")
     if closest is not None and (verdict.level in ("none", "partial") or not verdict.found):
         decision.evidence.append(_closest_evidence(closest, offset_known))
+    _unsure(decision, config, verdict, weak, unfound_phrasings, offset_known)
     if opposite is not None and verdict.level == "full":
         decision.confidence = min(decision.confidence, OPPOSITE_CONFIDENCE)
         decision.feedback.append(f"The answer may state the opposite of the reference: "
                                  f"{opposite.describe()} ('{opposite.sentence[:160]}').")
     return decision
+
+
+def _unsure(decision: Decision, config: WrittenConfig, verdict: PatternVerdict,
+            doubts: Sequence[PhrasingMatch], unfound_phrasings: bool, offset_known: bool) -> None:
+    """Keep a grade that rests on an uncertain finding below any review threshold in use."""
+    labels = {e.id: element_label(e) for e in config.elements}
+    for match in doubts:
+        label = labels[match.element_id]
+        decision.feedback.append(
+            f"A sentence may state '{label}' ({match.describe()}), not counted; a grader should "
+            "check it.")
+        decision.evidence.append(sentence_evidence(
+            match.sentence, f"may state: {label} ({match.describe()})", offset_known))
+    outside = [f for f in verdict.found.values() if f.outside_topic]
+    for found in outside:
+        decision.feedback.append(
+            f"'{element_label(found.element)}' is stated only in a sentence about another part "
+            "of the question; a grader should check that it answers this one.")
+    phrased = [e for e in verdict.missing if e.phrasings]
+    if unfound_phrasings and phrased:
+        decision.feedback.append(
+            "The sentence encoder is unavailable, so the ideas given as phrasings ("
+            + ", ".join(element_label(e) for e in phrased) + ") could not be looked for.")
+    if doubts or outside or (unfound_phrasings and phrased):
+        decision.confidence = min(decision.confidence, UNSURE_CONFIDENCE)
 
 
 @dataclass(frozen=True)

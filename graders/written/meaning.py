@@ -1,0 +1,242 @@
+"""Elements given as plain sentences (`phrasings`), matched against an answer by meaning.
+
+A phrasing is compared with every sentence of the answer and with each clause of a sentence
+that has several: the sentence encoder's cosine (all-MiniLM-L6-v2), and the share of the
+phrasing's content words (stemmed) that the clause uses. A clause close in meaning may still
+claim the opposite, which the encoder barely sees ("the softmax won't saturate" against "the
+softmax saturates" is a cosine of about 0.9), so three guards from `contradiction.py` read the
+words:
+
+- **polarity**: the negations that govern the words the two share, counted with the implicit
+  ones (prevent, avoid, stop, keep ... from, lack, fail, instead of, rather than); an odd
+  difference turns the claim around, an even one keeps it. So a counterfactual states the
+  concept: "without scaling the softmax would saturate" (one negation, on "scaling") states
+  "scaling keeps the softmax from saturating" (one, "keep ... from"), and "the scale stops the
+  softmax from saturating" states "without the scale the softmax saturates";
+- **antonyms**: a word whose antonym the phrasing uses flips the claim once more ("the scores
+  stay small" states "without it the scores are large");
+- **swapped roles** around a directional word ("the key is compared with the query").
+
+The elements of one question share their subject, and the encoder's cosine is dominated by the
+subject ("greedy decoding picks the likeliest token" is 0.74 from "greedy decoding never
+reconsiders a choice"): a stretch counts for an element only when no other element of the
+question's items (its phrasings, or its statement) is closer to it, and a strong match shares
+some of the phrasing's own words (not the question's).
+
+A match is `strong` (the element is established, as a pattern would) or `weak` (a person should
+look: the item goes to review with the machine's suggestion); the thresholds and how they were
+chosen are in docs/rubrics.md ("Phrasings").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import lru_cache
+
+import numpy as np
+
+from graders.written.config import Element, WrittenConfig, element_statement
+from graders.written.contradiction import antonym_pair, role_swap, words_of
+from graders.written.lexical import STOP_WORDS
+from graders.written.matching import PatternVerdict, found_in, pattern_verdict
+from graders.written.similarity import AnswerVectors
+from graders.written.text import Sentence
+
+# Cosine from which a clause states a phrasing (strong), and from which it may (weak, review).
+# Chosen on the bundled rubrics' written items over the seeds and the CS224N corpus (the
+# sentences their patterns credit against the element's phrasing, and the other sentences of
+# the same answers) and on the D2L exercises' rubric rewritten with phrasings, where on-topic
+# wrong sentences reached 0.78 (docs/rubrics.md, "Phrasings", gives the figures).
+STRONG = 0.8
+WEAK = 0.6
+# A strong match also shares some of the phrasing's own words (its content words that are not
+# the question's: "Attention layers is constructed." is 0.78 from "attention becomes uniform
+# and layers become redundant" and shares none of "becomes uniform ... redundant"); with most
+# of them, a slightly lower cosine is strong.
+WORDS_FOR_STRONG = 0.34
+STRONG_WITH_WORDS = 0.72
+MOST_WORDS = 0.6
+# A clause of fewer content words than this is not compared on its own (its sentence is).
+_MIN_CLAUSE_WORDS = 3
+_MAX_CLAUSES = 6  # per sentence (bounded work on hostile text)
+_CLAUSE_BREAK = re.compile(
+    r"\s*(?:[;:]|,\s*(?=(?:but|whereas|while|although|so|because|since|which|and)\b)|"
+    r"\s(?=(?:but|whereas|although|because|since|so that|so|hence|thus|therefore)\s))\s*",
+    re.IGNORECASE)
+# A clause's leading connective says how it relates to the one before, not what it claims.
+_LEADING = re.compile(r"^(?:but|whereas|while|although|so that|so|because|since|which|and|"
+                      r"hence|thus|therefore)\s+", re.IGNORECASE)
+_IMPLICIT_WORDS = ("prevent", "avoid", "stop", "lack", "fail", "keep", "protect")
+_IMPLICIT_NEGATION = re.compile(
+    r"\b(?:prevent\w*|avoid\w*|stop\w*|lack\w*|fail\w*|instead of|rather than|"
+    r"keep\w*(?:\s+\w+){1,3}\s+from|protect\w*(?:\s+\w+){0,3}\s+(?:from|against))\b",
+    re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class PhrasingMatch:
+    """The answer's stretch closest to one of an element's phrasings, and how sure that is."""
+
+    element_id: str
+    phrasing: str
+    sentence: Sentence
+    clause: str
+    cosine: float
+    overlap: float  # share of the phrasing's content words the clause uses
+    strong: bool
+
+    def describe(self) -> str:
+        return f"by meaning: '{self.phrasing}', cosine {self.cosine:.2f}"
+
+
+@dataclass(frozen=True)
+class _Stretch:
+    sentence: Sentence
+    text: str
+
+
+def clauses_of(sentence: Sentence) -> list[str]:
+    """The sentence's clauses of a few content words each (none when it has only one)."""
+    parts = [_LEADING.sub("", p.strip()) for p in _CLAUSE_BREAK.split(sentence.norm[:2000])
+             if p and p.strip()]
+    kept = [p for p in parts if len(_content(p)) >= _MIN_CLAUSE_WORDS][:_MAX_CLAUSES]
+    return kept if len(kept) > 1 else []
+
+
+def stretches_of(sentences: Sequence[Sentence]) -> list[_Stretch]:
+    out: list[_Stretch] = []
+    for sentence in sentences:
+        out.append(_Stretch(sentence, sentence.norm))
+        out += [_Stretch(sentence, c) for c in clauses_of(sentence)]
+    return out
+
+
+def _texts(element: Element) -> tuple[str, ...]:
+    return element.phrasings or (element_statement(element),)
+
+
+def element_texts(config: WrittenConfig) -> list[str]:
+    """What each element says: its phrasings, or its statement (a rival for the others)."""
+    return [t for e in config.elements for t in _texts(e)]
+
+
+def meaning_targets(config: WrittenConfig, sentences: Sequence[Sentence],
+                    found: Iterable[str], rivals: Sequence[str] = ()) -> list[str]:
+    """The texts to embed when a phrased element is not yet found: every element's phrasings
+    (or statement), the other items' (`rivals`), then the answer's sentences and clauses."""
+    done = set(found)
+    if not any(e.phrasings and e.id not in done for e in config.elements):
+        return []
+    # The sentences themselves are the answer's units, encoded already (`AnswerVectors`).
+    return element_texts(config) + list(rivals) + [
+        c for sentence in sentences for c in clauses_of(sentence)]
+
+
+@lru_cache(maxsize=50_000)
+def _content(text: str) -> frozenset[str]:
+    return frozenset(w.key for w in words_of(text) if w.text not in STOP_WORDS)
+
+
+def question_words(prompt: str) -> frozenset[str]:
+    return _content(prompt)
+
+
+def overlap(phrasing: str, clause: str, demoted: frozenset[str] = frozenset()) -> float:
+    """The share of the phrasing's own content words (stemmed; not the question's) in the
+    clause (all its content words when every one is the question's)."""
+    wanted = (_content(phrasing) - demoted) or _content(phrasing)
+    return len(wanted & _content(clause)) / len(wanted) if wanted else 0.0
+
+
+def _negations(text: str, shared: frozenset[str]) -> int:
+    # A negation counts on a shared word, and on an implicit negation ("does not keep the
+    # softmax from saturating" is two: it says the softmax saturates).
+    governed = sum(1 for w in words_of(text)
+                   if w.negated and (w.key in shared or w.text.startswith(_IMPLICIT_WORDS)))
+    return governed + len(_IMPLICIT_NEGATION.findall(text[:2000]))
+
+
+@lru_cache(maxsize=50_000)
+def turned_around(clause: str, phrasing: str) -> str | None:
+    """Why the clause claims the opposite of the phrasing, or None when it does not."""
+    shared = _content(clause) & _content(phrasing)
+    flips = (_negations(clause, shared) - _negations(phrasing, shared)) % 2
+    antonym = antonym_pair(clause, phrasing)
+    if antonym is not None:
+        flips ^= 1
+    if flips:
+        return (f"'{antonym[0]}' where the phrasing says '{antonym[1]}'" if antonym
+                else "a negation the phrasing does not have (or the reverse)")
+    swapped = role_swap(clause, phrasing)
+    if swapped is not None:
+        return f"'{swapped[0]}' and '{swapped[1]}' swapped around"
+    return None
+
+
+def match_phrasings(config: WrittenConfig, vectors: AnswerVectors,
+                    sentences: Sequence[Sentence], found: Iterable[str], prompt: str = "",
+                    rivals: Sequence[str] = ()) -> dict[str, PhrasingMatch]:
+    """For each phrased element not in `found`, its best match in the answer (strong or weak),
+    or nothing when no stretch comes within `WEAK` without turning the phrasing around."""
+    done = set(found)
+    elements = [e for e in config.elements if e.phrasings and e.id not in done]
+    rows = {u.sentences[0]: i for i, u in enumerate(vectors.units) if len(u.sentences) == 1}
+    # The sentences compared by similarity (prose, within the budget), and their clauses.
+    stretches = [s for s in stretches_of(sentences) if s.sentence in rows]
+    if not elements or not stretches:
+        return {}
+    demoted = question_words(prompt)
+    clause_vectors = np.stack([
+        vectors.matrix[rows[s.sentence]] if s.text == s.sentence.norm
+        else vectors.vectors_of([s.text])[0] for s in stretches])
+    out: dict[str, PhrasingMatch] = {}
+    for element in elements:
+        scores = clause_vectors @ vectors.vectors_of(element.phrasings).T
+        others = [t for e in config.elements if e.id != element.id for t in _texts(e)]
+        others += rivals
+        closer = (clause_vectors @ vectors.vectors_of(others).T).max(axis=1) if others \
+            else np.full(len(stretches), -1.0)
+        best: PhrasingMatch | None = None
+        for row, col in zip(*np.nonzero(scores >= WEAK), strict=True):
+            if closer[row] > scores[row].max():
+                continue  # another element of the item says this stretch better
+            stretch, phrasing = stretches[int(row)], element.phrasings[int(col)]
+            cosine = float(scores[row, col])
+            if turned_around(stretch.text, phrasing) is not None:
+                continue
+            shared = overlap(phrasing, stretch.text, demoted)
+            strong = (cosine >= STRONG and shared >= WORDS_FOR_STRONG) or (
+                cosine >= STRONG_WITH_WORDS and shared >= MOST_WORDS)
+            match = PhrasingMatch(element.id, phrasing, stretch.sentence, stretch.text,
+                                  cosine, shared, strong)
+            if best is None or (match.strong, cosine) > (best.strong, best.cosine):
+                best = match
+        if best is not None:
+            out[element.id] = best
+    return out
+
+
+def meaning_verdict(config: WrittenConfig, max_points: Decimal, vectors: AnswerVectors,
+                    read: Sequence[Sentence], sentences: Sequence[Sentence],
+                    verdict: PatternVerdict, prompt: str = "", rivals: Sequence[str] = ()
+                    ) -> tuple[PatternVerdict, list[PhrasingMatch]]:
+    """The verdict with the phrasings' strong matches, and the weak matches that would change
+    its points (the grade then goes to a person, `scoring`).
+
+    Weak matches never count: on a rubric written for another homework (the development
+    corpus's d2l exercises, rewritten with phrasings) most matches between 0.58 and the strong
+    bar were wrong, and counting them in the suggestion put 13 of 81 answered items out of
+    range.
+    """
+    matches = match_phrasings(config, vectors, read, verdict.found, prompt, rivals)
+    strong = {k: m for k, m in matches.items() if m.strong}
+    sure = pattern_verdict(config, max_points, read,
+                           found_in(config, read, sentences, strong)) if strong else verdict
+    weak = [m for m in matches.values() if not m.strong]
+    if not weak:
+        return sure, []
+    every = pattern_verdict(config, max_points, read, found_in(config, read, sentences, matches))
+    return (sure, []) if every.points == sure.points else (sure, weak)

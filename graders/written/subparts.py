@@ -1,0 +1,87 @@
+"""Numbered or lettered sub-answers inside one answer ("1) ... 2) ...", "(a) ... (b) ...").
+
+A question whose items are its sub-parts is often answered in one block, the parts marked by
+the student. An item with `subpart: b` reads only the text after the marker `b` (up to the
+next marker of the same run) when the answer has such a run; otherwise the whole answer.
+
+A marker stands at the start of a line, or after a sentence's end, and is a number (1-99), a
+letter (a-h) or a roman numeral (i-viii), in one of the forms `1)`, `(1)`, `1.`, `1:`,
+`Q1.`, `Part 1:`; a run is at least two markers counting up from its first (1, 2, 3 or
+a, b, c or i, ii, iii), so a stray "see eq. 1." is not one. One pass over the text, no
+backtracking (student bytes are hostile).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from graders.written.text import Sentence
+
+_ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii")
+_LETTERS = "abcdefgh"
+_MARKER = re.compile(
+    r"(?:^|(?<=[.!?;])[ \t]+)[ \t]*(?:[*#>-]+[ \t]*)?(?:(?:q|part|question)[ \t]*)?"
+    r"(?:\(([0-9]{1,2}|[a-h]|viii|vii|vi|iv|v|iii|ii|i)\)"
+    r"|([0-9]{1,2}|[a-h]|viii|vii|vi|iv|v|iii|ii|i)[).:])\**(?=[ \t]|$)",
+    re.IGNORECASE | re.MULTILINE)
+_MAX_CHARS = 100_000
+
+
+@dataclass(frozen=True)
+class SubAnswer:
+    label: str  # lower case: "2", "b", "ii"
+    marker: int  # where its marker starts (offsets in the answer's text)
+    start: int  # where its text starts, after the marker
+    end: int
+
+
+def _value(label: str, kind: str) -> int | None:
+    """The label's place in a run of this kind (a-h and i-viii share no label)."""
+    if kind == "number":
+        return int(label) if label.isdigit() else None
+    if kind == "letter":
+        return _LETTERS.index(label) + 1 if len(label) == 1 and label in _LETTERS else None
+    return _ROMAN.index(label) + 1 if label in _ROMAN else None
+
+
+def _run(found: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """The longest run of markers of one kind counting up by one from 1 (1, 2, 3; a, b, c;
+    i, ii, iii); markers of other kinds in between (sub-sub-parts) are passed over."""
+    best: list[tuple[str, int, int]] = []
+    for kind in ("number", "letter", "roman"):
+        run: list[tuple[str, int, int]] = []
+        for marker in found:
+            value = _value(marker[0], kind)
+            if value is not None and value == len(run) + 1:
+                run.append(marker)
+        if len(run) >= 2 and len(run) > len(best):
+            best = run
+    return best
+
+
+@lru_cache(maxsize=20_000)
+def sub_answers(text: str) -> tuple[SubAnswer, ...]:
+    """The answer's marked sub-answers, in order (none when it has no run of markers)."""
+    text = text[:_MAX_CHARS]
+    found = [((m.group(1) or m.group(2)).lower(), m.start(), m.end())
+             for m in _MARKER.finditer(text)]
+    run = _run(found)
+    return tuple(SubAnswer(label, begin, end, run[i + 1][1] if i + 1 < len(run) else len(text))
+                 for i, (label, begin, end) in enumerate(run))
+
+
+def in_subpart(subpart: str | None, text: str, base: int, sentences: Sequence[Sentence]
+               ) -> list[Sentence]:
+    """The sentences of sub-answer `subpart` (`base`: the answer's offset), or all of them
+    when the answer marks no such sub-answer."""
+    if subpart is None:
+        return list(sentences)
+    wanted = subpart.lower()
+    part = next((p for p in sub_answers(text) if p.label == wanted), None)
+    if part is None:
+        return list(sentences)
+    mine = [s for s in sentences if base + part.marker <= s.start < base + part.end]
+    return mine or list(sentences)
