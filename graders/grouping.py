@@ -8,7 +8,8 @@ evidence only):
 - code items: the per-test verdicts of the checks that ran (`behaviour`);
 - written items (and anything without a usable reading): the normalised text (`text`), and then
   groups whose texts an embedding model finds near-identical are merged (`similar`, with a
-  conservative threshold).
+  conservative threshold) when the grader's verdicts on them agree (the same elements stated,
+  the same "may state the opposite" flag: `verdict_of`).
 
 Identical documents (two copies of one file) always end in one group. Groups partition the
 answers and come out in a deterministic order: largest first, then by key.
@@ -56,6 +57,27 @@ class Answer:
     document: str  # the file's sha256: copies of one file are one group
     text: str  # the located answer (staff side)
     evidence: tuple[Mapping[str, Any], ...] = ()
+    feedback: str = ""  # the grader's staff feedback (what it flagged)
+
+
+# What a written grader's verdict on an answer is made of: the elements it found stated (its
+# evidence notes "states: ...") and whether it flagged the answer as possibly stating the
+# opposite of the reference. Two answers whose verdicts differ are never one group, however
+# alike their words ("ignores word order" / "does not ignore word order").
+_STATES = re.compile(r"^states: (.{1,400})")
+OPPOSITE = "may state the opposite"
+
+
+def verdict_of(answer: Answer) -> str:
+    """The machine's verdict on a written answer, as a comparable string ("" for none)."""
+    stated = sorted({m.group(1).strip() for e in _evidence(answer, "sentence")
+                     if (m := _STATES.match(str(e.get("note", ""))[:500]))})
+    flags = ["opposite"] if OPPOSITE in answer.feedback[:MAX_TEXT] else []
+    return " + ".join(stated) + (" | " + ", ".join(flags) if flags else "")
+
+
+def flagged_opposite(answer: Answer) -> bool:
+    return OPPOSITE in answer.feedback[:MAX_TEXT]
 
 
 @dataclass(frozen=True)
@@ -201,13 +223,16 @@ def _merge_similar(clusters: list[_Cluster], embed: Embed, threshold: float) -> 
     vectors = embed([c.members[0].text[:MAX_TEXT] for c in texts])
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     vectors = (vectors / np.where(norms == 0, 1, norms)).astype(np.float32)
+    verdicts = [verdict_of(c.members[0]) for c in texts]
     leaders: list[int] = []
     merged: dict[int, _Cluster] = {}
     for index, cluster in enumerate(texts):
-        if leaders:
-            scores = vectors[leaders] @ vectors[index]
-            best = int(np.argmax(scores))
-            if float(scores[best]) >= threshold:
+        # only a leader the grader judged alike (same elements, same flags) may take it
+        alike = [n for n, leader in enumerate(leaders) if verdicts[leader] == verdicts[index]]
+        if alike:
+            scores = vectors[[leaders[n] for n in alike]] @ vectors[index]
+            best = alike[int(np.argmax(scores))]
+            if float(np.max(scores)) >= threshold:
                 leader = merged[leaders[best]]
                 leader.members.extend(cluster.members)
                 leader.method = "similar"

@@ -42,7 +42,8 @@ def _item_url(slug: str, item_id: str, **counts: int) -> str:
     return f"{url}?{urlencode(counts)}" if counts else url
 
 
-def _flash(decided: int | None, excluded: int, kept: int, member: int | None) -> str:
+def _flash(decided: int | None, excluded: int, kept: int, member: int | None,
+           held: int = 0) -> str:
     """The result of the last post, from numbers only (a link cannot put words on the page)."""
     if member is not None:
         return f"Submission {member} set by hand."
@@ -51,6 +52,10 @@ def _flash(decided: int | None, excluded: int, kept: int, member: int | None) ->
     text = f"Decided {decided} answer{'s' if decided != 1 else ''}."
     if excluded or kept:
         text += f" Left alone: {excluded} excluded, {kept} already decided."
+    if held:
+        text += (f" {held} flagged answer{'s' if held != 1 else ''} (marked ⚑) kept "
+                 "their own suggestion undecided: decide them one by one, or tick the box to "
+                 "give them the group's points too.")
     return text
 
 
@@ -88,13 +93,14 @@ def groups_page(
     excluded: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
     kept: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
     member: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
+    held: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
 ) -> Response:
     """One item's answer groups: decide a group at once, exclude members, override one."""
     who = staff(request, session)
     if not isinstance(who, Signed):
         return who
     groups = service.item_groups(session, slug, item_id, settings.resolved_embedding_cache_dir())
-    flash = _flash(decided, excluded, kept, member)
+    flash = _flash(decided, excluded, kept, member, held)
     body = render.item_page(groups, who.viewer.csrf, flash)
     return layout(render.item_title(groups), body, who.viewer, nonce(request), slug=slug)
 
@@ -112,8 +118,11 @@ def decide_from_page(
     points: Annotated[str, Form(max_length=30)] = "",
     comment: Annotated[str, Form(max_length=5000)] = "",
     exclude: Annotated[list[Annotated[int, Form(ge=1, le=MAX_ID)]] | None, Form()] = None,
+    confirm_disputed: Annotated[str, Form(max_length=10)] = "",
 ) -> Response:
-    """The page's group decision (form post): accept the suggestion or set points for all."""
+    """The page's group decision (form post): accept the suggestion or set points for all.
+    Flagged members the points would raise are held back undecided unless the instructor
+    ticked the box confirming them."""
     who = _posted_by_staff(request, session, csrf)
     if not isinstance(who, Signed):
         return who
@@ -121,9 +130,11 @@ def decide_from_page(
     chosen = None if action == "accept" else _points(points)
     decision = service.decide(session, slug, item_id, group, user, points=chosen,
                               comment=comment, exclude=exclude or [],
+                              disputed="confirm" if confirm_disputed else "hold",
                               cache_dir=settings.resolved_embedding_cache_dir())
     url = _item_url(slug, item_id, decided=len(decision.decided),
-                    excluded=len(decision.excluded), kept=len(decision.kept))
+                    excluded=len(decision.excluded) + len(decision.held_back),
+                    kept=len(decision.kept), held=len(decision.held_back))
     return RedirectResponse(url, status.HTTP_303_SEE_OTHER)
 
 

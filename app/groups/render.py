@@ -57,9 +57,12 @@ def _member_row(slug: str, item_id: str, group_id: str, m: Member, csrf: str) ->
     state = "needs review" if m.needs_review else m.machine_status.replace("_", " ")
     decided = f'<span class="done">{esc(points(m.points))} decided</span>' if m.decided else ""
     comment = f'<div class="muted">{esc(m.comment)}</div>' if m.comment else ""
+    if m.disputed:
+        comment += f'<div class="flag">⚑ {esc(m.disputed)}</div>'
     action = f"{_base(slug)}/{quote(item_id, safe='')}/member"
+    flagged = ' class="disputed"' if m.disputed else ""
     return (
-        f'<tr data-submission="{m.submission_id}"><td><label><input type="checkbox" '
+        f'<tr data-submission="{m.submission_id}"{flagged}><td><label><input type="checkbox" '
         f'name="exclude" value="{m.submission_id}" form="decide-{group_id}"> exclude</label></td>'
         f"<td>{esc(m.student or '—')}<div class=\"muted\">#{m.submission_id}</div></td>"
         f"<td>{esc(points(m.suggested_points))} <span class=\"muted\">({esc(state)}, "
@@ -80,6 +83,14 @@ def _group(found: ItemGroups, n: int, g: AnswerGroup, csrf: str) -> str:
               else '<span class="done">nothing to review</span>')
     action = f"{_base(found.slug)}/{quote(found.item_id, safe='')}/decide"
     rows = "".join(_member_row(found.slug, found.item_id, g.id, m, csrf) for m in g.members)
+    disputed = sum(bool(m.disputed) for m in g.members)
+    confirm = (
+        f'<p class="flag">⚑ {disputed} member{"s" if disputed != 1 else ""} of this group '
+        "the machine judged otherwise (see Members). Points for the group that are more than "
+        "their own suggestion leave them undecided unless you tick "
+        f'<label><input type="checkbox" name="confirm_disputed" value="yes" '
+        f'form="decide-{g.id}"> give them these points too</label>.</p>'
+    ) if disputed else ""
     return (
         f'<section class="group" id="group-{g.id}" data-group="{g.id}" tabindex="-1" '
         f'aria-label="Group {n}">'
@@ -98,8 +109,9 @@ def _group(found: ItemGroups, n: int, g: AnswerGroup, csrf: str) -> str:
         f'<button type="submit" name="action" value="set" class="set">Set points for group'
         f" <kbd>s</kbd></button>"
         f'<button type="submit" name="action" value="accept" class="accept">'
-        f"Accept suggestion <kbd>a</kbd></button></form>"
-        f"<details><summary>Members ({g.size}); tick to exclude from the group decision"
+        f"Accept suggestion <kbd>a</kbd></button></form>{confirm}"
+        f"<details{' open' if disputed else ''}><summary>Members ({g.size}); tick to exclude "
+        "from the group decision"
         f"</summary><table><thead><tr><th></th><th>Student</th><th>Machine</th><th>Answer</th>"
         f"<th>Override one</th></tr></thead><tbody>{rows}</tbody></table></details></section>"
     )

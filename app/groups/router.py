@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path
 from pydantic import BaseModel, Field
@@ -31,6 +31,7 @@ class MemberOut(BaseModel):
     needs_review: bool
     decided: bool
     comment: str | None
+    disputed: str  # why the group's decision may not fit this member ("" if it does)
 
 
 class SuggestionOut(BaseModel):
@@ -71,6 +72,11 @@ class DecisionIn(BaseModel):
         default_factory=list, max_length=100_000, description="Members left undecided.")
     replace_decided: bool = Field(
         default=False, description="Also replace earlier decisions on members.")
+    disputed: Literal["refuse", "hold", "confirm"] = Field(
+        default="refuse", description=(
+            "Members the machine judged otherwise than the group (`disputed` in the group), "
+            "when `points` would give them more than their own suggestion: refuse the decision "
+            "(409 naming them), hold them back undecided, or confirm them too."))
 
 
 class DecisionOut(BaseModel):
@@ -79,6 +85,7 @@ class DecisionOut(BaseModel):
     decided: list[int]
     excluded: list[int]
     kept: list[int]
+    held_back: list[int]
 
 
 def _group_out(g: service.AnswerGroup) -> GroupOut:
@@ -147,13 +154,14 @@ def decide_group(
     regrades), except excluded members and, unless asked, members already decided.
 
     Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment, item or
-    group; 422 both or neither of `accept` and `points`, or points outside the item's range."""
+    group; 409 disputed members the points would raise (see `disputed`); 422 both or neither
+    of `accept` and `points`, or points outside the item's range."""
     if body.accept == (body.points is not None):
         raise InvalidInput("Give either `accept: true` or `points`, not both or neither.")
     decision = service.decide(
         session, slug, item_id, group_id, user,
         points=None if body.accept else body.points, comment=body.comment,
-        exclude=body.exclude, replace_decided=body.replace_decided,
+        exclude=body.exclude, replace_decided=body.replace_decided, disputed=body.disputed,
         cache_dir=settings.resolved_embedding_cache_dir(),
     )
     return DecisionOut(**vars(decision))

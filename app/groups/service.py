@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
 
@@ -27,7 +27,7 @@ from app.review.service import set_override
 from app.sanitize import clean
 from app.submissions.counting import counted_ids
 from graders.embedding import EmbedderUnavailable, SentenceEmbedder, load_embedder
-from graders.grouping import Answer, Group, group_answers
+from graders.grouping import Answer, Group, flagged_opposite, group_answers, verdict_of
 from graders.results import to_points
 from graders.rubric import RubricItem
 
@@ -71,6 +71,9 @@ class Member:
     needs_review: bool  # the machine was unsure and nobody decided yet
     decided: bool  # an instructor override exists
     comment: str | None
+    # Why one decision for the whole group may not fit this member: the machine flagged it as
+    # possibly stating the opposite, or judged it otherwise than the group's representative.
+    disputed: str = ""
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,8 @@ class Decision:
     decided: list[int]  # submissions that got the override
     excluded: list[int]
     kept: list[int]  # already decided, left alone
+    # disputed members a decision of more points than their own suggestion left undecided
+    held_back: list[int] = field(default_factory=list)
 
 
 def _counted(session: Session, slug: str) -> tuple[list[int], list[RubricItem]]:
@@ -137,8 +142,23 @@ def _member(score: ItemScore, submission: Submission, override: Override | None,
     )
 
 
-def _view(group: Group, members: dict[int, Member], texts: dict[int, str]) -> AnswerGroup:
-    chosen = [members[m] for m in group.members]
+def _disputes(group: Group, answers: dict[int, Answer]) -> dict[int, str]:
+    """Members whose own evidence disagrees with the representative's, and why."""
+    leader = verdict_of(answers[group.representative])
+    found: dict[int, str] = {}
+    for member in group.members:
+        answer = answers[member]
+        if flagged_opposite(answer):
+            found[member] = "the machine flagged this answer as possibly stating the opposite"
+        elif verdict_of(answer) != leader:
+            found[member] = "the machine judged this answer unlike the group's representative"
+    return found
+
+
+def _view(group: Group, members: dict[int, Member], texts: dict[int, str],
+          answers: dict[int, Answer]) -> AnswerGroup:
+    disputes = _disputes(group, answers)
+    chosen = [replace(members[m], disputed=disputes.get(m, "")) for m in group.members]
     spread = Counter(m.suggested_points for m in chosen)
     return AnswerGroup(
         id=group.key,
@@ -182,7 +202,8 @@ def item_groups(
         texts[submission.id] = text
         members[submission.id] = _member(score, submission, decided.get(submission.id), text)
         answers.append(Answer(submission.id, submission.sha256, text,
-                              tuple(e for e in score.evidence if isinstance(e, dict))))
+                              tuple(e for e in score.evidence if isinstance(e, dict)),
+                              score.feedback or ""))
     similarity = "n/a"
     embed = None
     if rubric_item.grader == "written":
@@ -190,7 +211,8 @@ def item_groups(
         if _embed(cache_dir) is not None:
             similarity, embed = "embedding", _embed_texts
     groups = group_answers(rubric_item.grader, rubric_item.config, answers, embed)
-    views = [_view(g, members, texts) for g in groups]
+    by_member = {a.member: a for a in answers}
+    views = [_view(g, members, texts, by_member) for g in groups]
     # Most unreviewed first, then largest; the grouping's own order breaks ties.
     order = {v.id: n for n, v in enumerate(views)}
     views.sort(key=lambda v: (-v.needs_review, -v.size, order[v.id]))
@@ -220,11 +242,17 @@ def decide(
     comment: str = "",
     exclude: Sequence[int] = (),
     replace_decided: bool = False,
+    disputed: str = "refuse",
     cache_dir: Path | None = None,
 ) -> Decision:
     """Grade every member of a group at once: `points` for all, or (None) each member's own
     machine suggestion. Excluded members, and members already decided unless
-    `replace_decided`, are left as they are."""
+    `replace_decided`, are left as they are.
+
+    A disputed member (see Member.disputed) is never given more than its own suggestion
+    without being asked: `disputed` says what to do with such members when `points` would:
+    "refuse" (Conflict naming them), "hold" (leave them undecided, in `held_back`) or
+    "confirm" (the instructor has seen them: they get `points` too)."""
     groups = item_groups(session, slug, item_id, cache_dir)
     group = find_group(groups, group_id)
     in_group = {m.submission_id for m in group.members}
@@ -243,6 +271,16 @@ def decide(
             if m.decided and not replace_decided and m.submission_id not in excluded]
     targets = [m for m in group.members
                if m.submission_id not in excluded and m.submission_id not in kept]
+    raised = [m for m in targets
+              if m.disputed and points is not None and points > m.suggested_points]
+    if raised and disputed == "refuse":
+        raise Conflict(
+            f"{len(raised)} member(s) of this group were judged otherwise by the machine; "
+            f"{points} points would raise them: confirm them (disputed: confirm), leave them "
+            "undecided (disputed: hold) or exclude them.",
+            disputed={str(m.submission_id): m.disputed for m in raised[:100]})
+    held_back = [m.submission_id for m in raised] if disputed == "hold" else []
+    targets = [m for m in targets if m.submission_id not in held_back]
     if not targets:
         raise Conflict("Every member of this group is excluded or already decided.",
                        group_id=group_id)
@@ -264,5 +302,8 @@ def decide(
         "decided": [m.submission_id for m in targets],
         "excluded": excluded,
         "kept": kept,
+        "held_back": held_back,
+        "confirmed_disputed": [m.submission_id for m in raised] if disputed == "confirm" else [],
     })
-    return Decision(group_id, item_id, [m.submission_id for m in targets], excluded, kept)
+    return Decision(group_id, item_id, [m.submission_id for m in targets], excluded, kept,
+                    held_back)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
@@ -287,3 +288,43 @@ def test_with_best_counting_the_best_submission_is_grouped(api: Api) -> None:
     everyone = {m["submission_id"] for g in _groups(api, "b1.d_head")["groups"]
                 for m in g["members"]}
     assert worse in everyone and better not in everyone
+
+
+def test_a_group_decision_never_raises_an_answer_the_machine_judged_otherwise(
+        api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Were a turned-around answer grouped with right ones (the grouping keeps them apart, see
+    tests/graders/test_grouping.py; here it is forced together), one decision of full points
+    would not reach it unasked: the API refuses naming it, or holds it back, or the instructor
+    confirms it; the page shows it flagged and holds it back unless the box is ticked."""
+    from app.groups import service
+    from graders.grouping import Group
+
+    right = [_submit(api, f"ord{n}", {"A3": "Self-attention by itself ignores word order, so "
+                                            "order information must be injected."})
+             for n in range(2)]
+    turned = _submit(api, "ord-turned", {"A3": "Self-attention by itself does not ignore word "
+                                               "order, so no order information is injected."})
+    members = tuple(sorted([*right, turned]))
+
+    def one_group(kind: str, config: Any, answers: Any, embed: Any = None) -> list[Group]:
+        return [Group("00000000000000aa", "similar", "forced", members, right[0])]
+
+    monkeypatch.setattr(service, "group_answers", one_group)
+    body = _groups(api, "a3.order")
+    flagged = {m["submission_id"]: m["disputed"] for m in body["groups"][0]["members"]}
+    assert flagged[turned] and not flagged[right[0]] and not flagged[right[1]], flagged
+    url = f"/api/v1/assignments/{SLUG}/items/a3.order/groups/00000000000000aa/decision"
+    refused = api.client.post(url, json={"points": 3}, headers=api.auth("prof"))
+    assert refused.status_code == 409 and str(turned) in refused.json()["disputed"]
+    assert not _overrides(api, "a3.order")  # nothing half-done
+    held = api.client.post(url, json={"points": 3, "disputed": "hold"}, headers=api.auth("prof"))
+    assert held.status_code == 200 and held.json()["held_back"] == [turned]
+    assert set(_overrides(api, "a3.order")) == set(right)
+    confirmed = api.client.post(url, json={"points": 3, "disputed": "confirm",
+                                           "replace_decided": True}, headers=api.auth("prof"))
+    assert confirmed.status_code == 200 and turned in confirmed.json()["decided"]
+    # the page: the member is flagged, the box to confirm is there
+    page = TestClient(api.client.app)
+    page.post("/sign-in", data={"token": api.tokens["prof"], "next": "/"})
+    html = page.get(f"/assignments/{SLUG}/groups/a3.order").text
+    assert "⚑" in html and 'name="confirm_disputed"' in html

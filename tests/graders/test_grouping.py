@@ -126,3 +126,36 @@ def test_hostile_text_is_bounded() -> None:
     huge = "1" * 1_000_000 + "," + "2" * 1_000_000
     assert len(parse_numbers(huge)) <= 64
     assert len(normalise_text("a " * 1_000_000)) <= 20_000
+
+
+def _same(texts: Sequence[str]) -> NDArray[np.float32]:
+    """A stand-in model that finds every text identical: only verdicts can keep them apart."""
+    return np.ones((len(texts), 4), dtype=np.float32)
+
+
+# A correct statement and the same words turned around, as students write both: the grader's
+# verdicts (elements stated, the opposite flag) differ, however alike the words.
+RIGHT = ["Self-attention ignores word order.", "self attention by itself ignores the order",
+         "Attention ignores the order of the words, so positions are added."]
+TURNED = ["Self-attention does not ignore word order.", "self attention never ignores the order",
+          "Attention does not ignore the order of the words, so nothing is added."]
+STATED = {"kind": "sentence", "note": "states: self-attention ignores word order"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(right=st.lists(st.sampled_from(RIGHT), min_size=1, max_size=6),
+       turned=st.lists(st.sampled_from(TURNED), min_size=1, max_size=6),
+       flagged=st.booleans())
+def test_answers_the_grader_judged_differently_never_share_a_group(
+        right: list[str], turned: list[str], flagged: bool) -> None:
+    batch = [Answer(n, f"r{n}", text, (STATED,)) for n, text in enumerate(right)]
+    # a turned answer either states no element, or the grader found it and flagged it
+    batch += [Answer(100 + n, f"t{n}", text, (STATED,) if flagged else (),
+                     "Full credit. The answer may state the opposite of the reference: ..."
+                     if flagged else "Not found in the answer: ...")
+              for n, text in enumerate(turned)]
+    groups = group_answers("written", {}, batch, _same)
+    for group in groups:
+        kinds = {m >= 100 for m in group.members}
+        assert len(kinds) == 1, group
+    assert len([g for g in groups if all(m < 100 for m in g.members)]) == 1  # the rest merged
