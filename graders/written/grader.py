@@ -145,7 +145,9 @@ class WrittenGrader(Grader):
         if settings.similarity == "off":
             return _Plan(item, config, verdict, targets, rivals)
         targets += [e.text for e in config.exemplars]
-        if verdict is not None and verdict.level in ("none", "partial") and config.phrased:
+        # every element is compared by meaning: phrasings establish it, a statement (of an
+        # element given by patterns) can only send a missed paraphrase to review
+        if verdict is not None and verdict.level in ("none", "partial") and config.elements:
             targets += meaning_targets(config, read, verdict.found, rivals)
         if verdict is not None:
             # A clear verdict (full credit, or a known wrong claim) needs no similarity; an
@@ -172,7 +174,7 @@ class WrittenGrader(Grader):
         used = vectors if vectors is not None and plan.targets else None
         decision: Decision
         weak: list[PhrasingMatch] = []
-        if verdict is not None and used is not None and config.phrased \
+        if verdict is not None and used is not None and config.elements \
                 and verdict.level in ("none", "partial"):
             verdict, weak = meaning_verdict(config, item.points, used, read, part, verdict,
                                             context.question.prompt, plan.rivals)

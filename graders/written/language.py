@@ -18,9 +18,11 @@ _WORD = re.compile(r"[^\W\d_]+")
 _MIN_LETTERS = 20
 _MIN_WORDS = 8
 # Function words of common languages other than English (none is an English word).
+# Function words of French, German, Spanish and Italian that are not also English words ("come",
+# "die", "per", "con" are: "the tokens come from one vector" is English).
 _FOREIGN = frozenset(_WORD.findall("""le la les des est une du et sont avec pour dans qui
-    sur pas der die das und ist nicht ein eine mit sich auf dem den zu wird el los las una es
-    por para con del que como pero más il di che della sono per gli non è anche come"""))
+    sur pas der das und ist nicht ein eine mit sich auf dem den zu wird el los las una es
+    por para del que como pero más il di che della sono gli non è anche"""))
 
 
 @lru_cache(maxsize=20_000)

@@ -52,6 +52,10 @@ from graders.written.text import Sentence
 # wrong sentences reached 0.78 (docs/rubrics.md, "Phrasings", gives the figures).
 STRONG = 0.8
 WEAK = 0.6
+# For an element given by patterns, compared through its statement or the item's reference (a
+# longer text than a phrasing, so its cosines run lower): from here a missed paraphrase sends the
+# item to review. Never points: patterns decide such an element.
+REVIEW_ONLY = 0.5
 # A strong match also shares some of the phrasing's own words (its content words that are not
 # the question's: "Attention layers is constructed." is 0.78 from "attention becomes uniform
 # and layers become redundant" and shares none of "becomes uniform ... redundant"); with most
@@ -118,6 +122,15 @@ def _texts(element: Element) -> tuple[str, ...]:
     return element.phrasings or (element_statement(element),)
 
 
+def _review_texts(element: Element, config: WrittenConfig) -> tuple[str, ...]:
+    """What a missed paraphrase of an element is looked for by: its phrasings; for an element
+    given by patterns, its statement or label, and failing both (an id such as `limit` says
+    nothing) the item's reference answer."""
+    if element.phrasings or element.statement or element.label or not config.reference:
+        return _texts(element)
+    return tuple(config.reference)
+
+
 def element_texts(config: WrittenConfig) -> list[str]:
     """What each element says: its phrasings, or its statement (a rival for the others)."""
     return [t for e in config.elements for t in _texts(e)]
@@ -128,10 +141,11 @@ def meaning_targets(config: WrittenConfig, sentences: Sequence[Sentence],
     """The texts to embed when a phrased element is not yet found: every element's phrasings
     (or statement), the other items' (`rivals`), then the answer's sentences and clauses."""
     done = set(found)
-    if not any(e.phrasings and e.id not in done for e in config.elements):
+    if all(e.id in done for e in config.elements):
         return []
+    review = [t for e in config.elements if e.id not in done for t in _review_texts(e, config)]
     # The sentences themselves are the answer's units, encoded already (`AnswerVectors`).
-    return element_texts(config) + list(rivals) + [
+    return element_texts(config) + review + list(rivals) + [
         c for sentence in sentences for c in clauses_of(sentence)]
 
 
@@ -179,10 +193,13 @@ def turned_around(clause: str, phrasing: str) -> str | None:
 def match_phrasings(config: WrittenConfig, vectors: AnswerVectors,
                     sentences: Sequence[Sentence], found: Iterable[str], prompt: str = "",
                     rivals: Sequence[str] = ()) -> dict[str, PhrasingMatch]:
-    """For each phrased element not in `found`, its best match in the answer (strong or weak),
-    or nothing when no stretch comes within `WEAK` without turning the phrasing around."""
+    """For each element not in `found`, its best match in the answer (strong or weak), or
+    nothing when no stretch comes within `WEAK` without turning the phrasing around. An
+    element the rubric gives only patterns for is compared through its statement (or label),
+    the instructor's own plain words, and such a match is never strong: patterns decide that
+    element, and a paraphrase they miss sends the item to a person instead of a confident 0."""
     done = set(found)
-    elements = [e for e in config.elements if e.phrasings and e.id not in done]
+    elements = [e for e in config.elements if e.id not in done]
     rows = {u.sentences[0]: i for i, u in enumerate(vectors.units) if len(u.sentences) == 1}
     # The sentences compared by similarity (prose, within the budget), and their clauses.
     stretches = [s for s in stretches_of(sentences) if s.sentence in rows]
@@ -194,22 +211,25 @@ def match_phrasings(config: WrittenConfig, vectors: AnswerVectors,
         else vectors.vectors_of([s.text])[0] for s in stretches])
     out: dict[str, PhrasingMatch] = {}
     for element in elements:
-        scores = clause_vectors @ vectors.vectors_of(element.phrasings).T
+        texts = _review_texts(element, config)
+        scores = clause_vectors @ vectors.vectors_of(texts).T
         others = [t for e in config.elements if e.id != element.id for t in _texts(e)]
         others += rivals
         closer = (clause_vectors @ vectors.vectors_of(others).T).max(axis=1) if others \
             else np.full(len(stretches), -1.0)
         best: PhrasingMatch | None = None
-        for row, col in zip(*np.nonzero(scores >= WEAK), strict=True):
+        bar = WEAK if element.phrasings else REVIEW_ONLY
+        for row, col in zip(*np.nonzero(scores >= bar), strict=True):
             if closer[row] > scores[row].max():
                 continue  # another element of the item says this stretch better
-            stretch, phrasing = stretches[int(row)], element.phrasings[int(col)]
+            stretch, phrasing = stretches[int(row)], texts[int(col)]
             cosine = float(scores[row, col])
             if turned_around(stretch.text, phrasing) is not None:
                 continue
             shared = overlap(phrasing, stretch.text, demoted)
-            strong = (cosine >= STRONG and shared >= WORDS_FOR_STRONG) or (
-                cosine >= STRONG_WITH_WORDS and shared >= MOST_WORDS)
+            strong = bool(element.phrasings) and (
+                (cosine >= STRONG and shared >= WORDS_FOR_STRONG)
+                or (cosine >= STRONG_WITH_WORDS and shared >= MOST_WORDS))
             match = PhrasingMatch(element.id, phrasing, stretch.sentence, stretch.text,
                                   cosine, shared, strong)
             if best is None or (match.strong, cosine) > (best.strong, best.cosine):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from graders.results import Status
@@ -36,5 +36,6 @@ ENGLISH_WORDS = ["the", "token", "attends", "to", "its", "own", "key", "because"
 
 
 @given(st.lists(st.sampled_from(ENGLISH_WORDS), min_size=0, max_size=60))
+@example(["the", "the", "token", "come", "come", "come", "come", "come"])  # "come" is English
 def test_english_prose_and_notation_are_read(words: list[str]) -> None:
     assert not foreign_language(" ".join(words))

@@ -288,3 +288,48 @@ def test_topic_never_drops_the_only_sentence_that_states_an_element(
     inside = "Greedy picks the locally best token. Beam search keeps k candidates."
     [result] = grade_text(rubric, "Q", inside, resources)
     assert result.points == 2 and result.status is Status.GRADED, result.feedback
+
+
+# An instructor's element given by patterns only, with an id that says nothing: the patterns
+# decide it, and the item's reference is what a missed paraphrase is looked for by.
+PATTERNS_ONLY = """
+slug: limits
+title: A limitation
+questions:
+  - id: Q
+    prompt: What is a limitation of a learned positional embedding table?
+    items:
+      - id: q.limit
+        points: 1
+        grader: written
+        config:
+          reference:
+            - A learned table only covers positions up to the maximum length seen in training,
+              so it cannot extrapolate to longer sequences.
+          elements:
+            - id: limit
+              patterns: ['(cannot|NOT) extrapolate beyond', 'fixed maximum length']
+"""
+PARAPHRASES = ["It may not generalize well to sequences longer than those seen during training.",
+               "Positions past the longest training sequence have no trained vector, so longer "
+               "inputs are a problem.",
+               "It will struggle with inputs longer than any sequence it was trained on."]
+UNRELATED = ["It is easy to implement with nn.Embedding.",
+             "Learned embeddings are popular in BERT.",
+             "I am not sure."]
+
+
+@pytest.mark.parametrize("text", PARAPHRASES)
+def test_a_paraphrase_the_patterns_miss_goes_to_review_not_a_confident_zero(
+        text: str, resources: GradingResources) -> None:
+    rubric = parse_rubric(PATTERNS_ONLY).rubric
+    [result] = grade_text(rubric, "Q", text, resources)
+    assert result.points == 0 and result.status is Status.NEEDS_REVIEW, result.feedback
+
+
+@pytest.mark.parametrize("text", UNRELATED)
+def test_an_answer_far_from_the_reference_keeps_its_confident_grade(
+        text: str, resources: GradingResources) -> None:
+    rubric = parse_rubric(PATTERNS_ONLY).rubric
+    [result] = grade_text(rubric, "Q", text, resources)
+    assert result.points == 0 and result.status is Status.GRADED, result.feedback
