@@ -25,15 +25,17 @@ SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
 ]
-# Pages are self-contained: the app's own stylesheet and inline styles, scripts carrying the
-# page's nonce (inline or the bundled /static/web.js), nothing from elsewhere,
-# and never inside another site's frame.
+# Pages are self-contained: the app's own stylesheet (no inline styles: a page that could take
+# a style attribute could be restyled by injected markup), scripts carrying the page's nonce
+# (inline or the bundled /static/web.js), nothing from elsewhere, and never inside another
+# site's frame.
 HTML_POLICY = (
-    "default-src 'none'; script-src {scripts}; style-src 'self' 'unsafe-inline'; "
+    "default-src 'none'; script-src {scripts}; style-src 'self'; "
     "img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 )
 # The interactive API pages (app/api_docs.py) load their assets from this server only; Swagger
-# UI starts from an inline script with the nonce, ReDoc styles inline and renders in a worker.
+# UI starts from an inline script with the nonce, ReDoc styles inline (its rendering needs
+# 'unsafe-inline' styles: these two pages show no student text) and renders in a worker.
 DOCS_PATHS = frozenset({"/docs", "/redoc", "/docs/oauth2-redirect"})
 DOCS_POLICY = (
     "default-src 'none'; script-src 'self' {scripts}; style-src 'self' 'unsafe-inline'; "

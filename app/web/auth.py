@@ -26,20 +26,33 @@ SIGN_IN = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>gradeformer: sign in</title><link rel="stylesheet" href="/static/web.css"></head>
 <body><main class="narrow"><h1>{title}</h1>{message}<form method="post" action="/sign-in">
-<input type="hidden" name="next" value="{next}"><label>Your token (instructor or student)<br>
+<input type="hidden" name="next" value="{next}"><input type="hidden" name="form" value="{form}">
+<label>Your token (instructor or student)<br>
 <input type="password" name="token" autocomplete="off" required></label>
 <p><button type="submit">Sign in</button></p></form>
 <p class="muted">The token is sent once; the browser then keeps only a session cookie.</p>
 </main></body></html>"""
 
 
+# The sign-in form's own mark: a random value both in the form and in a SameSite=Strict cookie
+# (double submit). A form another site's page posts comes without the cookie, so where the
+# browser does not say where a post came from (Origin "null", no Fetch Metadata on plain HTTP)
+# the two differ and the sign-in is refused (login CSRF, app/web/signin.py).
+FORM_COOKIE = "gf_sign_in"
+
+
 def sign_in_page(title: str, next_path: str, message: str = "", code: int = 200) -> HTMLResponse:
+    mark = secrets.token_urlsafe(24)
     page = SIGN_IN.format(
         title=e(title),
         next=e(next_path),
+        form=mark,
         message=f'<p class="error">{e(message)}</p>' if message else "",
     )
-    return HTMLResponse(page, status_code=code, headers=PRIVATE)
+    response = HTMLResponse(page, status_code=code, headers=PRIVATE)
+    response.set_cookie(FORM_COOKIE, mark, max_age=3600, path="/sign-in", httponly=True,
+                        samesite="strict")
+    return response
 
 
 def page_sessions(request: Request) -> PageSessions:

@@ -12,6 +12,7 @@ page on staff pages.
 from __future__ import annotations
 
 import hashlib
+import hmac
 from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Request, status
@@ -25,7 +26,7 @@ from app.db.session import unit_of_work
 from app.errors import DomainError
 from app.ratelimit import RateBuckets
 from app.settings import Settings
-from app.web.auth import local, page_sessions, sign_in_page
+from app.web.auth import FORM_COOKIE, local, page_sessions, sign_in_page
 
 router = APIRouter(tags=["web"])
 
@@ -46,16 +47,25 @@ class SignInLimits:
         return self.by_address.take(address) or self.by_token.take(digest)
 
 
-def _from_another_site(request: Request) -> bool:
-    """A browser names the page a POST came from: Sec-Fetch-Site, and Origin (always sent with
-    a cross-origin POST; "null" from a sandboxed frame or a redirect chain)."""
-    if request.headers.get("sec-fetch-site", "").lower() in _FOREIGN_SITES:
+def _from_another_site(request: Request, form_mark: str) -> bool:
+    """Whether a browser posted this from another site's page. A browser says where a POST came
+    from: Sec-Fetch-Site (on HTTPS and localhost), and Origin, always sent with a POST, but
+    "null" under a no-referrer policy (this app's own pages), from a sandboxed frame, or when
+    a page asks for it. Where it says nothing definite, the sign-in form's double-submit mark
+    decides (app/web/auth.py FORM_COOKIE): another site's page cannot send the cookie."""
+    site = request.headers.get("sec-fetch-site", "").lower()
+    if site in _FOREIGN_SITES:
         return True
     origin = request.headers.get("origin")
     if origin is None:
-        return False  # not a browser's cross-origin form: a script or a test client
+        return False  # not a browser's form: a script or a test client (CSRF needs a browser)
     own = f"{request.url.scheme}://{request.headers.get('host', request.url.netloc)}"
-    return origin.lower().rstrip("/") != own.lower()
+    if origin.lower() != "null":
+        return origin.lower().rstrip("/") != own.lower()
+    if site in ("same-origin", "none"):
+        return False
+    cookie = request.cookies.get(FORM_COOKIE, "")
+    return not (cookie and form_mark and hmac.compare_digest(cookie, form_mark))
 
 
 def _check(sessions_factory: sessionmaker[Session], token: str) -> int:
@@ -69,7 +79,7 @@ async def sign_in(request: Request) -> Response:
     form = parse_qs((await request.body()).decode("utf-8", "replace"), max_num_fields=10)
     token = (form.get("token") or [""])[0].strip()
     next_path = local((form.get("next") or ["/"])[0])
-    if _from_another_site(request):
+    if _from_another_site(request, (form.get("form") or [""])[0][:100]):
         return sign_in_page("Sign in", next_path, "This sign-in came from another site's page "
                             "and was refused. Sign in from this page instead.", 403)
     limits: SignInLimits = request.app.state.sign_in_limits

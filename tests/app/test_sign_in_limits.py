@@ -3,6 +3,7 @@ started by another site's page is refused (login CSRF)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -84,6 +85,19 @@ def test_sign_in_from_another_sites_page_is_refused(api: Api) -> None:
     # the server's own page posts with its own origin
     assert _sign_in(browser, token, origin="http://testserver", **{"sec-fetch-site":
                                                                    "same-origin"}) == 303
+    # or with Origin "null" (its no-referrer policy) and, on plain HTTP, no Fetch Metadata:
+    # then the form's double-submit mark, which only the server's own form carries, decides
+    own = TestClient(api.client.app)
+    form = own.get("/")  # a page answering an anonymous visitor with the sign-in form
+    mark = re.search(r'name="form" value="([^"]+)"', form.text)
+    assert mark, form.text[:300]
+    posted = own.post("/sign-in", data={"token": token, "next": "/", "form": mark.group(1)},
+                      headers={"origin": "null"}, follow_redirects=False)
+    assert posted.status_code == 303
+    forged = TestClient(api.client.app).post(
+        "/sign-in", data={"token": token, "next": "/", "form": mark.group(1)},
+        headers={"origin": "null"}, follow_redirects=False)
+    assert forged.status_code == 403  # the mark without the cookie: another site's page
 
 
 def test_a_flood_of_sign_ins_is_throttled_and_signs_nobody_out(api: Api) -> None:

@@ -28,4 +28,7 @@ def test_a_wrong_token_is_refused_and_no_cookie_is_set(page: Any, live_server: L
     page.fill("input[name=token]", "not-a-token")
     page.click("button[type=submit]")
     assert page.locator("input[name=token]").count() == 1
-    assert page.context.cookies() == []
+    # no session: only the sign-in form's own double-submit mark (path /sign-in)
+    assert [c["name"] for c in page.context.cookies()] == ["gf_sign_in"]
+    assert all(c["path"] == "/sign-in" and c["sameSite"] == "Strict" and c["httpOnly"]
+               for c in page.context.cookies())
