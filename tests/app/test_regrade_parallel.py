@@ -202,7 +202,10 @@ def test_a_battery_change_stays_with_the_grading_processes(
     assert forks == []
     assert stored(setup.fast) == stored(setup.slow)
     _same_reports(fast, slow)
-    assert fast.fast is not None and fast.fast.sent_untried > len(ALL) // 2
+    # Half or more are sent without trying. The program that imports `os` keeps no group
+    # result (its results may depend on more than its inputs, graders.code.determinism), so the
+    # fast path has no recorded key to rule it out by and looks at it itself.
+    assert fast.fast is not None and fast.fast.sent_untried >= len(ALL) // 2
 
 
 def test_an_in_memory_database_is_never_forked(forks: list[int]) -> None:
