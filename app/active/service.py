@@ -112,7 +112,9 @@ def item_state(session: Session, slug: str, item_id: str,
     current = current_rubric(session, slug)
     question_id, item = _item(current, item_id)
     ids = counted_ids(session, current.assignment)
-    rows = answers.item_rows(session, ids, item_id)
+    # A blank answer is settled (no answer, no points): nothing to ask about or estimate.
+    rows = [r for r in answers.item_rows(session, ids, item_id)
+            if str(r[1].answers.get(question_id, "")).strip()]
     decided: dict[int, Override] = answers.overrides(session, ids, item_id)
     held = repository.checks(session, ids, item_id)
     texts = {sub.id: str(run.answers.get(question_id, "")) for _, run, sub in rows}
