@@ -103,15 +103,28 @@ def _truth(questions: dict[str, list[dict[str, str]]], ids: dict[str, int]
             for q, rows in questions.items()}
 
 
+def _progress(client: httpx.Client, base: str, posted: int) -> dict[str, Any]:
+    """The progress once it shows every decision posted: the server commits a request's
+    transaction after sending its response (FastAPI's dependency exit), so a read sent at once
+    may still see the state before the last decision."""
+    for _ in range(200):
+        response = client.get(base)
+        response.raise_for_status()
+        body: dict[str, Any] = response.json()
+        if body["decided"] >= posted:
+            return body
+        time.sleep(0.02)
+    raise RuntimeError(f"{base}: {posted} decisions posted, {body['decided']} seen")
+
+
 def drive_item(client: httpx.Client, item: str, truth: dict[int, float], cap: float) -> ItemRun:
     base = f"/api/v1/assignments/{SLUG}/items/{item}/active"
     run = ItemRun(item, len(truth))
     limit = max(1, round(cap * len(truth)))
     began = time.monotonic()
+    posted: set[int] = set()
     while True:
-        response = client.get(base)
-        response.raise_for_status()
-        body = response.json()
+        body = _progress(client, base, len(posted))
         answers = [a for a in body["answers"] if a["submission_id"] in truth]
         within = undecided = wrong = 0
         for a in answers:
@@ -132,6 +145,7 @@ def drive_item(client: httpx.Client, item: str, truth: dict[int, float], cap: fl
         decided = client.post(f"{base}/decisions", json={
             "submission_id": proposal["submission_id"], "points": points})
         decided.raise_for_status()
+        posted.add(proposal["submission_id"])
     run.seconds = time.monotonic() - began
     return run
 
@@ -142,7 +156,7 @@ def budget_curve(runs: list[ItemRun], per_100: int) -> float:
     within = total = 0
     for run in runs:
         spend = round(per_100 * run.size / 100)
-        step = run.steps[min(spend, len(run.steps) - 1)]
+        step = [s for s in run.steps if s.decided <= spend][-1]
         within += step.within
         total += run.size
     return within / total if total else 0.0

@@ -92,10 +92,11 @@ def body(state: service.ItemState, csrf: str, decided: int | None) -> str:
         f'<p class="summary"><span id="decided">{state.decided}</span> of {len(state.answers)} '
         f"answers decided · estimated error among the undecided "
         f'<span id="estimate">{e.share:.1%}</span> (≈{e.expected_wrong:.1f} answers; '
-        f"{e.checks} held-back checks) · target {state.target:.0%} · {verdict}</p>"
+        f"{e.checks} held-back check{'' if e.checks == 1 else 's'}) · "
+        f"target {state.target:.0%} · {verdict}</p>"
         f"{flash}{_proposal(state, csrf)}"
-        f'<p class="muted">{esc(service.progress_line(state))} Method: each undecided answer\'s '
-        "probability of being more than "
+        '<p class="muted">Estimate: each undecided answer\'s probability of being more than '
+        ""
         f"{esc(pts(state.tolerance))} points off (1 − the machine's confidence), scaled by the "
         "errors seen against those predicted on the decisions taken here, summed. "
         f'<a href="{groups}">Answer groups of this item</a></p>'
