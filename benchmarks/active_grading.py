@@ -48,7 +48,6 @@ from app.db.session import make_engine, make_sessionmaker, unit_of_work  # noqa:
 
 DATA = REPO.parent / "shared" / "data" / "mohler" / "mohler_dataset_edited.csv"
 SLUG = "mohler"
-TOLERANCE = 1.0
 GOAL = 0.95
 
 
@@ -117,8 +116,12 @@ def _progress(client: httpx.Client, base: str, posted: int) -> dict[str, Any]:
     raise RuntimeError(f"{base}: {posted} decisions posted, {body['decided']} seen")
 
 
-def drive_item(client: httpx.Client, item: str, truth: dict[int, float], cap: float) -> ItemRun:
-    base = f"/api/v1/assignments/{SLUG}/items/{item}/active"
+def drive_item(client: httpx.Client, item: str, truth: dict[int, float], cap: float,
+               slug: str = SLUG) -> ItemRun:
+    """Decide the proposals from `truth` until every answer is decided or `cap` of them; an
+    answer is within when its points are within the item's tolerance (20% of its points: 1
+    point of 5) of the truth."""
+    base = f"/api/v1/assignments/{slug}/items/{item}/active"
     run = ItemRun(item, len(truth))
     limit = max(1, round(cap * len(truth)))
     began = time.monotonic()
@@ -126,9 +129,10 @@ def drive_item(client: httpx.Client, item: str, truth: dict[int, float], cap: fl
     while True:
         body = _progress(client, base, len(posted))
         answers = [a for a in body["answers"] if a["submission_id"] in truth]
+        tolerance = float(body["tolerance"])
         within = undecided = wrong = 0
         for a in answers:
-            off = abs(float(a["points"]) - truth[a["submission_id"]]) > TOLERANCE
+            off = abs(float(a["points"]) - truth[a["submission_id"]]) > tolerance + 1e-9
             within += not off
             if a["decision"] is None:
                 undecided += 1
