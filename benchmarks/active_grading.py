@@ -181,9 +181,19 @@ def at_done(runs: list[ItemRun]) -> tuple[int, int, int, int, int]:
     return items, wrong, undecided, decisions, answers
 
 
-def report(runs: list[ItemRun], args: argparse.Namespace, graded_s: float) -> str:
-    answers = sum(r.size for r in runs)
-    top = int(args.cap * 100)
+TITLE = "Active grading on Mohler (a simulated instructor answering from the human grades)"
+INTRO = """Mohler assignments {assignments} ({questions} questions, {answers} answers; 5 points
+each, the desired answer as the only reference), graded by a real server (`gradeformer serve`,
+SQLite, {{graded_s:.0f}} s for the uploads), then graded actively over HTTP, one item after the
+other: the page's proposal is decided with the human average of its two grades (never the machine's
+suggestion), and the undecided answers are re-scored with the decisions as exemplars. An answer
+is *within* when its points (the decision, else the machine's current suggestion) are within 1
+point of the human average."""
+
+
+def report(runs: list[ItemRun], graded_s: float, cap: float, intro: str,
+           title: str = TITLE, within: str = "within 1 point") -> str:
+    top = int(cap * 100)
     curve = {b: budget_curve(runs, b) for b in range(0, top + 1)}
     reached = next((b for b, share in curve.items() if share >= GOAL), None)
     items, wrong, undecided, decisions, done_answers = at_done(runs)
@@ -205,23 +215,17 @@ def report(runs: list[ItemRun], args: argparse.Namespace, graded_s: float) -> st
                  f"({wrong} of {undecided}) against the 5% target"
                  if items else f"no item said done before the cap ({top}% decided)")
     close = ("met" if items and abs(true_error - 0.05) <= 0.02 else "**NOT met**")
-    return f"""## Active grading on Mohler (a simulated instructor answering from the human grades)
+    return f"""## {title}
 
-Mohler assignments {args.assignments} ({len(runs)} questions, {answers} answers; 5 points each,
-the desired answer as the only reference), graded by a real server (`gradeformer serve`, SQLite,
-{graded_s:.0f} s for the uploads), then graded actively over HTTP, one item after the other: the
-page's proposal is decided with the human average of its two grades (never the machine's
-suggestion), and the undecided answers are re-scored with the decisions as exemplars. An answer
-is *within* when its points (the decision, else the machine's current suggestion) are within 1
-point of the human average. Each item stops when every answer is decided or {top}% are.
-Proposals: {dict(sorted(reasons.items()))}. {steps} decisions in {seconds:.0f} s of driving
-({seconds / max(steps, 1):.2f} s per decision, reading the progress included).
+{intro.format(graded_s=graded_s, top=top)} Each item stops when every answer is decided or
+{top}% are. Proposals: {dict(sorted(reasons.items()))}. {steps} decisions in {seconds:.0f} s of
+driving ({seconds / max(steps, 1):.2f} s per decision, reading the progress included).
 
-| decisions per 100 answers | answers within 1 point |
+| decisions per 100 answers | answers {within} |
 |---|---|
 {table}
 
-- >= 95% of all answers within 1 point after {reach} (target <= 20): {met}
+- >= 95% of all answers {within} after {reach} (target <= 20): {met}
 - at "done" (estimate <= target 5%): {done_line}; within 2 points of the target: {close}
 
 How the estimate works: docs/active-grading.md."""
@@ -281,7 +285,9 @@ def main() -> None:
                           file=sys.stderr)
         finally:
             server.signal_group(signal.SIGTERM)
-    body = report(runs, args, graded_s)
+    intro = INTRO.format(assignments=args.assignments, questions=len(runs),
+                         answers=sum(r.size for r in runs))
+    body = report(runs, graded_s, args.cap, intro)
     print(body)
     if args.json is not None:
         args.json.write_text(json.dumps([{"item": r.item, "size": r.size, "steps": [

@@ -111,11 +111,17 @@ def main() -> None:
                           file=sys.stderr)
         finally:
             server.signal_group(signal.SIGTERM)
-    args.assignments = f"course ({args.students} students, seed {args.seed})"
-    body = report(runs, args, graded_s).replace(
-        "## Active grading on Mohler (a simulated instructor answering from the human grades)",
-        "## Active grading on the answer-groups course (the instructor answers from the "
-        "generator's true grades)")
+    intro = (f"{args.students} synthetic transformer-basics students (seed {args.seed}, "
+             "`benchmarks/answer_groups_course.py`: three statements per written question, "
+             "right, partly right and wrong, each paraphrased), graded by a real server "
+             "({graded_s:.0f} s for the uploads); then each of the 18 written items graded "
+             "actively over HTTP: the proposal is decided with the statement's true grade for "
+             "that item (`TRUE_POINTS`, set by hand), never the machine's suggestion. An answer "
+             "is *within* when its points (the decision, else the machine's current suggestion) "
+             "are within 20% of the item's points of the true grade.")
+    body = report(runs, graded_s, args.cap, intro,
+                  title="Active grading on the answer-groups course (the instructor answers "
+                  "from the generator's true grades)", within="within 20% of the points")
     print(body)
     if not args.no_write:
         write_section("active_grading_course", body)
