@@ -16,6 +16,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
 from app import api_docs, problems
+from app.active.page import router as active_page_router
+from app.active.router import router as active_router
 from app.assignments.router import router as assignments_router
 from app.assignments.service import sync_rubric_dir
 from app.auth.cache import TokenCache
@@ -263,6 +265,8 @@ def create_app(
         web_static_router,
         groups_router,
         groups_page_router,
+        active_router,
+        active_page_router,
     ):
         app.include_router(router)
     return app

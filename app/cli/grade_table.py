@@ -20,7 +20,7 @@ from __future__ import annotations
 import csv
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 from pathlib import Path
@@ -30,6 +30,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from app.cli.context import errors, fail
+from app.cli.table_decisions import DecisionsError, read_decisions, with_decisions
 from app.cli.table_store import FolderRowStore
 from app.points import as_number
 from app.sanitize import DEFAULT_LIMIT, csv_cell
@@ -127,12 +128,13 @@ def _count(path: Path) -> int:
     return max(0, count - 1)
 
 
-def _learn(grader: TableGrader, table: Path) -> None:
-    """First pass: the instructor-graded rows, if the table has any."""
-    if not _has_points(table):
+def _learn(grader: TableGrader, table: Path, rows: Callable[[], Iterator[TableRow]],
+           decided: bool) -> None:
+    """First pass: the instructor-graded rows (a `points` column, a decisions file), if any."""
+    if not decided and not _has_points(table):
         next(_rows(table), None)  # checks the header's columns before any output is written
         return
-    risks = grader.learn(row for row in _rows(table) if row.points is not None)
+    risks = grader.learn(row for row in rows() if row.points is not None)
     for qid, risk in risks.items():
         if risk.threshold is None:
             errors.print(f"{qid}: {risk.calibrated_on} instructor-graded answers become "
@@ -202,12 +204,18 @@ def grade_table(
         "answer, question, rubric, cohort, code and model)")] = True,
     cohort: Annotated[bool, typer.Option(
         help="use each question's other answers in the table as evidence (no grades)")] = True,
+    decisions: Annotated[Path | None, typer.Option(
+        "--decisions", help="an instructor's points for some answers (CSV student,question,"
+        "points or JSON): those rows keep them and become exemplars before the rest is "
+        "scored")] = None,
 ) -> None:
     """Grade a table of short answers (student,question,answer) against a rubric.
 
     An optional `points` column holds grades an instructor already gave: those rows keep them,
     become exemplars of their question, and set its auto-grade threshold so that the error among
     auto-graded answers stays under --target-error (questions with one written item).
+    --decisions FILE gives such points from a file instead (answers named by student and
+    question; active grading's decisions, for example).
     """
     if not table.is_file():
         raise fail(f"{table} is not a file", 2)
@@ -223,11 +231,20 @@ def grade_table(
     # per forward pass) while this thread grades in Python: with the default 5 ms switch
     # interval each of those moments can wait 5 ms. This process is the command's own.
     sys.setswitchinterval(_SWITCH_INTERVAL)
-    _learn(grader, table)
-    missing = (grader.use_store(FolderRowStore(folder / "rows"), _rows(table), cohort)
+    given = _decisions(decisions)
+    used: set[tuple[str, str]] = set()
+
+    def rows() -> Iterator[TableRow]:
+        return with_decisions(_rows(table), given, used) if given else _rows(table)
+
+    _learn(grader, table, rows, bool(given))
+    if given:
+        errors.print(f"decisions: {len(used)} of {len(given)} name a row of the table",
+                     markup=False, highlight=False)
+    missing = (grader.use_store(FolderRowStore(folder / "rows"), rows(), cohort)
                if folder is not None and row_cache else None)
     if cohort and missing != 0:
-        grader.start_cohorts(_rows(table))  # encoded in the background while rows are graded
+        grader.start_cohorts(rows())  # encoded in the background while rows are graded
     total = _count(table)
     out = output.open("w", newline="", encoding="utf-8") if output else sys.stdout
     writer = csv.writer(out)
@@ -238,7 +255,7 @@ def grade_table(
     try:
         with bar:
             task = bar.add_task("rows", total=total)
-            for result in grader.grade(_rows(table)):
+            for result in grader.grade(rows()):
                 _write(result, form, out, writer)
                 bar.advance(task)
     finally:
@@ -249,6 +266,17 @@ def grade_table(
     grader.save()
     if folder is not None and embedding_cache is None and (missing or _written(resources)):
         prune(folder.parent)
+
+
+def _decisions(path: Path | None) -> dict[tuple[str, str], Decimal]:
+    if path is None:
+        return {}
+    if not path.is_file():
+        raise fail(f"--decisions {path} is not a file", 2)
+    try:
+        return read_decisions(path)
+    except DecisionsError as exc:
+        raise fail(f"--decisions {path}: {exc}", 2) from None
 
 
 def _cache_folder(given: Path | None, off: bool) -> Path | None:

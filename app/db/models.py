@@ -327,3 +327,19 @@ class CalibrationSnapshot(Base):
     rubric_hash: Mapped[str] = mapped_column(String(64))
     body: Mapped[dict[str, Any]] = mapped_column(default=dict)
     computed_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class ActiveCheck(Base):
+    """A decision taken through active grading, with what the machine had suggested for that
+    answer just before it (a held-out check of the machine on its item, `graders.active`)."""
+
+    __tablename__ = "active_checks"
+    __table_args__ = (UniqueConstraint("submission_id", "item_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"))
+    item_id: Mapped[str] = mapped_column(String(100))
+    machine_points: Mapped[Decimal]
+    error_probability: Mapped[float]  # a probability, not points
+    reason: Mapped[str] = mapped_column(String(20))  # why it was proposed (or "instructor")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

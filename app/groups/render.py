@@ -127,6 +127,11 @@ def item_page(found: ItemGroups, csrf: str, flash: str = "") -> str:
     total = sum(g.size for g in found.groups)
     note = f" Written answers compared by {esc(found.similarity)}." if (
         found.grader == "written") else ""
+    if found.grader == "written":
+        active = (f"/assignments/{quote(found.slug, safe='')}/active/"
+                  f"{quote(found.item_id, safe='')}")
+        note += f' <a href="{active}" id="active-link">Grade this item actively</a>.'
+
     return (
         f"{_nav(found)}"
         f'<p class="summary"><span id="needs-review">{found.needs_review}</span> answers need '

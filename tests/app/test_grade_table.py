@@ -161,6 +161,41 @@ def test_instructor_points_become_exemplars_and_set_the_threshold(tmp_path: Path
     assert "heads: 10 instructor-graded answers become exemplars" in done.stderr
 
 
+@pytest.mark.parametrize("form", ["csv", "json"])
+def test_a_decisions_file_acts_as_instructor_points(tmp_path: Path, form: str) -> None:
+    right = ["Different heads attend to different positions at the same time.",
+             "Each head can focus on another relation between the words, in parallel.",
+             "Several heads look at different parts of the sentence simultaneously."]
+    wrong = ["Heads make the model smaller.", "It is needed for the softmax to work.",
+             "They are used to sort the tokens."]
+    rows = [[f"g{i}", "heads", text] for i, text in enumerate(right)]
+    rows += [[f"w{i}", "heads", text] for i, text in enumerate(wrong)]
+    rows += [["new", "heads", "Different heads can attend to different positions."]]
+    decided = {**{f"g{i}": 5 for i in range(3)}, **{f"w{i}": 0 for i in range(3)},
+               "ghost": 1}  # a decision naming no row is counted, not applied
+    path = tmp_path / f"decisions.{form}"
+    if form == "csv":
+        path.write_text("student,question,points\n" + "".join(
+            f"{s},HEADS,{p}\n" for s, p in decided.items()))
+    else:
+        path.write_text(json.dumps({s: {"heads": p} for s, p in decided.items()}))
+    done = _grade_table(tmp_path, rows, "--decisions", str(path))
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [line["total"] for line in lines[:6]] == [5, 5, 5, 0, 0, 0]
+    assert all("instructor" in line["items"][0]["feedback"] for line in lines[:6])
+    assert "graded example answers" in lines[-1]["items"][0]["feedback"]
+    assert "decisions: 6 of 7 name a row" in done.stderr
+    without = _grade_table(tmp_path, rows)
+    assert "graded example answers" not in without.stdout
+
+
+def test_a_broken_decisions_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "decisions.json"
+    path.write_text(json.dumps([{"student": "a", "question": "heads", "points": 0.001}]))
+    done = _grade_table(tmp_path, [["a", "heads", "x"]], "--decisions", str(path), code=2)
+    assert "hundredths" in done.stderr
+
+
 HEADS = ["Each head can attend to different positions at the same time.",
          "Different heads learn different relations between tokens in parallel.",
          "Several heads look at several parts of the sentence at once.",

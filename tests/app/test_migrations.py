@@ -26,6 +26,7 @@ TABLES = {
     "roster_students",
     "risk_targets",
     "calibration_snapshots",
+    "active_checks",
 }
 
 

@@ -1,0 +1,155 @@
+"""Active grading as JSON (instructors): the item's progress and estimate, the next proposal,
+a decision."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path
+from pydantic import BaseModel, Field
+
+from app.active import service
+from app.auth.dependencies import InstructorUser
+from app.deps import MAX_ID, SessionDep, SettingsDep
+from app.points import JsonPoints
+
+router = APIRouter(prefix="/api/v1", tags=["active grading"])
+
+ItemId = Annotated[str, Path(min_length=1, max_length=100)]
+
+
+class ProposalOut(BaseModel):
+    submission_id: int
+    student: str | None
+    answer: str
+    suggested_points: JsonPoints
+    error_probability: float
+    reason: str = Field(description="settles (similar answers follow it) | least sure | audit "
+                        "(a uniform draw that keeps the estimate honest)")
+    settles: int = Field(description="Other undecided answers nearly the same (cosine >= 0.9).")
+
+
+class EstimateOut(BaseModel):
+    undecided: int
+    expected_wrong: float = Field(description="Probably wrong among the undecided answers.")
+    estimated_error: float = Field(description="expected_wrong / undecided.")
+    ratio: float = Field(description="Errors seen / predicted on held-back decisions (shrunk).")
+    checks: int
+    done: bool
+
+
+class AnswerOut(BaseModel):
+    submission_id: int
+    student: str | None
+    answer: str
+    suggested_points: JsonPoints
+    error_probability: float
+    decision: JsonPoints | None
+    points: JsonPoints
+    comment: str | None
+
+
+class ProgressOut(BaseModel):
+    item_id: str
+    question_id: str
+    title: str
+    max_points: JsonPoints
+    tolerance: JsonPoints
+    target: float = Field(description="The question's risk-control error target.")
+    total: int
+    decided: int
+    rescored: bool
+    estimate: EstimateOut
+    summary: str
+    proposal: ProposalOut | None
+    answers: list[AnswerOut] | None = None
+
+
+class DecisionIn(BaseModel):
+    submission_id: Annotated[int, Field(ge=1, le=MAX_ID)]
+    points: JsonPoints
+    feedback: str = Field(default="", max_length=5000)
+
+
+class DecisionOut(BaseModel):
+    submission_id: int
+    points: JsonPoints
+    changed: bool = Field(description="False: the same decision was there already.")
+    progress: ProgressOut
+
+
+def _proposal(state: service.ItemState) -> ProposalOut | None:
+    if state.proposal is None:
+        return None
+    answer = state.answer(state.proposal.key)
+    return ProposalOut(submission_id=answer.submission_id, student=answer.student,
+                       answer=answer.answer, suggested_points=answer.suggested_points,
+                       error_probability=answer.error_probability,
+                       reason=state.proposal.reason, settles=state.proposal.settles)
+
+
+def progress_out(state: service.ItemState, answers: bool) -> ProgressOut:
+    e = state.estimate
+    listed: list[AnswerOut] | None = None
+    if answers:
+        listed = [AnswerOut(points=a.points, **_fields(a)) for a in state.answers]
+    return ProgressOut(
+        item_id=state.item_id, question_id=state.question_id, title=state.title,
+        max_points=state.max_points, tolerance=state.tolerance, target=state.target,
+        total=len(state.answers), decided=state.decided, rescored=state.rescored,
+        estimate=EstimateOut(undecided=e.undecided, expected_wrong=round(e.expected_wrong, 4),
+                             estimated_error=round(e.share, 4), ratio=round(e.ratio, 4),
+                             checks=e.checks, done=e.done),
+        summary=service.progress_line(state), proposal=_proposal(state), answers=listed)
+
+
+def _fields(answer: service.ActiveAnswer) -> dict[str, Any]:
+    return {"submission_id": answer.submission_id, "student": answer.student,
+            "answer": answer.answer, "suggested_points": answer.suggested_points,
+            "error_probability": answer.error_probability, "decision": answer.decision,
+            "comment": answer.comment}
+
+
+PREFIX = "/assignments/{slug}/items/{item_id}/active"
+
+
+@router.get(PREFIX, response_model=ProgressOut, summary="Active grading: progress and estimate")
+def progress(slug: str, item_id: ItemId, session: SessionDep, settings: SettingsDep,
+             user: InstructorUser, answers: bool = True) -> ProgressOut:
+    """Every counted answer of a written item with the machine's current suggestion (re-scored
+    with the decisions as exemplars) or the decision, the estimated error among the undecided
+    answers against the question's target, and the next proposal.
+
+    Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment or item;
+    422 the item is not written."""
+    state = service.item_state(session, slug, item_id, settings.grading_options())
+    return progress_out(state, answers)
+
+
+@router.get(f"{PREFIX}/next", response_model=ProgressOut,
+            summary="Active grading: the next answer to decide")
+def next_decision(slug: str, item_id: ItemId, session: SessionDep, settings: SettingsDep,
+                  user: InstructorUser) -> ProgressOut:
+    """The answer whose decision settles most (or that the machine is least sure of, or a
+    uniform audit draw), with the progress; `proposal` is null once every answer is decided.
+
+    Errors: as for the progress."""
+    state = service.item_state(session, slug, item_id, settings.grading_options())
+    return progress_out(state, answers=False)
+
+
+@router.post(f"{PREFIX}/decisions", response_model=DecisionOut,
+             summary="Active grading: decide one answer")
+def decide(slug: str, item_id: ItemId, body: DecisionIn, session: SessionDep,
+           settings: SettingsDep, user: InstructorUser) -> DecisionOut:
+    """The instructor's points (and optional feedback) for one answer: an audited override,
+    an exemplar of the item from now on; the undecided answers are re-scored. Idempotent per
+    answer: the same decision again changes nothing, other points replace it.
+
+    Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment, item or
+    answer (not a counted submission's); 422 points outside the item's range or not in
+    hundredths, or the item is not written."""
+    decision = service.decide(session, slug, item_id, body.submission_id, body.points,
+                              body.feedback, user, settings.grading_options())
+    return DecisionOut(submission_id=decision.submission_id, points=decision.points,
+                       changed=decision.changed, progress=progress_out(decision.state, False))

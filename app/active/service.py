@@ -1,0 +1,189 @@
+"""Active grading of one written item: propose the next decision, take it, and the error
+estimate among the answers nobody decided (`graders.active`).
+
+The answers are the counted submissions' (one per student, as the gradebook and the answer
+groups count). A decision is an instructor override of the item (`app.review`: audited, kept
+across regrades, an exemplar and a calibration point from then on); the undecided answers are
+re-scored at once with the decisions as exemplars (`rescore.py`, the regrade's path), and their
+stored grades follow at the next regrade, which uses the same decisions. The error target is the
+item's question's risk-control target (`app.calibration`, default 5%).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from app.active import repository, rescore
+from app.assignments.service import CurrentRubric, current_rubric
+from app.audit.repository import record
+from app.calibration import repository as risk
+from app.calibration import service as calibration
+from app.calibration.context import apply_context
+from app.db.models import ActiveCheck, Override, User
+from app.errors import InvalidInput, NotFound
+from app.groups import repository as answers
+from app.review.service import set_override
+from app.sanitize import clean
+from app.submissions.counting import counted_ids
+from graders.active import Candidate, ErrorEstimate, HeldBack, Proposal, estimate, propose
+from graders.rubric import RubricItem
+
+ANSWER_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class ActiveAnswer:
+    submission_id: int
+    student: str | None
+    answer: str
+    suggested_points: Decimal  # the machine's, re-scored with the decisions so far
+    error_probability: float  # 1 - its confidence
+    decision: Decimal | None  # the instructor's, when decided
+    comment: str | None
+
+    @property
+    def points(self) -> Decimal:
+        return self.suggested_points if self.decision is None else self.decision
+
+
+@dataclass(frozen=True)
+class ItemState:
+    slug: str
+    item_id: str
+    question_id: str
+    title: str
+    max_points: Decimal
+    tolerance: Decimal  # a suggestion further than this from the decision is an error
+    target: float
+    answers: list[ActiveAnswer]
+    estimate: ErrorEstimate
+    proposal: Proposal | None
+    rescored: bool  # suggestions re-scored with decisions as exemplars (none yet: stored)
+
+    @property
+    def decided(self) -> int:
+        return sum(a.decision is not None for a in self.answers)
+
+    def answer(self, submission_id: int) -> ActiveAnswer:
+        for found in self.answers:
+            if found.submission_id == submission_id:
+                return found
+        raise NotFound(f"Submission {submission_id} has no counted answer to {self.item_id!r}.",
+                       submission_id=submission_id)
+
+
+@dataclass(frozen=True)
+class Decision:
+    submission_id: int
+    points: Decimal
+    changed: bool  # False: the same decision was already there (idempotent)
+    state: ItemState
+
+
+def _item(current: CurrentRubric, item_id: str) -> tuple[str, RubricItem]:
+    for question in current.loaded.rubric.questions:
+        for item in question.items:
+            if item.id == item_id:
+                if item.grader != "written":
+                    raise InvalidInput(
+                        f"Active grading is for written items; {item_id!r} is graded by "
+                        f"{item.grader!r} (its answer groups decide it: same value, same "
+                        "behaviour).", item_id=item_id)
+                return question.id, item
+    raise NotFound(f"The rubric of {current.assignment.slug!r} has no item {item_id!r}.",
+                   item_id=item_id)
+
+
+def _tolerance(item: RubricItem) -> Decimal:
+    from graders.written.calibration import AGREEMENT  # as `calibration.disagrees`
+
+    return item.points * Decimal(str(AGREEMENT))
+
+
+def item_state(session: Session, slug: str, item_id: str,
+               options: Mapping[str, Any]) -> ItemState:
+    """Every counted answer of the item with its current suggestion or decision, the estimate
+    and the next proposal."""
+    current = current_rubric(session, slug)
+    question_id, item = _item(current, item_id)
+    ids = counted_ids(session, current.assignment)
+    # A blank answer is settled (no answer, no points): nothing to ask about or estimate.
+    rows = [r for r in answers.item_rows(session, ids, item_id)
+            if str(r[1].answers.get(question_id, "")).strip()]
+    decided: dict[int, Override] = answers.overrides(session, ids, item_id)
+    held = repository.checks(session, ids, item_id)
+    texts = {sub.id: str(run.answers.get(question_id, "")) for _, run, sub in rows}
+    undecided = sorted(sub.id for _, _, sub in rows if sub.id not in decided)
+    resources = rescore.resources_for(options)
+    suggestions: dict[int, tuple[Decimal, float]] = {
+        sub.id: (score.points, score.confidence) for score, _, sub in rows}
+    rescored = bool(decided)
+    if rescored:
+        learned = calibration.learn(session, current)
+        loaded = apply_context(current.loaded, learned)
+        found = rescore.rescore(loaded, question_id, item_id,
+                                [texts[s] for s in undecided], resources)
+        suggestions.update({s: (f.points, f.confidence) for s, f in zip(undecided, found,
+                                                                         strict=True)})
+    target = calibration.target_of(risk.targets(session, current.assignment.id), question_id)
+    out = [ActiveAnswer(
+        submission_id=sub.id, student=sub.student, answer=clean(texts[sub.id], ANSWER_CHARS),
+        suggested_points=suggestions[sub.id][0],
+        error_probability=round(1.0 - suggestions[sub.id][1], 6),
+        decision=None if sub.id not in decided else decided[sub.id].points,
+        comment=None if sub.id not in decided else decided[sub.id].comment,
+    ) for _, _, sub in sorted(rows, key=lambda r: r[2].id)]
+    tolerance = _tolerance(item)
+    checks = [HeldBack(c.error_probability,
+                       abs(c.machine_points - min(decided[s].points, item.points)) > tolerance)
+              for s, c in held.items() if s in decided]
+    waiting = [a for a in out if a.decision is None]
+    estimated = estimate([a.error_probability for a in waiting], checks, target, len(out))
+    cosines = rescore.similarity(current.loaded, question_id,
+                                 [texts[a.submission_id] for a in waiting], resources)
+    proposal = propose([Candidate(a.submission_id, a.error_probability) for a in waiting],
+                       cosines, len(decided), f"{slug}\0{item_id}")
+    return ItemState(slug, item_id, question_id, item.title or item_id, item.points, tolerance,
+                     target, out, estimated, proposal, rescored)
+
+
+def decide(session: Session, slug: str, item_id: str, submission_id: int, points: Decimal,
+           feedback: str, actor: User, options: Mapping[str, Any]) -> Decision:
+    """The instructor's points (and feedback) for one answer. Idempotent: the same decision
+    again changes nothing; other points replace it (the held-back check stays the first one's:
+    what the machine suggested before anyone decided)."""
+    before = item_state(session, slug, item_id, options)
+    answer = before.answer(submission_id)
+    comment = feedback.strip()
+    if answer.decision == points and (answer.comment or "") == comment:
+        return Decision(submission_id, points, False, before)
+    first = answer.decision is None
+    set_override(session, submission_id, item_id, points, comment, actor)
+    known = repository.checks(session, [submission_id], item_id)
+    if first and submission_id not in known:
+        proposed = before.proposal is not None and before.proposal.key == submission_id
+        repository.add_check(session, ActiveCheck(
+            submission_id=submission_id, item_id=item_id,
+            machine_points=answer.suggested_points,
+            error_probability=answer.error_probability,
+            reason=before.proposal.reason if proposed and before.proposal else "instructor"))
+    record(session, actor, "active.decide", "assignment", slug, {
+        "item_id": item_id, "submission": submission_id, "points": str(points),
+        "suggested": str(answer.suggested_points), "replaced": None if first
+        else str(answer.decision)})
+    return Decision(submission_id, points, True, item_state(session, slug, item_id, options))
+
+
+def progress_line(state: ItemState) -> str:
+    """The estimate in words (the page and the CLI say the same)."""
+    e = state.estimate
+    if not e.undecided:
+        return "Every answer is decided."
+    verdict = "done" if e.done else "not done yet"
+    return (f"About {e.share:.1%} of the {e.undecided} undecided answers are probably wrong "
+            f"(≈{e.expected_wrong:.1f}); target {state.target:.0%}: {verdict}.")

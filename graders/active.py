@@ -1,0 +1,121 @@
+"""Active grading of one item: which answer the instructor decides next, and how wrong the
+answers nobody decided probably are. Pure: no database, no web, no model.
+
+Each undecided answer comes with the machine's current suggestion and its probability of being
+wrong (more than the agreement tolerance from what a careful grader gives: 1 - the grader's
+calibrated confidence). Deciding an answer makes it an exemplar, which moves the suggestions of
+the answers like it; so the answer worth asking about is the one whose neighbourhood (itself
+included) holds the most probable error: `settling` weighs each undecided answer by how close it
+is (cosine of whole-answer vectors, `NEAR` and above counting fully, nothing below `FAR`).
+Every `AUDIT_EVERY`-th proposal is instead an answer drawn at random (deterministically, from
+the item and the count of decisions): the machine's own choices are the answers it is least
+sure of, and a few uniform draws keep the error estimate honest about the rest.
+
+The estimate: a calibrated per-answer error probability, summed. Each decision taken through
+active grading holds back what the machine suggested for that answer just before (and its
+error probability): a held-out check. The ratio of errors seen to errors predicted over those
+checks (shrunk toward 1 by `PRIOR` predicted errors) scales the undecided answers'
+probabilities; the item is done when the scaled mean is at most the instructor's target.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+NEAR = 0.9  # cosine at and above which a decision settles the other answer fully
+FAR = 0.6  # cosine below which it does not move it
+AUDIT_EVERY = 4  # every 4th proposal is a uniform draw among the undecided
+PRIOR = 2.0  # predicted errors' worth of belief that the probabilities are calibrated
+MIN_CHECKS = 3  # held-back decisions before an item can be done (fewer when it is smaller)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    key: int  # the answer's id (its submission)
+    error_probability: float  # 1 - the machine's confidence in its current suggestion
+
+
+@dataclass(frozen=True)
+class HeldBack:
+    """A decision, with what the machine had suggested for that answer just before it."""
+
+    error_probability: float
+    wrong: bool  # the decision is further than the tolerance from that suggestion
+
+
+@dataclass(frozen=True)
+class Proposal:
+    key: int
+    reason: str  # "settles" | "least sure" | "audit"
+    settles: int  # other undecided answers at cosine >= NEAR
+    weight: float  # the probable error its neighbourhood holds
+
+
+@dataclass(frozen=True)
+class ErrorEstimate:
+    undecided: int
+    expected_wrong: float  # among the undecided
+    share: float  # expected_wrong / undecided (0 with none)
+    ratio: float  # errors seen / predicted on the held-back decisions, shrunk toward 1
+    checks: int  # held-back decisions
+    done: bool
+
+
+def _closeness(similarity: NDArray[np.float64]) -> NDArray[np.float64]:
+    weights = np.clip((similarity - FAR) / (NEAR - FAR), 0.0, 1.0)
+    np.fill_diagonal(weights, 1.0)
+    return weights
+
+
+def _draw(keys: Sequence[int], salt: str) -> int:
+    return min(keys, key=lambda k: hashlib.sha256(f"{salt}\0{k}".encode()).digest())
+
+
+def propose(candidates: Sequence[Candidate], similarity: NDArray[np.float64] | None,
+            decided: int, salt: str) -> Proposal | None:
+    """The undecided answer to ask about next (None when every answer is decided).
+
+    `similarity`: cosines between the candidates' answers (in their order), None without an
+    encoder (then each answer settles only itself, and the least sure comes first). `decided`:
+    decisions so far; `salt` names the item (the audit draws differ between items)."""
+    if not candidates:
+        return None
+    keys = [c.key for c in candidates]
+    if decided % AUDIT_EVERY == AUDIT_EVERY - 1:
+        key = _draw(keys, f"{salt}\0{decided}")
+        index = keys.index(key)
+        return Proposal(key, "audit", _settled(similarity, index),
+                        candidates[index].error_probability)
+    errors = np.array([c.error_probability for c in candidates], dtype=np.float64)
+    weights = errors if similarity is None else _closeness(similarity) @ errors
+    # Ties: the lower key, so a proposal does not depend on the order of the rows.
+    best = min(range(len(keys)), key=lambda i: (-round(float(weights[i]), 9), keys[i]))
+    settles = _settled(similarity, best)
+    reason = "settles" if settles else "least sure"
+    return Proposal(keys[best], reason, settles, float(weights[best]))
+
+
+def _settled(similarity: NDArray[np.float64] | None, index: int) -> int:
+    if similarity is None:
+        return 0
+    return int((similarity[index] >= NEAR).sum()) - 1
+
+
+def estimate(undecided: Sequence[float], held: Sequence[HeldBack], target: float,
+             total: int) -> ErrorEstimate:
+    """The expected error among the undecided answers (their error probabilities), calibrated
+    on the held-back decisions; `total` answers in all (an item smaller than `MIN_CHECKS`
+    needs fewer checks)."""
+    predicted = sum(h.error_probability for h in held)
+    seen = sum(h.wrong for h in held)
+    ratio = (seen + PRIOR) / (predicted + PRIOR)
+    expected = min(float(len(undecided)), ratio * sum(undecided))
+    share = expected / len(undecided) if undecided else 0.0
+    enough = len(held) >= min(MIN_CHECKS, total)
+    done = not undecided or (enough and share <= target)
+    return ErrorEstimate(len(undecided), expected, share, ratio, len(held), done)

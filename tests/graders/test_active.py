@@ -1,0 +1,124 @@
+"""The active-grading chooser and error estimate (graders/active.py) on small synthetic data."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graders.active import (
+    AUDIT_EVERY,
+    MIN_CHECKS,
+    Candidate,
+    HeldBack,
+    estimate,
+    propose,
+)
+
+probabilities = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
+pools = st.lists(st.tuples(st.integers(1, 10_000), probabilities), min_size=1, max_size=12,
+                 unique_by=lambda c: c[0])
+
+
+def _cosines(points: list[tuple[float, float]]) -> np.ndarray:
+    """Unit vectors at these angles (radians): their cosines, a valid similarity matrix."""
+    vectors = np.array([[np.cos(a), np.sin(a)] for a, _ in points])
+    cosines: np.ndarray = vectors @ vectors.T
+    return cosines
+
+
+@given(pools, st.integers(0, 50), st.randoms(use_true_random=False))
+@settings(max_examples=60, deadline=None)
+def test_the_proposal_is_an_undecided_answer_whatever_the_row_order(
+    pool: list[tuple[int, float]], decided: int, rng: random.Random
+) -> None:
+    angles = [(rng.uniform(0, 1.5), 0.0) for _ in pool]
+    candidates = [Candidate(k, p) for k, p in pool]
+    cosines = _cosines(angles)
+    first = propose(candidates, cosines, decided, "item")
+    order = list(range(len(pool)))
+    rng.shuffle(order)
+    shuffled = propose([candidates[i] for i in order], cosines[np.ix_(order, order)],
+                       decided, "item")
+    assert first is not None and shuffled is not None
+    assert first.key in {k for k, _ in pool}
+    assert first.key == shuffled.key and first.reason == shuffled.reason
+    assert (first.reason == "audit") == (decided % AUDIT_EVERY == AUDIT_EVERY - 1)
+
+
+@given(pools)
+def test_without_an_encoder_the_least_sure_answer_comes_first(
+    pool: list[tuple[int, float]]
+) -> None:
+    proposal = propose([Candidate(k, p) for k, p in pool], None, 0, "item")
+    assert proposal is not None
+    top = max(p for _, p in pool)
+    assert proposal.key == min(k for k, p in pool if round(p, 9) == round(top, 9))
+    assert proposal.reason == "least sure"
+
+
+def test_a_cluster_of_doubtful_near_copies_beats_one_lone_doubtful_answer() -> None:
+    # Five near-copies (cosine ~1) each 40% likely wrong; one unrelated answer 70% likely.
+    candidates = [Candidate(k, 0.4) for k in range(1, 6)] + [Candidate(9, 0.7)]
+    cosines = np.eye(6)
+    cosines[:5, :5] = 0.97
+    np.fill_diagonal(cosines, 1.0)
+    proposal = propose(candidates, cosines, 0, "item")
+    assert proposal is not None and proposal.key == 1
+    assert proposal.reason == "settles" and proposal.settles == 4
+    assert propose([], None, 0, "item") is None
+
+
+def test_audit_draws_differ_between_items_and_decision_counts() -> None:
+    candidates = [Candidate(k, 0.1) for k in range(1, 40)]
+    turns = [AUDIT_EVERY * n + AUDIT_EVERY - 1 for n in range(6)]
+    draws = {(salt, t): propose(candidates, None, t, salt) for salt in ("a", "b") for t in turns}
+    assert all(p is not None and p.reason == "audit" for p in draws.values())
+    assert len({p.key for p in draws.values() if p is not None}) > 3
+
+
+@given(st.lists(probabilities, max_size=30),
+       st.lists(st.tuples(probabilities, st.booleans()), max_size=30),
+       st.floats(0.001, 0.5))
+def test_the_estimate_is_a_share_and_more_errors_seen_never_lower_it(
+    undecided: list[float], held: list[tuple[float, bool]], target: float
+) -> None:
+    checks = [HeldBack(p, w) for p, w in held]
+    found = estimate(undecided, checks, target, len(undecided) + len(checks))
+    assert 0.0 <= found.share <= 1.0 and found.undecided == len(undecided)
+    assert found.expected_wrong <= len(undecided) + 1e-9
+    worse = estimate(undecided, [HeldBack(p, True) for p, _ in held], target,
+                     len(undecided) + len(checks))
+    assert worse.share >= found.share - 1e-12
+    if not undecided:
+        assert found.done
+    if undecided and len(checks) < min(MIN_CHECKS, len(undecided) + len(checks)):
+        assert not found.done
+
+
+def test_with_no_check_the_probabilities_are_taken_as_they_are() -> None:
+    found = estimate([0.1, 0.2, 0.3], [], 0.05, 3)
+    assert found.ratio == 1.0 and abs(found.expected_wrong - 0.6) < 1e-9
+    assert not found.done
+
+
+def test_the_estimate_recovers_a_miscalibrated_machine_from_held_back_checks() -> None:
+    """The machine says about 10% but is wrong 30% of the time: after 60 checks the estimate
+    for the undecided answers is near the truth, not the machine's word. Wrong only 3% of the
+    time: the estimate moves down from the machine's word but stays above the truth (the prior
+    leans toward more error, so "done" comes late rather than early)."""
+    rng = random.Random(7)
+    for factor in (3.0, 0.3):
+        probability = [rng.uniform(0.02, 0.18) for _ in range(400)]
+        wrong = [rng.random() < factor * p for p in probability]
+        held = [HeldBack(p, w) for p, w in zip(probability[:60], wrong[:60], strict=True)]
+        rest = probability[60:]
+        found = estimate(rest, held, 0.05, 400)
+        truth = sum(wrong[60:]) / len(rest)
+        said = sum(rest) / len(rest)
+        if factor > 1:
+            assert abs(found.share - truth) < 0.25 * truth, (found.share, truth)
+        else:
+            assert truth < found.share < said, (found.share, truth, said)
