@@ -275,7 +275,7 @@ class SubmissionIntake:
             if key is None or id(p) in stored or id(p) in refused:
                 continue
             if key in previous:
-                submission_id, sha256, state, assignment_id = previous[key]
+                submission_id, sha256, state, assignment_id, handout = previous[key]
             elif id(first_of[key]) in refused:
                 refused[id(p)] = refused[id(first_of[key])]
                 continue
@@ -286,8 +286,9 @@ class SubmissionIntake:
                     SubmissionStatus.QUEUED.value
                 )
                 assignment_id = targets[first_of[key].new.slug].assignment_id
+                handout = editions.get(id(first_of[key]))
             stored[id(p)] = _replay(
-                p, (submission_id, sha256, state, assignment_id), targets[p.new.slug])
+                p, (submission_id, sha256, state, assignment_id, handout), targets[p.new.slug])
         out: list[Stored | DomainError] = []
         for pending in batch:
             error = errors.get(pending.new.slug) or refused.get(id(pending))
@@ -320,9 +321,9 @@ def _key(pending: _Pending) -> tuple[int | None, str | None] | None:
 
 def _earlier_uploads(
     session: Session, batch: Sequence[_Pending]
-) -> dict[tuple[int | None, str | None], tuple[int, str, str, int]]:
-    """(uploader, key) -> (id, sha256, status, assignment) of uploads stored earlier under the
-    same key."""
+) -> dict[tuple[int | None, str | None], tuple[int, str, str, int, str | None]]:
+    """(uploader, key) -> (id, sha256, status, assignment, declared edition) of uploads stored
+    earlier under the same key."""
     keys = {k for k in map(_key, batch) if k is not None}
     if not keys:
         return {}
@@ -334,22 +335,34 @@ def _earlier_uploads(
             Submission.sha256,
             Submission.status,
             Submission.assignment_id,
+            Submission.handout,
         ).where(
             Submission.idempotency_key.in_(sorted({k for _, k in keys if k is not None})),
             Submission.uploader_id.in_(sorted({u for u, _ in keys if u is not None})),
         )
     )
-    found = {(r[0], r[1]): (r[2], r[3], r[4], r[5]) for r in rows}
+    found = {(r[0], r[1]): (r[2], r[3], r[4], r[5], r[6]) for r in rows}
     return {k: v for k, v in found.items() if k in keys}
 
 
 def _replay(
-    pending: _Pending, first: tuple[int, str, str, int], target: _Target
+    pending: _Pending, first: tuple[int, str, str, int, str | None], target: _Target
 ) -> Stored | DomainError:
     """The upload stored first under this uploader's key, if this one repeats it: the same
-    document to the same assignment. A key names one upload: with another document or another
-    assignment it is a client's mistake (409), never an answer about a different upload."""
-    submission_id, sha256, state, assignment_id = first
+    document to the same assignment, declaring the same handout edition. A key names one
+    upload: with another document, assignment or edition it is a client's mistake (409),
+    never an answer about a different upload."""
+    submission_id, sha256, state, assignment_id, handout = first
+    try:  # the edition as the rubric resolves it (a document's own under no editions: none)
+        declared = declared_edition(pending.new, target.version.handouts)
+    except DomainError as exc:
+        return exc
+    if declared != handout:
+        return Conflict(
+            "This Idempotency-Key was already used for an upload declaring another handout "
+            "edition; use a new key for a new upload.",
+            submission_id=submission_id,
+        )
     if assignment_id != target.assignment_id:
         return Conflict(
             "This Idempotency-Key was already used for an upload to another assignment; use a "

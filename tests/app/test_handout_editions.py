@@ -246,3 +246,19 @@ def test_every_way_to_grade_a_stored_submission_carries_its_edition(
         assert submission is not None
         version = session.get(RubricVersion, job.rubric_version_id)
         assert version is not None and job_for(submission, version).handout == "2023"
+
+
+def test_an_idempotency_key_names_one_edition(editions: Api) -> None:
+    """A retry repeats the first request: the same key with another declared edition is another
+    upload (409), not an answer about the first."""
+    key = {**editions.auth("bob"), "Idempotency-Key": "edition-retry-1"}
+    first = editions.client.post(f"{UPLOAD}?handout=2022", headers=key,
+                                 files={"file": ("s.md", MARKDOWN, "text/markdown")})
+    assert first.status_code == 202, first.text
+    again = editions.client.post(f"{UPLOAD}?handout=2022", headers=key,
+                                 files={"file": ("s.md", MARKDOWN, "text/markdown")})
+    assert again.status_code in (200, 202) and again.json()["id"] == first.json()["id"]
+    other = editions.client.post(f"{UPLOAD}?handout=2021", headers=key,
+                                 files={"file": ("s.md", MARKDOWN, "text/markdown")})
+    assert other.status_code == 409 and "handout edition" in other.json()["detail"]
+    assert other.json()["submission_id"] == first.json()["id"]
