@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from sqlalchemy.engine import make_url
 
@@ -29,6 +29,30 @@ class Settings(BaseSettings):
     executor: Literal["local", "celery"] = "local"
     celery_broker_url: str = "redis://127.0.0.1:6379/0"
     allow_insecure_sandbox: bool = False
+    # The sandbox for student code (graders/sandbox/policy.py; unset: its defaults, which
+    # `gradeformer doctor` prints): limits per job and per zygote, sandbox processes per grading
+    # process, and the layers required (below them code is refused unless insecure mode is
+    # allowed) or not set up at all, as comma-separated names.
+    sandbox_timeout_s: float | None = Field(default=None, gt=0, le=600)
+    sandbox_memory_mb: int | None = Field(default=None, gt=0, le=1 << 20)
+    sandbox_nproc: int | None = Field(default=None, gt=0, le=1024)
+    sandbox_nofile: int | None = Field(default=None, gt=0, le=65536)
+    sandbox_output_keep: int | None = Field(default=None, gt=0, le=1 << 30)
+    sandbox_output_kill: int | None = Field(default=None, gt=0, le=1 << 34)
+    sandbox_result_bytes: int | None = Field(default=None, gt=0, le=1 << 34)
+    sandbox_salvage_elements: int | None = Field(default=None, gt=0, le=1 << 30)
+    sandbox_cgroup_memory_mb: int | None = Field(default=None, gt=0, le=1 << 20)
+    sandbox_cgroup_pids: int | None = Field(default=None, gt=0, le=4096)
+    sandbox_zygotes: int = Field(default=1, gt=0, le=64)
+    sandbox_required_layers: str | None = None
+    sandbox_disabled_layers: str | None = None
+
+    @field_validator("sandbox_required_layers", "sandbox_disabled_layers")
+    @classmethod
+    def _known_layers(cls, value: str | None) -> str | None:
+        if value is not None:
+            layer_names(value)
+        return value
     review_threshold: float | None = Field(default=None, ge=0.0, le=1.0)
     # Grading processes run at this niceness so the API stays responsive while they work.
     worker_nice: int = Field(default=10, ge=0, le=19)
@@ -147,10 +171,32 @@ class Settings(BaseSettings):
             options["result_cache_bytes"] = self.result_cache_mib * MIB
         if self.review_threshold is not None:
             options["review_threshold"] = self.review_threshold
+        from graders.sandbox.policy import LIMITS  # the sandbox (and NumPy) only when grading
+
+        for name in LIMITS:
+            value = getattr(self, f"sandbox_{name}")
+            if value is not None:
+                options[f"sandbox_{name}"] = value
+        options["sandbox_zygotes"] = self.sandbox_zygotes
+        for which in ("required", "disabled"):
+            layers = getattr(self, f"sandbox_{which}_layers")
+            if layers is not None:
+                options[f"sandbox_{which}_layers"] = sorted(layer_names(layers))
         secret = self.resolved_code_input_secret()
         if secret:
             options["code_input_secret"] = secret
         return options
+
+
+def layer_names(text: str) -> frozenset[str]:
+    """Comma-separated sandbox layer names, each one `gradeformer doctor` lists."""
+    from graders.sandbox.policy import LAYERS  # imported only when layers are configured
+
+    names = frozenset(n.strip() for n in text.split(",") if n.strip())
+    unknown = sorted(names - set(LAYERS))
+    if unknown:
+        raise ValueError(f"unknown sandbox layers {unknown}; the layers are {', '.join(LAYERS)}")
+    return names
 
 
 @lru_cache

@@ -214,10 +214,14 @@ def export(
 def doctor() -> None:
     """Which sandbox layers are active on this machine, and the policy they enforce."""
     try:
-        from graders.sandbox import policy_facts, probe_layers
+        from graders.sandbox import SandboxPolicy, policy_facts, probe_layers
     except ImportError as exc:
         raise fail(f"the sandbox (graders.sandbox.probe_layers) is not available: {exc}") from None
-    layers = list(probe_layers())
+    try:  # the operator's policy (GRADEFORMER_SANDBOX_*), as the grading processes read it
+        operator = SandboxPolicy.from_options(settings().grading_options())
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    layers = list(probe_layers(operator))
     table = Table("layer", "active", "required", "detail", title="sandbox layers")
     for layer in layers:
         table.add_row(
@@ -228,7 +232,7 @@ def doctor() -> None:
         )
     console.print(table)
     policy = Table("policy", "what holds", title="sandbox policy")
-    for name, fact in policy_facts(layers=layers):
+    for name, fact in policy_facts(operator, layers=layers):
         policy.add_row(name, fact)
     console.print(policy)
     missing = [layer.name for layer in layers if layer.required and not layer.active]

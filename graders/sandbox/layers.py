@@ -54,7 +54,13 @@ def policy_facts(policy: SandboxPolicy | None = None,
     root += "; no host file bound or mapped"
     if "minimal_root" in inactive:
         root = f"the host's own root, NOT private: {inactive['minimal_root']}"
+    limits = (f"{policy.timeout_s:g} s wall clock, {policy.memory_mb} MiB address space, "
+              f"{policy.nproc} process and {policy.nofile} files per job; output kept "
+              f"{policy.output_keep >> 10} KiB, stopped past {policy.output_kill >> 10} KiB; "
+              f"results {policy.result_bytes >> 20} MiB; per zygote "
+              f"{policy.cgroup_memory_mb} MiB and {policy.cgroup_pids} tasks")
     return [
+        ("limits", limits),
         ("seccomp", seccomp),
         ("root", root),
         ("child state", "each child unwinds the zygote's frames and drops its config, layer "

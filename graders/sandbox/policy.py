@@ -60,16 +60,26 @@ class SandboxPolicy:
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> SandboxPolicy:
-        """Read the operator's options (GradingResources.options) into a policy."""
+        """Read the operator's options (GradingResources.options) into a policy: each limit as
+        `sandbox_<name>` (sandbox_timeout_s, sandbox_memory_mb, ...), the layers as
+        `sandbox_required_layers` and `sandbox_disabled_layers`."""
         kwargs: dict[str, Any] = {}
         if options.get("allow_insecure_sandbox"):
             kwargs["allow_insecure"] = True
-        if options.get("sandbox_timeout_s") is not None:
-            kwargs["timeout_s"] = float(options["sandbox_timeout_s"])
-        if options.get("sandbox_memory_mb") is not None:
-            kwargs["memory_mb"] = int(options["sandbox_memory_mb"])
+        for name, kind in LIMITS.items():
+            value = options.get(f"sandbox_{name}")
+            if value is not None:
+                kwargs[name] = kind(value)
         if options.get("sandbox_required_layers") is not None:
             kwargs["required"] = frozenset(options["sandbox_required_layers"])
         if options.get("sandbox_disabled_layers") is not None:
             kwargs["disabled"] = frozenset(options["sandbox_disabled_layers"])
         return cls(**kwargs)
+
+
+# The policy's limits an operator may set (GRADEFORMER_SANDBOX_<NAME>), with their type.
+LIMITS: dict[str, type[int] | type[float]] = {
+    "timeout_s": float, "memory_mb": int, "nproc": int, "nofile": int, "output_keep": int,
+    "output_kill": int, "result_bytes": int, "salvage_elements": int, "cgroup_memory_mb": int,
+    "cgroup_pids": int,
+}

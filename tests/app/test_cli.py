@@ -192,7 +192,8 @@ def test_submit_and_doctor(env: Path, tmp_path: Path, monkeypatch: pytest.Monkey
             self.name, self.active, self.required, self.detail = name, active, required, "why"
 
     monkeypatch.setattr(
-        sandbox, "probe_layers", lambda: [Layer("seccomp", False, True), Layer("uts", True, False)]
+        sandbox, "probe_layers",
+        lambda policy=None: [Layer("seccomp", False, True), Layer("uts", True, False)],
     )
     out = run("doctor", code=1)
     assert "seccomp" in out and "inactive" in out
