@@ -22,6 +22,7 @@ from app.cli.context import collector_paused
 # In this order in the help (commands, then groups, as typer lists them).
 COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("app.cli.ops", "serve"),
+    "worker": ("app.cli.worker", "worker"),
     "grade": ("app.cli.grading", "grade"),
     "submit": ("app.cli.grading", "submit"),
     "import": ("app.cli.grading", "import_folder"),

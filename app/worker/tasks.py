@@ -1,6 +1,6 @@
 """The Celery app and its one task: grade a stored submission and store the run.
 
-Start a worker with `celery -A app.worker.tasks worker`; it reads GRADEFORMER_DATABASE_URL and
+Start a worker with `gradeformer worker` (app/cli/worker.py); it reads GRADEFORMER_DATABASE_URL and
 GRADEFORMER_CELERY_BROKER_URL like the API does.
 
 Delivery is at least once, grading exactly once per rubric version: the message is acknowledged

@@ -6,6 +6,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import redis
@@ -22,6 +23,7 @@ pytestmark = [pytest.mark.redis, pytest.mark.postgres]
 
 BROKER = "redis://127.0.0.1:6379/0"
 UPLOAD = "/api/v1/assignments/transformer-basics/submissions"
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -119,3 +121,45 @@ def test_one_students_burst_waits_behind_another_students_upload(
     engine.dispose()
     assert sorted(order) == sorted([*burst, other_id]), order
     assert order.index(other_id) <= 1, (order, other_id)
+
+
+def test_the_worker_command_grades_what_the_api_enqueued(
+        postgres_db: str, celery_queue: str, tmp_path: Path) -> None:
+    """`gradeformer worker`, as an operator starts it on another host: the same settings, its
+    own process, and the API's upload is graded by it."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    settings = Settings(database_url=postgres_db, executor="celery", celery_broker_url=BROKER)
+    env = {**os.environ, "GRADEFORMER_DATABASE_URL": postgres_db,
+           "GRADEFORMER_EXECUTOR": "celery", "GRADEFORMER_CELERY_BROKER_URL": BROKER}
+    log = (tmp_path / "worker.log").open("w")
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "app.cli.main", "worker", "--concurrency", "1",
+         "--queue", celery_queue], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+    engine = make_engine(postgres_db)
+    try:
+        with TestClient(create_app(settings)) as client:
+            tokens = make_tokens(make_sessionmaker(engine))
+            staff = {"Authorization": f"Bearer {tokens['prof']}"}
+            sid = client.post(UPLOAD, json={"answers": {"b1.d_head": "64"}},
+                              headers={"Authorization": f"Bearer {tokens['alice']}"}).json()["id"]
+            deadline = time.monotonic() + 90
+            body: dict[str, object] = {}
+            while time.monotonic() < deadline:
+                body = client.get(f"/api/v1/submissions/{sid}", headers=staff).json()
+                if body["status"] not in ("queued", "grading"):
+                    break
+                time.sleep(0.3)
+        assert body["status"] in ("graded", "needs_review"), (
+            body, (tmp_path / "worker.log").read_text()[-2000:])
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        try:
+            worker.wait(30)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+        log.close()
+        engine.dispose()
