@@ -19,8 +19,7 @@ from app.submissions.service import ScoredSubmission, get_scored
 from app.web.auth import Signed, staff
 from app.web.markup import Viewer, e, pts, table
 from app.web.routing import PageRoute
-from app.web.submit import FROM_NAME, upload_form
-from graders.documents.strength import doubt_in
+from app.web.submit import FROM_NAME, scroll, upload_form, wrong_assignment
 from graders.rubric import Rubric
 
 router = APIRouter(tags=["web"], route_class=PageRoute)
@@ -35,7 +34,7 @@ def batch_row(s: ScoredSubmission) -> dict[str, object]:
     """One uploaded file's state for the batch table: the doubt that it answers this
     assignment once graded ("0 of 10 questions found")."""
     final = SubmissionStatus(s.submission.status).is_final
-    doubt = doubt_in(i.feedback for i in s.score.items) if final else None
+    doubt = wrong_assignment(i.feedback for i in s.score.items) if final else None
     return {
         "id": s.submission.id,
         "student": s.submission.student,
@@ -43,7 +42,7 @@ def batch_row(s: ScoredSubmission) -> dict[str, object]:
         "status": s.score.status if final else s.submission.status,
         "final": final,
         "total": f"{pts(s.score.total)} / {pts(s.score.max_points)}" if final else "",
-        "doubt": f"{doubt}: is this the right assignment?" if doubt else "",
+        "doubt": doubt or "",
         "url": f"/submissions/{s.submission.id}",
     }
 
@@ -88,8 +87,8 @@ def upload_section(
         "<span class='muted'>A roster entry files one file under that student.</span>"
     )
     rows = _rows(session, user, _ids(batch), slug)
-    body = table(["submission", "file", "student", "status", "total", "warning"],
-                 [_cells(r) for r in rows], "batch")
+    body = scroll(table(["submission", "file", "student", "status", "total", "warning"],
+                        [_cells(r) for r in rows], "batch"))
     return (
         "<h2>Upload for students</h2>" + upload_form(slug, viewer, rubric, staff_choice=choice)
         + f'<div id="batch" data-slug="{e(slug)}" data-ids="'

@@ -20,6 +20,7 @@ from app.web import repository
 from app.web.auth import Signed, nonce, signed_in, staff
 from app.web.batch import upload_section
 from app.web.markup import Viewer, e, layout, pts, table
+from app.web.submit import scroll
 
 router = APIRouter(tags=["web"])
 PAGE_SIZE = 200
@@ -118,7 +119,7 @@ def submissions_page(
         pager += f'<a href="?page={page - 1}">previous</a> '
     if len(found) > PAGE_SIZE:
         pager += f'<a href="?page={page + 1}">next</a>'
-    body = table(["submission", "student", "uploaded", "status", "total", "chosen"], rows)
+    body = scroll(table(["submission", "student", "uploaded", "status", "total", "chosen"], rows))
     if not rows:
         body = "<p class='muted'>No submissions yet: upload students' files above.</p>"
     upload = upload_section(session, slug, who.viewer, rubric, who.user, batch)

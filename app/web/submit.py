@@ -12,6 +12,8 @@ post, a problem document the script shows for an XHR.
 from __future__ import annotations
 
 import dataclasses
+import re
+from collections.abc import Iterable
 from datetime import datetime
 from decimal import Decimal
 from pathlib import PurePath
@@ -50,6 +52,22 @@ WHEN = "%Y-%m-%d %H:%M UTC"
 # The roster choice that files a staff upload under its file name's stem (alice.txt: alice).
 FROM_NAME = "@name"
 REFRESH_SECONDS = 2
+# A submission's state in a student's words (the machine's statuses are staff vocabulary).
+STATUS_WORDS = {
+    "queued": "waiting to be graded",
+    "grading": "being graded",
+    "graded": "graded",
+    "needs_review": "some parts are being checked by course staff",
+    "pending": "waiting to be graded",
+    "grader_error": "course staff will grade it",
+    "submission_error": "could not be read",
+    "missing": "no answers found",
+}
+
+
+def scroll(markup: str) -> str:
+    """A wide table scrolls inside its own box on a narrow screen, not the page."""
+    return f'<div class="scroll">{markup}</div>'
 
 
 def submit_url(slug: str) -> str:
@@ -127,6 +145,22 @@ def upload_form(slug: str, viewer: Viewer, rubric: Rubric, staff_choice: str = "
     )
 
 
+# In the machine's doubt ("does this answer this assignment? 1 of 10 questions found; a grader
+# should check ..."), itself at most a few hundred characters.
+_FOUND = re.compile(r"\b(\d{1,4}) of (\d{1,4}) questions found")
+
+
+def wrong_assignment(feedbacks: Iterable[str]) -> str | None:
+    """"1 of 10 questions found: is this the right assignment?" when the machine doubts that a
+    graded document answers this assignment; None when it does not."""
+    doubt = doubt_in(feedbacks)
+    if doubt is None:
+        return None
+    found = _FOUND.search(doubt[:500])
+    counted = f"{found.group(1)} of {found.group(2)} questions found" if found else doubt
+    return f"{counted}: is this the right assignment?"
+
+
 def _result(session: Session, s: ScoredSubmission, assignment: Assignment, now: datetime) -> str:
     """What the student may see of one of their submissions, with the doubt that it answers
     this assignment."""
@@ -137,10 +171,9 @@ def _result(session: Session, s: ScoredSubmission, assignment: Assignment, now: 
                 "updates by itself.</p></section>")
     view = assignment_view(session, assignment, now)
     shown = student_score(s, view)
-    doubt = doubt_in(i.feedback for i in s.score.items)
-    warning = (f'<p class="flag" id="doubt">Only part of this assignment was found in your '
-               f"file: {e(doubt)}. Is this the right file for {e(assignment.title)}?</p>"
-               if doubt else "")
+    doubt = wrong_assignment(i.feedback for i in s.score.items)
+    warning = (f'<p class="flag" id="doubt">{e(doubt)} Only part of {e(assignment.title)} was '
+               "found in your file; course staff will check it.</p>" if doubt else "")
     error = student_error(s)
     total = ("not released yet" if shown.total is None
              else f"{pts(shown.total)} / {pts(shown.max_points)}")
@@ -153,7 +186,7 @@ def _result(session: Session, s: ScoredSubmission, assignment: Assignment, now: 
         f"{e(s.submission.filename)}</h2>"
         f'<p id="result-status">Received and checked. Total: <b>{total}</b>.</p>{warning}'
         + (f'<p class="error">{e(error)}</p>' if error else "")
-        + table(["part", "points", "feedback"], rows, "items")
+        + scroll(table(["part", "points", "feedback"], rows, "items"))
         + f'<p><a href="/submissions/{s.submission.id}">Open this submission</a></p></section>'
     )
 
@@ -175,14 +208,15 @@ def _mine(
             f'<a href="/submissions/{s.submission.id}">#{s.submission.id}</a>',
             e(s.submission.created_at.strftime("%Y-%m-%d %H:%M")),
             e(s.submission.filename),
-            e(shown.status),
+            e(STATUS_WORDS.get(shown.status, shown.status)),
             "not released yet" if shown.total is None
             else f"{pts(shown.total)} / {pts(shown.max_points)}",
             counts,
         ])
     note = ("<p class='muted'>Which submission counts is shown once grades are published (your "
             "best one counts).</p>" if unknown else "")
-    return table(["submission", "uploaded", "file", "status", "score", "counts"], rows) + note
+    headers = ["submission", "uploaded", "file", "status", "score", "counts"]
+    return scroll(table(headers, rows)) + note
 
 
 @router.get("/assignments/{slug}/submit", response_class=HTMLResponse, include_in_schema=False)
@@ -309,7 +343,7 @@ async def submit(slug: str, request: Request) -> Response:
     if who.viewer.staff:
         url = f"/assignments/{slug}/submissions?batch={received.submission_id}"
     else:
-        url = f"{submit_url(slug)}?submission={received.submission_id}#result"
+        url = f"{submit_url(slug)}?submission={received.submission_id}"
     if _wants_json(request):
         return JSONResponse(
             {"id": received.submission_id, "status": received.status, "url": url,
