@@ -272,13 +272,19 @@ def _signed(request: Request) -> Signed | HTMLResponse:
         return Signed(Identity(u.id, u.name, u.role, u.created_at).user(), who.viewer)
 
 
+def student_from_name(filename: str) -> str:
+    """The student a file is named after: its name without folders and without its last
+    ending (alice.txt, C:\\fakepath\\alice.txt: alice; alice.v2.md: alice.v2; .txt: none)."""
+    name = PurePath(filename.replace("\\", "/")).name
+    return (name[: name.rfind(".")] if "." in name else name).strip()
+
+
 def _staff_student(request: Request, slug: str, upload: Upload) -> Upload:
     """The student a staff upload is filed under: the roster entry chosen, or the file name's
     stem when asked; refused when there is none, or when a loaded roster does not list it."""
     chosen = (upload.student or "").strip()
     if chosen == FROM_NAME:
-        name = PurePath(upload.filename or "").name
-        chosen = (name[: name.rfind(".")] if "." in name else name).strip()
+        chosen = student_from_name(upload.filename or "")
         if not chosen:
             raise InvalidInput("This file has no name to file it under: choose its student "
                                "from the roster.")

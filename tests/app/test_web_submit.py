@@ -11,10 +11,17 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import given
+from hypothesis import strategies as st
 
 from app.db.session import make_engine, make_sessionmaker
 from app.main import create_app
 from app.settings import Settings
+from app.web.submit import student_from_name, wrong_assignment
+from graders.documents.formats import ACCEPTED_EXTENSIONS
+from graders.documents.model import LocatedAnswer
+from graders.documents.strength import assignment_doubt
+from graders.rubric import Rubric
 from tests.app.conftest import Api, copy_sqlite, make_tokens
 
 SLUG = "transformer-basics"
@@ -168,3 +175,63 @@ def test_too_many_uploads_say_when_to_come_back(
     assert second.headers["Retry-After"]  # type: ignore[attr-defined]
     plain = _post(alice, csrf)
     assert plain.status_code == 429 and "Too many uploads" in plain.text  # type: ignore[attr-defined]
+
+
+# Student ids as course rosters spell them (letters, digits, _ - . @ +), and the file names staff
+# export from an LMS or a shared folder: the id with an accepted ending, maybe inside folders
+# (Windows browsers once sent C:\fakepath\ before the name).
+STUDENT_IDS = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_.@+\-]{0,40}", fullmatch=True)
+
+
+@given(STUDENT_IDS, st.sampled_from(ACCEPTED_EXTENSIONS),
+       st.sampled_from(["", "hw1/", "C:\\fakepath\\", "/home/ta/downloads/"]))
+def test_a_file_is_filed_under_its_name_without_the_last_ending(
+    student: str, ending: str, folder: str
+) -> None:
+    assert student_from_name(f"{folder}{student}{ending}") == student
+
+
+@given(st.sampled_from(ACCEPTED_EXTENSIONS))
+def test_a_file_named_only_by_its_ending_names_no_student(ending: str) -> None:
+    assert student_from_name(ending) == "" and student_from_name(f"  {ending}") == ""
+
+
+@given(st.integers(min_value=1, max_value=40).flatmap(
+    lambda total: st.tuples(st.integers(min_value=0, max_value=total), st.just(total))))
+def test_the_machines_doubt_reads_as_questions_found(counts: tuple[int, int]) -> None:
+    found, total = counts
+    questions = [
+        {"id": f"Q{n}", "items": [{"id": f"q{n}", "points": 1, "grader": "written"}]}
+        for n in range(total)
+    ]
+    rubric = Rubric.model_validate({"slug": "hw", "title": "HW", "questions": questions})
+    answers = {f"Q{n}": LocatedAnswer(f"Q{n}", "an answer") for n in range(found)}
+    doubt = assignment_doubt(rubric, answers)
+    shown = wrong_assignment([f"Staff notes. {doubt}" if doubt else "Fine."])
+    if 2 * found >= total:
+        assert shown is None
+    else:
+        assert shown == f"{found} of {total} questions found: is this the right assignment?"
+
+
+def test_with_a_roster_a_staff_upload_goes_to_a_listed_student(api: Api) -> None:
+    other = "cs224n-attention"
+    roster = "Student ID,Full Name\r\nzoe,Zoe Zed\r\nyann,Yann Y\r\n"
+    put = api.client.put(f"/api/v1/assignments/{other}/roster", content=roster.encode(),
+                         headers={**api.auth("prof"), "Content-Type": "text/csv"})
+    assert put.status_code == 200, put.text
+    prof = _browser(api.client.app, api.tokens["prof"])
+    page = prof.get(f"/assignments/{other}/submissions")
+    assert '<option value="zoe">zoe (Zoe Zed)</option>' in page.text
+    csrf = _csrf(page.text)
+    url = f"/assignments/{other}/submit"
+    stranger = prof.post(url, data={"csrf": csrf, "student": "@name"}, headers=JSON,
+                         files={"file": ("xavier.txt", ANSWERS)})
+    assert stranger.status_code == 422
+    assert "xavier is not on the roster" in stranger.json()["detail"]
+    listed = prof.post(url, data={"csrf": csrf, "student": "@name"}, headers=JSON,
+                       files={"file": ("zoe.txt", ANSWERS)})
+    chosen = prof.post(url, data={"csrf": csrf, "student": "yann"}, headers=JSON,
+                       files={"file": ("scan.txt", ANSWERS)})
+    assert (listed.status_code, chosen.status_code) == (202, 202)
+    assert (listed.json()["student"], chosen.json()["student"]) == ("zoe", "yann")
