@@ -100,7 +100,7 @@ def _schedule(schedule: Schedule, used: int) -> str:
         late = (f"late uploads until {_when(schedule.late_until)}, "
                 f"{pts(schedule.late_penalty_percent)}% off per started day")
     if schedule.due_at is None:
-        late = "no due date"
+        late = "any time"
     if schedule.max_submissions is None:
         remaining = f"no limit ({used} used)"
     else:
@@ -112,8 +112,8 @@ def _schedule(schedule: Schedule, used: int) -> str:
         CountedSubmission.CHOSEN: "the one your instructor chooses (until then, your latest)",
     }[schedule.counts]
     rows = [
-        ["opens", _when(schedule.opens_at)],
-        ["due", _when(schedule.due_at)],
+        ["opens", "open now" if schedule.opens_at is None else _when(schedule.opens_at)],
+        ["due", "no due date" if schedule.due_at is None else _when(schedule.due_at)],
         ["late policy", e(late)],
         ["submissions left", remaining],
         ["what counts", e(counts)],
@@ -140,7 +140,8 @@ def upload_form(slug: str, viewer: Viewer, rubric: Rubric, staff_choice: str = "
         f'<input type="file" name="file" id="file" accept="{e(accept)}" required{multiple}>'
         "</label>"
         '<p><button type="submit" id="upload">Upload</button></p>'
-        '<progress id="upload-progress" max="100" value="0" hidden></progress>'
+        '<progress id="upload-progress" max="100" value="0" aria-label="Upload progress" '
+        "hidden></progress>"
         '<p id="upload-error" class="error" role="alert" aria-live="assertive"></p></form>'
     )
 

@@ -133,12 +133,18 @@ def test_a_staff_upload_always_names_its_student(api: Api) -> None:
 
 
 def test_the_schedule_refuses_in_words(api: Api) -> None:
-    limit = api.client.patch(f"/api/v1/assignments/{SLUG}/schedule",
-                             json={"max_submissions": 1}, headers=api.auth("prof"))
+    limit = api.client.patch(f"/api/v1/assignments/{SLUG}/schedule", json={
+        "max_submissions": 1, "due_at": "2099-05-01T17:00:00Z",
+        "late_until": "2099-05-03T17:00:00Z", "late_penalty_percent": "10"},
+        headers=api.auth("prof"))
     assert limit.status_code == 200, limit.text
     try:
         bob = _browser(api.client.app, api.tokens["bob"])
-        csrf = _csrf(bob.get(SUBMIT).text)
+        before = bob.get(SUBMIT).text
+        assert "2099-05-01 17:00 UTC" in before
+        assert "late uploads until 2099-05-03 17:00 UTC, 10% off per started day" in before
+        assert "<b id='remaining'>1</b> of 1" in before
+        csrf = _csrf(before)
         assert _post(bob, csrf).status_code == 303  # type: ignore[attr-defined]
         page = bob.get(SUBMIT)
         assert 'id="closed"' in page.text and "used all 1 submissions" in page.text
@@ -146,8 +152,8 @@ def test_the_schedule_refuses_in_words(api: Api) -> None:
         assert again.status_code == 409  # type: ignore[attr-defined]
         assert "used all 1" in again.json()["detail"]  # type: ignore[attr-defined]
     finally:
-        api.client.patch(f"/api/v1/assignments/{SLUG}/schedule", json={"max_submissions": None},
-                         headers=api.auth("prof"))
+        api.client.patch(f"/api/v1/assignments/{SLUG}/schedule", json={
+            "max_submissions": None, "due_at": None, "late_until": None}, headers=api.auth("prof"))
 
 
 @pytest.fixture
