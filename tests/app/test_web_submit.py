@@ -83,6 +83,12 @@ def test_a_plain_form_post_stores_the_file_and_shows_the_result(api: Api) -> Non
     assert 'id="result"' in result.text and "Received and checked" in result.text
     # One question of many answered: the page asks whether this is the right file.
     assert 'id="doubt"' in result.text and "questions found" in result.text
+    # Staff text stays on staff pages: the machine's own doubt wording, evidence, confidence.
+    staff_view = api.client.get(f"/api/v1/submissions/{submission_id}", headers=api.auth("prof"))
+    for item in staff_view.json()["items"]:
+        if item["feedback"] and item["feedback"] != item.get("student_feedback"):
+            assert item["feedback"] not in result.text
+    assert "a grader should check" not in result.text and "confidence" not in result.text
     assert "<b>counts</b>" in result.text
     bob = _browser(api.client.app, api.tokens["bob"])
     assert bob.get(f"{SUBMIT}?submission={submission_id}").status_code == 404
