@@ -47,6 +47,7 @@ from app.submissions.intake import SubmissionIntake
 from app.submissions.limits import UploadLimits
 from app.submissions.router import router as submissions_router
 from app.submissions.upload import MULTIPART_SLACK
+from app.web.batch import router as web_batch_router
 from app.web.home import router as web_home_router
 from app.web.regrade import router as web_regrade_router
 from app.web.review import router as web_review_router
@@ -54,6 +55,7 @@ from app.web.signin import SignInLimits
 from app.web.signin import router as web_signin_router
 from app.web.static_files import router as web_static_router
 from app.web.submission import router as web_submission_router
+from app.web.submit import router as web_submit_router
 
 ExecutorFactory = Callable[[sessionmaker[Session], Settings], Executor]
 
@@ -262,6 +264,8 @@ def create_app(
         web_review_router,
         web_submission_router,
         web_regrade_router,
+        web_submit_router,
+        web_batch_router,
         web_static_router,
         groups_router,
         groups_page_router,

@@ -19,7 +19,10 @@ log = logging.getLogger(__name__)
 
 # Uploads may be as large as the upload limit plus multipart framing; anything else is a small
 # JSON body or form.
-UPLOAD_PATH = re.compile(r"^/api/v1/assignments/[^/]{1,200}/submissions/?$")
+# The API's upload and the web app's upload form (app/web/submit.py).
+UPLOAD_PATH = re.compile(
+    r"^/(?:api/v1/assignments/[^/]{1,200}/submissions|assignments/[^/]{1,200}/submit)/?$"
+)
 
 SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
     (b"x-content-type-options", b"nosniff"),
@@ -28,10 +31,12 @@ SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
 # Pages are self-contained: the app's own stylesheet (no inline styles: a page that could take
 # a style attribute could be restyled by injected markup), scripts carrying the page's nonce
 # (inline or the bundled /static/web.js), nothing from elsewhere, and never inside another
-# site's frame.
+# site's frame. The bundled script talks to this server only (an upload's progress, a staff
+# batch's polling).
 HTML_POLICY = (
     "default-src 'none'; script-src {scripts}; style-src 'self'; "
-    "img-src data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    "img-src data:; connect-src 'self'; form-action 'self'; base-uri 'none'; "
+    "frame-ancestors 'none'"
 )
 # The interactive API pages (app/api_docs.py) load their assets from this server only; Swagger
 # UI starts from an inline script with the nonce, ReDoc styles inline (its rendering needs

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import functools
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request, Response, status
@@ -13,15 +11,15 @@ from starlette.concurrency import run_in_threadpool
 
 from app.assignments.service import current_rubric
 from app.auth.dependencies import CurrentUser, InstructorUser, is_staff
-from app.db.models import CountedSubmission, SubmissionStatus, User
+from app.db.models import CountedSubmission
 from app.db.session import unit_of_work
-from app.deps import MAX_ID, ClockDep, ExecutorDep, IdPath, SessionDep, SettingsDep
+from app.deps import MAX_ID, ClockDep, IdPath, SessionDep, SettingsDep
 from app.errors import InvalidInput
 from app.submissions import service
 from app.submissions.counting import counted_per_student, student_key
-from app.submissions.decoding import DocumentReader, needs_child
 from app.submissions.intake import SubmissionIntake
 from app.submissions.limits import UploadLimits
+from app.submissions.receive import receive
 from app.submissions.schemas import (
     Accepted,
     StudentSubmissionOut,
@@ -31,8 +29,6 @@ from app.submissions.schemas import (
 )
 from app.submissions.upload import read_upload
 from app.submissions.visibility import student_score, view_for
-from graders.documents import NeedsReader
-from graders.documents.strength import doubt_in
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
 
@@ -64,24 +60,9 @@ _UPLOAD_BODY: dict[str, Any] = {
 }
 
 
-# Documents up to this size are checked on the event loop: a thread hop would cost more than
-# reading them. Bigger ones are checked on a worker thread; PDFs and notebooks in a child
-# process (app.submissions.decoding).
-INLINE_CHECK_BYTES = 32 * 1024
-
-
 def _require_rubric(sessions: sessionmaker[Session], slug: str) -> None:
     with unit_of_work(sessions) as session:
         current_rubric(session, slug)
-
-
-def _final_status(
-    sessions: sessionmaker[Session], submission_id: int, user: User
-) -> tuple[str, str | None]:
-    """The graded submission's status, and the doubt that it answers this assignment."""
-    with unit_of_work(sessions) as session:
-        score = service.get_scored(session, submission_id, user).score
-        return score.status, doubt_in(item.feedback for item in score.items)
 
 
 def _answer(submission_id: int, state: str, code: int, message: str | None = None) -> Response:
@@ -108,7 +89,6 @@ async def upload(
     slug: str,
     request: Request,
     settings: SettingsDep,
-    executor: ExecutorDep,
     user: CurrentUser,
     wait: Annotated[bool, Query(description="Grade before answering (201).")] = False,
     student: Annotated[
@@ -167,56 +147,9 @@ async def upload(
         upload = dataclasses.replace(upload, student=student.strip())
     if handout is not None and upload.handout is None:
         upload = dataclasses.replace(upload, handout=handout)
-    reader: DocumentReader = request.app.state.document_reader
-    document: tuple[str, str | None] | None = None
-    if needs_child(upload.raw, upload.filename, upload.content_type):
-        document = await reader.read_document(upload.raw, upload.filename, upload.content_type,
-                                              owner=user.id)
-    try:
-        # Only text and JSON are read here (bounded in depth and digits); whatever turns out
-        # to be a PDF or notebook, however it is disguised, is read by a bounded child.
-        if len(upload.raw) <= INLINE_CHECK_BYTES or document is not None:
-            new = service.prepare(slug, upload, user, settings.max_upload_bytes,
-                                  document=document, light_only=True)
-        else:
-            new = await run_in_threadpool(functools.partial(
-                service.prepare, slug, upload, user, settings.max_upload_bytes,
-                light_only=True))
-    except NeedsReader:
-        document = await reader.read_document(
-            upload.raw, upload.filename, upload.content_type, owner=user.id
-        )
-        new = service.prepare(slug, upload, user, settings.max_upload_bytes,
-                              document=document)
-    if idempotency_key is not None:
-        new = dataclasses.replace(new, idempotency_key=idempotency_key)
-    if own_quota:
-        if not limits.known(user.id):
-            await run_in_threadpool(limits.load, user.id)
-        limits.reserve(user.id, len(new.raw))
-    try:
-        stored = await intake.store(new, user)
-    except BaseException:
-        if own_quota:
-            limits.release(user.id, len(new.raw))
-        raise
-    # The raw bytes are committed before any grading starts: an accepted upload is never lost,
-    # whatever happens to the grading process afterwards.
-    if stored.replayed:  # the client's retry of an upload already stored: the same answer
-        if own_quota:
-            limits.release(user.id, len(new.raw))
-        graded = SubmissionStatus(stored.status).is_final
-        code = status.HTTP_200_OK if graded else status.HTTP_202_ACCEPTED
-        return _answer(stored.submission_id, stored.status, code)
-    done = executor.enqueue(stored.job, track=wait)
-    if not wait or done is None:
-        return _answer(stored.submission_id, SubmissionStatus.QUEUED, status.HTTP_202_ACCEPTED)
-    await asyncio.wrap_future(done)
-    final, doubt = await run_in_threadpool(
-        _final_status, request.app.state.read_sessions, stored.submission_id, user
-    )
-    message = f"Needs review: {doubt}" if doubt else None
-    return _answer(stored.submission_id, final, status.HTTP_201_CREATED, message)
+    received = await receive(request, slug, user, upload, wait=wait,
+                             idempotency_key=idempotency_key)
+    return _answer(received.submission_id, received.status, received.code, received.message)
 
 
 @router.get(

@@ -22,6 +22,8 @@ class Upload:
     content_type: str | None
     student: str | None = None
     handout: str | None = None  # the handout edition the uploader declares, as sent
+    # A web page form's CSRF token (multipart field `csrf`); the API ignores it.
+    csrf: str | None = None
 
 
 def _too_large(limit: int) -> PayloadTooLarge:
@@ -75,7 +77,9 @@ async def read_upload(request: Request, limit: int) -> Upload:
         field = form.get("student")
         student = field.strip() if isinstance(field, str) else ""
         edition = form.get("handout")
+        csrf = form.get("csrf")
         return Upload(raw, part.filename, _media_type(part.content_type) or None, student or None,
-                      edition if isinstance(edition, str) else None)
+                      edition if isinstance(edition, str) else None,
+                      csrf if isinstance(csrf, str) else None)
     finally:
         await form.close()

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 from sqlalchemy.orm import Session
 
-from app.assignments.service import list_assignments, require_assignment
+from app.assignments.service import current_rubric, list_assignments, require_assignment
 from app.clock import Clock
 from app.db.models import User
 from app.deps import SessionDep
@@ -18,7 +18,9 @@ from app.submissions.service import list_own_scored, list_scored
 from app.submissions.visibility import assignment_view, student_score
 from app.web import repository
 from app.web.auth import Signed, nonce, signed_in, staff
+from app.web.batch import upload_section
 from app.web.markup import Viewer, e, layout, pts, table
+from app.web.submit import scroll
 
 router = APIRouter(tags=["web"])
 PAGE_SIZE = 200
@@ -50,7 +52,11 @@ def _student_home(
     parts = []
     for a in list_assignments(session):
         mine = list_own_scored(session, a.slug, user)
+        submit = (f'<p><a class="button" href="/assignments/{e(a.slug)}/submit">Handout and '
+                  "upload</a></p>")
+        parts.append(f"<h2>{e(a.title)} <span class='muted'>{e(a.slug)}</span></h2>{submit}")
         if not mine:
+            parts.append("<p class='muted'>No submissions yet.</p>")
             continue
         view = assignment_view(session, a, clock())
         rows = []
@@ -64,9 +70,8 @@ def _student_home(
                 "not released yet" if shown.total is None
                 else f"{pts(shown.total)} / {pts(shown.max_points)}",
             ])
-        parts.append(f"<h2>{e(a.title)} <span class='muted'>{e(a.slug)}</span></h2>")
         parts.append(table(["submission", "uploaded", "file", "status", "score"], rows))
-    body = "".join(parts) or "<p>You have no submissions yet.</p>"
+    body = "".join(parts) or "<p>No assignments yet.</p>"
     return layout("My submissions", body, viewer, nonce(request))
 
 
@@ -89,12 +94,14 @@ def submissions_page(
     request: Request,
     session: SessionDep,
     page: Annotated[int, Query(ge=1, le=100_000)] = 1,
+    batch: Annotated[str, Query(max_length=3000)] = "",
 ) -> HTMLResponse:
-    """Every submission of an assignment (course staff), oldest first, with status and total."""
+    """Every submission of an assignment (course staff), oldest first, with status and total;
+    above them the upload form for students' files and the batch just uploaded."""
     who = staff(request, session)
     if not isinstance(who, Signed):
         return who
-    require_assignment(session, slug)
+    rubric = current_rubric(session, slug).loaded.rubric
     found = list_scored(session, slug, who.user, PAGE_SIZE + 1, (page - 1) * PAGE_SIZE)
     rows = [
         [
@@ -112,8 +119,12 @@ def submissions_page(
         pager += f'<a href="?page={page - 1}">previous</a> '
     if len(found) > PAGE_SIZE:
         pager += f'<a href="?page={page + 1}">next</a>'
-    body = table(["submission", "student", "uploaded", "status", "total", "chosen"], rows)
-    return layout(f"Submissions: {slug}", body + f"<p>{pager}</p>", who.viewer, nonce(request),
+    body = scroll(table(["submission", "student", "uploaded", "status", "total", "chosen"], rows))
+    if not rows:
+        body = "<p class='muted'>No submissions yet: upload students' files above.</p>"
+    upload = upload_section(session, slug, who.viewer, rubric, who.user, batch)
+    return layout(f"Submissions: {slug}", upload + "<h2>All submissions</h2>" + body
+                  + f"<p>{pager}</p>", who.viewer, nonce(request),
                   slug=slug)
 
 

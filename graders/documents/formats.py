@@ -25,6 +25,8 @@ _BY_EXTENSION: dict[str, DocumentFormat] = {
     ".ipynb": "notebook",
     ".pdf": "pdf",
 }
+# The file name endings an upload may have (a page's file picker offers these).
+ACCEPTED_EXTENSIONS: tuple[str, ...] = tuple(_BY_EXTENSION)
 
 _BY_CONTENT_TYPE: dict[str, DocumentFormat] = {
     "application/json": "json",

@@ -72,3 +72,153 @@ for (const doc of document.querySelectorAll(".doc")) {
   groups.forEach((g, i) => g.addEventListener("click", () => show(i)));
   show(0);
 })();
+// Upload forms (a student's submit page, the staff Submissions page): drag and drop, one XHR
+// per file with a progress bar, refusals in words. A staff batch adds a row per file and
+// follows its grading by polling batch.json until every file is graded.
+(function () {
+  const form = document.getElementById("upload-form");
+  if (!form) return;
+  const input = document.getElementById("file");
+  const drop = document.getElementById("drop");
+  const bar = document.getElementById("upload-progress");
+  const error = document.getElementById("upload-error");
+  const batch = form.dataset.batch === "1";
+  for (const kind of ["dragenter", "dragover"]) {
+    drop.addEventListener(kind, (ev) => { ev.preventDefault(); drop.classList.add("over"); });
+  }
+  for (const kind of ["dragleave", "drop"]) {
+    drop.addEventListener(kind, (ev) => { ev.preventDefault(); drop.classList.remove("over"); });
+  }
+  drop.addEventListener("drop", (ev) => {
+    if (ev.dataTransfer && ev.dataTransfer.files.length) input.files = ev.dataTransfer.files;
+  });
+  function words(status, body, retry) {
+    if (body && body.detail) {
+      const wait = status === 429 && retry ? ` (try again in ${retry} s)` : "";
+      return `Not uploaded: ${body.detail}${wait}`;
+    }
+    if (status === 413) return "Not uploaded: the file is larger than the upload limit.";
+    if (status === 0) return "Not uploaded: the connection failed. Check it and try again.";
+    return `Not uploaded (error ${status}). Reload the page and try again.`;
+  }
+  function send(file) {
+    const data = new FormData(form);
+    data.delete("file");
+    data.append("file", file, file.name);
+    return new Promise((resolve) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open("POST", form.action);
+      xhr.setRequestHeader("Accept", "application/json");
+      xhr.upload.addEventListener("progress", (ev) => {
+        if (ev.lengthComputable) bar.value = Math.round((100 * ev.loaded) / ev.total);
+      });
+      xhr.addEventListener("load", () => {
+        let body = null;
+        try { body = JSON.parse(xhr.responseText); } catch (_) { body = null; }
+        if (xhr.status < 300 && !body) {
+          body = { detail: "your session has ended; reload the page and sign in again" };
+          resolve({ ok: false, status: 401, body });
+          return;
+        }
+        resolve({ ok: xhr.status < 300, status: xhr.status, body,
+                  retry: xhr.getResponseHeader("Retry-After") });
+      });
+      xhr.addEventListener("error", () => resolve({ ok: false, status: 0, body: null }));
+      xhr.send(data);
+    });
+  }
+  const table = document.querySelector("#batch table.batch tbody");
+  const holder = document.getElementById("batch");
+  const ids = holder && holder.dataset.ids ? holder.dataset.ids.split(",") : [];
+  function cell(row, i, text, href) {
+    const td = row.children[i];
+    td.textContent = "";
+    if (href) {
+      const a = document.createElement("a");
+      a.href = href;
+      a.textContent = text;
+      td.appendChild(a);
+    } else td.textContent = text;
+  }
+  function addRow(name) {
+    const row = document.createElement("tr");
+    for (let i = 0; i < 6; i++) row.appendChild(document.createElement("td"));
+    cell(row, 1, name);
+    cell(row, 3, "uploading");
+    table.appendChild(row);
+    return row;
+  }
+  function update(row, r) {
+    row.dataset.id = String(r.id);
+    cell(row, 0, `#${r.id}`, r.url);
+    cell(row, 1, r.file || "");
+    cell(row, 2, r.student || "");
+    cell(row, 3, r.status);
+    cell(row, 4, r.total || "");
+    cell(row, 5, r.doubt || "");
+    row.classList.toggle("disputed", Boolean(r.doubt));
+  }
+  let polling = false;
+  async function poll() {
+    if (polling || !ids.length) return;
+    polling = true;
+    while (true) {
+      const answer = await fetch(`/assignments/${holder.dataset.slug}/batch.json?ids=${ids.join(",")}`,
+                                 { headers: { Accept: "application/json" } });
+      if (!answer.ok) break;
+      const rows = await answer.json();
+      for (const r of rows) {
+        const row = table.querySelector(`tr[data-id="${r.id}"]`);
+        if (row) update(row, r);
+      }
+      const status = document.getElementById("batch-status");
+      const done = rows.filter((r) => r.final).length;
+      if (status) status.textContent = `${done} of ${ids.length} graded`;
+      if (done === rows.length) break;
+      await new Promise((r) => setTimeout(r, 1500));
+    }
+    polling = false;
+  }
+  if (holder) {
+    const status = document.createElement("p");
+    status.id = "batch-status";
+    status.setAttribute("aria-live", "polite");
+    holder.insertBefore(status, holder.firstChild);
+    table.querySelectorAll("tr").forEach((row, i) => { row.dataset.id = ids[i]; });
+    poll();
+  }
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    error.textContent = "";
+    const files = Array.from(input.files);
+    if (!files.length) { error.textContent = "Choose a file first."; return; }
+    const student = document.getElementById("student");
+    if (batch && files.length > 1 && student && student.value !== "@name") {
+      error.textContent = "A roster entry files one file: choose \u201cfrom each file's name\u201d " +
+        "to upload several.";
+      return;
+    }
+    bar.hidden = false;
+    for (const file of files) {
+      bar.value = 0;
+      const row = batch ? addRow(file.name) : null;
+      const answer = await send(file);
+      if (!batch) {
+        if (answer.ok) window.location.href = answer.body.url;
+        else { error.textContent = words(answer.status, answer.body, answer.retry); bar.hidden = true; }
+        return;
+      }
+      if (answer.ok) {
+        ids.push(String(answer.body.id));
+        update(row, { ...answer.body, total: "", doubt: "", url: `/submissions/${answer.body.id}` });
+      } else {
+        cell(row, 3, "refused");
+        cell(row, 5, words(answer.status, answer.body, answer.retry));
+        row.classList.add("disputed");
+      }
+    }
+    bar.hidden = true;
+    input.value = "";
+    poll();
+  });
+})();
