@@ -50,6 +50,7 @@ from app.submissions.upload import MULTIPART_SLACK
 from app.web.home import router as web_home_router
 from app.web.regrade import router as web_regrade_router
 from app.web.review import router as web_review_router
+from app.web.settings import router as web_settings_router
 from app.web.signin import SignInLimits
 from app.web.signin import router as web_signin_router
 from app.web.static_files import router as web_static_router
@@ -262,6 +263,7 @@ def create_app(
         web_review_router,
         web_submission_router,
         web_regrade_router,
+        web_settings_router,
         web_static_router,
         groups_router,
         groups_page_router,

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
@@ -13,6 +15,7 @@ from app.assignments.service import require_assignment
 from app.audit.repository import record
 from app.db.models import Assignment, CountedSubmission, User
 from app.errors import InvalidInput
+from app.review.service import review_queue
 
 # The most uploads a limit can allow: within the database column (a 32-bit integer), and far
 # beyond any course's needs; a larger number is refused as input, not stored.
@@ -87,3 +90,25 @@ def withdraw_grades(session: Session, slug: str, actor: User | None) -> Assignme
         session.flush()
         record(session, actor, "grades.withdraw", "assignment", slug, {})
     return assignment
+
+
+@dataclass(frozen=True)
+class WaitingItem:
+    """A rubric item with answers still in the review queue."""
+
+    item_id: str
+    question: str
+    waiting: int
+
+
+# Enough for any course's queue; the count of a larger queue is shown as "at least".
+_WAITING_SCAN = 100_000
+
+
+def still_in_review(session: Session, slug: str) -> list[WaitingItem]:
+    """What publishing now would release undecided: the review queue's items (of the submission
+    that counts for each student), counted per rubric item, most first."""
+    counts: Counter[tuple[str, str]] = Counter(
+        (entry.item_id, entry.question) for entry in review_queue(session, slug, _WAITING_SCAN))
+    return [WaitingItem(item_id, question, n)
+            for (item_id, question), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]

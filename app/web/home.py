@@ -9,16 +9,24 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 from sqlalchemy.orm import Session
 
+from app.assignments.schedule import Schedule
 from app.assignments.service import list_assignments, require_assignment
 from app.clock import Clock
 from app.db.models import User
 from app.deps import SessionDep
 from app.review.service import waiting_count
+from app.submissions.counting import counted_per_student
 from app.submissions.service import list_own_scored, list_scored
-from app.submissions.visibility import assignment_view, student_score
+from app.submissions.visibility import (
+    assignment_view,
+    counting_rule,
+    shows_counted,
+    student_score,
+)
 from app.web import repository
 from app.web.auth import Signed, nonce, signed_in, staff
 from app.web.markup import Viewer, e, layout, pts, table
+from app.web.settings import badges, when
 
 router = APIRouter(tags=["web"])
 PAGE_SIZE = 200
@@ -28,11 +36,13 @@ PAGE_SIZE = 200
 def _staff_home(request: Request, session: Session, viewer: Viewer) -> HTMLResponse:
     counts = repository.submission_counts(session)
     rows = []
+    now = request.app.state.clock()
     for a in list_assignments(session):
         base = f"/assignments/{e(a.slug)}"
         rows.append([
             f'<a href="{base}/dashboard"><b>{e(a.slug)}</b></a>',
-            e(a.title),
+            e(a.title) + f'<br><a href="{base}/settings" class="badges">'
+            f"{badges(Schedule.of(a), now)}</a>",
             str(counts.get(a.id, 0)),
             f'<a href="{base}/review">{waiting_count(session, a)} waiting</a>',
             f'<a href="{base}/submissions">submissions</a> · <a href="{base}/regrade">regrade</a>'
@@ -53,6 +63,8 @@ def _student_home(
         if not mine:
             continue
         view = assignment_view(session, a, clock())
+        counted = {c.submission.id for c in counted_per_student(mine, view.schedule).values()}
+        tell = shows_counted(view.schedule, view.state)
         rows = []
         for s in mine:
             shown = student_score(s, view)
@@ -60,12 +72,17 @@ def _student_home(
                 f'<a href="/submissions/{s.submission.id}">#{s.submission.id}</a>',
                 e(s.submission.created_at.strftime("%Y-%m-%d %H:%M")),
                 e(s.submission.filename),
-                e(shown.status),
-                "not released yet" if shown.total is None
+                e(shown.status_text),
+                e(shown.total_note) if shown.total is None
                 else f"{pts(shown.total)} / {pts(shown.max_points)}",
+                "<b>counts</b>" if tell and s.submission.id in counted else "",
             ])
+        due = view.schedule.due_at
         parts.append(f"<h2>{e(a.title)} <span class='muted'>{e(a.slug)}</span></h2>")
-        parts.append(table(["submission", "uploaded", "file", "status", "score"], rows))
+        parts.append(f"<p class='muted'>{'Due ' + e(when(due)) + '. ' if due else ''}"
+                     f"{e(counting_rule(view.schedule))}</p>")
+        parts.append(table(["submission", "uploaded", "file", "status", "score", "grade"],
+                           rows))
     body = "".join(parts) or "<p>You have no submissions yet.</p>"
     return layout("My submissions", body, viewer, nonce(request))
 
