@@ -72,20 +72,22 @@ def _student_home(
         for s in mine:
             shown = student_score(s, view)
             rows.append([
-                f'<a href="/submissions/{s.submission.id}">#{s.submission.id}</a>',
+                f'<a href="/submissions/{s.submission.id}">#{s.submission.id}</a>'
+                + (' <span class="badge">counts</span>'
+                   if tell and s.submission.id in counted else ""),
                 e(s.submission.created_at.strftime("%Y-%m-%d %H:%M")),
                 e(s.submission.filename),
                 e(shown.status_text),
                 e(shown.total_note) if shown.total is None
                 else f"{pts(shown.total)} / {pts(shown.max_points)}",
-                "<b>counts</b>" if tell and s.submission.id in counted else "",
             ])
         due = view.schedule.due_at
         parts.append(f"<h2>{e(a.title)} <span class='muted'>{e(a.slug)}</span></h2>")
         parts.append(f"<p class='muted'>{'Due ' + e(when(due)) + '. ' if due else ''}"
                      f"{e(counting_rule(view.schedule))}</p>")
-        parts.append(table(["submission", "uploaded", "file", "status", "score", "grade"],
-                           rows))
+        parts.append('<div class="wide">'
+                     + table(["submission", "uploaded", "file", "status", "score"], rows)
+                     + "</div>")
     body = "".join(parts) or "<p>You have no submissions yet.</p>"
     return layout("My submissions", body, viewer, nonce(request))
 

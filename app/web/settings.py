@@ -121,7 +121,7 @@ def _schedule_form(slug: str, schedule: Schedule, viewer: Viewer) -> str:
         + moment("late_until", "Late uploads accepted until (cut-off)", schedule.late_until)
         + '<p><label>Late penalty per started day (%)<br><input type="number" min="0" '
         f'max="100" step="0.01" name="late_penalty_percent" id="late_penalty_percent" '
-        f'value="{e(schedule.late_penalty_percent.normalize())}"></label></p>'
+        f'value="{e(format(schedule.late_penalty_percent.normalize(), "f"))}"></label></p>'
         '<p><label>Submission limit per student (empty: no limit)<br><input type="number" '
         f'min="1" max="{release.MAX_SUBMISSIONS}" name="max_submissions" id="max_submissions" '
         f'value="{limit}"></label></p>'

@@ -94,6 +94,7 @@ def test_the_schedule_form_saves_and_refuses_in_words(api: Api) -> None:
     saved = prof.post(f"{SETTINGS}/schedule", data=form)
     assert saved.status_code == 200 and "Schedule saved." in saved.text
     assert 'value="2026-01-20T23:59"' in saved.text and "past due" in saved.text
+    assert 'name="late_penalty_percent" id="late_penalty_percent" value="10"' in saved.text
     schedule = api.client.get(f"/api/v1/assignments/{SLUG}",
                               headers=api.auth("prof")).json()["schedule"]
     assert schedule["due_at"].startswith("2026-01-20T23:59") and schedule["max_submissions"] == 3
@@ -156,7 +157,7 @@ def test_students_read_the_final_decision_not_the_machines_promise(api: Api) -> 
         assert mine["feedback"] == "Full credit." and mine["points"] == 4
         home = _browser(api, "alice").get("/").text
         assert "needs_review" not in home and "Your latest upload counts." in home
-        assert "<b>counts</b>" in home
+        assert '<span class="badge">counts</span>' in home
     finally:
         prof.post(f"{SETTINGS}/withdraw", data={"csrf": token})
     unpublished = _browser(api, "alice").get("/").text
