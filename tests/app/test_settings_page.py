@@ -73,6 +73,9 @@ def test_publishing_warns_about_answers_in_review_and_withdraws(api: Api) -> Non
     after = prof.get(done.headers["location"]).text
     assert "Grades published." in after and 'id="withdraw"' in after
     assert "grades published" in prof.get("/").text
+    dashboard = prof.get(f"/assignments/{SLUG}/dashboard").text
+    assert '<p id="release"><a href="/assignments/transformer-basics/settings">' in dashboard
+    assert "grades published" in dashboard.split('id="release"')[1].split("</p>")[0]
     withdrawn = prof.post(f"{SETTINGS}/withdraw", data={"csrf": token})
     assert withdrawn.status_code == 200 and "Grades withdrawn." in withdrawn.text
     assert not _published(api)
