@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -15,7 +14,7 @@ from app.assignments.service import require_assignment
 from app.audit.repository import record
 from app.db.models import Assignment, CountedSubmission, User
 from app.errors import InvalidInput
-from app.review.service import review_queue
+from app.review.service import waiting_per_item
 
 # The most uploads a limit can allow: within the database column (a 32-bit integer), and far
 # beyond any course's needs; a larger number is refused as input, not stored.
@@ -101,14 +100,9 @@ class WaitingItem:
     waiting: int
 
 
-# Enough for any course's queue; the count of a larger queue is shown as "at least".
-_WAITING_SCAN = 100_000
-
-
 def still_in_review(session: Session, slug: str) -> list[WaitingItem]:
     """What publishing now would release undecided: the review queue's items (of the submission
     that counts for each student), counted per rubric item, most first."""
-    counts: Counter[tuple[str, str]] = Counter(
-        (entry.item_id, entry.question) for entry in review_queue(session, slug, _WAITING_SCAN))
+    counts = waiting_per_item(session, require_assignment(session, slug))
     return [WaitingItem(item_id, question, n)
             for (item_id, question), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
