@@ -81,6 +81,16 @@ def test_publishing_warns_about_answers_in_review_and_withdraws(api: Api) -> Non
     assert not _published(api)
 
 
+def test_the_publish_api_names_what_is_still_in_review(api: Api) -> None:
+    _upload(api, "erin", AMBIGUOUS)
+    url = f"/api/v1/assignments/{SLUG}/publish"
+    published = api.client.post(url, headers=api.auth("prof"))
+    assert published.status_code == 200 and published.json()["grades_published_at"]
+    waiting = {w["item_id"]: w for w in published.json()["still_in_review"]}
+    assert waiting["b1.d_head"]["waiting"] >= 1 and waiting["b1.d_head"]["question"] == "B1"
+    assert api.client.delete(url, headers=api.auth("prof")).status_code == 200
+
+
 def test_students_cannot_open_or_post_the_settings(api: Api) -> None:
     student = _browser(api, "alice")
     assert student.get(SETTINGS).status_code == 403
