@@ -49,7 +49,7 @@ def _staff_home(request: Request, session: Session, viewer: Viewer) -> HTMLRespo
             str(counts.get(a.id, 0)),
             f'<a href="{base}/review">{waiting_count(session, a)} waiting</a>',
             f'<a href="{base}/submissions">submissions</a> · <a href="{base}/regrade">regrade</a>'
-            f' · <a href="{base}/exports">exports</a>',
+            f' · <a href="{base}/exports">exports</a> · <a href="{base}/settings">settings</a>',
         ])
     body = table(["assignment", "title", "submissions", "review queue", "pages"], rows)
     if not rows:

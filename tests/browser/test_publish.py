@@ -68,6 +68,10 @@ def test_publish_with_the_warning_then_withdraw(page: Any, live_server: LiveServ
     assert page.locator("p.saved").inner_text() == "Grades published."
     assert page.locator(".badge.published").count() == 1
     screenshot(page, "settings-published")
+    page.goto("/")
+    assert page.locator("td a.badges", has_text="grades published").count() == 1
+    screenshot(page, "assignments-badges")
+    page.goto(SETTINGS)
     page.set_viewport_size(PHONE)
     page.reload()
     _fits(page, PHONE["width"])
