@@ -87,7 +87,7 @@ def decided_feedback(score: ItemScore, override: Override) -> str:
     the grader's own message; otherwise a message for the decided points. The grader's words
     for an item it sent to review ("a grader will check...") promise a check that has now
     happened, and were written for points that may have changed."""
-    comment = override.comment.strip()
+    comment = (override.comment or "").strip()  # None before the row is flushed
     if comment and comment != ACCEPTED_SUGGESTION:
         return comment
     if (override.points == score.points and score.status == Status.GRADED.value
