@@ -30,6 +30,8 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(COMPILE)
 	touch $(VENV)/.installed $@
 
+# Another port: `make run PORT=8001`; `serve` checks the port first and says in one line when
+# another server holds it.
 run: $(VENV)/.installed
 	$(BIN)/gradeformer db upgrade
 	$(BIN)/gradeformer serve --host $(HOST) --port $(PORT)

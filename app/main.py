@@ -51,6 +51,7 @@ from app.web.batch import router as web_batch_router
 from app.web.home import router as web_home_router
 from app.web.regrade import router as web_regrade_router
 from app.web.review import router as web_review_router
+from app.web.settings import router as web_settings_router
 from app.web.signin import SignInLimits
 from app.web.signin import router as web_signin_router
 from app.web.static_files import router as web_static_router
@@ -266,6 +267,7 @@ def create_app(
         web_regrade_router,
         web_submit_router,
         web_batch_router,
+        web_settings_router,
         web_static_router,
         groups_router,
         groups_page_router,

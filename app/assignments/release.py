@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
@@ -13,6 +14,7 @@ from app.assignments.service import require_assignment
 from app.audit.repository import record
 from app.db.models import Assignment, CountedSubmission, User
 from app.errors import InvalidInput
+from app.review.service import waiting_per_item
 
 # The most uploads a limit can allow: within the database column (a 32-bit integer), and far
 # beyond any course's needs; a larger number is refused as input, not stored.
@@ -87,3 +89,20 @@ def withdraw_grades(session: Session, slug: str, actor: User | None) -> Assignme
         session.flush()
         record(session, actor, "grades.withdraw", "assignment", slug, {})
     return assignment
+
+
+@dataclass(frozen=True)
+class WaitingItem:
+    """A rubric item with answers still in the review queue."""
+
+    item_id: str
+    question: str
+    waiting: int
+
+
+def still_in_review(session: Session, slug: str) -> list[WaitingItem]:
+    """What publishing now would release undecided: the review queue's items (of the submission
+    that counts for each student), counted per rubric item, most first."""
+    counts = waiting_per_item(session, require_assignment(session, slug))
+    return [WaitingItem(item_id, question, n)
+            for (item_id, question), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]

@@ -43,6 +43,19 @@ class ScheduleOut(BaseModel):
         )
 
 
+class WaitingItemOut(BaseModel):
+    item_id: str
+    question: str
+    waiting: int = Field(description="Answers of this item still in the review queue.")
+
+
+class PublishOut(ScheduleOut):
+    still_in_review: list[WaitingItemOut] = Field(
+        default_factory=list,
+        description="When publishing: the items with answers still in review (their students "
+        "see them as being reviewed, and no total, until they are decided).")
+
+
 class ScheduleIn(BaseModel):
     """Only the fields sent change; null clears a date or the submission limit."""
 
@@ -204,12 +217,17 @@ def patch_schedule(
     return _schedule_out(release.update_schedule(session, slug, fields, user))
 
 
-@router.post("/{slug}/publish", response_model=ScheduleOut, summary="Publish the grades")
-def publish(slug: str, session: SessionDep, user: InstructorUser, clock: ClockDep) -> ScheduleOut:
+@router.post("/{slug}/publish", response_model=PublishOut, summary="Publish the grades")
+def publish(slug: str, session: SessionDep, user: InstructorUser, clock: ClockDep) -> PublishOut:
     """Release the grades: students see what the rubric releases after publication.
+    `still_in_review` names the items whose answers were published undecided.
 
     Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment."""
-    return _schedule_out(release.publish_grades(session, slug, user, clock()))
+    waiting = release.still_in_review(session, slug)
+    published = _schedule_out(release.publish_grades(session, slug, user, clock()))
+    return PublishOut(**published.model_dump(), still_in_review=[
+        WaitingItemOut(item_id=w.item_id, question=w.question, waiting=w.waiting)
+        for w in waiting])
 
 
 @router.delete("/{slug}/publish", response_model=ScheduleOut, summary="Withdraw the grades")

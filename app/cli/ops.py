@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import socket
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -34,6 +36,7 @@ from app.cli.context import (
 )
 from app.db.base import utcnow
 from app.db.session import unit_of_work
+from app.exports.checks import Rows
 from app.grading.retry import ProcessPools
 from app.regrade import jobs
 from app.regrade.jobs import JobStatus
@@ -186,24 +189,35 @@ def export(
         str | None,
         typer.Option(help="canvas: the assignment's Canvas id (the number in its address)"),
     ] = None,
+    rows: Annotated[
+        str,
+        typer.Option(help="gradebook, canvas: all (every row; what is not final is warned "
+                     "about) or final (leave out rows still in review or without a student)"),
+    ] = "all",
 ) -> None:
     """The grades of an assignment: the gradebook CSV (one row per student, one column per
     question, the total, the roster's LMS ids), Canvas's import CSV, or results.json."""
     if format_ not in ("gradebook", "canvas", "results"):
         raise fail(f"unknown format {format_!r}: gradebook, canvas or results")
+    if rows not in ("all", "final"):
+        raise fail(f"unknown --rows {rows!r}: all or final")
+    chosen: Rows = "final" if rows == "final" else "all"
     with database() as sessions, domain_errors(), unit_of_work(sessions) as session:
         # Imported here: the exports need the submission services, which `regrade` does not.
         from app.exports.canvas import canvas_csv
         from app.exports.results import assignment_results
-        from app.exports.service import gradebook_csv
+        from app.exports.service import export_check, gradebook_csv
 
+        if format_ != "results":
+            for warning in export_check(session, assignment).warnings(chosen):
+                errors.print(f"warning: {warning}", markup=False, soft_wrap=True)
         if format_ == "canvas":
-            body = canvas_csv(session, assignment, canvas_assignment_id)
+            body = canvas_csv(session, assignment, canvas_assignment_id, rows=chosen)
         elif format_ == "results":
             body = json.dumps(assignment_results(session, assignment, utcnow()), indent=2,
                               ensure_ascii=False) + "\n"
         else:
-            body = gradebook_csv(session, assignment)
+            body = gradebook_csv(session, assignment, chosen)
     if output is None:
         print(body, end="")
     else:
@@ -273,6 +287,22 @@ def _ready_database(url: str) -> None:
     raise fail("the database is not migrated to the newest schema: run `gradeformer db upgrade`")
 
 
+def port_in_use(host: str, port: int) -> bool:
+    """Whether another process listens on host:port: checked before
+    starting, so a second `make run` says so in one line instead of starting up and then
+    failing with uvicorn's raw `[Errno 98]`. Bound as uvicorn binds (SO_REUSEADDR), so a port
+    a stopped server left in TIME_WAIT is free."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            # Another problem (a host not on this machine) is uvicorn's to report.
+            return exc.errno == errno.EADDRINUSE
+    return False
+
+
 def serve(
     host: Annotated[str, typer.Option()] = "127.0.0.1",
     port: Annotated[int, typer.Option()] = int(os.environ.get("PORT", "8000")),
@@ -280,6 +310,10 @@ def serve(
     """Run the API server (behind a reverse proxy in production: see the README)."""
     import uvicorn
 
+    if port_in_use(host, port):
+        raise fail(f"port {port} on {host} is already in use (is gradeformer already "
+                   f"running?); choose another: make run PORT={port + 1}, or gradeformer serve "
+                   f"--port {port + 1}.")
     cfg = settings()
     _ready_database(cfg.database_url)
     # SIGTERM (to the PID or the whole group) or Ctrl-C: stop accepting, give open requests this

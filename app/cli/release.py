@@ -10,12 +10,13 @@ import typer
 
 from app.assignments import release
 from app.assignments.schedule import Schedule
-from app.cli.context import console, database, domain_errors, fail
+from app.cli.context import console, database, domain_errors, errors, fail
 from app.db.base import utcnow
 from app.db.models import CountedSubmission
 from app.db.session import unit_of_work
 
 _CLEAR = "none"
+_NAMED_ITEMS = 10
 
 
 def _moment(option: str, value: str) -> datetime | None:
@@ -49,11 +50,20 @@ def publish(
 ) -> None:
     """Publish the grades: students then see what the rubric releases."""
     with database() as sessions, domain_errors(), unit_of_work(sessions) as session:
+        waiting: list[release.WaitingItem] = []
         if withdraw:
             row = release.withdraw_grades(session, assignment, None)
         else:
+            waiting = release.still_in_review(session, assignment)
             row = release.publish_grades(session, assignment, None, utcnow())
         summary = _describe(Schedule.of(row))
+    if waiting:
+        items = ", ".join(f"{w.item_id} {w.waiting}" for w in waiting[:_NAMED_ITEMS])
+        more = f" and {len(waiting) - _NAMED_ITEMS} more item(s)" \
+            if len(waiting) > _NAMED_ITEMS else ""
+        errors.print(f"warning: {sum(w.waiting for w in waiting)} answer(s) are still in "
+                     f"review ({items}{more}): their students see them as being reviewed and "
+                     "no total until they are decided.", markup=False, soft_wrap=True)
     console.print(summary)
 
 

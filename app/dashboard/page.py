@@ -13,11 +13,14 @@ from fastapi import APIRouter, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import HTMLResponse
 
+from app.assignments.schedule import Schedule
+from app.assignments.service import require_assignment
 from app.dashboard.service import dashboard
 from app.deps import SessionDep
 from app.review.service import review_queue
 from app.web.auth import nonce, staff
 from app.web.markup import PRIVATE, e, nav
+from app.web.settings import badges
 
 router = APIRouter(tags=["dashboard"])
 
@@ -44,7 +47,11 @@ def dashboard_page(slug: str, request: Request, session: SessionDep) -> HTMLResp
         return who
     data = {"dashboard": dashboard(session, slug), "review": review_queue(session, slug, 100)}
     script_nonce = nonce(request)
+    schedule = Schedule.of(require_assignment(session, slug))
+    release = badges(schedule, request.app.state.clock())
     page = TEMPLATE.read_text(encoding="utf-8")
+    # The release badges before the data: a student's text in the data is never a placeholder.
+    page = page.replace("{{BADGES}}", f'<a href="/assignments/{e(slug)}/settings">{release}</a>')
     page = page.replace("{{TITLE}}", e(slug)).replace("{{DATA}}", _embed(data))
     page = page.replace("{{NAV}}", nav(who.viewer, slug))
     page = page.replace("<script>", f'<script nonce="{script_nonce}">')

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from app.assignments.schedule import Schedule
 from app.assignments.service import current_rubric
 from app.errors import InvalidInput
+from app.exports.checks import Rows, check, kept
 from app.roster.service import roster_for_assignment
 from app.sanitize import csv_cell
 from app.submissions.counting import counted_per_student, final_total
@@ -31,11 +32,13 @@ _HEADER_UNSAFE = re.compile(r"[()\r\n,\"]")
 
 
 def canvas_csv(
-    session: Session, slug: str, canvas_assignment_id: str | None, points_possible: bool = True
+    session: Session, slug: str, canvas_assignment_id: str | None, points_possible: bool = True,
+    rows: Rows = "all",
 ) -> str:
     """One row per student: the roster's, and anyone else who submitted (with empty SIS ids,
     which Canvas reports as unmatched); the grade is the counting submission's total after the
     late penalty (empty without one)."""
+    canvas_assignment_id = (canvas_assignment_id or "").strip() or None  # an empty form field
     if canvas_assignment_id is not None and not _CANVAS_ID.fullmatch(canvas_assignment_id):
         raise InvalidInput(
             f"The Canvas assignment id {canvas_assignment_id[:40]!r} is not a number "
@@ -45,6 +48,7 @@ def canvas_csv(
     schedule = Schedule.of(assignment)
     counted = counted_per_student(scored_for_assignment(session, assignment.id), schedule)
     roster = roster_for_assignment(session, assignment.slug)
+    found = check(counted, roster, schedule.published)
     title = _HEADER_UNSAFE.sub(" ", assignment.title or slug).strip() or slug
     column = f"{title} ({canvas_assignment_id})" if canvas_assignment_id else title
     out = io.StringIO()
@@ -54,6 +58,8 @@ def canvas_csv(
         writer.writerow(["    Points Possible", "", "", "", "",
                          str(current.loaded.rubric.max_points)])
     for student in sorted(set(counted) | set(roster)):
+        if not kept(student, found, rows):
+            continue
         entry = roster.get(student)
         s = counted.get(student)
         final = None if s is None else final_total(s, schedule)

@@ -6,15 +6,29 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
+from sqlalchemy.orm import Session
 
 from app.auth.dependencies import CurrentUser, InstructorUser, is_staff
 from app.deps import ClockDep, IdPath, SessionDep
 from app.exports import canvas, results, service
+from app.exports.checks import Rows
 from app.roster.service import roster_for_assignment
 from app.submissions.service import get_scored
 from app.submissions.visibility import view_for
 
 router = APIRouter(prefix="/api/v1", tags=["exports"])
+RowsQuery = Annotated[Rows, Query(
+    description="`all`: every row (what is not final is said in `X-Export-Warnings`); "
+    "`final`: leave out rows still in review or without a student.")]
+WARNINGS_HEADER = "X-Export-Warnings"
+
+
+def _csv(session: Session, slug: str, body: str, filename: str, rows: Rows) -> Response:
+    headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
+    warnings = service.export_check(session, slug).header(rows)
+    if warnings:
+        headers[WARNINGS_HEADER] = warnings
+    return Response(body, media_type="text/csv", headers=headers)
 
 
 @router.get(
@@ -23,19 +37,18 @@ router = APIRouter(prefix="/api/v1", tags=["exports"])
     responses={200: {"content": {"text/csv": {}}, "description": "One row per student."}},
     summary="Export the gradebook (CSV)",
 )
-def export_csv(slug: str, session: SessionDep, user: InstructorUser) -> Response:
+def export_csv(slug: str, session: SessionDep, user: InstructorUser,
+               rows: RowsQuery = "all") -> Response:
     """The gradebook: one row per student (the submission that counts, or an empty grade for a
     roster student without one), with the roster's LMS identifiers, per-question points, total,
     late penalty and whether grades are published (cells that a spreadsheet could run as
-    formulas are neutralised).
+    formulas are neutralised). What is not final (rows still in review, rows without a
+    student, no roster, unpublished grades) is said in the `X-Export-Warnings` header;
+    `rows=final` leaves out the rows still in review or without a student.
 
     Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment."""
-    body = service.gradebook_csv(session, slug)
-    return Response(
-        body,
-        media_type="text/csv",
-        headers={"Content-Disposition": f'attachment; filename="{slug}-grades.csv"'},
-    )
+    body = service.gradebook_csv(session, slug, rows)
+    return _csv(session, slug, body, f"{slug}-grades.csv", rows)
 
 
 @router.get(
@@ -77,20 +90,20 @@ def canvas_csv(
         "without it Canvas offers to create a new assignment.")] = None,
     points_possible: Annotated[bool, Query(
         description="Include Canvas's `Points Possible` row.")] = True,
+    rows: RowsQuery = "all",
 ) -> Response:
     """The grades as a CSV that Canvas's gradebook imports as it is: Student, ID, SIS User ID,
     SIS Login ID, Section, then `Title (canvas_assignment_id)` with each student's grade (the
     submission that counts, after the late penalty). Roster students without a submission have
-    an empty grade; students not on the roster have empty SIS fields.
+    an empty grade; students not on the roster have empty SIS fields. While rows still need
+    review or grades are unpublished, the `X-Export-Warnings` header says so (Canvas would
+    import those totals as grades); `rows=final` leaves out rows still in review or without a
+    student.
 
     Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment; 422 a bad
     Canvas assignment id."""
-    body = canvas.canvas_csv(session, slug, canvas_assignment_id, points_possible)
-    return Response(
-        body,
-        media_type="text/csv",
-        headers={"Content-Disposition": f'attachment; filename="{slug}-canvas.csv"'},
-    )
+    body = canvas.canvas_csv(session, slug, canvas_assignment_id, points_possible, rows)
+    return _csv(session, slug, body, f"{slug}-canvas.csv", rows)
 
 
 @router.get("/assignments/{slug}/results.json", summary="Export every student's results.json")

@@ -10,8 +10,9 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from app.assignments.schedule import Schedule
-from app.assignments.service import current_rubric
+from app.assignments.service import current_rubric, require_assignment
 from app.db.models import RosterStudent
+from app.exports.checks import ExportCheck, Rows, check, kept
 from app.points import as_number
 from app.roster.service import roster_for_assignment
 from app.sanitize import csv_cell
@@ -32,13 +33,22 @@ def lms_cells(entry: RosterStudent | None) -> list[str]:
     return [entry.name, entry.email, entry.sis_user_id, entry.sis_login_id, entry.section]
 
 
-def gradebook_csv(session: Session, slug: str) -> str:
+def export_check(session: Session, slug: str) -> ExportCheck:
+    """What the assignment's exports would ship that is not final (app/exports/checks.py)."""
+    assignment = require_assignment(session, slug)
+    schedule = Schedule.of(assignment)
+    counted = counted_per_student(scored_for_assignment(session, assignment.id), schedule)
+    return check(counted, roster_for_assignment(session, slug), schedule.published)
+
+
+def gradebook_csv(session: Session, slug: str, rows: Rows = "all") -> str:
     current = current_rubric(session, slug)
     questions = [q.id for q in current.loaded.rubric.questions]
     schedule = Schedule.of(current.assignment)
     # One row per student: the submission that counts (latest, best or chosen).
     latest = counted_per_student(scored_for_assignment(session, current.assignment.id), schedule)
     roster = roster_for_assignment(session, current.assignment.slug)
+    found = check(latest, roster, schedule.published)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(
@@ -47,6 +57,8 @@ def gradebook_csv(session: Session, slug: str) -> str:
     )
     # Every student with a submission, and every roster student (without one: empty grade).
     for student in sorted(set(latest) | set(roster)):
+        if not kept(student, found, rows):
+            continue
         entry = roster.get(student)
         if student not in latest:
             blanks = ["", "no_submission", *["" for _ in questions], "", "", "", "", ""]

@@ -26,6 +26,7 @@ from app.groups import repository
 from app.review.service import set_override
 from app.sanitize import clean
 from app.submissions.counting import counted_ids
+from app.submissions.scoring import ACCEPTED_SUGGESTION
 from graders.embedding import EmbedderUnavailable, SentenceEmbedder, load_embedder
 from graders.grouping import Answer, Group, flagged_opposite, group_answers, verdict_of
 from graders.results import to_points
@@ -34,7 +35,7 @@ from graders.rubric import RubricItem
 ANSWER_CHARS = 4000  # of a representative answer shown
 MEMBER_CHARS = 600  # of each member's answer shown
 NEEDS_REVIEW = "needs_review"
-ACCEPTED = "Group decision: the machine's suggestion accepted."
+ACCEPTED = ACCEPTED_SUGGESTION
 
 _embedder_lock = threading.Lock()
 _embedder: list[SentenceEmbedder | None] = []  # loaded once per process; [None]: unavailable

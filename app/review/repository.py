@@ -104,3 +104,21 @@ def overridden_items(
         .order_by(Override.item_id, Override.id)
     )
     return list(session.execute(query).all())
+
+
+def waiting_per_item(
+    session: Session, assignment_id: int, submission_ids: Sequence[int]
+) -> dict[tuple[str, str], int]:
+    """(item id, question id) -> how many of its items `queue` would list without a limit."""
+    counts: dict[tuple[str, str], int] = {}
+    for chunk in _chunks(submission_ids):
+        rows = session.execute(
+            select(ItemScore.item_id, ItemScore.question_id, func.count(ItemScore.id))
+            .join(GradingRun, ItemScore.run_id == GradingRun.id)
+            .join(Submission, GradingRun.submission_id == Submission.id)
+            .where(*_waiting(assignment_id, chunk))
+            .group_by(ItemScore.item_id, ItemScore.question_id)
+        ).all()
+        for item_id, question_id, n in rows:
+            counts[(item_id, question_id)] = counts.get((item_id, question_id), 0) + n
+    return counts

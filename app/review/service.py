@@ -71,6 +71,11 @@ def waiting_count(session: Session, assignment: Assignment) -> int:
     return repository.waiting_count(session, assignment.id, counted_ids(session, assignment))
 
 
+def waiting_per_item(session: Session, assignment: Assignment) -> dict[tuple[str, str], int]:
+    """(item id, question id) -> how many of its answers the review queue holds."""
+    return repository.waiting_per_item(session, assignment.id, counted_ids(session, assignment))
+
+
 def _rubric_item(session: Session, submission: Submission, item_id: str) -> RubricItem:
     version = current_version(session, submission.assignment_id)
     if version is None:

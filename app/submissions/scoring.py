@@ -13,6 +13,8 @@ from graders.results import Status
 
 # Items whose machine points do not count: nothing trustworthy was computed for them.
 _NOT_COUNTED = frozenset({Status.PENDING.value, Status.GRADER_ERROR.value})
+# The comment a group "Accept" stores: staff read it as who decided; it is not for the student.
+ACCEPTED_SUGGESTION = "Group decision: the machine's suggestion accepted."
 # Run status precedence: the worst item decides what the submission needs next.
 _PRECEDENCE = (
     SubmissionStatus.GRADER_ERROR.value,
@@ -44,7 +46,9 @@ class EffectiveItem:
     machine_points: Decimal
     machine_status: str
     override: OverrideView | None
-    student_feedback: str | None = None  # the grader's message for the student
+    # What the student reads once the points are released: the grader's message, or for a
+    # human decision the one `decided_feedback` chooses (staff pages preview exactly this).
+    student_feedback: str | None = None
 
     @property
     def counts(self) -> bool:
@@ -61,6 +65,35 @@ class EffectiveScore:
     total: Decimal | None
     max_points: Decimal | None
     items: tuple[EffectiveItem, ...]
+
+
+def _points(value: Decimal) -> str:
+    return format(value.normalize(), "f")
+
+
+def points_message(points: Decimal, max_points: Decimal, missing: bool) -> str:
+    """A message from decided points alone (no grader's words to show)."""
+    earned = f"{_points(points)} of {_points(max_points)} points"
+    if missing:
+        return f"No answer was found for this part ({earned})."
+    if max_points > 0 and points >= max_points:
+        return "Full credit."
+    return f"{earned}."
+
+
+def decided_feedback(score: ItemScore, override: Override) -> str:
+    """What the student reads of a human decision, once its points are released: the
+    instructor's comment; for an accepted suggestion of an item the machine graded confidently,
+    the grader's own message; otherwise a message for the decided points. The grader's words
+    for an item it sent to review ("a grader will check...") promise a check that has now
+    happened, and were written for points that may have changed."""
+    comment = (override.comment or "").strip()  # None before the row is flushed
+    if comment and comment != ACCEPTED_SUGGESTION:
+        return comment
+    if (override.points == score.points and score.status == Status.GRADED.value
+            and score.student_feedback):
+        return score.student_feedback
+    return points_message(override.points, score.max_points, missing=False)
 
 
 def effective_item(score: ItemScore, override: Override | None) -> EffectiveItem:
@@ -103,7 +136,7 @@ def effective_item(score: ItemScore, override: Override | None) -> EffectiveItem
         score.points,
         score.status,
         view,
-        score.student_feedback,
+        decided_feedback(score, override),
     )
 
 

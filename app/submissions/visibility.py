@@ -13,9 +13,9 @@ from sqlalchemy.orm import Session
 from app.assignments.repository import current_version
 from app.assignments.schedule import ReleaseState, Schedule
 from app.assignments.service import parsed_version
-from app.db.models import Assignment
+from app.db.models import Assignment, CountedSubmission
 from app.errors import NotFound
-from app.submissions.scoring import EffectiveItem
+from app.submissions.scoring import EffectiveItem, points_message
 from app.submissions.service import ScoredSubmission
 from graders.disclosure import solution_text
 from graders.results import Status
@@ -37,22 +37,45 @@ _STATUS_MESSAGES = {
 }
 
 
-def _points(value: Decimal) -> str:
-    return format(value.normalize(), "f")
-
-
 def neutral_message(item: EffectiveItem, show_points: bool) -> str:
     """A message built from status and points alone, for items without a student message."""
     if item.override is None and item.status in _UNDECIDED:
         return _STATUS_MESSAGES[item.status]
     if not show_points:
         return _STATUS_MESSAGES.get(item.status, _REVIEW_MESSAGE)
-    earned = f"{_points(item.points)} of {_points(item.max_points)} points"
-    if item.status == Status.MISSING.value and item.override is None:
-        return f"No answer was found for this part ({earned})."
-    if item.max_points > 0 and item.points >= item.max_points:
-        return "Full credit."
-    return f"{earned}."
+    return points_message(item.points, item.max_points,
+                          missing=item.status == Status.MISSING.value and item.override is None)
+
+
+# A submission's status in words a student reads (never the raw `needs_review`).
+_STUDENT_STATUS = {
+    Status.GRADED.value: "graded",
+    Status.NEEDS_REVIEW.value: "being reviewed by course staff",
+    Status.GRADER_ERROR.value: "being reviewed by course staff",
+    Status.PENDING.value: "not graded yet",
+    Status.MISSING.value: "no answers found",
+    Status.SUBMISSION_ERROR.value: "could not be graded",
+}
+
+
+def student_status(status: str) -> str:
+    return _STUDENT_STATUS.get(status, "being processed")
+
+
+def counting_rule(schedule: Schedule) -> str:
+    """Which of a student's uploads is their grade, in words."""
+    if schedule.counts == CountedSubmission.BEST:
+        return "Your upload with the best total counts."
+    if schedule.counts == CountedSubmission.CHOSEN:
+        return ("The upload your instructor marks counts; until one is marked, your latest "
+                "upload counts.")
+    return "Your latest upload counts."
+
+
+def shows_counted(schedule: Schedule, state: ReleaseState) -> bool:
+    """Whether a student may be told which upload counts: under "best" that compares totals,
+    so only once the grades are published."""
+    return schedule.counts != CountedSubmission.BEST or state.published
 
 
 def student_error(s: ScoredSubmission) -> str | None:
@@ -126,11 +149,9 @@ def student_item(
     said so at once)."""
     released = view.state.shows(view.visibility(item.item_id))
     show_points = released and (item.override is not None or item.status not in _UNDECIDED)
-    if released and item.override is not None and item.override.comment:
-        feedback = item.override.comment
-    elif show_points and item.override is None and item.student_feedback:
-        # The grader's words describe the machine's score; an override without a comment
-        # gets the neutral message for its own points.
+    if show_points and item.student_feedback:
+        # The grader's words for its own score, or the text of the human decision
+        # (app/submissions/scoring.py `decided_feedback`): the same on every page and export.
         feedback = item.student_feedback
     elif (declared and item.override is None and item.student_feedback
           and item.max_points == 0 and item.status == Status.MISSING.value):
@@ -162,6 +183,20 @@ class StudentScore:
     max_points: Decimal | None
     days_late: int
     penalty_percent: Decimal
+    # Why `total` is None, in words (None when the total is shown).
+    total_note: str | None = None
+
+    @property
+    def status_text(self) -> str:
+        return student_status(self.status)
+
+
+def _total_note(items: tuple[StudentItem, ...], view: AssignmentView) -> str:
+    if not items:
+        return "Not graded yet."
+    if not view.state.published and not all(i.released for i in items):
+        return "Grades are not published yet."
+    return "Some parts are still being reviewed by course staff."
 
 
 def student_score(s: ScoredSubmission, view: AssignmentView) -> StudentScore:
@@ -182,6 +217,7 @@ def student_score(s: ScoredSubmission, view: AssignmentView) -> StudentScore:
         max_points=s.score.max_points,
         days_late=view.schedule.days_late(submitted),
         penalty_percent=view.schedule.penalty_percent(submitted),
+        total_note=None if total is not None else _total_note(items, view),
     )
 
 

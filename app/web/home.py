@@ -9,36 +9,49 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 from sqlalchemy.orm import Session
 
+from app.assignments.schedule import Schedule
 from app.assignments.service import current_rubric, list_assignments, require_assignment
 from app.clock import Clock
 from app.db.models import User
 from app.deps import SessionDep
+from app.exports.checks import ExportCheck
+from app.exports.service import export_check
 from app.review.service import waiting_count
+from app.submissions.counting import counted_per_student
 from app.submissions.service import list_own_scored, list_scored
-from app.submissions.visibility import assignment_view, student_score
+from app.submissions.visibility import (
+    assignment_view,
+    counting_rule,
+    shows_counted,
+    student_score,
+)
 from app.web import repository
 from app.web.auth import Signed, nonce, signed_in, staff
 from app.web.batch import upload_section
 from app.web.markup import Viewer, e, layout, pts, table
+from app.web.settings import badges, when
 from app.web.submit import scroll
 
 router = APIRouter(tags=["web"])
 PAGE_SIZE = 200
+SHOWN_NAMES = 20
 
 
 
 def _staff_home(request: Request, session: Session, viewer: Viewer) -> HTMLResponse:
     counts = repository.submission_counts(session)
     rows = []
+    now = request.app.state.clock()
     for a in list_assignments(session):
         base = f"/assignments/{e(a.slug)}"
         rows.append([
             f'<a href="{base}/dashboard"><b>{e(a.slug)}</b></a>',
-            e(a.title),
+            e(a.title) + f'<br><a href="{base}/settings" class="badges">'
+            f"{badges(Schedule.of(a), now)}</a>",
             str(counts.get(a.id, 0)),
             f'<a href="{base}/review">{waiting_count(session, a)} waiting</a>',
             f'<a href="{base}/submissions">submissions</a> · <a href="{base}/regrade">regrade</a>'
-            f' · <a href="{base}/exports">exports</a>',
+            f' · <a href="{base}/exports">exports</a> · <a href="{base}/settings">settings</a>',
         ])
     body = table(["assignment", "title", "submissions", "review queue", "pages"], rows)
     if not rows:
@@ -59,18 +72,27 @@ def _student_home(
             parts.append("<p class='muted'>No submissions yet.</p>")
             continue
         view = assignment_view(session, a, clock())
+        counted = {c.submission.id for c in counted_per_student(mine, view.schedule).values()}
+        tell = shows_counted(view.schedule, view.state)
         rows = []
         for s in mine:
             shown = student_score(s, view)
             rows.append([
-                f'<a href="/submissions/{s.submission.id}">#{s.submission.id}</a>',
+                f'<a href="/submissions/{s.submission.id}">#{s.submission.id}</a>'
+                + (' <span class="badge">counts</span>'
+                   if tell and s.submission.id in counted else ""),
                 e(s.submission.created_at.strftime("%Y-%m-%d %H:%M")),
                 e(s.submission.filename),
-                e(shown.status),
-                "not released yet" if shown.total is None
+                e(shown.status_text),
+                e(shown.total_note) if shown.total is None
                 else f"{pts(shown.total)} / {pts(shown.max_points)}",
             ])
-        parts.append(table(["submission", "uploaded", "file", "status", "score"], rows))
+        due = view.schedule.due_at
+        parts.append(f"<p class='muted'>{'Due ' + e(when(due)) + '. ' if due else ''}"
+                     f"{e(counting_rule(view.schedule))}</p>")
+        parts.append('<div class="wide">'
+                     + table(["submission", "uploaded", "file", "status", "score"], rows)
+                     + "</div>")
     body = "".join(parts) or "<p>No assignments yet.</p>"
     return layout("My submissions", body, viewer, nonce(request))
 
@@ -128,6 +150,17 @@ def submissions_page(
                   slug=slug)
 
 
+def _names(found: ExportCheck) -> str:
+    """Who the warnings are about (staff page: names are fine here), the first few of each."""
+    parts = []
+    for label, names in [("Still in review", found.in_review),
+                         ("Without a student", found.no_student)]:
+        if names:
+            more = f" and {len(names) - SHOWN_NAMES} more" if len(names) > SHOWN_NAMES else ""
+            parts.append(f"<p>{label}: {e(', '.join(names[:SHOWN_NAMES]))}{e(more)}</p>")
+    return "".join(parts)
+
+
 @router.get("/assignments/{slug}/exports", response_class=HTMLResponse, include_in_schema=False)
 def exports_page(slug: str, request: Request, session: SessionDep) -> HTMLResponse:
     """Links to the assignment's exports (course staff): they download with this session."""
@@ -136,13 +169,31 @@ def exports_page(slug: str, request: Request, session: SessionDep) -> HTMLRespon
         return who
     require_assignment(session, slug)
     api = f"/api/v1/assignments/{e(slug)}"
+    found = export_check(session, slug)
+    warnings = "".join(f"<li>{e(w)}</li>" for w in found.warnings())
+    notice = (f'<div class="warning" id="export-warnings" role="alert"><ul>{warnings}</ul>'
+              f"{_names(found)}</div>" if warnings else "")
+    form = (
+        f'<form method="get" action="{api}/canvas.csv" class="export" id="export-form">'
+        '<p><label>Canvas assignment id (the number in its Canvas address; empty: Canvas offers '
+        'to create a new assignment)<br><input type="text" inputmode="numeric" '
+        'name="canvas_assignment_id" id="canvas_assignment_id" maxlength="20" '
+        'pattern="[0-9]*"></label></p>'
+        '<fieldset><legend>Rows</legend>'
+        '<label><input type="radio" name="rows" value="all" checked> every student (the '
+        "warnings above apply)</label><br>"
+        '<label><input type="radio" name="rows" value="final" id="rows-final"> leave out rows '
+        "still in review or without a student</label></fieldset>"
+        '<p><button type="submit" id="canvas-download">Download the Canvas CSV</button> '
+        f'<button type="submit" formaction="{api}/export.csv" id="gradebook-download">'
+        "Download the gradebook CSV</button></p></form>"
+    )
     rows = [
         [f'<a href="{api}/export.csv" download>Gradebook CSV</a>',
          "One row per student: the submission that counts, per-question points, late penalty."],
         [f'<a href="{api}/canvas.csv" download>Canvas CSV</a>',
          "The gradebook in Canvas's import format (Student, ID, SIS User ID, SIS Login ID, "
-         "Section, the grade); add <code>?canvas_assignment_id=N</code> to fill an existing "
-         "Canvas assignment."],
+         "Section, the grade); the form above fills an existing Canvas assignment."],
         [f'<a href="{api}/results.json" download>results.json</a>',
          "Gradescope-style results of every student, with LMS identifiers and execution time."],
         [f'<a href="{api}/roster">Roster JSON</a>',
@@ -155,7 +206,7 @@ def exports_page(slug: str, request: Request, session: SessionDep) -> HTMLRespon
         [f'<a href="{api}/exemplars">Exemplars JSON</a>',
          "Overridden written answers, ready for a rubric's exemplars."],
     ]
-    body = table(["export", "what it holds"], rows) + (
+    body = notice + form + table(["export", "what it holds"], rows) + (
         "<p class='muted'>Per submission, Gradescope-style <code>results.json</code> is linked "
         "from each submission's page. Scripts use the same URLs with an "
         "<code>Authorization: Bearer</code> token.</p>"

@@ -51,6 +51,7 @@ def nav(viewer: Viewer | None, slug: str | None = None) -> str:
             (f"{base}/groups", "Answer groups"),
             (f"{base}/regrade", "Regrade"),
             (f"{base}/exports", "Exports"),
+            (f"{base}/settings", "Settings"),
         ]
     items = "".join(f'<a href="{href}">{label}</a>' for href, label in links)
     who = ""

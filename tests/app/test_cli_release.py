@@ -84,3 +84,15 @@ def test_bad_input_is_refused_with_a_message(db: Path) -> None:
     assert "between 1 and 100000" in run(
         "schedule", "--assignment", SLUG, "--max-submissions", str(2**63), code=1)
     assert "no assignment" in run("publish", "--assignment", "nope", code=1).lower()
+
+
+def test_publishing_names_the_answers_still_in_review(db: Path, tmp_path: Path) -> None:
+    run("rubric", "load", str(BUNDLED_RUBRICS / "transformer-basics.yaml"))
+    answers = tmp_path / "two-readings.json"
+    answers.write_text('{"answers": {"B1": "d_head = 12 maybe 64"}}')
+    assert "needs_review" in run("submit", str(answers), "--assignment", "transformer-basics",
+                                 "--student", "zed")
+    out = run("publish", "--assignment", "transformer-basics")
+    assert "warning: 1 answer(s) are still in review (b1.d_head 1)" in out
+    assert "grades published: 20" in out  # a warning: scripts still publish
+    assert "warning" not in run("publish", "--assignment", SLUG)  # nothing waits there

@@ -36,14 +36,23 @@ def test_roster_import_export(env: Path, tmp_path: Path) -> None:
         (folder / f"{name}.json").write_text(json.dumps({"answers": {"b1.d_head": "64"}}))
     run("import", str(folder), "--assignment", SLUG)
 
-    rows = list(csv.reader(io.StringIO(run(
-        "export", "--assignment", SLUG, "--format", "canvas", "--canvas-assignment-id", "31"))))
+    # The CSV on stdout stays clean; what is not final is said on stderr.
+    exported = CliRunner().invoke(app, ["export", "--assignment", SLUG, "--format", "canvas",
+                                        "--canvas-assignment-id", "31"])
+    assert exported.exit_code == 0, exported.output
+    assert "warning: 1 row(s) have no student or are not on the roster" in exported.stderr
+    assert "warning: Grades are not published" in exported.stderr
+    rows = list(csv.reader(io.StringIO(exported.stdout)))
     assert rows[0][:5] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
     assert rows[0][5].endswith("(31)")
     by_name = {r[0]: r for r in rows[2:]}
     assert by_name["Ada Zero"][2] == "S0" and by_name["Ada Zero"][5] != ""
     assert by_name["Nine"][5] == ""
     assert by_name["student1"][2] == "" and by_name["student1"][5] != ""
+    final = CliRunner().invoke(app, ["export", "--assignment", SLUG, "--format", "canvas",
+                                     "--rows", "final"])
+    assert "student1" not in final.stdout and "Ada Zero" in final.stdout
+    assert "1 row(s) left out" in final.stderr
 
     results = json.loads(run("export", "--assignment", SLUG, "--format", "results"))
     assert {s["student_id"] for s in results["students"]} == {"student0", "student1", "student9"}
