@@ -1,6 +1,7 @@
 // gradeformer web app: the one script, served by the app and loaded with the page's CSP nonce.
 // Review page keyboard shortcuts: a = accept, p = type points, a digit = set that many points,
-// c = comment, n = next item, Esc = leave a text box.
+// c = comment, u = undo the decision just saved, n = next item, Esc = leave a text box;
+// Enter in the points box sets the typed points.
 // Answer-groups page shortcuts: j / k = next / previous group, a = accept the group's
 // suggestion, s = type points for the group, m = show or hide its members.
 "use strict";
@@ -19,10 +20,19 @@ for (const doc of document.querySelectorAll(".doc")) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if (typing(document.activeElement)) {
       if (event.key === "Escape") document.activeElement.blur();
+      // Enter in the points box sets those points (never the accept button).
+      if (event.key === "Enter" && document.activeElement === points) {
+        event.preventDefault();
+        form.requestSubmit(document.getElementById("set-points"));
+      }
       return;
     }
     const key = event.key;
-    if (key === "a") {
+    const undo = document.getElementById("undo-form");
+    if (key === "u" && undo) {
+      event.preventDefault();
+      undo.requestSubmit();
+    } else if (key === "a") {
       event.preventDefault();
       form.requestSubmit(document.getElementById("accept"));
     } else if (key === "n") {

@@ -1,0 +1,144 @@
+"""Grading by hand over HTTP (issue #31): the points typed are the points stored, every decision
+is read back with its undo, an undo restores the state before it (the earlier override or none)
+and is audited, an item is edited in place on the submission page, and the review page shows
+the rubric item beside the answer."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.app.conftest import Api
+from tests.app.test_web_pages import AMBIGUOUS, SLUG, _browser, _csrf, _upload
+
+ITEM = "b1.d_head"
+REVIEW = f"/assignments/{SLUG}/review"
+
+
+def _item(api: Api, sid: int) -> dict[str, object]:
+    body = api.client.get(f"/api/v1/submissions/{sid}", headers=api.auth("prof")).json()
+    return dict(next(i for i in body["items"] if i["id"] == ITEM))
+
+
+def _decide(prof: TestClient, sid: int, **form: str) -> str:
+    token = _csrf(prof.get(REVIEW).text)
+    done = prof.post(f"{REVIEW}/decide", data={
+        "submission_id": str(sid), "item_id": ITEM, "csrf": token, **form})
+    assert done.status_code == 200, done.text
+    return done.text
+
+
+def _undo_form(page: str) -> dict[str, str]:
+    form = re.search(r'<form[^>]*id="undo-form".*?</form>', page, re.S)
+    assert form, "the notice offers no undo"
+    return dict(re.findall(r'name="([a-z_]+)" value="([^"]*)"', form.group(0)))
+
+
+def _actions(api: Api, sid: int) -> list[str]:
+    page = _browser(api, "prof").get(f"/submissions/{sid}").text
+    return re.findall(r"<td>(override\.[a-z]+)</td>", page)
+
+
+def test_typed_points_are_stored_read_back_and_undone(api: Api) -> None:
+    sid = _upload(api, "bob", AMBIGUOUS)
+    prof = _browser(api, "prof")
+    page = _decide(prof, sid, action="points", points="0.5")
+    assert _item(api, sid)["points"] == 0.5
+    assert re.search(rf"Saved: b1\.d_head of .*#{sid}</a> is now "
+                     r"<b id='stored-points'>0\.50?</b> of 4", page)
+    undo = _undo_form(page)
+    back = prof.post(f"{REVIEW}/undo", data=undo)
+    assert back.status_code == 200 and "Undone: b1.d_head" in back.text
+    assert "the machine's score" in back.text
+    assert _item(api, sid)["override"] is None
+    # The undo is audited, and a second post of the same undo changes nothing (409).
+    assert _actions(api, sid)[:2] == ["override.undo", "override.set"]
+    again = prof.post(f"{REVIEW}/undo", data=undo)
+    assert again.status_code == 409 and _item(api, sid)["override"] is None
+
+
+def test_undo_restores_the_earlier_override_and_refuses_a_stale_one(api: Api) -> None:
+    sid = _upload(api, "bob", AMBIGUOUS)
+    prof = _browser(api, "prof")
+    _decide(prof, sid, action="points", points="1.5", comment="first")
+    stale = _undo_form(prof.get(f"{REVIEW}?saved={sid}&saved_item={ITEM}").text)
+    page = _decide(prof, sid, action="points", points="2", comment="second")
+    assert prof.post(f"{REVIEW}/undo", data=stale).status_code == 409  # not the latest change
+    assert _item(api, sid)["points"] == 2
+    assert prof.post(f"{REVIEW}/undo", data=_undo_form(page)).status_code == 200
+    restored = _item(api, sid)
+    override = restored["override"]
+    assert restored["points"] == 1.5 and isinstance(override, dict)
+    assert override["comment"] == "first"
+
+
+def test_accept_stores_the_machine_suggestion(api: Api) -> None:
+    sid = _upload(api, "bob", AMBIGUOUS)
+    machine = _item(api, sid)["machine_points"]
+    page = _decide(_browser(api, "prof"), sid, action="accept", points="1.25")
+    assert _item(api, sid)["points"] == machine
+    assert "id='stored-points'" in page
+
+
+def test_the_points_box_comes_before_accept_so_enter_sets_points(api: Api) -> None:
+    """A form's Enter submits with its first submit button: it must be "Set points"."""
+    _upload(api, "bob", AMBIGUOUS)
+    page = _browser(api, "prof").get(REVIEW).text
+    form = re.search(r'<form[^>]*id="decide-form".*?</form>', page, re.S)
+    assert form is not None
+    buttons = re.findall(r'<button type="submit" name="action" value="([a-z]+)"', form.group(0))
+    assert buttons[0] == "points"
+
+
+def test_the_review_page_shows_the_rubric_item(api: Api) -> None:
+    _upload(api, "bob", AMBIGUOUS)
+    page = _browser(api, "prof").get(REVIEW).text
+    rubric = re.search(r"<div class='panel' id='rubric'>.*?</div>\s*</div>", page, re.S)
+    assert rubric is not None
+    assert "id='item-points'>4 points" in rubric.group(0)
+    assert "id='reference'>64<" in rubric.group(0)  # the expected value, staff only
+
+
+def test_an_item_is_edited_in_place_on_the_submission_page(api: Api) -> None:
+    sid = _upload(api, "bob", {"B1": "d_head = 64"})
+    assert _item(api, sid)["status"] == "graded"  # a confident item, in no review queue
+    prof = _browser(api, "prof")
+    token = _csrf(prof.get(f"/submissions/{sid}").text)
+    url = f"/submissions/{sid}/override/set"
+    form = {"item_id": ITEM, "points": "1.75", "comment": "Right value, no working."}
+    assert prof.post(url, data={**form, "csrf": "0" * 64}).status_code == 403
+    assert _item(api, sid)["override"] is None
+    saved = prof.post(url, data={**form, "csrf": token})
+    assert saved.status_code == 200
+    assert "Saved: b1.d_head is now <b id='stored-points'>1.75</b> of 4 points" in saved.text
+    assert _item(api, sid)["points"] == 1.75
+    assert prof.post(url, data={**form, "points": "NaN", "csrf": token}).status_code == 422
+    undone = prof.post(f"/submissions/{sid}/override/undo", data=_undo_form(saved.text))
+    assert "Undone: b1.d_head is back to the machine" in undone.text
+    assert _item(api, sid)["override"] is None
+    bob = _browser(api, "bob")
+    assert bob.post(url, data={**form, "csrf": _csrf(bob.get("/").text)}).status_code == 403
+
+
+@settings(max_examples=8, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.decimals(min_value=0, max_value=4, places=2), min_size=1, max_size=4))
+def test_undoing_every_decision_in_turn_walks_back_to_the_machine(
+    api: Api, chain: list[Decimal]
+) -> None:
+    """Any run of decisions on one item, undone latest first, passes back through each earlier
+    value in turn and ends at the machine's score."""
+    sid = _upload(api, "bob", AMBIGUOUS)
+    prof = _browser(api, "prof")
+    pages = [_decide(prof, sid, action="points", points=str(p)) for p in chain]
+    for n in range(len(chain) - 1, -1, -1):
+        page = prof.get(f"{REVIEW}?saved={sid}&saved_item={ITEM}").text
+        assert prof.post(f"{REVIEW}/undo", data=_undo_form(page)).status_code == 200
+        expected = None if n == 0 else float(chain[n - 1])
+        now = _item(api, sid)
+        assert (now["override"] is None) if expected is None else now["points"] == expected
+    assert len(pages) == len(chain)
