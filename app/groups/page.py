@@ -23,6 +23,7 @@ from app.groups import render, service
 from app.groups.repository import overrides
 from app.groups.service import ItemGroups
 from app.review.service import set_override
+from app.review.undo import latest_group_decision, undo_group_decision
 from app.submissions.service import get_for_staff
 from app.web.auth import Signed, csrf_refusal, nonce, staff
 from app.web.markup import layout
@@ -44,7 +45,8 @@ def _posted_by_staff(request: Request, session: Session, csrf: str) -> Signed | 
 def _item_url(slug: str, item_id: str, group: str = "", **counts: int) -> str:
     """The item's page, with the numbers of the last post, at the group just decided."""
     url = f"/assignments/{quote(slug, safe='')}/groups/{quote(item_id, safe='')}"
-    url = f"{url}?{urlencode(counts)}" if counts else url
+    query: dict[str, object] = {**counts, **({"group": group} if group else {})}
+    url = f"{url}?{urlencode(query)}" if query else url
     return f"{url}#group-{group}" if group else url
 
 
@@ -116,6 +118,9 @@ def groups_page(
     kept: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
     member: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
     held: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
+    group: Annotated[str, Query(max_length=64, pattern=r"^[0-9a-f]*$")] = "",
+    undone: Annotated[int | None, Query(ge=0, le=MAX_ID)] = None,
+    left: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
 ) -> Response:
     """One item's answer groups: decide a group at once, exclude members, override one."""
     who = staff(request, session)
@@ -124,7 +129,15 @@ def groups_page(
     groups = _steady(
         service.item_groups(session, slug, item_id, settings.resolved_embedding_cache_dir()))
     flash = _flash(decided, excluded, kept, member, held)
-    body = render.item_page(groups, who.viewer.csrf, flash, _deciders(session, groups))
+    if undone is not None:
+        flash = (f"Group decision undone: {undone} answer{'s' if undone != 1 else ''} back to "
+                 "their state before it" + (f"; {left} changed since kept their newer decision."
+                                            if left else "."))
+    undo = None
+    if decided and group:
+        undo = latest_group_decision(session, slug, item_id, group)
+    body = render.item_page(groups, who.viewer.csrf, flash, _deciders(session, groups), undo,
+                            group)
     return layout(render.item_title(groups), body, who.viewer, nonce(request), slug=slug)
 
 
@@ -183,4 +196,24 @@ def override_member(
         raise NotFound(f"Assignment {slug!r} has no submission {submission_id}.")
     set_override(session, submission_id, item_id, _points(points), comment, user)
     url = _item_url(slug, item_id, group, member=submission_id)
+    return RedirectResponse(url, status.HTTP_303_SEE_OTHER)
+
+
+@router.post("/assignments/{slug}/groups/{item_id}/undo", include_in_schema=False)
+def undo_from_page(
+    slug: str,
+    item_id: str,
+    request: Request,
+    session: SessionDep,
+    csrf: Annotated[str, Form(max_length=200)],
+    audit_id: Annotated[int, Form(ge=1, le=MAX_ID)],
+    group: Annotated[str, Form(max_length=64, pattern=r"^[0-9a-f]*$")] = "",
+) -> Response:
+    """Undo the group decision just made (app/review/undo.py): each member it decided comes
+    back to its state before, unless decided again since."""
+    who = _posted_by_staff(request, session, csrf)
+    if not isinstance(who, Signed):
+        return who
+    restored, left = undo_group_decision(session, slug, audit_id, who.user)
+    url = _item_url(slug, item_id, group, undone=len(restored), left=len(left))
     return RedirectResponse(url, status.HTTP_303_SEE_OTHER)

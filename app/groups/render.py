@@ -142,10 +142,23 @@ def item_title(found: ItemGroups) -> str:
     return f"Answer groups: {found.item_id} · {found.title}"
 
 
+def _undo(found: ItemGroups, csrf: str, audit_id: int | None, group: str) -> str:
+    if audit_id is None:
+        return ""
+    action = f"{_base(found.slug)}/{quote(found.item_id, safe='')}/undo"
+    return (f'<form method="post" action="{action}" id="undo-form" class="inline">'
+            f'<input type="hidden" name="csrf" value="{esc(csrf)}">'
+            f'<input type="hidden" name="audit_id" value="{audit_id}">'
+            f'<input type="hidden" name="group" value="{esc(group)}">'
+            '<button type="submit" id="undo">Undo <kbd>u</kbd></button></form>')
+
+
 def item_page(found: ItemGroups, csrf: str, flash: str = "",
-              deciders: dict[int, str] | None = None) -> str:
+              deciders: dict[int, str] | None = None, undo: int | None = None,
+              group: str = "") -> str:
     """The body of one item's page (the layout adds the title as its heading); `deciders`:
-    submission -> who decided its answer."""
+    submission -> who decided its answer; `undo`: the audit id of the group decision just
+    made (the flash offers its undo)."""
     groups = "".join(_group(found, n, g, csrf, deciders or {})
                      for n, g in enumerate(found.groups, start=1))
     total = sum(g.size for g in found.groups)
@@ -162,8 +175,9 @@ def item_page(found: ItemGroups, csrf: str, flash: str = "",
         f"review · {len(found.groups)} groups of {total} counted answers · "
         f"{esc(found.grader)} item worth {points(found.max_points)}.{note} Keys: <kbd>j</kbd>/"
         f"<kbd>k</kbd> next/previous group, <kbd>a</kbd> accept, <kbd>s</kbd> set points, "
-        f"<kbd>m</kbd> members.</p>"
-        + (f'<p class="flash" role="status">{esc(flash)}</p>' if flash else "")
+        f"<kbd>m</kbd> members, <kbd>u</kbd> undo the group decision just made.</p>"
+        + (f'<div class="flash" role="status"><p>{esc(flash)}</p>'
+           f"{_undo(found, csrf, undo, group)}</div>" if flash else "")
         + (groups or "<p>No answers to this item yet.</p>")
     )
 

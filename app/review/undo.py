@@ -123,3 +123,51 @@ def undo(session: Session, submission_id: int, item_id: str, audit_id: int,
     })
     calibration.refresh(session, submission.assignment_id)
     return restored
+
+
+def _group_decisions(session: Session, slug: str) -> list[AuditEntry]:
+    return list(session.scalars(
+        select(AuditEntry)
+        .where(AuditEntry.entity == "assignment", AuditEntry.entity_id == slug,
+               AuditEntry.action == "groups.decide")
+        .order_by(AuditEntry.id.desc())
+        .limit(SCANNED)
+    ))
+
+
+def latest_group_decision(session: Session, slug: str, item_id: str,
+                          group_id: str) -> int | None:
+    """The audit id of the latest decision on this answer group, or None."""
+    for entry in _group_decisions(session, slug):
+        if entry.detail.get("item_id") == item_id and entry.detail.get("group") == group_id:
+            return entry.id
+    return None
+
+
+def undo_group_decision(session: Session, slug: str, audit_id: int,
+                        actor: User) -> tuple[list[int], list[int]]:
+    """Undo a group decision member by member: each member whose latest decision is still
+    the group's comes back to its state before; a member changed since keeps its newer
+    decision. Returns (restored, left alone) submission ids; audited as `groups.undo`."""
+    entry = session.get(AuditEntry, audit_id)
+    if (entry is None or entry.action != "groups.decide" or entry.entity_id != slug
+            or not isinstance(entry.detail, dict)):
+        raise Conflict(f"There is no group decision {audit_id} of {slug!r} to undo.")
+    item_id = str(entry.detail.get("item_id"))
+    undos = session.scalars(select(AuditEntry).where(
+        AuditEntry.entity == "assignment", AuditEntry.entity_id == slug,
+        AuditEntry.action == "groups.undo", AuditEntry.id > audit_id).limit(SCANNED))
+    if any(u.detail.get("undone") == audit_id for u in undos):
+        raise Conflict("That group decision was undone already.")
+    restored: list[int] = []
+    left: list[int] = []
+    for sid in entry.detail.get("decided") or []:
+        change = last_change(session, int(sid), item_id) if isinstance(sid, int) else None
+        if change is None or change.audit_id > audit_id or not change.undoable:
+            left.append(sid)
+            continue
+        undo(session, sid, item_id, change.audit_id, actor)
+        restored.append(sid)
+    record(session, actor, "groups.undo", "assignment", slug, {
+        "item_id": item_id, "undone": audit_id, "restored": restored, "left_alone": left})
+    return restored, left

@@ -142,3 +142,58 @@ def test_undoing_every_decision_in_turn_walks_back_to_the_machine(
         now = _item(api, sid)
         assert (now["override"] is None) if expected is None else now["points"] == expected
     assert len(pages) == len(chain)
+
+
+def _submit(api: Api, student: str, b1: str) -> int:
+    response = api.client.post(
+        f"/api/v1/assignments/{SLUG}/submissions?wait=true&student={student}",
+        json={"answers": {"B1": b1}}, headers=api.auth("prof"))
+    assert response.status_code == 201, response.text
+    return int(response.json()["id"])
+
+
+def _group_ids(page: str) -> list[str]:
+    return re.findall(r'<section class="group" id="group-([0-9a-f]+)"', page)
+
+
+def test_a_group_decision_keeps_the_order_shows_its_decider_and_is_undone(api: Api) -> None:
+    # The group decided needs review throughout and is the largest: sorted by what needs
+    # review, it would drop below the other unsure group once decided.
+    unsure = [_submit(api, f"g{n}", "d_head = 12 maybe 64") for n in range(3)]
+    others = [_submit(api, f"h{n}", "d_head = 16 maybe 64") for n in range(2)]
+    sure = [_submit(api, f"k{n}", "d_head = 64") for n in range(4)]
+    assert {_item(api, s)["status"] for s in unsure + others} == {"needs_review"}
+    prof = _browser(api, "prof")
+    path = f"/assignments/{SLUG}/groups/{ITEM}"
+    before = prof.get(path).text
+    order = _group_ids(before)
+
+    def holding(page: str, sid: int) -> str:
+        return next(g for g in _group_ids(page) if f'data-submission="{sid}"' in
+                    page.split(f'id="group-{g}"')[1].split("</section>")[0])
+
+    target = holding(before, unsure[0])
+    assert {holding(before, s) for s in unsure} == {target}
+    assert order.index(target) < order.index(holding(before, others[0]))
+    form = {"csrf": _csrf(before), "group": target, "action": "set", "points": "1",
+            "comment": "Used d_model / h with the wrong h."}
+    posted = prof.post(f"{path}/decide", data=form, follow_redirects=False)
+    assert posted.status_code == 303
+    assert posted.headers["location"].endswith(f"#group-{target}")  # back at the same group
+    after = prof.get(posted.headers["location"]).text
+    assert _group_ids(after) == order  # nothing moved, though its counts just changed
+    section = after.split(f'id="group-{target}"')[1].split("</section>")[0]
+    assert re.search(r"<b>1</b> of the group's answers × 3, by [^:<]+: <q>Used d_model", section)
+    assert [_item(api, s)["points"] for s in unsure] == [1, 1, 1]
+    # Someone decides one member again; the undo restores the other and keeps that one.
+    token = _csrf(after)
+    assert prof.post(f"{path}/member", data={"csrf": token, "submission_id": str(unsure[1]),
+                                             "points": "3", "group": target}).status_code == 200
+    undo = _undo_form(after)
+    undone = prof.post(f"{path}/undo", data=undo, follow_redirects=False)
+    assert undone.headers["location"].endswith(f"#group-{target}")
+    text = prof.get(undone.headers["location"]).text
+    assert "2 answers back to their state before it; 1 changed since" in text
+    assert _item(api, unsure[0])["override"] is None and _item(api, unsure[1])["points"] == 3
+    assert prof.post(f"{path}/undo", data=undo).status_code == 409  # once only
+    assert all(_item(api, s)["override"] is None for s in [unsure[2], *others, *sure])

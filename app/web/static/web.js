@@ -3,7 +3,8 @@
 // c = comment, u = undo the decision just saved, n = next item, Esc = leave a text box;
 // Enter in the points box sets the typed points.
 // Answer-groups page shortcuts: j / k = next / previous group, a = accept the group's
-// suggestion, s = type points for the group, m = show or hide its members.
+// suggestion, s = type points for the group, m = show or hide its members, u = undo the
+// group decision just made.
 "use strict";
 // A long document opens at its first marked evidence.
 for (const doc of document.querySelectorAll(".doc")) {
@@ -69,7 +70,9 @@ for (const doc of document.querySelectorAll(".doc")) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const g = groups[at];
     const key = event.key;
-    if (key === "j") show(at + 1);
+    const undo = document.getElementById("undo-form");
+    if (key === "u" && undo) undo.requestSubmit();
+    else if (key === "j") show(at + 1);
     else if (key === "k") show(at - 1);
     else if (key === "a") g.querySelector("button.accept").click();
     else if (key === "s") g.querySelector("form.decide input[name=points]").focus();
@@ -80,5 +83,9 @@ for (const doc of document.querySelectorAll(".doc")) {
     event.preventDefault();
   });
   groups.forEach((g, i) => g.addEventListener("click", () => show(i)));
-  show(0);
+  // After a decision the page comes back at the group decided (#group-<id>): keep it current.
+  const back = window.location.hash.slice(1);
+  const landed = groups.findIndex((g) => g.id === back);
+  show(landed >= 0 ? landed : 0);
+  if (landed >= 0) groups[landed].scrollIntoView({ block: "start" });
 })();
