@@ -12,6 +12,8 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from app.web.document import document_spans
+from app.web.evidence import spans
 from tests.app.conftest import Api
 from tests.app.test_web_pages import AMBIGUOUS, SLUG, _browser, _csrf, _upload
 
@@ -197,3 +199,30 @@ def test_a_group_decision_keeps_the_order_shows_its_decider_and_is_undone(api: A
     assert _item(api, unsure[0])["override"] is None and _item(api, unsure[1])["points"] == 3
     assert prof.post(f"{path}/undo", data=undo).status_code == 409  # once only
     assert all(_item(api, s)["override"] is None for s in [unsure[2], *others, *sure])
+
+
+WORDS = st.text(st.characters(whitelist_categories=("L", "N", "P", "S")), min_size=1,
+                max_size=8)
+BREAKS = st.sampled_from([" ", "\n", "\n  ", "\t", " \n", "\r\n"[1:]])
+
+
+@given(st.lists(WORDS, min_size=1, max_size=12), st.data())
+def test_a_sentence_wrapped_over_lines_is_marked_where_it_is(words: list[str],
+                                                             data: st.DataObject) -> None:
+    """Markdown and LaTeX sources wrap sentences over lines; the grader quotes the sentence
+    with single spaces. Its span marks it, in the document and in the located answer."""
+    gaps = [data.draw(BREAKS) for _ in words[1:]]
+    wrapped = words[0] + "".join(g + w for g, w in zip(gaps, words[1:], strict=True))
+    before = data.draw(st.text(alphabet="ab \n", max_size=20))
+    document = before + wrapped + "\n\nNext paragraph."
+    quoted = " ".join(wrapped.split())
+    evidence = [{"kind": "answer", "text": document, "start": 0, "end": len(document)},
+                {"kind": "sentence", "text": quoted, "start": len(before),
+                 "end": len(before) + len(wrapped), "note": "states the idea"}]
+    assert document_spans(document, evidence) == [
+        (len(before), len(before) + len(wrapped), "sentence: states the idea")]
+    assert spans(document, evidence) == [
+        (len(before), len(before) + len(wrapped), "sentence: states the idea")]
+    # A span whose text is something else, whitespace aside, marks nothing.
+    other = [evidence[0], {**evidence[1], "text": "\x01" + quoted}]
+    assert document_spans(document, other) == []
