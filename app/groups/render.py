@@ -89,7 +89,8 @@ def _decisions(g: AnswerGroup, deciders: dict[int, str]) -> str:
     if not seen:
         return ""
     lines = "".join(
-        f"<li><b>{esc(points(p))}</b> of the group's answers × {n}, by {esc(by)}"
+        f"<li>Decided: <b>{esc(points(p))}</b> points for {n} answer{'s' if n != 1 else ''}, "
+        f"by {esc(by)}"
         + (f": <q>{esc(comment[:300])}</q>" if comment else "") + "</li>"
         for (p, comment, by), n in seen.most_common(5)
     )

@@ -185,7 +185,8 @@ def test_a_group_decision_keeps_the_order_shows_its_decider_and_is_undone(api: A
     after = prof.get(posted.headers["location"]).text
     assert _group_ids(after) == order  # nothing moved, though its counts just changed
     section = after.split(f'id="group-{target}"')[1].split("</section>")[0]
-    assert re.search(r"<b>1</b> of the group's answers × \d+, by [^:<]+: <q>Used d_model", section)
+    assert re.search(r"Decided: <b>1</b> points for \d+ answers, by [^:<]+: <q>Used d_model",
+                     section)
     assert [_item(api, s)["points"] for s in unsure] == [1, 1, 1]
     # Someone decides one member again; the undo restores the other and keeps that one.
     token = _csrf(after)

@@ -29,11 +29,7 @@ for (const doc of document.querySelectorAll(".doc")) {
       return;
     }
     const key = event.key;
-    const undo = document.getElementById("undo-form");
-    if (key === "u" && undo) {
-      event.preventDefault();
-      undo.requestSubmit();
-    } else if (key === "a") {
+    if (key === "a") {
       event.preventDefault();
       form.requestSubmit(document.getElementById("accept"));
     } else if (key === "n") {
@@ -70,9 +66,7 @@ for (const doc of document.querySelectorAll(".doc")) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const g = groups[at];
     const key = event.key;
-    const undo = document.getElementById("undo-form");
-    if (key === "u" && undo) undo.requestSubmit();
-    else if (key === "j") show(at + 1);
+    if (key === "j") show(at + 1);
     else if (key === "k") show(at - 1);
     else if (key === "a") g.querySelector("button.accept").click();
     else if (key === "s") g.querySelector("form.decide input[name=points]").focus();
@@ -88,4 +82,17 @@ for (const doc of document.querySelectorAll(".doc")) {
   const landed = groups.findIndex((g) => g.id === back);
   show(landed >= 0 ? landed : 0);
   if (landed >= 0) groups[landed].scrollIntoView({ block: "start" });
+})();
+// u = undo the decision just saved, on every page whose notice offers it (the review queue,
+// even when it is empty now; a submission page; an answer-groups page).
+(function () {
+  const undo = document.getElementById("undo-form");
+  if (!undo) return;
+  document.addEventListener("keydown", (event) => {
+    const tag = event.target && event.target.tagName;
+    if (tag === "INPUT" || tag === "TEXTAREA" || event.key !== "u") return;
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    event.preventDefault();
+    undo.requestSubmit();
+  });
 })();
