@@ -86,10 +86,11 @@ def _edit_form(submission_id: int, item: Any, viewer: Viewer) -> str:
     return (
         f'<form method="post" action="/submissions/{submission_id}/override/set" '
         f'class="edit-item">{hidden("csrf", viewer.csrf)}{hidden("item_id", item.item_id)}'
-        f'<label>Points for {label} <input type="number" name="points" min="0" step="0.01" '
-        f'max="{pts(item.max_points)}" value="{pts(current)}" required></label> '
-        f'<label>Comment for {label} <input name="comment" maxlength="5000" '
-        f'value="{e(comment)}"></label> <button type="submit">Save</button></form>'
+        f'<input type="number" name="points" min="0" step="0.01" max="{pts(item.max_points)}" '
+        f'value="{pts(current)}" required aria-label="Points for {label}">'
+        f'<input name="comment" maxlength="5000" value="{e(comment)}" placeholder="comment" '
+        f'aria-label="Comment for {label}"><button type="submit" '
+        f'aria-label="Save {label}">Save</button></form>'
     )
 
 
