@@ -1,7 +1,8 @@
 """The rubric beside an answer (staff pages only): the item's title and points, its points
 breakdown when the rubric has one (a written item's elements, partial levels and capping
-contradictions) and the reference answer (the author's solution, else what the grader's config
-expects). Everything from the rubric goes through `e`."""
+contradictions; a numeric item's known mistakes, carried-forward and rounding credit) and the
+reference answer (the author's solution, else what the grader's config expects). Everything
+from the rubric goes through `e`."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pydantic import ValidationError
 
 from app.web.markup import e, pts
 from graders.disclosure import solution_text
+from graders.numeric.config import NumericConfig
 from graders.rubric import RubricItem
 from graders.written.config import AnyOf, Condition, WrittenConfig
 
@@ -53,14 +55,33 @@ def _written(config: WrittenConfig, full: Decimal) -> str:
     return "".join(parts)
 
 
-def _breakdown(item: RubricItem) -> str:
-    if item.grader != "written":
+def _numeric(config: NumericConfig, full: Decimal) -> str:
+    levels = [
+        f"<li><b>{pts(m.points)}</b> for {e(m.value)}: {e(m.feedback)}</li>"
+        for m in config.known_mistakes[:SHOWN]
+    ]
+    if config.carry_forward is not None:
+        levels.append(f"<li><b>{pts(config.carry_forward.points)}</b> for a value computed "
+                      f"correctly from the student's own {e(config.carry_forward.from_item)}</li>")
+    if config.rounding is not None:
+        levels.append(f"<li>{e(config.rounding.credit * 100)}% of the points for the value "
+                      "rounded more coarsely than asked</li>")
+    if not levels:
         return ""
+    return (f"<p>Full {pts(full)} points for the expected value; partial credit</p>"
+            f"<ul class='levels'>{''.join(levels)}</ul>")
+
+
+def _breakdown(item: RubricItem) -> str:
+    """A written item's elements and levels, a numeric item's partial credit (else none)."""
     try:
-        config = WrittenConfig.model_validate(item.config)
+        if item.grader == "written":
+            return _written(WrittenConfig.model_validate(item.config), item.points)
+        if item.grader == "numeric":
+            return _numeric(NumericConfig.model_validate(item.config), item.points)
     except ValidationError:  # a stored rubric the grader refused: nothing to break down
         return ""
-    return _written(config, item.points)
+    return ""
 
 
 def rubric_panel(item: RubricItem | None) -> str:

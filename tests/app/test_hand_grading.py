@@ -5,6 +5,7 @@ the rubric item beside the answer."""
 
 from __future__ import annotations
 
+import html
 import re
 from decimal import Decimal
 
@@ -14,6 +15,10 @@ from hypothesis import strategies as st
 
 from app.web.document import document_spans
 from app.web.evidence import spans
+from app.web.markup import pts
+from app.web.rubric_panel import rubric_panel
+from graders.rubric import BUNDLED_RUBRICS, RubricItem, load_rubric
+from graders.written.config import WrittenConfig
 from tests.app.conftest import Api
 from tests.app.test_web_pages import AMBIGUOUS, SLUG, _browser, _csrf, _upload
 
@@ -227,3 +232,31 @@ def test_a_sentence_wrapped_over_lines_is_marked_where_it_is(words: list[str],
     # A span whose text is something else, whitespace aside, marks nothing.
     other = [evidence[0], {**evidence[1], "text": "\x01" + quoted}]
     assert document_spans(document, other) == []
+
+
+def _bundled(item_id: str) -> RubricItem:
+    loaded = load_rubric(BUNDLED_RUBRICS / f"{SLUG}.yaml")
+    return next(i for i in loaded.rubric.items() if i.id == item_id)
+
+
+def test_the_rubric_panel_lists_a_written_items_elements_and_levels() -> None:
+    item = _bundled("a4.roles")
+    config = WrittenConfig.model_validate(item.config)
+    panel = rubric_panel(item)
+    assert f"id='item-points'>{pts(item.points)} points" in panel
+    for element in config.elements:
+        assert f"<code>{html.escape(element.id)}</code>" in panel
+    levels = panel.split("<ul class='levels'>")[1].split("</ul>")[0]
+    assert levels.count("<li>") == len(config.partial)
+    for level in config.partial:
+        assert f"<b>{pts(level.points)}</b> when" in levels
+    assert "Known wrong statements" in panel
+    assert "id='reference'>" in panel  # the reference statements, staff only
+
+
+def test_the_rubric_panel_lists_a_numeric_items_known_mistakes() -> None:
+    item = _bundled("b1.per_matrix")
+    panel = rubric_panel(item)
+    assert "for 590592: 590,592 counts a bias vector" in panel
+    assert "id='reference'>589,824<" in panel
+    assert "no such item" in rubric_panel(None)
