@@ -102,14 +102,15 @@ max="{pts(entry.max_points)}" step="0.01" value="{pts(entry.suggested_points)}">
 <p><a href="?{e(next_query)}" id="next-link">Next item (n)</a></p></div>{panel}</div></div>"""
 
 
-def _state(session: SessionDep, submission_id: int, item_id: str) -> str:
-    """What the item stands at now, in words: the override's points, or the machine's."""
+def _state(session: SessionDep, submission_id: int, item_id: str) -> str | None:
+    """What the item stands at now, in words: the override's points, or the machine's; None
+    for an item the rubric does not have (a link cannot put words on the page)."""
     scored = get_for_staff(session, submission_id)
-    override = reviews.get_override(session, submission_id, item_id)
     try:
         full = f" of {pts(rubric_item(session, scored, item_id).points)}"
     except NotFound:
-        full = ""
+        return None
+    override = reviews.get_override(session, submission_id, item_id)
     if override is None:
         return f"the machine's score{full} points (no decision)"
     said = f", comment “{e(override.comment[:200])}”" if override.comment else ""
@@ -119,8 +120,11 @@ def _state(session: SessionDep, submission_id: int, item_id: str) -> str:
 def _saved(session: SessionDep, slug: str, viewer: Viewer, submission_id: int, item_id: str,
            at: int, only: str | None) -> str:
     """The notice after a decision: the value stored, read back, and its undo."""
+    state = _state(session, submission_id, item_id)
+    if state is None:
+        return ""
     link = f'<a href="/submissions/{submission_id}">submission #{submission_id}</a>'
-    text = f"Saved: {e(item_id)} of {link} is now {_state(session, submission_id, item_id)}."
+    text = f"Saved: {e(item_id)} of {link} is now {state}."
     change = last_change(session, submission_id, item_id)
     button = ""
     if change is not None and change.undoable:
@@ -135,9 +139,12 @@ def _saved(session: SessionDep, slug: str, viewer: Viewer, submission_id: int, i
 
 
 def _undone(session: SessionDep, submission_id: int, item_id: str) -> str:
+    state = _state(session, submission_id, item_id)
+    if state is None:
+        return ""
     link = f'<a href="/submissions/{submission_id}">submission #{submission_id}</a>'
     return (f'<p class="ok" id="undone" role="status">Undone: {e(item_id)} of {link} is back to '
-            f"{_state(session, submission_id, item_id)}.</p>")
+            f"{state}.</p>")
 
 
 @router.get("/assignments/{slug}/review", response_class=HTMLResponse, include_in_schema=False)

@@ -260,3 +260,13 @@ def test_the_rubric_panel_lists_a_numeric_items_known_mistakes() -> None:
     assert "for 590592: 590,592 counts a bias vector" in panel
     assert "id='reference'>589,824<" in panel
     assert "no such item" in rubric_panel(None)
+
+
+def test_a_link_cannot_put_words_in_the_notices(api: Api) -> None:
+    sid = _upload(api, "bob", AMBIGUOUS)
+    prof = _browser(api, "prof")
+    for notice in ["saved", "undone"]:
+        page = prof.get(REVIEW, params={notice: str(sid), f"{notice}_item": "You owe us $500"})
+        assert page.status_code == 200 and "You owe us" not in page.text
+        shown = prof.get(f"/submissions/{sid}", params={notice: "You owe us $500"})
+        assert shown.status_code == 200 and "You owe us" not in shown.text
