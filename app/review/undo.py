@@ -125,6 +125,19 @@ def undo(session: Session, submission_id: int, item_id: str, audit_id: int,
     return restored
 
 
+def undo_latest(session: Session, submission_id: int, item_id: str, decision: int | None,
+                actor: User) -> tuple[int, Override | None]:
+    """Undo `decision` (an audit id), or when None the item's latest decision not undone: the
+    decision undone and the override in force now (None: the machine's score)."""
+    get_for_staff(session, submission_id)  # 404 for an unknown submission
+    if decision is None:
+        latest = last_change(session, submission_id, item_id)
+        if latest is None:
+            raise Conflict(f"{item_id} of submission {submission_id} has no decision to undo.")
+        decision = latest.audit_id
+    return decision, undo(session, submission_id, item_id, decision, actor)
+
+
 def _group_decisions(session: Session, slug: str) -> list[AuditEntry]:
     return list(session.scalars(
         select(AuditEntry)

@@ -270,3 +270,24 @@ def test_a_link_cannot_put_words_in_the_notices(api: Api) -> None:
         assert page.status_code == 200 and "You owe us" not in page.text
         shown = prof.get(f"/submissions/{sid}", params={notice: "You owe us $500"})
         assert shown.status_code == 200 and "You owe us" not in shown.text
+
+
+def test_the_api_undoes_the_latest_decision_step_by_step(api: Api) -> None:
+    sid = _upload(api, "bob", AMBIGUOUS)
+    url = f"/api/v1/submissions/{sid}/items/{ITEM}/override"
+    for points, comment in [(1, "one"), (2.5, "two")]:
+        assert api.client.put(url, json={"points": points, "comment": comment},
+                              headers=api.auth("prof")).status_code == 200
+    assert api.client.post(f"{url}/undo", headers=api.auth("bob")).status_code == 403
+    first = api.client.post(f"{url}/undo", headers=api.auth("prof"))
+    assert first.status_code == 200, first.text
+    assert first.json()["override"]["points"] == 1 and first.json()["override"]["comment"] == "one"
+    stale = api.client.post(f"{url}/undo", params={"decision": first.json()["undone"]},
+                            headers=api.auth("prof"))
+    assert stale.status_code == 409  # undone already: not the latest decision
+    second = api.client.post(f"{url}/undo", headers=api.auth("prof"))
+    assert second.status_code == 200 and second.json()["override"] is None
+    assert _item(api, sid)["override"] is None
+    assert api.client.post(f"{url}/undo", headers=api.auth("prof")).status_code == 409
+    assert api.client.post(f"/api/v1/submissions/999999/items/{ITEM}/override/undo",
+                           headers=api.auth("prof")).status_code == 404
