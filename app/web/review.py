@@ -50,6 +50,18 @@ def _evidence_list(entry: ReviewEntry) -> str:
     return table(["kind", "text", "note"], rows) if rows else "<p class='muted'>None.</p>"
 
 
+MATH_MARKS = ("$", "\\(", "\\[")
+
+
+def _math(answer: str) -> str:
+    """The answer again, for web.js to show with its LaTeX rendered (KaTeX, MathML output):
+    only when it has math delimiters; hidden until rendered."""
+    if not any(mark in answer for mark in MATH_MARKS):
+        return ""
+    return ('<section id="math-view" hidden><h2>Answer, math rendered</h2>'
+            f'<div class="doc math" id="answer-math">{e(answer)}</div></section>')
+
+
 def _document(document: str | None, entry: ReviewEntry) -> str:
     if document is None:
         return ""
@@ -81,7 +93,7 @@ def _item(
 · <a href="{e(group_url(slug, entry.item_id))}">answer group for this item</a></p>
 <div class="grid" id="review-item">
 <div><h2>Answer (evidence marked)</h2><div class="doc" id="answer">{answer}</div>
-{_document(document, entry)}<h2>Evidence</h2>{_evidence_list(entry)}</div>
+{_math(entry.answer)}{_document(document, entry)}<h2>Evidence</h2>{_evidence_list(entry)}</div>
 <div><div class="panel"><h2>Machine suggestion</h2>
 <p><b id="suggested">{pts(entry.suggested_points)}</b> of {pts(entry.max_points)} points ·
 confidence <b>{pct(entry.confidence)}</b></p>

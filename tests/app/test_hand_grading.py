@@ -291,3 +291,25 @@ def test_the_api_undoes_the_latest_decision_step_by_step(api: Api) -> None:
     assert api.client.post(f"{url}/undo", headers=api.auth("prof")).status_code == 409
     assert api.client.post(f"/api/v1/submissions/999999/items/{ITEM}/override/undo",
                            headers=api.auth("prof")).status_code == 404
+
+
+def test_math_is_rendered_by_the_apps_own_katex(api: Api) -> None:
+    anonymous = TestClient(api.client.app)
+    katex = anonymous.get("/static/katex.min.js")
+    assert katex.status_code == 200 and katex.headers["content-type"].startswith("text/javascript")
+    assert "katex" in katex.text[:2000].lower()
+    prof = _browser(api, "prof")
+    plain = prof.get(REVIEW, params={"item_id": ITEM})
+    _upload(api, "bob", AMBIGUOUS)
+    page = prof.get(REVIEW, params={"item_id": ITEM}).text
+    assert 'id="answer-math"' not in page  # no delimiters: nothing to render
+    assert plain.status_code == 200
+    sid = _upload(api, "alice", {"B1": "d_head = 12 maybe 64: $\\frac{768}{12}$ <b>x</b>"})
+    waiting = re.search(r"of (\d+) waiting", prof.get(REVIEW, params={"item_id": ITEM}).text)
+    assert waiting is not None
+    pages = (prof.get(REVIEW, params={"item_id": ITEM, "at": str(n)}).text
+             for n in range(int(waiting.group(1))))
+    math = next(p for p in pages if f'href="/submissions/{sid}"' in p)
+    box = math.split('id="answer-math">')[1].split("</div>")[0]
+    assert "$\\frac{768}{12}$ &lt;b&gt;x&lt;/b&gt;" in box  # text for the script, never HTML
+    assert math.count("<script") == 1  # web.js loads KaTeX itself, with the page's nonce

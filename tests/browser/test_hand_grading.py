@@ -18,7 +18,8 @@ DESKTOP = {"width": 1366, "height": 900}
 PHONE = {"width": 390, "height": 844}
 # A Markdown upload whose B1 sentence is wrapped over two lines: two readings of d_head, so
 # b1.d_head waits for a human.
-WRAPPED = "# Homework\n\n## B1\nd_head = 12, or maybe\n64 since d_model is split.\n"
+WRAPPED = ("# Homework\n\n## B1\nd_head = 12, or maybe\n64 since d_model is split: "
+           "$d_{head} = \\frac{d_{model}}{h}$.\n")
 
 
 def _upload(server: LiveServer, student: str, b1: str, markdown: bool = False) -> int:
@@ -59,6 +60,9 @@ def test_typed_points_and_enter_are_stored_then_undone(page: Any,
     assert page.locator("#document mark").count() >= 1  # the wrapped sentence is marked
     assert page.inner_text("#item-points") == "4 points"
     assert page.inner_text("#reference") == "64"  # the reference, beside the answer
+    # The answer's LaTeX, rendered by the app's own KaTeX as MathML (never as HTML).
+    page.wait_for_selector("#answer-math math mfrac")
+    assert "\\frac" not in page.inner_text("#answer-math")
     _both_widths(page, "review-rubric")
     page.keyboard.press("p")
     page.keyboard.type("0.5")

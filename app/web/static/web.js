@@ -96,3 +96,57 @@ for (const doc of document.querySelectorAll(".doc")) {
     undo.requestSubmit();
   });
 })();
+// Math in an answer (review page): the answer's LaTeX ($...$, $$...$$, \(...\), \[...\])
+// rendered by the vendored KaTeX as MathML (no inline styles, no fonts: the CSP holds),
+// loaded only on a page that shows math. Student text never becomes HTML: text pieces are
+// text nodes, math pieces go through katex.render with trust off and bounded expansion.
+(function () {
+  const box = document.getElementById("answer-math");
+  if (!box) return;
+  const MAX_TEXT = 20000;
+  const MAX_PIECES = 300;
+  const PAIRS = [["$$", "$$"], ["\\[", "\\]"], ["\\(", "\\)"], ["$", "$"]];
+  function pieces(text) {
+    // One left-to-right pass: at each step the nearest opening delimiter, then its closer.
+    const found = [];
+    let at = 0;
+    while (at < text.length && found.length < MAX_PIECES) {
+      let best = null;
+      for (const [open, close] of PAIRS) {
+        const start = text.indexOf(open, at);
+        if (start >= 0 && (best === null || start < best.start)) best = { start, open, close };
+      }
+      if (best === null) break;
+      const end = text.indexOf(best.close, best.start + best.open.length);
+      if (end < 0) break;
+      if (best.start > at) found.push({ text: text.slice(at, best.start) });
+      found.push({ tex: text.slice(best.start + best.open.length, end),
+                   display: best.open === "$$" || best.open === "\\[" });
+      at = end + best.close.length;
+    }
+    if (at < text.length) found.push({ text: text.slice(at) });
+    return found;
+  }
+  function render() {
+    const text = box.textContent.slice(0, MAX_TEXT);
+    box.textContent = "";
+    for (const piece of pieces(text)) {
+      if (piece.text !== undefined) {
+        box.appendChild(document.createTextNode(piece.text));
+        continue;
+      }
+      const span = document.createElement("span");
+      window.katex.render(piece.tex, span, {
+        output: "mathml", displayMode: piece.display, throwOnError: false, trust: false,
+        strict: "ignore", maxSize: 10, maxExpand: 200,
+      });
+      box.appendChild(span);
+    }
+    document.getElementById("math-view").hidden = false;
+  }
+  const script = document.createElement("script");
+  script.src = "/static/katex.min.js";
+  script.nonce = document.currentScript ? document.currentScript.nonce : "";
+  script.addEventListener("load", render);
+  document.head.appendChild(script);
+})();
