@@ -7,6 +7,7 @@ forms POST back here with the session's CSRF token and answer with a redirect to
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal, InvalidOperation
 from typing import Annotated
 from urllib.parse import quote, urlencode
@@ -19,10 +20,14 @@ from app.assignments.service import require_assignment
 from app.deps import MAX_ID, SessionDep, SettingsDep
 from app.errors import InvalidInput, NotFound
 from app.groups import render, service
+from app.groups.repository import overrides
+from app.groups.service import ItemGroups
 from app.review.service import set_override
+from app.review.undo import latest_group_decision, undo_group_decision
 from app.submissions.service import get_for_staff
 from app.web.auth import Signed, csrf_refusal, nonce, staff
 from app.web.markup import layout
+from app.web.repository import user_names
 from app.web.routing import PageRoute
 
 router = APIRouter(tags=["answer groups (pages)"], route_class=PageRoute)
@@ -37,9 +42,28 @@ def _posted_by_staff(request: Request, session: Session, csrf: str) -> Signed | 
     return csrf_refusal(request, who, csrf) or who
 
 
-def _item_url(slug: str, item_id: str, **counts: int) -> str:
+def _item_url(slug: str, item_id: str, group: str = "", **counts: int) -> str:
+    """The item's page, with the numbers of the last post, at the group just decided."""
     url = f"/assignments/{quote(slug, safe='')}/groups/{quote(item_id, safe='')}"
-    return f"{url}?{urlencode(counts)}" if counts else url
+    query: dict[str, object] = {**counts, **({"group": group} if group else {})}
+    url = f"{url}?{urlencode(query)}" if query else url
+    return f"{url}#group-{group}" if group else url
+
+
+def _steady(found: ItemGroups) -> ItemGroups:
+    """The page's order: largest first, then by representative answer. Nothing a decision
+    changes (how many need review, how many are decided) moves a group, so the group just
+    decided and the next one stay where the instructor's eyes and keys are."""
+    ordered = sorted(found.groups, key=lambda g: (-g.size, g.representative_submission))
+    return replace(found, groups=ordered)
+
+
+def _deciders(session: Session, found: ItemGroups) -> dict[int, str]:
+    """Submission -> the name of who decided its answer to this item."""
+    ids = [m.submission_id for g in found.groups for m in g.members if m.decided]
+    decided = overrides(session, ids, found.item_id) if ids else {}
+    names = user_names(session, [o.user_id for o in decided.values()])
+    return {sid: names.get(o.user_id or 0, "someone since removed") for sid, o in decided.items()}
 
 
 def _flash(decided: int | None, excluded: int, kept: int, member: int | None,
@@ -94,14 +118,26 @@ def groups_page(
     kept: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
     member: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
     held: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
+    group: Annotated[str, Query(max_length=64, pattern=r"^[0-9a-f]*$")] = "",
+    undone: Annotated[int | None, Query(ge=0, le=MAX_ID)] = None,
+    left: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
 ) -> Response:
     """One item's answer groups: decide a group at once, exclude members, override one."""
     who = staff(request, session)
     if not isinstance(who, Signed):
         return who
-    groups = service.item_groups(session, slug, item_id, settings.resolved_embedding_cache_dir())
+    groups = _steady(
+        service.item_groups(session, slug, item_id, settings.resolved_embedding_cache_dir()))
     flash = _flash(decided, excluded, kept, member, held)
-    body = render.item_page(groups, who.viewer.csrf, flash)
+    if undone is not None:
+        flash = (f"Group decision undone: {undone} answer{'s' if undone != 1 else ''} back to "
+                 "their state before it" + (f"; {left} changed since kept their newer decision."
+                                            if left else "."))
+    undo = None
+    if decided and group:
+        undo = latest_group_decision(session, slug, item_id, group)
+    body = render.item_page(groups, who.viewer.csrf, flash, _deciders(session, groups), undo,
+                            group)
     return layout(render.item_title(groups), body, who.viewer, nonce(request), slug=slug)
 
 
@@ -132,7 +168,7 @@ def decide_from_page(
                               comment=comment, exclude=exclude or [],
                               disputed="confirm" if confirm_disputed else "hold",
                               cache_dir=settings.resolved_embedding_cache_dir())
-    url = _item_url(slug, item_id, decided=len(decision.decided),
+    url = _item_url(slug, item_id, group, decided=len(decision.decided),
                     excluded=len(decision.excluded) + len(decision.held_back),
                     kept=len(decision.kept), held=len(decision.held_back))
     return RedirectResponse(url, status.HTTP_303_SEE_OTHER)
@@ -148,6 +184,7 @@ def override_member(
     submission_id: Annotated[int, Form(ge=1, le=MAX_ID)],
     points: Annotated[str, Form(max_length=30)],
     comment: Annotated[str, Form(max_length=5000)] = "",
+    group: Annotated[str, Form(max_length=64, pattern=r"^[0-9a-f]*$")] = "",
 ) -> Response:
     """The page's exception for one member (form post): an override on that answer alone."""
     who = _posted_by_staff(request, session, csrf)
@@ -158,5 +195,25 @@ def override_member(
     if get_for_staff(session, submission_id).assignment_id != assignment.id:
         raise NotFound(f"Assignment {slug!r} has no submission {submission_id}.")
     set_override(session, submission_id, item_id, _points(points), comment, user)
-    url = _item_url(slug, item_id, member=submission_id)
+    url = _item_url(slug, item_id, group, member=submission_id)
+    return RedirectResponse(url, status.HTTP_303_SEE_OTHER)
+
+
+@router.post("/assignments/{slug}/groups/{item_id}/undo", include_in_schema=False)
+def undo_from_page(
+    slug: str,
+    item_id: str,
+    request: Request,
+    session: SessionDep,
+    csrf: Annotated[str, Form(max_length=200)],
+    audit_id: Annotated[int, Form(ge=1, le=MAX_ID)],
+    group: Annotated[str, Form(max_length=64, pattern=r"^[0-9a-f]*$")] = "",
+) -> Response:
+    """Undo the group decision just made (app/review/undo.py): each member it decided comes
+    back to its state before, unless decided again since."""
+    who = _posted_by_staff(request, session, csrf)
+    if not isinstance(who, Signed):
+        return who
+    restored, left = undo_group_decision(session, slug, audit_id, who.user)
+    url = _item_url(slug, item_id, group, undone=len(restored), left=len(left))
     return RedirectResponse(url, status.HTTP_303_SEE_OTHER)

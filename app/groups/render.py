@@ -4,6 +4,7 @@ through `e` (html.escape), the session's CSRF token in every form."""
 
 from __future__ import annotations
 
+from collections import Counter
 from decimal import Decimal
 from urllib.parse import quote
 
@@ -53,9 +54,11 @@ def _suggestions(group: AnswerGroup) -> str:
     return ", ".join(f"{points(p)} × {n}" for p, n in group.suggestions)
 
 
-def _member_row(slug: str, item_id: str, group_id: str, m: Member, csrf: str) -> str:
+def _member_row(slug: str, item_id: str, group_id: str, m: Member, csrf: str,
+                by: str = "") -> str:
     state = "needs review" if m.needs_review else m.machine_status.replace("_", " ")
-    decided = f'<span class="done">{esc(points(m.points))} decided</span>' if m.decided else ""
+    decided = (f'<span class="done">{esc(points(m.points))} decided'
+               f'{" by " + esc(by) if by else ""}</span>' if m.decided else "")
     comment = f'<div class="muted">{esc(m.comment)}</div>' if m.comment else ""
     if m.disputed:
         comment += f'<div class="flag">⚑ {esc(m.disputed)}</div>'
@@ -71,6 +74,7 @@ def _member_row(slug: str, item_id: str, group_id: str, m: Member, csrf: str) ->
         f'<td><form method="post" action="{action}">'
         f'<input type="hidden" name="csrf" value="{esc(csrf)}">'
         f'<input type="hidden" name="submission_id" value="{m.submission_id}">'
+        f'<input type="hidden" name="group" value="{group_id}">'
         f'<input type="number" name="points" step="0.01" min="0" required '
         f'aria-label="Points for submission {m.submission_id}">'
         f'<input name="comment" placeholder="comment" maxlength="5000" size="10">'
@@ -78,11 +82,29 @@ def _member_row(slug: str, item_id: str, group_id: str, m: Member, csrf: str) ->
     )
 
 
-def _group(found: ItemGroups, n: int, g: AnswerGroup, csrf: str) -> str:
+def _decisions(g: AnswerGroup, deciders: dict[int, str]) -> str:
+    """The group's decided members, as points, comment and who decided (most common first)."""
+    seen = Counter((m.points, m.comment or "", deciders.get(m.submission_id, "?"))
+                   for m in g.members if m.decided)
+    if not seen:
+        return ""
+    lines = "".join(
+        f"<li>Decided: <b>{esc(points(p))}</b> points for {n} answer{'s' if n != 1 else ''}, "
+        f"by {esc(by)}"
+        + (f": <q>{esc(comment[:300])}</q>" if comment else "") + "</li>"
+        for (p, comment, by), n in seen.most_common(5)
+    )
+    more = f"<li>… and {len(seen) - 5} other decisions</li>" if len(seen) > 5 else ""
+    return f'<ul class="decisions" aria-label="Decisions">{lines}{more}</ul>'
+
+
+def _group(found: ItemGroups, n: int, g: AnswerGroup, csrf: str,
+           deciders: dict[int, str]) -> str:
     status = (f'<span class="badge">{g.needs_review} need review</span>' if g.needs_review
               else '<span class="done">nothing to review</span>')
     action = f"{_base(found.slug)}/{quote(found.item_id, safe='')}/decide"
-    rows = "".join(_member_row(found.slug, found.item_id, g.id, m, csrf) for m in g.members)
+    rows = "".join(_member_row(found.slug, found.item_id, g.id, m, csrf,
+                               deciders.get(m.submission_id, "")) for m in g.members)
     disputed = sum(bool(m.disputed) for m in g.members)
     confirm = (
         f'<p class="flag">⚑ {disputed} member{"s" if disputed != 1 else ""} of this group '
@@ -97,7 +119,7 @@ def _group(found: ItemGroups, n: int, g: AnswerGroup, csrf: str) -> str:
         f"<header><h2>Group {n}: {g.size} answer{'s' if g.size != 1 else ''}</h2>{status}"
         f'<span class="muted">{g.decided} decided · by {esc(g.method)}</span></header>'
         f'<p class="muted">{_shared(g)}</p>'
-        f'<pre class="answer">{esc(g.representative)}</pre>'
+        f'{_decisions(g, deciders)}<pre class="answer">{esc(g.representative)}</pre>'
         f"<p>Machine suggestions: {esc(_suggestions(g))} (of {points(found.max_points)})</p>"
         f'<form class="decide" method="post" action="{action}" id="decide-{g.id}">'
         f'<input type="hidden" name="csrf" value="{esc(csrf)}">'
@@ -121,9 +143,25 @@ def item_title(found: ItemGroups) -> str:
     return f"Answer groups: {found.item_id} · {found.title}"
 
 
-def item_page(found: ItemGroups, csrf: str, flash: str = "") -> str:
-    """The body of one item's page (the layout adds the title as its heading)."""
-    groups = "".join(_group(found, n, g, csrf) for n, g in enumerate(found.groups, start=1))
+def _undo(found: ItemGroups, csrf: str, audit_id: int | None, group: str) -> str:
+    if audit_id is None:
+        return ""
+    action = f"{_base(found.slug)}/{quote(found.item_id, safe='')}/undo"
+    return (f'<form method="post" action="{action}" id="undo-form" class="inline">'
+            f'<input type="hidden" name="csrf" value="{esc(csrf)}">'
+            f'<input type="hidden" name="audit_id" value="{audit_id}">'
+            f'<input type="hidden" name="group" value="{esc(group)}">'
+            '<button type="submit" id="undo">Undo <kbd>u</kbd></button></form>')
+
+
+def item_page(found: ItemGroups, csrf: str, flash: str = "",
+              deciders: dict[int, str] | None = None, undo: int | None = None,
+              group: str = "") -> str:
+    """The body of one item's page (the layout adds the title as its heading); `deciders`:
+    submission -> who decided its answer; `undo`: the audit id of the group decision just
+    made (the flash offers its undo)."""
+    groups = "".join(_group(found, n, g, csrf, deciders or {})
+                     for n, g in enumerate(found.groups, start=1))
     total = sum(g.size for g in found.groups)
     note = f" Written answers compared by {esc(found.similarity)}." if (
         found.grader == "written") else ""
@@ -138,8 +176,9 @@ def item_page(found: ItemGroups, csrf: str, flash: str = "") -> str:
         f"review · {len(found.groups)} groups of {total} counted answers · "
         f"{esc(found.grader)} item worth {points(found.max_points)}.{note} Keys: <kbd>j</kbd>/"
         f"<kbd>k</kbd> next/previous group, <kbd>a</kbd> accept, <kbd>s</kbd> set points, "
-        f"<kbd>m</kbd> members.</p>"
-        + (f'<p class="flash" role="status">{esc(flash)}</p>' if flash else "")
+        f"<kbd>m</kbd> members, <kbd>u</kbd> undo the group decision just made.</p>"
+        + (f'<div class="flash" role="status"><p>{esc(flash)}</p>'
+           f"{_undo(found, csrf, undo, group)}</div>" if flash else "")
         + (groups or "<p>No answers to this item yet.</p>")
     )
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from app.auth.dependencies import InstructorUser
 from app.deps import IdPath, SessionDep
 from app.points import JsonPoints
-from app.review import service
+from app.review import service, undo
 
 router = APIRouter(prefix="/api/v1", tags=["review"])
 
@@ -42,6 +42,20 @@ class OverrideOut(BaseModel):
     comment: str
     user_id: int | None
     updated_at: datetime
+
+
+class UndoneOut(BaseModel):
+    submission_id: int
+    item_id: str
+    undone: int = Field(description="The audit entry id of the decision undone.")
+    override: OverrideOut | None = Field(
+        description="The override in force now (the earlier decision), or null: the machine's "
+        "score counts again.")
+
+
+def _override_out(o: Any) -> OverrideOut:
+    return OverrideOut(submission_id=o.submission_id, item_id=o.item_id, points=o.points,
+                       comment=o.comment, user_id=o.user_id, updated_at=o.updated_at)
 
 
 class ExemplarOut(BaseModel):
@@ -82,14 +96,32 @@ def put_override(
     Errors: 401 no or an unknown token; 403 not an instructor; 404 no such submission or
     item; 422 points out of range or finer than hundredths."""
     o = service.set_override(session, submission_id, item_id, body.points, body.comment, user)
-    return OverrideOut(
-        submission_id=o.submission_id,
-        item_id=o.item_id,
-        points=o.points,
-        comment=o.comment,
-        user_id=o.user_id,
-        updated_at=o.updated_at,
-    )
+    return _override_out(o)
+
+
+@router.post(
+    "/submissions/{submission_id}/items/{item_id}/override/undo", response_model=UndoneOut,
+    summary="Undo an item's latest decision",
+)
+def undo_override(
+    submission_id: IdPath,
+    item_id: str,
+    session: SessionDep,
+    user: InstructorUser,
+    decision: Annotated[int | None, Query(ge=1, le=2**63 - 1, description=(
+        "The audit entry id of the decision to undo: refused (409) unless it is still the "
+        "latest one not undone. Omitted: the latest."))] = None,
+) -> UndoneOut:
+    """Undo the latest decision on one item not undone yet: the state before it comes back
+    (the earlier override with its comment, or none: the machine's score). Undo again to step
+    further back. Audited as `override.undo`.
+
+    Errors: 401 no or an unknown token; 403 not an instructor; 404 no such submission; 409
+    nothing to undo, the latest change is a removal (not undone), or `decision` is not the
+    latest decision."""
+    target, now = undo.undo_latest(session, submission_id, item_id, decision, user)
+    return UndoneOut(submission_id=submission_id, item_id=item_id, undone=target,
+                     override=None if now is None else _override_out(now))
 
 
 @router.delete(

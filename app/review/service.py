@@ -76,7 +76,8 @@ def waiting_per_item(session: Session, assignment: Assignment) -> dict[tuple[str
     return repository.waiting_per_item(session, assignment.id, counted_ids(session, assignment))
 
 
-def _rubric_item(session: Session, submission: Submission, item_id: str) -> RubricItem:
+def rubric_item(session: Session, submission: Submission, item_id: str) -> RubricItem:
+    """The item of the assignment's current rubric (404 when it has none of that id)."""
     version = current_version(session, submission.assignment_id)
     if version is None:
         raise NotFound("The submission's assignment has no rubric loaded.")
@@ -95,7 +96,7 @@ def set_override(
     actor: User,
 ) -> Override:
     submission = get_for_staff(session, submission_id)
-    item = _rubric_item(session, submission, item_id)
+    item = rubric_item(session, submission, item_id)
     exact = to_points(points)
     if exact != points:
         raise InvalidInput(f"Points are kept to hundredths; {points} has more digits.")
@@ -106,6 +107,10 @@ def set_override(
         )
     override = repository.get_override(session, submission_id, item_id)
     before = None if override is None else str(override.points)
+    # The whole earlier state, so that an undo (app/review/undo.py) can restore it.
+    previous = None if override is None else {
+        "points": str(override.points), "comment": override.comment, "user_id": override.user_id,
+    }
     if override is None:
         override = repository.add_override(
             session,
@@ -128,7 +133,8 @@ def set_override(
         "override.set",
         "submission",
         submission_id,
-        {"item_id": item_id, "points": str(exact), "before": before, "comment": comment},
+        {"item_id": item_id, "points": str(exact), "before": before, "comment": comment,
+         "previous": previous},
     )
     # The decision is an exemplar and a calibration point of its item from now on.
     calibration.refresh(session, submission.assignment_id)

@@ -10,7 +10,7 @@ from pathlib import PurePath
 from typing import Any
 
 from app.db.models import Submission
-from app.web.evidence import SKIP_KINDS
+from app.web.evidence import SKIP_KINDS, quotes
 from graders.documents.formats import decode_text
 from graders.documents.model import InvalidDocument
 
@@ -38,8 +38,8 @@ def document_text(submission: Submission) -> str | None:
 
 
 def document_spans(text: str, evidence: Iterable[Any]) -> list[tuple[int, int, str]]:
-    """Evidence spans in the document whose text is really there (a stale or foreign span
-    marks nothing)."""
+    """Evidence spans in the document whose text is really there, whitespace aside (a stale
+    or foreign span marks nothing)."""
     found: list[tuple[int, int, str]] = []
     for item in evidence:
         if not isinstance(item, dict) or item.get("kind") in SKIP_KINDS:
@@ -47,7 +47,7 @@ def document_spans(text: str, evidence: Iterable[Any]) -> list[tuple[int, int, s
         start, end, quoted = item.get("start"), item.get("end"), str(item.get("text") or "")
         if not (isinstance(start, int) and isinstance(end, int)) or not 0 <= start < end:
             continue
-        if end <= len(text) and text[start:end] == quoted[: end - start]:
+        if end <= len(text) and quotes(text[start:end], quoted):
             label = f"{item.get('kind')}: {item.get('note') or ''}".strip(": ")
             found.append((start, end, label))
     return found

@@ -26,6 +26,18 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def quotes(found: str, quoted: str) -> bool:
+    """Whether `found` (the text at an evidence span) is what the evidence quotes (or its
+    start), whitespace aside: graders quote a sentence that a Markdown or LaTeX source wraps
+    over lines with its line breaks and indents as single spaces. Linear in the span."""
+    if not found.strip():
+        return False
+    if found == quoted[: len(found)]:
+        return True
+    flat, said = " ".join(found.split()), " ".join(quoted.split())
+    return flat == said[: len(flat)]
+
+
 def answer_start(evidence: Iterable[Any]) -> int | None:
     for item in evidence:
         if _field(item, "kind") == "answer":
@@ -47,7 +59,7 @@ def spans(answer: str, evidence: Iterable[Any]) -> list[tuple[int, int, str]]:
         start, end = _int(_field(item, "start")), _int(_field(item, "end"))
         if base is not None and start is not None and end is not None:
             rel = start - base
-            if end > start and rel >= 0 and answer[rel : rel + end - start] == text[: end - start]:
+            if end > start and rel >= 0 and quotes(answer[rel : rel + end - start], text):
                 found.append((rel, rel + (end - start), label))
                 continue
         if len(text) >= MIN_FIND:

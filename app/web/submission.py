@@ -6,8 +6,9 @@ only; another student's submission is absent (404), as in the API."""
 from __future__ import annotations
 
 import json
+from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -15,7 +16,10 @@ from sqlalchemy.orm import Session
 
 from app.db.models import User
 from app.deps import IdPath, SessionDep
-from app.review.service import delete_override
+from app.errors import InvalidInput
+from app.review.service import delete_override, set_override
+from app.review.undo import last_change, undo
+from app.sanitize import clean
 from app.submissions.service import ScoredSubmission, get_scored
 from app.submissions.visibility import student_error, student_score, view_for
 from app.web import repository
@@ -74,6 +78,54 @@ def _removed(s: ScoredSubmission, item_id: str | None) -> str:
     )
 
 
+def _edit_form(submission_id: int, item: Any, viewer: Viewer) -> str:
+    """Points and comment for one item, set in place (an override, audited; undoable)."""
+    current = item.override.points if item.override is not None else item.points
+    comment = item.override.comment if item.override is not None else ""
+    label = e(item.item_id)
+    return (
+        f'<form method="post" action="/submissions/{submission_id}/override/set" '
+        f'class="edit-item">{hidden("csrf", viewer.csrf)}{hidden("item_id", item.item_id)}'
+        f'<input type="number" name="points" min="0" step="0.01" max="{pts(item.max_points)}" '
+        f'value="{pts(current)}" required aria-label="Points for {label}">'
+        f'<input name="comment" maxlength="5000" value="{e(comment)}" placeholder="comment" '
+        f'aria-label="Comment for {label}"><button type="submit" '
+        f'aria-label="Save {label}">Save</button></form>'
+    )
+
+
+def _saved(session: Session, s: ScoredSubmission, item_id: str | None, viewer: Viewer) -> str:
+    """The notice after an in-place edit: the value stored, read back, and its undo."""
+    item = next((i for i in s.score.items if i.item_id == item_id), None)
+    if item is None or item.override is None:
+        return ""
+    said = f", comment “{e(item.override.comment[:200])}”" if item.override.comment else ""
+    change = last_change(session, s.submission.id, item.item_id)
+    button = ""
+    if change is not None and change.undoable:
+        button = (
+            f'<form method="post" action="/submissions/{s.submission.id}/override/undo" '
+            f'id="undo-form" class="inline">{hidden("csrf", viewer.csrf)}'
+            f'{hidden("item_id", item.item_id)}{hidden("audit_id", change.audit_id)}'
+            '<button type="submit" id="undo">Undo</button></form>'
+        )
+    return (
+        f'<div class="ok saved" id="saved" role="status"><p>Saved: {e(item.item_id)} is now '
+        f"<b id='stored-points'>{pts(item.override.points)}</b> of {pts(item.max_points)} points"
+        f"{said}.</p>{button}</div>"
+    )
+
+
+def _undone(s: ScoredSubmission, item_id: str | None) -> str:
+    item = next((i for i in s.score.items if i.item_id == item_id), None)
+    if item is None:
+        return ""
+    now = (f"{pts(item.override.points)} points (the earlier decision)" if item.override
+           else f"the machine's {pts(item.machine_points)} ({e(item.machine_status)})")
+    return (f'<p class="ok" id="undone" role="status">Undone: {e(item.item_id)} is back to '
+            f"{now}.</p>")
+
+
 def _staff_page(session: Session, s: ScoredSubmission, viewer: Viewer) -> str:
     overriders = repository.user_names(
         session, [i.override.user_id for i in s.score.items if i.override is not None]
@@ -93,7 +145,8 @@ def _staff_page(session: Session, s: ScoredSubmission, viewer: Viewer) -> str:
                 "</button></form>"
             )
         rows.append([
-            f"<b>{e(i.item_id)}</b><br><span class='muted'>{e(i.question)}</span><br>"
+            f"<b id='item-{e(i.item_id)}'>{e(i.item_id)}</b><br>"
+            f"<span class='muted'>{e(i.question)}</span><br>"
             f'<a href="{e(group_url(s.assignment_slug, i.item_id))}">answer group</a>'
             + (f' · <a href="/assignments/{e(s.assignment_slug)}/review?'
                f'{e(urlencode({"item_id": i.item_id}))}">review</a>'
@@ -103,7 +156,7 @@ def _staff_page(session: Session, s: ScoredSubmission, viewer: Viewer) -> str:
             pct(i.confidence),
             f"<div class='staff'>{e(i.feedback)}</div>{_evidence(i.evidence)}",
             e(i.student_feedback) if i.student_feedback else "<span class='muted'>neutral</span>",
-            override,
+            override + _edit_form(s.submission.id, i, viewer),
         ])
     items = table(
         ["item", "points", "status", "confidence", "staff feedback", "student feedback",
@@ -194,6 +247,8 @@ def submission_page(
     request: Request,
     session: SessionDep,
     removed: Annotated[str | None, Query(max_length=100)] = None,
+    saved: Annotated[str | None, Query(max_length=100)] = None,
+    undone: Annotated[str | None, Query(max_length=100)] = None,
 ) -> HTMLResponse:
     """A submission with its items, overrides and history (staff), or what its student may see
     of it (the student who owns it)."""
@@ -203,7 +258,9 @@ def submission_page(
     user: User = who.user
     s = get_scored(session, submission_id, user)
     if who.viewer.staff:
-        body = _removed(s, removed) + _staff_page(session, s, who.viewer)
+        notices = (_removed(s, removed) + _saved(session, s, saved, who.viewer)
+                   + _undone(s, undone))
+        body = notices + _staff_page(session, s, who.viewer)
         slug: str | None = s.assignment_slug
     else:
         body = _student_page(session, s, request.app.state.clock())
@@ -231,3 +288,57 @@ def remove_override(
     delete_override(session, submission_id, item_id, who.user)
     back = urlencode({"removed": item_id})
     return RedirectResponse(f"/submissions/{submission_id}?{back}", status_code=303)
+
+
+def _staff_post(request: Request, session: Session, csrf: str) -> Signed | Response:
+    who = staff(request, session)
+    if not isinstance(who, Signed):
+        return who
+    return csrf_refusal(request, who, csrf) or who
+
+
+@router.post("/submissions/{submission_id}/override/set", include_in_schema=False)
+def set_item(
+    submission_id: IdPath,
+    request: Request,
+    session: SessionDep,
+    item_id: Annotated[str, Form(max_length=100)],
+    points: Annotated[str, Form(max_length=50)],
+    comment: Annotated[str, Form(max_length=5000)] = "",
+    csrf: Annotated[str, Form(max_length=200)] = "",
+) -> Response:
+    """Set one item's points and comment in place (course staff, with the session's CSRF
+    token): an override, whatever the machine's status; audited as `override.set`."""
+    who = _staff_post(request, session, csrf)
+    if not isinstance(who, Signed):
+        return who
+    try:
+        value = Decimal(points.strip())
+    except InvalidOperation:
+        raise InvalidInput(f"Points must be a number; got {points[:50]!r}.") from None
+    if not value.is_finite():
+        raise InvalidInput("Points must be a finite number.")
+    set_override(session, submission_id, item_id, value, clean(comment, 5000).strip(), who.user)
+    back = urlencode({"saved": item_id})
+    return RedirectResponse(f"/submissions/{submission_id}?{back}#item-{quote(item_id)}",
+                            status_code=303)
+
+
+@router.post("/submissions/{submission_id}/override/undo", include_in_schema=False)
+def undo_item(
+    submission_id: IdPath,
+    request: Request,
+    session: SessionDep,
+    item_id: Annotated[str, Form(max_length=100)],
+    audit_id: Annotated[int, Form(ge=1, le=2**63 - 1)],
+    csrf: Annotated[str, Form(max_length=200)] = "",
+) -> Response:
+    """Undo the latest decision on one item (app/review/undo.py); 409 when it was changed
+    again since."""
+    who = _staff_post(request, session, csrf)
+    if not isinstance(who, Signed):
+        return who
+    undo(session, submission_id, item_id, audit_id, who.user)
+    back = urlencode({"undone": item_id})
+    return RedirectResponse(f"/submissions/{submission_id}?{back}#item-{quote(item_id)}",
+                            status_code=303)

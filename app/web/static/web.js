@@ -1,8 +1,10 @@
 // gradeformer web app: the one script, served by the app and loaded with the page's CSP nonce.
 // Review page keyboard shortcuts: a = accept, p = type points, a digit = set that many points,
-// c = comment, n = next item, Esc = leave a text box.
+// c = comment, u = undo the decision just saved, n = next item, Esc = leave a text box;
+// Enter in the points box sets the typed points.
 // Answer-groups page shortcuts: j / k = next / previous group, a = accept the group's
-// suggestion, s = type points for the group, m = show or hide its members.
+// suggestion, s = type points for the group, m = show or hide its members, u = undo the
+// group decision just made.
 "use strict";
 // A long document opens at its first marked evidence.
 for (const doc of document.querySelectorAll(".doc")) {
@@ -19,6 +21,11 @@ for (const doc of document.querySelectorAll(".doc")) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if (typing(document.activeElement)) {
       if (event.key === "Escape") document.activeElement.blur();
+      // Enter in the points box sets those points (never the accept button).
+      if (event.key === "Enter" && document.activeElement === points) {
+        event.preventDefault();
+        form.requestSubmit(document.getElementById("set-points"));
+      }
       return;
     }
     const key = event.key;
@@ -70,7 +77,78 @@ for (const doc of document.querySelectorAll(".doc")) {
     event.preventDefault();
   });
   groups.forEach((g, i) => g.addEventListener("click", () => show(i)));
-  show(0);
+  // After a decision the page comes back at the group decided (#group-<id>): keep it current.
+  const back = window.location.hash.slice(1);
+  const landed = groups.findIndex((g) => g.id === back);
+  show(landed >= 0 ? landed : 0);
+  if (landed >= 0) groups[landed].scrollIntoView({ block: "start" });
+})();
+// u = undo the decision just saved, on every page whose notice offers it (the review queue,
+// even when it is empty now; a submission page; an answer-groups page).
+(function () {
+  const undo = document.getElementById("undo-form");
+  if (!undo) return;
+  document.addEventListener("keydown", (event) => {
+    const tag = event.target && event.target.tagName;
+    if (tag === "INPUT" || tag === "TEXTAREA" || event.key !== "u") return;
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    event.preventDefault();
+    undo.requestSubmit();
+  });
+})();
+// Math in an answer (review page): the answer's LaTeX ($...$, $$...$$, \(...\), \[...\])
+// rendered by the vendored KaTeX as MathML (no inline styles, no fonts: the CSP holds),
+// loaded only on a page that shows math. Student text never becomes HTML: text pieces are
+// text nodes, math pieces go through katex.render with trust off and bounded expansion.
+(function () {
+  const box = document.getElementById("answer-math");
+  if (!box) return;
+  const MAX_TEXT = 20000;
+  const MAX_PIECES = 300;
+  const PAIRS = [["$$", "$$"], ["\\[", "\\]"], ["\\(", "\\)"], ["$", "$"]];
+  function pieces(text) {
+    // One left-to-right pass: at each step the nearest opening delimiter, then its closer.
+    const found = [];
+    let at = 0;
+    while (at < text.length && found.length < MAX_PIECES) {
+      let best = null;
+      for (const [open, close] of PAIRS) {
+        const start = text.indexOf(open, at);
+        if (start >= 0 && (best === null || start < best.start)) best = { start, open, close };
+      }
+      if (best === null) break;
+      const end = text.indexOf(best.close, best.start + best.open.length);
+      if (end < 0) break;
+      if (best.start > at) found.push({ text: text.slice(at, best.start) });
+      found.push({ tex: text.slice(best.start + best.open.length, end),
+                   display: best.open === "$$" || best.open === "\\[" });
+      at = end + best.close.length;
+    }
+    if (at < text.length) found.push({ text: text.slice(at) });
+    return found;
+  }
+  function render() {
+    const text = box.textContent.slice(0, MAX_TEXT);
+    box.textContent = "";
+    for (const piece of pieces(text)) {
+      if (piece.text !== undefined) {
+        box.appendChild(document.createTextNode(piece.text));
+        continue;
+      }
+      const span = document.createElement("span");
+      window.katex.render(piece.tex, span, {
+        output: "mathml", displayMode: piece.display, throwOnError: false, trust: false,
+        strict: "ignore", maxSize: 10, maxExpand: 200,
+      });
+      box.appendChild(span);
+    }
+    document.getElementById("math-view").hidden = false;
+  }
+  const script = document.createElement("script");
+  script.src = "/static/katex.min.js";
+  script.nonce = document.currentScript ? document.currentScript.nonce : "";
+  script.addEventListener("load", render);
+  document.head.appendChild(script);
 })();
 // Upload forms (a student's submit page, the staff Submissions page): drag and drop, one XHR
 // per file with a progress bar, refusals in words. A staff batch adds a row per file and
