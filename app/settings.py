@@ -171,13 +171,12 @@ class Settings(BaseSettings):
             options["result_cache_bytes"] = self.result_cache_mib * MIB
         if self.review_threshold is not None:
             options["review_threshold"] = self.review_threshold
-        from graders.sandbox.policy import LIMITS  # the sandbox (and NumPy) only when grading
-
-        for name in LIMITS:
-            value = getattr(self, f"sandbox_{name}")
-            if value is not None:
-                options[f"sandbox_{name}"] = value
-        options["sandbox_zygotes"] = self.sandbox_zygotes
+        # The sandbox's limits, by this class's own fields (importing the sandbox here would
+        # load it, and NumPy, into processes that never run code: a points-only regrade).
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if name.startswith("sandbox_") and not name.endswith("_layers") and value is not None:
+                options[name] = value
         for which in ("required", "disabled"):
             layers = getattr(self, f"sandbox_{which}_layers")
             if layers is not None:
