@@ -54,6 +54,9 @@ def test_the_celery_path_loses_nothing_and_grades_once(postgres_db: str, tmp_pat
             "GRADEFORMER_CELERY_BROKER_URL": broker.url,
             "GRADEFORMER_GRADING_DEADLINE_SECONDS": str(deadline),
             "GRADEFORMER_EMBEDDING_CACHE_DIR": str(tmp_path / "emb"),
+            # Every submission's code runs in the sandbox (no result shared from an earlier
+            # one): a grading lasts long enough to be caught in progress on a loaded machine.
+            "GRADEFORMER_RESULT_CACHE": "false",
         },
         tmp_path / "worker.log",
     )
