@@ -33,6 +33,7 @@ from graders.sandbox.pool import _encode_job  # noqa: E402
 from graders.sandbox.protocol import parse_results  # noqa: E402
 from graders.sandbox.root import root_plan  # noqa: E402
 from graders.sandbox.zygote import ENVIRONMENT, HARNESS_SOURCE  # noqa: E402
+from tests.graders.code.pos_encoding import CORRECT  # noqa: E402
 
 SUBMISSION = """
 import numpy as np
@@ -178,19 +179,6 @@ def cold_run(job: Job, jobs: int, workers: int) -> tuple[list[float], float]:
     return latencies, rate
 
 
-POS_ENCODING = """
-import numpy as np
-
-def pos_encoding(position, d_model):
-    if position == 0 or d_model <= 0:
-        return -1
-    pos = np.arange(position)[:, None]
-    i = np.arange(d_model)[None, :]
-    angles = pos / np.power(10000, (2 * (i // 2)) / d_model)
-    angles[:, 0::2] = np.sin(angles[:, 0::2])
-    angles[:, 1::2] = np.cos(angles[:, 1::2])
-    return angles.astype(np.float16)
-"""
 POS_RUBRIC = ROOT / "docs" / "examples" / "positional-encoding" / "numpy-positional-encoding.yaml"
 
 
@@ -262,7 +250,7 @@ def main() -> None:
                   f"{statistics.median(latencies):.1f} | {p(latencies, 0.95):.1f} | "
                   f"{rate:.0f} submissions/s |")
     print(grader_row, flush=True)
-    latencies, rate = grader_run(max(50, args.jobs // 4), POS_RUBRIC, ("PE",), POS_ENCODING)
+    latencies, rate = grader_run(max(50, args.jobs // 4), POS_RUBRIC, ("PE",), CORRECT)
     general_row = (f"| code grader, a general battery: pos_encoding, 5 items on 19 inputs "
                    f"(1 job + checks), 1 zygote | {max(50, args.jobs // 4)} | "
                    f"{statistics.median(latencies):.1f} | {p(latencies, 0.95):.1f} | "

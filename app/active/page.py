@@ -6,7 +6,6 @@ answers with a redirect to the page (post/redirect/get)."""
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
 from typing import Annotated
 from urllib.parse import quote, urlencode
 
@@ -15,8 +14,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.active import service
 from app.deps import MAX_ID, SessionDep, SettingsDep
-from app.errors import InvalidInput
-from app.web.auth import Signed, csrf_refusal, nonce, staff
+from app.web.auth import Signed, form_points, nonce, staff, staff_post
 from app.web.markup import e as esc
 from app.web.markup import layout, pts
 from app.web.routing import PageRoute
@@ -104,16 +102,6 @@ def body(state: service.ItemState, csrf: str, decided: int | None) -> str:
     )
 
 
-def _points(raw: str) -> Decimal:
-    try:
-        value = Decimal(raw.strip()[:30])
-    except InvalidOperation:
-        raise InvalidInput(f"Points must be a number; got {raw[:30]!r}.") from None
-    if not value.is_finite():
-        raise InvalidInput("Points must be a finite number.")
-    return value
-
-
 @router.get("/assignments/{slug}/active/{item_id}", response_class=HTMLResponse,
             include_in_schema=False)
 def active_page(slug: str, item_id: str, request: Request, session: SessionDep,
@@ -141,13 +129,10 @@ def decide_from_page(
     points: Annotated[str, Form(max_length=30)],
     feedback: Annotated[str, Form(max_length=5000)] = "",
 ) -> Response:
-    who = staff(request, session)
+    who = staff_post(request, session, csrf)
     if not isinstance(who, Signed):
         return who
-    refused = csrf_refusal(request, who, csrf)
-    if refused is not None:
-        return refused
-    service.decide(session, slug, item_id, submission_id, _points(points), feedback, who.user,
+    service.decide(session, slug, item_id, submission_id, form_points(points), feedback, who.user,
                    settings.grading_options())
     return RedirectResponse(page_url(slug, item_id, decided=submission_id),
                             status.HTTP_303_SEE_OTHER)

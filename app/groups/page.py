@@ -8,7 +8,6 @@ forms POST back here with the session's CSRF token and answer with a redirect to
 from __future__ import annotations
 
 from dataclasses import replace
-from decimal import Decimal, InvalidOperation
 from typing import Annotated
 from urllib.parse import quote, urlencode
 
@@ -18,28 +17,19 @@ from sqlalchemy.orm import Session
 
 from app.assignments.service import require_assignment
 from app.deps import MAX_ID, SessionDep, SettingsDep
-from app.errors import InvalidInput, NotFound
+from app.errors import NotFound
 from app.groups import render, service
 from app.groups.repository import overrides
 from app.groups.service import ItemGroups
 from app.review.service import set_override
 from app.review.undo import latest_group_decision, undo_group_decision
 from app.submissions.service import get_for_staff
-from app.web.auth import Signed, csrf_refusal, nonce, staff
+from app.web.auth import Signed, form_points, nonce, staff, staff_post
 from app.web.markup import layout
 from app.web.repository import user_names
 from app.web.routing import PageRoute
 
 router = APIRouter(tags=["answer groups (pages)"], route_class=PageRoute)
-
-
-def _posted_by_staff(request: Request, session: Session, csrf: str) -> Signed | HTMLResponse:
-    """The staff member who sent the form, or the page to answer instead (the sign-in form,
-    the 403 for a student, or the 403 for a form without this session's CSRF token)."""
-    who = staff(request, session)
-    if not isinstance(who, Signed):
-        return who
-    return csrf_refusal(request, who, csrf) or who
 
 
 def _item_url(slug: str, item_id: str, group: str = "", **counts: int) -> str:
@@ -81,16 +71,6 @@ def _flash(decided: int | None, excluded: int, kept: int, member: int | None,
                  "their own suggestion undecided: decide them one by one, or tick the box to "
                  "give them the group's points too.")
     return text
-
-
-def _points(raw: str) -> Decimal:
-    try:
-        value = Decimal(raw.strip()[:30])
-    except InvalidOperation:
-        raise InvalidInput(f"Points must be a number; got {raw[:30]!r}.") from None
-    if not value.is_finite():
-        raise InvalidInput("Points must be a finite number.")
-    return value
 
 
 @router.get("/assignments/{slug}/groups", response_class=HTMLResponse, include_in_schema=False)
@@ -159,11 +139,11 @@ def decide_from_page(
     """The page's group decision (form post): accept the suggestion or set points for all.
     Flagged members the points would raise are held back undecided unless the instructor
     ticked the box confirming them."""
-    who = _posted_by_staff(request, session, csrf)
+    who = staff_post(request, session, csrf)
     if not isinstance(who, Signed):
         return who
     user = who.user
-    chosen = None if action == "accept" else _points(points)
+    chosen = None if action == "accept" else form_points(points)
     decision = service.decide(session, slug, item_id, group, user, points=chosen,
                               comment=comment, exclude=exclude or [],
                               disputed="confirm" if confirm_disputed else "hold",
@@ -187,14 +167,14 @@ def override_member(
     group: Annotated[str, Form(max_length=64, pattern=r"^[0-9a-f]*$")] = "",
 ) -> Response:
     """The page's exception for one member (form post): an override on that answer alone."""
-    who = _posted_by_staff(request, session, csrf)
+    who = staff_post(request, session, csrf)
     if not isinstance(who, Signed):
         return who
     user = who.user
     assignment = require_assignment(session, slug)
     if get_for_staff(session, submission_id).assignment_id != assignment.id:
         raise NotFound(f"Assignment {slug!r} has no submission {submission_id}.")
-    set_override(session, submission_id, item_id, _points(points), comment, user)
+    set_override(session, submission_id, item_id, form_points(points), comment, user)
     url = _item_url(slug, item_id, group, member=submission_id)
     return RedirectResponse(url, status.HTTP_303_SEE_OTHER)
 
@@ -211,7 +191,7 @@ def undo_from_page(
 ) -> Response:
     """Undo the group decision just made (app/review/undo.py): each member it decided comes
     back to its state before, unless decided again since."""
-    who = _posted_by_staff(request, session, csrf)
+    who = staff_post(request, session, csrf)
     if not isinstance(who, Signed):
         return who
     restored, left = undo_group_decision(session, slug, audit_id, who.user)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse
@@ -18,7 +19,7 @@ from app.auth.dependencies import is_staff
 from app.auth.page_sessions import COOKIE, PageSessions
 from app.auth.service import authenticate
 from app.db.models import User
-from app.errors import NotAuthenticated
+from app.errors import InvalidInput, NotAuthenticated
 from app.middleware import NONCE_STATE
 from app.web.markup import PRIVATE, Viewer, e, layout
 
@@ -118,6 +119,27 @@ def csrf_refusal(request: Request, who: Signed, value: str | None) -> HTMLRespon
         "The form did not carry this session's security token (CSRF). Reload the page and "
         "try again.",
     )
+
+
+def staff_post(request: Request, session: Session, csrf: str | None) -> Signed | HTMLResponse:
+    """The staff member who posted a form, or the page to answer instead: the sign-in form, the
+    403 for a student, or the 403 for a form without this session's CSRF token."""
+    who = staff(request, session)
+    if not isinstance(who, Signed):
+        return who
+    return csrf_refusal(request, who, csrf) or who
+
+
+def form_points(raw: str) -> Decimal:
+    """Points typed into a form, as a finite Decimal (InvalidInput, 422, otherwise); whether
+    they fit the item is the service's check."""
+    try:
+        value = Decimal(raw.strip()[:30])
+    except InvalidOperation:
+        raise InvalidInput(f"Points must be a number; got {raw[:30]!r}.") from None
+    if not value.is_finite():
+        raise InvalidInput("Points must be a finite number.")
+    return value
 
 
 def local(path: str) -> str:

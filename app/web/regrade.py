@@ -19,7 +19,7 @@ from app.regrade import jobs
 from app.regrade.background import RegradeRunner
 from app.regrade.jobs import JobStatus
 from app.regrade.runner import RegradeReport
-from app.web.auth import Signed, csrf_refusal, nonce, staff
+from app.web.auth import Signed, nonce, staff, staff_post
 from app.web.markup import Viewer, e, hidden, layout, pts, table
 from app.web.routing import PageRoute
 
@@ -109,12 +109,9 @@ def _checked(request: Request, slug: str, csrf: str) -> Signed | HTMLResponse:
     """Staff, CSRF and a known assignment, checked in a short read-only transaction of its own:
     the regrade runs on other threads and must not wait on this request's write lock."""
     with unit_of_work(request.app.state.read_sessions) as session:
-        who = staff(request, session)
+        who = staff_post(request, session, csrf)
         if not isinstance(who, Signed):
             return who
-        refused = csrf_refusal(request, who, csrf)
-        if refused is not None:
-            return refused
         current_rubric(session, slug)  # the 404 page for an unknown assignment, before any work
         return Signed(_detached(who.user), who.viewer)
 

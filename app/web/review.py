@@ -4,7 +4,7 @@ service), with keyboard shortcuts (app/web/static/web.js)."""
 
 from __future__ import annotations
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Annotated
 from urllib.parse import quote, urlencode
 
@@ -13,13 +13,13 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.assignments.service import require_assignment
 from app.deps import SessionDep
-from app.errors import InvalidInput, NotFound
+from app.errors import NotFound
 from app.review import repository as reviews
 from app.review.service import ReviewEntry, review_queue, rubric_item, set_override
 from app.review.undo import last_change, undo
 from app.sanitize import clean
 from app.submissions.service import get_for_staff, get_scored
-from app.web.auth import Signed, csrf_refusal, nonce, staff
+from app.web.auth import Signed, form_points, nonce, staff, staff_post
 from app.web.document import document_spans, document_text
 from app.web.evidence import spans
 from app.web.markup import Viewer, e, hidden, highlight, layout, pct, pts, table
@@ -214,12 +214,7 @@ def _of(session: SessionDep, submission_id: int, slug: str) -> bool:
         return False
     return submission.assignment_id == require_assignment(session, slug).id
 def _points(action: str, points: str, suggested: Decimal) -> Decimal:
-    if action == "accept":
-        return suggested
-    try:
-        return Decimal(points.strip())
-    except InvalidOperation:
-        raise InvalidInput(f"Points must be a number; got {points[:50]!r}.") from None
+    return suggested if action == "accept" else form_points(points)
 
 
 @router.post("/assignments/{slug}/review/decide", include_in_schema=False)
@@ -238,12 +233,9 @@ def decide(
 ) -> Response:
     """Store an instructor's decision on one item (an override): the suggestion accepted, or
     points set, with an optional comment for the student. Needs the session's CSRF token."""
-    who = staff(request, session)
+    who = staff_post(request, session, csrf)
     if not isinstance(who, Signed):
         return who
-    refused = csrf_refusal(request, who, csrf)
-    if refused is not None:
-        return refused
     scored = get_scored(session, submission_id, who.user)
     current = next((i for i in scored.score.items if i.item_id == item_id), None)
     if current is None or scored.assignment_slug != slug:
@@ -271,12 +263,9 @@ def undo_decision(
 ) -> Response:
     """Undo the decision just saved (app/review/undo.py): the earlier override, or none, comes
     back; 409 when the item was changed again since. Needs the session's CSRF token."""
-    who = staff(request, session)
+    who = staff_post(request, session, csrf)
     if not isinstance(who, Signed):
         return who
-    refused = csrf_refusal(request, who, csrf)
-    if refused is not None:
-        return refused
     if not _of(session, submission_id, slug):
         raise NotFound(f"Assignment {slug!r} has no submission {submission_id}.")
     undo(session, submission_id, item_id, audit_id, who.user)

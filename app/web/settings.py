@@ -20,7 +20,7 @@ from app.assignments.service import require_assignment
 from app.db.models import CountedSubmission
 from app.deps import SessionDep
 from app.errors import InvalidInput
-from app.web.auth import Signed, csrf_refusal, nonce, staff
+from app.web.auth import Signed, nonce, staff, staff_post
 from app.web.markup import Viewer, e, hidden, layout, table
 from app.web.routing import PageRoute
 
@@ -160,13 +160,6 @@ def settings_page(slug: str, request: Request, session: SessionDep,
     return _page(request, session, who, slug, messages.get(saved, ""))
 
 
-def _checked(request: Request, session: Session, csrf: str) -> Signed | HTMLResponse:
-    who = staff(request, session)
-    if not isinstance(who, Signed):
-        return who
-    return csrf_refusal(request, who, csrf) or who
-
-
 def _done(slug: str, what: str) -> RedirectResponse:
     return RedirectResponse(f"/assignments/{slug}/settings?saved={what}", status_code=303)
 
@@ -175,7 +168,7 @@ def _done(slug: str, what: str) -> RedirectResponse:
 def publish(slug: str, request: Request, session: SessionDep,
             csrf: Token = "", confirm: Text = "") -> Response:
     """Publish; with answers still in review only when the form confirms it (else 409)."""
-    who = _checked(request, session, csrf)
+    who = staff_post(request, session, csrf)
     if not isinstance(who, Signed):
         return who
     waiting = release.still_in_review(session, slug)
@@ -190,7 +183,7 @@ def publish(slug: str, request: Request, session: SessionDep,
 
 @router.post("/assignments/{slug}/settings/withdraw", include_in_schema=False)
 def withdraw(slug: str, request: Request, session: SessionDep, csrf: Token = "") -> Response:
-    who = _checked(request, session, csrf)
+    who = staff_post(request, session, csrf)
     if not isinstance(who, Signed):
         return who
     release.withdraw_grades(session, slug, who.user)
@@ -230,7 +223,7 @@ def save_schedule(
 ) -> Response:
     """Save every field of the form; a refusal (dates out of order, a value out of range) is
     shown on the page with status 422 and nothing changed."""
-    who = _checked(request, session, csrf)
+    who = staff_post(request, session, csrf)
     if not isinstance(who, Signed):
         return who
     try:

@@ -6,7 +6,6 @@ only; another student's submission is absent (404), as in the API."""
 from __future__ import annotations
 
 import json
-from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any
 from urllib.parse import quote, urlencode
 
@@ -16,14 +15,13 @@ from sqlalchemy.orm import Session
 
 from app.db.models import User
 from app.deps import IdPath, SessionDep
-from app.errors import InvalidInput
 from app.review.service import delete_override, set_override
 from app.review.undo import last_change, undo
 from app.sanitize import clean
 from app.submissions.service import ScoredSubmission, get_scored
 from app.submissions.visibility import student_error, student_score, view_for
 from app.web import repository
-from app.web.auth import Signed, csrf_refusal, nonce, signed_in, staff
+from app.web.auth import Signed, form_points, nonce, signed_in, staff_post
 from app.web.document import document_spans, document_text
 from app.web.markup import Viewer, e, hidden, highlight, layout, pct, pts, table
 from app.web.review import group_url
@@ -279,22 +277,12 @@ def remove_override(
     """Remove the instructor's override on one item (course staff, with the session's CSRF
     token): the machine's score applies again; audited as `override.delete`. 404 when the item
     has no override."""
-    who = staff(request, session)
+    who = staff_post(request, session, csrf)
     if not isinstance(who, Signed):
         return who
-    refused = csrf_refusal(request, who, csrf)
-    if refused is not None:
-        return refused
     delete_override(session, submission_id, item_id, who.user)
     back = urlencode({"removed": item_id})
     return RedirectResponse(f"/submissions/{submission_id}?{back}", status_code=303)
-
-
-def _staff_post(request: Request, session: Session, csrf: str) -> Signed | Response:
-    who = staff(request, session)
-    if not isinstance(who, Signed):
-        return who
-    return csrf_refusal(request, who, csrf) or who
 
 
 @router.post("/submissions/{submission_id}/override/set", include_in_schema=False)
@@ -309,16 +297,11 @@ def set_item(
 ) -> Response:
     """Set one item's points and comment in place (course staff, with the session's CSRF
     token): an override, whatever the machine's status; audited as `override.set`."""
-    who = _staff_post(request, session, csrf)
+    who = staff_post(request, session, csrf)
     if not isinstance(who, Signed):
         return who
-    try:
-        value = Decimal(points.strip())
-    except InvalidOperation:
-        raise InvalidInput(f"Points must be a number; got {points[:50]!r}.") from None
-    if not value.is_finite():
-        raise InvalidInput("Points must be a finite number.")
-    set_override(session, submission_id, item_id, value, clean(comment, 5000).strip(), who.user)
+    set_override(session, submission_id, item_id, form_points(points),
+                 clean(comment, 5000).strip(), who.user)
     back = urlencode({"saved": item_id})
     return RedirectResponse(f"/submissions/{submission_id}?{back}#item-{quote(item_id)}",
                             status_code=303)
@@ -335,7 +318,7 @@ def undo_item(
 ) -> Response:
     """Undo the latest decision on one item (app/review/undo.py); 409 when it was changed
     again since."""
-    who = _staff_post(request, session, csrf)
+    who = staff_post(request, session, csrf)
     if not isinstance(who, Signed):
         return who
     undo(session, submission_id, item_id, audit_id, who.user)

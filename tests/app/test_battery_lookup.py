@@ -16,20 +16,9 @@ import pytest
 import app.grading.worker as worker
 import graders.rubric as rubric_module
 from graders.context import GradingResources
+from tests.graders.code.pos_encoding import CORRECT
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "positional-encoding"
-SOURCE = """import numpy as np
-
-def pos_encoding(position, d_model):
-    if position == 0 or d_model <= 0:
-        return -1
-    pos = np.arange(position)[:, None]
-    i = np.arange(d_model)[None, :]
-    angles = pos / np.power(10000, (2 * (i // 2)) / d_model)
-    angles[:, 0::2] = np.sin(angles[:, 0::2])
-    angles[:, 1::2] = np.cos(angles[:, 1::2])
-    return angles.astype(np.float16)
-"""
 
 
 @pytest.fixture
@@ -44,7 +33,7 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _grade(text: str, options: dict[str, object]) -> worker.WorkerOutcome:
     resources = GradingResources(options={"sandbox_timeout_s": 2.0, **options})
     try:
-        raw = json.dumps({"student_id": "s1", "answers": {"PE": SOURCE}}).encode()
+        raw = json.dumps({"student_id": "s1", "answers": {"PE": CORRECT}}).encode()
         return worker.grade_document(text, raw, "s1.json", "application/json", resources)
     finally:
         resources.close()
@@ -72,7 +61,7 @@ def test_a_rubrics_folder_holding_batteries_beside_rubrics_lists_only_the_rubric
         "numpy-positional-encoding.yaml"]
     samples = tmp_path / "samples"
     samples.mkdir()
-    (samples / "s1.json").write_text(json.dumps({"student_id": "s1", "answers": {"PE": SOURCE}}))
+    (samples / "s1.json").write_text(json.dumps({"student_id": "s1", "answers": {"PE": CORRECT}}))
     (samples / "s1.grades.yaml").write_text(
         "assignment: numpy-positional-encoding\ntotal: 7\ntotal_range: [7, 7]\nitems:\n"
         + "".join(f"  {i}: {{points: {p}, range: [{p}, {p}]}}\n" for i, p in (

@@ -15,6 +15,7 @@ from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.results import ItemResult, Status
 from graders.rubric import load_rubric
+from tests.graders.code.pos_encoding import CORRECT, PE
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples"
 PE_RUBRIC = EXAMPLES / "positional-encoding" / "numpy-positional-encoding.yaml"
@@ -43,22 +44,10 @@ def points(results: dict[str, ItemResult]) -> dict[str, Decimal]:
     return {k: Decimal(str(r.points)) for k, r in results.items()}
 
 
-PE = """import numpy as np
-
-def pos_encoding(position, d_model):
-    if position == 0 or d_model <= 0:
-        return -1
-    pos = np.arange(position)[:, None]
-    i = np.arange(d_model)[None, :]
-    angles = pos / np.power(10000, (2 * (i // 2)) / d_model)
-    angles[:, 0::2] = np.sin(angles[:, 0::2])
-    angles[:, 1::2] = np.cos(angles[:, 1::2])
-    return {result}
-"""
 
 
 def test_a_correct_pos_encoding_earns_everything(run: Grade) -> None:
-    results = run(PE_RUBRIC, PE.format(result="angles.astype(np.float16)"))
+    results = run(PE_RUBRIC, CORRECT)
     assert points(results) == {"pe.guard": 1, "pe.shape": 1, "pe.dtype": 1, "pe.values": 3,
                                "pe.odd_dmodel": 1}
     assert all(r.confidence == 1.0 and r.status is Status.GRADED for r in results.values())
@@ -73,7 +62,7 @@ def test_the_sentinel_dtype_and_extra_axis_each_fail_only_their_check(run: Grade
                                "pe.odd_dmodel": 1}
     assert "extra leading axis" in (batched["pe.shape"].student_feedback or "")
     assert batched["pe.values"].confidence == 0.8  # read through an adaptation
-    no_guard = run(PE_RUBRIC, PE.format(result="angles.astype(np.float16)")
+    no_guard = run(PE_RUBRIC, CORRECT
                    .replace("    if position == 0 or d_model <= 0:\n        return -1\n", ""))
     assert points(no_guard)["pe.guard"] == 0 and sum(points(no_guard).values()) == 6
     assert "-1" in (no_guard["pe.guard"].student_feedback or "")
