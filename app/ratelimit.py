@@ -40,9 +40,11 @@ class RateBuckets:
             return 0
 
     def _forget(self, now: float) -> None:
+        """Down to nine tenths of the bound, so that a flood of new keys pays for this scan
+        once per tenth of the table, not on every take."""
         full = [k for k, (tokens, at) in self._buckets.items()
                 if tokens + (now - at) * self._rate >= self._burst]
         for key in full:
             del self._buckets[key]
-        while len(self._buckets) > self._max:
+        while len(self._buckets) > self._max * 9 // 10:
             self._buckets.popitem(last=False)

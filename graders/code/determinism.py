@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import pickle
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from graders.cache.sandbox import UNCACHEABLE, run_cached
@@ -38,6 +39,7 @@ _ATTRIBUTES = frozenset({"random", "rand", "randn", "randint", "default_rng", "s
 _MAX_SCAN = 200_000
 
 
+@lru_cache(maxsize=1024)  # a regrade asks again for every job of the same program
 def varying_reason(source: str) -> str | None:
     """What in `source` may make its results depend on more than its inputs, or None."""
     if len(source) > _MAX_SCAN:
