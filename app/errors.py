@@ -93,3 +93,16 @@ class SubmissionLimitReached(SubmissionRefused):
     status = 409
     title = "Submission limit reached"
     slug = "submission-limit-reached"
+
+
+class RegradeRefused(Conflict):
+    """A regrade request the item's state does not allow (not released, not the submission
+    that counts, one already open); `detail` says why."""
+
+    title = "Regrade request refused"
+    slug = "regrade-request-refused"
+
+
+class RegradeLimitReached(RegradeRefused):
+    title = "Regrade request limit reached"
+    slug = "regrade-request-limit-reached"

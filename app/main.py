@@ -18,6 +18,7 @@ from starlette.concurrency import run_in_threadpool
 from app import api_docs, problems
 from app.active.page import router as active_page_router
 from app.active.router import router as active_router
+from app.appeals.router import router as appeals_router
 from app.assignments.router import router as assignments_router
 from app.assignments.service import sync_rubric_dir
 from app.auth.cache import TokenCache
@@ -47,6 +48,7 @@ from app.submissions.intake import SubmissionIntake
 from app.submissions.limits import UploadLimits
 from app.submissions.router import router as submissions_router
 from app.submissions.upload import MULTIPART_SLACK
+from app.web.appeals import router as web_appeals_router
 from app.web.batch import router as web_batch_router
 from app.web.home import router as web_home_router
 from app.web.regrade import router as web_regrade_router
@@ -273,6 +275,8 @@ def create_app(
         groups_page_router,
         active_router,
         active_page_router,
+        appeals_router,
+        web_appeals_router,
     ):
         app.include_router(router)
     return app

@@ -122,6 +122,9 @@ class Settings(BaseSettings):
     publish_timeout_seconds: float = Field(default=2.0, gt=0)
     # /healthz reports unhealthy below this much free space beside the database and caches.
     min_free_disk_bytes: int = Field(default=64 * MIB, ge=0)
+    # Regrade requests a student may make per assignment (open and answered ones; those closed
+    # by a withdrawal of the grades do not count). 0: students cannot ask.
+    regrade_requests_per_assignment: int = Field(default=3, ge=0, le=1000)
 
     def resolved_embedding_cache_dir(self) -> Path:
         if self.embedding_cache_dir is not None:

@@ -7,6 +7,7 @@ import os
 from alembic import context
 from sqlalchemy.pool import NullPool
 
+from app.appeals.models import RegradeRequest  # noqa: F401  (its own package's table)
 from app.db.base import Base
 from app.db.models import AuditEntry  # noqa: F401  (registers every table on Base.metadata)
 from app.db.session import make_engine

@@ -10,8 +10,10 @@ from decimal import Decimal
 
 from sqlalchemy.orm import Session
 
+from app.appeals.service import close_on_withdrawal
 from app.assignments.service import require_assignment
 from app.audit.repository import record
+from app.db.base import utcnow
 from app.db.models import Assignment, CountedSubmission, User
 from app.errors import InvalidInput
 from app.review.service import waiting_per_item
@@ -83,11 +85,15 @@ def publish_grades(session: Session, slug: str, actor: User | None, now: datetim
 
 
 def withdraw_grades(session: Session, slug: str, actor: User | None) -> Assignment:
+    """Students see only what is `visible` again; open regrade requests are closed with a note
+    for their students (what they asked about is no longer released)."""
     assignment = require_assignment(session, slug)
     if assignment.grades_published_at is not None:
         assignment.grades_published_at = None
         session.flush()
-        record(session, actor, "grades.withdraw", "assignment", slug, {})
+        closed = close_on_withdrawal(session, assignment, actor, utcnow())
+        record(session, actor, "grades.withdraw", "assignment", slug,
+               {"regrade_requests_closed": closed})
     return assignment
 
 

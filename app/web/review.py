@@ -18,11 +18,13 @@ from app.review import repository as reviews
 from app.review.service import ReviewEntry, review_queue, rubric_item, set_override
 from app.review.undo import last_change, undo
 from app.sanitize import clean
-from app.submissions.service import get_for_staff, get_scored
+from app.submissions.service import get_for_staff, get_scored, scored
+from app.web.appeals import queue_section
 from app.web.auth import Signed, form_points, nonce, staff, staff_post
 from app.web.document import document_spans, document_text
 from app.web.evidence import spans
 from app.web.markup import Viewer, e, hidden, highlight, layout, pct, pts, table
+from app.web.preview import accept_preview, item_preview
 from app.web.routing import PageRoute
 from app.web.rubric_panel import rubric_panel
 
@@ -191,6 +193,7 @@ def review_page(
         notice += _saved(session, slug, who.viewer, saved, saved_item, at, item_id)
     if undone is not None and undone_item is not None and _of(session, undone, slug):
         notice += _undone(session, undone, undone_item)
+    notice += queue_section(session, require_assignment(session, slug))
     if not queue:
         body = notice + "<p>Nothing is waiting for review.</p>"
     else:
@@ -202,6 +205,11 @@ def review_page(
             panel = rubric_panel(rubric_item(session, submission, entry.item_id))
         except NotFound:
             panel = rubric_panel(None)
+        # What the student reads of this item now, and after an Accept (staff preview).
+        counted = scored(session, [submission])[0]
+        panel = (f"<div class='panel' id='preview'>"
+                 f"{item_preview(session, counted, entry.item_id, request.app.state.clock())}"
+                 f"{accept_preview(counted, entry.item_id)}</div>{panel}")
         body = notice + _item(slug, entry, at, len(queue), who.viewer, document, item_id, panel)
         body += KEYS
     return layout(f"Review queue: {slug}", body, who.viewer, nonce(request), slug=slug)

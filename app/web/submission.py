@@ -18,12 +18,15 @@ from app.deps import IdPath, SessionDep
 from app.review.service import delete_override, set_override
 from app.review.undo import last_change, undo
 from app.sanitize import clean
+from app.submissions.preview import student_preview
 from app.submissions.service import ScoredSubmission, get_scored
 from app.submissions.visibility import student_error, student_score, view_for
 from app.web import repository
+from app.web.appeals import student_section, submission_section
 from app.web.auth import Signed, form_points, nonce, signed_in, staff_post
 from app.web.document import document_spans, document_text
 from app.web.markup import Viewer, e, hidden, highlight, layout, pct, pts, table
+from app.web.preview import preview_html
 from app.web.review import group_url
 from app.web.routing import PageRoute
 
@@ -124,7 +127,9 @@ def _undone(s: ScoredSubmission, item_id: str | None) -> str:
             f"{now}.</p>")
 
 
-def _staff_page(session: Session, s: ScoredSubmission, viewer: Viewer) -> str:
+def _staff_page(session: Session, s: ScoredSubmission, viewer: Viewer, now: Any) -> str:
+    # What the student's own pages show of each item (the same function), now.
+    view, declared = view_for(session, s, now), s.submission.handout is not None
     overriders = repository.user_names(
         session, [i.override.user_id for i in s.score.items if i.override is not None]
     )
@@ -153,11 +158,11 @@ def _staff_page(session: Session, s: ScoredSubmission, viewer: Viewer) -> str:
             e(i.status),
             pct(i.confidence),
             f"<div class='staff'>{e(i.feedback)}</div>{_evidence(i.evidence)}",
-            e(i.student_feedback) if i.student_feedback else "<span class='muted'>neutral</span>",
+            preview_html(student_preview(i, view, declared), i.item_id),
             override + _edit_form(s.submission.id, i, viewer),
         ])
     items = table(
-        ["item", "points", "status", "confidence", "staff feedback", "student feedback",
+        ["item", "points", "status", "confidence", "staff feedback", "student sees",
          "override"],
         rows, "items",
     )
@@ -202,7 +207,7 @@ def _staff_page(session: Session, s: ScoredSubmission, viewer: Viewer) -> str:
     total = f"{pts(s.score.total)} / {pts(s.score.max_points)}"
     return (
         _facts(s, total, staff=True) + error + links + "<h2>Items</h2>" + items
-        + "<h2>Located answers</h2>"
+        + submission_section(session, s.submission.id) + "<h2>Located answers</h2>"
         + (answers or "<p class='muted'>None.</p>") + shown + "<h2>History: grading runs</h2>"
         + runs
         + "<h2>History: audit log (uploads, overrides, choices)</h2>" + log
@@ -258,10 +263,12 @@ def submission_page(
     if who.viewer.staff:
         notices = (_removed(s, removed) + _saved(session, s, saved, who.viewer)
                    + _undone(s, undone))
-        body = notices + _staff_page(session, s, who.viewer)
+        body = notices + _staff_page(session, s, who.viewer, request.app.state.clock())
         slug: str | None = s.assignment_slug
     else:
-        body = _student_page(session, s, request.app.state.clock())
+        now = request.app.state.clock()
+        body = _student_page(session, s, now) + student_section(
+            session, submission_id, who, now, request.app.state.settings)
         slug = None
     return layout(f"Submission #{submission_id}", body, who.viewer, nonce(request), slug=slug)
 

@@ -27,6 +27,7 @@ TABLES = {
     "risk_targets",
     "calibration_snapshots",
     "active_checks",
+    "regrade_requests",
 }
 
 

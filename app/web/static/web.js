@@ -300,3 +300,12 @@ for (const doc of document.querySelectorAll(".doc")) {
     poll();
   });
 })();
+// A text box marked data-enter-submits (a regrade request, its answer): Enter sends the form,
+// Shift+Enter starts a new line.
+for (const box of document.querySelectorAll("textarea[data-enter-submits]")) {
+  box.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
+    event.preventDefault();
+    if (box.form.reportValidity()) box.form.requestSubmit();
+  });
+}
