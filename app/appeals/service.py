@@ -105,9 +105,12 @@ def student_side(session: Session, submission_id: int, user: User, now: datetime
     assignment = session.get(Assignment, s.submission.assignment_id)
     if assignment is None:
         raise NotFound(f"There is no submission {submission_id}.")
-    counted = s.submission.id in set(counted_ids(session, assignment))
+    view = view_for(session, s, now)
+    # Which submission counts is only worked out when it matters (under `best` it reads every
+    # submission's score): before publication nothing can be asked.
+    counted = view.state.published and s.submission.id in set(counted_ids(session, assignment))
     used = repository.counted_for_limit(session, assignment.id, user.id)
-    return StudentSide(s, view_for(session, s, now), counted, used, limit,
+    return StudentSide(s, view, counted, used, limit,
                        repository.of_submission(session, s.submission.id))
 
 

@@ -6,6 +6,7 @@ answer form (a reply; the points kept or changed by an override)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Literal
 from urllib.parse import quote, urlencode
@@ -96,32 +97,49 @@ def _ask_form(submission_id: int, item_id: str, viewer: Viewer) -> str:
     )
 
 
-def student_section(session: Session, submission_id: int, who: Signed, now: datetime,
-                    settings: Settings) -> str:
-    """The student's regrade requests on their own submission and, per item they may ask
-    about, the button and the box."""
+@dataclass(frozen=True)
+class StudentRegrades:
+    """The regrade parts of a student's submission page: per item, what its row of the
+    feedback table adds (the request's state, or the button and box to ask), and the section
+    with the threads below the table."""
+
+    cells: dict[str, str]
+    section: str
+
+
+def _state_link(r: RegradeRequest) -> str:
+    return (f'<p class="regrade-state"><a href="#request-{r.id}">Regrade request #{r.id}: '
+            f"{e(STATE_WORDS.get(r.status, r.status))}</a></p>")
+
+
+def student_regrades(session: Session, submission_id: int, who: Signed, now: datetime,
+                     settings: Settings) -> StudentRegrades:
+    """A student's own submission's requests (404 for another's submission)."""
     side = service.student_side(session, submission_id, who.user, now,
                                 settings.regrade_requests_per_assignment)
     if not side.view.state.published and not side.requests:
-        return ("<h2 id='regrade'>Regrade requests</h2><p class='muted'>You can ask for a "
-                "regrade of a part once the grades are published.</p>")
-    blocks = []
+        return StudentRegrades({}, "<h2 id='regrade'>Regrade requests</h2><p class='muted'>"
+                               "You can ask for a regrade of a part once the grades are "
+                               "published.</p>")
+    cells: dict[str, str] = {}
+    threads = []
     for item in side.scored.score.items:
         mine = [r for r in side.requests if r.item_id == item.item_id]
-        refused = service.refusal(side.item_state(item))
-        form = _ask_form(submission_id, item.item_id, who.viewer) if refused is None else ""
-        if not mine and not form:
-            continue
-        blocks.append(f"<section class='panel regrade-item' id='regrade-{e(item.item_id)}'>"
-                      f"<h3>{e(item.item_id)}</h3>{thread(mine, pts(item.max_points), None)}"
-                      f"{form}</section>")
+        ask = (_ask_form(submission_id, item.item_id, who.viewer)
+               if service.refusal(side.item_state(item)) is None else "")
+        cells[item.item_id] = (_state_link(mine[-1]) if mine else "") + ask
+        if mine:
+            threads.append(f"<section class='panel regrade-item' id='regrade-{e(item.item_id)}'>"
+                           f"<h3>{e(item.item_id)}</h3>"
+                           f"{thread(mine, pts(item.max_points), None)}</section>")
     limit = side.limit
     used = (f"<p class='muted' id='regrade-used'>{side.used} of {limit} regrade requests "
-            "used for this assignment.</p>" if limit else
-            "<p class='muted'>Regrade requests are turned off for this course.</p>")
-    if not side.counted:
+            "used for this assignment. Ask from the part's row of the feedback table.</p>"
+            if limit else "<p class='muted'>Regrade requests are turned off for this course.</p>")
+    if side.view.state.published and not side.counted:
         used += "<p class='muted'>Only the submission that counts can be regraded.</p>"
-    return "<h2 id='regrade'>Regrade requests</h2>" + used + "".join(blocks)
+    return StudentRegrades(cells, "<h2 id='regrade'>Regrade requests</h2>" + used
+                           + "".join(threads))
 
 
 @router.post("/submissions/{submission_id}/regrade-requests", include_in_schema=False)
@@ -281,8 +299,9 @@ def request_page(
         _answered_notice(found, bool(answered)) + facts
         + "<div class='grid'><div><h2>Thread</h2>"
         + thread(threads, pts(item.max_points), names)
+        + "<h2>The student's answer</h2>" + answer
         + f"<div class='panel' id='preview'>{item_preview(session, s, item.item_id, now)}</div>"
-        + form + "<h2>The student's answer</h2>" + answer + "</div><div>"
+        + form + "</div><div>"
         + "<div class='panel'><h2>Machine reasons (staff only)</h2>"
         + f"<div class='staff' id='reasons'>{e(item.feedback)}</div></div>" + panel
         + "</div></div>"

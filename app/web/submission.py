@@ -22,7 +22,7 @@ from app.submissions.preview import student_preview
 from app.submissions.service import ScoredSubmission, get_scored
 from app.submissions.visibility import student_error, student_score, view_for
 from app.web import repository
-from app.web.appeals import student_section, submission_section
+from app.web.appeals import student_regrades, submission_section
 from app.web.auth import Signed, form_points, nonce, signed_in, staff_post
 from app.web.document import document_spans, document_text
 from app.web.markup import Viewer, e, hidden, highlight, layout, pct, pts, table
@@ -214,7 +214,9 @@ def _staff_page(session: Session, s: ScoredSubmission, viewer: Viewer, now: Any)
     )
 
 
-def _student_page(session: Session, s: ScoredSubmission, now: Any) -> str:
+def _student_page(session: Session, s: ScoredSubmission, now: Any,
+                  regrade: dict[str, str]) -> str:
+    """`regrade`: per item, its regrade request state or the button and box to ask."""
     view = view_for(session, s, now)
     shown = student_score(s, view)
     total = (
@@ -228,7 +230,7 @@ def _student_page(session: Session, s: ScoredSubmission, now: Any) -> str:
             "–" if i.points is None else f"{pts(i.points)} / {pts(i.max_points)}",
             f"<div class='staff'>{e(i.feedback)}</div>"
             + (f"<details><summary>solution</summary><div class='doc'>{e(i.solution)}</div>"
-               "</details>" if i.solution else ""),
+               "</details>" if i.solution else "") + regrade.get(i.id, ""),
         ]
         for i in shown.items
     ]
@@ -267,8 +269,9 @@ def submission_page(
         slug: str | None = s.assignment_slug
     else:
         now = request.app.state.clock()
-        body = _student_page(session, s, now) + student_section(
-            session, submission_id, who, now, request.app.state.settings)
+        regrades = student_regrades(session, submission_id, who, now,
+                                    request.app.state.settings)
+        body = _student_page(session, s, now, regrades.cells) + regrades.section
         slug = None
     return layout(f"Submission #{submission_id}", body, who.viewer, nonce(request), slug=slug)
 

@@ -13,10 +13,15 @@ import io
 import re
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.models import AuditEntry
+from app.appeals.models import RegradeRequest
+from app.db.models import Assignment, AuditEntry, Submission
+from app.db.session import unit_of_work
 from tests.app.clocked import ClockedApi, capi, problem
 
 __all__ = ["capi"]
@@ -344,3 +349,33 @@ def test_the_staff_preview_is_what_the_student_reads_before_and_after_release(
     assert _said(page, "b1.d_head") == "1 of 4 points." == _item(
         capi.get(f"/api/v1/submissions/{sid}", "alice"), "b1.d_head")["feedback"]
     assert "1 of 4 points." in alice.get(f"/submissions/{sid}").text
+
+
+def test_the_database_keeps_one_open_request_per_item(sessions: sessionmaker[Session]) -> None:
+    """Two posts at once both pass the service's check: the partial unique index of the
+    migration refuses the second open request (on SQLite and PostgreSQL); closed and answered
+    ones may be many."""
+    with unit_of_work(sessions) as session:
+        assignment = Assignment(slug="rr-index", title="Index")
+        session.add(assignment)
+        session.flush()
+        submission = Submission(assignment_id=assignment.id, student="alice", size=1,
+                                sha256="0" * 64, raw=b"x")
+        session.add(submission)
+        session.flush()
+        sid = submission.id
+
+    def add(status: str) -> None:
+        with unit_of_work(sessions) as session:
+            session.add(RegradeRequest(submission_id=sid, item_id="p1.value", status=status,
+                                       comment="again"))
+
+    add("answered")
+    add("closed")
+    add("answered")
+    add("open")
+    with pytest.raises(IntegrityError):
+        add("open")
+    with unit_of_work(sessions) as session:
+        other = RegradeRequest(submission_id=sid, item_id="p2.value", comment="other")
+        session.add(other)  # another item's open request is its own
