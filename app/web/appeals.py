@@ -85,7 +85,8 @@ def thread(requests: list[RegradeRequest], max_points: str, names: dict[int, str
 def _ask_form(submission_id: int, item_id: str, viewer: Viewer) -> str:
     field = f"regrade-comment-{e(item_id)}"
     return (
-        f"<details class='regrade-ask'><summary>Ask for a regrade of {e(item_id)}</summary>"
+        f"<details class='regrade-ask'><summary aria-label='Ask for a regrade of "
+        f"{e(item_id)}'>Ask for a regrade</summary>"
         f'<form method="post" action="/submissions/{submission_id}/regrade-requests" '
         f'class="regrade-ask">{hidden("csrf", viewer.csrf)}{hidden("item_id", item_id)}'
         f'<label for="{field}">Why should {e(item_id)} be regraded? (Enter sends; Shift+Enter '

@@ -279,7 +279,7 @@ def test_the_web_forms_ask_and_answer_with_the_sessions_csrf_token(capi: Clocked
     sid = _assignment(capi, "rr-web")
     alice = _browser(capi, "alice")
     page = alice.get(f"/submissions/{sid}").text
-    assert "Ask for a regrade of p1.value" in page and "0 of 3 regrade requests" in page
+    assert "'Ask for a regrade of p1.value'" in page and "0 of 3 regrade requests" in page
     assert "Ask for a regrade of p3.hidden" not in page  # not released to her
     post = f"/submissions/{sid}/regrade-requests"
     forged = alice.post(post, data={"csrf": "0" * 64, "item_id": "p1.value", "comment": "x"},

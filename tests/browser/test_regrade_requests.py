@@ -55,11 +55,13 @@ def test_a_student_asks_staff_answer_with_the_keyboard_the_student_reads_it(
     sign_in(page, live_server, "alice", f"/submissions/{sid}")
     row = page.locator("table.items tr", has_text=ITEM)
     assert "0 / 4" in row.inner_text()
-    page.locator("summary", has_text=f"Ask for a regrade of {ITEM}").focus()
+    page.locator(f"summary[aria-label='Ask for a regrade of {ITEM}']").focus()
     page.keyboard.press("Enter")  # opens the box
     box = page.get_by_label(f"Why should {ITEM} be regraded?")
     box.focus()
     page.keyboard.type(COMMENT)
+    _both_sizes(page, "regrade-request-student-ask")
+    box.focus()
     with page.expect_navigation():
         page.keyboard.press("Enter")
     mine = page.locator(THREAD)
