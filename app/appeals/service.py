@@ -70,6 +70,9 @@ def refusal(state: ItemState) -> RegradeRefused | None:
     if state.has_open:
         return RegradeRefused(f"You already asked for a regrade of {state.item_id}; wait for "
                               "the answer before asking again.", item_id=state.item_id)
+    if state.limit == 0:
+        return RegradeRefused("Regrade requests are turned off for this course; ask your "
+                              "instructor.", item_id=state.item_id)
     if state.used >= state.limit:
         return RegradeLimitReached(
             f"You have used all {state.limit} regrade requests for this assignment. If you "

@@ -8,6 +8,7 @@ student never reads another student's request nor staff-only text, and the staff
 from __future__ import annotations
 
 import csv
+import dataclasses
 import html
 import io
 import re
@@ -20,8 +21,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.appeals.models import RegradeRequest
+from app.appeals.service import ItemState, refusal
 from app.db.models import Assignment, AuditEntry, Submission
 from app.db.session import unit_of_work
+from app.errors import RegradeLimitReached
 from tests.app.clocked import ClockedApi, capi, problem
 
 __all__ = ["capi"]
@@ -379,3 +382,27 @@ def test_the_database_keeps_one_open_request_per_item(sessions: sessionmaker[Ses
     with unit_of_work(sessions) as session:
         other = RegradeRequest(submission_id=sid, item_id="p2.value", comment="other")
         session.add(other)  # another item's open request is its own
+
+
+def test_each_refusal_names_its_reason_and_the_first_that_applies_wins() -> None:
+    allowed = ItemState("p1.value", published=True, points_shown=True, counted=True,
+                        has_open=False, used=2, limit=3)
+    assert refusal(allowed) is None
+    cases = [
+        (dict(published=False), "not published"),
+        (dict(points_shown=False), "not released"),
+        (dict(counted=False), "submission that counts"),
+        (dict(has_open=True), "already asked"),
+        (dict(limit=0), "turned off"),
+        (dict(used=3), "all 3 regrade requests"),
+    ]
+    for change, words in cases:
+        refused = refusal(dataclasses.replace(allowed, **change))
+        assert refused is not None and words in refused.detail, change
+        assert refused.status == 409
+    limited = refusal(dataclasses.replace(allowed, used=5))
+    assert isinstance(limited, RegradeLimitReached) and limited.extra["used"] == 5
+    # Not published outranks everything: no other reason is given before publication.
+    everything = ItemState("p1.value", False, False, False, True, 9, 3)
+    refused = refusal(everything)
+    assert refused is not None and "not published" in refused.detail
