@@ -257,6 +257,8 @@ def open_count(session: Session, assignment: Assignment) -> int:
     return repository.open_count(session, assignment.id)
 
 
-def of_assignment(session: Session, assignment: Assignment,
-                  statuses: tuple[str, ...]) -> list[tuple[RegradeRequest, Submission]]:
-    return [(r, s) for r, s in repository.of_assignment(session, assignment.id, statuses)]
+def of_assignment(session: Session, assignment: Assignment, statuses: tuple[str, ...],
+                  limit: int = repository.LIST_LIMIT) -> list[tuple[RegradeRequest, Submission]]:
+    """The assignment's requests in these statuses, open ones first, each kind oldest first."""
+    found = repository.of_assignment(session, assignment.id, statuses, limit)
+    return [(r, s) for r, s in found]

@@ -169,20 +169,24 @@ def ask(
 
 
 def queue_section(session: Session, assignment: Assignment) -> str:
-    """The review queue's *Regrade requests* section: how many are open, the oldest few."""
-    rows = service.of_assignment(session, assignment, (RequestStatus.OPEN.value,))
+    """The review queue's *Regrade requests*: the open ones (the oldest few), or one line
+    saying none is open, with the link to every request."""
+    waiting = service.open_count(session, assignment)
+    every = f"<a href='{e(list_url(assignment.slug, 'all'))}'>every request</a>"
+    if not waiting:
+        return (f"<p class='muted' id='regrade-requests'>Regrade requests: "
+                f"<span id='open-regrades'>none</span> open · {every}</p>")
     links = "".join(
         f'<li><a href="{request_url(r.id)}">{e(s.student)} · {e(r.item_id)}</a> '
         f"<span class='muted'>asked {_when(r.created_at)}</span></li>"
-        for r, s in rows[:SHOWN_IN_QUEUE]
+        for r, s in service.of_assignment(session, assignment, (RequestStatus.OPEN.value,),
+                                          SHOWN_IN_QUEUE)
     )
-    count = (f"<b id='open-regrades'>{len(rows)}</b> open" if rows
-             else "<span id='open-regrades'>No</span> open requests")
     return (
         "<section class='panel' id='regrade-requests' aria-labelledby='regrade-requests-title'>"
         "<h2 id='regrade-requests-title'>Regrade requests</h2>"
-        f"<p>{count} · <a href='{e(list_url(assignment.slug, 'all'))}'>every request</a></p>"
-        + (f"<ul>{links}</ul>" if links else "") + "</section>"
+        f"<p><b id='open-regrades'>{waiting}</b> open, oldest first · {every}</p>"
+        f"<ul>{links}</ul></section>"
     )
 
 

@@ -319,6 +319,8 @@ def test_the_web_forms_ask_and_answer_with_the_sessions_csrf_token(capi: Clocked
     after = prof.get(done.headers["location"]).text
     assert "points changed to <b id='stored-points'>2</b>" in after
     assert _said(after, "p1.value") == "Full credit." and 'id="answer-form"' not in after
+    assert "<span id='open-regrades'>none</span> open" in prof.get(
+        "/assignments/rr-web/review").text
     final = alice.get(f"/submissions/{sid}").text
     assert "Yes, full points." in final and "Points changed: 0 → <b>2</b>" in final
 
