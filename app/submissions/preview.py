@@ -24,12 +24,18 @@ class StudentPreview:
             self.published.feedback, self.published.points)
 
 
-def student_preview(item: EffectiveItem, view: AssignmentView,
-                    declared: bool = False) -> StudentPreview:
-    published = dataclasses.replace(
+def published_view(view: AssignmentView) -> AssignmentView:
+    """The same assignment once its grades are published."""
+    return dataclasses.replace(
         view, state=ReleaseState(published=True, due_passed=view.state.due_passed))
+
+
+def student_preview(item: EffectiveItem, view: AssignmentView, declared: bool = False,
+                    published: AssignmentView | None = None) -> StudentPreview:
+    """`published`: `published_view(view)`, when the caller previews many items."""
+    later = published_view(view) if published is None else published
     return StudentPreview(student_item(item, view, declared),
-                          student_item(item, published, declared))
+                          student_item(item, later, declared))
 
 
 def accepted_text(score: ItemScore, points: Decimal) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from functools import cached_property
 
 from sqlalchemy.orm import Session
 
@@ -103,10 +104,16 @@ class AssignmentView:
             return "after_published"
         return self.rubric.visibility_of(item)
 
+    @cached_property
+    def _items(self) -> dict[str, RubricItem]:
+        # A page asks about every item several times: a scan each time made it quadratic.
+        found: dict[str, RubricItem] = {}
+        for i in () if self.rubric is None else self.rubric.items():
+            found.setdefault(i.id, i)
+        return found
+
     def item(self, item_id: str) -> RubricItem | None:
-        if self.rubric is None:
-            return None
-        return next((i for i in self.rubric.items() if i.id == item_id), None)
+        return self._items.get(item_id)
 
     @property
     def solutions_released(self) -> bool:

@@ -18,7 +18,7 @@ from app.deps import IdPath, SessionDep
 from app.review.service import delete_override, set_override
 from app.review.undo import last_change, undo
 from app.sanitize import clean
-from app.submissions.preview import student_preview
+from app.submissions.preview import published_view, student_preview
 from app.submissions.service import ScoredSubmission, get_scored
 from app.submissions.visibility import student_error, student_score, view_for
 from app.web import repository
@@ -130,6 +130,7 @@ def _undone(s: ScoredSubmission, item_id: str | None) -> str:
 def _staff_page(session: Session, s: ScoredSubmission, viewer: Viewer, now: Any) -> str:
     # What the student's own pages show of each item (the same function), now.
     view, declared = view_for(session, s, now), s.submission.handout is not None
+    published = published_view(view)
     overriders = repository.user_names(
         session, [i.override.user_id for i in s.score.items if i.override is not None]
     )
@@ -158,7 +159,7 @@ def _staff_page(session: Session, s: ScoredSubmission, viewer: Viewer, now: Any)
             e(i.status),
             pct(i.confidence),
             f"<div class='staff'>{e(i.feedback)}</div>{_evidence(i.evidence)}",
-            preview_html(student_preview(i, view, declared), i.item_id),
+            preview_html(student_preview(i, view, declared, published), i.item_id),
             override + _edit_form(s.submission.id, i, viewer),
         ])
     items = table(
