@@ -103,17 +103,19 @@ class Stack:
         return done.stdout
 
     def up(self, workers: int) -> None:
-        self.compose("up", "-d", "--no-build", "--scale", f"worker={workers}")
+        try:
+            self.compose("up", "-d", "--no-build", "--scale", f"worker={workers}")
+        except RuntimeError as exc:
+            raise RuntimeError(f"{exc}\n{self.compose('logs', '--tail', '40')}") from None
         self.wait_healthy()
 
     def scale(self, workers: int) -> None:
         self.compose("up", "-d", "--no-build", "--no-recreate", "--scale", f"worker={workers}")
 
     def down(self) -> None:
-        try:
-            self.compose("down", "-v", "--remove-orphans", "-t", "5")
-        finally:
+        if self.extra:  # first: they hold endpoints on the project's network
             docker("rm", "-f", *self.extra, check=False)
+        self.compose("down", "-v", "--remove-orphans", "-t", "5")
 
     def container(self, service: str, index: int = 1) -> str:
         """The container's id (compose names differ between v1 and v2: ask by label)."""
