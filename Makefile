@@ -69,8 +69,9 @@ bench: $(VENV)/.installed-dev services
 # Not part of `make test`: builds the images (a Debian base made here, no registry needed) and
 # runs tests/docker against containers; installs and starts Docker as root where it is absent,
 # and skips in one line where it cannot run.
+# DOCKER_BENCH=1 also measures throughput (benchmarks/containers.py, docs/benchmarks.md).
 docker-test: $(VENV)/.installed-dev
-	@bash scripts/docker-test.sh
+	@DOCKER_BENCH=$(DOCKER_BENCH) bash scripts/docker-test.sh
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

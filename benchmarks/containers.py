@@ -3,10 +3,11 @@ deploy/compose.yaml) beside the single-process local executor on the host.
 
     python benchmarks/containers.py [--count 40] [--no-write]
 
-Run by `make docker-test` after the checks (the images must exist: scripts/docker-test.sh builds
-them). Each configuration grades the same `--count` synthetic submissions (numeric, written and
-code answers; benchmarks/synthetic.py) uploaded at once, with the result cache off so that every
-program runs in the sandbox; the time runs from the first upload until the last one is final.
+Run by `make docker-test DOCKER_BENCH=1` after the checks, or alone once scripts/docker-test.sh
+has built the images. Each configuration grades the same `--count` synthetic submissions
+(numeric, written and code answers; benchmarks/synthetic.py) uploaded at once, with the result
+cache off so that every program runs in the sandbox; the time runs from the first upload until
+the last one is final.
 Every worker container runs one grading process (GRADEFORMER_WORKERS=1), like the local
 executor. A warm-up submission first (models loaded, zygote started) is not counted.
 """

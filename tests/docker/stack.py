@@ -21,7 +21,11 @@ from typing import Any
 import httpx
 
 REPO = Path(__file__).resolve().parents[2]
-DOCKER = os.environ.get("GRADEFORMER_DOCKER") or shutil.which("docker") or "docker"
+# Debian's docker.io client when installed (another `docker` earlier on PATH may be newer than
+# the daemon), as scripts/docker-test.sh chooses it.
+DOCKER = (os.environ.get("GRADEFORMER_DOCKER")
+          or ("/usr/bin/docker" if os.path.exists("/usr/bin/docker") else None)
+          or shutil.which("docker") or "docker")
 TAG = os.environ.get("GRADEFORMER_DOCKER_TAG", "test")
 IMAGE = f"gradeformer:{TAG}"
 UPLOAD = "/api/v1/assignments/transformer-basics/submissions"
