@@ -129,6 +129,7 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=40)
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     measured = {"local executor, 1 process (host, SQLite)": local(args.count)}
     for workers, seconds in containers(args.count).items():
         measured[f"{workers} worker container{'s' if workers > 1 else ''}, 1 process each "
@@ -143,7 +144,10 @@ def main() -> None:
         "run with the privileges of deploy/compose.yaml's `worker` service (every required "
         "sandbox layer active). One machine with 2 cores shared with the API, PostgreSQL, "
         "Redis and other work: a second container adds a grading process, not a core.\n\n"
-        "| configuration | seconds | submissions/min |\n|---|---:|---:|\n" + rows + "\n"
+        "| configuration | seconds | submissions/min |\n|---|---:|---:|\n" + rows + "\n\n"
+        f"Load average (1 min) on the machine: {load_before:.1f} before, "
+        f"{os.getloadavg()[0]:.1f} after (other work shares these 2 cores: with a load above 2 "
+        "the second container's process only competes for the same CPU time).\n"
     )
     print(body)
     if not args.no_write:
