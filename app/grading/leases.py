@@ -118,6 +118,13 @@ def take(
             contexts[submission.assignment_id] = context_text(session, submission.assignment_id)
         version = versions[submission.assignment_id]
         if version is not None:
+            if submission.claimed_by is not None:
+                # A Celery task's claim ran out: that holder is taken for dead (a live task is
+                # stopped at its time limit, before its claim ends). Free the claim, or the task
+                # published now finds it held (the lease renewed below) and the submission waits
+                # forever; a holder that was only cut off finds its claim gone, stores nothing.
+                submission.claimed_by = None
+                submission.status = SubmissionStatus.QUEUED.value
             jobs.append(job_for(submission, version, contexts[submission.assignment_id]))
     renew(session, [j.submission_id for j in jobs], seconds)
     return Taken(jobs, page[-1].id if len(page) == CHUNK else None)

@@ -30,6 +30,9 @@ STDLIB_SKIPPED = frozenset({"site-packages", "test", "tests", "idlelib", "tkinte
                             "ensurepip", "lib2to3", "__phello__", "pydoc_data"})
 NUMPY_SKIPPED = frozenset({"tests", "include", "f2py", "_pyinstaller"})
 SKIPPED_SUFFIXES = (".pyi", ".pxd", ".h", ".c", ".a", ".opt-1.pyc", ".opt-2.pyc", ".txt", ".md")
+# Imported only by `site`, which the zygote never runs (-S); Debian's Python links its
+# sitecustomize.py to /etc/python3.X, which would otherwise bring /etc into the root.
+SKIPPED_FILES = frozenset({"sitecustomize.py", "usercustomize.py"})
 MAX_LINK_DEPTH = 16
 PT_LOAD, PT_DYNAMIC, PT_INTERP = 1, 2, 3
 DT_NEEDED, DT_STRTAB, DT_RPATH, DT_RUNPATH = 1, 5, 15, 29
@@ -85,7 +88,8 @@ def _add_tree(plan: RootPlan, top: Path, skipped: frozenset[str]) -> None:
         subdirs[:] = [d for d in subdirs if d not in skipped]
         plan.dirs.add(directory)
         for name in files:
-            if name.endswith(SKIPPED_SUFFIXES) or name.startswith("_tkinter."):
+            if (name.endswith(SKIPPED_SUFFIXES) or name.startswith("_tkinter.")
+                    or name in SKIPPED_FILES):
                 continue
             path = os.path.join(directory, name)
             info = os.lstat(path)

@@ -92,3 +92,30 @@ def test_take_hands_out_only_expired_leases_and_release_frees_at_once(
     with unit_of_work(sessions) as session:
         assert [j.submission_id for j in take(session, 60).jobs] == [job.submission_id]
         assert take(session, 60).jobs == []  # taken: leased to the caller now
+
+
+def test_the_sweeper_frees_a_dead_holders_claim_for_the_task_it_publishes(
+    sessions: sessionmaker[Session],
+) -> None:
+    """A task that died without its message coming back (it failed to store, cut off from the
+    database, and was acknowledged) leaves its claim; once that runs out the sweeper takes the
+    submission and publishes a new task, which must be able to claim it: before, the sweeper's
+    fresh lease made the dead claim look held, for ever (found by tests/docker/test_faults.py)."""
+    job = _stored(sessions)
+    with unit_of_work(sessions) as session:
+        assert claim(session, job.submission_id, "task-dead", 60, 3).grade
+        session.execute(
+            update(Submission)
+            .where(Submission.id == job.submission_id)
+            .values(lease_until=utcnow() - timedelta(seconds=1))
+        )
+    with unit_of_work(sessions) as session:
+        assert [j.submission_id for j in take(session, 60).jobs] == [job.submission_id]
+    with unit_of_work(sessions) as session:  # the republished task
+        assert claim(session, job.submission_id, "task-new", 60, 3).grade
+    with unit_of_work(sessions) as session:  # the cut-off holder comes back: nothing stored
+        triple = (job.submission_id, job.rubric_version_id, OUTCOME)
+        assert store_if_unfinished(session, [triple], holder="task-dead") == 0
+        assert store_if_unfinished(session, [triple], holder="task-new") == 1
+        runs = session.scalar(select(func.count()).select_from(GradingRun))
+        assert runs == 1
