@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from graders.documents.model import ParsedSubmission
 from graders.results import ItemResult
-from graders.rubric import Question, Rubric
+from graders.rubric_model import Question, Rubric
 
 T = TypeVar("T")
 

@@ -19,9 +19,9 @@ from graders.code.forms import Form, Observation, choose
 from graders.code.plan import NotRun, Prepared, PreparedFunction, prepare
 from graders.context import GradingContext
 from graders.documents.model import LocatedAnswer
-from graders.registry import Grader
+from graders.kind import Grader
 from graders.results import Evidence, ItemResult, Status
-from graders.rubric import RubricItem
+from graders.rubric_model import RubricItem
 from graders.sandbox import (
     JobOutcome,
     Sandbox,

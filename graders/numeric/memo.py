@@ -23,7 +23,7 @@ from typing import Any, Generic, TypeVar
 from graders.documents.model import LocatedAnswer
 from graders.numeric.config import NumericConfig
 from graders.results import Evidence, ItemResult
-from graders.rubric import RubricItem
+from graders.rubric_model import RubricItem
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")

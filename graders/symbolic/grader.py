@@ -10,9 +10,9 @@ from typing import Any, ClassVar
 
 from graders.context import GradingContext
 from graders.documents.model import LocatedAnswer
-from graders.registry import Grader
+from graders.kind import Grader
 from graders.results import Evidence, ItemResult, Status
-from graders.rubric import RubricItem
+from graders.rubric_model import RubricItem
 from graders.symbolic.config import VERSION, SymbolicConfig
 from graders.symbolic.expressions import (
     Assignment,

@@ -16,9 +16,9 @@ from typing import Any, ClassVar
 from graders.context import GradingContext
 from graders.documents.model import LocatedAnswer
 from graders.embedding import EmbedderUnavailable, SentenceEmbedder, load_embedder
-from graders.registry import Grader
+from graders.kind import Grader
 from graders.results import ItemResult, Status
-from graders.rubric import Rubric, RubricItem
+from graders.rubric_model import Rubric, RubricItem
 from graders.written.calibration import shipped_calibration
 from graders.written.cohort import COHORT_KEY, Cohort, whole_vector
 from graders.written.config import VERSION, WrittenConfig, element_statement
@@ -26,16 +26,16 @@ from graders.written.contradiction import Opposite, opposite_of
 from graders.written.exemplars import exemplar_estimate, reference_offset
 from graders.written.features import feature_targets, reference_features
 from graders.written.language import foreign_language
-from graders.written.matching import PatternVerdict, found_in, on_topic, pattern_verdict
-from graders.written.meaning import (
+from graders.written.matching import (
+    PatternVerdict,
     PhrasingMatch,
-    element_texts,
-    meaning_targets,
-    meaning_verdict,
+    found_in,
+    on_topic,
+    pattern_verdict,
 )
+from graders.written.meaning import element_texts, meaning_targets, meaning_verdict
 from graders.written.scoring import (
     Decision,
-    SimilarityModel,
     from_patterns,
     from_similarity,
     student_message,
@@ -43,6 +43,7 @@ from graders.written.scoring import (
 )
 from graders.written.settings import WrittenSettings
 from graders.written.similarity import AnswerVectors, units_of, within_budget
+from graders.written.similarity_model import SimilarityModel
 from graders.written.subparts import in_subpart
 from graders.written.text import Sentence, split_sentences
 
