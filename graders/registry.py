@@ -22,6 +22,7 @@ KINDS: dict[str, str] = {
     "symbolic": "graders.symbolic.kind",
     "code": "graders.code.kind",
     "written": "graders.written.kind",
+    "choice": "graders.choice.kind",
 }
 
 _kinds: dict[str, Kind | None] = {}
