@@ -7,10 +7,10 @@ import secrets
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import unquote
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
-from sqlalchemy.engine import make_url
 
 from graders.rubric import BUNDLED_RUBRICS
 
@@ -126,9 +126,9 @@ class Settings(BaseSettings):
     def resolved_embedding_cache_dir(self) -> Path:
         if self.embedding_cache_dir is not None:
             return self.embedding_cache_dir
-        url = make_url(self.database_url)
-        if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
-            return Path(url.database).parent / "embedding-cache"
+        database = sqlite_file(self.database_url)
+        if database is not None:
+            return Path(database).parent / "embedding-cache"
         return Path("var") / "embedding-cache"
 
     def resolved_result_cache_path(self) -> Path:
@@ -185,6 +185,20 @@ class Settings(BaseSettings):
         if secret:
             options["code_input_secret"] = secret
         return options
+
+
+def sqlite_file(database_url: str) -> str | None:
+    """The file of a SQLite database URL as SQLAlchemy reads it (`sqlite:///relative.db`,
+    `sqlite:////absolute.db`, `sqlite+pysqlite:///...?mode=ro`); None for another backend or an
+    in-memory database. Read here, not by SQLAlchemy: the offline commands never import it."""
+    scheme, separator, rest = database_url.partition("://")
+    if not separator or scheme.split("+", 1)[0] != "sqlite":
+        return None
+    _host, slash, database = rest.partition("/")
+    if not slash:
+        return None
+    database = unquote(database.split("?", 1)[0])
+    return None if database in ("", ":memory:") else database
 
 
 def layer_names(text: str) -> frozenset[str]:
