@@ -94,6 +94,13 @@ class Settings(BaseSettings):
     # (or a restarted server) embeds nothing twice. Default: `embedding-cache` beside a SQLite
     # database file, else ./var/embedding-cache.
     embedding_cache_dir: Path | None = None
+    # The written grader (graders.written.settings): "on" compares an answer with the
+    # references when the patterns leave the decision open, "always" compares every answer
+    # (slower, for audits), "off" patterns only. Unset bounds: the grader's defaults.
+    written_similarity: Literal["on", "always", "off"] = "on"
+    embedding_max_tokens: int | None = Field(default=None, ge=8, le=512)
+    written_max_embedded_chars: int | None = Field(default=None, gt=0, le=1_000_000)
+    written_max_embedded_sentences: int | None = Field(default=None, gt=0, le=10_000)
     # Code questions draw their test inputs from this secret (HMAC over the question and the
     # program), so a regrade reproduces them and no student can predict them. Unset: a random
     # secret kept in `code-input-secret` beside a SQLite database file (else ./var), made on
@@ -171,6 +178,13 @@ class Settings(BaseSettings):
             options["result_cache_bytes"] = self.result_cache_mib * MIB
         if self.review_threshold is not None:
             options["review_threshold"] = self.review_threshold
+        # Only what differs from the written grader's defaults: the options name the cache keys.
+        if self.written_similarity != "on":
+            options["written_similarity"] = self.written_similarity
+        for name in ("embedding_max_tokens", "written_max_embedded_chars",
+                     "written_max_embedded_sentences"):
+            if getattr(self, name) is not None:
+                options[name] = getattr(self, name)
         # The sandbox's limits, by this class's own fields (importing the sandbox here would
         # load it, and NumPy, into processes that never run code: a points-only regrade).
         for name in type(self).model_fields:

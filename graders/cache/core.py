@@ -9,12 +9,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Protocol, TypeVar
 
-from graders.context import GradingResources
+from graders.context import GradingResources, Resource
 
 # Set in GradingContext.per_submission when a result rests on something not worth keeping (a
 # timeout, a died child, an insecure run): the engine then stores no group result from it.
 UNCACHEABLE = "cache.uncacheable"
-CACHE_KEY = "result_cache"  # GradingResources.shared key of the process's ResultCache
+CACHE_KEY: Resource[ResultCache] = Resource("result_cache")  # the process's ResultCache
 _MAGIC = b"GFC1"
 _CHECK = 16  # bytes of sha256 kept with each value
 

@@ -55,7 +55,7 @@ class WrittenKind(Kind):
         regrade's keys in the CLI) names the model without loading it: a model that is
         installed but fails to load is then named where the grading processes say "none", a
         mismatch that only sends those submissions to the grading processes."""
-        settings = WrittenSettings.from_options(context.resources.options)
+        settings = context.resources.view(WrittenSettings.from_options)
         if settings.similarity == "off":
             return "none"
         identity = model_identity(settings.max_tokens)
