@@ -7,10 +7,10 @@ import secrets
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import unquote
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
-from sqlalchemy.engine import make_url
 
 from graders.rubric import BUNDLED_RUBRICS
 
@@ -94,6 +94,13 @@ class Settings(BaseSettings):
     # (or a restarted server) embeds nothing twice. Default: `embedding-cache` beside a SQLite
     # database file, else ./var/embedding-cache.
     embedding_cache_dir: Path | None = None
+    # The written grader (graders.written.settings): "on" compares an answer with the
+    # references when the patterns leave the decision open, "always" compares every answer
+    # (slower, for audits), "off" patterns only. Unset bounds: the grader's defaults.
+    written_similarity: Literal["on", "always", "off"] = "on"
+    embedding_max_tokens: int | None = Field(default=None, ge=8, le=512)
+    written_max_embedded_chars: int | None = Field(default=None, gt=0, le=1_000_000)
+    written_max_embedded_sentences: int | None = Field(default=None, gt=0, le=10_000)
     # Code questions draw their test inputs from this secret (HMAC over the question and the
     # program), so a regrade reproduces them and no student can predict them. Unset: a random
     # secret kept in `code-input-secret` beside a SQLite database file (else ./var), made on
@@ -129,9 +136,9 @@ class Settings(BaseSettings):
     def resolved_embedding_cache_dir(self) -> Path:
         if self.embedding_cache_dir is not None:
             return self.embedding_cache_dir
-        url = make_url(self.database_url)
-        if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
-            return Path(url.database).parent / "embedding-cache"
+        database = sqlite_file(self.database_url)
+        if database is not None:
+            return Path(database).parent / "embedding-cache"
         return Path("var") / "embedding-cache"
 
     def resolved_result_cache_path(self) -> Path:
@@ -174,6 +181,13 @@ class Settings(BaseSettings):
             options["result_cache_bytes"] = self.result_cache_mib * MIB
         if self.review_threshold is not None:
             options["review_threshold"] = self.review_threshold
+        # Only what differs from the written grader's defaults: the options name the cache keys.
+        if self.written_similarity != "on":
+            options["written_similarity"] = self.written_similarity
+        for name in ("embedding_max_tokens", "written_max_embedded_chars",
+                     "written_max_embedded_sentences"):
+            if getattr(self, name) is not None:
+                options[name] = getattr(self, name)
         # The sandbox's limits, by this class's own fields (importing the sandbox here would
         # load it, and NumPy, into processes that never run code: a points-only regrade).
         for name in type(self).model_fields:
@@ -188,6 +202,20 @@ class Settings(BaseSettings):
         if secret:
             options["code_input_secret"] = secret
         return options
+
+
+def sqlite_file(database_url: str) -> str | None:
+    """The file of a SQLite database URL as SQLAlchemy reads it (`sqlite:///relative.db`,
+    `sqlite:////absolute.db`, `sqlite+pysqlite:///...?mode=ro`); None for another backend or an
+    in-memory database. Read here, not by SQLAlchemy: the offline commands never import it."""
+    scheme, separator, rest = database_url.partition("://")
+    if not separator or scheme.split("+", 1)[0] != "sqlite":
+        return None
+    _host, slash, database = rest.partition("/")
+    if not slash:
+        return None
+    database = unquote(database.split("?", 1)[0])
+    return None if database in ("", ":memory:") else database
 
 
 def layer_names(text: str) -> frozenset[str]:

@@ -17,7 +17,7 @@ from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.registry import get_grader
 from graders.results import ItemResult, Status
-from graders.rubric import LoadedRubric, Question, Rubric, RubricItem
+from graders.rubric_model import LoadedRubric, Question, Rubric, RubricItem
 
 ENGINE_VERSION = "1"
 

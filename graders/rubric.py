@@ -1,198 +1,49 @@
-"""Rubric files: assignment -> questions -> items, validated with precise error messages."""
+"""Rubric files read and validated with precise error messages: the models (`graders.rubric_model`),
+each item's config checked by its grader kind."""
 
 from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
-from decimal import Decimal
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import yaml
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    PrivateAttr,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import BaseModel, ValidationError
 
 from graders.disclosure import answer_values, states_value
-from graders.label_phrases import LabelPatternError, expand
-from graders.registry import config_model_for, is_known_kind
-from graders.rubric_checks import battery_findings, compose, cross_checks, line_of
+from graders.registry import config_model_for, get_kind, is_known_kind
+from graders.rubric_checks import compose, cross_checks, line_of
+from graders.rubric_model import (
+    BUNDLED_RUBRICS,
+    AnswerKind,
+    LoadedRubric,
+    Question,
+    Release,
+    Rubric,
+    RubricError,
+    RubricItem,
+    SolutionRelease,
+    Visibility,
+)
 
-AnswerKind = Literal["prose", "numeric", "code", "derivation", "mixed"]
-# When a student sees an item's points and feedback (Gradescope's vocabulary): at once, never,
-# once the due date has passed, or once an instructor publishes the grades.
-Visibility = Literal["visible", "hidden", "after_due_date", "after_published"]
-# When a student sees the rubric's solutions (reference answers, expected values, private titles).
-SolutionRelease = Literal["never", "after_due_date", "after_published"]
-
-
-class RubricError(Exception):
-    """A rubric file that cannot be used; `problems` holds one line per problem."""
-
-    def __init__(self, source: str, problems: list[str]) -> None:
-        self.source = source
-        self.problems = problems
-        super().__init__(f"{source}: " + "; ".join(problems))
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class RubricItem(_Strict):
-    id: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
-    points: Decimal = Field(ge=0)  # 0: reported, not scored (e.g. a plausibility check)
-    grader: str
-    title: str = ""
-    config: dict[str, Any] = Field(default_factory=dict)
-    # None: the rubric's `release.visibility`.
-    visibility: Visibility | None = None
-    # Titles often state the answer ("d_head = 64"): a student sees one only when it is marked
-    # public, or once solutions are released.
-    title_public: bool = False
-    # The model answer a student is shown when solutions are released (default: derived from
-    # the grader's config: reference statements, expected values).
-    solution: str = ""
-    # The folder of the rubric file the item was read from (None: not read from a file, or
-    # bundled): what a code item's battery path is relative to. Not part of the content.
-    _rubric_dir: Path | None = PrivateAttr(default=None)
-
-    @property
-    def rubric_dir(self) -> Path | None:
-        return self._rubric_dir
-
-    @field_validator("points", mode="before")
-    @classmethod
-    def _exact_points(cls, value: object) -> object:
-        if isinstance(value, float):
-            return Decimal(str(value))
-        return value
-
-    def typed_config(self) -> BaseModel | None:
-        """The grader kind's own config model, or None when that kind is not registered."""
-        model = config_model_for(self.grader)
-        return None if model is None else model.model_validate(self.config)
-
-
-class Question(_Strict):
-    id: str = Field(min_length=1)
-    title: str = ""
-    prompt: str = ""
-    part: str = ""
-    # Labels a student may write for this question ("Q1", "1.", "1a", ...): cues for location.
-    labels: tuple[str, ...] = ()
-    answer_kind: AnswerKind = "prose"
-    # Key terms and expected values that identify this question's answer by its content.
-    cues: tuple[str, ...] = ()
-    # The handout editions that ask this question (empty: all of the rubric's `handouts`). A
-    # student of another edition who has no answer to it is not marked down: its items count
-    # for neither points nor maximum.
-    handouts: tuple[str, ...] = ()
-    items: tuple[RubricItem, ...] = Field(min_length=1)
-
-    @field_validator("labels")
-    @classmethod
-    def _readable_labels(cls, labels: tuple[str, ...]) -> tuple[str, ...]:
-        for label in labels:
-            if not label.strip():
-                raise ValueError("a label is empty")
-            try:
-                expand(label)
-            except LabelPatternError as exc:
-                raise ValueError(str(exc)) from None
-        return labels
-
-
-class Release(_Strict):
-    """What students see of their results, and when."""
-
-    visibility: Visibility = "after_published"
-    solutions: SolutionRelease = "never"
-
-
-class Rubric(_Strict):
-    slug: str = Field(pattern=r"^[a-z0-9][a-z0-9\-]*$")
-    title: str
-    version: str = "1"
-    description: str = ""
-    # Written/symbolic results with lower confidence than this go to the review queue. When the
-    # file does not set it, a written item graded by a calibrated model uses that model's own
-    # threshold instead (`sets_review_threshold`).
-    review_threshold: float = Field(default=0.6, ge=0.0, le=1.0)
-    # The handout editions (years, versions) this rubric grades; see Question.handouts.
-    handouts: tuple[str, ...] = ()
-    questions: tuple[Question, ...] = Field(min_length=1)
-    release: Release = Release()
-
-    @model_validator(mode="after")
-    def _unique_ids(self) -> Rubric:
-        seen: set[str] = set()
-        for question in self.questions:
-            if question.id in seen:
-                raise ValueError(f"question id {question.id!r} is used twice")
-            seen.add(question.id)
-        seen_items: set[str] = set()
-        for item in self.items():
-            if item.id in seen_items:
-                raise ValueError(f"item id {item.id!r} is used twice")
-            seen_items.add(item.id)
-        for question in self.questions:
-            unknown = sorted(set(question.handouts) - set(self.handouts))
-            if unknown:
-                raise ValueError(f"question {question.id!r} names handouts {unknown} that the "
-                                 f"rubric's `handouts` does not list")
-        return self
-
-    def handouts_without(self, question: Question) -> tuple[str, ...]:
-        """The rubric's handout editions that do not ask `question`."""
-        if not question.handouts:
-            return ()
-        return tuple(h for h in self.handouts if h not in question.handouts)
-
-    def asks(self, question: Question, handout: str | None) -> bool:
-        """Whether the declared edition `handout` asks `question` (None: no edition declared,
-        nothing says it does not)."""
-        return handout is None or not question.handouts or handout in question.handouts
-
-    def items(self) -> Iterator[RubricItem]:
-        for question in self.questions:
-            yield from question.items
-
-    def question_of(self, item_id: str) -> Question:
-        for question in self.questions:
-            if any(item.id == item_id for item in question.items):
-                return question
-        raise KeyError(item_id)
-
-    @property
-    def sets_review_threshold(self) -> bool:
-        """Whether the file states `review_threshold` (rather than taking the default)."""
-        return "review_threshold" in self.model_fields_set
-
-    def visibility_of(self, item: RubricItem) -> Visibility:
-        return item.visibility or self.release.visibility
-
-    @property
-    def max_points(self) -> Decimal:
-        return sum((item.points for item in self.items()), Decimal(0))
-
-
-class LoadedRubric(BaseModel):
-    """A validated rubric with the hash of the exact bytes it came from."""
-
-    model_config = ConfigDict(frozen=True)
-
-    rubric: Rubric
-    content_hash: str
-    source: str
-
+__all__ = [
+    "BUNDLED_RUBRICS",
+    "AnswerKind",
+    "LoadedRubric",
+    "Question",
+    "Release",
+    "Rubric",
+    "RubricError",
+    "RubricItem",
+    "SolutionRelease",
+    "Visibility",
+    "battery_problems",
+    "bundled_rubric_paths",
+    "is_battery_file",
+    "load_rubric",
+    "parse_rubric",
+]
 
 def _location(loc: tuple[int | str, ...], data: Any) -> str:
     """Turn a pydantic location into a readable path, naming questions and items by id."""
@@ -303,7 +154,7 @@ def parse_rubric(text: str | bytes, source: str = "<rubric>",
     configs: dict[str, BaseModel] = {}
     for qi, question in enumerate(rubric.questions):
         for ii, item in enumerate(question.items):
-            item._rubric_dir = rubric_dir
+            item.placed_in(rubric_dir)
             model = config_model_for(item.grader)
             loc: tuple[int | str, ...] = ("questions", qi, "items", ii)
             stated = states_value(item.title, answer_values(item)) if item.title_public else None
@@ -335,7 +186,9 @@ def parse_rubric(text: str | bytes, source: str = "<rubric>",
 def battery_problems(raw: bytes, rubric: Rubric) -> list[str]:
     """The code batteries a valid rubric names that do not build, one line each with its line
     (what `gradeformer rubric validate` adds to the checks of parse_rubric)."""
-    findings = battery_findings(rubric)
+    findings = [finding for kind in sorted({item.grader for item in rubric.items()})
+                if (strategy := get_kind(kind)) is not None
+                for finding in strategy.rubric_findings(rubric)]
     if not findings:
         return []
     lines, data = _Lines(raw), _safe_load(raw)
@@ -350,8 +203,6 @@ def load_rubric(path: Path | str) -> LoadedRubric:
         raise RubricError(str(path), [f"cannot read: {exc.strerror}"]) from exc
     return parse_rubric(raw, str(path), path.resolve().parent)
 
-
-BUNDLED_RUBRICS = Path(__file__).resolve().parent.parent / "rubrics"
 
 
 # A code battery beside its rubric (docs/rubrics.md) is YAML too: a top-level `function:` and no

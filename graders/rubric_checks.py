@@ -6,26 +6,13 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator
-from dataclasses import dataclass
 from decimal import Decimal
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 import yaml
 from pydantic import BaseModel
 
-if TYPE_CHECKING:
-    from graders.rubric import Rubric, RubricItem
-
-Loc = tuple[int | str, ...]
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One problem: where it is (a path into the YAML document) and what it is."""
-
-    loc: Loc
-    message: str
+from graders.registry import get_kind
+from graders.rubric_model import Finding, Loc, Rubric, RubricItem
 
 
 def compose(raw: bytes) -> yaml.Node | None:
@@ -64,7 +51,7 @@ def line_of(root: yaml.Node | None, loc: Loc) -> int | None:
     return line + 1
 
 
-def _item_locs(rubric: Rubric) -> Iterator[tuple[Loc, RubricItem]]:
+def item_locs(rubric: Rubric) -> Iterator[tuple[Loc, RubricItem]]:
     for qi, question in enumerate(rubric.questions):
         for ii, item in enumerate(question.items):
             yield ("questions", qi, "items", ii), item
@@ -124,7 +111,7 @@ def _references(
             close = difflib.get_close_matches(target, list(kinds), n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             yield Finding(where, f"carry-forward from {target!r}: no item has that id{hint}")
-        elif kinds[target] != "numeric":
+        elif not _carries_value(kinds[target]):
             yield Finding(where, f"carry-forward from {target!r}, a {kinds[target]} item: only "
                                  "a numeric item's value can be carried forward")
         else:
@@ -144,6 +131,11 @@ def _references(
                               "carry-forward cycle: " + " -> ".join([*ring, first]))
 
 
+def _carries_value(kind: str) -> bool:
+    strategy = get_kind(kind)
+    return strategy is not None and strategy.carries_value
+
+
 def _subparts(rubric: Rubric, configs: dict[str, BaseModel]) -> Iterator[Finding]:
     """Two items of one question that claim the same marked sub-answer (`subpart`)."""
     for qi, question in enumerate(rubric.questions):
@@ -160,9 +152,9 @@ def _subparts(rubric: Rubric, configs: dict[str, BaseModel]) -> Iterator[Finding
 
 def cross_checks(rubric: Rubric, configs: dict[str, BaseModel]) -> list[Finding]:
     """Problems between items and against points, for the items whose config validated."""
-    locs = {item.id: loc for loc, item in _item_locs(rubric)}
+    locs = {item.id: loc for loc, item in item_locs(rubric)}
     findings: list[Finding] = []
-    for loc, item in _item_locs(rubric):
+    for loc, item in item_locs(rubric):
         config = configs.get(item.id)
         if config is not None:
             findings.extend(_bounds(loc, item, config))
@@ -170,43 +162,4 @@ def cross_checks(rubric: Rubric, configs: dict[str, BaseModel]) -> list[Finding]
     findings.extend(_subparts(rubric, configs))
     if rubric.max_points <= 0:
         findings.append(Finding(("questions",), "the rubric's items are worth 0 points in total"))
-    return findings
-
-
-def battery_findings(rubric: Rubric) -> list[Finding]:
-    """Each code battery the rubric names, built as grading builds it (its spec parsed, its
-    trusted module imported, the reference run on every case, the known-bug variants run
-    once): a broken battery is reported at the first item that names it. A general battery's
-    variant that the cases cannot tell from the reference is reported too: it could never name
-    its bug."""
-    from graders.code.battery import BatteryError
-    from graders.code.config import item_config
-    from graders.code.functions import load_any
-
-    findings: list[Finding] = []
-    seen: set[Path] = set()
-    for loc, item in _item_locs(rubric):
-        if item.grader != "code" or not isinstance(item.config.get("battery"), str):
-            continue
-        try:
-            path = item_config(item).path
-        except ValueError:
-            continue  # the config's own problem, reported by parse_rubric
-        if path in seen:
-            continue
-        seen.add(path)
-        name = item.config["battery"]
-        try:
-            battery = load_any(path)
-            same = battery.indistinguishable()
-        except (BatteryError, ValueError) as exc:
-            message = str(exc).replace("\n", " ")
-            findings.append(Finding((*loc, "config", "battery"),
-                                    f"battery {name!r} does not build: {message[:500]}"))
-            continue
-        for variant in same:
-            findings.append(Finding((*loc, "config", "battery"), (
-                f"battery {name!r}: the cases cannot tell variant {variant!r} from the "
-                "reference (its results equal the reference's on every case); add a case on "
-                "which the mistake changes the result, or the variant never names its bug")))
     return findings

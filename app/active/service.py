@@ -31,6 +31,7 @@ from app.review.service import set_override
 from app.sanitize import clean
 from app.submissions.counting import counted_ids
 from graders.active import Candidate, ErrorEstimate, HeldBack, Proposal, estimate, propose
+from graders.registry import kind_of
 from graders.rubric import RubricItem
 
 ANSWER_CHARS = 4000
@@ -89,7 +90,7 @@ def _item(current: CurrentRubric, item_id: str) -> tuple[str, RubricItem]:
     for question in current.loaded.rubric.questions:
         for item in question.items:
             if item.id == item_id:
-                if item.grader != "written":
+                if not kind_of(item.grader).learns_from_overrides:
                     raise InvalidInput(
                         f"Active grading is for written items; {item_id!r} is graded by "
                         f"{item.grader!r} (its answer groups decide it: same value, same "

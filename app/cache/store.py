@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from graders.cache import NO_CACHE, ResultCache
+from graders.options import GradingOptions
 
 log = logging.getLogger(__name__)
 
@@ -190,11 +191,12 @@ class SqliteStore:
 
 def open_cache(options: Mapping[str, Any]) -> ResultCache:
     """The grading process's cache from its options (`result_cache_path`, `_bytes`)."""
-    path = options.get("result_cache_path")
-    if not path:
+    settings = GradingOptions.from_mapping(options)
+    path = settings.result_cache_path
+    if path is None:
         return NO_CACHE
     try:
-        store = SqliteStore(Path(str(path)), int(options.get("result_cache_bytes", 256 << 20)))
+        store = SqliteStore(path, settings.result_cache_bytes)
     except (sqlite3.Error, OSError) as exc:
         log.warning("result cache %s unusable (%s): grading without it", path, exc)
         return NO_CACHE

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer, ParsedSubmission
+from graders.registry import kind_of
 from graders.results import ItemResult
 from graders.rubric import LoadedRubric, Question, RubricItem
 
@@ -91,7 +92,7 @@ def apply_context(loaded: LoadedRubric, context: LearnedContext,
         items: list[RubricItem] = []
         for item in question.items:
             learned = context.items.get(item.id)
-            if learned is None or item.grader != "written":
+            if learned is None or not kind_of(item.grader).learns_from_overrides:
                 items.append(item)
                 continue
             config: dict[str, Any] = dict(item.config)

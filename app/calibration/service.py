@@ -32,6 +32,7 @@ from app.calibration import repository
 from app.calibration.context import LearnedContext, LearnedExemplar, LearnedItem
 from app.db.models import Assignment, User
 from app.errors import InvalidInput, NotFound
+from graders.registry import kind_of
 from graders.rubric import Rubric, RubricItem
 
 # graders.written (its grader, embedder, NumPy) is imported in the functions that use it: the
@@ -80,7 +81,8 @@ def default_threshold(rubric: Rubric, item: RubricItem) -> float:
 
 
 def written_items(rubric: Rubric) -> list[tuple[str, RubricItem]]:
-    return [(q.id, i) for q in rubric.questions for i in q.items if i.grader == "written"]
+    return [(q.id, i) for q in rubric.questions for i in q.items
+            if kind_of(i.grader).learns_from_overrides]
 
 
 def disagrees(g: GradedItem, item: RubricItem) -> bool:
@@ -92,18 +94,18 @@ def disagrees(g: GradedItem, item: RubricItem) -> bool:
 
 def graded_by_item(session: Session, current: CurrentRubric) -> dict[str, list[GradedItem]]:
     rubric = current.loaded.rubric
-    written = {item.id: qid for qid, item in written_items(rubric)}
+    learning = {item.id: (qid, item.grader) for qid, item in written_items(rubric)}
     found: dict[str, list[GradedItem]] = {}
     for override, score, run in repository.graded_with_machine(session, current.assignment.id):
-        question = written.get(override.item_id)
-        if question is None:
+        if override.item_id not in learning:
             continue
+        question, kind = learning[override.item_id]
         found.setdefault(override.item_id, []).append(GradedItem(
             submission=override.submission_id, points=override.points,
             machine_points=score.points, confidence=score.confidence,
             machine_status=score.status, answer=str(run.answers.get(question, "")).strip(),
             same_rubric=run.rubric_hash == current.loaded.content_hash
-            and score.grader == "written"))
+            and score.grader == kind))
     return found
 
 

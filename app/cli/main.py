@@ -14,7 +14,7 @@ from typing import Any
 
 import typer
 from typer import _click as click  # the click that typer vendors (its command types)
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from app.cli.context import collector_paused
 
@@ -23,7 +23,7 @@ from app.cli.context import collector_paused
 COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("app.cli.ops", "serve"),
     "worker": ("app.cli.worker", "worker"),
-    "grade": ("app.cli.grading", "grade"),
+    "grade": ("app.cli.grade", "grade"),
     "submit": ("app.cli.grading", "submit"),
     "import": ("app.cli.grading", "import_folder"),
     "regrade": ("app.cli.ops", "regrade"),
@@ -58,14 +58,52 @@ def load_command(name: str) -> click.Command | None:
     return typer.main.get_command(single)
 
 
+# What `gradeformer --help` says of each command, so that listing them imports none of them
+# (tests/app/test_cli_lazy.py checks each against the command's own help).
+SUMMARIES: dict[str, str] = {
+    "serve": "Run the API server (behind a reverse proxy in production: see the README).",
+    "worker": "Run a Celery grading worker (the API enqueues with GRADEFORMER_EXECUTOR=celery).",
+    "grade": "Grade one file offline: no database, no server.",
+    "submit": "Store a submission in the database and grade it now.",
+    "import": "Every file of FOLDER becomes a submission; the student id is the file name's stem.",
+    "regrade": "Re-grade every stored submission with the current rubric (parallel, resumable).",
+    "export": "The grades of an assignment: the gradebook CSV (one row per student, one column "
+              "per question, the total, the roster's LMS ids), Canvas's import CSV, or "
+              "results.json.",
+    "doctor": "Which sandbox layers are active on this machine, and the policy they enforce.",
+    "evaluate": "Grade every file of FOLDER that has a <stem>.grades.yaml and report the "
+                "agreement.",
+    "publish": "Publish the grades: students then see what the rubric releases.",
+    "schedule": "Show or change an assignment's dates, late policy and submission limit.",
+    "grade-table": "Grade a table of short answers (student,question,answer) against a rubric.",
+    "db": "Database schema.",
+    "rubric": "Rubric files.",
+    "token": "API tokens.",
+    "roster": "The class roster (student ids, names, LMS ids).",
+    "risk": "Risk control: error targets and calibrated thresholds per question.",
+}
+
+
 class LazyCommands(TyperGroup):
-    """A command group whose commands are imported on first use."""
+    """A command group whose commands are imported on first use; its help lists them by their
+    summaries, importing none."""
+
+    listing = False
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)
 
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self.listing = False
+
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         command = self.commands.get(cmd_name)
+        if command is None and self.listing and cmd_name in SUMMARIES:
+            return TyperCommand(cmd_name, short_help=SUMMARIES[cmd_name])
         if command is None:
             command = load_command(cmd_name)
             if command is not None:

@@ -164,8 +164,8 @@ def item_page(found: ItemGroups, csrf: str, flash: str = "",
                      for n, g in enumerate(found.groups, start=1))
     total = sum(g.size for g in found.groups)
     note = f" Written answers compared by {esc(found.similarity)}." if (
-        found.grader == "written") else ""
-    if found.grader == "written":
+        found.learns_from_overrides) else ""
+    if found.learns_from_overrides:
         active = (f"/assignments/{quote(found.slug, safe='')}/active/"
                   f"{quote(found.item_id, safe='')}")
         note += f' <a href="{active}" id="active-link">Grade this item actively</a>.'

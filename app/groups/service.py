@@ -27,8 +27,11 @@ from app.review.service import set_override
 from app.sanitize import clean
 from app.submissions.counting import counted_ids
 from app.submissions.scoring import ACCEPTED_SUGGESTION
+from graders.answer_keys import Answer
 from graders.embedding import EmbedderUnavailable, SentenceEmbedder, load_embedder
-from graders.grouping import Answer, Group, flagged_opposite, group_answers, verdict_of
+from graders.grouping import Group, group_answers
+from graders.kind import Kind
+from graders.registry import kind_of
 from graders.results import to_points
 from graders.rubric import RubricItem
 
@@ -108,6 +111,11 @@ class ItemGroups:
     def needs_review(self) -> int:
         return sum(g.needs_review for g in self.groups)
 
+    @property
+    def learns_from_overrides(self) -> bool:
+        """Whether the item's kind learns from decisions (active grading, similar answers)."""
+        return kind_of(self.grader).learns_from_overrides
+
 
 @dataclass(frozen=True)
 class Decision:
@@ -143,22 +151,22 @@ def _member(score: ItemScore, submission: Submission, override: Override | None,
     )
 
 
-def _disputes(group: Group, answers: dict[int, Answer]) -> dict[int, str]:
+def _disputes(kind: Kind, group: Group, answers: dict[int, Answer]) -> dict[int, str]:
     """Members whose own evidence disagrees with the representative's, and why."""
-    leader = verdict_of(answers[group.representative])
+    leader = kind.verdict(answers[group.representative])
     found: dict[int, str] = {}
     for member in group.members:
         answer = answers[member]
-        if flagged_opposite(answer):
-            found[member] = "the machine flagged this answer as possibly stating the opposite"
-        elif verdict_of(answer) != leader:
+        if flag := kind.flagged(answer):
+            found[member] = flag
+        elif kind.verdict(answer) != leader:
             found[member] = "the machine judged this answer unlike the group's representative"
     return found
 
 
-def _view(group: Group, members: dict[int, Member], texts: dict[int, str],
+def _view(kind: Kind, group: Group, members: dict[int, Member], texts: dict[int, str],
           answers: dict[int, Answer]) -> AnswerGroup:
-    disputes = _disputes(group, answers)
+    disputes = _disputes(kind, group, answers)
     chosen = [replace(members[m], disputed=disputes.get(m, "")) for m in group.members]
     spread = Counter(m.suggested_points for m in chosen)
     return AnswerGroup(
@@ -207,13 +215,14 @@ def item_groups(
                               score.feedback or ""))
     similarity = "n/a"
     embed = None
-    if rubric_item.grader == "written":
+    if kind_of(rubric_item.grader).learns_from_overrides:
         similarity = "exact text"
         if _embed(cache_dir) is not None:
             similarity, embed = "embedding", _embed_texts
     groups = group_answers(rubric_item.grader, rubric_item.config, answers, embed)
     by_member = {a.member: a for a in answers}
-    views = [_view(g, members, texts, by_member) for g in groups]
+    kind = kind_of(rubric_item.grader)
+    views = [_view(kind, g, members, texts, by_member) for g in groups]
     # Most unreviewed first, then largest; the grouping's own order breaks ties.
     order = {v.id: n for n, v in enumerate(views)}
     views.sort(key=lambda v: (-v.needs_review, -v.size, order[v.id]))

@@ -17,6 +17,7 @@ from app.errors import InvalidInput, NotFound
 from app.review import repository
 from app.submissions.counting import counted_ids
 from app.submissions.service import get_for_staff
+from graders.registry import kind_of
 from graders.results import to_points
 from graders.rubric import RubricItem
 
@@ -154,7 +155,7 @@ def exemplars(session: Session, slug: str) -> list[Exemplar]:
     assignment = require_assignment(session, slug)
     found: list[Exemplar] = []
     for override, score, run in repository.overridden_items(session, assignment.id):
-        if score.grader != "written":
+        if not kind_of(score.grader).learns_from_overrides:
             continue
         version = get_version(session, run.rubric_version_id)
         question = score.question_id

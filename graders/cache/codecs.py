@@ -2,23 +2,18 @@
 
 from __future__ import annotations
 
-import io
-import pickle
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter
 from typing_extensions import TypedDict
 
 from graders.documents.model import ParsedSubmission
 from graders.results import Evidence, ItemResult, Status, to_points
-from graders.rubric import RubricItem
-
-if TYPE_CHECKING:
-    from graders.sandbox import JobOutcome
+from graders.rubric_model import RubricItem
 
 _PARSED: TypeAdapter[ParsedSubmission] = TypeAdapter(ParsedSubmission)
 _RESULTS: TypeAdapter[tuple[ItemResult, ...]] = TypeAdapter(tuple[ItemResult, ...])
@@ -133,63 +128,3 @@ def _constructed(fields: _StoredResult) -> ItemResult:
     _set(result, "__pydantic_extra__", None)
     _set(result, "__pydantic_private__", None)
     return result
-
-
-# Sandbox observations hold NumPy arrays: pickled, and unpickled only into these classes (and
-# plain numeric arrays), so a tampered entry cannot name any other callable.
-_ALLOWED = {
-    ("graders.sandbox.pool", "JobOutcome"),
-    ("graders.sandbox.protocol", "ModuleResult"),
-    ("graders.sandbox.protocol", "CallResult"),
-    ("graders.sandbox.protocol", "StudentError"),
-    ("graders.sandbox.protocol", "Value"),
-    ("numpy", "dtype"),
-    ("numpy", "ndarray"),
-    ("numpy._core.numeric", "_frombuffer"),
-    ("numpy._core.multiarray", "_reconstruct"),
-    ("numpy.core.numeric", "_frombuffer"),
-    ("numpy.core.multiarray", "_reconstruct"),
-}
-
-
-class _Restricted(pickle.Unpickler):
-    def find_class(self, module: str, name: str) -> Any:
-        if (module, name) not in _ALLOWED and not (
-            module == "numpy.dtypes" and name.endswith("DType") and name != "ObjectDType"
-        ):
-            raise Rejected(f"{module}.{name} is not a sandbox observation type")
-        return super().find_class(module, name)
-
-
-def encode_outcome(outcome: JobOutcome) -> bytes:
-    return pickle.dumps(outcome, protocol=5)
-
-
-def decode_outcome(payload: bytes) -> JobOutcome:
-    from graders.sandbox.pool import JobOutcome as Outcome  # the sandbox only where one is read
-
-    value = _Restricted(io.BytesIO(payload)).load()
-    if not isinstance(value, Outcome) or value.status != "completed":
-        raise Rejected("not a completed sandbox job")
-    for array in _arrays(value):
-        if array.dtype.hasobject:
-            raise Rejected("an object array")
-    return value
-
-
-def _arrays(outcome: JobOutcome) -> list[Any]:
-    found: list[Any] = []
-
-    def walk(value: Any) -> None:
-        if value is None:
-            return
-        if getattr(value, "array", None) is not None:
-            found.append(value.array)
-        for item in getattr(value, "items", ()):
-            walk(item)
-
-    for call in outcome.calls:
-        if call is not None:
-            walk(call.value)
-            found.extend(call.salvage.values())
-    return found

@@ -7,12 +7,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from graders.context import GradingResources
+from graders.context import GradingResources, Resource
 
-CACHE_KEY = "result_cache"  # GradingResources.shared key of the process's ResultCache
+# Set in GradingContext.per_submission when a result rests on something not worth keeping (a
+# timeout, a died child, an insecure run): the engine then stores no group result from it.
+UNCACHEABLE = "cache.uncacheable"
+CACHE_KEY: Resource[ResultCache] = Resource("result_cache")  # the process's ResultCache
 _MAGIC = b"GFC1"
 _CHECK = 16  # bytes of sha256 kept with each value
 

@@ -21,7 +21,7 @@ from pydantic import TypeAdapter
 
 from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.results import ItemResult
-from graders.rubric import LoadedRubric, Question, Rubric, RubricItem
+from graders.rubric_model import LoadedRubric, Question, Rubric, RubricItem
 
 if TYPE_CHECKING:
     import numpy as np

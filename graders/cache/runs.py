@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from graders.cache.groups import CACHEABLE_KINDS, compose_key, environment, static_part
+from graders.cache.groups import cacheable_kind, compose_key, environment, static_part
 from graders.cache.keys import (
     group_key_of,
     group_key_parts,
@@ -28,7 +28,7 @@ from graders.context import GradingContext, GradingResources
 from graders.documents.model import ParsedSubmission
 from graders.registry import grader_version
 from graders.results import ItemResult
-from graders.rubric import LoadedRubric, Question, RubricItem
+from graders.rubric_model import LoadedRubric, Question, RubricItem
 
 MISSING = "missing"
 MISSING_MEMO = 4096  # unanswered questions' digests kept by (question, basis)
@@ -100,7 +100,7 @@ class RunKeys:
             specs: list[GroupSpec] = []
             for kind, items in by_kind.items():
                 version = grader_version(kind)  # the grader itself is not imported here
-                if version is None or kind not in CACHEABLE_KINDS:
+                if version is None or not cacheable_kind(kind):
                     specs.append(GroupSpec(question, number, kind, tuple(items), "", (), ""))
                     continue
                 static, referenced = static_part(loaded, question, kind, version, items)

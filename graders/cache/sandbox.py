@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import io
+import pickle
+from typing import Any
 
-from graders.cache.codecs import decode_outcome, encode_outcome
-from graders.cache.core import result_cache
+from graders.cache.codecs import Rejected
+from graders.cache.core import UNCACHEABLE, result_cache
 from graders.cache.keys import sandbox_key
+from graders.context import GradingContext
+from graders.sandbox.pool import Job, JobOutcome, Sandbox
 
-if TYPE_CHECKING:  # the group keys import UNCACHEABLE from here, without the sandbox
-    from graders.context import GradingContext
-    from graders.sandbox import Job, JobOutcome, Sandbox
-
-# Set in GradingContext.per_submission when a result rests on something not worth keeping (a
-# timeout, a died child, an insecure run): the engine then stores no group result from it.
-UNCACHEABLE = "cache.uncacheable"
+__all__ = ["UNCACHEABLE", "decode_outcome", "encode_outcome", "run_cached"]
 
 
 def run_cached(sandbox: Sandbox, job: Job, context: GradingContext) -> JobOutcome:
@@ -38,3 +36,61 @@ def run_cached(sandbox: Sandbox, job: Job, context: GradingContext) -> JobOutcom
     elif context.per_submission is not None:
         context.per_submission[UNCACHEABLE] = True
     return outcome
+
+
+# Sandbox observations hold NumPy arrays: pickled, and unpickled only into these classes (and
+# plain numeric arrays), so a tampered entry cannot name any other callable.
+_ALLOWED = {
+    ("graders.sandbox.pool", "JobOutcome"),
+    ("graders.sandbox.protocol", "ModuleResult"),
+    ("graders.sandbox.protocol", "CallResult"),
+    ("graders.sandbox.protocol", "StudentError"),
+    ("graders.sandbox.protocol", "Value"),
+    ("numpy", "dtype"),
+    ("numpy", "ndarray"),
+    ("numpy._core.numeric", "_frombuffer"),
+    ("numpy._core.multiarray", "_reconstruct"),
+    ("numpy.core.numeric", "_frombuffer"),
+    ("numpy.core.multiarray", "_reconstruct"),
+}
+
+
+class _Restricted(pickle.Unpickler):
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) not in _ALLOWED and not (
+            module == "numpy.dtypes" and name.endswith("DType") and name != "ObjectDType"
+        ):
+            raise Rejected(f"{module}.{name} is not a sandbox observation type")
+        return super().find_class(module, name)
+
+
+def encode_outcome(outcome: JobOutcome) -> bytes:
+    return pickle.dumps(outcome, protocol=5)
+
+
+def decode_outcome(payload: bytes) -> JobOutcome:
+    value = _Restricted(io.BytesIO(payload)).load()
+    if not isinstance(value, JobOutcome) or value.status != "completed":
+        raise Rejected("not a completed sandbox job")
+    for array in _arrays(value):
+        if array.dtype.hasobject:
+            raise Rejected("an object array")
+    return value
+
+
+def _arrays(outcome: JobOutcome) -> list[Any]:
+    found: list[Any] = []
+
+    def walk(value: Any) -> None:
+        if value is None:
+            return
+        if getattr(value, "array", None) is not None:
+            found.append(value.array)
+        for item in getattr(value, "items", ()):
+            walk(item)
+
+    for call in outcome.calls:
+        if call is not None:
+            walk(call.value)
+            found.extend(call.salvage.values())
+    return found

@@ -22,6 +22,7 @@ import numpy as np
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from graders.code.arrays import same
 from graders.code.attention_form import AttentionFormError, check_names, legacy_spec
 from graders.code.spec import Adaptation, FunctionBatterySpec, is_function_battery
 
@@ -166,8 +167,6 @@ class Battery:
     def indistinguishable(self, seed: int = 0) -> list[str]:
         """Variants with a spelling whose (output, weights) equal the reference's on every case:
         the cases cannot tell them apart, so they never name their bug."""
-        from graders.code.arrays import same
-
         instance = self.instance(seed)
         return [variant.name for variant in instance.variants
                 if any(all(r is not None and same(r.output, c.expected[0])
@@ -232,7 +231,7 @@ def _variant_result(fn: AttentionFn, case: Case) -> VariantResult | None:
     return VariantResult(real[0], real[1], probe[0] if probe is not None else None)
 
 
-def _load_module(path: Path) -> Any:
+def load_module(path: Path) -> Any:
     spec = importlib.util.spec_from_file_location(f"gradeformer_battery_{abs(hash(path))}", path)
     if spec is None or spec.loader is None:
         raise BatteryError(f"cannot load {path}")
@@ -257,7 +256,7 @@ def _build(path: Path) -> Battery:
             spec = BatterySpec.model_validate(raw)
     except (OSError, yaml.YAMLError, ValidationError, AttentionFormError) as exc:
         raise BatteryError(f"{path}: {exc}") from exc
-    module = _load_module(path.parent / spec.module)
+    module = load_module(path.parent / spec.module)
     reference = getattr(module, spec.reference, None)
     if not callable(reference):
         raise BatteryError(f"{spec.module} has no reference function {spec.reference!r}")

@@ -10,7 +10,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, model_validator
 
-from graders.rubric import BUNDLED_RUBRICS, RubricItem
+from graders.rubric_model import BUNDLED_RUBRICS, RubricItem
 
 CheckName = Literal["interface", "scaling", "row_softmax", "weights", "output", "stable", "causal"]
 ATTENTION_CHECKS: tuple[str, ...] = ("interface", "scaling", "row_softmax", "weights", "output",

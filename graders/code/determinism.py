@@ -14,14 +14,11 @@ from __future__ import annotations
 import ast
 import pickle
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from graders.cache.sandbox import UNCACHEABLE, run_cached
+from graders.context import GradingContext
 from graders.results import ItemResult, Status
-
-if TYPE_CHECKING:
-    from graders.context import GradingContext
-    from graders.sandbox import Job, JobOutcome, Sandbox
+from graders.sandbox import Job, JobOutcome, Sandbox
 
 # Modules whose results depend on the world, not the inputs.
 _MODULES = frozenset({"time", "datetime", "random", "secrets", "uuid", "os", "socket",

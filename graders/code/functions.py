@@ -16,9 +16,10 @@ import numpy as np
 import yaml
 from pydantic import ValidationError
 
-from graders.code.battery import BatteryError, _load_module
+from graders.code.arrays import as_float, same
+from graders.code.battery import BatteryError, load_battery, load_module
 from graders.code.draw import DrawError, DrawnCase, draw_case, expand
-from graders.code.spec import FunctionBatterySpec
+from graders.code.spec import FunctionBatterySpec, is_function_battery, uses_attention_checks
 
 Array = np.ndarray[Any, Any]
 Outputs = dict[str, Array]
@@ -143,8 +144,6 @@ class FunctionBattery:
     def indistinguishable(self, seed: int = 0) -> list[str]:
         """Variants whose results equal the reference's on every case (a warning of
         `rubric validate`: the cases cannot tell them apart, so they never name a bug)."""
-        from graders.code.judging import same_result
-
         instance = self.instance(seed)
         found: list[str] = []
         for variant in instance.variants:
@@ -152,6 +151,12 @@ class FunctionBattery:
                    for results in variant.spellings):
                 found.append(variant.name)
         return found
+
+
+def same_result(a: Outputs | Raised, b: Outputs | Raised) -> bool:
+    if isinstance(a, Raised) or isinstance(b, Raised):
+        return isinstance(a, Raised) and isinstance(b, Raised) and a.type == b.type
+    return a.keys() == b.keys() and all(same(as_float(a[k]), as_float(b[k])) for k in a)
 
 
 def _callable(module: Any, name: str, what: str) -> Callable[..., Any]:
@@ -166,7 +171,7 @@ def build_function_battery(path: Path, raw: object) -> FunctionBattery:
         spec = FunctionBatterySpec.model_validate(raw)
     except ValidationError as exc:
         raise BatteryError(f"{path}: {exc}") from exc
-    module = _load_module(path.parent / spec.module)
+    module = load_module(path.parent / spec.module)
     reference = _callable(module, spec.reference.function, "reference")
     checks = {c.function: _callable(module, c.function, "check")
               for c in spec.checks.values() if c.function}
@@ -218,8 +223,6 @@ def load_function_battery(path: Path) -> FunctionBattery:
 def load_any(path: Path) -> Any:
     """The battery in `path`, in whichever format it is written: a general battery
     (`FunctionBattery`) or an attention battery (`graders.code.battery.Battery`)."""
-    from graders.code.battery import load_battery
-    from graders.code.spec import is_function_battery, uses_attention_checks
 
     raw = _raw(path)
     if is_function_battery(raw) and not uses_attention_checks(raw):

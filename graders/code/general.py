@@ -24,7 +24,7 @@ from graders.code.functions import FunctionBattery, FunctionInstance
 from graders.code.judging import Judged, judge, name_bug
 from graders.code.spec import CheckSpec, FunctionAdaptation
 from graders.results import Evidence, ItemResult, Status
-from graders.rubric import RubricItem
+from graders.rubric_model import RubricItem
 from graders.sandbox import Job, JobOutcome, StudentError
 
 ADAPTED_CONFIDENCE = 0.8

@@ -17,11 +17,11 @@ from graders.code.extract import ExtractedCode
 from graders.code.feedback import adapted_words, safe_message, sentence, where_raised
 from graders.code.forms import Form, Observation, choose
 from graders.code.plan import NotRun, Prepared, PreparedFunction, prepare
-from graders.context import GradingContext
+from graders.context import GradingContext, Resource
 from graders.documents.model import LocatedAnswer
-from graders.registry import Grader
+from graders.kind import Grader
 from graders.results import Evidence, ItemResult, Status
-from graders.rubric import RubricItem
+from graders.rubric_model import RubricItem
 from graders.sandbox import (
     JobOutcome,
     Sandbox,
@@ -30,17 +30,17 @@ from graders.sandbox import (
     SandboxUnavailable,
 )
 
-SANDBOX_KEY = "sandbox"
+SANDBOX_KEY: Resource[Sandbox] = Resource("sandbox")
 ADAPTED_CONFIDENCE = 0.8
 
 
 def shared_sandbox(context: GradingContext) -> Sandbox:
     """The worker process's sandbox, built once from the operator's options."""
-    options = context.resources.options
+    resources = context.resources
 
     def build() -> Sandbox:
-        return Sandbox(SandboxPolicy.from_options(options),
-                       size=int(options.get("sandbox_zygotes", 1)))
+        return Sandbox(SandboxPolicy.from_options(resources.options),
+                       size=resources.settings.sandbox_zygotes)
 
     return context.resources.shared(SANDBOX_KEY, build)
 

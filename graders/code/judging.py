@@ -13,7 +13,7 @@ import numpy as np
 from graders.code.arrays import LOOSE_ATOL, LOOSE_RTOL, as_float, same
 from graders.code.calling import Observed
 from graders.code.checks import Verdict
-from graders.code.functions import FunctionInstance, Outputs, Raised
+from graders.code.functions import FunctionInstance, Outputs, Raised, same_result
 from graders.code.spec import CheckSpec
 
 Array = np.ndarray[Any, Any]
@@ -26,12 +26,6 @@ class Judged:
     verdict: Verdict
     note: str = ""  # for staff: may describe the inputs
     rounded: bool = False  # equal to the reference only to about 1e-3
-
-
-def same_result(a: Outputs | Raised, b: Outputs | Raised) -> bool:
-    if isinstance(a, Raised) or isinstance(b, Raised):
-        return isinstance(a, Raised) and isinstance(b, Raised) and a.type == b.type
-    return a.keys() == b.keys() and all(same(as_float(a[k]), as_float(b[k])) for k in a)
 
 
 def _equal(actual: Array, expected: Array, rtol: float, atol: float) -> bool:

@@ -124,8 +124,8 @@ def _top_level_functions(source: str) -> dict[str, Signature]:
 
 
 def input_seed(context: GradingContext, battery: str, source: str) -> int:
-    configured = context.resources.options.get("code_input_secret")
-    secret = str(configured).encode() if configured else _PROCESS_SECRET
+    configured = context.resources.settings.code_input_secret
+    secret = configured.encode() if configured else _PROCESS_SECRET
     message = "\x00".join((context.question.id, battery, source)).encode("utf-8", "replace")
     digest = hmac.new(secret, message, hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") >> 1

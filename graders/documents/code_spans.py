@@ -17,7 +17,7 @@ from graders.documents.handout import is_handout, prompt_overlap, prompt_words
 from graders.documents.model import LocatedAnswer
 from graders.documents.notebook import Cell
 from graders.documents.strength import CODE_FOR_PROSE, weak
-from graders.rubric import Question
+from graders.rubric_model import Question
 
 _FENCE_LINE = re.compile(r"```")  # an odd count on a line opens or closes a fence
 # an answer marker (a cell's own "Your answer:", or a rendered answer cell's "Answer:")

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from graders.documents.model import InvalidDocument, LocatedAnswer
-from graders.rubric import Rubric
+from graders.rubric_model import Rubric
 
 MAX_CHARS = 40
 # The notebook metadata namespace this service reads (Jupyter asks tools to keep to their own).

@@ -46,7 +46,7 @@ from graders.documents.strength import (
     BY_ORDER,
     weak,
 )
-from graders.rubric import Question, Rubric
+from graders.rubric_model import Question, Rubric
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from graders.documents.assign import EXACT, LETTER_ONLY, PARENT, SUBPART, Path
 from graders.documents.labels import LETTERS, ROMANS, WORDED, LabelMark
-from graders.rubric import Question
+from graders.rubric_model import Question
 
 _LABEL_KEY = re.compile(
     r"^(?:([a-h])(?=\d))?(?:inlinequestion|q|question|problem|exercise|ex|task)?(\d{1,2})"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from graders.documents.handout import prompt_overlap, prompt_words
 from graders.documents.labels import toggles_fence
 from graders.label_phrases import Phrase, expand, is_phrase, starts_with, words
-from graders.rubric import Question
+from graders.rubric_model import Question
 
 _LINE_CAP = 300
 MAX_LINES = 20_000  # lines read for phrase labels; past this the rest of the document is prose

@@ -21,7 +21,7 @@ from graders.documents.assign import Unit
 from graders.documents.cues import compile_cues, found_cues
 from graders.documents.model import LocatedAnswer
 from graders.documents.strength import BY_NEIGHBOUR, BY_STRAY, weak
-from graders.rubric import Question
+from graders.rubric_model import Question
 
 CANDIDATE_CONFIDENCE = 0.3
 FOREIGN_CONFIDENCE = 0.3

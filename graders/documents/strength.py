@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from graders.documents.model import LocatedAnswer
-from graders.rubric import Rubric
+from graders.rubric_model import Rubric
 
 BY_CONTENT = "located by its content only (no label names this question)"
 BY_ORDER = "located by position only (no label or content names this question)"

@@ -11,7 +11,7 @@ from graders.documents.formats import decode_document
 from graders.documents.locate import locate, question_cues
 from graders.documents.model import DocumentFormat, LocatedAnswer, ParsedSubmission
 from graders.documents.strength import WHOLE_FILE, assignment_doubt, weak, with_doubt
-from graders.rubric import Question, Rubric, RubricItem
+from graders.rubric_model import Question, Rubric, RubricItem
 
 
 def sniff_format(raw: bytes, filename: str | None, content_type: str | None) -> DocumentFormat:

@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from graders.embedding.files import MODEL_ID, RUNTIME, EmbedderUnavailable, model_directory
+
 log = logging.getLogger(__name__)
 
 Vector = NDArray[np.float32]
@@ -161,8 +163,6 @@ def user_cache_root(environ: dict[str, str] | None = None) -> Path:
 def model_fingerprint() -> str:
     """What the vectors depend on: the model's files (the weights by size and time, the small
     ones by content), the encoder's source and the libraries' versions. "none" without a model."""
-    from graders.embedding.files import MODEL_ID, RUNTIME, EmbedderUnavailable, model_directory
-
     try:
         directory = model_directory()
     except EmbedderUnavailable:

@@ -11,6 +11,7 @@ from typing import ClassVar
 from graders.context import GradingContext
 from graders.documents.cues import compile_cues, found_cues
 from graders.documents.model import LocatedAnswer
+from graders.kind import Grader
 from graders.numeric.arith import EvalError, Number, parse_number
 from graders.numeric.config import VERSION, NumericConfig
 from graders.numeric.extract import Candidate, extract
@@ -18,9 +19,8 @@ from graders.numeric.memo import MEMO, NumericMemo, observation_key, placed, sco
 from graders.numeric.scaling import choose_factor
 from graders.numeric.select import Choice, choose, reading
 from graders.numeric.verdicts import Verdict, exact, plain, plausibility, show
-from graders.registry import Grader
 from graders.results import Evidence, ItemResult, Status
-from graders.rubric import RubricItem
+from graders.rubric_model import RubricItem
 
 
 class NumericGrader(Grader):

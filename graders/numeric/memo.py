@@ -20,15 +20,16 @@ from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from typing import Any, Generic, TypeVar
 
+from graders.context import Resource
 from graders.documents.model import LocatedAnswer
 from graders.numeric.config import NumericConfig
 from graders.results import Evidence, ItemResult
-from graders.rubric import RubricItem
+from graders.rubric_model import RubricItem
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
-MEMO = "numeric.memo"  # GradingResources.shared key
+MEMO: Resource[NumericMemo] = Resource("numeric.memo")  # the process's memos
 OBSERVATIONS = 2048
 SCORED = 16384
 

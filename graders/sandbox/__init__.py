@@ -1,7 +1,7 @@
 """Running untrusted student code: zygote fork servers, isolation layers, a result protocol
 that never unpickles. See zygote_main.py for what happens inside."""
 
-from graders.sandbox.layers import LayerStatus, policy_facts, probe_layers
+from graders.sandbox.layers import LayerStatus
 from graders.sandbox.policy import DEFAULT_REQUIRED, LAYERS, SandboxPolicy
 from graders.sandbox.pool import (
     Call,
@@ -11,6 +11,7 @@ from graders.sandbox.pool import (
     SandboxRefused,
     SandboxUnavailable,
 )
+from graders.sandbox.probe import policy_facts, probe_layers
 from graders.sandbox.protocol import CallResult, ModuleResult, StudentError, Value
 
 __all__ = [

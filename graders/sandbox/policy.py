@@ -60,9 +60,10 @@ class SandboxPolicy:
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> SandboxPolicy:
-        """Read the operator's options (GradingResources.options) into a policy: each limit as
-        `sandbox_<name>` (sandbox_timeout_s, sandbox_memory_mb, ...), the layers as
-        `sandbox_required_layers` and `sandbox_disabled_layers`."""
+        """Read the operator's options (the mapping `graders.options.GradingOptions` reads the
+        rest of) into a policy: each limit as `sandbox_<name>` (sandbox_timeout_s,
+        sandbox_memory_mb, ...), the layers as `sandbox_required_layers` and
+        `sandbox_disabled_layers`."""
         kwargs: dict[str, Any] = {}
         if options.get("allow_insecure_sandbox"):
             kwargs["allow_insecure"] = True

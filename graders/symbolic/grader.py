@@ -8,11 +8,11 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any, ClassVar
 
-from graders.context import GradingContext
+from graders.context import GradingContext, Resource
 from graders.documents.model import LocatedAnswer
-from graders.registry import Grader
+from graders.kind import Grader
 from graders.results import Evidence, ItemResult, Status
-from graders.rubric import RubricItem
+from graders.rubric_model import RubricItem
 from graders.symbolic.config import VERSION, SymbolicConfig
 from graders.symbolic.expressions import (
     Assignment,
@@ -41,8 +41,12 @@ class Reading:
     contested: Assignment | None = None
 
 
+# The process's pool of sympy workers (started once: ~1 s).
+SYMBOLIC_POOL: Resource[SymbolicPool] = Resource("symbolic")
+
+
 def _pool(context: GradingContext) -> SymbolicPool:
-    return context.resources.shared("symbolic", SymbolicPool)
+    return context.resources.shared(SYMBOLIC_POOL, SymbolicPool)
 
 
 def _outcome(reply: dict[str, Any], config: SymbolicConfig) -> tuple[str, str]:

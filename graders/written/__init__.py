@@ -15,8 +15,8 @@ if TYPE_CHECKING:
         WrittenConfig,
     )
     from graders.written.grader import GRADER, WrittenGrader, shared_embedder
-    from graders.written.scoring import SimilarityModel
     from graders.written.settings import WrittenSettings
+    from graders.written.similarity_model import SimilarityModel
 
 # Imported on first use: the kind's config module (its VERSION and config model, read by
 # rubrics and the cache keys) is imported without the grader (graders.lazy).
@@ -28,7 +28,7 @@ _WHERE = {
     "WrittenConfig": "graders.written.config",
     "WrittenGrader": "graders.written.grader",
     "shared_embedder": "graders.written.grader",
-    "SimilarityModel": "graders.written.scoring",
+    "SimilarityModel": "graders.written.similarity_model",
     "WrittenSettings": "graders.written.settings",
     "GRADER": "graders.written.grader",
 }

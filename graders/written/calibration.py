@@ -38,7 +38,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from graders.written.scoring import SimilarityModel
+from graders.written.similarity_model import SimilarityModel
 
 # Agreement means within this share of the item's points (1 point of 5 on the Mohler scale).
 AGREEMENT = 0.2

@@ -31,12 +31,13 @@ from collections.abc import Iterable
 import numpy as np
 from numpy.typing import NDArray
 
+from graders.context import Resource
 from graders.embedding import SentenceEmbedder
 from graders.written.settings import WrittenSettings
 from graders.written.similarity import AnswerVectors
 from graders.written.text import split_sentences
 
-COHORT_KEY = "written_cohorts"
+COHORT_KEY: Resource[dict[str, Cohort]] = Resource("written_cohorts")
 NEIGHBOURS = 3
 MIN_SIZE = 5  # answers with prose; a smaller cohort says too little about its peers
 # Distinct answers kept as peers at most (those with the smallest digests: a sample that does

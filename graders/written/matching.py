@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
 from graders.written.config import (
     Contradiction,
@@ -19,8 +18,21 @@ from graders.written.config import (
 from graders.written.patterns import PatternHit, compile_pattern, find_any
 from graders.written.text import Sentence
 
-if TYPE_CHECKING:  # the meaning module needs NumPy; a pattern-only verdict does not
-    from graders.written.meaning import PhrasingMatch
+
+@dataclass(frozen=True)
+class PhrasingMatch:
+    """The answer's stretch closest to one of an element's phrasings, and how sure that is."""
+
+    element_id: str
+    phrasing: str
+    sentence: Sentence
+    clause: str
+    cosine: float
+    overlap: float  # share of the phrasing's content words the clause uses
+    strong: bool
+
+    def describe(self) -> str:
+        return f"by meaning: '{self.phrasing}', cosine {self.cosine:.2f}"
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ import numpy as np
 from graders.written.config import Element, WrittenConfig, element_statement
 from graders.written.contradiction import antonym_pair, role_swap, words_of
 from graders.written.lexical import STOP_WORDS
-from graders.written.matching import PatternVerdict, found_in, pattern_verdict
+from graders.written.matching import PatternVerdict, PhrasingMatch, found_in, pattern_verdict
 from graders.written.similarity import AnswerVectors
 from graders.written.text import Sentence
 
@@ -78,22 +78,6 @@ _IMPLICIT_NEGATION = re.compile(
     r"\b(?:prevent\w*|avoid\w*|stop\w*|lack\w*|fail\w*|instead of|rather than|"
     r"keep\w*(?:\s+\w+){1,3}\s+from|protect\w*(?:\s+\w+){0,3}\s+(?:from|against))\b",
     re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class PhrasingMatch:
-    """The answer's stretch closest to one of an element's phrasings, and how sure that is."""
-
-    element_id: str
-    phrasing: str
-    sentence: Sentence
-    clause: str
-    cosine: float
-    overlap: float  # share of the phrasing's content words the clause uses
-    strong: bool
-
-    def describe(self) -> str:
-        return f"by meaning: '{self.phrasing}', cosine {self.cosine:.2f}"
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from decimal import Decimal
 from typing import Any
 
 from graders.results import ItemResult
-from graders.rubric import LoadedRubric, RubricItem
+from graders.rubric_model import LoadedRubric, RubricItem
 from graders.written.calibration import AGREEMENT
 from graders.written.settings import DEFAULT_TARGET, MAX_EXEMPLARS
 

@@ -5,19 +5,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
-from typing import TYPE_CHECKING, Any
 
 from graders.results import Evidence
+from graders.written.calibration import Calibration
 from graders.written.config import WrittenConfig, element_label
 from graders.written.contradiction import Opposite
-from graders.written.matching import PatternVerdict
+from graders.written.exemplars import ExemplarEstimate
+from graders.written.matching import PatternVerdict, PhrasingMatch
+from graders.written.similarity import AnswerVectors, Closest
+from graders.written.similarity_model import SimilarityModel, clip
 from graders.written.text import Sentence
 
-if TYPE_CHECKING:  # the similarity module (NumPy, the embedding model) only where vectors are
-    from graders.written.calibration import Calibration
-    from graders.written.exemplars import ExemplarEstimate
-    from graders.written.meaning import PhrasingMatch
-    from graders.written.similarity import AnswerVectors, Closest
+__all__ = ["SimilarityModel"]
 
 # Cosine (all-MiniLM-L6-v2) from which an exemplar counts as the same answer, and below which
 # an answer's closest stretch is unrelated to the reference.
@@ -46,12 +45,8 @@ class Decision:
     threshold: float | None = None
 
 
-def _clip(value: float) -> float:
-    return max(0.0, min(1.0, value))
-
-
 def _ramp(score: float, low: float, high: float) -> float:
-    return _clip((score - low) / (high - low)) if high > low else float(score >= high)
+    return clip((score - low) / (high - low)) if high > low else float(score >= high)
 
 
 def sentence_evidence(sentence: Sentence, note: str, offset_known: bool) -> Evidence:
@@ -174,32 +169,6 @@ def _unsure(decision: Decision, config: WrittenConfig, verdict: PatternVerdict,
         decision.confidence = min(decision.confidence, UNSURE_CONFIDENCE)
 
 
-@dataclass(frozen=True)
-class SimilarityModel:
-    """A calibrated map from reference features (see `features.FEATURES`) to a share of points.
-
-    share = clip(intercept + sum of weight x term, 0, 1), where a term is a feature name or a
-    product `a*b` of two (a square when a == b). Built by whoever calibrates it (the Mohler
-    benchmark fits one by ridge regression) and handed to the grader as an option.
-    """
-
-    intercept: float
-    weights: tuple[tuple[str, float], ...]
-
-    @classmethod
-    def from_mapping(cls, value: Mapping[str, Any]) -> SimilarityModel:
-        weights = value["weights"]
-        pairs = weights.items() if isinstance(weights, Mapping) else weights
-        return cls(float(value["intercept"]), tuple((str(k), float(w)) for k, w in pairs))
-
-    def predict(self, features: Mapping[str, float]) -> float:
-        total = self.intercept
-        for term, weight in self.weights:
-            left, _, right = term.partition("*")
-            total += weight * features[left] * (features[right] if right else 1.0)
-        return _clip(total)
-
-
 def from_similarity(
     config: WrittenConfig, max_points: Decimal, vectors: AnswerVectors,
     features: Mapping[str, float], model: SimilarityModel | None,
@@ -240,7 +209,7 @@ def from_similarity(
         share = 0.0
         feedback.append("The answer shares no content with the reference.")
     if estimate is not None:
-        share = _clip(share + offset)
+        share = clip(share + offset)
         share = (1 - estimate.weight) * share + estimate.weight * estimate.share
         shown = config.exemplars[estimate.nearest]
         feedback.append(

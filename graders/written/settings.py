@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from graders.embedding.files import DEFAULT_MAX_TOKENS
+from graders.written.similarity_model import SimilarityModel
 
 # Bounds on the similarity work one answer can cause. A real answer stays well inside them (the
 # longest in the seeds is 2,900 characters on 42 lines); a hostile 30 kB field is cut to them.
@@ -42,6 +43,9 @@ class WrittenSettings:
     # Characters and sentences of an answer compared by similarity (the patterns read it all).
     max_chars: int = DEFAULT_MAX_CHARS
     max_sentences: int = DEFAULT_MAX_SENTENCES
+    # A calibrated similarity model given by the operator (benchmarks fit one), else the
+    # shipped calibration's.
+    similarity_model: SimilarityModel | None = None
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> WrittenSettings:
@@ -51,6 +55,9 @@ class WrittenSettings:
         elif similarity != "always":
             similarity = "on"
         cache_dir = options.get("embedding_cache_dir")
+        model = options.get("written_similarity_model")
+        if model is not None and not isinstance(model, SimilarityModel):
+            model = SimilarityModel.from_mapping(model)
         return cls(
             similarity=similarity,
             cache_dir=Path(cache_dir) if cache_dir else None,
@@ -58,4 +65,5 @@ class WrittenSettings:
             max_chars=_int(options, "written_max_embedded_chars", DEFAULT_MAX_CHARS, 1),
             max_sentences=_int(options, "written_max_embedded_sentences",
                                DEFAULT_MAX_SENTENCES, 1),
+            similarity_model=model,
         )

@@ -26,7 +26,7 @@ from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.embedding import SentenceEmbedder
 from graders.results import ItemResult, Status
-from graders.rubric import LoadedRubric, Question, RubricItem
+from graders.rubric_model import LoadedRubric, Question, RubricItem
 from graders.written.cohort import COHORT_KEY, Cohort
 from graders.written.grader import WrittenGrader, shared_embedder
 from graders.written.risk import (

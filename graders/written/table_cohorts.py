@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from graders.embedding import SentenceEmbedder
-from graders.rubric import LoadedRubric
+from graders.rubric_model import LoadedRubric
 from graders.written.cohort import Cohort, whole_vector
 from graders.written.config import WrittenConfig
 from graders.written.settings import WrittenSettings

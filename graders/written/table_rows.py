@@ -24,7 +24,7 @@ from pydantic import TypeAdapter, ValidationError
 from graders.cache.keys import canonical, code_fingerprint
 from graders.embedding.cache import model_fingerprint
 from graders.results import ItemResult
-from graders.rubric import LoadedRubric
+from graders.rubric_model import LoadedRubric
 
 ROWS_VERSION = "1"
 # Options that change where vectors are kept, never a result.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -83,3 +84,72 @@ def test_help_lists_every_command_and_unknown_names_fail() -> None:
     wrong = _cli("no-such-command")
     assert wrong.returncode == 2
     assert "No such command" in wrong.stderr
+
+
+# What the offline commands and the help must not import (issue #32): the web stack and the ORM.
+# `app.settings` is allowed here (they read the operator's settings), the database layer is not.
+WEB_OR_ORM = ("fastapi", "starlette", "uvicorn", "sqlalchemy", "alembic", "app.db",
+              "app.submissions", "app.auth")
+
+
+def _offline_env(tmp_path: Path) -> dict[str, str]:
+    # The database URL names where the caches go; the offline commands never open it.
+    return dict(os.environ, OPENBLAS_NUM_THREADS="1",
+                GRADEFORMER_DATABASE_URL=f"sqlite:///{tmp_path / 'g.db'}")
+
+
+def _run(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "app.cli.main", *args],
+                          cwd=REPO, env=_offline_env(tmp_path), capture_output=True, text=True,
+                          timeout=300, check=False)
+    return done, _imported(done.stderr)
+
+
+def _web_or_orm(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if any(m == h or m.startswith(h + ".") for h in WEB_OR_ORM))
+
+
+def test_offline_grade_imports_neither_the_web_stack_nor_the_orm(tmp_path: Path) -> None:
+    doc = tmp_path / "answers.json"
+    doc.write_text(json.dumps({"answers": {"b1.d_head": "64"}}))
+    done, modules = _run(tmp_path, "grade", str(doc), "--assignment", "transformer-basics",
+                         "--format", "json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    items = {i["id"]: i for i in json.loads(done.stdout)["items"]}
+    assert items["b1.d_head"]["points"] == items["b1.d_head"]["max_points"] > 0
+    # what it did import (a command's own module is imported by importlib.import_module, which
+    # `-X importtime` does not report; what that module imports it does)
+    assert {"app.cli.offline", "graders.engine", "app.settings"} <= modules
+    assert _web_or_orm(modules) == []
+    assert not (tmp_path / "g.db").exists()
+
+
+def test_help_and_evaluate_import_neither_the_web_stack_nor_the_orm(tmp_path: Path) -> None:
+    done, modules = _run(tmp_path, "--help")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "grade-table" in done.stdout and "app.cli.context" in modules
+    assert _web_or_orm(modules) == []
+    assert not any(m.startswith("app.cli.") and m not in ("app.cli.main", "app.cli.context")
+                   for m in modules)  # the help lists the commands without importing them
+
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    (samples / "a.json").write_text(json.dumps({"answers": {"b1.d_head": "64"}}))
+    (samples / "a.grades.yaml").write_text(
+        "assignment: transformer-basics\ntotal: 4\ntotal_range: [0, 40]\n"
+        "items: {b1.d_head: {points: 4, range: [4, 4]}}\n")
+    done, modules = _run(tmp_path, "evaluate", str(samples), "--format", "json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["overall"]["items_within"] == 1
+    assert "graders.evaluation" in modules and _web_or_orm(modules) == []
+
+
+def test_the_help_says_what_each_command_says_of_itself() -> None:
+    from app.cli.main import COMMANDS, SUMMARIES, load_command
+
+    assert list(SUMMARIES) == list(COMMANDS)
+    for name, summary in SUMMARIES.items():
+        command = load_command(name)
+        assert command is not None
+        own = " ".join((command.short_help or command.help or "").split("\n\n")[0].split())
+        assert own == summary, name

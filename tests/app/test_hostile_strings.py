@@ -177,10 +177,10 @@ def cli_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 def test_cli_grade_prints_hostile_feedback_safely(
     cli_env: Path, monkeypatch: pytest.MonkeyPatch, output: str
 ) -> None:
-    from app.cli import grading
+    from app.cli import grade
 
     monkeypatch.setattr(
-        grading, "grade_document", lambda *a, **k: _outcome(_item("b1.d_head", HOSTILE))
+        grade, "grade_document", lambda *a, **k: _outcome(_item("b1.d_head", HOSTILE))
     )
     doc = cli_env / "answers.txt"
     doc.write_text("B1: 64")

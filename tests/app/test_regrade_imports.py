@@ -73,7 +73,7 @@ def test_a_points_only_regrade_imports_no_grader_it_does_not_run(tmp_path: Path)
     assert _present(modules, NOT_RUN) == []
 
 
-@pytest.mark.parametrize("kind", sorted(registry.KIND_FACTS))
+@pytest.mark.parametrize("kind", sorted(registry.KINDS))
 def test_the_light_version_and_config_model_are_the_graders(kind: str) -> None:
     # The cache keys read the version from the kind's config module: it must be the grader's.
     grader = registry.get_grader(kind)

@@ -222,13 +222,13 @@ def test_a_code_battery_key_covers_its_file_and_the_python_beside_it_not_other_b
     """Another battery's YAML added or edited beside B3's leaves B3's key alone (a new question's
     battery does not send every code answer back to the sandbox); B3's own file or any Python
     file beside it (the trusted module and what it may import) changes it."""
-    from graders.cache import groups
+    from graders.code.environment import batteries_digest
 
     folder = tmp_path / "transformer-basics"
     shutil.copytree(BUNDLED_RUBRICS / "transformer-basics", folder)
 
     def key() -> str:
-        return groups._batteries((("transformer-basics/b3.yaml", str(folder / "b3.yaml")),))
+        return batteries_digest((("transformer-basics/b3.yaml", str(folder / "b3.yaml")),))
 
     before = key()
     assert "unreadable" not in before

@@ -13,14 +13,13 @@ from hypothesis import strategies as st
 from graders.cache import MemoryStore, ResultCache
 from graders.cache.codecs import (
     Rejected,
-    decode_outcome,
     decode_parsed,
     decode_results,
-    encode_outcome,
     encode_parsed,
     encode_results,
 )
 from graders.cache.core import frame, unframe
+from graders.cache.sandbox import decode_outcome, encode_outcome
 from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.results import Evidence, ItemResult, Status
 from graders.rubric import RubricItem

@@ -54,8 +54,8 @@ class FakeGrader(Grader):
 
 @pytest.fixture
 def rubric(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setitem(registry.BUILTIN_KINDS, "later", "graders.not_built_yet")
-    monkeypatch.setitem(registry._registry, "fake", FakeGrader())
+    monkeypatch.setitem(registry.KINDS, "later", "graders.not_built_yet")
+    monkeypatch.setitem(registry._registered, "fake", FakeGrader())
     return parse_rubric(RUBRIC)
 
 

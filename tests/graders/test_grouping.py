@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numpy.typing import NDArray
 
-from graders.grouping import Answer, answer_key, group_answers, normalise_text, parse_numbers
+from graders.answer_keys import Answer, normalise_text, parse_numbers
+from graders.grouping import answer_key, group_answers
 
 KINDS = ["numeric", "code", "written", "symbolic"]
 CONFIG: dict[str, Any] = {"kind": "real", "abs_tolerance": 0.005}

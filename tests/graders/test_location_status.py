@@ -65,7 +65,7 @@ class FullMarks(Grader):
 
 @pytest.fixture
 def rubric(monkeypatch: pytest.MonkeyPatch) -> LoadedRubric:
-    monkeypatch.setitem(registry._registry, "full", FullMarks())
+    monkeypatch.setitem(registry._registered, "full", FullMarks())
     return parse_rubric(RUBRIC)
 
 

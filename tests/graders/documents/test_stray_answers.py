@@ -165,7 +165,7 @@ class FullMarks(Grader):
 
 @pytest.fixture
 def loaded(monkeypatch: pytest.MonkeyPatch) -> LoadedRubric:
-    monkeypatch.setitem(registry._registry, "stray-full", FullMarks())
+    monkeypatch.setitem(registry._registered, "stray-full", FullMarks())
     return parse_rubric(RUBRIC.replace("GRADER", "stray-full").replace("{reference: [x]}", "{}"))
 
 

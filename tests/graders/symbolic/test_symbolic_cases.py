@@ -20,6 +20,7 @@ from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.results import ItemResult, Status
 from graders.rubric import BUNDLED_RUBRICS, Question, RubricItem, load_rubric
 from graders.symbolic import GRADER, SymbolicPool
+from graders.symbolic.grader import SYMBOLIC_POOL
 
 CASES = yaml.safe_load(
     (Path(__file__).resolve().parent.parent / "cases" / "symbolic" / "expressions.yaml").read_text()
@@ -113,7 +114,7 @@ def test_worker_never_sees_oversized_requests():
 
 
 def test_per_expression_latency(resources, capsys):
-    pool = resources.shared("symbolic", SymbolicPool)
+    pool = resources.shared(SYMBOLIC_POOL, SymbolicPool)
     pool.run({"op": "ping"})
     timings = []
     for case in CASES[:12]:

@@ -25,6 +25,7 @@ from graders.written.cohort import (
     Cohort,
     build_cohorts,
 )
+from graders.written.grader import EMBEDDER_KEY
 from graders.written.scoring import OPPOSITE_CONFIDENCE, two_steps
 
 REFERENCE = "A stack removes the most recently added item first."
@@ -151,9 +152,9 @@ def _with_cohort(base: GradingResources, answers: list[str]) -> GradingResources
     resources = GradingResources(options={})
     probe = _grade(_rubric(), "warm up", base)  # loads the model into `base`
     assert probe is not None
-    embedder = base.shared("embedder", lambda: None)
+    embedder = base.shared(EMBEDDER_KEY, lambda: None)
     assert embedder is not None
-    resources.shared("embedder", lambda: embedder)
+    resources.shared(EMBEDDER_KEY, lambda: embedder)
     cohorts = build_cohorts(embedder, [("q", a) for a in answers], WrittenSettings())
     resources.shared(COHORT_KEY, dict).update(cohorts)
     return resources

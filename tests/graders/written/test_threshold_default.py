@@ -19,7 +19,7 @@ from graders.written import GRADER, WrittenSettings, shared_embedder
 from graders.written.calibration import shipped_calibration
 from graders.written.cohort import COHORT_KEY, build_cohorts
 from graders.written.config import WrittenConfig
-from graders.written.grader import review_threshold
+from graders.written.grader import EMBEDDER_KEY, review_threshold
 from graders.written.scoring import Decision
 
 REFERENCE = "A stack removes the most recently added item first."
@@ -139,10 +139,10 @@ def test_a_cohort_of_one_wrong_paraphrase_never_gets_auto_full_credit(
     # the calibrated default applies).
     rubric = _rubric(None, {}, points)
     _grade(rubric, "warm up", resources)  # loads the model
-    embedder = resources.shared("embedder", lambda: None)
+    embedder = resources.shared(EMBEDDER_KEY, lambda: None)
     assert embedder is not None
     uniform = GradingResources(options={})
-    uniform.shared("embedder", lambda: embedder)
+    uniform.shared(EMBEDDER_KEY, lambda: embedder)
     uniform.shared(COHORT_KEY, dict).update(
         build_cohorts(embedder, [("q", wrong)] * copies + [("q", a) for a in ANSWERS[:others]],
                       WrittenSettings()))

@@ -1,0 +1,91 @@
+"""What answer groups are made of: one submission's answer as grouping sees it, and the readings
+of recorded values every kind's key may use. Pure and light (no NumPy): a kind's strategy
+(`graders.kind`) builds its group key from these."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from typing import Any
+
+# Student text is hostile: only a bounded prefix is normalised or parsed.
+MAX_TEXT = 20_000
+MAX_VALUE_TEXT = 400
+MAX_NUMBERS = 64
+
+_NON_WORD = re.compile(r"[\W_]+")
+_THOUSANDS = re.compile(r"(?<=\d)[,\u2009\u202f](?=\d{3}(?!\d))")
+_NUMBER = re.compile(
+    r"(?P<m>[-+\u2212]?\d{1,40}(?:\.\d{1,40})?)"
+    r"(?:\s{0,3}(?:[x×*]|\\times)\s{0,3}10\s{0,2}\^\s{0,2}\{?(?P<p>[-+\u2212]?\d{1,3})\}?"
+    r"|[eE](?P<e>[-+\u2212]?\d{1,3}))?"
+)
+READ_AS = re.compile(r"read as ([^;()]{1,200})")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One submission's answer to the item: `member` is the submission's id."""
+
+    member: int
+    document: str  # the file's sha256: copies of one file are one group
+    text: str  # the located answer (staff side)
+    evidence: tuple[Mapping[str, Any], ...] = ()
+    feedback: str = ""  # the grader's staff feedback (what it flagged)
+
+    def evidence_of(self, kind: str) -> list[Mapping[str, Any]]:
+        """The grader's evidence of one kind ("value", "expression", "check", "sentence")."""
+        return [e for e in self.evidence if isinstance(e, Mapping) and e.get("kind") == kind]
+
+
+def normalise_text(text: str) -> str:
+    """Case, accents, punctuation and spacing removed: what two copies of an answer share."""
+    folded = unicodedata.normalize("NFKC", text[:MAX_TEXT]).casefold()
+    return _NON_WORD.sub(" ", folded).strip()
+
+
+def _decimal(mantissa: str, exponent: str | None) -> Decimal | None:
+    try:
+        value = Decimal(mantissa.replace("\u2212", "-"))
+        if exponent:
+            value = value.scaleb(int(exponent.replace("\u2212", "-")))
+    except (InvalidOperation, ValueError):
+        return None
+    return value if value.is_finite() else None
+
+
+def parse_numbers(text: str, vector: bool = False) -> list[Decimal]:
+    """The numbers of a recorded value ("1,771,776", "[0.67, 0.24]", "5.9 × 10^5"); in a
+    vector a comma always separates components."""
+    cleaned = text[:MAX_VALUE_TEXT]
+    if not vector:
+        cleaned = _THOUSANDS.sub("", cleaned)
+    found: list[Decimal] = []
+    for match in _NUMBER.finditer(cleaned):
+        value = _decimal(match.group("m"), match.group("p") or match.group("e"))
+        if value is not None:
+            found.append(value)
+        if len(found) >= MAX_NUMBERS:
+            break
+    return found
+
+
+def rounded(value: Decimal, tolerance: Decimal | None, integer: bool) -> str:
+    """A value as its group sees it: to the item's tolerance, else exactly."""
+    if integer and value == value.to_integral_value():
+        return str(int(value))
+    if tolerance is not None and tolerance > 0:
+        steps = (value / tolerance).to_integral_value(rounding=ROUND_HALF_EVEN)
+        value = steps * tolerance
+    text = format(value.normalize(), "f")
+    return "0" if text in ("-0", "0") else text
+
+
+def reading(note: object, text: object) -> str:
+    """The grader's own reading of a recorded value ("read as 589824" in its note), else the
+    text it recorded."""
+    found = READ_AS.search(str(note)[:MAX_VALUE_TEXT])
+    return found.group(1) if found else str(text)

@@ -1,0 +1,119 @@
+"""The `choice` grader: the selections read from the answer, normalised, compared with the
+item's correct choices. Exact by construction: no similarity, no model, no sandbox."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import ClassVar
+
+from graders.choice.config import (
+    MAX_SELECTED,
+    VERSION,
+    ChoiceConfig,
+    normalise,
+    split_selections,
+)
+from graders.context import GradingContext
+from graders.documents.model import LocatedAnswer
+from graders.kind import Grader
+from graders.results import Evidence, ItemResult, Status
+from graders.rubric_model import RubricItem
+
+UNSURE = 0.0  # confidence of a result sent to review
+
+
+class ChoiceGrader(Grader):
+    kind: ClassVar[str] = "choice"
+    version: ClassVar[str] = VERSION
+    config_model: ClassVar[type[ChoiceConfig]] = ChoiceConfig
+
+    def grade(self, item: RubricItem, answer: LocatedAnswer, context: GradingContext) -> ItemResult:
+        config = ChoiceConfig.model_validate(item.config)
+        text = answer.parts.get(item.id, answer.text)
+        raw = split_selections(text) if config.select == "several" else [text]
+        selected = list(dict.fromkeys(normalise(s, config.case_sensitive) for s in raw))
+        selected = [s for s in selected if s]
+        result = _Result(item, context, selected)
+        if not selected:
+            return result.make(Fraction(0), Status.MISSING, "No selection was found.",
+                               "No answer was found for this part.")
+        if len(selected) > MAX_SELECTED:
+            return result.make(Fraction(0), Status.NEEDS_REVIEW,
+                               f"More than {MAX_SELECTED} selections; needs review.",
+                               None, UNSURE)
+        offered = {normalise(c, config.case_sensitive) for c in config.choices}
+        unknown = [s for s in selected if offered and s not in offered]
+        if config.select == "one":
+            return _one(config, result, selected[0], bool(unknown))
+        return _several(config, result, selected, unknown)
+
+
+class _Result:
+    """One item's result under construction: what was read is its evidence."""
+
+    def __init__(self, item: RubricItem, context: GradingContext, selected: list[str]) -> None:
+        self.item, self.context, self.selected = item, context, selected
+
+    def make(self, share: Fraction, status: Status, feedback: str,
+             student_feedback: str | None, confidence: float = 1.0) -> ItemResult:
+        shown = "; ".join(sorted(self.selected))
+        return ItemResult(
+            item_id=self.item.id, question=self.context.question.id,
+            points=Fraction(self.item.points) * share, max_points=self.item.points,
+            status=status, feedback=feedback, student_feedback=student_feedback,
+            evidence=(Evidence(kind="choice", text=shown[:2000], note="selected"),)
+            if shown else (),
+            confidence=confidence, grader=ChoiceGrader.kind, grader_version=VERSION,
+        )
+
+
+def _expected(config: ChoiceConfig) -> str:
+    return " / ".join(config.correct) if config.select == "one" else ", ".join(config.correct)
+
+
+def _one(config: ChoiceConfig, result: _Result, chosen: str, unknown: bool) -> ItemResult:
+    correct = {normalise(c, config.case_sensitive) for c in config.correct}
+    if chosen in correct:
+        return result.make(Fraction(1), Status.GRADED, f"Correct ({chosen!r}).", "Correct.")
+    credit = {normalise(c, config.case_sensitive): share for c, share in config.credit.items()}
+    if chosen in credit:
+        share = Fraction(credit[chosen])
+        return result.make(share, Status.GRADED,
+                           f"{chosen!r} earns {float(share * 100):g}% by the item's credit; the "
+                           f"correct answer is {_expected(config)!r}.",
+                           "Partial credit: not the best answer.")
+    if unknown:
+        return result.make(Fraction(0), Status.NEEDS_REVIEW,
+                           f"{chosen!r} is none of the choices offered "
+                           f"({', '.join(config.choices)}); needs review, the machine "
+                           f"suggests 0 (correct: {_expected(config)!r}).", None, UNSURE)
+    return result.make(Fraction(0), Status.GRADED,
+                       f"{chosen!r} is not correct; the correct answer is {_expected(config)!r}.",
+                       "Not correct.")
+
+
+def _several(config: ChoiceConfig, result: _Result, selected: list[str],
+             unknown: list[str]) -> ItemResult:
+    correct = {normalise(c, config.case_sensitive) for c in config.correct}
+    right = [s for s in selected if s in correct]
+    wrong = [s for s in selected if s not in correct]
+    if config.scoring == "all_or_nothing":
+        share = Fraction(1) if set(selected) == correct else Fraction(0)
+    else:
+        share = max(Fraction(0), Fraction(len(right) - len(wrong), len(correct)))
+    told = ("Correct." if share == 1 else
+            "Partial credit: some selections are wrong or missing." if share > 0 else
+            "Not correct.")
+    staff = (f"Selected {len(right)} of the {len(correct)} correct choices"
+             + (f" and {len(wrong)} wrong ({', '.join(repr(w) for w in wrong)})" if wrong else "")
+             + f"; correct: {_expected(config)!r}; {config.scoring.replace('_', ' ')}.")
+    if unknown:
+        return result.make(share, Status.NEEDS_REVIEW,
+                           f"{', '.join(repr(u) for u in unknown)} is none of the choices "
+                           f"offered; needs review. {staff}", None, UNSURE)
+    return result.make(share, Status.GRADED, staff, told)
+
+
+# The kind's one grader (`graders.choice.grader.GRADER`, found through graders.choice.kind).
+GRADER = ChoiceGrader()
+
