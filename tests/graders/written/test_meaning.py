@@ -333,3 +333,47 @@ def test_an_answer_far_from_the_reference_keeps_its_confident_grade(
     rubric = parse_rubric(PATTERNS_ONLY).rubric
     [result] = grade_text(rubric, "Q", text, resources)
     assert result.points == 0 and result.status is Status.GRADED, result.feedback
+
+
+# The same question with each item's topic naming only its own subject: the other subjects are
+# the question's other items' topics.
+SIBLING_TOPICS = """
+slug: t
+title: T
+questions:
+  - id: Q
+    items:
+      - id: q.greedy
+        points: 2
+        grader: written
+        config:
+          topic: {patterns: [greedy]}
+          elements:
+            - {id: local, patterns: ['local* (optim*|best)']}
+      - id: q.beam
+        points: 2
+        grader: written
+        config:
+          topic: {patterns: [beam]}
+          elements:
+            - {id: keep, patterns: ['keeps? (k|several) candidates']}
+"""
+
+
+def test_a_topic_without_others_takes_its_sibling_items_topics(
+        resources: GradingResources) -> None:
+    rubric = parse_rubric(SIBLING_TOPICS).rubric
+    # Greedy's own sentence does not say why; the beam sentence does, and is not greedy's.
+    outside = "Greedy picks the best token. Beam search avoids the locally best trap."
+    greedy, beam = grade_text(rubric, "Q", outside, resources)
+    assert greedy.status is Status.NEEDS_REVIEW, greedy.feedback
+    assert any("outside this item's topic" in e.note for e in greedy.evidence)
+    assert beam.points == 0
+    inside = "Greedy picks the locally best token. Beam search keeps k candidates."
+    greedy, beam = grade_text(rubric, "Q", inside, resources)
+    assert (greedy.points, beam.points) == (2, 2), (greedy.feedback, beam.feedback)
+    assert greedy.status is Status.GRADED and beam.status is Status.GRADED
+    # Alone in its question, a topic with no other subject reads every sentence from its own.
+    alone = parse_rubric(SIBLING_TOPICS.split("      - id: q.beam")[0]).rubric
+    [greedy] = grade_text(alone, "Q", outside, resources)
+    assert greedy.points == 2 and greedy.status is Status.GRADED, greedy.feedback
