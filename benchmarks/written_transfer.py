@@ -49,6 +49,8 @@ Row = dict[str, str]
 TARGET_WRONG = 0.05
 TARGET_REVIEW = 0.60
 TARGET_F1 = 0.70
+# Review thresholds an operator may set (the rubric's `review_threshold`), reported beside.
+OPERATOR_BARS = (0.9, 0.92, 0.94)
 
 
 def _rubric(rows: Sequence[Row]) -> Rubric:
@@ -64,13 +66,13 @@ def _rubric(rows: Sequence[Row]) -> Rubric:
 
 
 def _grade(rubric: Rubric, rows: Sequence[Row], resources: GradingResources,
-           calibration: Calibration) -> tuple[np.ndarray, np.ndarray]:
-    """Whether each answer got full credit, and whether it went to review, under `calibration`
-    (put in place of the shipped one for the duration)."""
+           calibration: Calibration) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Whether each answer got full credit, whether it went to review, and the confidence,
+    under `calibration` (put in place of the shipped one for the duration)."""
     by_id = {q.id: q for q in rubric.questions}
     shipped = grader.shipped_calibration
     grader.shipped_calibration = lambda: calibration  # type: ignore[assignment]
-    full, review = [], []
+    full, review, confidence = [], [], []
     try:
         for row in rows:
             question = by_id[row["id"]]
@@ -83,9 +85,10 @@ def _grade(rubric: Rubric, rows: Sequence[Row], resources: GradingResources,
             [result] = GRADER.grade_items(question.items, answer, context)
             full.append(result.points >= result.max_points)
             review.append(result.status is Status.NEEDS_REVIEW)
+            confidence.append(result.confidence)
     finally:
         grader.shipped_calibration = shipped  # type: ignore[assignment]
-    return np.array(full), np.array(review)
+    return np.array(full), np.array(review), np.array(confidence)
 
 
 def _cells(full: np.ndarray, review: np.ndarray, truth: np.ndarray) -> dict[str, float]:
@@ -100,6 +103,10 @@ def _cells(full: np.ndarray, review: np.ndarray, truth: np.ndarray) -> dict[str,
 
 
 def run(rows: list[Row], resources: GradingResources) -> dict[str, dict[str, float]]:
+    """Per held-out assignment and pooled ("all"); then, from the same grades, what a review
+    threshold set by the operator (the rubric's `review_threshold`) would give ("at 0.92", ...:
+    an answer is auto-graded when its confidence reaches it and it was not sent to review for
+    another reason), pooled and at worst over the held-out assignments."""
     human = np.array([float(r["score_avg"]) for r in rows])
     assignment = np.array([int(r["id"].split(".")[0]) for r in rows])
     features = features_of(rows, resources)
@@ -107,18 +114,28 @@ def run(rows: list[Row], resources: GradingResources) -> dict[str, dict[str, flo
     truth = human >= TWO_WAY_CORRECT
     full = np.zeros(len(rows), dtype=bool)
     review = np.zeros(len(rows), dtype=bool)
+    confidence = np.zeros(len(rows))
     out: dict[str, dict[str, float]] = {}
     for held in sorted(set(assignment.tolist())):
         fit = assignment != held
         fitted = fit_calibration({k: v[fit] for k, v in features.items()}, human[fit],
                                  assignment[fit])
         rows_held = [rows[i] for i in np.flatnonzero(~fit)]
-        f, r = _grade(_rubric(rows_held), rows_held, resources,
-                      calibration_from_mapping(fitted))
-        full[~fit], review[~fit] = f, r
+        f, r, c = _grade(_rubric(rows_held), rows_held, resources,
+                         calibration_from_mapping(fitted))
+        full[~fit], review[~fit], confidence[~fit] = f, r, c
         out[str(held)] = _cells(f, r, truth[~fit])
         print(held, out[str(held)], flush=True)
     out["all"] = _cells(full, review, truth)
+    for bar in OPERATOR_BARS:
+        stricter = review | (confidence < bar)
+        groups = [_cells(full[assignment == a], stricter[assignment == a], truth[assignment == a])
+                  for a in sorted(set(assignment.tolist()))]
+        out[f"at {bar}"] = {**_cells(full, stricter, truth),
+                            "worst_wrong": max(g["wrong_auto_full"] for g in groups),
+                            "worst_review": max(g["review"] for g in groups),
+                            "groups_wrong_met": sum(g["wrong_auto_full"] <= TARGET_WRONG
+                                                    for g in groups)}
     return out
 
 
@@ -134,7 +151,7 @@ def _row(label: str, cells: Mapping[str, float], before: Mapping[str, float] | N
 
 def report(result: Mapping[str, Mapping[str, float]],
            before: Mapping[str, Mapping[str, float]] | None) -> str:
-    held = [k for k in result if k != "all"]
+    held = [k for k in result if k.isdigit()]
     lines = [
         "## Written answers on a subject not fitted on (Mohler, leave one assignment out)",
         "",
@@ -161,6 +178,18 @@ def report(result: Mapping[str, Mapping[str, float]],
     lines += ["", f"Held-out assignments meeting each target (of {len(held)}): wrong among "
               f"auto-graded full credits {met['wrong']}, review share {met['review']}, "
               f"macro-F1 {met['f1']}."]
+    lines += ["", "The same grades with a review threshold set by the operator (the rubric's "
+              "`review_threshold`; an answer is auto-graded when its confidence reaches it): "
+              "what each lower wrong share costs in review.", "",
+              "| review threshold | to review | wrong among auto-graded full credits | worst "
+              "held-out assignment: wrong / to review | assignments with wrong <= 5% |",
+              "|---|---|---|---|---|"]
+    for bar in OPERATOR_BARS:
+        cells = result.get(f"at {bar}")
+        if cells:
+            lines.append(f"| {bar} | {cells['review']:.1%} | {cells['wrong_auto_full']:.1%} | "
+                         f"{cells['worst_wrong']:.1%} / {cells['worst_review']:.1%} | "
+                         f"{int(cells['groups_wrong_met'])} of {len(held)} |")
     return "\n".join(lines)
 
 

@@ -22,7 +22,7 @@ from graders.written.patterns import PatternError, compile_pattern
 
 # The grader's version (WrittenGrader.version), one definition: it names the grader's code in every
 # cache key, and the keys read it here without importing the grader (graders.registry).
-VERSION = "7"
+VERSION = "8"
 
 
 class _Strict(BaseModel):
