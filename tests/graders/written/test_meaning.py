@@ -19,7 +19,8 @@ from pydantic import ValidationError
 from graders.context import GradingResources
 from graders.results import ItemResult, Status
 from graders.rubric import Rubric, parse_rubric
-from graders.written.config import WrittenConfig
+from graders.written.config import Topic, WrittenConfig
+from graders.written.matching import topic_among
 from graders.written.meaning import clauses_of, turned_around
 from graders.written.text import split_sentences
 from tests.graders.written.conftest import grade_text
@@ -377,3 +378,22 @@ def test_a_topic_without_others_takes_its_sibling_items_topics(
     alone = parse_rubric(SIBLING_TOPICS.split("      - id: q.beam")[0]).rubric
     [greedy] = grade_text(alone, "Q", outside, resources)
     assert greedy.points == 2 and greedy.status is Status.GRADED, greedy.feedback
+
+
+_SUBJECT = st.sampled_from(["greedy", "beam", "sinusoid*", "RoPE", "learn*", "absolute"])
+
+
+@given(own=st.lists(_SUBJECT, min_size=1, max_size=3, unique=True),
+       given_others=st.lists(_SUBJECT, max_size=3, unique=True),
+       siblings=st.lists(st.none() | st.lists(_SUBJECT, min_size=1, max_size=3, unique=True),
+                         max_size=3))
+@settings(max_examples=80, deadline=None)
+def test_a_topics_others_are_its_own_else_its_siblings_subjects(
+        own: list[str], given_others: list[str], siblings: list[list[str] | None]) -> None:
+    topic = Topic(patterns=tuple(own), others=tuple(given_others))
+    rivals = [None if s is None else Topic(patterns=tuple(s)) for s in siblings]
+    found = topic_among(topic, rivals)
+    assert found is not None and found.patterns == topic.patterns
+    inherited = tuple(p for s in siblings if s is not None for p in s)
+    assert found.others == (tuple(given_others) or inherited)
+    assert topic_among(None, rivals) is None
