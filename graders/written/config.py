@@ -22,7 +22,7 @@ from graders.written.patterns import PatternError, compile_pattern
 
 # The grader's version (WrittenGrader.version), one definition: it names the grader's code in every
 # cache key, and the keys read it here without importing the grader (graders.registry).
-VERSION = "7"
+VERSION = "8"
 
 
 class _Strict(BaseModel):
@@ -176,11 +176,13 @@ class Topic(_Strict):
 
     A sentence belongs to the subject whose pattern occurs first in it; sentences naming no
     subject continue the one before. The item reads only its own subject's sentences (or, when
-    the answer never names the subject, the sentences that name no other subject).
+    the answer never names the subject, the sentences that name no other subject). The other
+    subjects are `others`, or, when it is left out, the topics of the question's other written
+    items (`graders.written.matching.topic_among`): a subject is named once, in its own item.
     """
 
     patterns: tuple[str, ...] = Field(min_length=1)
-    others: tuple[str, ...] = Field(min_length=1)
+    others: tuple[str, ...] = ()
 
     @field_validator("patterns", "others")
     @classmethod

@@ -21,7 +21,7 @@ from graders.results import ItemResult, Status
 from graders.rubric_model import Rubric, RubricItem
 from graders.written.calibration import shipped_calibration
 from graders.written.cohort import COHORT_KEY, Cohort, whole_vector
-from graders.written.config import VERSION, WrittenConfig, element_statement
+from graders.written.config import VERSION, Topic, WrittenConfig, element_statement
 from graders.written.contradiction import Opposite, opposite_of
 from graders.written.exemplars import exemplar_estimate, reference_offset
 from graders.written.features import feature_targets, reference_features
@@ -32,6 +32,7 @@ from graders.written.matching import (
     found_in,
     on_topic,
     pattern_verdict,
+    topic_among,
 )
 from graders.written.meaning import element_texts, meaning_targets, meaning_verdict
 from graders.written.scoring import (
@@ -137,7 +138,7 @@ class WrittenGrader(Grader):
               settings: WrittenSettings, context: GradingContext, rivals: list[str]) -> _Plan:
         config = _config(item)
         part = in_subpart(config.subpart, answer.text, answer.start or 0, sentences)
-        read = on_topic(config.topic, part)
+        read = on_topic(_topic(item, config, context), part)
         verdict = (pattern_verdict(config, item.points, read, found_in(config, read, part))
                    if config.elements else None)
         targets: list[str] = []
@@ -168,7 +169,7 @@ class WrittenGrader(Grader):
         item, config, verdict = plan.item, plan.config, plan.verdict
         offset_known = answer.start is not None
         part = in_subpart(config.subpart, answer.text, answer.start or 0, sentences)
-        read = on_topic(config.topic, part)
+        read = on_topic(_topic(item, config, context), part)
         opposite = _opposite(config, read)
         used = vectors if vectors is not None and plan.targets else None
         decision: Decision
@@ -270,6 +271,13 @@ def _config(item: RubricItem) -> WrittenConfig:
 
 def _settings(context: GradingContext) -> WrittenSettings:
     return context.resources.view(WrittenSettings.from_options)
+
+
+def _topic(item: RubricItem, config: WrittenConfig, context: GradingContext) -> Topic | None:
+    if config.topic is None or config.topic.others:
+        return config.topic
+    return topic_among(config.topic, [_config(i).topic for i in context.question.items
+                                      if i is not item and i.grader == item.grader])
 
 
 def _rivals(items: Sequence[RubricItem], item: RubricItem) -> list[str]:

@@ -150,6 +150,15 @@ def _first(patterns: tuple[str, ...], text: str) -> int | None:
     return min(positions) if positions else None
 
 
+def topic_among(topic: Topic | None, siblings: Sequence[Topic | None]) -> Topic | None:
+    """The topic, its other subjects read from the question's other items' topics
+    (`siblings`) when it names none itself."""
+    if topic is None or topic.others:
+        return topic
+    others = tuple(p for s in siblings if s is not None for p in s.patterns)
+    return topic.model_copy(update={"others": others}) if others else topic
+
+
 def on_topic(topic: Topic | None, sentences: Sequence[Sentence]) -> list[Sentence]:
     """The sentences about the item's subject (see `Topic`).
 

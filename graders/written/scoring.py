@@ -233,6 +233,16 @@ def from_similarity(
         threshold = two_way.cohort_threshold_95 if use_cohort else two_way.threshold_95
         if correct >= two_way.cut(use_cohort):
             points, confidence = max_points, correct
+            if use_cohort:
+                # A full credit is auto-graded only where the signals agree: the answer on its
+                # own (its similarity to the reference, no cohort) must also clear its model's
+                # 95% bar. Otherwise its own probability is the confidence, below that bar and
+                # so below the cohort's (never lower, where fitted); on Mohler, each assignment
+                # held out in turn, this moved the wrong share among auto-graded full credits
+                # from 5.2% to 4.6% for 0.7 points more review (docs/benchmarks.md).
+                alone = two_way.correct(features, opposite is not None, words, False)
+                if alone < max(two_way.cut(False), two_way.threshold_95):
+                    confidence = min(confidence, alone)
         else:
             points = min(points, max(Decimal(0), max_points - config.step))
             confidence = 1.0 - correct

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 from unittest.mock import patch
 
@@ -16,7 +17,8 @@ from graders.results import ItemResult, Status
 from graders.rubric import Rubric
 from graders.written import GRADER, WrittenSettings, shared_embedder
 from graders.written import cohort as cohort_module
-from graders.written.calibration import shipped_calibration
+from graders.written import grader as grader_module
+from graders.written.calibration import LogisticModel, shipped_calibration
 from graders.written.cohort import (
     COHORT_KEY,
     MAX_COHERENCE,
@@ -245,3 +247,34 @@ def test_the_calibrated_threshold_is_the_deciding_models_own(
         plain = _grade(rubric, text, graded)
         assert (result.points, result.confidence) == (plain.points, plain.confidence)
         assert (result.status is Status.GRADED) == (result.confidence >= expected)
+
+
+def _constant(probability: float) -> LogisticModel:
+    return LogisticModel(float(np.log(probability / (1 - probability))), ())
+
+
+@pytest.mark.parametrize(("alone", "cohort", "auto"), [
+    (0.97, 0.97, True), (0.5, 0.97, False), (0.8, 0.97, False), (0.97, 0.7, False)])
+def test_a_full_credit_is_auto_graded_only_where_the_signals_agree(
+        resources: GradingResources, alone: float, cohort: float, auto: bool) -> None:
+    # The 2-way models stood in by constants: the answer alone (similarity to the reference)
+    # and with its cohort. Full credit from the cohort model's cut either way; auto-graded only
+    # when the answer alone also clears its own 95% bar (0.85 per answer, 0.89 with the cohort).
+    shipped = shipped_calibration()
+    assert shipped.two_way is not None
+    two_way = replace(shipped.two_way, per_answer=_constant(alone), cohort=_constant(cohort),
+                      threshold_95=0.85, cohort_threshold_95=0.89, full_credit_from=0.6,
+                      cohort_full_credit_from=0.6)
+    graded = _with_cohort(resources, PEERS)
+    data = _rubric(1).model_dump(exclude_unset=True)
+    del data["review_threshold"]  # the calibrated threshold applies
+    rubric = Rubric.model_validate(data)
+    with patch.object(grader_module, "shipped_calibration", lambda: replace(shipped,
+                                                                           two_way=two_way)):
+        result = _grade(rubric, PEERS[0], graded)
+        without_cohort = _grade(rubric, PEERS[0], resources)
+    assert result.points == 1
+    assert (result.status is Status.GRADED) is auto, (result.confidence, result.feedback)
+    assert result.confidence == pytest.approx(cohort if auto or cohort < 0.89 else alone)
+    # Graded alone, the answer's own model decides, as before.
+    assert (without_cohort.status is Status.GRADED) is (alone >= 0.85)

@@ -19,7 +19,8 @@ from pydantic import ValidationError
 from graders.context import GradingResources
 from graders.results import ItemResult, Status
 from graders.rubric import Rubric, parse_rubric
-from graders.written.config import WrittenConfig
+from graders.written.config import Topic, WrittenConfig
+from graders.written.matching import topic_among
 from graders.written.meaning import clauses_of, turned_around
 from graders.written.text import split_sentences
 from tests.graders.written.conftest import grade_text
@@ -333,3 +334,66 @@ def test_an_answer_far_from_the_reference_keeps_its_confident_grade(
     rubric = parse_rubric(PATTERNS_ONLY).rubric
     [result] = grade_text(rubric, "Q", text, resources)
     assert result.points == 0 and result.status is Status.GRADED, result.feedback
+
+
+# The same question with each item's topic naming only its own subject: the other subjects are
+# the question's other items' topics.
+SIBLING_TOPICS = """
+slug: t
+title: T
+questions:
+  - id: Q
+    items:
+      - id: q.greedy
+        points: 2
+        grader: written
+        config:
+          topic: {patterns: [greedy]}
+          elements:
+            - {id: local, patterns: ['local* (optim*|best)']}
+      - id: q.beam
+        points: 2
+        grader: written
+        config:
+          topic: {patterns: [beam]}
+          elements:
+            - {id: keep, patterns: ['keeps? (k|several) candidates']}
+"""
+
+
+def test_a_topic_without_others_takes_its_sibling_items_topics(
+        resources: GradingResources) -> None:
+    rubric = parse_rubric(SIBLING_TOPICS).rubric
+    # Greedy's own sentence does not say why; the beam sentence does, and is not greedy's.
+    outside = "Greedy picks the best token. Beam search avoids the locally best trap."
+    greedy, beam = grade_text(rubric, "Q", outside, resources)
+    assert greedy.status is Status.NEEDS_REVIEW, greedy.feedback
+    assert any("outside this item's topic" in e.note for e in greedy.evidence)
+    assert beam.points == 0
+    inside = "Greedy picks the locally best token. Beam search keeps k candidates."
+    greedy, beam = grade_text(rubric, "Q", inside, resources)
+    assert (greedy.points, beam.points) == (2, 2), (greedy.feedback, beam.feedback)
+    assert greedy.status is Status.GRADED and beam.status is Status.GRADED
+    # Alone in its question, a topic with no other subject reads every sentence from its own.
+    alone = parse_rubric(SIBLING_TOPICS.split("      - id: q.beam")[0]).rubric
+    [greedy] = grade_text(alone, "Q", outside, resources)
+    assert greedy.points == 2 and greedy.status is Status.GRADED, greedy.feedback
+
+
+_SUBJECT = st.sampled_from(["greedy", "beam", "sinusoid*", "RoPE", "learn*", "absolute"])
+
+
+@given(own=st.lists(_SUBJECT, min_size=1, max_size=3, unique=True),
+       given_others=st.lists(_SUBJECT, max_size=3, unique=True),
+       siblings=st.lists(st.none() | st.lists(_SUBJECT, min_size=1, max_size=3, unique=True),
+                         max_size=3))
+@settings(max_examples=80, deadline=None)
+def test_a_topics_others_are_its_own_else_its_siblings_subjects(
+        own: list[str], given_others: list[str], siblings: list[list[str] | None]) -> None:
+    topic = Topic(patterns=tuple(own), others=tuple(given_others))
+    rivals = [None if s is None else Topic(patterns=tuple(s)) for s in siblings]
+    found = topic_among(topic, rivals)
+    assert found is not None and found.patterns == topic.patterns
+    inherited = tuple(p for s in siblings if s is not None for p in s)
+    assert found.others == (tuple(given_others) or inherited)
+    assert topic_among(None, rivals) is None
