@@ -62,7 +62,9 @@ def nav(viewer: Viewer | None, slug: str | None = None) -> str:
             f'<input type="hidden" name="csrf" value="{e(viewer.csrf)}">'
             f'<button type="submit">Sign out</button></form>'
         )
-    return f'<nav class="top"><b>gradeformer</b>{items}{who}</nav>'
+    # The skip link comes first in the Tab order: keyboard users pass the links in one key.
+    return (f'<a class="skip" href="#main">Skip to content</a>'
+            f'<nav class="top" aria-label="Site"><b>gradeformer</b>{items}{who}</nav>')
 
 
 def layout(
@@ -81,7 +83,7 @@ def layout(
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"{meta}<title>gradeformer: {e(title)}</title>"
         '<link rel="stylesheet" href="/static/web.css"></head><body>'
-        f"{nav(viewer, slug)}<main><h1>{e(title)}</h1>{body}</main>"
+        f'{nav(viewer, slug)}<main id="main"><h1>{e(title)}</h1>{body}</main>'
         f'<script nonce="{e(nonce)}" src="/static/web.js"></script></body></html>'
     )
     return HTMLResponse(page, status_code=status, headers=PRIVATE)
