@@ -24,6 +24,7 @@ from app.grading.worker import WorkerOutcome, grade_document
 from app.points import as_number
 from app.sanitize import clean
 from app.submissions import service as submissions
+from app.submissions.filing import staff_student
 from app.submissions.upload import Upload
 from graders.context import GradingResources
 from graders.documents import InvalidDocument, ParsedSubmission, read_submission, sniff_document
@@ -38,6 +39,7 @@ class OutputFormat(StrEnum):
     JSON = "json"
 
 
+STUDENT_HOW = "pass --student ID, or name the file after the student (alice.txt for alice)"
 HANDOUT_HELP = ("The handout edition this submission answers (one of the rubric's `handouts`): "
                 "a question it does not ask is not counted")
 
@@ -177,9 +179,11 @@ def _store_and_grade(
     with database() as sessions:
         with domain_errors(), unit_of_work(sessions) as session:
             for path, student in zip(files, students, strict=True):
-                upload = Upload(read_upload(path), path.name, content_type(path), student,
-                                handout)
                 try:
+                    # the same rule as the API's and the web app's staff uploads
+                    named = staff_student(session, slug, student, path.name, STUDENT_HOW)
+                    upload = Upload(read_upload(path), path.name, content_type(path), named,
+                                    handout)
                     accepted = submissions.accept(session, slug, upload, None, limit)
                 except DomainError as exc:
                     if exc.status == 404:
@@ -203,7 +207,8 @@ def _store_and_grade(
 def submit(
     file: Annotated[Path, typer.Argument()],
     assignment: Annotated[str, typer.Option(help="Assignment slug")],
-    student: Annotated[str | None, typer.Option(help="File it under this student")] = None,
+    student: Annotated[str | None, typer.Option(
+        help="File it under this student (default: the file's name, alice.txt: alice)")] = None,
     handout: Annotated[str | None, typer.Option(help=HANDOUT_HELP)] = None,
 ) -> None:
     """Store a submission in the database and grade it now."""
@@ -225,12 +230,13 @@ def import_folder(
         str | None, typer.Option(help="The handout edition every file answers")
     ] = None,
 ) -> None:
-    """Every file of FOLDER becomes a submission; the student id is the file name's stem."""
+    """Every file of FOLDER becomes a submission; the student id is the file name's stem (with
+    a roster loaded, a file named after no student on it is rejected)."""
     files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
     if not files:
         raise fail(f"{folder} has no files")
     rows = _store_and_grade(
-        assignment, files, [p.stem for p in files], workers or settings().workers, handout
+        assignment, files, [None] * len(files), workers or settings().workers, handout
     )
     table = Table("file", "submission", "status", "total")
     rejected = 0
