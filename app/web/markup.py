@@ -90,10 +90,15 @@ def layout(
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[str]], css: str = "") -> str:
-    """Cells are markup already (escape values with `e` first)."""
+    """Cells are markup already (escape values with `e` first). Each cell carries its column's
+    name (`data-label`): a table shown as cards on a phone labels its cells with it."""
     head = "".join(f"<th>{e(h)}</th>" for h in headers)
     thead = f"<thead><tr>{head}</tr></thead>" if any(headers) else ""
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    labels = [f' data-label="{e(h)}"' if h else "" for h in headers]
+    body = "".join(
+        "<tr>" + "".join(f"<td{labels[i] if i < len(labels) else ''}>{c}</td>"
+                         for i, c in enumerate(row)) + "</tr>"
+        for row in rows)
     cls = f' class="{css}"' if css else ""
     return f"<table{cls}>{thead}<tbody>{body}</tbody></table>"
 
