@@ -83,7 +83,9 @@ class Uploader:
         headers = {"authorization": f"Bearer {self.token}", "content-type": content_type}
         began = time.monotonic()
         try:
-            answer = httpx.post(f"{server.base}{UPLOAD}", content=raw, headers=headers, timeout=60)
+            # staff upload: filed under a student named here (app/submissions/filing.py)
+            answer = httpx.post(f"{server.base}{UPLOAD}", params={"student": f"s{seed % 400}"},
+                                content=raw, headers=headers, timeout=60)
         except httpx.HTTPError:
             answer = None
         with self._lock:

@@ -19,7 +19,10 @@ from app.grading.jobs import GradingJob
 from app.grading.retry import ProcessPools
 from app.grading.worker import WorkerOutcome
 from app.submissions import service as submissions
+from app.submissions.filing import staff_student
 from app.submissions.upload import Upload
+
+STUDENT_HOW = "pass --student ID, or name the file after the student (alice.txt for alice)"
 
 
 def _store_and_grade(
@@ -33,9 +36,11 @@ def _store_and_grade(
     with database() as sessions:
         with domain_errors(), unit_of_work(sessions) as session:
             for path, student in zip(files, students, strict=True):
-                upload = Upload(read_upload(path), path.name, content_type(path), student,
-                                handout)
                 try:
+                    # the same rule as the API's and the web app's staff uploads
+                    named = staff_student(session, slug, student, path.name, STUDENT_HOW)
+                    upload = Upload(read_upload(path), path.name, content_type(path), named,
+                                    handout)
                     accepted = submissions.accept(session, slug, upload, None, limit)
                 except DomainError as exc:
                     if exc.status == 404:
@@ -59,7 +64,8 @@ def _store_and_grade(
 def submit(
     file: Annotated[Path, typer.Argument()],
     assignment: Annotated[str, typer.Option(help="Assignment slug")],
-    student: Annotated[str | None, typer.Option(help="File it under this student")] = None,
+    student: Annotated[str | None, typer.Option(
+        help="File it under this student (default: the file's name, alice.txt: alice)")] = None,
     handout: Annotated[str | None, typer.Option(help=HANDOUT_HELP)] = None,
 ) -> None:
     """Store a submission in the database and grade it now."""
@@ -81,12 +87,13 @@ def import_folder(
         str | None, typer.Option(help="The handout edition every file answers")
     ] = None,
 ) -> None:
-    """Every file of FOLDER becomes a submission; the student id is the file name's stem."""
+    """Every file of FOLDER becomes a submission; the student id is the file name's stem (with
+    a roster loaded, a file named after no student on it is rejected)."""
     files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
     if not files:
         raise fail(f"{folder} has no files")
     rows = _store_and_grade(
-        assignment, files, [p.stem for p in files], workers or settings().workers, handout
+        assignment, files, [None] * len(files), workers or settings().workers, handout
     )
     table = Table("file", "submission", "status", "total")
     rejected = 0

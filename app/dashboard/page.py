@@ -20,9 +20,10 @@ from app.deps import SessionDep
 from app.review.service import review_queue
 from app.web.auth import nonce, staff
 from app.web.markup import PRIVATE, e, nav
+from app.web.routing import PageRoute
 from app.web.settings import badges
 
-router = APIRouter(tags=["dashboard"])
+router = APIRouter(tags=["dashboard"], route_class=PageRoute)
 
 TEMPLATE = Path(__file__).with_name("dashboard.html")
 
@@ -52,6 +53,7 @@ def dashboard_page(slug: str, request: Request, session: SessionDep) -> HTMLResp
     page = TEMPLATE.read_text(encoding="utf-8")
     # The release badges before the data: a student's text in the data is never a placeholder.
     page = page.replace("{{BADGES}}", f'<a href="/assignments/{e(slug)}/settings">{release}</a>')
+    page = page.replace("{{NONCE}}", script_nonce)
     page = page.replace("{{TITLE}}", e(slug)).replace("{{DATA}}", _embed(data))
     page = page.replace("{{NAV}}", nav(who.viewer, slug))
     page = page.replace("<script>", f'<script nonce="{script_nonce}">')

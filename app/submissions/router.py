@@ -17,6 +17,7 @@ from app.deps import MAX_ID, ClockDep, IdPath, SessionDep, SettingsDep
 from app.errors import InvalidInput
 from app.submissions import service
 from app.submissions.counting import counted_per_student, student_key
+from app.submissions.filing import staff_student
 from app.submissions.intake import SubmissionIntake
 from app.submissions.limits import UploadLimits
 from app.submissions.receive import receive
@@ -27,7 +28,7 @@ from app.submissions.schemas import (
     SubmissionOut,
     SubmissionSummary,
 )
-from app.submissions.upload import read_upload
+from app.submissions.upload import Upload, read_upload
 from app.submissions.visibility import student_score, view_for
 
 router = APIRouter(prefix="/api/v1", tags=["submissions"])
@@ -65,6 +66,15 @@ def _require_rubric(sessions: sessionmaker[Session], slug: str) -> None:
         current_rubric(session, slug)
 
 
+STUDENT_HOW = ("add ?student=ID (or a multipart `student` field), or upload it as a multipart "
+               "file named after the student (alice.txt for alice)")
+
+
+def _staff_student(sessions: sessionmaker[Session], slug: str, upload: Upload) -> str:
+    with unit_of_work(sessions) as session:
+        return staff_student(session, slug, upload.student, upload.filename, STUDENT_HOW)
+
+
 def _answer(submission_id: int, state: str, code: int, message: str | None = None) -> Response:
     # A ready Response: FastAPI would otherwise validate the value against `response_model`
     # and encode it a second time, on the busiest route of the service.
@@ -96,8 +106,9 @@ async def upload(
         Query(
             max_length=200,
             description="File under this student (staff only; a student's uploads are "
-            "always their own). Without it a staff upload has no student, whatever the "
-            "document says.",
+            "always their own). Without it a staff upload is filed under its multipart file "
+            "name (alice.txt: alice), never under a name the document claims; with neither it "
+            "is refused (422). With a roster loaded, only a student on it.",
         ),
     ] = None,
     handout: Annotated[
@@ -126,10 +137,10 @@ async def upload(
     404 unknown assignment; 408 the body arrived too slowly; 409 the student's submission
     limit is reached, or the `Idempotency-Key` named another document or assignment; 413
     larger than the upload limit, or the student's storage quota is used up; 422 unreadable or
-    unsupported document, a bad `Idempotency-Key`, or a `handout` the rubric does not grade
-    (`unknown-handout`, its editions in `allowed`); 429 too many uploads by this student (see
-    `Retry-After`); 503 documents cannot be read right now (retry
-    shortly)."""
+    unsupported document, a staff upload with no student (neither `student` nor a file name)
+    or one not on the assignment's roster, a bad `Idempotency-Key`, or a `handout` the rubric
+    does not grade (`unknown-handout`, its editions in `allowed`); 429 too many uploads by this
+    student (see `Retry-After`); 503 documents cannot be read right now (retry shortly)."""
     intake: SubmissionIntake = request.app.state.intake
     limits: UploadLimits = request.app.state.upload_limits
     own_quota = not is_staff(user)
@@ -141,10 +152,13 @@ async def upload(
     upload = await read_upload(request, settings.max_upload_bytes)
     if idempotency_key is not None and not _valid_key(idempotency_key):
         raise InvalidInput("Idempotency-Key must be 1 to 200 printable ASCII characters.")
-    # A staff upload is filed under the explicit `student` parameter (query or form) only,
-    # never under a name the document claims for itself.
+    # A staff upload is filed under the explicit `student` parameter (query or form), else its
+    # file name, never under a name the document claims for itself, and never under nobody.
     if student and upload.student is None:
         upload = dataclasses.replace(upload, student=student.strip())
+    if not own_quota:
+        upload = dataclasses.replace(upload, student=await run_in_threadpool(
+            _staff_student, request.app.state.read_sessions, slug, upload))
     if handout is not None and upload.handout is None:
         upload = dataclasses.replace(upload, handout=handout)
     received = await receive(request, slug, user, upload, wait=wait,

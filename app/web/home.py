@@ -29,10 +29,11 @@ from app.web import repository
 from app.web.auth import Signed, nonce, signed_in, staff
 from app.web.batch import upload_section
 from app.web.markup import Viewer, e, layout, pts, table
+from app.web.routing import PageRoute
 from app.web.settings import badges, when
 from app.web.submit import scroll
 
-router = APIRouter(tags=["web"])
+router = APIRouter(tags=["web"], route_class=PageRoute)
 PAGE_SIZE = 200
 SHOWN_NAMES = 20
 

@@ -62,7 +62,9 @@ def nav(viewer: Viewer | None, slug: str | None = None) -> str:
             f'<input type="hidden" name="csrf" value="{e(viewer.csrf)}">'
             f'<button type="submit">Sign out</button></form>'
         )
-    return f'<nav class="top"><b>gradeformer</b>{items}{who}</nav>'
+    # The skip link comes first in the Tab order: keyboard users pass the links in one key.
+    return (f'<a class="skip" href="#main">Skip to content</a>'
+            f'<nav class="top" aria-label="Site"><b>gradeformer</b>{items}{who}</nav>')
 
 
 def layout(
@@ -81,17 +83,22 @@ def layout(
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"{meta}<title>gradeformer: {e(title)}</title>"
         '<link rel="stylesheet" href="/static/web.css"></head><body>'
-        f"{nav(viewer, slug)}<main><h1>{e(title)}</h1>{body}</main>"
+        f'{nav(viewer, slug)}<main id="main"><h1>{e(title)}</h1>{body}</main>'
         f'<script nonce="{e(nonce)}" src="/static/web.js"></script></body></html>'
     )
     return HTMLResponse(page, status_code=status, headers=PRIVATE)
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[str]], css: str = "") -> str:
-    """Cells are markup already (escape values with `e` first)."""
+    """Cells are markup already (escape values with `e` first). Each cell carries its column's
+    name (`data-label`): a table shown as cards on a phone labels its cells with it."""
     head = "".join(f"<th>{e(h)}</th>" for h in headers)
     thead = f"<thead><tr>{head}</tr></thead>" if any(headers) else ""
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    labels = [f' data-label="{e(h)}"' if h else "" for h in headers]
+    body = "".join(
+        "<tr>" + "".join(f"<td{labels[i] if i < len(labels) else ''}>{c}</td>"
+                         for i, c in enumerate(row)) + "</tr>"
+        for row in rows)
     cls = f' class="{css}"' if css else ""
     return f"<table{cls}>{thead}<tbody>{body}</tbody></table>"
 

@@ -45,7 +45,7 @@ def group_url(slug: str, item_id: str) -> str:
 def _evidence_list(entry: ReviewEntry) -> str:
     rows = [
         [e(ev.get("kind")), f"<span class='doc-inline'>{e(ev.get('text'))}</span>",
-         e(ev.get("note") or "")]
+         f"<span>{e(ev.get('note') or '')}</span>"]
         for ev in entry.evidence[:50]
         if isinstance(ev, dict)
     ]

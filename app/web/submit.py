@@ -16,7 +16,6 @@ import re
 from collections.abc import Iterable
 from datetime import datetime
 from decimal import Decimal
-from pathlib import PurePath
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -31,10 +30,10 @@ from app.auth.service import Identity
 from app.db.models import Assignment, CountedSubmission, SubmissionStatus
 from app.db.session import unit_of_work
 from app.deps import MAX_ID, SessionDep
-from app.errors import DomainError, InvalidInput, NotPermitted
-from app.roster.service import roster_for_assignment
+from app.errors import DomainError, NotPermitted
 from app.settings import Settings
 from app.submissions.counting import counted_per_student, student_key
+from app.submissions.filing import staff_student
 from app.submissions.limits import UploadLimits
 from app.submissions.receive import receive
 from app.submissions.service import ScoredSubmission, get_scored, list_own_scored
@@ -273,33 +272,16 @@ def _signed(request: Request) -> Signed | HTMLResponse:
         return Signed(Identity(u.id, u.name, u.role, u.created_at).user(), who.viewer)
 
 
-def student_from_name(filename: str) -> str:
-    """The student a file is named after: its name without folders and without its last
-    ending (alice.txt, C:\\fakepath\\alice.txt: alice; alice.v2.md: alice.v2; .txt: none)."""
-    name = PurePath(filename.replace("\\", "/")).name
-    return (name[: name.rfind(".")] if "." in name else name).strip()
-
-
 def _staff_student(request: Request, slug: str, upload: Upload) -> Upload:
-    """The student a staff upload is filed under: the roster entry chosen, or the file name's
-    stem when asked; refused when there is none, or when a loaded roster does not list it."""
+    """The student a staff upload is filed under (app/submissions/filing.py): the roster entry
+    chosen, or the file name's stem when asked (FROM_NAME)."""
     chosen = (upload.student or "").strip()
-    if chosen == FROM_NAME:
-        chosen = student_from_name(upload.filename or "")
-        if not chosen:
-            raise InvalidInput("This file has no name to file it under: choose its student "
-                               "from the roster.")
-    if not chosen:
-        raise InvalidInput(f"No student for {upload.filename or 'this file'}: choose one from "
-                           "the roster, or file it under its name (alice.txt for alice).")
-    if len(chosen) > 200 or not chosen.isprintable():
-        raise InvalidInput("A student id is 1 to 200 printable characters.")
     with unit_of_work(request.app.state.read_sessions) as session:
-        roster = roster_for_assignment(session, slug)
-    if roster and chosen not in roster:
-        raise InvalidInput(f"{chosen} is not on the roster of {slug}: rename the file after "
-                           "a student id, or choose the student.")
-    return dataclasses.replace(upload, student=chosen)
+        student = staff_student(
+            session, slug, None if chosen == FROM_NAME else chosen, upload.filename,
+            "choose the student from the roster, or file it under its name (alice.txt for "
+            "alice)")
+    return dataclasses.replace(upload, student=student)
 
 
 def _wants_json(request: Request) -> bool:

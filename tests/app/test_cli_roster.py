@@ -20,6 +20,12 @@ __all__ = ["env"]  # the fixture, used by name
 def test_roster_import_export(env: Path, tmp_path: Path) -> None:
     run("db", "upgrade")
     run("rubric", "load", str(BUNDLED_RUBRICS / f"{SLUG}.yaml"))
+    # Imported before the roster: student1 is not on the roster loaded next.
+    folder = tmp_path / "inbox"
+    folder.mkdir()
+    for name in ("student0", "student1"):
+        (folder / f"{name}.json").write_text(json.dumps({"answers": {"b1.d_head": "64"}}))
+    run("import", str(folder), "--assignment", SLUG)
     roster = tmp_path / "roster.csv"
     roster.write_bytes(
         b"\xef\xbb\xbfUsername,Name,Email,SIS User ID,Section\n"
@@ -29,12 +35,12 @@ def test_roster_import_export(env: Path, tmp_path: Path) -> None:
     assert "course: 2 students imported" in out
     assert run("roster", "list").splitlines()[0].split("\t")[:4] == [
         "student0", "Ada Zero", "ada@uni.edu", "S0"]
-
-    folder = tmp_path / "inbox"
-    folder.mkdir()
-    for name in ("student0", "student1"):
-        (folder / f"{name}.json").write_text(json.dumps({"answers": {"b1.d_head": "64"}}))
-    run("import", str(folder), "--assignment", SLUG)
+    # With the roster loaded, a file named after no student on it is not imported.
+    later = tmp_path / "later"
+    later.mkdir()
+    (later / "student7.json").write_text(json.dumps({"answers": {"b1.d_head": "64"}}))
+    out = run("import", str(later), "--assignment", SLUG)
+    assert "imported 0 of 1 files" in out and "rejected" in out
 
     # The CSV on stdout stays clean; what is not final is said on stderr.
     exported = CliRunner().invoke(app, ["export", "--assignment", SLUG, "--format", "canvas",

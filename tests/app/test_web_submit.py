@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from app.db.session import make_engine, make_sessionmaker
 from app.main import create_app
 from app.settings import Settings
-from app.web.submit import student_from_name, wrong_assignment
+from app.submissions.filing import student_from_name
+from app.web.submit import wrong_assignment
 from graders.documents.formats import ACCEPTED_EXTENSIONS
 from graders.documents.model import LocatedAnswer
 from graders.documents.strength import assignment_doubt

@@ -75,7 +75,7 @@ def test_staff_bulk_upload_and_watch_the_batch_grade(
     text = page.inner_text("table.batch")
     for name in ["dora", "eve", "finn", "gus"]:
         assert name in text
-    assert "refused" in text and "no name to file it under" in text
+    assert "refused" in text and "no file name to take the student from" in text
     assert "is this the right assignment?" in text
     screenshot(page, "staff-bulk-upload")
     page.set_viewport_size(PHONE)

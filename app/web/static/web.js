@@ -309,3 +309,33 @@ for (const box of document.querySelectorAll("textarea[data-enter-submits]")) {
     if (box.form.reportValidity()) box.form.requestSubmit();
   });
 }
+// A box that scrolls (a long answer, a wide table on a phone) takes keyboard focus when nothing
+// inside it can, so that the arrow keys scroll it (WCAG 2.1.1); checked again on a resize, since
+// a table scrolls only on a narrow screen. Only the tabindex set here is ever taken away.
+(function () {
+  const BOXES = "main .doc, main pre, main .scroll, main .wide, main .warning, main table";
+  const CONTROLS = "a[href], button, input, select, textarea, summary, [tabindex]";
+  const scrolls = (el, axis) => {
+    const style = getComputedStyle(el);
+    const overflow = axis === "x" ? style.overflowX : style.overflowY;
+    const more = axis === "x" ? el.scrollWidth - el.clientWidth : el.scrollHeight - el.clientHeight;
+    return (overflow === "auto" || overflow === "scroll") && more > 1;
+  };
+  function mark() {
+    for (const box of document.querySelectorAll(BOXES)) {
+      const own = box.hasAttribute("data-scroll-focus");
+      if (box.hasAttribute("tabindex") && !own) continue;
+      const needs = (scrolls(box, "x") || scrolls(box, "y")) && !box.querySelector(CONTROLS);
+      if (needs && !own) {
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("data-scroll-focus", "");
+      } else if (!needs && own) {
+        box.removeAttribute("tabindex");
+        box.removeAttribute("data-scroll-focus");
+      }
+    }
+  }
+  mark();
+  window.addEventListener("resize", mark);
+  window.addEventListener("load", mark);
+})();
