@@ -87,8 +87,9 @@ def import_folder(
         str | None, typer.Option(help="The handout edition every file answers")
     ] = None,
 ) -> None:
-    """Every file of FOLDER becomes a submission; the student id is the file name's stem (with
-    a roster loaded, a file named after no student on it is rejected)."""
+    """Every file of FOLDER becomes a submission; the student id is the file name's stem.
+
+    With a roster loaded, a file named after no student on it is rejected."""
     files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
     if not files:
         raise fail(f"{folder} has no files")
