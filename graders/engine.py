@@ -15,7 +15,7 @@ from graders.cache.groups import grade_cached
 from graders.cache.keys import submission_digest
 from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer, ParsedSubmission
-from graders.registry import get_grader
+from graders.registry import get_grader, get_kind
 from graders.results import ItemResult, Status
 from graders.rubric_model import LoadedRubric, Question, Rubric, RubricItem
 
@@ -158,6 +158,41 @@ def location_review(results: list[ItemResult], answer: LocatedAnswer) -> list[It
     return out
 
 
+UNRUN = ("it reads the program's text and does not run it, so whether the code works is not "
+         "checked (a code battery runs it: docs/rubrics.md)")
+
+
+def unrun_review(results: Sequence[ItemResult], question: Question,
+                 kind: str) -> list[ItemResult]:
+    """On a question answered with code, the items of a kind that does not run programs (a
+    written item reading the code, say) go to review with the machine's points as its
+    suggestion: text that looks right may not run, and text that looks wrong may work. Applied
+    in `grade_group` and again to what the result cache returns (a result stored before this
+    rule); a second pass changes nothing."""
+    strategy = get_kind(kind)
+    if question.answer_kind != "code" or strategy is None or strategy.runs_programs:
+        return list(results)
+    return [r if r.status is not Status.GRADED else r.model_copy(update={
+        "status": Status.NEEDS_REVIEW,
+        "feedback": " ".join(f for f in (r.feedback, f"Needs review: {UNRUN}; the machine "
+                                         f"suggests {r.points} of {r.max_points} points.") if f),
+    }) for r in results]
+
+
+def unrun_items(rubric: Rubric) -> list[tuple[Question, list[RubricItem]]]:
+    """The items `unrun_review` always sends to review, per question (`rubric validate` says
+    so)."""
+    found = []
+    for question in rubric.questions:
+        if question.answer_kind != "code":
+            continue
+        items = [i for i in question.items
+                 if (k := get_kind(i.grader)) is not None and not k.runs_programs]
+        if items:
+            found.append((question, items))
+    return found
+
+
 def grade_group(
     kind: str, items: list[RubricItem], answer: LocatedAnswer, context: GradingContext
 ) -> list[ItemResult]:
@@ -191,7 +226,7 @@ def grade_group(
                               kind))
         else:
             out.append(result)
-    return location_review(out, answer)
+    return location_review(unrun_review(out, question, kind), answer)
 
 
 def grade_submission(
@@ -229,7 +264,8 @@ def grade_submission(
             groups.setdefault(item.grader, []).append(item)
         for kind, items in groups.items():
             grade = partial(grade_group, kind, items, answer, context)
-            for result in grade_cached(cache, loaded, kind, items, context, located, grade):
+            graded = grade_cached(cache, loaded, kind, items, context, located, grade)
+            for result in unrun_review(graded, question, kind):
                 results[result.item_id] = result
     ordered = tuple(results[item.id] for item in rubric.items())
     return GradingOutcome(rubric_hash=loaded.content_hash, items=ordered)

@@ -76,6 +76,10 @@ class Kind:
     group_method: ClassVar[str] = "text"
     # A later item may carry the value of this kind's item forward (`carry_forward`).
     carries_value: ClassVar[bool] = False
+    # The grader runs the student's program. A kind that does not, on a question answered with
+    # code, reads the program's text and cannot tell whether it runs: the engine sends its
+    # full or partial credit there to review (`graders.engine.unrun_review`).
+    runs_programs: ClassVar[bool] = False
 
     def grader(self) -> Grader:
         found = getattr(import_module(self.grader_module), "GRADER", None)

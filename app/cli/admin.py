@@ -13,7 +13,11 @@ from app.auth import service as auth
 from app.cli.context import console, database, domain_errors, errors, fail, settings
 from app.db import migrate
 from app.db.session import unit_of_work
+from graders.engine import unrun_items
 from graders.rubric import RubricError, battery_problems, load_rubric
+
+UNRUN_HOW = ("A code battery runs the program and grades it automatically: docs/rubrics.md, "
+             "'A battery for any NumPy function'.")
 
 db_app = typer.Typer(help="Database schema.", no_args_is_help=True)
 rubric_app = typer.Typer(help="Rubric files.", no_args_is_help=True)
@@ -33,7 +37,8 @@ def rubric_validate(files: Annotated[list[Path], typer.Argument(exists=False)]) 
     """Check rubric files: schema, references between items (carry-forward), point bounds.
 
     Every problem is one line, `FILE: line N: path: what is wrong`; the exit code is 1 when any
-    file has a problem, 0 otherwise.
+    file has a problem, 0 otherwise. A `note` line (exit code unchanged) names the items of a
+    code question that read the program's text without running it: they always need review.
     """
     bad = 0
     for path in files:
@@ -56,6 +61,13 @@ def rubric_validate(files: Annotated[list[Path], typer.Argument(exists=False)]) 
             f"{items} items, {rubric.max_points} points, hash {loaded.content_hash[:12]}",
             soft_wrap=True, markup=False, highlight=False,
         )
+        for question, unrun in unrun_items(rubric):
+            console.print(
+                f"note {path}: question {question.id} is answered with code, but "
+                f"{', '.join(i.id for i in unrun)} {'reads' if len(unrun) == 1 else 'read'} "
+                f"its text without running it: always sent to review. {UNRUN_HOW}",
+                soft_wrap=True, markup=False, highlight=False,
+            )
     if bad:
         raise typer.Exit(1)
 

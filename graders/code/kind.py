@@ -25,6 +25,7 @@ class CodeKind(Kind):
     config_model: ClassVar[type[BaseModel]] = CodeCheckConfig
     grader_module: ClassVar[str] = "graders.code.grader"
     group_method: ClassVar[str] = "behaviour"
+    runs_programs: ClassVar[bool] = True
 
     def group_reading(self, config: Mapping[str, Any], answer: Answer) -> str | None:
         checks = [str(c.get("text", ""))[:MAX_VALUE_TEXT] for c in answer.evidence_of("check")]
