@@ -37,10 +37,10 @@ def _compared(setup: Setup) -> int:  # noqa: F811
     fast, stored = _fast(setup)
     compared = 0
     for run in stored.values():
-        groups = (run.keys or {}).get("groups", {})
-        doc = None if not run.keys else fast.cache.load(str(run.keys["location"]),
-                                                        decode_parsed)
-        for name, (key, basis) in groups.items():
+        if run.keys is None:
+            continue
+        doc = fast.cache.load(run.keys.location, decode_parsed)
+        for name, (key, basis) in run.keys.groups.items():
             spec = fast.stated.get(run.rubric_version_id, {}).get(name)
             if spec is None or doc is None:
                 continue
