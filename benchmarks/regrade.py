@@ -120,7 +120,7 @@ class CliCpu:
 RUBRIC = BUNDLED_RUBRICS / "transformer-basics.yaml"
 BATTERY = BUNDLED_RUBRICS / "transformer-basics" / "b3.yaml"
 BENCH_BATTERY = BATTERY.with_name("bench-b3.yaml")
-SQUARE = '{name: "square (n = m = d_k = d_v = 4)", n: 4, m: 4, d_k: 4, d_v: 4}'
+SQUARE = '{name: "square (n = m = d_k = d_v = 4)", dims: {n: 4, m: 4, d_k: 4, d_v: 4}}'
 # Each step's edit of the rubric, kept for the steps after it.
 EDITS: dict[str, list[tuple[str, str]]] = {
     "points and feedback": [
