@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 
 from app.db.models import RubricVersion
 from app.regrade.compare import same_result
+from app.regrade.plan import IN_PLACE_KINDS, Step, VersionPlan, plan_run, plan_version
 from app.regrade.stored import GroupKey, StoredKeys, StoredRun, keys_text
 from graders.cache import CACHE_KEY, ResultCache
 from graders.cache.codecs import decode_parsed, decode_results, encode_results
@@ -36,8 +37,6 @@ from graders.engine import NO_ANSWER, grade_group, unanswered
 from graders.results import ItemResult
 from graders.rubric import LoadedRubric, Question, parse_rubric
 
-# Kinds re-scored in this process on a cache miss: cheap, and needing nothing but the answer.
-IN_PLACE_KINDS = frozenset({"numeric"})
 MEMO_ENTRIES = 50_000
 
 
@@ -89,58 +88,37 @@ class FastPath:
         self.max_answers = None if max_answers is None else int(max_answers)
         self.memo: dict[str, list[ItemResult]] = {}
         self.stats = FastStats()
-        self.by_name = {spec.name: spec for _, specs in self.keys.questions for spec in specs}
         self.questions = [(question, f"{question.id}/{MISSING}", specs)
                           for question, specs in self.keys.questions]
-        self.blocked: dict[int, frozenset[str] | None] = {}  # by stored runs' rubric version
-        # The groups as the stored runs' rubric (by version) stated them: what their stored
-        # results are read back with.
-        self.stated: dict[int, Mapping[str, GroupSpec]] = {}
-        self.rubrics: dict[int, RunKeys] = {}
+        self.versions: dict[int, VersionPlan | None] = {}  # by stored runs' rubric version
 
     def pool_only(self, session: Session, ids: Sequence[int],
                   stored: Mapping[int, StoredRun]) -> set[int]:
-        """Those of `ids` the fast path is known not to re-score, without trying: no stored
-        run or keys, a run graded under a rubric whose items were not these in this order, or
-        an answer to a group the rubric change gave a new key that only the grading processes
-        compute (code, written). Counted as sent."""
+        """Those of `ids` the plan sends to the grading processes without trying here
+        (app.regrade.plan). Counted as sent."""
         untried: set[int] = set()
         for sid in ids:
             run = stored.get(sid)
-            blocked = None if run is None else self._blocked(session, run.rubric_version_id)
-            if (run is None or run.keys is None or blocked is None
-                    or any(name in run.keys.groups for name in blocked)):
+            version = None if run is None else self._version(session, run.rubric_version_id)
+            if plan_run(run, version) is Step.RERUN:
                 untried.add(sid)
         self.stats.sent += len(untried)
         self.stats.sent_untried += len(untried)
         return untried
 
-    def _blocked(self, session: Session, version_id: int) -> frozenset[str] | None:
-        """The groups whose new key a run graded under `version_id` cannot have re-scored here;
-        None when no run of that version can be (its rubric unreadable, or its items not the
-        new rubric's in the same order: the stored rows would not line up)."""
-        if version_id in self.blocked:
-            return self.blocked[version_id]
-        found: frozenset[str] | None = None
-        text = session.get(RubricVersion, version_id)
-        try:
-            # Its file's name, as stored: a code item's battery lies beside that file.
-            old = None if text is None else parse_rubric(text.source_text, text.source_name)
-            if old is not None and [i.id for i in old.rubric.items()] == self.order:
-                found = frozenset()
-                self.stated[version_id] = self.by_name
-                self.rubrics[version_id] = self.keys
-                if old.content_hash != self.loaded.content_hash:
-                    before = RunKeys(old, self.resources.options, self.resources)
-                    found = frozenset(name for name in self.keys.changed_groups(before)
-                                      if self.by_name[name].kind not in IN_PLACE_KINDS)
-                    self.stated[version_id] = {spec.name: spec for _, specs in before.questions
-                                               for spec in specs}
-                    self.rubrics[version_id] = before
-        except Exception:  # an old rubric this code cannot read: the grading processes
-            found = None
-        self.blocked[version_id] = found
-        return found
+    def _version(self, session: Session, version_id: int) -> VersionPlan | None:
+        """The plan for runs graded under `version_id` (None: its rubric unreadable, or its
+        items not the new rubric's in the same order)."""
+        if version_id not in self.versions:
+            row = session.get(RubricVersion, version_id)
+            try:
+                # Its file's name, as stored: a code item's battery lies beside that file.
+                old = None if row is None else parse_rubric(row.source_text, row.source_name)
+                plan = None if old is None else plan_version(self.keys, old, self.resources)
+            except Exception:  # an old rubric this code cannot read: the grading processes
+                plan = None
+            self.versions[version_id] = plan
+        return self.versions[version_id]
 
     def rescore(self, stored: StoredRun | None) -> Rescored | None:
         """The submission re-scored, or None: it goes to the grading processes."""
@@ -240,7 +218,8 @@ class FastPath:
                         doc: ParsedSubmission) -> dict[str, ItemResult] | None:
         """The rows a stored run holds for an unanswered question: what its rubric gave them,
         when the digest it recorded names that rubric's question."""
-        keys = self.rubrics.get(version_id)
+        plan = self.versions.get(version_id)
+        keys = None if plan is None else plan.keys
         question = None if keys is None else next(
             (q for q, _ in keys.questions if q.id == question_id), None)
         if keys is None or question is None or keys.missing(question, entry.basis) != entry.key:
@@ -253,7 +232,8 @@ class FastPath:
         names, read with the group's items as its rubric stated them (a row whose new result
         is the same stays: it is not moved and written again). With the located submission
         at hand (`doc`), a numeric group's are graded again rather than read (`_regraded`)."""
-        spec = self.stated.get(version_id, {}).get(name)
+        plan = self.versions.get(version_id)
+        spec = None if plan is None else plan.stated.get(name)
         if spec is None:
             return None
         found = self.memo.get(key)
@@ -273,7 +253,8 @@ class FastPath:
         (cheaper than reading them back): only when `key` is the group's key under the stored
         run's rubric for this very answer, with no earlier results to read (a key names all
         its results are computed from). None: read them back."""
-        keys = self.rubrics.get(version_id)
+        plan = self.versions.get(version_id)
+        keys = None if plan is None else plan.keys
         if (keys is None or spec.kind not in IN_PLACE_KINDS or spec.referenced
                 or not spec.static or keys.key(spec, basis, _no_earlier) != key):
             return None

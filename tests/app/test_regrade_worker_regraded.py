@@ -41,7 +41,8 @@ def _compared(setup: Setup) -> int:  # noqa: F811
             continue
         doc = fast.cache.load(run.keys.location, decode_parsed)
         for name, (key, basis) in run.keys.groups.items():
-            spec = fast.stated.get(run.rubric_version_id, {}).get(name)
+            plan = fast.versions.get(run.rubric_version_id)
+            spec = None if plan is None else plan.stated.get(name)
             if spec is None or doc is None:
                 continue
             regraded = fast._regraded(key, run.rubric_version_id, spec, basis, doc)
