@@ -17,7 +17,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from concurrent.futures import Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -26,20 +26,10 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.grading.jobs import GradingJob
 from app.grading.retry import GradingProcessDied, ProcessPools, Quarantine, WindowedPool
-from app.grading.worker import WorkerOutcome, grade_document
+from app.grading.worker import Grade, WorkerOutcome, grade_document, job_arguments
 from app.grading.writer import Died, Finished, ResultWriter
-from graders.context import GradingResources
 
 log = logging.getLogger(__name__)
-
-# (rubric text, document, filename, content type, resources, learned context, submission id,
-# declared handout edition)
-Grade = Callable[
-    [str, bytes, str | None, str | None, GradingResources | None, str | None, int | None,
-     str | None],
-    WorkerOutcome,
-]
-
 
 class _Job:
     __slots__ = ("attempts", "done", "graded", "job")
@@ -92,7 +82,7 @@ class LocalExecutor:
             if entry.attempts > 0:
                 self._retries.put(entry)
             else:
-                entry.graded = self._window.submit_as(job.owner, self._grade, *_arguments(job))
+                entry.graded = self._window.submit_as(job.owner, self._grade, *job_arguments(job))
         if entry.graded is not None:
             entry.graded.add_done_callback(lambda future: self._finished(entry, future))
         return entry.done
@@ -145,7 +135,7 @@ class LocalExecutor:
             self._writer.put(Died(entry.job.submission_id))
 
         try:
-            return self._quarantine.run(self._grade, *_arguments(entry.job),
+            return self._quarantine.run(self._grade, *job_arguments(entry.job),
                                         attempts=entry.attempts, died=died)
         except GradingProcessDied as exc:
             return str(exc)
@@ -190,9 +180,3 @@ class LocalExecutor:
             if not entry.done.done():
                 entry.done.set_result(None)
 
-
-def _arguments(
-    job: GradingJob,
-) -> tuple[str, bytes, str | None, str | None, None, str | None, int, str | None]:
-    return (job.rubric_text, job.raw, job.filename, job.content_type, None, job.context,
-            job.submission_id, job.handout)
