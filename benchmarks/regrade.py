@@ -40,10 +40,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
 from grading_cost import grading_cost  # noqa: E402
-from proctree import PeakRss  # noqa: E402
 from report import write_section  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
-from synthetic import submission  # noqa: E402
 
 from app.assignments.service import sync_rubric_dir  # noqa: E402
 from app.db.migrate import upgrade  # noqa: E402
@@ -52,6 +50,8 @@ from app.db.session import make_engine, make_sessionmaker, unit_of_work  # noqa:
 from app.submissions.service import accept  # noqa: E402
 from app.submissions.upload import Upload  # noqa: E402
 from graders.rubric import BUNDLED_RUBRICS  # noqa: E402
+from tests.support.proctree import PeakRss  # noqa: E402
+from tests.support.synthetic import submission  # noqa: E402
 
 SLUG = "transformer-basics"
 PR_SET_CHILD_SUBREAPER = 36
