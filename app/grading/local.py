@@ -61,7 +61,8 @@ class LocalExecutor:
         self._accepting = True
         self._writer = ResultWriter(factory, self._stored)
         self._retries: queue.Queue[_Job | None] = queue.Queue()
-        self._retrying: _Job | None = None
+        self._retry_idle = threading.Event()  # clear while a job is retried
+        self._retry_idle.set()
         self._retry_thread = threading.Thread(target=self._retry_loop, name="grading-retries",
                                               daemon=True)
         self._retry_thread.start()
@@ -119,9 +120,9 @@ class LocalExecutor:
 
     def _retry_loop(self) -> None:
         while (entry := self._retries.get()) is not None:
-            self._retrying = entry
+            self._retry_idle.clear()
             result = self._retry(entry)
-            self._retrying = None
+            self._retry_idle.set()
             if result is not None:
                 self._writer.put(Finished(entry.job, result, entry.done))
             if self._retries.empty():
@@ -160,10 +161,8 @@ class LocalExecutor:
         deadline = None if grace is None else time.monotonic() + grace
         running = [e.graded for e in entries if e.graded is not None and not e.graded.done()]
         _, late = wait(running, timeout=grace)
-        while self._retrying is not None and not (
-                deadline is not None and time.monotonic() >= deadline):
-            time.sleep(0.05)
-        interrupted = bool(late) or self._retrying is not None
+        self._retry_idle.wait(None if deadline is None else max(0, deadline - time.monotonic()))
+        interrupted = bool(late) or not self._retry_idle.is_set()
         self._stopping.set()  # waiting retries are given back
         if interrupted:
             log.warning("shutting down: jobs still grading after %.0f s are given back", grace)
