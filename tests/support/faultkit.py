@@ -44,7 +44,7 @@ def migrated_postgres(admin_url: str, prefix: str) -> Iterator[str]:
     finally:
         admin.dispose()
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def kill_a_grading_process(
