@@ -39,12 +39,12 @@ sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
 import httpx  # noqa: E402
 import yaml  # noqa: E402
-from faultkit import Ledger, Server  # noqa: E402
 from report import write_section  # noqa: E402
 
 from app.auth.service import create_token  # noqa: E402
 from app.db.migrate import upgrade  # noqa: E402
 from app.db.session import make_engine, make_sessionmaker, unit_of_work  # noqa: E402
+from tests.support.faultkit import Ledger, Server  # noqa: E402
 
 DATA = REPO.parent / "shared" / "data" / "mohler" / "mohler_dataset_edited.csv"
 SLUG = "mohler"

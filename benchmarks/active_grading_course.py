@@ -4,7 +4,7 @@ every written item graded actively over HTTP by a simulated instructor who answe
 generator's true grades (never from the machine's suggestion).
 
 The generator writes each written answer from one of three statements per question (right,
-partly right, wrong: benchmarks/synthetic.py), paraphrased. Its true grade per item is below
+partly right, wrong: tests/support/synthetic.py), paraphrased. Its true grade per item is below
 (`TRUE_POINTS`, set by hand as a careful TA would grade each statement against each item's
 title, before any run); an answer's statement is recovered from its text by word overlap with
 the three statements. Reported like the Mohler run (`active_grading.py`), with "within" meaning
@@ -30,13 +30,13 @@ sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 import httpx  # noqa: E402
 from active_grading import drive_item, report  # noqa: E402
 from answer_groups_course import course  # noqa: E402
-from faultkit import Ledger, Server  # noqa: E402
 from report import write_section  # noqa: E402
-from synthetic import WRITTEN  # noqa: E402
 
 from app.auth.service import create_token  # noqa: E402
 from app.db.migrate import upgrade  # noqa: E402
 from app.db.session import make_engine, make_sessionmaker, unit_of_work  # noqa: E402
+from tests.support.faultkit import Ledger, Server  # noqa: E402
+from tests.support.synthetic import WRITTEN  # noqa: E402
 
 SLUG = "transformer-basics"
 # item -> points for statements (right, partly right, wrong) of its question.

@@ -31,7 +31,6 @@ sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
 import httpx  # noqa: E402
 from answer_groups_course import course  # noqa: E402
-from faultkit import Server  # noqa: E402
 from report import write_section  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
 
@@ -39,6 +38,7 @@ from app.auth.service import create_token  # noqa: E402
 from app.db.migrate import upgrade  # noqa: E402
 from app.db.models import Override, Submission  # noqa: E402
 from app.db.session import make_engine, make_sessionmaker, unit_of_work  # noqa: E402
+from tests.support.faultkit import Server  # noqa: E402
 
 SLUG = "transformer-basics"
 CHROMIUM = "/usr/bin/chromium"

@@ -1,7 +1,7 @@
 """A synthetic transformer-basics course for the answer-groups benchmark: one submission per
 student, deterministic per seed, as varied as a real class.
 
-Written answers: the right, partly right and wrong statements of benchmarks/synthetic.py, each
+Written answers: the right, partly right and wrong statements of tests/support/synthetic.py, each
 written in the student's own way (case, punctuation, contractions, filler words, a typo) so
 that exact text rarely repeats but the meaning does. Numbers: a few common values, the rubric's
 known mistakes, formatting variants ("589,824", "768 × 768 = 589824", "5.9 × 10^5"). Code: the
@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import random
 
-from synthetic import (
+from tests.support.synthetic import (
     ATTENTION_NO_SCALE,
     ATTENTION_OK,
     MASKED_NO_MASK,

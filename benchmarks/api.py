@@ -33,17 +33,17 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
-from ports import free_port  # noqa: E402
-from proctree import children  # noqa: E402
 from report import write_section  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
 from sqlalchemy.orm import Session, sessionmaker  # noqa: E402
-from synthetic import submission  # noqa: E402
 
 from app.auth.service import create_token  # noqa: E402
 from app.db.migrate import upgrade  # noqa: E402
 from app.db.models import GradingRun, Submission  # noqa: E402
 from app.db.session import make_engine, make_sessionmaker, unit_of_work  # noqa: E402
+from tests.support.ports import free_port  # noqa: E402
+from tests.support.proctree import children  # noqa: E402
+from tests.support.synthetic import submission  # noqa: E402
 
 SLUG = "transformer-basics"
 PATH = f"/api/v1/assignments/{SLUG}/submissions"

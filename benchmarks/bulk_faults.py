@@ -6,7 +6,7 @@ twice?
 
 Each scenario runs the real `gradeformer` command or server on a fresh SQLite database with two
 grading processes, and kills one of them once the run has stored its first results. The
-documents are synthetic submissions (benchmarks/synthetic.py); none of them is at fault, so
+documents are synthetic submissions (tests/support/synthetic.py); none of them is at fault, so
 every one must end graded exactly once by the run.
 """
 
@@ -27,14 +27,14 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
 import httpx  # noqa: E402
-from faultkit import Server, kill_a_grading_process  # noqa: E402
 from report import write_section  # noqa: E402
 from sqlalchemy import Select, func, select  # noqa: E402
-from synthetic import submission  # noqa: E402
 
 from app.auth.service import create_token  # noqa: E402
 from app.db.models import GradingRun, RegradeJob, Submission  # noqa: E402
 from app.db.session import make_engine, make_sessionmaker, unit_of_work  # noqa: E402
+from tests.support.faultkit import Server, kill_a_grading_process  # noqa: E402
+from tests.support.synthetic import submission  # noqa: E402
 
 SLUG = "transformer-basics"
 Result = dict[str, object]

@@ -36,13 +36,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
 import httpx  # noqa: E402
-from ports import free_port  # noqa: E402
 from report import write_section  # noqa: E402
 
 from app.auth.service import create_token  # noqa: E402
 from app.db.migrate import upgrade  # noqa: E402
 from app.db.session import make_engine, make_sessionmaker, unit_of_work  # noqa: E402
 from tests.app.pdfs import text_pdf  # noqa: E402
+from tests.support.ports import free_port  # noqa: E402
 
 SLUG = "transformer-basics"
 UPLOAD = f"/api/v1/assignments/{SLUG}/submissions"

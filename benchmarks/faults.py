@@ -36,13 +36,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
 import httpx  # noqa: E402
-from faultkit import Ledger, PrivateRedis, Server, Worker, migrated_postgres  # noqa: E402
 from report import write_section  # noqa: E402
-from synthetic import submission  # noqa: E402
 
 from app.auth.service import create_token  # noqa: E402
 from app.db.migrate import upgrade  # noqa: E402
 from app.db.session import make_engine, make_sessionmaker, unit_of_work  # noqa: E402
+from tests.support.faultkit import Ledger, PrivateRedis, Server, Worker, migrated_postgres  # noqa: E402
+from tests.support.synthetic import submission  # noqa: E402
 
 UPLOAD = "/api/v1/assignments/transformer-basics/submissions"
 PG_ADMIN = "postgresql+psycopg://postgres@127.0.0.1:5432/test"

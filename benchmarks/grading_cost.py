@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from synthetic import submission
-
 from app.grading.worker import WorkerOutcome
 from graders.code import shared_sandbox
 from graders.context import GradingContext, GradingResources
@@ -25,6 +23,7 @@ from graders.documents.model import ParsedSubmission
 from graders.engine import grade_submission
 from graders.registry import get_grader, registered_kinds
 from graders.rubric import BUNDLED_RUBRICS, load_rubric
+from tests.support.synthetic import submission
 
 TICK = os.sysconf("SC_CLK_TCK")
 PHASES = {

@@ -40,10 +40,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
 from grading_cost import grading_cost  # noqa: E402
-from proctree import PeakRss  # noqa: E402
 from report import write_section  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
-from synthetic import submission  # noqa: E402
 
 from app.assignments.service import sync_rubric_dir  # noqa: E402
 from app.db.migrate import upgrade  # noqa: E402
@@ -52,6 +50,8 @@ from app.db.session import make_engine, make_sessionmaker, unit_of_work  # noqa:
 from app.submissions.service import accept  # noqa: E402
 from app.submissions.upload import Upload  # noqa: E402
 from graders.rubric import BUNDLED_RUBRICS  # noqa: E402
+from tests.support.proctree import PeakRss  # noqa: E402
+from tests.support.synthetic import submission  # noqa: E402
 
 SLUG = "transformer-basics"
 PR_SET_CHILD_SUBREAPER = 36
@@ -120,7 +120,7 @@ class CliCpu:
 RUBRIC = BUNDLED_RUBRICS / "transformer-basics.yaml"
 BATTERY = BUNDLED_RUBRICS / "transformer-basics" / "b3.yaml"
 BENCH_BATTERY = BATTERY.with_name("bench-b3.yaml")
-SQUARE = '{name: "square (n = m = d_k = d_v = 4)", n: 4, m: 4, d_k: 4, d_v: 4}'
+SQUARE = '{name: "square (n = m = d_k = d_v = 4)", dims: {n: 4, m: 4, d_k: 4, d_v: 4}}'
 # Each step's edit of the rubric, kept for the steps after it.
 EDITS: dict[str, list[tuple[str, str]]] = {
     "points and feedback": [

@@ -18,6 +18,7 @@ from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.registry import get_grader, get_kind
 from graders.results import ItemResult, Status
 from graders.rubric_model import LoadedRubric, Question, Rubric, RubricItem
+from graders.totals import run_status as status_of
 
 ENGINE_VERSION = "1"
 
@@ -48,14 +49,7 @@ class GradingOutcome:
 
 
 def run_status(items: Sequence[ItemResult]) -> RunStatus:
-    statuses = {r.status for r in items}
-    if Status.GRADER_ERROR in statuses:
-        return RunStatus.GRADER_ERROR
-    if Status.PENDING in statuses:
-        return RunStatus.PENDING
-    if Status.NEEDS_REVIEW in statuses:
-        return RunStatus.NEEDS_REVIEW
-    return RunStatus.GRADED
+    return RunStatus(status_of(r.status.value for r in items))
 
 
 def _plain(

@@ -1,7 +1,10 @@
 """graders/ is a pure library: importing all of it pulls in no web or database framework."""
 
+import ast
 import subprocess
 import sys
+from collections.abc import Collection, Mapping
+from pathlib import Path
 
 FORBIDDEN = ("app", "fastapi", "sqlalchemy", "starlette", "alembic", "celery", "uvicorn")
 
@@ -16,3 +19,85 @@ def test_graders_import_no_service_code() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"graders imported: {out.stdout.strip()}"
+
+
+ROOT = Path(__file__).resolve().parent.parent
+PIPELINE = ("app/grading", "app/regrade")
+MAX_FUNCTION_LINES = 80
+
+
+def _modules(*folders: str) -> dict[str, ast.Module]:
+    found: dict[str, ast.Module] = {}
+    for folder in folders:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            found[name.removesuffix(".__init__")] = ast.parse(path.read_text(), str(path))
+    return found
+
+
+def test_no_function_of_the_grading_pipeline_is_over_80_lines() -> None:
+    long = [
+        f"{name}.{node.name}: {node.end_lineno - node.lineno + 1} lines"
+        for name, tree in _modules(*PIPELINE).items()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno is not None and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+    ]
+    assert not long, long
+
+
+def _imports(name: str, tree: ast.Module, known: Collection[str]) -> set[str]:
+    """The modules of `known` that `name` imports anywhere: at the top, in a function or
+    under TYPE_CHECKING (a circle hidden there is still a circle)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.update(m for m in [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+                         if m in known)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name in known)
+    found.discard(name)
+    return found
+
+
+def _circles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for other in sorted(graph[module]):
+            if other not in index:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in stack:
+                low[module] = min(low[module], index[other])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == module:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return circles
+
+
+def test_the_circle_finder_finds_a_circle() -> None:
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_app_has_no_import_circles() -> None:
+    modules = _modules("app")
+    graph = {name: _imports(name, tree, modules) for name, tree in modules.items()}
+    assert not _circles(graph)

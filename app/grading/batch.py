@@ -16,16 +16,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.grading.jobs import GradingJob
 from app.grading.retry import Pools, Quarantine, WindowedPool, as_pools
 from app.grading.store import store_results
-from app.grading.worker import WorkerOutcome, grade_document
-from graders.context import GradingResources
-
-# (rubric text, document, filename, content type, resources, learned context, submission id,
-# declared handout edition)
-Grade = Callable[
-    [str, bytes, str | None, str | None, GradingResources | None, str | None, int | None,
-     str | None],
-    WorkerOutcome,
-]
+from app.grading.worker import Grade, WorkerOutcome, grade_document, job_arguments
 
 
 def grade_jobs(
@@ -43,10 +34,7 @@ def grade_jobs(
     windowed = WindowedPool(pools)
     quarantine = Quarantine(pools)
     futures = {
-        windowed.submit(
-            grade, j.rubric_text, j.raw, j.filename, j.content_type, None, j.context,
-            j.submission_id, j.handout,
-        ): index
+        windowed.submit(grade, *job_arguments(j)): index
         for index, j in enumerate(jobs)
     }
     results: list[WorkerOutcome | None] = [None] * len(jobs)
@@ -92,8 +80,7 @@ def _outcome(
     except Exception as exc:
         return exc
     try:
-        retried = quarantine.run(grade, job.rubric_text, job.raw, job.filename, job.content_type,
-                                 None, job.context, job.submission_id, job.handout)
+        retried = quarantine.run(grade, *job_arguments(job))
     except Exception as exc:  # GradingProcessDied: it kills every process that grades it
         return exc
     # None only when stopped, and nothing stops a CLI run from outside.

@@ -20,12 +20,13 @@ import multiprocessing.connection
 import os
 import threading
 import time
-from collections import deque
-from collections.abc import Callable, Mapping
+from collections import Counter
+from collections.abc import Callable, Hashable, Mapping
 from concurrent.futures import CancelledError, Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol, TypeVar
 
+from app.grading.fair import FairQueue
 from app.grading.leases import died_message
 
 log = logging.getLogger(__name__)
@@ -165,7 +166,7 @@ class ProcessPools:
     def max_attempts(self) -> int:
         return self._max_attempts
 
-    def get(self) -> Executor:
+    def get(self) -> ProcessPoolExecutor:
         with self._lock:
             if self._pool is None:
                 self._pool = process_pool(self._workers, self._options)
@@ -181,11 +182,15 @@ class ProcessPools:
     def solo(self) -> Executor:
         return process_pool(1, self._options)
 
-    def close(self) -> None:
+    def close(self, *, kill: bool = False) -> None:
+        """Stop the pool once its work is done (`kill`: now)."""
         with self._lock:
             pool, self._pool = self._pool, None
         if pool is not None:
-            stop_pool(pool)
+            if kill:
+                kill_processes(pool)
+            else:
+                stop_pool(pool)
 
 
 class FixedPool:
@@ -217,35 +222,41 @@ def as_pools(pool: Executor | Pools) -> Pools:
     return FixedPool(pool) if isinstance(pool, Executor) else pool
 
 
-_Call = tuple[Future[Any], Callable[..., Any], tuple[Any, ...]]
+_Call = tuple[Future[Any], Callable[..., Any], tuple[Any, ...], Hashable]
 
 
 class WindowedPool(Executor):
     """An executor over `pools` that keeps at most `workers + 1` calls in the pool: the rest
-    wait here, so a dying process fails those few, not everything queued. A broken pool is
-    replaced, and the calls still waiting go to the new one. A call that was in the broken pool
-    fails with BrokenProcessPool: its caller retries it (`Quarantine`)."""
+    wait here, so a dying process fails those few, not everything queued. Waiting calls go in
+    turns between their owners (`submit_as`; app/grading/fair.py), the owner with the fewest
+    calls in the pool first. A broken pool is replaced, and the calls still waiting go to the
+    new one. A call that was in the broken pool fails with BrokenProcessPool: its caller
+    retries it (`Quarantine`)."""
 
     def __init__(self, pools: Pools) -> None:
         self._pools = pools
         workers = pools.workers
         self._window = None if workers is None else workers + 1
         self._lock = threading.RLock()  # a call already done runs its callback in submit
-        self._waiting: deque[_Call] = deque()
-        self._in_pool = 0
+        self._waiting: FairQueue[_Call] = FairQueue()
+        self._busy: Counter[Hashable] = Counter()  # calls in the pool, by owner
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
-        outer: Future[T] = Future()
         call = functools.partial(fn, **kwargs) if kwargs else fn
+        return self.submit_as(None, call, *args)
+
+    def submit_as(self, owner: Hashable, fn: Callable[..., T], /, *args: Any) -> Future[T]:
+        outer: Future[T] = Future()
         with self._lock:
-            self._waiting.append((outer, call, args))
+            self._waiting.push(owner, (outer, fn, args, owner))
             self._dispatch()
         return outer
 
     def _dispatch(self) -> None:
         with self._lock:
-            while self._waiting and (self._window is None or self._in_pool < self._window):
-                outer, fn, args = self._waiting.popleft()
+            while self._waiting and (self._window is None
+                                     or self._busy.total() < self._window):
+                _, (outer, fn, args, owner) = self._waiting.pop(self._busy.__getitem__)
                 if not outer.set_running_or_notify_cancel():
                     continue  # cancelled while waiting
                 try:
@@ -253,8 +264,8 @@ class WindowedPool(Executor):
                 except Exception as exc:  # no pool takes work any more (shutting down)
                     outer.set_exception(exc)
                     continue
-                self._in_pool += 1
-                inner.add_done_callback(functools.partial(self._done, outer, pool))
+                self._busy[owner] += 1
+                inner.add_done_callback(functools.partial(self._done, outer, pool, owner))
 
     def _submit(
         self, fn: Callable[..., Any], args: tuple[Any, ...]
@@ -270,13 +281,16 @@ class WindowedPool(Executor):
                 raise
             return fresh, fresh.submit(fn, *args)
 
-    def _done(self, outer: Future[Any], pool: Executor, inner: Future[Any]) -> None:
+    def _done(self, outer: Future[Any], pool: Executor, owner: Hashable,
+              inner: Future[Any]) -> None:
         if inner.cancelled():
             error: BaseException | None = CancelledError()
         else:
             error = inner.exception()
         with self._lock:
-            self._in_pool -= 1
+            self._busy[owner] -= 1
+            if not self._busy[owner]:
+                del self._busy[owner]
             if isinstance(error, BrokenProcessPool):
                 self._pools.replace(pool)
             self._dispatch()
@@ -291,7 +305,7 @@ class WindowedPool(Executor):
             with self._lock:
                 waiting = list(self._waiting)
                 self._waiting.clear()
-            for outer, _, _ in waiting:
+            for outer, _, _, _ in waiting:
                 outer.cancel()
 
 
@@ -305,10 +319,12 @@ class Quarantine:
         self._stopping = stopping or threading.Event()
         self._pool: Executor | None = None
 
-    def run(self, fn: Callable[..., T], *args: Any, attempts: int = 1) -> T | None:
-        """`fn(*args)` in a process of its own, after it killed `attempts` processes already.
-        Raises GradingProcessDied once it killed `max_attempts`, BrokenProcessPool when this
-        source cannot retry alone, and what `fn` raises; None if stopped meanwhile."""
+    def run(self, fn: Callable[..., T], *args: Any, attempts: int = 1,
+            died: Callable[[], None] | None = None) -> T | None:
+        """`fn(*args)` in a process of its own, after it killed `attempts` processes already
+        (`died` is told of each further one). Raises GradingProcessDied once it killed
+        `max_attempts`, BrokenProcessPool when this source cannot retry alone, and what `fn`
+        raises; None if stopped meanwhile."""
         while True:
             if attempts >= self._pools.max_attempts:
                 log.error("a document killed %d grading processes; giving up", attempts)
@@ -327,10 +343,18 @@ class Quarantine:
             except BrokenProcessPool:
                 self._pool = None
                 pool.shutdown(wait=False, cancel_futures=False)
+                if self._stopping.is_set():
+                    return None  # killed by the shutdown: not the document's doing
                 attempts += 1
+                if died is not None:
+                    died()
                 log.warning("a document killed its grading process alone (attempt %d)", attempts)
 
-    def close(self) -> None:
+    def close(self, *, kill: bool = False) -> None:
+        """Let the process go: once it is done (`kill`: now)."""
         pool, self._pool = self._pool, None
         if pool is not None:
-            stop_pool(pool)
+            if kill and isinstance(pool, ProcessPoolExecutor):
+                kill_processes(pool)
+            else:
+                stop_pool(pool)

@@ -1,15 +1,22 @@
-"""Storing grading results so that one bad row never takes others down with it.
+"""The one way grading results are stored: a batch per transaction (commits are the cost on
+SQLite), retried after a backoff when asked; if it still fails, each item in a transaction of
+its own, so one bad row never takes the others down. What still cannot be stored is handed to
+the caller's failure policy:
 
-Results are stored a batch per transaction (commits are the cost on SQLite). If that
-transaction fails, each result is retried in its own; one that still cannot be stored marks its
-submission `grader_error` in yet another transaction, so it is neither lost as `queued` forever
-nor able to abort a batch, an upload burst or a regrade of a whole assignment.
+- the bulk paths (CLI import/submit, regrades: `store_results`) mark the submission
+  `grader_error` in yet another transaction, so it is neither lost as `queued` forever nor able
+  to abort a batch or a regrade of a whole assignment;
+- the local executor (app/grading/writer.py) leaves it queued: its lease runs out and the
+  sweeper grades it again once the database takes writes again;
+- a Celery task (app/worker/tasks.py) raises: the broker's redelivery and the sweeper retry it.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -20,31 +27,58 @@ from app.grading.worker import WorkerOutcome
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
 # (submission id, rubric version id, the outcome or why the grading process failed)
 Result = tuple[int, int, WorkerOutcome | BaseException]
 AfterStore = Callable[[Session, Sequence[Result]], None]
 
 
-def failure_message(exc: BaseException) -> str:
-    if isinstance(exc, GradingProcessDied):
+def store_batch(
+    factory: sessionmaker[Session],
+    batch: Sequence[T],
+    write: Callable[[Session, Sequence[T]], None],
+    delays: Sequence[float] = (),
+) -> list[tuple[T, Exception]]:
+    """`write` the batch in one transaction, tried again after each of `delays` (a locked or
+    full database); if it still fails, each item in its own transaction. Returns the items
+    that could not be stored, with why."""
+    if not batch:
+        return []
+    error = _attempt(factory, batch, write)
+    for delay in delays:
+        if error is None:
+            return []
+        log.warning("storing %d grading results failed (%s); retrying in %.2f s",
+                    len(batch), type(error).__name__, delay)
+        time.sleep(delay)
+        error = _attempt(factory, batch, write)
+    if error is None:
+        return []
+    log.error("storing %d grading result(s) failed: %s", len(batch), error)
+    if len(batch) == 1:
+        return [(batch[0], error)]
+    # One bad row must not take down the results that shared its transaction.
+    failed = [(item, _attempt(factory, [item], write)) for item in batch]
+    return [(item, exc) for item, exc in failed if exc is not None]
+
+
+def _attempt(factory: sessionmaker[Session], batch: Sequence[T],
+             write: Callable[[Session, Sequence[T]], None]) -> Exception | None:
+    try:
+        with unit_of_work(factory) as session:
+            write(session, batch)
+    except Exception as exc:
+        return exc
+    return None
+
+
+def failure_message(exc: BaseException | str) -> str:
+    if isinstance(exc, str | GradingProcessDied):
         return str(exc)
     return (
         f"The grading process failed ({type(exc).__name__}); the submission is stored and "
         "will be graded again by a regrade."
     )
-
-
-def _store(
-    session: Session, results: Sequence[Result], regrade_job_id: int | None
-) -> None:
-    store_outcomes(
-        session,
-        [(s, v, r) for s, v, r in results if isinstance(r, WorkerOutcome)],
-        regrade_job_id=regrade_job_id,
-    )
-    for submission_id, _, result in results:
-        if isinstance(result, BaseException):
-            mark_failed(session, [submission_id], failure_message(result))
 
 
 def store_results(
@@ -56,38 +90,20 @@ def store_results(
 ) -> list[int]:
     """Store every result; `after` runs in each storing transaction with what it stored.
     Returns the submissions whose result could not be stored (marked grader_error instead)."""
-    if not results:
-        return []
-    try:
-        _store_in_one(factory, results, regrade_job_id, after)
-        return []
-    except Exception:
-        log.exception("storing %d grading result(s) failed", len(results))
-    if len(results) == 1:
-        unstored = [results[0][0]]
-    else:
-        unstored = []
-        for result in results:
-            try:
-                _store_in_one(factory, [result], regrade_job_id, after)
-            except Exception:
-                log.exception("storing the result of submission %d failed", result[0])
-                unstored.append(result[0])
+
+    def write(session: Session, batch: Sequence[Result]) -> None:
+        store_outcomes(session, [(s, v, r) for s, v, r in batch if isinstance(r, WorkerOutcome)],
+                       regrade_job_id=regrade_job_id)
+        for submission_id, _, result in batch:
+            if isinstance(result, BaseException):
+                mark_failed(session, [submission_id], failure_message(result))
+        if after is not None:
+            after(session, batch)
+
+    unstored = [result[0] for result, _ in store_batch(factory, results, write)]
     for submission_id in unstored:
         _mark_unstorable(factory, submission_id)
     return unstored
-
-
-def _store_in_one(
-    factory: sessionmaker[Session],
-    results: Sequence[Result],
-    regrade_job_id: int | None,
-    after: AfterStore | None,
-) -> None:
-    with unit_of_work(factory) as session:
-        _store(session, results, regrade_job_id)
-        if after is not None:
-            after(session, results)
 
 
 def _mark_unstorable(factory: sessionmaker[Session], submission_id: int) -> None:

@@ -15,9 +15,9 @@ import signal
 import threading
 import time
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,6 +34,9 @@ from graders.documents.model import InvalidDocument, ParsedSubmission
 from graders.engine import grade_submission
 from graders.results import ItemResult
 from graders.rubric import LoadedRubric, parse_rubric
+
+if TYPE_CHECKING:  # the grading processes import no ORM model
+    from app.grading.jobs import GradingJob
 
 ANSWER_CHARS = 4000
 
@@ -145,6 +148,23 @@ def grade_document(
                          submission_id, handout)
     _cache(resources).flush()
     return outcome
+
+
+# grade_document's signature: what a transport hands the pipeline (a module-level function:
+# it is pickled to the processes; tests hand in one that injects faults).
+Grade = Callable[
+    [str, bytes, str | None, str | None, GradingResources | None, str | None, int | None,
+     str | None],
+    WorkerOutcome,
+]
+
+
+def job_arguments(
+    job: GradingJob,
+) -> tuple[str, bytes, str | None, str | None, None, str | None, int, str | None]:
+    """`grade_document`'s arguments for a job."""
+    return (job.rubric_text, job.raw, job.filename, job.content_type, None, job.context,
+            job.submission_id, job.handout)
 
 
 def _grade_one(

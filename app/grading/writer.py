@@ -11,18 +11,17 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.batches import STOP, drain
-from app.db.session import unit_of_work
 from app.grading.jobs import GradingJob
 from app.grading.leases import record_deaths, release, store_if_unfinished
 from app.grading.repository import mark_failed
+from app.grading.store import failure_message, store_batch
 from app.grading.worker import WorkerOutcome
 
 log = logging.getLogger(__name__)
@@ -54,15 +53,6 @@ class _Release:
 _Item = Finished | Died | _Release
 
 
-def _failure(result: BaseException | str) -> str:
-    if isinstance(result, str):
-        return result
-    return (
-        f"The grading process failed ({type(result).__name__}); the submission is stored and "
-        "will be graded again by a regrade."
-    )
-
-
 class ResultWriter:
     def __init__(
         self,
@@ -92,44 +82,15 @@ class ResultWriter:
             [b for b in batch if isinstance(b, Finished | Died | _Release)]))
 
     def _write(self, batch: list[_Item]) -> None:
-        error = self._with_retries(batch)
-        if error is None:
-            self._settle(batch, None)
-            return
-        if len(batch) > 1:
-            # One bad row must not take down the results that shared its transaction.
-            for item in batch:
-                self._settle([item], self._attempt([item]))
-            return
-        self._settle(batch, error)
+        failed = store_batch(self._factory, batch, _store, self._delays)
+        self._settle(batch, {id(item): error for item, error in failed})
 
-    def _with_retries(self, batch: list[_Item]) -> Exception | None:
-        error = self._attempt(batch)
-        for delay in self._delays:
-            if error is None:
-                return None
-            log.warning(
-                "storing %d grading results failed (%s); retrying in %.2f s",
-                len(batch),
-                type(error).__name__,
-                delay,
-            )
-            time.sleep(delay)
-            error = self._attempt(batch)
-        return error
-
-    def _attempt(self, batch: list[_Item]) -> Exception | None:
-        try:
-            with unit_of_work(self._factory) as session:
-                _store(session, batch)
-        except Exception as exc:
-            return exc
-        return None
-
-    def _settle(self, batch: list[_Item], error: Exception | None) -> None:
+    def _settle(self, batch: list[_Item], failed: Mapping[int, Exception]) -> None:
+        """`failed`: why an item (by its id()) could not be stored."""
         for item in batch:
             if not isinstance(item, Finished):
                 continue
+            error = failed.get(id(item))
             if error is not None:
                 log.error(
                     "the result of submission %d could not be stored (%s): it stays "
@@ -143,7 +104,7 @@ class ResultWriter:
             self._stored(item.job)
 
 
-def _store(session: Session, batch: list[_Item]) -> None:
+def _store(session: Session, batch: Sequence[_Item]) -> None:
     store_if_unfinished(
         session,
         [
@@ -154,7 +115,7 @@ def _store(session: Session, batch: list[_Item]) -> None:
     )
     for item in batch:
         if isinstance(item, Finished) and not isinstance(item.result, WorkerOutcome):
-            mark_failed(session, [item.job.submission_id], _failure(item.result))
+            mark_failed(session, [item.job.submission_id], failure_message(item.result))
         elif isinstance(item, Died):
             record_deaths(session, [item.submission_id])
         elif isinstance(item, _Release):

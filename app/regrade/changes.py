@@ -34,7 +34,7 @@ class ScoreChange:
     new_status: str
     items: tuple[ItemChange, ...]
 
-def _score(
+def stored_score(
     rows: Sequence[ItemRow], overrides: Mapping[str, Override], fallback_status: str
 ) -> EffectiveScore:
     """`effective_score` over plain rows: effective_item reads only the attributes an ItemRow
@@ -48,7 +48,7 @@ def _score(
     )
 
 
-def _new_score(outcome: WorkerOutcome, overrides: Mapping[str, Override]) -> EffectiveScore:
+def new_score(outcome: WorkerOutcome, overrides: Mapping[str, Override]) -> EffectiveScore:
     """What the submission will read as after storing `outcome`, overrides still applied."""
     rows = [
         ItemRow(

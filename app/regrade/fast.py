@@ -16,7 +16,7 @@ the grading processes without being tried here (a battery change sends nearly al
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,20 +24,19 @@ from sqlalchemy.orm import Session
 
 from app.db.models import RubricVersion
 from app.regrade.compare import same_result
-from app.regrade.stored import StoredRun, keys_text
+from app.regrade.plan import IN_PLACE_KINDS, Step, VersionPlan, plan_run, plan_version
+from app.regrade.stored import GroupKey, StoredKeys, StoredRun, keys_text
 from graders.cache import CACHE_KEY, ResultCache
 from graders.cache.codecs import decode_parsed, decode_results, encode_results
 from graders.cache.groups import cacheable
 from graders.cache.keys import answer_digest
-from graders.cache.runs import MISSING, GroupSpec, RunKeys
+from graders.cache.runs import MISSING, GroupSpec, Resolve, RunKeys
 from graders.context import GradingContext, GradingResources
 from graders.documents.model import ParsedSubmission
 from graders.engine import NO_ANSWER, grade_group, unanswered
 from graders.results import ItemResult
 from graders.rubric import LoadedRubric, Question, parse_rubric
 
-# Kinds re-scored in this process on a cache miss: cheap, and needing nothing but the answer.
-IN_PLACE_KINDS = frozenset({"numeric"})
 MEMO_ENTRIES = 50_000
 
 
@@ -89,59 +88,37 @@ class FastPath:
         self.max_answers = None if max_answers is None else int(max_answers)
         self.memo: dict[str, list[ItemResult]] = {}
         self.stats = FastStats()
-        self.by_name = {spec.name: spec for _, specs in self.keys.questions for spec in specs}
         self.questions = [(question, f"{question.id}/{MISSING}", specs)
                           for question, specs in self.keys.questions]
-        self.blocked: dict[int, frozenset[str] | None] = {}  # by stored runs' rubric version
-        # The groups as the stored runs' rubric (by version) stated them: what their stored
-        # results are read back with.
-        self.stated: dict[int, Mapping[str, GroupSpec]] = {}
-        self.rubrics: dict[int, RunKeys] = {}
+        self.versions: dict[int, VersionPlan | None] = {}  # by stored runs' rubric version
 
     def pool_only(self, session: Session, ids: Sequence[int],
                   stored: Mapping[int, StoredRun]) -> set[int]:
-        """Those of `ids` the fast path is known not to re-score, without trying: no stored
-        run or keys, a run graded under a rubric whose items were not these in this order, or
-        an answer to a group the rubric change gave a new key that only the grading processes
-        compute (code, written). Counted as sent."""
+        """Those of `ids` the plan sends to the grading processes without trying here
+        (app.regrade.plan). Counted as sent."""
         untried: set[int] = set()
         for sid in ids:
             run = stored.get(sid)
-            groups = None if run is None or not run.keys else run.keys.get("groups")
-            blocked = None if run is None else self._blocked(session, run.rubric_version_id)
-            if (run is None or blocked is None or not isinstance(groups, dict)
-                    or any(name in groups for name in blocked)):
+            version = None if run is None else self._version(session, run.rubric_version_id)
+            if plan_run(run, version) is Step.RERUN:
                 untried.add(sid)
         self.stats.sent += len(untried)
         self.stats.sent_untried += len(untried)
         return untried
 
-    def _blocked(self, session: Session, version_id: int) -> frozenset[str] | None:
-        """The groups whose new key a run graded under `version_id` cannot have re-scored here;
-        None when no run of that version can be (its rubric unreadable, or its items not the
-        new rubric's in the same order: the stored rows would not line up)."""
-        if version_id in self.blocked:
-            return self.blocked[version_id]
-        found: frozenset[str] | None = None
-        text = session.get(RubricVersion, version_id)
-        try:
-            # Its file's name, as stored: a code item's battery lies beside that file.
-            old = None if text is None else parse_rubric(text.source_text, text.source_name)
-            if old is not None and [i.id for i in old.rubric.items()] == self.order:
-                found = frozenset()
-                self.stated[version_id] = self.by_name
-                self.rubrics[version_id] = self.keys
-                if old.content_hash != self.loaded.content_hash:
-                    before = RunKeys(old, self.resources.options, self.resources)
-                    found = frozenset(name for name in self.keys.changed_groups(before)
-                                      if self.by_name[name].kind not in IN_PLACE_KINDS)
-                    self.stated[version_id] = {spec.name: spec for _, specs in before.questions
-                                               for spec in specs}
-                    self.rubrics[version_id] = before
-        except Exception:  # an old rubric this code cannot read: the grading processes
-            found = None
-        self.blocked[version_id] = found
-        return found
+    def _version(self, session: Session, version_id: int) -> VersionPlan | None:
+        """The plan for runs graded under `version_id` (None: its rubric unreadable, or its
+        items not the new rubric's in the same order)."""
+        if version_id not in self.versions:
+            row = session.get(RubricVersion, version_id)
+            try:
+                # Its file's name, as stored: a code item's battery lies beside that file.
+                old = None if row is None else parse_rubric(row.source_text, row.source_name)
+                plan = None if old is None else plan_version(self.keys, old, self.resources)
+            except Exception:  # an old rubric this code cannot read: the grading processes
+                plan = None
+            self.versions[version_id] = plan
+        return self.versions[version_id]
 
     def rescore(self, stored: StoredRun | None) -> Rescored | None:
         """The submission re-scored, or None: it goes to the grading processes."""
@@ -175,96 +152,77 @@ class FastPath:
 
     def _rescore(self, stored: StoredRun) -> Rescored | None:
         keys = stored.keys
-        if not keys:
-            return None
-        location = keys.get("location")
-        groups = keys.get("groups")
-        if not isinstance(groups, dict) or location != self.keys.location_key(
+        if keys is None or keys.location != self.keys.location_key(
                 stored.sha256, stored.filename, stored.content_type, stored.handout):
             return None
-        if self.max_answers is not None and int(keys.get("answers", 0)) > self.max_answers:
+        if self.max_answers is not None and keys.answers > self.max_answers:
             return None
-        new_groups: dict[str, list[str]] = {}
-        recomputed: dict[str, ItemResult] = {}
-        same: set[str] = set()  # recomputed items whose result is the stored one
-        parsed: list[ParsedSubmission | None] = []
-
-        def located() -> ParsedSubmission | None:
-            if not parsed:
-                parsed.append(self.cache.load(str(location), decode_parsed))
-                self.stats.located += 1
-            return parsed[0]
-
-        def resolve(ids: Sequence[str]) -> dict[str, ItemResult] | None:
-            found: dict[str, ItemResult] = {}
-            for item_id in ids:
-                result = recomputed.get(item_id)
-                if result is None:
-                    spec = self.group_of.get(item_id)
-                    entry = None if spec is None else new_groups.get(spec.name)
-                    if spec is None or entry is None:
-                        return None
-                    results = self._lookup(entry[0], spec)
-                    result = next((r for r in results or () if r.item_id == item_id), None)
-                    if result is None:
-                        return None
-                found[item_id] = result
-            return found
-
+        run = _Run(self, stored, keys)
         for question, missing_name, specs in self.questions:
-            missing = groups.get(missing_name)
+            missing = keys.groups.get(missing_name)
             if missing is not None:
-                digest = self.keys.missing(question, missing[1])
-                new_groups[missing_name] = [digest, missing[1]]
-                if digest != missing[0]:
-                    doc = located()
-                    if doc is None:
-                        return None
-                    kept = self._stored_missing(stored.rubric_version_id, question.id,
-                                                missing, doc)
-                    for result in _missing_results(self.loaded, question, doc):
-                        recomputed[result.item_id] = result
-                        if kept is not None and same_result(kept.get(result.item_id), result):
-                            same.add(result.item_id)
+                if not self._rescore_missing(run, question, missing_name, missing):
+                    return None
                 continue
             for spec in specs:
-                entry = groups.get(spec.name)
-                if not isinstance(entry, list) or len(entry) != 2:
+                entry = keys.groups.get(spec.name)
+                if entry is None or not self._rescore_group(run, spec, entry):
                     return None
-                basis = entry[1]
-                key = self.keys.key(spec, basis, resolve)
-                if key is None:
-                    return None
-                if key == entry[0]:
-                    new_groups[spec.name] = [key, basis]
-                    continue
-                results = self._lookup(key, spec)
-                if results is None:
-                    results = self._grade(spec, key, resolve, located)
-                    if results is None:
-                        return None
-                if cacheable(results):
-                    new_groups[spec.name] = [key, basis]
-                before = self._stored_results(entry[0], stored.rubric_version_id, spec.name,
-                                              basis, parsed[0] if parsed else None)
-                for result in results:
-                    recomputed[result.item_id] = result
-                if before is not None:
-                    by_item = {r.item_id: r for r in before}
-                    same.update(r.item_id for r in results
-                                if same_result(by_item.get(r.item_id), r))
-        differ = {item: r for item, r in recomputed.items() if item not in same}
-        return Rescored(stored, differ, keys_text(stored, groups, new_groups),
-                        bool(recomputed))
+        differ = {item: r for item, r in run.recomputed.items() if item not in run.same}
+        return Rescored(stored, differ, keys_text(stored, run.new_groups), bool(run.recomputed))
 
-    def _stored_missing(self, version_id: int, question_id: str, entry: Sequence[str],
+    def _rescore_missing(self, run: _Run, question: Question, name: str,
+                         entry: GroupKey) -> bool:
+        """An unanswered question's items, recomputed when its digest changed."""
+        digest = self.keys.missing(question, entry.basis)
+        run.new_groups[name] = GroupKey(digest, entry.basis)
+        if digest == entry.key:
+            return True
+        doc = run.located()
+        if doc is None:
+            return False
+        kept = self._stored_missing(run.stored.rubric_version_id, question.id, entry, doc)
+        for result in _missing_results(self.loaded, question, doc):
+            run.recomputed[result.item_id] = result
+            if kept is not None and same_result(kept.get(result.item_id), result):
+                run.same.add(result.item_id)
+        return True
+
+    def _rescore_group(self, run: _Run, spec: GroupSpec, entry: GroupKey) -> bool:
+        """A group's results: kept when its key did not change, else read from the cache or
+        graded here; False when neither can be done here."""
+        key = self.keys.key(spec, entry.basis, run.resolve)
+        if key is None:
+            return False
+        if key == entry.key:
+            run.new_groups[spec.name] = entry
+            return True
+        results = self._lookup(key, spec)
+        if results is None:
+            results = self._grade(spec, key, run.resolve, run.located)
+            if results is None:
+                return False
+        if cacheable(results):
+            run.new_groups[spec.name] = GroupKey(key, entry.basis)
+        before = self._stored_results(entry.key, run.stored.rubric_version_id, spec.name,
+                                      entry.basis, run.parsed)
+        for result in results:
+            run.recomputed[result.item_id] = result
+        if before is not None:
+            by_item = {r.item_id: r for r in before}
+            run.same.update(r.item_id for r in results
+                            if same_result(by_item.get(r.item_id), r))
+        return True
+
+    def _stored_missing(self, version_id: int, question_id: str, entry: GroupKey,
                         doc: ParsedSubmission) -> dict[str, ItemResult] | None:
         """The rows a stored run holds for an unanswered question: what its rubric gave them,
         when the digest it recorded names that rubric's question."""
-        keys = self.rubrics.get(version_id)
+        plan = self.versions.get(version_id)
+        keys = None if plan is None else plan.keys
         question = None if keys is None else next(
             (q for q, _ in keys.questions if q.id == question_id), None)
-        if keys is None or question is None or keys.missing(question, entry[1]) != entry[0]:
+        if keys is None or question is None or keys.missing(question, entry.basis) != entry.key:
             return None
         return {r.item_id: r for r in _missing_results(keys.loaded, question, doc)}
 
@@ -274,7 +232,8 @@ class FastPath:
         names, read with the group's items as its rubric stated them (a row whose new result
         is the same stays: it is not moved and written again). With the located submission
         at hand (`doc`), a numeric group's are graded again rather than read (`_regraded`)."""
-        spec = self.stated.get(version_id, {}).get(name)
+        plan = self.versions.get(version_id)
+        spec = None if plan is None else plan.stated.get(name)
         if spec is None:
             return None
         found = self.memo.get(key)
@@ -294,7 +253,8 @@ class FastPath:
         (cheaper than reading them back): only when `key` is the group's key under the stored
         run's rubric for this very answer, with no earlier results to read (a key names all
         its results are computed from). None: read them back."""
-        keys = self.rubrics.get(version_id)
+        plan = self.versions.get(version_id)
+        keys = None if plan is None else plan.keys
         if (keys is None or spec.kind not in IN_PLACE_KINDS or spec.referenced
                 or not spec.static or keys.key(spec, basis, _no_earlier) != key):
             return None
@@ -307,8 +267,8 @@ class FastPath:
         results = grade_group(spec.kind, list(spec.items), answer, context)
         return results if cacheable(results) else None
 
-    def _grade(self, spec: GroupSpec, key: str, resolve: Any,
-               located: Any) -> list[ItemResult] | None:
+    def _grade(self, spec: GroupSpec, key: str, resolve: Resolve,
+               located: Callable[[], ParsedSubmission | None]) -> list[ItemResult] | None:
         """The group's grader, run here on the located submission (cheap kinds only)."""
         if spec.kind not in IN_PLACE_KINDS:
             return None
@@ -331,6 +291,47 @@ class FastPath:
 
     def close(self) -> None:
         self.cache.flush()
+
+
+class _Run:
+    """One stored run being re-scored: its new keys, the results recomputed (and which of
+    them are the stored ones), and its located submission, read from the cache once needed."""
+
+    def __init__(self, fast: FastPath, stored: StoredRun, keys: StoredKeys) -> None:
+        self.fast, self.stored, self.keys = fast, stored, keys
+        self.new_groups: dict[str, GroupKey] = {}
+        self.recomputed: dict[str, ItemResult] = {}
+        self.same: set[str] = set()  # recomputed items whose result is the stored one
+        self._located: list[ParsedSubmission | None] = []
+
+    @property
+    def parsed(self) -> ParsedSubmission | None:
+        """The located submission if it was read already."""
+        return self._located[0] if self._located else None
+
+    def located(self) -> ParsedSubmission | None:
+        if not self._located:
+            self._located.append(self.fast.cache.load(self.keys.location, decode_parsed))
+            self.fast.stats.located += 1
+        return self._located[0]
+
+    def resolve(self, ids: Sequence[str]) -> dict[str, ItemResult] | None:
+        """Earlier results a group reads: recomputed ones, else the cache's under their new
+        group key."""
+        found: dict[str, ItemResult] = {}
+        for item_id in ids:
+            result = self.recomputed.get(item_id)
+            if result is None:
+                spec = self.fast.group_of.get(item_id)
+                entry = None if spec is None else self.new_groups.get(spec.name)
+                if spec is None or entry is None:
+                    return None
+                results = self.fast._lookup(entry.key, spec)
+                result = next((r for r in results or () if r.item_id == item_id), None)
+                if result is None:
+                    return None
+            found[item_id] = result
+        return found
 
 
 def _no_earlier(ids: Sequence[str]) -> dict[str, ItemResult] | None:

@@ -11,16 +11,15 @@ overridden item counts its override's points and reads as graded.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
 from app.db.models import Override, SubmissionStatus
 from app.grading.repository import RunScores
 from app.regrade.changes import ItemChange, ScoreChange
-from app.submissions.scoring import _NOT_COUNTED as NOT_COUNTED
-from app.submissions.scoring import _PRECEDENCE as PRECEDENCE
 from graders.results import ItemResult
+from graders.totals import counted, run_status
 
 GRADED = SubmissionStatus.GRADED.value
 
@@ -31,15 +30,6 @@ class Settled:
     total: Decimal
     max_points: Decimal
     change: ScoreChange | None  # with overrides applied, as a regrade reports it
-
-
-def _counted(points: Decimal, status: str) -> Decimal:
-    return Decimal(0) if status in NOT_COUNTED else points
-
-
-def _status(statuses: Iterable[str]) -> str:
-    found = set(statuses)
-    return next((s for s in PRECEDENCE if s in found), GRADED)
 
 
 def settle(submission_id: int, student: str | None, total: Decimal, max_points: Decimal,
@@ -57,9 +47,9 @@ def settle(submission_id: int, student: str | None, total: Decimal, max_points: 
         old = rows[item]
         status = result.status.value
         after[item] = (result.points, status)
-        new_total += _counted(result.points, status) - _counted(old.points, old.status)
+        new_total += counted(result.points, status) - counted(old.points, old.status)
         new_max += result.max_points - old.max_points
-    machine = _status(status for _, status in after.values())
+    machine = run_status(status for _, status in after.values())
     if not recomputed:
         return Settled(machine, new_total, new_max, None)
     overridden = {item: o for item, o in overrides.items() if item in rows}
@@ -68,15 +58,15 @@ def settle(submission_id: int, student: str | None, total: Decimal, max_points: 
                   ) -> tuple[str, Decimal]:
         shown = machine_total
         for item, override in overridden.items():
-            shown += override.points - _counted(*values[item])
-        return _status(GRADED if item in overridden else status
+            shown += override.points - counted(*values[item])
+        return run_status(GRADED if item in overridden else status
                        for item, (_, status) in values.items()), shown
 
     if overridden:
         old_status, old_total = effective(before, total)
         now_status, now_total = effective(after, new_total)
     else:  # what `effective` gives without overrides: the machine's own, known already
-        old_status, old_total = _status(status for _, status in before.values()), total
+        old_status, old_total = run_status(status for _, status in before.values()), total
         now_status, now_total = machine, new_total
     changed: list[ItemChange] = []
     for item in sorted(recomputed, key=lambda i: positions.get(i, 0)):

@@ -8,14 +8,46 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Text, cast, select
 from sqlalchemy.orm import Session
 
 from app.db.models import GradingRun, Submission
 
-_KEY_FIELDS = {"location", "answers", "groups"}  # a run's keys (graders.cache.runs.run_keys)
+
+class GroupKey(NamedTuple):
+    """A group's key in a stored run, and the digest of the located answer it was made from
+    (for an unanswered question: the reason it was not answered)."""
+
+    key: str
+    basis: str
+
+
+@dataclass(frozen=True, slots=True)
+class StoredKeys:
+    """The keys a run was computed from (`graders.cache.runs.run_keys`), read once, typed."""
+
+    location: str
+    answers: int  # located answers
+    groups: Mapping[str, GroupKey]
+
+
+def parse_keys(value: Any) -> StoredKeys | None:
+    """A stored run's keys; None when they are missing or not in the stored form."""
+    if not isinstance(value, dict):
+        return None
+    location, answers, groups = value.get("location"), value.get("answers", 0), value.get("groups")
+    if not (isinstance(location, str) and isinstance(answers, int)
+            and isinstance(groups, dict)):
+        return None
+    parsed: dict[str, GroupKey] = {}
+    for name, entry in groups.items():
+        if not (isinstance(entry, list) and len(entry) == 2
+                and isinstance(entry[0], str) and isinstance(entry[1], str)):
+            return None
+        parsed[name] = GroupKey(*entry)
+    return StoredKeys(location, answers, parsed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +61,7 @@ class StoredRun:
     filename: str | None
     content_type: str | None
     run_id: int
-    keys: Mapping[str, Any] | None
+    keys: StoredKeys | None
     rubric_version_id: int
     total: Decimal  # the run's machine total and maximum
     max_points: Decimal
@@ -51,34 +83,29 @@ def stored_runs(session: Session, ids: Sequence[int]) -> dict[int, StoredRun]:
     found: dict[int, StoredRun] = {}
     for (sid, student, status, sha, name, ctype, run_id, text, version, total, most,
          handout) in rows:
-        keys = None if text is None else json.loads(text)
-        found[sid] = StoredRun(sid, student, status, sha, name, ctype, run_id,
-                               keys if isinstance(keys, dict) else None, version, total, most,
-                               text, handout)
+        keys = None if text is None else parse_keys(json.loads(text))
+        found[sid] = StoredRun(sid, student, status, sha, name, ctype, run_id, keys, version,
+                               total, most, text, handout)
     return found
 
 
-def keys_text(stored: StoredRun, groups: Mapping[str, Any],
-              new_groups: Mapping[str, list[str]]) -> str:
+def keys_text(stored: StoredRun, new_groups: Mapping[str, GroupKey]) -> str:
     """The new keys as JSON text: the stored text with each changed key replaced when the
     groups are the same ones (the keys are digests, each found once), else encoded anew."""
-    text = stored.keys_text
-    keys = stored.keys
-    if (text is not None and keys is not None and keys.keys() == _KEY_FIELDS
-            and groups.keys() == new_groups.keys()):
-        for name, (key, _) in new_groups.items():
-            old = groups[name]
-            if old[0] == key:
+    text, keys = stored.keys_text, stored.keys
+    if text is not None and keys is not None and keys.groups.keys() == new_groups.keys():
+        for name, new in new_groups.items():
+            old = keys.groups[name]
+            if old.key == new.key:
                 continue
-            if not (isinstance(old[0], str) and old[0] and text.count(f'"{old[0]}"') == 1
-                    and old[1] == new_groups[name][1]):
+            if not (old.key and text.count(f'"{old.key}"') == 1 and old.basis == new.basis):
                 break
-            text = text.replace(f'"{old[0]}"', _quoted(key), 1)
+            text = text.replace(f'"{old.key}"', _quoted(new.key), 1)
         else:
             return text
-    return json.dumps({"location": keys.get("location") if keys else None,
-                       "answers": keys.get("answers", 0) if keys else 0,
-                       "groups": dict(new_groups)})
+    return json.dumps({"location": keys.location if keys else None,
+                       "answers": keys.answers if keys else 0,
+                       "groups": {name: list(entry) for name, entry in new_groups.items()}})
 
 
 def _quoted(key: str) -> str:

@@ -8,19 +8,12 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from app.db.models import GradingRun, ItemScore, Override, SubmissionStatus
+from app.db.models import GradingRun, ItemScore, Override
 from graders.results import Status
+from graders.totals import NOT_COUNTED, run_status
 
-# Items whose machine points do not count: nothing trustworthy was computed for them.
-_NOT_COUNTED = frozenset({Status.PENDING.value, Status.GRADER_ERROR.value})
 # The comment a group "Accept" stores: staff read it as who decided; it is not for the student.
 ACCEPTED_SUGGESTION = "Group decision: the machine's suggestion accepted."
-# Run status precedence: the worst item decides what the submission needs next.
-_PRECEDENCE = (
-    SubmissionStatus.GRADER_ERROR.value,
-    SubmissionStatus.PENDING.value,
-    SubmissionStatus.NEEDS_REVIEW.value,
-)
 
 
 @dataclass(frozen=True)
@@ -52,7 +45,7 @@ class EffectiveItem:
 
     @property
     def counts(self) -> bool:
-        return self.override is not None or self.status not in _NOT_COUNTED
+        return self.override is not None or self.status not in NOT_COUNTED
 
     @property
     def full_credit(self) -> bool:
@@ -144,8 +137,7 @@ def combine(items: Iterable[EffectiveItem], fallback_status: str) -> EffectiveSc
     items = tuple(items)
     if not items:
         return EffectiveScore(fallback_status, None, None, ())
-    statuses = {i.status for i in items}
-    status = next((s for s in _PRECEDENCE if s in statuses), SubmissionStatus.GRADED.value)
+    status = run_status(i.status for i in items)
     total = sum((i.points for i in items if i.counts), Decimal(0))
     max_points = sum((i.max_points for i in items), Decimal(0))
     return EffectiveScore(status, total, max_points, items)

@@ -14,7 +14,7 @@ sweeper) finds it graded or held by a live task and does nothing.
 from __future__ import annotations
 
 import logging
-import time
+from collections.abc import Sequence
 from typing import Any
 
 from celery import Celery, Task
@@ -26,6 +26,7 @@ from app.assignments.service import parsed_version
 from app.calibration.service import context_text
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from app.grading.leases import claim, store_if_unfinished
+from app.grading.store import store_batch
 from app.grading.worker import WorkerOutcome, grade_document, init_worker
 from app.settings import Settings, get_settings
 
@@ -103,18 +104,16 @@ def _init_process(**_: Any) -> None:
 def _store(
     factory: sessionmaker[Session], triple: tuple[int, int, WorkerOutcome], holder: str
 ) -> int:
-    """Store the run if the claim is still ours; a failed write is retried with backoff (a
-    locked or full database), then left to the sweeper once the claim runs out."""
-    for delay in (*STORE_RETRY_DELAYS, None):
-        try:
-            with unit_of_work(factory) as session:
-                return store_if_unfinished(session, [triple], holder=holder)
-        except Exception:
-            if delay is None:
-                raise
-            log.warning("storing submission %d failed; retrying in %.1f s", triple[0], delay)
-            time.sleep(delay)
-    return 0
+    """Store the run if the claim is still ours (app.grading.store: retried with backoff, a
+    locked or full database), else raise: the sweeper hands it out once the claim runs out."""
+    stored: list[int] = []
+
+    def write(session: Session, batch: Sequence[tuple[int, int, WorkerOutcome]]) -> None:
+        stored.append(store_if_unfinished(session, batch, holder=holder))
+
+    for _, error in store_batch(factory, [triple], write, STORE_RETRY_DELAYS):
+        raise error
+    return stored[-1]
 
 
 # No result in the result store: the database is where a grade lives and where a caller

@@ -24,7 +24,7 @@ from app.db.migrate import upgrade
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from app.main import create_app
 from app.settings import Settings
-from benchmarks.faultkit import migrated_postgres
+from tests.support.faultkit import migrated_postgres
 
 PG_ADMIN_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 

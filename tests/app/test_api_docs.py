@@ -16,8 +16,8 @@ import uvicorn
 
 from app.main import create_app
 from app.settings import Settings
-from benchmarks.ports import free_port
 from tests.app.conftest import Api, copy_sqlite
+from tests.support.ports import free_port
 
 CHROMIUM = Path("/usr/bin/chromium")
 LINKS = re.compile(r"""(?:src|href)\s*=\s*["']([^"']*)["']""")

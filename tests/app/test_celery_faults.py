@@ -15,9 +15,9 @@ from app.db.models import GradingRun, Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from app.main import create_app
 from app.settings import Settings
-from benchmarks.faultkit import PrivateRedis, Worker
-from benchmarks.synthetic import submission
 from tests.app.conftest import make_tokens
+from tests.support.faultkit import PrivateRedis, Worker
+from tests.support.synthetic import submission
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.slow]
 

@@ -12,7 +12,8 @@ from app.assignments.service import sync_rubric_dir
 from app.db.models import Override, Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from app.grading.repository import current_item_rows, current_runs
-from app.regrade.runner import _score, run_regrade
+from app.regrade.changes import stored_score
+from app.regrade.runner import run_regrade
 from app.submissions.repository import overrides_for
 from app.submissions.scoring import effective_score
 from app.submissions.service import accept
@@ -53,10 +54,10 @@ def test_plain_rows_compare_like_the_orm(sqlite_db: str) -> None:
         for sid in ids:
             own = overrides.get(sid, {})
             orm = effective_score(statuses[sid], runs.get(sid), own)
-            plain = _score(rows.get(sid, []), own, statuses[sid])
+            plain = stored_score(rows.get(sid, []), own, statuses[sid])
             assert (plain.status, plain.total, plain.max_points) == (
                 orm.status, orm.total, orm.max_points)
             assert [(i.item_id, i.points, i.status, i.machine_points) for i in plain.items] == [
                 (i.item_id, i.points, i.status, i.machine_points) for i in orm.items]
-        assert any(i.override is not None for i in _score(
+        assert any(i.override is not None for i in stored_score(
             rows[ids[0]], overrides[ids[0]], statuses[ids[0]]).items)

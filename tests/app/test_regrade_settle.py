@@ -1,6 +1,6 @@
 """`settle` (a regrade's new status, totals and change report from the stored run's totals and
 the few rows it reads) decides exactly what the full comparison over every row decides
-(`changes.diff_of` over `changes._score`, the grading processes' path), for generated runs:
+(`changes.diff_of` over `changes.stored_score`, the grading processes' path), for generated runs:
 any statuses, points, recomputed items and overrides."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from app.db.models import Override
 from app.grading.repository import DECIDING, ItemRow, RunScores, Score
-from app.regrade.changes import _score, diff_of
+from app.regrade.changes import diff_of, stored_score
 from app.regrade.settle import settle
 from graders.results import ItemResult, Status
 
@@ -53,7 +53,7 @@ def test_settle_decides_what_the_full_comparison_decides(
                    r.grader, r.grader_version) if (r := recomputed.get(o.item_id)) else o
            for o in old]
     # What the stored run says of itself, and what the regrade reads of it.
-    machine_old = _score(old, {}, "graded")
+    machine_old = stored_score(old, {}, "graded")
     assert machine_old.total is not None and machine_old.max_points is not None
     wanted = set(recomputed) | set(overrides)
     read = RunScores(len(old), {r.item_id: Score(r.item_id, r.points, r.max_points, r.status)
@@ -62,10 +62,11 @@ def test_settle_decides_what_the_full_comparison_decides(
     settled = settle(7, "s", machine_old.total, machine_old.max_points, read, recomputed,
                      overrides, positions)
     assert settled is not None
-    machine_new = _score(new, {}, "graded")
+    machine_new = stored_score(new, {}, "graded")
     assert (settled.status, settled.total, settled.max_points) == (
         machine_new.status, machine_new.total, machine_new.max_points)
-    expected = diff_of(7, "s", _score(old, overrides, "graded"), _score(new, overrides, "graded"))
+    expected = diff_of(7, "s", stored_score(old, overrides, "graded"),
+                       stored_score(new, overrides, "graded"))
     assert settled.change == (expected if recomputed else None)
     if not recomputed:
         assert expected is None

@@ -37,11 +37,12 @@ def _compared(setup: Setup) -> int:  # noqa: F811
     fast, stored = _fast(setup)
     compared = 0
     for run in stored.values():
-        groups = (run.keys or {}).get("groups", {})
-        doc = None if not run.keys else fast.cache.load(str(run.keys["location"]),
-                                                        decode_parsed)
-        for name, (key, basis) in groups.items():
-            spec = fast.stated.get(run.rubric_version_id, {}).get(name)
+        if run.keys is None:
+            continue
+        doc = fast.cache.load(run.keys.location, decode_parsed)
+        for name, (key, basis) in run.keys.groups.items():
+            plan = fast.versions.get(run.rubric_version_id)
+            spec = None if plan is None else plan.stated.get(name)
             if spec is None or doc is None:
                 continue
             regraded = fast._regraded(key, run.rubric_version_id, spec, basis, doc)

@@ -18,8 +18,8 @@ from schemathesis.checks import not_a_server_error
 from app.db.session import make_engine, make_sessionmaker
 from app.main import create_app
 from app.settings import Settings
-from benchmarks.ports import free_port
 from tests.app.conftest import copy_sqlite, make_tokens
+from tests.support.ports import free_port
 
 # Examples per operation: ~20 operations, each example a real HTTP round trip.
 EXAMPLES = 12

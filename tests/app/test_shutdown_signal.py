@@ -18,10 +18,10 @@ from sqlalchemy import func, select
 
 from app.db.models import GradingRun, Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
-from benchmarks.faultkit import NO_UPLOAD_LIMITS
-from benchmarks.ports import free_port
-from benchmarks.synthetic import submission
 from tests.app.conftest import make_tokens
+from tests.support.faultkit import NO_UPLOAD_LIMITS
+from tests.support.ports import free_port
+from tests.support.synthetic import submission
 
 REPO = Path(__file__).resolve().parents[2]
 UPLOAD = "/api/v1/assignments/transformer-basics/submissions"

@@ -126,7 +126,7 @@ def test_a_write_is_committed_before_its_answer_is_sent(postgres_db: str) -> Non
 
     from app.auth.service import create_token
     from app.db.session import unit_of_work
-    from benchmarks.ports import free_port
+    from tests.support.ports import free_port
 
     engine = make_engine(postgres_db)
     with unit_of_work(make_sessionmaker(engine)) as session:

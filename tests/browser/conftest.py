@@ -20,8 +20,8 @@ import pytest
 
 from app.db.migrate import upgrade
 from app.db.session import make_engine, make_sessionmaker
-from benchmarks.faultkit import Server
 from tests.app.conftest import make_tokens, sqlite_url
+from tests.support.faultkit import Server
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]

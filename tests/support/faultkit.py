@@ -22,8 +22,8 @@ from sqlalchemy import create_engine, func, make_url, select, text
 from app.db.migrate import upgrade
 from app.db.models import GradingRun, Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
-from benchmarks.ports import free_port
-from benchmarks.proctree import children
+from tests.support.ports import free_port
+from tests.support.proctree import children
 
 
 @contextmanager
@@ -44,7 +44,7 @@ def migrated_postgres(admin_url: str, prefix: str) -> Iterator[str]:
     finally:
         admin.dispose()
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def kill_a_grading_process(
