@@ -111,9 +111,15 @@ def _negated(before: str) -> bool:
 
 def _noted(text: str, previous_end: int, start: int) -> bool:
     """The factor at `start` stands in brackets opened after the previous factor, in the same
-    sentence."""
+    clause ("16x (4x the tokens)"). A clause break or a conclusion word before the bracket makes
+    it the conclusion, not a note ("2x as many patches, so cost (3x)", "Since 2x as many
+    patches, cost (3x)")."""
     between = text[previous_end:start]
-    return not re.search(r"[.;!?]\s|\n", between) and between.count("(") > between.count(")")
+    if re.search(r"[.;!?]\s|\n", between) or between.count("(") <= between.count(")"):
+        return False
+    before_bracket = between[:between.rfind("(")]
+    return not re.search(r"[,:;\u2014]", before_bracket) \
+        and not _CONCLUDE_WORDS.search(before_bracket)
 
 
 def _candidate(scored: _Scored, final: bool) -> Candidate:

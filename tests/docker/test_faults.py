@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 
-from benchmarks.synthetic import submission
+from tests.support.synthetic import submission
 from tests.docker.stack import Stack, docker, upload
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]

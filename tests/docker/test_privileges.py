@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from benchmarks.synthetic import ATTENTION_OK
+from tests.support.synthetic import ATTENTION_OK
 from tests.docker.stack import IMAGE, REPO, WORKER_PRIVILEGES, Stack, docker, upload
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
