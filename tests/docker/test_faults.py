@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 
-from tests.support.synthetic import submission
 from tests.docker.stack import Stack, docker, upload
+from tests.support.synthetic import submission
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from tests.support.synthetic import ATTENTION_OK
 from tests.docker.stack import IMAGE, REPO, WORKER_PRIVILEGES, Stack, docker, upload
+from tests.support.synthetic import ATTENTION_OK
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
