@@ -5,7 +5,7 @@ deploy/compose.yaml) beside the single-process local executor on the host.
 
 Run by `make docker-test DOCKER_BENCH=1` after the checks, or alone once scripts/docker-test.sh
 has built the images. Each configuration grades the same `--count` synthetic submissions
-(numeric, written and code answers; benchmarks/synthetic.py) uploaded at once, with the result
+(numeric, written and code answers; tests/support/synthetic.py) uploaded at once, with the result
 cache off so that every program runs in the sandbox; the time runs from the first upload until
 the last one is final.
 Every worker container runs one grading process (GRADEFORMER_WORKERS=1), like the local
@@ -27,15 +27,15 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
 import httpx  # noqa: E402
-from ports import free_port  # noqa: E402
 from report import write_section  # noqa: E402
-from synthetic import submission  # noqa: E402
 
 from app.auth.service import create_token  # noqa: E402
 from app.db.migrate import upgrade  # noqa: E402
 from app.db.models import Submission  # noqa: E402
 from app.db.session import make_engine, make_sessionmaker, unit_of_work  # noqa: E402
 from tests.docker.stack import Stack, upload  # noqa: E402
+from tests.support.ports import free_port  # noqa: E402
+from tests.support.synthetic import submission  # noqa: E402
 
 FINAL = {"graded", "needs_review", "pending", "grader_error", "error"}
 SETTINGS = {"GRADEFORMER_RESULT_CACHE": "false", "GRADEFORMER_WORKERS": "1",
