@@ -200,6 +200,8 @@ def create_app(
         )
         try:
             await run_in_threadpool(_startup, sessions, settings, executor)
+            # After the grading processes: the fork server they start has the readers imported.
+            await run_in_threadpool(app.state.document_reader.warm)
             sweeper.start()
             yield
         finally:
