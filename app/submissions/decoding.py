@@ -21,39 +21,27 @@ student's; an upload that waits too long gets 503.
 from __future__ import annotations
 
 import asyncio
-import json
-import logging
 import multiprocessing
-import multiprocessing.connection
-import os
 import queue
-import resource
-import select
-import signal
 import threading
-import time
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass
-from types import FrameType
-from typing import Literal
+from collections.abc import Hashable
 
 from starlette.concurrency import run_in_threadpool
 
 from app.errors import Unavailable, UnreadableUpload
-from graders.documents.formats import DecodedDocument, decode_document
-from graders.documents.model import InvalidDocument, NeedsReader
+from app.submissions.reading import DecodeLimits, Kind, Verdict, helper_main
 
 _HEAVY_EXTENSIONS = (".pdf", ".ipynb")
 _HEAVY_TYPES = frozenset({"application/pdf", "application/x-ipynb+json"})
 # How long an upload may wait for a free reader before it is turned away (503, Retry-After).
 QUEUE_SECONDS = 30.0
-MESSAGE_CHARS = 500
 HELPER_MARGIN_S = 10.0
-# A light helper whose resident memory grew this much past its start (what reading left behind
-# in the allocator) is replaced after its answer, like one that ran out of memory.
-LIGHT_GROWTH_BYTES = 128 * 1024 * 1024
+# A light read of a document this small is exchanged with its helper on the event loop (the
+# request fits the socket's buffer, the answer is a line): no thread hop per upload. Bigger
+# ones are sent from a worker thread.
+INLINE_BYTES = 32 * 1024
 
-Kind = Literal["light", "heavy"]
+__all__ = ["DecodeLimits", "DocumentReader", "needs_child"]
 
 
 def needs_child(raw: bytes, filename: str | None, content_type: str | None) -> bool:
@@ -68,151 +56,6 @@ def needs_child(raw: bytes, filename: str | None, content_type: str | None) -> b
     )
 
 
-@dataclass(frozen=True)
-class DecodeLimits:
-    seconds: float
-    max_pages: int
-    memory_bytes: int
-
-
-# (verdict, the format or why not, the handout edition the document declares). Verdicts: ok,
-# invalid, timeout, died, and "heavy" from a light helper (the format: a PDF or notebook).
-Verdict = tuple[str, str, str | None]
-TOO_MUCH_MEMORY = "the document needs too much memory to read"
-
-
-class _Expired(Exception):
-    """A light helper's interval timer ran out while it was reading."""
-
-
-def _mapped_bytes() -> tuple[int, int]:
-    """This process's address space and resident memory, in bytes."""
-    with open("/proc/self/statm") as statm:
-        size, resident = statm.read().split()[:2]
-    page = resource.getpagesize()
-    return int(size) * page, int(resident) * page
-
-
-def _judge(read: Callable[[], DecodedDocument]) -> Verdict:
-    """What reading a document said, as data: the parsers' failures included."""
-    try:
-        document = read()
-    except NeedsReader as exc:
-        return ("heavy", exc.format, None)
-    except InvalidDocument as exc:
-        return ("invalid", str(exc)[:MESSAGE_CHARS], None)
-    except MemoryError:
-        return ("invalid", TOO_MUCH_MEMORY, None)
-    except RecursionError:
-        return ("invalid", "the document is nested too deeply to read", None)
-    except _Expired:
-        return ("timeout", "", None)
-    except Exception as exc:  # a parser library's own error on a malformed file
-        return ("invalid", f"not a readable document ({type(exc).__name__})", None)
-    return ("ok", document.format, document.handout)
-
-
-def _verdict(
-    raw: bytes, filename: str | None, content_type: str | None, limits: DecodeLimits
-) -> Verdict:
-    """In the forked child: bound this process, read the document, say what it is and which
-    handout edition it declares (a notebook's metadata)."""
-    # Address space: what the helper already mapped, plus the budget for this document.
-    mapped, _ = _mapped_bytes()
-    resource.setrlimit(resource.RLIMIT_AS, (mapped + limits.memory_bytes,) * 2)
-    cpu = int(limits.seconds) + 1
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
-    return _judge(lambda: decode_document(raw, filename, content_type,
-                                          max_pages=limits.max_pages))
-
-
-def _decode_forked(
-    raw: bytes, filename: str | None, content_type: str | None, limits: DecodeLimits
-) -> Verdict:
-    """In the heavy helper: fork a child for one document, kill it at the deadline."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: the helper is single-threaded, so forking it is safe
-        try:
-            os.close(read_end)
-            os.write(write_end, json.dumps(_verdict(raw, filename, content_type, limits)).encode())
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    deadline = time.monotonic() + limits.seconds
-    received = b""
-    try:
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                os.kill(pid, signal.SIGKILL)
-                return ("timeout", "", None)
-            ready, _, _ = select.select([read_end], [], [], remaining)
-            if ready:
-                data = os.read(read_end, 65536)
-                if not data:
-                    break
-                received += data
-    finally:
-        os.close(read_end)
-        os.waitpid(pid, 0)
-    if not received:  # killed by its memory or CPU limit
-        return ("died", "", None)
-    verdict, value, handout = json.loads(received)
-    return (str(verdict), str(value), None if handout is None else str(handout))
-
-
-def _expire(_signum: int, _frame: FrameType | None) -> None:
-    raise _Expired
-
-
-def _decode_light(
-    raw: bytes, filename: str | None, content_type: str | None, limits: DecodeLimits,
-    baseline: int,
-) -> tuple[Verdict, bool]:
-    """In a light helper, in its own process: read a text or JSON document (bounded in depth
-    and digits by the reader) under a soft address-space cap of what is mapped now plus the
-    budget and an interval timer of the deadline. Also: whether to retire this helper."""
-    mapped, _ = _mapped_bytes()
-    saved = resource.getrlimit(resource.RLIMIT_AS)
-    soft = mapped + limits.memory_bytes
-    hard = saved[1]
-    resource.setrlimit(resource.RLIMIT_AS,
-                       (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
-    signal.setitimer(signal.ITIMER_REAL, limits.seconds)
-    try:
-        verdict = _judge(lambda: decode_document(raw, filename, content_type, light_only=True))
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        resource.setrlimit(resource.RLIMIT_AS, saved)
-    _, resident = _mapped_bytes()
-    spent = verdict[0] == "timeout" or verdict[1] == TOO_MUCH_MEMORY
-    return verdict, spent or resident - baseline > LIGHT_GROWTH_BYTES
-
-
-def _helper_main(conn: multiprocessing.connection.Connection, kind: Kind) -> None:
-    # The PDF library logs every repair it attempts on a malformed file: noise, not news.
-    logging.getLogger("pypdf").setLevel(logging.CRITICAL)
-    signal.signal(signal.SIGALRM, _expire)
-    _, baseline = _mapped_bytes()
-    while True:
-        try:
-            request = conn.recv()
-        except (EOFError, OSError):
-            return
-        raw, filename, content_type, limits = request
-        if kind == "heavy":
-            conn.send((_decode_forked(raw, filename, content_type, limits), False))
-            continue
-        try:
-            verdict, retire = _decode_light(raw, filename, content_type, limits, baseline)
-        except _Expired:  # the timer ran out just as reading ended: retire, to be sure
-            verdict, retire = ("timeout", "", None), True
-        conn.send((verdict, retire))
-        if retire:
-            return
-
-
 class _Helper:
     """A long-lived process (started once from the fork server: it pays the imports once):
     a light one reads text and JSON itself, a heavy one forks a limited child per document."""
@@ -220,7 +63,7 @@ class _Helper:
     def __init__(self, kind: Kind) -> None:
         context = multiprocessing.get_context("forkserver")
         self.conn, theirs = context.Pipe()
-        self.process = context.Process(target=_helper_main, args=(theirs, kind), daemon=True)
+        self.process = context.Process(target=helper_main, args=(theirs, kind), daemon=True)
         self.process.start()
         theirs.close()
 
@@ -278,17 +121,66 @@ class _Pool:
         except (OSError, EOFError, TimeoutError) as exc:  # the helper itself failed: replace it
             self._discard(helper)
             raise Unavailable("Documents cannot be read right now; try again shortly.") from exc
+        self._done(helper, retire)
+        return verdict
+
+    async def decode_inline(
+        self, raw: bytes, filename: str | None, content_type: str | None, limits: DecodeLimits
+    ) -> Verdict:
+        """On the event loop, holding a slot, for a small document: send it to an idle helper
+        and wait for the helper's answer to be readable (the loop never blocks on it)."""
+        helper = self._idle_helper()
+        if helper is None:  # starting one forks: on a worker thread
+            helper = await run_in_threadpool(self._take)
+        loop = asyncio.get_running_loop()
+        answered: asyncio.Future[None] = loop.create_future()
+        fd = helper.conn.fileno()
+        def readable() -> None:
+            if not answered.done():
+                answered.set_result(None)
+
+        loop.add_reader(fd, readable)
+        try:
+            helper.conn.send((raw, filename, content_type, limits))
+            await asyncio.wait_for(answered, limits.seconds + HELPER_MARGIN_S)
+            answer: tuple[Verdict, bool] = helper.conn.recv()
+            verdict, retire = answer
+        except (OSError, EOFError, TimeoutError) as exc:
+            loop.remove_reader(fd)
+            await run_in_threadpool(self._discard, helper)
+            raise Unavailable("Documents cannot be read right now; try again shortly.") from exc
+        loop.remove_reader(fd)
         if retire:
-            self._discard(helper)
+            await run_in_threadpool(self._discard, helper)
         else:
             self._idle.put(helper)
         return verdict
 
+    def _done(self, helper: _Helper, retire: bool) -> None:
+        if retire:
+            self._discard(helper)
+        else:
+            self._idle.put(helper)
+
+    def _idle_helper(self) -> _Helper | None:
+        """An idle helper that is still alive (one that died idle, killed by the machine's
+        out-of-memory killer or an operator, is dropped, not handed a document)."""
+        while True:
+            try:
+                helper = self._idle.get_nowait()
+            except queue.Empty:
+                return None
+            if helper.process.is_alive():
+                return helper
+            helper.conn.close()
+            with self._lock:
+                if helper in self._all:
+                    self._all.remove(helper)
+
     def _take(self) -> _Helper:
-        try:
-            return self._idle.get_nowait()
-        except queue.Empty:
-            pass
+        helper = self._idle_helper()
+        if helper is not None:
+            return helper
         with self._lock:  # the semaphore bounds how many exist: one per slot
             if self._closed:
                 raise Unavailable("The server is shutting down.")
@@ -305,26 +197,15 @@ class _Pool:
             if helper in self._all:
                 self._all.remove(helper)
 
-    def warm(self, count: int, limits: DecodeLimits) -> None:
-        """Start up to `count` idle helpers now and have each read a line (its imports done),
-        so the first uploads wait for none."""
-        with self._lock:
-            missing = 0 if self._closed else max(0, count - len(self._all))
-        started = []
-        for _ in range(missing):
-            helper = _Helper(self.kind)
+    def warm(self, count: int) -> None:
+        """Start up to `count` idle helpers now: they import what they need while the server
+        finishes starting (nothing waits for them), and the first uploads start none."""
+        for _ in range(count):
             with self._lock:
-                if self._closed:
-                    helper.close()
-                    break
+                if self._closed or len(self._all) >= count:
+                    return
+                helper = _Helper(self.kind)
                 self._all.append(helper)
-            started.append(helper)
-        for helper in started:
-            try:
-                helper.decode(b"ready\n", "ready.txt", None, limits)
-            except (OSError, EOFError, TimeoutError):
-                self._discard(helper)
-                continue
             self._idle.put(helper)
 
     def close(self) -> None:
@@ -333,6 +214,22 @@ class _Pool:
             helpers, self._all = self._all, []
         for helper in helpers:
             helper.close()
+
+
+def _busy() -> Unavailable:
+    return Unavailable("Too many documents are being read right now; try again in a minute.",
+                       retry_after=int(QUEUE_SECONDS))
+
+
+async def _acquire(lock: asyncio.Lock | asyncio.Semaphore, wait: float) -> None:
+    """Take `lock` within `wait` seconds, else 503; a free one at once (no timer task)."""
+    if not lock.locked():
+        await lock.acquire()
+        return
+    try:
+        await asyncio.wait_for(lock.acquire(), max(wait, 0.0))
+    except TimeoutError:
+        raise _busy() from None
 
 
 class DocumentReader:
@@ -349,7 +246,7 @@ class DocumentReader:
 
     def warm(self) -> None:
         """Start the light helpers (every upload needs one); heavy ones start on demand."""
-        self._pools["light"].warm(self._concurrency, self.limits)
+        self._pools["light"].warm(self._concurrency)
 
     async def read_document(
         self, raw: bytes, filename: str | None, content_type: str | None,
@@ -364,10 +261,7 @@ class DocumentReader:
         turn, waiting = self._turns.get(owner, (asyncio.Lock(), 0))
         self._turns[owner] = (turn, waiting + 1)
         try:
-            try:
-                await asyncio.wait_for(turn.acquire(), QUEUE_SECONDS)
-            except TimeoutError:
-                raise self._busy() from None
+            await _acquire(turn, QUEUE_SECONDS)
             try:
                 kind: Kind = "heavy" if needs_child(raw, filename, content_type) else "light"
                 verdict, value, handout = await self._read(kind, raw, filename, content_type,
@@ -390,11 +284,10 @@ class DocumentReader:
         wait: float,
     ) -> Verdict:
         pool = self._pools[kind]
+        await _acquire(pool.slots, wait)
         try:
-            await asyncio.wait_for(pool.slots.acquire(), max(wait, 0.0))
-        except TimeoutError:
-            raise self._busy() from None
-        try:
+            if kind == "light" and len(raw) <= INLINE_BYTES:
+                return await pool.decode_inline(raw, filename, content_type, self.limits)
             return await run_in_threadpool(self._decode, kind, raw, filename, content_type)
         finally:
             pool.slots.release()
@@ -404,10 +297,6 @@ class DocumentReader:
     ) -> Verdict:
         return self._pools[kind].decode(raw, filename, content_type, self.limits)
 
-    @staticmethod
-    def _busy() -> Unavailable:
-        return Unavailable("Too many documents are being read right now; try again in a minute.",
-                           retry_after=int(QUEUE_SECONDS))
 
     def close(self) -> None:
         for pool in self._pools.values():

@@ -441,3 +441,23 @@ def test_client_chosen_names_are_stored_clean(edge: Api) -> None:
     ).json()
     for text in (body["filename"], body["student"]):
         assert not any(ch in text for ch in ("\x1b", "\x07", "\u202e")), text
+
+
+def test_a_reader_helper_that_died_idle_is_replaced_not_blamed_on_the_upload() -> None:
+    """A light helper killed while idle (the out-of-memory killer, an operator): the next
+    upload is read by a fresh one, small (read on the event loop) or large (on a thread)."""
+    reader = DocumentReader(DecodeLimits(seconds=5, max_pages=10, memory_bytes=256 * MIB), 1)
+    small, large = b'{"answers": {"B1": "64"}}', b"B1: 64\n" * 20_000
+
+    async def read(raw: bytes, name: str) -> tuple[str, str | None]:
+        return await reader.read_document(raw, name, None, owner="alice")
+
+    try:
+        assert asyncio.run(read(small, "a.json")) == ("json", None)
+        for raw, name, fmt in [(small, "a.json", "json"), (large, "a.txt", "text")]:
+            for helper in list(reader._pools["light"]._all):
+                helper.process.kill()
+                helper.process.join(5)
+            assert asyncio.run(read(raw, name)) == (fmt, None)
+    finally:
+        reader.close()
