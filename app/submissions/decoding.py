@@ -40,6 +40,7 @@ HELPER_MARGIN_S = 10.0
 # request fits the socket's buffer, the answer is a line): no thread hop per upload. Bigger
 # ones are sent from a worker thread.
 INLINE_BYTES = 32 * 1024
+LIGHT_PER_SLOT = 2
 
 __all__ = ["DecodeLimits", "DocumentReader", "needs_child"]
 
@@ -239,14 +240,17 @@ class DocumentReader:
         self.limits = limits
         self._concurrency = concurrency
         self._pools: dict[Kind, _Pool] = {
-            "light": _Pool("light", concurrency), "heavy": _Pool("heavy", concurrency),
+            # Light reads take a millisecond but a trip to another process each: twice as many
+            # helpers keep uploads flowing while some wait for a core.
+            "light": _Pool("light", LIGHT_PER_SLOT * concurrency),
+            "heavy": _Pool("heavy", concurrency),
         }
         # Per owner: the lock that takes turns, and how many of their uploads hold or wait on it.
         self._turns: dict[Hashable, tuple[asyncio.Lock, int]] = {}
 
     def warm(self) -> None:
         """Start the light helpers (every upload needs one); heavy ones start on demand."""
-        self._pools["light"].warm(self._concurrency)
+        self._pools["light"].warm(LIGHT_PER_SLOT * self._concurrency)
 
     async def read_document(
         self, raw: bytes, filename: str | None, content_type: str | None,
