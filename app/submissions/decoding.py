@@ -29,13 +29,14 @@ from collections.abc import Hashable
 from starlette.concurrency import run_in_threadpool
 
 from app.errors import Unavailable, UnreadableUpload
-from app.submissions.reading import DecodeLimits, Kind, Verdict, helper_main
+from app.submissions.reading import READY, DecodeLimits, Kind, Verdict, helper_main
 
 _HEAVY_EXTENSIONS = (".pdf", ".ipynb")
 _HEAVY_TYPES = frozenset({"application/pdf", "application/x-ipynb+json"})
 # How long an upload may wait for a free reader before it is turned away (503, Retry-After).
 QUEUE_SECONDS = 30.0
 HELPER_MARGIN_S = 10.0
+START_SECONDS = 120.0
 # A light read of a document this small is exchanged with its helper on the event loop (the
 # request fits the socket's buffer, the answer is a line): no thread hop per upload. Bigger
 # ones are sent from a worker thread.
@@ -67,6 +68,12 @@ class _Helper:
         self.process = context.Process(target=helper_main, args=(theirs, kind), daemon=True)
         self.process.start()
         theirs.close()
+
+    def wait_ready(self) -> None:
+        """Until the helper has imported its readers (a fork server started from nothing, on
+        a loaded host, takes seconds): that time is not charged to any document's deadline."""
+        if not self.conn.poll(START_SECONDS) or self.conn.recv() != READY:
+            raise TimeoutError("the document reader did not start")
 
     def decode(
         self, raw: bytes, filename: str | None, content_type: str | None, limits: DecodeLimits
@@ -190,7 +197,12 @@ class _Pool:
             except OSError as exc:
                 raise Unavailable("Documents cannot be read right now; try again.") from exc
             self._all.append(helper)
-            return helper
+        try:
+            helper.wait_ready()
+        except (OSError, EOFError, TimeoutError) as exc:
+            self._discard(helper)
+            raise Unavailable("Documents cannot be read right now; try again.") from exc
+        return helper
 
     def _discard(self, helper: _Helper) -> None:
         helper.close()
@@ -199,14 +211,20 @@ class _Pool:
                 self._all.remove(helper)
 
     def warm(self, count: int) -> None:
-        """Start up to `count` idle helpers now: they import what they need while the server
-        finishes starting (nothing waits for them), and the first uploads start none."""
-        for _ in range(count):
-            with self._lock:
-                if self._closed or len(self._all) >= count:
-                    return
+        """Start up to `count` helpers and hand each out once it is ready, so the first uploads
+        start none (on a thread of its own: nothing waits for this)."""
+        started = []
+        with self._lock:
+            while not self._closed and len(self._all) < count:
                 helper = _Helper(self.kind)
                 self._all.append(helper)
+                started.append(helper)
+        for helper in started:
+            try:
+                helper.wait_ready()
+            except (OSError, EOFError, TimeoutError):
+                self._discard(helper)
+                continue
             self._idle.put(helper)
 
     def close(self) -> None:

@@ -25,6 +25,7 @@ MESSAGE_CHARS = 500
 LIGHT_GROWTH_BYTES = 128 * 1024 * 1024
 
 Kind = Literal["light", "heavy"]
+READY = "ready"
 
 
 @dataclass(frozen=True)
@@ -154,6 +155,7 @@ def helper_main(conn: multiprocessing.connection.Connection, kind: Kind) -> None
     logging.getLogger("pypdf").setLevel(logging.CRITICAL)
     signal.signal(signal.SIGALRM, _expire)
     _, baseline = _mapped_bytes()
+    conn.send(READY)  # imported and listening: the server sends documents only from now on
     while True:
         try:
             request = conn.recv()
