@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import os
+import threading
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import asynccontextmanager
@@ -202,6 +203,11 @@ def create_app(
         )
         try:
             await run_in_threadpool(_startup, sessions, settings, executor)
+            # After the grading processes: the fork server they start has the readers imported.
+            # In the background: a Celery API has no grading processes, so its fork server and
+            # helpers start from nothing, which must not delay the start.
+            threading.Thread(target=app.state.document_reader.warm, name="document-readers",
+                             daemon=True).start()
             sweeper.start()
             yield
         finally:

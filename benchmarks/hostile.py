@@ -4,10 +4,13 @@ anyone out.
     python benchmarks/hostile.py [--scale 1.0] [--no-write]
 
 Starts the real server (`gradeformer serve`, two grading processes) on a fresh SQLite database
-and runs four floods while /healthz is probed every 50 ms from a process of its own:
+and runs five floods while /healthz is probed every 50 ms from a process of its own:
 
 - documents: one student uploads PDFs disguised as text (behind whitespace, named answers.txt),
-  notebooks whose "cells" key is spelt with escapes, 200,000-deep JSON and 5,000-digit integers;
+  notebooks whose "cells" key is spelt with escapes, 200,000-deep JSON, 5,000-digit integers and
+  10 MB of one line (text, and one JSON string);
+- many small files: 400 small documents at once on 50 connections (3,000-deep JSON, 400-digit
+  integers, malformed JSON, binary text, and plain answers);
 - slow uploads: one student uploads programs that loop until the sandbox stops them, then another
   student uploads a one-line answer and waits for its grade: that wait, against one slow job's
   time and against the same answer graded on an idle server;
@@ -50,6 +53,7 @@ from tests.support.ports import free_port  # noqa: E402
 SLUG = "transformer-basics"
 UPLOAD = f"/api/v1/assignments/{SLUG}/submissions"
 ANONYMOUS_DEADLINE_S = 10.0
+MIB = 1024 * 1024
 LOOP = "```python\ndef attention(Q, K, V):\n    while True:\n        pass\n```\n"
 
 
@@ -68,13 +72,48 @@ async def documents_flood(base: str, token: str, scale: float) -> list[int]:
          "application/json"),
         ("answers.json", b'{"answers": {"B1": ' + b"7" * 5000 + b"}}", "application/json"),
     ]
+    # 10 MB of one line, as text and as one JSON string (the server's upload cap is raised for
+    # them, see main): linear to read, but ~0.1 s of decoding each that is not the server's.
+    line = b"B1: " + b"d_head = 64 " * (10 * MIB // 12)
+    long_lines = [("line.txt", line, "text/plain"),
+                  ("line.json", b'{"answers": {"B1": "' + line + b'"}}', "application/json")]
     count = max(4, round(40 * scale))
-    async with httpx.AsyncClient(base_url=base, timeout=120,
-                                 limits=httpx.Limits(max_connections=100)) as client:
-        answers = await asyncio.gather(*[
-            client.post(UPLOAD, headers=_auth(token),
-                        files={"file": kinds[n % len(kinds)]}) for n in range(count)])
-    return [a.status_code for a in answers]
+    documents = [kinds[n % len(kinds)] for n in range(count)]
+    documents += [long_lines[n % 2] for n in range(max(2, round(6 * scale)))]
+    return await _post_all(base, token, documents, connections=20)
+
+
+def _small_files(count: int) -> list[tuple[str, bytes, str]]:
+    """Many small hostile or plain documents: nested, long integers, malformed, binary, fine."""
+    kinds = [
+        ("n.json", b'{"answers": {"B1": ' + b"[" * 3000 + b"]" * 3000 + b"}}", "application/json"),
+        ("i.json", b'{"answers": {"B1": ' + b"9" * 400 + b"}}", "application/json"),
+        ("m.json", b'{"answers": {"B1": 64,,}}', "application/json"),
+        ("b.txt", b"\x01\x02" * 200, "text/plain"),
+        ("s.md", b"## B1\n\nd_head = 64\n", "text/markdown"),
+        ("a.json", b'{"answers": {"B1": "64"}}', "application/json"),
+    ]
+    return [kinds[n % len(kinds)] for n in range(count)]
+
+
+async def _post_all(base: str, token: str, documents: list[tuple[str, bytes, str]],
+                    connections: int) -> list[int]:
+    # no limit on waiting for a connection: the flood queues in the client, not as an error
+    async with httpx.AsyncClient(base_url=base, timeout=httpx.Timeout(300, pool=None),
+                                 limits=httpx.Limits(max_connections=connections)) as client:
+        async def post(document: tuple[str, bytes, str]) -> int:
+            try:
+                answer = await client.post(UPLOAD, headers=_auth(token), files={"file": document})
+            except httpx.TransportError:  # a connection the server dropped: reported as 0
+                return 0
+            return answer.status_code
+
+        return list(await asyncio.gather(*[post(document) for document in documents]))
+
+
+async def small_files_flood(base: str, token: str, scale: float) -> list[int]:
+    return await _post_all(base, token, _small_files(max(12, round(400 * scale))),
+                           connections=50)
 
 
 async def _graded_after(client: httpx.AsyncClient, token: str, answers: dict[str, str]) -> float:
@@ -104,7 +143,7 @@ async def sign_in_flood(base: str, student: str, prof: str, scale: float,
         signed = await instructor.post("/sign-in", data={"token": prof, "next": "/"})
         outcome["signed_in"] = "gf_session" in instructor.cookies
         count = max(50, round(2000 * scale))
-        async with httpx.AsyncClient(base_url=base, timeout=60,
+        async with httpx.AsyncClient(base_url=base, timeout=httpx.Timeout(60, pool=None),
                                      limits=httpx.Limits(max_connections=50)) as flood:
             answers = await asyncio.gather(*[
                 flood.post("/sign-in", data={"token": student, "next": "/"})
@@ -188,11 +227,14 @@ async def run(pid: int, port: int, tokens: dict[str, str], scale: float
     signed: dict[str, bool] = {}
     closed_after: list[float] = []
     phases = [
+        # first, on idle grading processes: the document floods leave a grading backlog
+        await measure("slow uploads", pid, port, baseline,
+                      lambda: slow_flood(base, tokens["eve"], tokens["alice"], scale, waits)),
         # from staff, exempt from the per-student upload rate: every document is read
         await measure("documents", pid, port, baseline,
                       lambda: documents_flood(base, tokens["prof"], scale)),
-        await measure("slow uploads", pid, port, baseline,
-                      lambda: slow_flood(base, tokens["eve"], tokens["alice"], scale, waits)),
+        await measure("many small files", pid, port, baseline,
+                      lambda: small_files_flood(base, tokens["prof"], scale)),
         await measure("sign-ins", pid, port, baseline,
                       lambda: sign_in_flood(base, tokens["trudy"], tokens["prof"], scale,
                                             signed)),
@@ -222,9 +264,13 @@ def report(phases: list[Phase], waits: dict[str, float], signed: dict[str, bool]
         "/healthz probed every 50 ms in every phase (limit 1 s). **"
         + ("PASS" if ok else "FAIL") + "**\n\n" + "\n".join(rows) + "\n\n"
         "- documents: PDFs behind 1,100 spaces sent as `answers.txt`, notebooks with an escaped "
-        "`cells` key, 200,000-deep JSON, 5,000-digit integers, all at once (from staff, who "
-        "have no upload rate limit): read by the bounded child reader or refused (422), none "
-        "parsed in the server.\n"
+        "`cells` key, 200,000-deep JSON, 5,000-digit integers, and 10 MB of one line as text "
+        "and as one JSON string (the upload cap raised to 12 MiB for them), all at once (from "
+        "staff, who have no upload rate limit); many small files: 3,000-deep JSON, 400-digit "
+        "integers, malformed JSON, binary text and plain answers on 50 connections. Every "
+        "document is read by a helper process (text and JSON by the warm light helpers, PDFs "
+        "and notebooks by forked children), accepted (202) or refused (422 "
+        "unreadable-upload); the server decodes none of them.\n"
         f"- slow uploads: another student's one-line answer waited **{waits['other']:.1f} s** "
         f"behind a flood of looping programs, against {waits['slow_job']:.1f} s for one such "
         f"program and {waits['idle']:.1f} s for the same answer on an idle server (fair share: at "
@@ -259,7 +305,9 @@ def main() -> None:
             tokens = {n: create_token(session, n, role).token for n, role in people.items()}
         engine.dispose()
         port = free_port()
-        env = {**os.environ, "GRADEFORMER_DATABASE_URL": url, "GRADEFORMER_WORKERS": "2"}
+        env = {**os.environ, "GRADEFORMER_DATABASE_URL": url, "GRADEFORMER_WORKERS": "2",
+               # the 10 MB lines are read, not refused by size (the default cap is 2 MiB)
+               "GRADEFORMER_MAX_UPLOAD_BYTES": str(12 * MIB)}
         server = subprocess.Popen(
             [sys.executable, "-m", "app.cli.main", "serve", "--port", str(port)],
             cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

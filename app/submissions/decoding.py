@@ -1,43 +1,49 @@
-"""Checking that a PDF or notebook upload can be read, outside the API process.
+"""Reading every upload outside the API process: the server never parses student bytes.
 
-PDF text extraction and notebook validation are the expensive, library-heavy parses of student
-bytes (a crafted 8 KB PDF took 33 s inside the server, others raised unexpected errors). Each
-such upload is read by a short-lived child with a memory cap, a page cap and a wall-clock
-deadline after which it is killed. The children are forked by helper processes (one per slot,
-started once from the clean fork server, single-threaded, so forking them is cheap and safe).
-At most `concurrency` documents are read at once, and at most one of any one student's; an upload
-that waits too long gets 503.
+A crafted 8 KB PDF took 33 s inside the server; a 200,000-deep JSON document, a 5,000-digit
+integer or 2 MB of one line cost the event loop too. So every upload is read by a helper process
+that answers with the document's format and the handout edition it declares, or why it cannot
+be read (the parent turns that into the same 422 problem as ever):
+
+- text, Markdown, LaTeX, Python and JSON are read by a warm "light" helper itself, under an
+  address-space cap and an interval timer (a pool of them: forking a child per document would
+  cost the API throughput, see docs/benchmarks.md);
+- PDFs and notebooks (whatever they are named; a light helper that finds one hands it over) are
+  read by a short-lived child that a "heavy" helper forks per document, with a memory cap, a
+  page cap and a wall-clock deadline after which it is killed.
+
+Which helper gets an upload is decided by looking at its name, type and bytes (never parsing).
+The helpers start once from the clean fork server, single-threaded, so forking them is cheap and
+safe. At most `concurrency` documents of each kind are read at once, and at most one of any one
+student's; an upload that waits too long gets 503.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import logging
 import multiprocessing
-import multiprocessing.connection
-import os
 import queue
-import resource
-import select
-import signal
 import threading
-import time
 from collections.abc import Hashable
-from dataclasses import dataclass
 
 from starlette.concurrency import run_in_threadpool
 
 from app.errors import Unavailable, UnreadableUpload
-from graders.documents.formats import decode_document
-from graders.documents.model import InvalidDocument
+from app.submissions.reading import READY, DecodeLimits, Kind, Verdict, helper_main
 
 _HEAVY_EXTENSIONS = (".pdf", ".ipynb")
 _HEAVY_TYPES = frozenset({"application/pdf", "application/x-ipynb+json"})
 # How long an upload may wait for a free reader before it is turned away (503, Retry-After).
 QUEUE_SECONDS = 30.0
-MESSAGE_CHARS = 500
 HELPER_MARGIN_S = 10.0
+START_SECONDS = 120.0
+# A light read of a document this small is exchanged with its helper on the event loop (the
+# request fits the socket's buffer, the answer is a line): no thread hop per upload. Bigger
+# ones are sent from a worker thread.
+INLINE_BYTES = 32 * 1024
+LIGHT_PER_SLOT = 2
+
+__all__ = ["DecodeLimits", "DocumentReader", "needs_child"]
 
 
 def needs_child(raw: bytes, filename: str | None, content_type: str | None) -> bool:
@@ -52,108 +58,32 @@ def needs_child(raw: bytes, filename: str | None, content_type: str | None) -> b
     )
 
 
-@dataclass(frozen=True)
-class DecodeLimits:
-    seconds: float
-    max_pages: int
-    memory_bytes: int
-
-
-# (verdict, the format or why not, the handout edition the document declares)
-Verdict = tuple[str, str, str | None]
-
-
-def _verdict(
-    raw: bytes, filename: str | None, content_type: str | None, limits: DecodeLimits
-) -> Verdict:
-    """In the forked child: bound this process, read the document, say what it is and which
-    handout edition it declares (a notebook's metadata)."""
-    # Address space: what the helper already mapped, plus the budget for this document.
-    with open("/proc/self/statm") as statm:
-        mapped = int(statm.read().split()[0]) * resource.getpagesize()
-    resource.setrlimit(resource.RLIMIT_AS, (mapped + limits.memory_bytes,) * 2)
-    cpu = int(limits.seconds) + 1
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
-    try:
-        document = decode_document(raw, filename, content_type, max_pages=limits.max_pages)
-    except InvalidDocument as exc:
-        return ("invalid", str(exc)[:MESSAGE_CHARS], None)
-    except MemoryError:
-        return ("invalid", "the document needs too much memory to read", None)
-    except RecursionError:
-        return ("invalid", "the document is nested too deeply to read", None)
-    except Exception as exc:  # a parser library's own error on a malformed file
-        return ("invalid", f"not a readable document ({type(exc).__name__})", None)
-    return ("ok", document.format, document.handout)
-
-
-def _decode_forked(
-    raw: bytes, filename: str | None, content_type: str | None, limits: DecodeLimits
-) -> Verdict:
-    """In the helper: fork a child for one document, kill it at the deadline."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: the helper is single-threaded, so forking it is safe
-        try:
-            os.close(read_end)
-            os.write(write_end, json.dumps(_verdict(raw, filename, content_type, limits)).encode())
-        finally:
-            os._exit(0)
-    os.close(write_end)
-    deadline = time.monotonic() + limits.seconds
-    received = b""
-    try:
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                os.kill(pid, signal.SIGKILL)
-                return ("timeout", "", None)
-            ready, _, _ = select.select([read_end], [], [], remaining)
-            if ready:
-                data = os.read(read_end, 65536)
-                if not data:
-                    break
-                received += data
-    finally:
-        os.close(read_end)
-        os.waitpid(pid, 0)
-    if not received:  # killed by its memory or CPU limit
-        return ("died", "", None)
-    verdict, value, handout = json.loads(received)
-    return (str(verdict), str(value), None if handout is None else str(handout))
-
-
-def _helper_main(conn: multiprocessing.connection.Connection) -> None:
-    # The PDF library logs every repair it attempts on a malformed file: noise, not news.
-    logging.getLogger("pypdf").setLevel(logging.CRITICAL)
-    while True:
-        try:
-            request = conn.recv()
-        except (EOFError, OSError):
-            return
-        conn.send(_decode_forked(*request))
-
-
 class _Helper:
-    """A long-lived process (started once from the fork server: it pays the imports once)
-    that forks one short-lived, limited child per document."""
+    """A long-lived process (started once from the fork server: it pays the imports once):
+    a light one reads text and JSON itself, a heavy one forks a limited child per document."""
 
-    def __init__(self) -> None:
+    def __init__(self, kind: Kind) -> None:
         context = multiprocessing.get_context("forkserver")
         self.conn, theirs = context.Pipe()
-        self.process = context.Process(target=_helper_main, args=(theirs,), daemon=True)
+        self.process = context.Process(target=helper_main, args=(theirs, kind), daemon=True)
         self.process.start()
         theirs.close()
 
+    def wait_ready(self) -> None:
+        """Until the helper has imported its readers (a fork server started from nothing, on
+        a loaded host, takes seconds): that time is not charged to any document's deadline."""
+        if not self.conn.poll(START_SECONDS) or self.conn.recv() != READY:
+            raise TimeoutError("the document reader did not start")
+
     def decode(
         self, raw: bytes, filename: str | None, content_type: str | None, limits: DecodeLimits
-    ) -> Verdict:
+    ) -> tuple[Verdict, bool]:
         self.conn.send((raw, filename, content_type, limits))
         # The helper enforces the deadline; this margin only catches a helper that hangs.
         if not self.conn.poll(limits.seconds + HELPER_MARGIN_S):
             raise TimeoutError("the document reader did not answer")
-        verdict: Verdict = self.conn.recv()
-        return verdict
+        answer: tuple[Verdict, bool] = self.conn.recv()
+        return answer
 
     def close(self) -> None:
         self.conn.close()
@@ -178,44 +108,190 @@ def _explain(verdict: str, value: str, limits: DecodeLimits) -> str:
     raise UnreadableUpload(value)
 
 
-class DocumentReader:
-    """Bounded concurrency for child decodes; the event loop never waits on a parse."""
+class _Pool:
+    """Helpers of one kind: at most `size` reading at once, kept warm between documents."""
 
-    def __init__(self, limits: DecodeLimits, concurrency: int) -> None:
-        self.limits = limits
-        self._slots = asyncio.Semaphore(concurrency)
+    def __init__(self, kind: Kind, size: int) -> None:
+        self.kind: Kind = kind
+        self.slots = asyncio.Semaphore(size)
         self._idle: queue.SimpleQueue[_Helper] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._all: list[_Helper] = []
         self._closed = False
+
+    def decode(
+        self, raw: bytes, filename: str | None, content_type: str | None, limits: DecodeLimits
+    ) -> Verdict:
+        """On a worker thread, holding a slot: one document through an idle helper."""
+        helper = self._take()
+        try:
+            verdict, retire = helper.decode(raw, filename, content_type, limits)
+        except (OSError, EOFError, TimeoutError) as exc:  # the helper itself failed: replace it
+            self._discard(helper)
+            raise Unavailable("Documents cannot be read right now; try again shortly.") from exc
+        self._done(helper, retire)
+        return verdict
+
+    async def decode_inline(
+        self, raw: bytes, filename: str | None, content_type: str | None, limits: DecodeLimits
+    ) -> Verdict:
+        """On the event loop, holding a slot, for a small document: send it to an idle helper
+        and wait for the helper's answer to be readable (the loop never blocks on it)."""
+        helper = self._idle_helper()
+        if helper is None:  # starting one forks: on a worker thread
+            helper = await run_in_threadpool(self._take)
+        loop = asyncio.get_running_loop()
+        answered: asyncio.Future[None] = loop.create_future()
+        fd = helper.conn.fileno()
+        def readable() -> None:
+            if not answered.done():
+                answered.set_result(None)
+
+        loop.add_reader(fd, readable)
+        try:
+            helper.conn.send((raw, filename, content_type, limits))
+            await asyncio.wait_for(answered, limits.seconds + HELPER_MARGIN_S)
+            answer: tuple[Verdict, bool] = helper.conn.recv()
+            verdict, retire = answer
+        except (OSError, EOFError, TimeoutError) as exc:
+            loop.remove_reader(fd)
+            await run_in_threadpool(self._discard, helper)
+            raise Unavailable("Documents cannot be read right now; try again shortly.") from exc
+        loop.remove_reader(fd)
+        if retire:
+            await run_in_threadpool(self._discard, helper)
+        else:
+            self._idle.put(helper)
+        return verdict
+
+    def _done(self, helper: _Helper, retire: bool) -> None:
+        if retire:
+            self._discard(helper)
+        else:
+            self._idle.put(helper)
+
+    def _idle_helper(self) -> _Helper | None:
+        """An idle helper that is still alive (one that died idle, killed by the machine's
+        out-of-memory killer or an operator, is dropped, not handed a document)."""
+        while True:
+            try:
+                helper = self._idle.get_nowait()
+            except queue.Empty:
+                return None
+            if helper.process.is_alive():
+                return helper
+            helper.conn.close()
+            with self._lock:
+                if helper in self._all:
+                    self._all.remove(helper)
+
+    def _take(self) -> _Helper:
+        helper = self._idle_helper()
+        if helper is not None:
+            return helper
+        with self._lock:  # the semaphore bounds how many exist: one per slot
+            if self._closed:
+                raise Unavailable("The server is shutting down.")
+            try:
+                helper = _Helper(self.kind)
+            except OSError as exc:
+                raise Unavailable("Documents cannot be read right now; try again.") from exc
+            self._all.append(helper)
+        try:
+            helper.wait_ready()
+        except (OSError, EOFError, TimeoutError) as exc:
+            self._discard(helper)
+            raise Unavailable("Documents cannot be read right now; try again.") from exc
+        return helper
+
+    def _discard(self, helper: _Helper) -> None:
+        helper.close()
+        with self._lock:
+            if helper in self._all:
+                self._all.remove(helper)
+
+    def warm(self, count: int) -> None:
+        """Start up to `count` helpers and hand each out once it is ready, so the first uploads
+        start none (on a thread of its own: nothing waits for this)."""
+        started = []
+        with self._lock:
+            while not self._closed and len(self._all) < count:
+                helper = _Helper(self.kind)
+                self._all.append(helper)
+                started.append(helper)
+        for helper in started:
+            try:
+                helper.wait_ready()
+            except (OSError, EOFError, TimeoutError):
+                self._discard(helper)
+                continue
+            self._idle.put(helper)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            helpers, self._all = self._all, []
+        for helper in helpers:
+            helper.close()
+
+
+def _busy() -> Unavailable:
+    return Unavailable("Too many documents are being read right now; try again in a minute.",
+                       retry_after=int(QUEUE_SECONDS))
+
+
+async def _acquire(lock: asyncio.Lock | asyncio.Semaphore, wait: float) -> None:
+    """Take `lock` within `wait` seconds, else 503; a free one at once (no timer task)."""
+    if not lock.locked():
+        await lock.acquire()
+        return
+    try:
+        await asyncio.wait_for(lock.acquire(), max(wait, 0.0))
+    except TimeoutError:
+        raise _busy() from None
+
+
+class DocumentReader:
+    """Bounded concurrency for reading uploads in helpers; the event loop never parses."""
+
+    def __init__(self, limits: DecodeLimits, concurrency: int) -> None:
+        self.limits = limits
+        self._concurrency = concurrency
+        self._pools: dict[Kind, _Pool] = {
+            # Light reads take a millisecond but a trip to another process each: twice as many
+            # helpers keep uploads flowing while some wait for a core.
+            "light": _Pool("light", LIGHT_PER_SLOT * concurrency),
+            "heavy": _Pool("heavy", concurrency),
+        }
         # Per owner: the lock that takes turns, and how many of their uploads hold or wait on it.
         self._turns: dict[Hashable, tuple[asyncio.Lock, int]] = {}
+
+    def warm(self) -> None:
+        """Start the light helpers (every upload needs one); heavy ones start on demand."""
+        self._pools["light"].warm(LIGHT_PER_SLOT * self._concurrency)
 
     async def read_document(
         self, raw: bytes, filename: str | None, content_type: str | None,
         owner: Hashable = None,
     ) -> tuple[str, str | None]:
-        """The document's format and the handout edition it declares, read in a child. One
-        owner (a student) has at most one document reading or waiting for a slot at a time:
-        their other uploads wait behind it, not in front of another student's."""
+        """The document's format and the handout edition it declares, read in a helper (or
+        UnreadableUpload saying why not). One owner (a student) has at most one document
+        reading or waiting for a slot at a time: their other uploads wait behind it, not in
+        front of another student's."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + QUEUE_SECONDS
         turn, waiting = self._turns.get(owner, (asyncio.Lock(), 0))
         self._turns[owner] = (turn, waiting + 1)
         try:
+            await _acquire(turn, QUEUE_SECONDS)
             try:
-                await asyncio.wait_for(turn.acquire(), QUEUE_SECONDS)
-            except TimeoutError:
-                raise self._busy() from None
-            try:
-                try:
-                    await asyncio.wait_for(self._slots.acquire(), deadline - loop.time())
-                except TimeoutError:
-                    raise self._busy() from None
-                try:
-                    return await run_in_threadpool(self._decode, raw, filename, content_type)
-                finally:
-                    self._slots.release()
+                kind: Kind = "heavy" if needs_child(raw, filename, content_type) else "light"
+                verdict, value, handout = await self._read(kind, raw, filename, content_type,
+                                                           deadline - loop.time())
+                if verdict == "heavy":  # a PDF or notebook in disguise: a forked child reads it
+                    verdict, value, handout = await self._read(
+                        "heavy", raw, filename, content_type, deadline - loop.time())
+                return _explain(verdict, value, self.limits), handout
             finally:
                 turn.release()
         finally:
@@ -225,47 +301,25 @@ class DocumentReader:
             else:
                 self._turns[owner] = (lock, count - 1)
 
-    @staticmethod
-    def _busy() -> Unavailable:
-        return Unavailable("Too many documents are being read right now; try again in a minute.",
-                           retry_after=int(QUEUE_SECONDS))
+    async def _read(
+        self, kind: Kind, raw: bytes, filename: str | None, content_type: str | None,
+        wait: float,
+    ) -> Verdict:
+        pool = self._pools[kind]
+        await _acquire(pool.slots, wait)
+        try:
+            if kind == "light" and len(raw) <= INLINE_BYTES:
+                return await pool.decode_inline(raw, filename, content_type, self.limits)
+            return await run_in_threadpool(self._decode, kind, raw, filename, content_type)
+        finally:
+            pool.slots.release()
 
     def _decode(
-        self, raw: bytes, filename: str | None, content_type: str | None
-    ) -> tuple[str, str | None]:
-        helper = self._take()
-        try:
-            verdict, value, handout = helper.decode(raw, filename, content_type, self.limits)
-        except (OSError, EOFError, TimeoutError) as exc:  # the helper itself failed: replace it
-            self._discard(helper)
-            raise Unavailable("Documents cannot be read right now; try again shortly.") from exc
-        self._idle.put(helper)
-        return _explain(verdict, value, self.limits), handout
+        self, kind: Kind, raw: bytes, filename: str | None, content_type: str | None
+    ) -> Verdict:
+        return self._pools[kind].decode(raw, filename, content_type, self.limits)
 
-    def _take(self) -> _Helper:
-        try:
-            return self._idle.get_nowait()
-        except queue.Empty:
-            pass
-        with self._lock:  # the semaphore bounds how many exist: one per slot
-            if self._closed:
-                raise Unavailable("The server is shutting down.")
-            try:
-                helper = _Helper()
-            except OSError as exc:
-                raise Unavailable("Documents cannot be read right now; try again.") from exc
-            self._all.append(helper)
-            return helper
-
-    def _discard(self, helper: _Helper) -> None:
-        helper.close()
-        with self._lock:
-            if helper in self._all:
-                self._all.remove(helper)
 
     def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            helpers, self._all = self._all, []
-        for helper in helpers:
-            helper.close()
+        for pool in self._pools.values():
+            pool.close()

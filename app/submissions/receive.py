@@ -1,12 +1,11 @@
 """Storing and queueing an upload that has been read: the one path behind the API's upload and
-the web app's submit pages (document reading in a bounded child where needed, the student's
+the web app's submit pages (the document read in a bounded helper process, the student's
 storage quota, the idempotent store, then grading)."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 from dataclasses import dataclass
 
 from fastapi import Request, status
@@ -19,17 +18,11 @@ from app.db.session import unit_of_work
 from app.grading.jobs import Executor
 from app.settings import Settings
 from app.submissions import service
-from app.submissions.decoding import DocumentReader, needs_child
+from app.submissions.decoding import DocumentReader
 from app.submissions.intake import SubmissionIntake
 from app.submissions.limits import UploadLimits
 from app.submissions.upload import Upload
-from graders.documents import NeedsReader
 from graders.documents.strength import doubt_in
-
-# Documents up to this size are checked on the event loop: a thread hop would cost more than
-# reading them. Bigger ones are checked on a worker thread; PDFs and notebooks in a child
-# process (app.submissions.decoding).
-INLINE_CHECK_BYTES = 32 * 1024
 
 
 @dataclass(frozen=True)
@@ -65,26 +58,12 @@ async def receive(
     limits: UploadLimits = request.app.state.upload_limits
     own_quota = not is_staff(user)
     reader: DocumentReader = request.app.state.document_reader
-    document: tuple[str, str | None] | None = None
-    if needs_child(upload.raw, upload.filename, upload.content_type):
-        document = await reader.read_document(upload.raw, upload.filename, upload.content_type,
-                                              owner=user.id)
-    try:
-        # Only text and JSON are read here (bounded in depth and digits); whatever turns out
-        # to be a PDF or notebook, however it is disguised, is read by a bounded child.
-        if len(upload.raw) <= INLINE_CHECK_BYTES or document is not None:
-            new = service.prepare(slug, upload, user, settings.max_upload_bytes,
-                                  document=document, light_only=True)
-        else:
-            new = await run_in_threadpool(functools.partial(
-                service.prepare, slug, upload, user, settings.max_upload_bytes,
-                light_only=True))
-    except NeedsReader:
-        document = await reader.read_document(
-            upload.raw, upload.filename, upload.content_type, owner=user.id
-        )
-        new = service.prepare(slug, upload, user, settings.max_upload_bytes,
-                              document=document)
+    # The upload's own fields first (its size, the declared edition), then its document, read
+    # in a helper process however it is named or disguised: this process parses none of it.
+    service.check_fields(upload, settings.max_upload_bytes)
+    document = await reader.read_document(upload.raw, upload.filename, upload.content_type,
+                                          owner=user.id)
+    new = service.prepare(slug, upload, user, settings.max_upload_bytes, document=document)
     if idempotency_key is not None:
         new = dataclasses.replace(new, idempotency_key=idempotency_key)
     if own_quota:

@@ -62,30 +62,34 @@ class ScoredSubmission:
     score: EffectiveScore
 
 
+def check_fields(upload: Upload, max_bytes: int) -> str | None:
+    """The upload's size and the handout edition its field declares, cleaned (not yet checked
+    against the rubric): the checks that read none of the document."""
+    if len(upload.raw) > max_bytes:
+        raise PayloadTooLarge(f"The upload is larger than the limit of {max_bytes} bytes.")
+    if upload.handout is None or not upload.handout.strip():
+        return None
+    try:
+        return clean_edition(upload.handout, "handout field")
+    except ValueError as exc:
+        raise InvalidInput(f"The {exc}.", field="handout") from exc
+
+
 def prepare(
     slug: str,
     upload: Upload,
     uploader: User | None,
     max_bytes: int,
     document: tuple[str, str | None] | None = None,
-    light_only: bool = False,
 ) -> NewSubmission:
     """Size, format and filing rules: everything about an upload that needs no database.
     `document`: its format and the edition it declares, already established by reading the
-    document elsewhere (a child). `light_only`: NeedsReader rather than parsing a PDF or
-    notebook here."""
-    if len(upload.raw) > max_bytes:
-        raise PayloadTooLarge(f"The upload is larger than the limit of {max_bytes} bytes.")
-    handout = None
-    if upload.handout is not None and upload.handout.strip():
-        try:
-            handout = clean_edition(upload.handout, "handout field")
-        except ValueError as exc:
-            raise InvalidInput(f"The {exc}.", field="handout") from exc
+    document elsewhere (the server's helper processes, app.submissions.decoding); without it
+    the document is read here (the CLI)."""
+    handout = check_fields(upload, max_bytes)
     if document is None:
         try:
-            document = sniff_document(upload.raw, upload.filename, upload.content_type,
-                                       light_only)
+            document = sniff_document(upload.raw, upload.filename, upload.content_type)
         except InvalidDocument as exc:
             raise UnreadableUpload(str(exc)) from exc
     document_format, document_handout = document

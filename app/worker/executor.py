@@ -17,7 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from celery.result import AsyncResult
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.models import Submission, SubmissionStatus
@@ -25,7 +25,7 @@ from app.db.session import unit_of_work
 from app.grading.jobs import GradingJob
 from app.grading.leases import release
 from app.settings import Settings
-from app.worker.tasks import celery_app, celery_config, grade_stored
+from app.worker.tasks import PRIORITIES, celery_app, celery_config, grade_stored
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +86,7 @@ class CeleryExecutor:
                 args=(job.submission_id, job.rubric_version_id),
                 retry=False,
                 connection=self._connection,
+                priority=self._priority(job),
             )
             return result
         except Exception as exc:
@@ -103,6 +104,25 @@ class CeleryExecutor:
         finally:
             with self._lock:
                 self._publishing.discard(job.submission_id)
+
+    def _priority(self, job: GradingJob) -> int:
+        """Fair share across students: the number of this job's owner's other submissions
+        still waiting or grading (0 for a student's only one, at most the lowest priority).
+        Workers take lower numbers first, so one student's burst waits behind every other
+        student's next upload. Read from the database: every API process sees the same."""
+        kind, _, who = job.owner.partition(":")
+        if kind == "student":
+            mine = Submission.student == who
+        elif kind == "uploader" and who.isdigit():
+            mine = (Submission.uploader_id == int(who)) & Submission.student.is_(None)
+        else:
+            return PRIORITIES - 1
+        waiting = (SubmissionStatus.QUEUED.value, SubmissionStatus.GRADING.value)
+        with unit_of_work(self._sessions) as session:
+            others = session.scalar(
+                select(func.count()).select_from(Submission).where(
+                    mine, Submission.status.in_(waiting), Submission.id != job.submission_id))
+        return min(PRIORITIES - 1, int(others or 0))
 
     def _back_to_outbox(self, submission_id: int) -> None:
         try:

@@ -42,6 +42,7 @@ def claim_seconds(deadline: int) -> int:
 
 
 STORE_RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0)
+PRIORITIES = 10  # Redis priority levels: 0 (first) to 9
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:
@@ -62,6 +63,10 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "broker_connection_timeout": timeout,
         "broker_connection_retry_on_startup": True,
         "broker_transport_options": {
+            # Fair share (app/worker/executor.py): a student's k-th outstanding job is sent
+            # with priority k (0 first, 9 at most), and workers take priority 0 first.
+            "priority_steps": list(range(PRIORITIES)),
+            "sep": ":",
             "visibility_timeout": claim_seconds(deadline),
             "socket_timeout": timeout,
             "socket_connect_timeout": timeout,

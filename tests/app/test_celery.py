@@ -39,7 +39,9 @@ def celery_queue() -> Iterator[str]:
     conf.broker_url = conf.result_backend = BROKER
     yield queue
     conf.task_default_queue, conf.broker_url, conf.result_backend = saved
-    redis.Redis.from_url(BROKER).delete(queue)
+    # the queue's list for priority 0 and one more for each other priority (tasks.PRIORITIES)
+    redis.Redis.from_url(BROKER).delete(
+        queue, *(f"{queue}:{p}" for p in range(1, tasks.PRIORITIES)))
 
 
 def test_api_enqueues_and_a_celery_worker_grades(postgres_db: str, celery_queue: str) -> None:
@@ -122,3 +124,44 @@ def test_the_worker_command_grades_what_the_api_enqueued(
             worker.kill()
         log.close()
         engine.dispose()
+
+
+def test_one_students_burst_waits_behind_another_students_upload(
+        postgres_db: str, celery_queue: str) -> None:
+    """Fair share on the scale path: a student's k-th outstanding job is published with
+    priority k, and the worker takes priority 0 first, so another student's one upload is
+    graded right after the burst's first job, not after all of them."""
+    from sqlalchemy import select
+
+    from app.db.models import GradingRun, Submission
+    from app.db.session import unit_of_work
+
+    tasks.configure(postgres_db)
+    settings = Settings(database_url=postgres_db, executor="celery", celery_broker_url=BROKER)
+    engine = make_engine(postgres_db)
+    sessions = make_sessionmaker(engine)
+    with TestClient(create_app(settings)) as client:
+        tokens = make_tokens(sessions)
+        bob = {"Authorization": f"Bearer {tokens['bob']}"}
+        alice = {"Authorization": f"Bearer {tokens['alice']}"}
+        burst = [client.post(UPLOAD, json={"answers": {"b1.d_head": str(n)}}, headers=bob)
+                 .json()["id"] for n in range(5)]
+        time.sleep(0.5)  # published in order, no worker yet
+        other = client.post(UPLOAD, json={"answers": {"b1.d_head": "64"}}, headers=alice)
+        other_id = other.json()["id"]
+        time.sleep(0.5)
+        with start_worker(tasks.celery_app, pool="solo", perform_ping_check=False,
+                          queues=[celery_queue], shutdown_timeout=30):
+            deadline = time.monotonic() + 90
+            while time.monotonic() < deadline:
+                with unit_of_work(sessions) as session:
+                    left = session.scalars(select(Submission.id).where(
+                        Submission.status.in_(("queued", "grading")))).all()
+                if not left:
+                    break
+                time.sleep(0.2)
+    with unit_of_work(sessions) as session:
+        order = list(session.scalars(select(GradingRun.submission_id).order_by(GradingRun.id)))
+    engine.dispose()
+    assert sorted(order) == sorted([*burst, other_id]), order
+    assert order.index(other_id) <= 1, (order, other_id)

@@ -7,6 +7,7 @@ import asyncio
 import dataclasses
 import threading
 from concurrent.futures import Future
+from typing import Literal
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -73,10 +74,10 @@ def test_one_student_reads_one_document_at_a_time() -> None:
     started: list[str] = []  # the order reads reach a reader (a slot), by file name
     decode = reader._decode
 
-    def recording(raw: bytes, filename: str | None, content_type: str | None
-                  ) -> tuple[str, str | None]:
+    def recording(kind: Literal["light", "heavy"], raw: bytes, filename: str | None,
+                  content_type: str | None) -> tuple[str, str, str | None]:
         started.append((filename or "").removesuffix(".pdf"))
-        return decode(raw, filename, content_type)
+        return decode(kind, raw, filename, content_type)
 
     reader._decode = recording  # type: ignore[method-assign]
 

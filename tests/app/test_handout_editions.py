@@ -262,3 +262,51 @@ def test_an_idempotency_key_names_one_edition(editions: Api) -> None:
                                  files={"file": ("s.md", MARKDOWN, "text/markdown")})
     assert other.status_code == 409 and "handout edition" in other.json()["detail"]
     assert other.json()["submission_id"] == first.json()["id"]
+
+
+def test_an_idempotency_key_retry_with_the_same_edition_in_other_words_is_a_replay(
+        editions: Api) -> None:
+    """The edition compared is the one the rubric resolves: another case of the same edition,
+    or the field naming what the document itself declares, repeats the first upload."""
+    key = {**editions.auth("bob"), "Idempotency-Key": "edition-retry-2"}
+    document = json.dumps({"handout": "2021", "answers": {"q1": "10"}}).encode()
+    first = editions.client.post(UPLOAD, headers=key,
+                                 files={"file": ("s.json", document, "application/json")})
+    assert first.status_code == 202, first.text
+    for field in ("2021", None):
+        again = editions.client.post(
+            UPLOAD, headers=key, data={} if field is None else {"handout": field},
+            files={"file": ("s.json", document, "application/json")})
+        assert again.status_code in (200, 202), again.text
+        assert again.json()["id"] == first.json()["id"]
+    other = editions.client.post(UPLOAD, headers=key, data={"handout": "2022"},
+                                 files={"file": ("s.json", document, "application/json")})
+    # the field and the document disagree: refused for what it is, not answered as the first
+    assert other.status_code == 422 and other.json()["type"].endswith("/unknown-handout")
+
+
+def test_concurrent_retries_naming_two_editions_store_one_and_refuse_the_other(
+        editions: Api) -> None:
+    """Two requests with one key and the same bytes, sent at once (one write batch, or two),
+    declaring different editions: one is stored, the other is a 409 naming it, never a 2xx
+    about an upload it is not."""
+    key = {**editions.auth("bob"), "Idempotency-Key": "edition-race-1"}
+
+    def send(edition: str) -> Any:
+        return editions.client.post(UPLOAD, headers=key, data={"handout": edition},
+                                    files={"file": ("s.md", MARKDOWN, "text/markdown")})
+
+    for _ in range(3):
+        key["Idempotency-Key"] += "x"
+        with ThreadPoolExecutor(2) as pool:
+            answers = list(pool.map(send, ["2021", "2022"]))
+        codes = sorted(a.status_code for a in answers)
+        assert codes == [202, 409], [a.text for a in answers]
+        stored = next(a for a in answers if a.status_code == 202).json()["id"]
+        refused = next(a for a in answers if a.status_code == 409).json()
+        assert refused["submission_id"] == stored and "handout edition" in refused["detail"]
+        assert refused["type"].endswith("/conflict")
+        with unit_of_work(editions.sessions) as session:
+            rows = session.scalars(select(Submission.id).where(
+                Submission.idempotency_key == key["Idempotency-Key"])).all()
+        assert rows == [stored]

@@ -216,6 +216,81 @@ def test_a_disguised_pdf_or_notebook_is_never_parsed_in_the_server(
         assert "pages" in response.json()["detail"] or "notebook" in response.json()["detail"]
 
 
+# Every kind of document the server takes, readable or not, with what the answer says.
+STUDENT_DOCUMENTS = [
+    ("a.json", "application/json", b'{"answers": {"B1": "64"}}', 202, ""),
+    ("a.txt", "text/plain", b"B1: d_head = 768 / 12 = 64\n", 202, ""),
+    ("a.md", "text/markdown", b"## B1\n\n$d_{head} = 64$\n", 202, ""),
+    ("a.tex", None, b"\\section*{B1} $d_{head} = 64$\n", 202, ""),
+    ("a.py", None, b"def attention(Q, K, V):\n    return Q\n", 202, ""),
+    ("deep.json", "application/json",
+     b'{"answers": {"B1": ' + b"[" * 20_000 + b"]" * 20_000 + b"}}", 422, "nested too deeply"),
+    ("digits.json", "application/json", b'{"answers": {"B1": ' + b"7" * 5000 + b"}}", 422,
+     "more than 100 digits"),
+    ("bad.json", "application/json", b'{"answers": {"B1": 64,}}', 422, "line 1, column"),
+    ("keys.json", "application/json", b'{"answer": {"B1": "64"}}', 422,
+     "unexpected top-level keys: answer"),
+    ("bin.txt", "text/plain", b"\x01\x02\x03" * 100, 422, "control characters"),
+    ("nul.md", None, b"B1\x00", 422, "nul byte"),
+    ("latin.tex", None, b"B1: caf\xe9", 422, "not utf-8"),
+    ("blank.txt", None, b" \n\t ", 422, "empty"),
+    ("a.docx", None, b"PK\x03\x04", 422, "unsupported file type"),
+]
+
+
+@pytest.mark.parametrize(("name", "content_type", "body", "status", "words"), STUDENT_DOCUMENTS)
+def test_no_student_document_is_decoded_in_the_server(
+        edge: Api, monkeypatch: pytest.MonkeyPatch, name: str, content_type: str | None,
+        body: bytes, status: int, words: str) -> None:
+    """Text and JSON too are read by a helper process: in the API process every decoder is
+    made to fail the test, and each upload is still accepted or refused with its reason
+    (problem+json, type unreadable-upload)."""
+    from graders.documents import formats, submission
+
+    def never(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("student bytes were decoded inside the API process")
+
+    for module, name_ in [(formats, "decode_document"), (formats, "decode_text"),
+                          (formats, "_load_json"), (submission, "decode_document")]:
+        monkeypatch.setattr(module, name_, never)
+    file = (name, body) if content_type is None else (name, body, content_type)
+    response = edge.client.post(UPLOAD, files={"file": file}, headers=edge.auth("prof"))
+    if status == 202:
+        assert response.status_code == 202, response.text
+        return
+    problem = _problem(response, 422)
+    assert problem["type"].endswith("/unreadable-upload"), problem
+    assert words in problem["detail"].lower(), problem
+
+
+def test_a_declared_edition_is_checked_before_the_document_is_read(edge: Api) -> None:
+    """The upload's own field is refused as before (invalid-input, naming the field), even
+    with a document that could not be read."""
+    response = edge.client.post(UPLOAD, params={"handout": "x" * 100},
+                                files={"file": ("a.txt", b"\x00")}, headers=edge.auth("prof"))
+    problem = _problem(response, 422)
+    assert problem["type"].endswith("/invalid-input") and problem["field"] == "handout"
+
+
+def test_a_light_read_past_its_memory_or_time_is_422_and_the_helper_is_replaced() -> None:
+    """The warm helpers that read text and JSON are bounded like the forked children: over
+    the budget the document is refused (not the server), and the next upload is read by a
+    fresh helper."""
+    many_strings = b'{"answers": {"B1": [' + b",".join([b'"x"'] * 300_000) + b"]}}"
+    small = DocumentReader(DecodeLimits(seconds=5, max_pages=10, memory_bytes=4 * MIB), 1)
+    slow = DocumentReader(DecodeLimits(seconds=0.001, max_pages=10, memory_bytes=256 * MIB), 1)
+    try:
+        with pytest.raises(UnreadableUpload, match="too much memory"):
+            asyncio.run(small.read_document(many_strings, "a.json", None))
+        assert asyncio.run(small.read_document(b'{"answers": {"B1": 1}}', "a.json", None)) == (
+            "json", None)
+        with pytest.raises(UnreadableUpload, match="could not be read within"):
+            asyncio.run(slow.read_document(b"B1: 64 " * 300_000, "a.txt", None))
+    finally:
+        small.close()
+        slow.close()
+
+
 def test_a_readable_pdf_is_accepted(edge: Api) -> None:
     response = edge.client.post(
         UPLOAD, files={"file": ("a.pdf", text_pdf(["B1: d_head = 64"]), "application/pdf")},
@@ -373,3 +448,23 @@ def test_client_chosen_names_are_stored_clean(edge: Api) -> None:
     ).json()
     for text in (body["filename"], body["student"]):
         assert not any(ch in text for ch in ("\x1b", "\x07", "\u202e")), text
+
+
+def test_a_reader_helper_that_died_idle_is_replaced_not_blamed_on_the_upload() -> None:
+    """A light helper killed while idle (the out-of-memory killer, an operator): the next
+    upload is read by a fresh one, small (read on the event loop) or large (on a thread)."""
+    reader = DocumentReader(DecodeLimits(seconds=5, max_pages=10, memory_bytes=256 * MIB), 1)
+    small, large = b'{"answers": {"B1": "64"}}', b"B1: 64\n" * 20_000
+
+    async def read(raw: bytes, name: str) -> tuple[str, str | None]:
+        return await reader.read_document(raw, name, None, owner="alice")
+
+    try:
+        assert asyncio.run(read(small, "a.json")) == ("json", None)
+        for raw, name, fmt in [(small, "a.json", "json"), (large, "a.txt", "text")]:
+            for helper in list(reader._pools["light"]._all):
+                helper.process.kill()
+                helper.process.join(5)
+            assert asyncio.run(read(raw, name)) == (fmt, None)
+    finally:
+        reader.close()
