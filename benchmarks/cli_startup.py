@@ -19,7 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.report import write_section
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.report import write_section  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 COMMANDS = {
