@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.report import write_section  # noqa: E402
+from benchmarks.report import write_section
 
 REPO = Path(__file__).resolve().parent.parent
 COMMANDS = {
