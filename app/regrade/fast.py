@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session
 
 from app.db.models import RubricVersion
 from app.regrade.compare import same_result
-from app.regrade.plan import IN_PLACE_KINDS, Step, VersionPlan, plan_run, plan_version
+from app.regrade.plan import Step, VersionPlan, in_place, plan_run, plan_version
 from app.regrade.stored import GroupKey, StoredKeys, StoredRun, keys_text
 from graders.cache import CACHE_KEY, ResultCache
 from graders.cache.codecs import decode_parsed, decode_results, encode_results
@@ -255,7 +255,7 @@ class FastPath:
         its results are computed from). None: read them back."""
         plan = self.versions.get(version_id)
         keys = None if plan is None else plan.keys
-        if (keys is None or spec.kind not in IN_PLACE_KINDS or spec.referenced
+        if (keys is None or not in_place(spec.kind) or spec.referenced
                 or not spec.static or keys.key(spec, basis, _no_earlier) != key):
             return None
         answer = doc.answers.get(spec.question.id)
@@ -270,7 +270,7 @@ class FastPath:
     def _grade(self, spec: GroupSpec, key: str, resolve: Resolve,
                located: Callable[[], ParsedSubmission | None]) -> list[ItemResult] | None:
         """The group's grader, run here on the located submission (cheap kinds only)."""
-        if spec.kind not in IN_PLACE_KINDS:
+        if not in_place(spec.kind):
             return None
         doc: ParsedSubmission | None = located()
         if doc is None:

@@ -18,10 +18,14 @@ from enum import StrEnum
 from app.regrade.stored import StoredRun
 from graders.cache.runs import GroupSpec, RunKeys
 from graders.context import GradingResources
+from graders.registry import kind_of
 from graders.rubric import LoadedRubric
 
-# Kinds re-scored in this process on a cache miss: cheap, and needing nothing but the answer.
-IN_PLACE_KINDS = frozenset({"numeric"})
+
+def in_place(kind: str) -> bool:
+    """The kind is re-scored in this process on a cache miss (cheap, and needing nothing but the
+    answer): its strategy's `rescores_in_place`."""
+    return kind_of(kind).rescores_in_place
 
 
 class Step(StrEnum):
@@ -53,7 +57,7 @@ def plan_version(new: RunKeys, old: LoadedRubric,
     before = RunKeys(old, new.options, resources)
     kinds = {name: spec.kind for name, spec in groups_by_name(new).items()}
     return VersionPlan(before, groups_by_name(before), frozenset(
-        name for name in new.changed_groups(before) if kinds[name] not in IN_PLACE_KINDS))
+        name for name in new.changed_groups(before) if not in_place(kinds[name])))
 
 
 def plan_run(run: StoredRun | None, version: VersionPlan | None) -> Step:
