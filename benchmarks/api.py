@@ -185,6 +185,16 @@ async def load(
     return result
 
 
+def stop_server(server: subprocess.Popen[bytes]) -> None:
+    """SIGTERM (a graceful shutdown, within two minutes), else SIGKILL."""
+    server.terminate()
+    try:
+        server.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU of one process (all its threads), from /proc."""
     try:
@@ -388,12 +398,7 @@ def main() -> None:
             drain = wait_graded(sessions, args.drain_timeout)
             children = descendants(server.pid)
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=120)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+            stop_server(server)
             if profiler is not None:
                 profiler.wait()
         errors = [line for line in log_path.read_text().splitlines() if "ERROR" in line]

@@ -26,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
-from api import build_requests, cpu_seconds, load, wait_healthy  # noqa: E402
+from api import build_requests, cpu_seconds, load, stop_server, wait_healthy  # noqa: E402
 from report import write_section  # noqa: E402
 from sqlalchemy import select  # noqa: E402
 
@@ -73,12 +73,7 @@ def one_side(code: Path, args: argparse.Namespace) -> dict[str, float]:
                                       first=10**6))
             cpu2 = cpu_seconds(server.pid)
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=120)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+            stop_server(server)
         with unit_of_work(sessions) as session:
             stored = set(session.scalars(select(Submission.id)))
         engine.dispose()
