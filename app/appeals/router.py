@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, Query, status
 from pydantic import BaseModel, Field
 
 from app.appeals import service
-from app.appeals.models import RegradeRequest, RequestStatus
+from app.appeals.models import RegradeRequest
 from app.assignments.service import require_assignment
 from app.auth.dependencies import CurrentUser, InstructorUser, is_staff
 from app.deps import ClockDep, IdPath, SessionDep, SettingsDep
@@ -135,7 +135,7 @@ def of_assignment(
     slug: str,
     session: SessionDep,
     user: InstructorUser,
-    state: Annotated[Literal["open", "answered", "closed", "all"],
+    state: Annotated[service.Shown,
                      Query(description="Which requests: open (default), answered, closed "
                            "(by a withdrawal) or all.")] = "open",
 ) -> list[StaffRequestOut]:
@@ -144,7 +144,7 @@ def of_assignment(
 
     Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment; 422
     an unknown `state`."""
-    statuses = tuple(s.value for s in RequestStatus) if state == "all" else (state,)
+    statuses = service.statuses_of(state)
     assignment = require_assignment(session, slug)
     return [StaffRequestOut.staff(r, s.student)
             for r, s in service.of_assignment(session, assignment, statuses)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from typing import Literal
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -255,6 +256,14 @@ def close_on_withdrawal(session: Session, assignment: Assignment, actor: User | 
 
 def open_count(session: Session, assignment: Assignment) -> int:
     return repository.open_count(session, assignment.id)
+
+
+# What a list of an assignment's requests shows: one status, or all of them.
+Shown = Literal["open", "answered", "closed", "all"]
+
+
+def statuses_of(shown: Shown) -> tuple[str, ...]:
+    return tuple(s.value for s in RequestStatus) if shown == "all" else (shown,)
 
 
 def of_assignment(session: Session, assignment: Assignment, statuses: tuple[str, ...],

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated
 from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Form, Query, Request
@@ -208,14 +208,14 @@ def list_page(
     slug: str,
     request: Request,
     session: SessionDep,
-    state: Annotated[Literal["open", "answered", "closed", "all"], Query()] = "open",
+    state: Annotated[service.Shown, Query()] = "open",
 ) -> HTMLResponse:
     """An assignment's regrade requests (course staff), open ones first."""
     who = staff(request, session)
     if not isinstance(who, Signed):
         return who
     assignment = require_assignment(session, slug)
-    statuses = tuple(s.value for s in RequestStatus) if state == "all" else (state,)
+    statuses = service.statuses_of(state)
     found = service.of_assignment(session, assignment, statuses)
     filters = " · ".join(
         f"<b>{label}</b>" if key == state else f'<a href="{e(list_url(slug, key))}">{label}</a>'
