@@ -221,6 +221,8 @@ def _of(session: SessionDep, submission_id: int, slug: str) -> bool:
     except NotFound:
         return False
     return submission.assignment_id == require_assignment(session, slug).id
+
+
 def _points(action: str, points: str, suggested: Decimal) -> Decimal:
     return suggested if action == "accept" else form_points(points)
 
