@@ -4,6 +4,7 @@ what was left, each submission exactly once."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -21,12 +22,15 @@ from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from tests.app.conftest import make_tokens
 from tests.support.faultkit import NO_UPLOAD_LIMITS
 from tests.support.ports import free_port
-from tests.support.synthetic import submission
+from tests.support.synthetic import ATTENTION_OK, MASKED_OK, WRITTEN
+
+# Each program sleeps once when loaded, so each submission takes over a second to grade however
+# fast the machine is: twenty of them outlast the uploads and the signal finds work still queued.
+SLOW = "import time\ntime.sleep(0.6)\n"
 
 REPO = Path(__file__).resolve().parents[2]
 UPLOAD = "/api/v1/assignments/transformer-basics/submissions"
 UPLOADS = 20
-
 
 
 class Server:
@@ -98,8 +102,10 @@ def test_sigterm_to_the_group_fails_nothing_and_the_next_start_grades_the_rest(
         auth = {"Authorization": f"Bearer {token}"}
 
         def upload(n: int) -> int:
-            raw, _, content_type = submission(n)  # about a second of grading each
-            headers = {**auth, "content-type": content_type}
+            answers = {q: options[n % len(options)] for q, options in WRITTEN.items()}
+            answers |= {"B3": SLOW + ATTENTION_OK, "B4": SLOW + MASKED_OK}
+            raw = json.dumps({"student_id": f"s{n:05d}", "answers": answers}).encode()
+            headers = {**auth, "content-type": "application/json"}
             answer = httpx.post(f"{server.base}{UPLOAD}", content=raw, headers=headers, timeout=30)
             assert answer.status_code == 202, answer.text
             return int(answer.json()["id"])
