@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 # The grader's version (ChoiceGrader.version): it names the grader's code in every cache key.
-VERSION = "1"
+VERSION = "2"  # 2: a choice whose text holds a separator stays one selection
 
 # Student text is hostile: only a bounded prefix is read, in a bounded number of selections.
 MAX_ANSWER = 2000
@@ -18,8 +18,9 @@ MAX_SELECTED = 64
 MAX_CHOICE = 200
 
 _SPACES = re.compile(r"\s+")
-# How a student may list several selections: "A, C", "A; C", "A and C", one per line.
-_SEPARATORS = re.compile(r"\s*(?:[,;\n|]|\band\b|&)\s*")
+# How a student may list several selections: "A, C", "A; C", "A and C", one per line. Spaces
+# around a separator are stripped from the parts, not matched here (no backtracking over them).
+_SEPARATORS = re.compile(r"([,;\n|&]|\band\b)")
 
 
 def normalise(text: str, case_sensitive: bool = False) -> str:
@@ -30,10 +31,31 @@ def normalise(text: str, case_sensitive: bool = False) -> str:
     return folded if case_sensitive else folded.casefold()
 
 
-def split_selections(text: str) -> list[str]:
-    """The selections of a several-answers reply, in order, at most `MAX_SELECTED`."""
-    parts = [p for p in _SEPARATORS.split(text[:MAX_ANSWER]) if p.strip()]
-    return parts[:MAX_SELECTED + 1]
+def split_selections(text: str, known: frozenset[str] = frozenset(),
+                     case_sensitive: bool = False) -> list[str]:
+    """The selections of a several-answers reply, in order, at most `MAX_SELECTED`.
+
+    A choice whose own text holds a separator ("Adam, with warm-up", "keys and values") stays
+    one selection: where consecutive pieces joined with the separators between them spell a
+    `known` choice (normalised), the longest such run is taken whole."""
+    pieces = _SEPARATORS.split(text[:MAX_ANSWER])  # part, separator, part, ... (odd length)
+    parts, seps = pieces[0::2], pieces[1::2]
+    longest = max((len(k) for k in known), default=0)
+    selected: list[str] = []
+    i = 0
+    while i < len(parts) and len(selected) <= MAX_SELECTED:
+        j, run, taken = i, parts[i], i
+        while known and j + 1 < len(parts) and len(run) <= longest:
+            j += 1
+            run = f"{run}{seps[j - 1]}{parts[j]}"
+            if normalise(run, case_sensitive) in known:
+                taken = j
+        whole = "".join(p + s for p, s in zip(parts[i:taken], seps[i:taken], strict=True))
+        whole += parts[taken]
+        if whole.strip():
+            selected.append(whole.strip())
+        i = taken + 1
+    return selected
 
 
 def _exact(value: object) -> object:

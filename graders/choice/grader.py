@@ -30,7 +30,10 @@ class ChoiceGrader(Grader):
     def grade(self, item: RubricItem, answer: LocatedAnswer, context: GradingContext) -> ItemResult:
         config = ChoiceConfig.model_validate(item.config)
         text = answer.parts.get(item.id, answer.text)
-        raw = split_selections(text) if config.select == "several" else [text]
+        known = frozenset(normalise(c, config.case_sensitive)
+                          for c in (*config.choices, *config.correct))
+        raw = (split_selections(text, known, config.case_sensitive)
+               if config.select == "several" else [text])
         selected = list(dict.fromkeys(normalise(s, config.case_sensitive) for s in raw))
         selected = [s for s in selected if s]
         result = _Result(item, context, selected)
