@@ -56,6 +56,10 @@ def sign_in_page(title: str, next_path: str, message: str = "", code: int = 200)
     return response
 
 
+# Where the signed-in viewer of this request is kept for the error page (app/web/routing.py).
+VIEWER_STATE = "page_viewer"
+
+
 def page_sessions(request: Request) -> PageSessions:
     sessions: PageSessions = request.app.state.page_sessions
     return sessions
@@ -89,7 +93,9 @@ def signed_in(request: Request, session: Session) -> Signed | HTMLResponse:
     except NotAuthenticated:  # the token was revoked since signing in
         sessions.close(session_id)
         return sign_in_page("Sign in", here, "Your session has ended; sign in again.")
-    return Signed(user, Viewer(user.name, is_staff(user), sessions.csrf(session_id)))
+    viewer = Viewer(user.name, is_staff(user), sessions.csrf(session_id))
+    setattr(request.state, VIEWER_STATE, viewer)  # an error page later in this request keeps it
+    return Signed(user, viewer)
 
 
 def refusal(

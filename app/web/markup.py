@@ -49,6 +49,7 @@ def nav(viewer: Viewer | None, slug: str | None = None) -> str:
             (f"{base}/submissions", "Submissions"),
             (f"{base}/review", "Review queue"),
             (f"{base}/groups", "Answer groups"),
+            (f"{base}/regrade-requests", "Regrade requests"),
             (f"{base}/regrade", "Regrade"),
             (f"{base}/exports", "Exports"),
             (f"{base}/settings", "Settings"),

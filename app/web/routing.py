@@ -1,5 +1,6 @@
 """Page routes answer errors with pages: a domain error (no such assignment, points out of
-range) becomes an HTML page with the same status, not problem+json."""
+range) becomes an HTML page with the same status, not problem+json, with the navigation of
+whoever is signed in."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from fastapi import Request, Response
 from fastapi.routing import APIRoute
 
 from app.errors import DomainError
+from app.web.auth import VIEWER_STATE, nonce
 from app.web.markup import e, layout
 
 
@@ -25,6 +27,8 @@ class PageRoute(APIRoute):
                     f'<p class="error">{e(exc.detail)}</p>'
                     '<p><a href="/">Back to the start page</a></p>'
                 )
-                return layout(exc.title, body, None, "", status=exc.status)
+                # the signed-in viewer's own navigation (their name, Sign out), not a stranger's
+                viewer = getattr(request.state, VIEWER_STATE, None)
+                return layout(exc.title, body, viewer, nonce(request), status=exc.status)
 
         return page_handler

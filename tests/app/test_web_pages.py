@@ -283,3 +283,17 @@ def test_evidence_spans_lie_inside_the_answer_and_quote_it(
     for start, end, _ in spans(answer, evidence):
         assert 0 <= start < end <= len(answer)
         assert any(answer[start:end] == str(ev["text"])[: end - start] for ev in evidence)
+
+
+def test_an_error_page_keeps_the_signed_in_navigation(api: Api) -> None:
+    """A domain error (an assignment that does not exist) is a page with the viewer's own
+    navigation: their name and the Sign out button, as on every other page; staff pages link
+    the regrade requests."""
+    prof = _browser(api, "prof")
+    missing = prof.get("/assignments/no-such-assignment/review")
+    assert missing.status_code == 404
+    assert "Sign out" in missing.text and "(staff)" in missing.text
+    dashboard = prof.get(f"/assignments/{SLUG}/dashboard")
+    assert f'href="/assignments/{SLUG}/regrade-requests"' in dashboard.text
+    anonymous = TestClient(api.client.app)
+    assert "Sign out" not in anonymous.get("/assignments/no-such-assignment/review").text
