@@ -101,3 +101,28 @@ def test_app_has_no_import_circles() -> None:
     modules = _modules("app")
     graph = {name: _imports(name, tree, modules) for name, tree in modules.items()}
     assert not _circles(graph)
+
+
+def _kind_names_compared(tree: ast.Module, kinds: Collection[str]) -> list[int]:
+    """The lines where a module compares something with a grader kind's name."""
+    return sorted(
+        node.lineno for node in ast.walk(tree) if isinstance(node, ast.Compare)
+        for operand in [node.left, *node.comparators]
+        for value in ([operand] if not isinstance(operand, ast.Tuple | ast.List | ast.Set)
+                      else operand.elts)
+        if isinstance(value, ast.Constant) and value.value in kinds
+    )
+
+
+def test_the_web_pages_never_ask_which_kind_an_item_is() -> None:
+    # What a kind shows staff (its points breakdown, its solution) comes from its strategy
+    # (graders/<kind>/kind.py): adding a kind touches no page.
+    from graders.registry import registered_kinds
+
+    kinds = set(registered_kinds())
+    assert {"written", "numeric"} <= kinds
+    asking = {name: lines for name, tree in _modules("app/web").items()
+              if (lines := _kind_names_compared(tree, kinds))}
+    assert not asking, asking
+    assert _kind_names_compared(ast.parse('if item.grader in ("code", "x"): pass\n'
+                                          'ok = "written" == kind\n'), kinds) == [1, 2]

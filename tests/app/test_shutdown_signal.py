@@ -24,9 +24,9 @@ from tests.support.faultkit import NO_UPLOAD_LIMITS
 from tests.support.ports import free_port
 from tests.support.synthetic import ATTENTION_OK, MASKED_OK, WRITTEN
 
-# Each program sleeps once when loaded, so each submission takes over a second to grade however
+# Each program sleeps once when loaded, so each submission takes most of a second to grade however
 # fast the machine is: twenty of them outlast the uploads and the signal finds work still queued.
-SLOW = "import time\ntime.sleep(0.6)\n"
+SLOW = "import time\ntime.sleep(0.4)\n"
 
 REPO = Path(__file__).resolve().parents[2]
 UPLOAD = "/api/v1/assignments/transformer-basics/submissions"
