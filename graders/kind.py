@@ -1,11 +1,11 @@
 """What a grader kind is: the grader that scores its items and the strategy that knows the rest.
 
-Everything the rest of the system asks about a kind (the solution text it discloses, the values
-a public title must not state, how its answers are grouped, what its cached results depend on,
-whether a points-only regrade can re-score it in place, whether it learns from instructor
-overrides) is answered by the kind's `Kind`, which lives in the kind's own package
-(`graders/<kind>/kind.py`) and is found through `graders.registry`. No code outside a kind's
-package asks which kind an item is.
+Everything the rest of the system asks about a kind (the solution text it discloses, how its
+points are earned as staff read it beside an answer, the values a public title must not state,
+how its answers are grouped, what its cached results depend on, whether a points-only regrade
+can re-score it in place, whether it learns from instructor overrides) is answered by the
+kind's `Kind`, which lives in the kind's own package (`graders/<kind>/kind.py`) and is found
+through `graders.registry`. No code outside a kind's package asks which kind an item is.
 
 A `Kind` module stays light: it imports the kind's config module, never its grader (NumPy, the
 sandbox, the embedding model): a points-only regrade asks kinds about their items without
@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
 from importlib import import_module
 from typing import Any, ClassVar
 
@@ -48,6 +50,31 @@ class Grader(ABC):
     @abstractmethod
     def grade(self, item: RubricItem, answer: LocatedAnswer, context: GradingContext) -> ItemResult:
         """Grade one item. A wrong answer is data; raise only for a bug of ours."""
+
+
+@dataclass(frozen=True)
+class BreakdownLine:
+    """One line of an item's points breakdown, as plain text (the page escapes it): `before`,
+    then the `points` it names (None: none), then `text`; an element's `id` shown as code
+    first; a `note` shown muted last."""
+
+    text: str
+    points: Decimal | None = None
+    before: str = ""
+    id: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class BreakdownPart:
+    """One part of an item's points breakdown: a heading (`full`: it follows the item's full
+    points, "Full 3 points" + " for the expected value"), then its lines: the elements, the
+    levels of partial credit or the caps."""
+
+    heading: str
+    role: str  # "elements", "levels" or "caps"
+    lines: tuple[BreakdownLine, ...]
+    full: bool = False
 
 
 class Kind:
@@ -91,6 +118,12 @@ class Kind:
         """The model answer derived from an item's config (its author's `solution` comes
         first, `graders.disclosure`); "" when the config says nothing a student may read."""
         return ""
+
+    def breakdown(self, config: Mapping[str, Any]) -> tuple[BreakdownPart, ...]:
+        """How an item's points are earned, for staff beside an answer (its elements, levels of
+        partial credit, caps); () when the config says nothing beyond full points, or is one
+        the grader refuses."""
+        return ()
 
     def answer_values(self, config: Mapping[str, Any]) -> list[Any]:
         """The values (numbers, strings) that are an item's answer or a known wrong answer: what

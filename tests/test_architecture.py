@@ -162,3 +162,28 @@ def test_a_test_outside_the_mirror_is_found(tmp_path: Path) -> None:
         "settings/test_documented.py: its folder has no __init__.py",
         "test_new.py: in tests/app itself",
     ]
+
+
+def _kind_names_compared(tree: ast.Module, kinds: Collection[str]) -> list[int]:
+    """The lines where a module compares something with a grader kind's name."""
+    return sorted(
+        node.lineno for node in ast.walk(tree) if isinstance(node, ast.Compare)
+        for operand in [node.left, *node.comparators]
+        for value in ([operand] if not isinstance(operand, ast.Tuple | ast.List | ast.Set)
+                      else operand.elts)
+        if isinstance(value, ast.Constant) and value.value in kinds
+    )
+
+
+def test_the_web_pages_never_ask_which_kind_an_item_is() -> None:
+    # What a kind shows staff (its points breakdown, its solution) comes from its strategy
+    # (graders/<kind>/kind.py): adding a kind touches no page.
+    from graders.registry import registered_kinds
+
+    kinds = set(registered_kinds())
+    assert {"written", "numeric"} <= kinds
+    asking = {name: lines for name, tree in _modules("app/web").items()
+              if (lines := _kind_names_compared(tree, kinds))}
+    assert not asking, asking
+    assert _kind_names_compared(ast.parse('if item.grader in ("code", "x"): pass\n'
+                                          'ok = "written" == kind\n'), kinds) == [1, 2]

@@ -9,12 +9,14 @@ from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from graders.answer_keys import Answer, parse_numbers, reading, rounded
 from graders.disclosure import spelled_number
-from graders.kind import Kind
+from graders.kind import BreakdownLine, BreakdownPart, Kind
 from graders.numeric.config import VERSION, NumericConfig
+
+SHOWN = 30  # known mistakes listed in a breakdown
 
 
 def _numbers(value: Any) -> list[Any]:
@@ -40,6 +42,23 @@ def _exact(config: Mapping[str, Any]) -> bool:
     return bool(config.get("mode", "exact") == "exact")
 
 
+def _breakdown(config: NumericConfig) -> tuple[BreakdownPart, ...]:
+    """The known mistakes and their points, carried-forward and rounding credit."""
+    lines = [BreakdownLine(f"for {m.value}: {m.feedback}", m.points)
+             for m in config.known_mistakes[:SHOWN]]
+    if config.carry_forward is not None:
+        lines.append(BreakdownLine("for a value computed correctly from the student's own "
+                                   f"{config.carry_forward.from_item}",
+                                   config.carry_forward.points))
+    if config.rounding is not None:
+        lines.append(BreakdownLine(f"{config.rounding.credit * 100}% of the points for the value "
+                                   "rounded more coarsely than asked"))
+    if not lines:
+        return ()
+    return (BreakdownPart("for the expected value; partial credit", "levels", tuple(lines),
+                          full=True),)
+
+
 class NumericKind(Kind):
     name: ClassVar[str] = "numeric"
     version: ClassVar[str] = VERSION
@@ -57,6 +76,12 @@ class NumericKind(Kind):
         if isinstance(expected, list):
             return "[" + ", ".join(spelled_number(v) for v in expected) + "]"
         return "" if expected is None else spelled_number(expected)
+
+    def breakdown(self, config: Mapping[str, Any]) -> tuple[BreakdownPart, ...]:
+        try:
+            return _breakdown(NumericConfig.model_validate(config))
+        except ValidationError:  # a stored rubric the grader refused: nothing to break down
+            return ()
 
     def answer_values(self, config: Mapping[str, Any]) -> list[Any]:
         found: list[Any] = _numbers(config.get("expected")) if _exact(config) else []

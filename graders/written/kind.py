@@ -10,13 +10,13 @@ from collections.abc import Mapping, Sequence
 from importlib import import_module
 from typing import Any, ClassVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from graders.answer_keys import MAX_TEXT, Answer
 from graders.context import GradingContext
-from graders.kind import Kind
+from graders.kind import BreakdownLine, BreakdownPart, Kind
 from graders.rubric_model import RubricItem
-from graders.written.config import VERSION, WrittenConfig
+from graders.written.config import VERSION, AnyOf, Condition, WrittenConfig
 from graders.written.identity import model_identity
 from graders.written.settings import WrittenSettings
 
@@ -26,6 +26,38 @@ from graders.written.settings import WrittenSettings
 # alike their words ("ignores word order" / "does not ignore word order").
 _STATES = re.compile(r"^states: (.{1,400})")
 OPPOSITE = "may state the opposite"
+SHOWN = 30  # elements, levels or contradictions listed in a breakdown
+
+
+def _condition(condition: Condition, labels: Mapping[str, str]) -> str:
+    if isinstance(condition, AnyOf):
+        return f"any {condition.any} of ({', '.join(labels.get(i, i) for i in condition.of)})"
+    return labels.get(condition, condition)
+
+
+def _conditions(conditions: Sequence[Condition], labels: Mapping[str, str]) -> str:
+    return " and ".join(_condition(c, labels) for c in conditions[:SHOWN])
+
+
+def _breakdown(config: WrittenConfig) -> tuple[BreakdownPart, ...]:
+    """The elements and what full credit requires of them, the partial levels, the caps."""
+    labels = {el.id: el.label or el.statement or el.id for el in config.elements}
+    parts: list[BreakdownPart] = []
+    if config.elements:
+        parts.append(BreakdownPart(
+            f"for: {_conditions(config.required, labels)}", "elements",
+            tuple(BreakdownLine(labels[el.id], id=el.id) for el in config.elements[:SHOWN]),
+            full=True))
+    if config.partial:
+        parts.append(BreakdownPart("Partial levels", "levels", tuple(
+            BreakdownLine(f"when {_conditions(level.when, labels)}", level.points,
+                          note=level.feedback or "")
+            for level in config.partial[:SHOWN])))
+    if config.contradictions:
+        parts.append(BreakdownPart("Known wrong statements", "caps", tuple(
+            BreakdownLine(f"when it says: {c.feedback}", c.points, before="at most")
+            for c in config.contradictions[:SHOWN])))
+    return tuple(parts)
 
 
 class WrittenKind(Kind):
@@ -37,6 +69,12 @@ class WrittenKind(Kind):
 
     def solution_text(self, config: Mapping[str, Any]) -> str:
         return " ".join(str(r) for r in config.get("reference", ()))
+
+    def breakdown(self, config: Mapping[str, Any]) -> tuple[BreakdownPart, ...]:
+        try:
+            return _breakdown(WrittenConfig.model_validate(config))
+        except ValidationError:  # a stored rubric the grader refused: nothing to break down
+            return ()
 
     def verdict(self, answer: Answer) -> str:
         stated = sorted({m.group(1).strip() for e in answer.evidence_of("sentence")
