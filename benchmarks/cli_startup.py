@@ -73,7 +73,7 @@ def report(times: dict[str, dict[str, list[float]]], runs: int) -> str:
         f"Wall time of a whole process, {runs} runs each, interleaved. `grade FILE` grades one "
         "JSON upload against the bundled transformer-basics rubric, no database, no server; "
         "neither it nor `--help` imports FastAPI, Starlette, uvicorn or SQLAlchemy "
-        "(tests/app/test_cli_lazy.py). Targets on a quiet machine: `grade FILE` ≤ 0.3 s, "
+        "(tests/app/cli/test_lazy.py). Targets on a quiet machine: `grade FILE` ≤ 0.3 s, "
         "`--help` ≤ 0.2 s.\n\n" + "\n".join(lines) + "\n"
     )
 

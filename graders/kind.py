@@ -3,9 +3,9 @@
 Everything the rest of the system asks about a kind (the solution text it discloses, how its
 points are earned as staff read it beside an answer, the values a public title must not state,
 how its answers are grouped, what its cached results depend on, whether a points-only regrade
-can re-score it in place, whether it learns from instructor overrides) is answered by the kind's `Kind`, which lives in the kind's own package
-(`graders/<kind>/kind.py`) and is found through `graders.registry`. No code outside a kind's
-package asks which kind an item is.
+can re-score it in place, whether it learns from instructor overrides) is answered by the
+kind's `Kind`, which lives in the kind's own package (`graders/<kind>/kind.py`) and is found
+through `graders.registry`. No code outside a kind's package asks which kind an item is.
 
 A `Kind` module stays light: it imports the kind's config module, never its grader (NumPy, the
 sandbox, the embedding model): a points-only regrade asks kinds about their items without

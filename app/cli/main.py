@@ -2,7 +2,7 @@
 
 Each command's module is imported only when that command runs (or when the help lists them
 all): `gradeformer grade-table` then starts without FastAPI, SQLAlchemy or the service layers
-(docs/benchmarks.md, grade-table section; tests/app/test_cli_lazy.py).
+(docs/benchmarks.md, grade-table section; tests/app/cli/test_lazy.py).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def load_command(name: str) -> click.Command | None:
 
 
 # What `gradeformer --help` says of each command, so that listing them imports none of them
-# (tests/app/test_cli_lazy.py checks each against the command's own help).
+# (tests/app/cli/test_lazy.py checks each against the command's own help).
 SUMMARIES: dict[str, str] = {
     "serve": "Run the API server (behind a reverse proxy in production: see the README).",
     "worker": "Run a Celery grading worker (the API enqueues with GRADEFORMER_EXECUTOR=celery).",

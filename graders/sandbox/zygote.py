@@ -25,7 +25,20 @@ from graders.sandbox.seccomp_filter import filter_bpf, policy_summary
 from graders.sandbox.text import clean_text
 
 HERE = Path(__file__).resolve().parent
-ZYGOTE_SOURCE = (HERE / "zygote_main.py").read_text()
+# The modules the zygote runs, each after those it imports. They are sent as text and made
+# into modules there by ZYGOTE_LOADER (no file of gradeformer's is in the zygote's root, nor on
+# its path); they import only the standard library and each other (NumPy once serving).
+ZYGOTE_MODULES = ("zygote_sys", "zygote_layers", "zygote_serve", "zygote_main")
+_LOADER = """\
+import sys, types
+for _name, _source in {sources!r}:
+    _module = sys.modules[_name] = types.ModuleType(_name)
+    exec(compile(_source, "<" + _name + ">", "exec"), _module.__dict__)
+del _name, _source, _module
+"""
+ZYGOTE_LOADER = _LOADER.format(sources=tuple(
+    (f"graders.sandbox.{name}", (HERE / f"{name}.py").read_text()) for name in ZYGOTE_MODULES))
+ZYGOTE_SOURCE = ZYGOTE_LOADER + 'sys.modules["graders.sandbox.zygote_main"].main()\n'
 HARNESS_SOURCE = (HERE / "harness_main.py").read_text()
 START_TIMEOUT_S = 20.0
 # Beyond the job's own timeout: fork, teardown and relaying, before we give up on the zygote.

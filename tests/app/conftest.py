@@ -2,7 +2,7 @@
 
 The migrations run once per test session, into a template of each backend; every test then gets
 its own copy (a file copy on SQLite, `CREATE DATABASE ... TEMPLATE` on PostgreSQL): as fresh as a
-migrated database, for a fraction of the time. tests/app/test_migrations.py runs the migrations
+migrated database, for a fraction of the time. tests/app/db/test_migrations.py runs the migrations
 themselves, up and down, on its copies.
 """
 

@@ -24,7 +24,7 @@ from app.submissions.service import accept
 from app.submissions.upload import Upload
 from graders.rubric import BUNDLED_RUBRICS
 from tests.app.conftest import Api
-from tests.app.test_web_pages import _browser
+from tests.app.web.test_pages import _browser
 
 SLUG = "editions-demo"
 UPLOAD = f"/api/v1/assignments/{SLUG}/submissions"

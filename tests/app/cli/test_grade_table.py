@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent.parent
+from tests.shared_data import REPO
 
 RUBRIC = """
 slug: quiz

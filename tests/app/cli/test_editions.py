@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from app.cli.main import app
 from app.settings import get_settings
-from tests.app.test_handout_editions import MARKDOWN, SLUG, rubric_text
+from tests.app.submissions.test_handout_editions import MARKDOWN, SLUG, rubric_text
 from tests.shared_data import REPO
 
 

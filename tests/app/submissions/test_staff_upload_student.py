@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from app.cli.main import app
 from graders.rubric import BUNDLED_RUBRICS
+from tests.app.cli.test_main import SLUG, env, run
 from tests.app.conftest import Api
-from tests.app.test_cli import SLUG, env, run
 
 __all__ = ["env"]  # the fixture, used by name
 

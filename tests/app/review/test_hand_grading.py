@@ -20,7 +20,7 @@ from app.web.rubric_panel import rubric_panel
 from graders.rubric import BUNDLED_RUBRICS, RubricItem, load_rubric
 from graders.written.config import WrittenConfig
 from tests.app.conftest import Api
-from tests.app.test_web_pages import AMBIGUOUS, SLUG, _browser, _csrf, _upload
+from tests.app.web.test_pages import AMBIGUOUS, SLUG, _browser, _csrf, _upload
 
 ITEM = "b1.d_head"
 REVIEW = f"/assignments/{SLUG}/review"

@@ -18,12 +18,12 @@ from app.main import create_app
 from app.settings import Settings
 from app.worker import tasks
 from tests.app.conftest import make_tokens
+from tests.shared_data import REPO
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres]
 
 BROKER = "redis://127.0.0.1:6379/0"
 UPLOAD = "/api/v1/assignments/transformer-basics/submissions"
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

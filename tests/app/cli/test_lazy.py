@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent.parent
+from tests.shared_data import REPO
+
 HEAVY = ("fastapi", "starlette", "sqlalchemy", "alembic", "uvicorn", "app.db", "app.settings")
 
 RUBRIC = """

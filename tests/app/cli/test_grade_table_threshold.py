@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from graders.written.calibration import shipped_calibration
+from tests.shared_data import REPO
 
-REPO = Path(__file__).resolve().parent.parent.parent
 REFERENCE = "A stack removes the most recently added item first: last in, first out."
 ANSWERS = [
     "Last in, first out: the newest element leaves first.",

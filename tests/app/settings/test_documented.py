@@ -4,11 +4,11 @@ a setting nobody can reach)."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from app.settings import Settings
+from tests.shared_data import REPO
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = REPO / "README.md"
 
 
 def _documented() -> set[str]:

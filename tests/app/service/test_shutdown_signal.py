@@ -20,6 +20,7 @@ from sqlalchemy import func, select
 from app.db.models import GradingRun, Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from tests.app.conftest import make_tokens
+from tests.shared_data import REPO
 from tests.support.faultkit import NO_UPLOAD_LIMITS
 from tests.support.ports import free_port
 from tests.support.synthetic import ATTENTION_OK, MASKED_OK, WRITTEN
@@ -28,7 +29,6 @@ from tests.support.synthetic import ATTENTION_OK, MASKED_OK, WRITTEN
 # fast the machine is: twenty of them outlast the uploads and the signal finds work still queued.
 SLOW = "import time\ntime.sleep(0.4)\n"
 
-REPO = Path(__file__).resolve().parents[2]
 UPLOAD = "/api/v1/assignments/transformer-basics/submissions"
 UPLOADS = 20
 
