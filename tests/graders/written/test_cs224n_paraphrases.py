@@ -73,6 +73,8 @@ CASES: list[tuple[tuple[str, ...], str, str, float, float]] = [
     ((NEW, OLD), "1d.ii", "The variance of c is much smaller than with a single head.", 1, 1),
     ((NEW, OLD), "1d.ii", "c still jumps between v_a and v_b, the same as before.", 0, 0),
     ((NEW, OLD), "1d.ii", "c has high variance because k_a still varies.", 0, 0),
+    ((NEW, OLD), "1d.ii", "c is not stable: its variance stays high, because k_a still "
+     "varies.", 0, 0),
     # why several heads (1e)
     ((NEW,), "1e", "It reduces the variance of the output since each head only focuses on one "
      "key.", 1, 1),
@@ -80,6 +82,8 @@ CASES: list[tuple[tuple[str, ...], str, str, float, float]] = [
      "is more robust.", 1, 1),
     ((NEW,), "1e", "Several heads mean more parameters, so the model is bigger.", 0, 0),
     ((NEW,), "1e", "It does not help; a single head can do the same.", 0, 0),
+    ((NEW,), "1e", "The output is not more robust or stable; the heads only add "
+     "parameters.", 0, 0),
     # permutation (2a.i, 2a.ii)
     ((NEW,), "2a.i", "Q_perm = P X W_Q = P Q, K_perm = P K, V_perm = P V. Then softmax(P Q K^T "
      "P^T / sqrt(d)) = P softmax(Q K^T / sqrt(d)) P^T, and since P^T P = I, H_perm = P H. The "
@@ -99,6 +103,8 @@ CASES: list[tuple[tuple[str, ...], str, str, float, float]] = [
      "equivariant.", 1, 1),
     ((NEW,), "2b.i", "No, the model stays permutation equivariant even with position "
      "embeddings.", 0, 0),
+    ((NEW,), "2b.i", "No. Adding the embeddings does not break the symmetry, and order does "
+     "not matter.", 0, 0),
     ((NEW,), "2b.ii", "No. The lowest frequency has a period of 2 pi * 10000, far longer than "
      "any sequence, so no two positions share an embedding.", 1, 1),
     ((NEW,), "2b.ii", "No, each position has a unique embedding for realistic sequence "
