@@ -223,10 +223,11 @@ def fit_two_way(features: Mapping[str, np.ndarray], human: np.ndarray,
                 assignment: np.ndarray) -> dict[str, Any]:
     """The 2-way models (P(correct), correct = human share >= CORRECT_SHARE), per answer and
     with the cohort, and their thresholds from out-of-fold probabilities (leave one
-    assignment out)."""
+    assignment out); then `agreement_threshold` for full credits given with the cohort."""
     inputs = confidence_inputs(features, np.zeros(len(human)))
     correct = human >= CORRECT_SHARE * MOHLER_POINTS - 1e-9
     out: dict[str, Any] = {"correct_share": CORRECT_SHARE}
+    folds: dict[str, np.ndarray] = {}
     for name, terms in (("per_answer", TWO_WAY_FEATURES), ("cohort", COHORT_TWO_WAY_FEATURES)):
         x = term_matrix(inputs, terms)
         out_of_fold = np.empty(len(human))
@@ -241,7 +242,26 @@ def fit_two_way(features: Mapping[str, np.ndarray], human: np.ndarray,
         cut = _two_way_cut(out_of_fold, correct)
         out["full_credit_from" if name == "per_answer" else "cohort_full_credit_from"] = cut
         out[key] = _two_way_threshold(out_of_fold, correct, cut)
+        folds[name] = out_of_fold
+    full = (folds["cohort"] >= out["cohort_full_credit_from"]) & (inputs["opposite"] == 0)
+    out["agreement_threshold"] = agreement_threshold(
+        np.minimum(folds["per_answer"], folds["cohort"]), full, correct)
     return out
+
+
+def agreement_threshold(agreement: np.ndarray, full: np.ndarray, correct: np.ndarray,
+                        target: float = 1 - TARGET_PRECISION) -> float:
+    """The review threshold of a full credit given with the cohort, read on its agreement (the
+    lower of the per-answer and the cohort probability of correct, out of fold): the lowest
+    (`THRESHOLD_STEP` grid) at which the full credits it auto-grades err at most `target`,
+    counted with one error added ((errors + 1) / (auto-graded + 1)), so that a fitting set with
+    few such answers sends more to review, not fewer (the rule of `graders/written/risk.py`)."""
+    for threshold in threshold_grid():
+        chosen = full & (agreement >= threshold)
+        errors = int((chosen & ~correct).sum())
+        if chosen.any() and (errors + 1) / (int(chosen.sum()) + 1) <= target:
+            return threshold
+    return threshold_grid()[-1]
 
 
 def _two_way_cut(probability: np.ndarray, correct: np.ndarray) -> float:

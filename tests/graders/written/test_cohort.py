@@ -253,18 +253,26 @@ def _constant(probability: float) -> LogisticModel:
     return LogisticModel(float(np.log(probability / (1 - probability))), ())
 
 
-@pytest.mark.parametrize(("alone", "cohort", "auto"), [
-    (0.97, 0.97, True), (0.5, 0.97, False), (0.8, 0.97, False), (0.97, 0.7, False)])
+@pytest.mark.parametrize(("alone", "cohort", "agreement", "auto", "confidence"), [
+    # With the calibration's agreement threshold: the lower probability, held to it.
+    (0.97, 0.97, 0.88, True, 0.97), (0.5, 0.97, 0.88, False, 0.5),
+    (0.8, 0.97, 0.88, False, 0.8), (0.97, 0.7, 0.88, False, 0.7),
+    (0.9, 0.95, 0.92, False, 0.9), (0.88, 0.885, 0.88, True, 0.88),
+    # A calibration from before it (no agreement threshold): the answer alone must clear its
+    # own 95% bar (0.85), the cohort model's threshold (0.89) applies.
+    (0.97, 0.97, None, True, 0.97), (0.5, 0.97, None, False, 0.5),
+    (0.8, 0.97, None, False, 0.8), (0.97, 0.7, None, False, 0.7),
+    (0.9, 0.95, None, True, 0.95), (0.88, 0.885, None, False, 0.885)])
 def test_a_full_credit_is_auto_graded_only_where_the_signals_agree(
-        resources: GradingResources, alone: float, cohort: float, auto: bool) -> None:
+        resources: GradingResources, alone: float, cohort: float, agreement: float | None,
+        auto: bool, confidence: float) -> None:
     # The 2-way models stood in by constants: the answer alone (similarity to the reference)
-    # and with its cohort. Full credit from the cohort model's cut either way; auto-graded only
-    # when the answer alone also clears its own 95% bar (0.85 per answer, 0.89 with the cohort).
+    # and with its cohort. Full credit from the cohort model's cut either way.
     shipped = shipped_calibration()
     assert shipped.two_way is not None
     two_way = replace(shipped.two_way, per_answer=_constant(alone), cohort=_constant(cohort),
                       threshold_95=0.85, cohort_threshold_95=0.89, full_credit_from=0.6,
-                      cohort_full_credit_from=0.6)
+                      cohort_full_credit_from=0.6, agreement_threshold=agreement)
     graded = _with_cohort(resources, PEERS)
     data = _rubric(1).model_dump(exclude_unset=True)
     del data["review_threshold"]  # the calibrated threshold applies
@@ -275,6 +283,6 @@ def test_a_full_credit_is_auto_graded_only_where_the_signals_agree(
         without_cohort = _grade(rubric, PEERS[0], resources)
     assert result.points == 1
     assert (result.status is Status.GRADED) is auto, (result.confidence, result.feedback)
-    assert result.confidence == pytest.approx(cohort if auto or cohort < 0.89 else alone)
+    assert result.confidence == pytest.approx(confidence, abs=1e-3)
     # Graded alone, the answer's own model decides, as before.
     assert (without_cohort.status is Status.GRADED) is (alone >= 0.85)
