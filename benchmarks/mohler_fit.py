@@ -28,7 +28,7 @@ from graders.written.calibration import (
 )
 from graders.written.cohort import COHORT_FEATURES
 from graders.written.features import FEATURES
-from graders.written.scoring import SimilarityModel, round_to_step
+from graders.written.scoring import FAR_FROM_REFERENCE, SimilarityModel, round_to_step
 
 # The points model's terms: chosen looking at assignments 1-6 only; the contextual alignment
 # (`ctx_*`, `graders/written/alignment.py`) by leave-one-assignment-out cross-validation within
@@ -243,7 +243,10 @@ def fit_two_way(features: Mapping[str, np.ndarray], human: np.ndarray,
         out["full_credit_from" if name == "per_answer" else "cohort_full_credit_from"] = cut
         out[key] = _two_way_threshold(out_of_fold, correct, cut)
         folds[name] = out_of_fold
-    full = (folds["cohort"] >= out["cohort_full_credit_from"]) & (inputs["opposite"] == 0)
+    # The full credits the threshold can auto-grade: not stating the opposite of the
+    # reference, not far from it (`graders/written/scoring.py` holds the others to review).
+    full = ((folds["cohort"] >= out["cohort_full_credit_from"]) & (inputs["opposite"] == 0)
+            & (features["best"] >= FAR_FROM_REFERENCE))
     out["agreement_threshold"] = agreement_threshold(
         np.minimum(folds["per_answer"], folds["cohort"]), full, correct)
     return out

@@ -191,9 +191,11 @@ def report(result: Mapping[str, Mapping[str, float]],
            "alone and the answer with its cohort agree: its confidence is the lower of the two "
            "models' probabilities of correct, held to a threshold chosen on the fitting "
            "assignments (out of fold) so that their such full credits err at most 5% counted "
-           "with one error added. `was`: the same run, the same fitted models, under the rule "
-           "before (written grader version 8: the answer alone must clear its own model's "
-           "bar, the cohort model's threshold applies)." if before else ""),
+           "with one error added; and not when no stretch of the answer is close to a "
+           "reference statement (closest cosine below 0.5). `was`: the same run, the same "
+           "fitted models, under the rule before (written grader version 8: the answer "
+           "alone must clear its own model's bar, the cohort model's threshold applies)."
+           if before else ""),
         "",
         "| held out | answers | to review | auto-graded full credits | wrong among them "
         "| macro-F1 |",

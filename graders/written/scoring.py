@@ -28,6 +28,10 @@ OPPOSITE_CONFIDENCE = 0.35
 # Confidence at most for an answer with no prose (a formula or a number): the reference is
 # prose, and similarity cannot tell "O(n)" right from wrong.
 NO_PROSE_CONFIDENCE = 0.3
+# Cosine of the answer's closest stretch with the reference below which it is far from every
+# reference statement (the bar from which a clause may state an element, `meaning.py`): a full
+# credit given with the cohort to such an answer is not auto-graded (`_agreed`).
+FAR_FROM_REFERENCE = 0.5
 # Confidence at most when a grade rests on an uncertain finding: a phrasing matched weakly
 # (it would change the points), or an element stated only outside the item's topic.
 UNSURE_CONFIDENCE = 0.5
@@ -236,6 +240,12 @@ def from_similarity(
             if use_cohort:
                 confidence, threshold = _agreed(two_way, correct, two_way.correct(
                     features, opposite is not None, words, False), threshold)
+                if two_way.agreement_threshold is not None and \
+                        features["best"] < FAR_FROM_REFERENCE:
+                    confidence = min(confidence, UNSURE_CONFIDENCE)
+                    feedback.append(
+                        f"No stretch of the answer is close to a reference statement (cosine "
+                        f"{features['best']:.2f}); a grader should check its full credit.")
         else:
             points = min(points, max(Decimal(0), max_points - config.step))
             confidence = 1.0 - correct
@@ -261,7 +271,9 @@ def _agreed(two_way: TwoWayCalibration, with_cohort: float, alone: float,
     probabilities and that threshold applies (chosen on the fitting data with one error added,
     so that its auto-graded full credits err at most 5%; on Mohler, each assignment held out in
     turn, docs/benchmarks.md). Without it (a calibration from before), the answer alone must
-    clear its own model's bar, else its lower probability is the confidence."""
+    clear its own model's bar, else its lower probability is the confidence. (With the
+    agreement threshold, an answer far from every reference statement is held to review too,
+    as the threshold was chosen without such answers: `FAR_FROM_REFERENCE`.)"""
     if two_way.agreement_threshold is not None:
         return min(with_cohort, alone), two_way.agreement_threshold
     if alone < max(two_way.cut(False), two_way.threshold_95):
