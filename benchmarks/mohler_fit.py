@@ -5,7 +5,9 @@ assignments 1-6: a ridge regression for the points, then a logistic regression f
 those points agree with the human average within the agreement tolerance, fitted on the ridge's
 out-of-fold suggestions (leave one assignment out), and the threshold that reaches 95%
 agreement among the auto-graded answers of the fitting data; then the same with the cohort
-features (each answer's cohort = its question's answers, no grades) for the `cohort` models.
+features (each answer's cohort = its question's answers, no grades) for the `cohort` models,
+and the 2-way models with their thresholds, among them the agreement threshold of a full credit
+given with the cohort (`agreement_threshold`: risk control with one error added).
 """
 
 from __future__ import annotations
