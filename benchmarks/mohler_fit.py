@@ -5,7 +5,9 @@ assignments 1-6: a ridge regression for the points, then a logistic regression f
 those points agree with the human average within the agreement tolerance, fitted on the ridge's
 out-of-fold suggestions (leave one assignment out), and the threshold that reaches 95%
 agreement among the auto-graded answers of the fitting data; then the same with the cohort
-features (each answer's cohort = its question's answers, no grades) for the `cohort` models.
+features (each answer's cohort = its question's answers, no grades) for the `cohort` models,
+and the 2-way models with their thresholds, among them the agreement threshold of a full credit
+given with the cohort (`agreement_threshold`: risk control with one error added).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from graders.written.calibration import (
 )
 from graders.written.cohort import COHORT_FEATURES
 from graders.written.features import FEATURES
-from graders.written.scoring import SimilarityModel, round_to_step
+from graders.written.scoring import FAR_FROM_REFERENCE, SimilarityModel, round_to_step
 
 # The points model's terms: chosen looking at assignments 1-6 only; the contextual alignment
 # (`ctx_*`, `graders/written/alignment.py`) by leave-one-assignment-out cross-validation within
@@ -223,10 +225,11 @@ def fit_two_way(features: Mapping[str, np.ndarray], human: np.ndarray,
                 assignment: np.ndarray) -> dict[str, Any]:
     """The 2-way models (P(correct), correct = human share >= CORRECT_SHARE), per answer and
     with the cohort, and their thresholds from out-of-fold probabilities (leave one
-    assignment out)."""
+    assignment out); then `agreement_threshold` for full credits given with the cohort."""
     inputs = confidence_inputs(features, np.zeros(len(human)))
     correct = human >= CORRECT_SHARE * MOHLER_POINTS - 1e-9
     out: dict[str, Any] = {"correct_share": CORRECT_SHARE}
+    folds: dict[str, np.ndarray] = {}
     for name, terms in (("per_answer", TWO_WAY_FEATURES), ("cohort", COHORT_TWO_WAY_FEATURES)):
         x = term_matrix(inputs, terms)
         out_of_fold = np.empty(len(human))
@@ -241,7 +244,29 @@ def fit_two_way(features: Mapping[str, np.ndarray], human: np.ndarray,
         cut = _two_way_cut(out_of_fold, correct)
         out["full_credit_from" if name == "per_answer" else "cohort_full_credit_from"] = cut
         out[key] = _two_way_threshold(out_of_fold, correct, cut)
+        folds[name] = out_of_fold
+    # The full credits the threshold can auto-grade: not stating the opposite of the
+    # reference, not far from it (`graders/written/scoring.py` holds the others to review).
+    full = ((folds["cohort"] >= out["cohort_full_credit_from"]) & (inputs["opposite"] == 0)
+            & (features["best"] >= FAR_FROM_REFERENCE))
+    out["agreement_threshold"] = agreement_threshold(
+        np.minimum(folds["per_answer"], folds["cohort"]), full, correct)
     return out
+
+
+def agreement_threshold(agreement: np.ndarray, full: np.ndarray, correct: np.ndarray,
+                        target: float = 1 - TARGET_PRECISION) -> float:
+    """The review threshold of a full credit given with the cohort, read on its agreement (the
+    lower of the per-answer and the cohort probability of correct, out of fold): the lowest
+    (`THRESHOLD_STEP` grid) at which the full credits it auto-grades err at most `target`,
+    counted with one error added ((errors + 1) / (auto-graded + 1)), so that a fitting set with
+    few such answers sends more to review, not fewer (the rule of `graders/written/risk.py`)."""
+    for threshold in threshold_grid():
+        chosen = full & (agreement >= threshold)
+        errors = int((chosen & ~correct).sum())
+        if chosen.any() and (errors + 1) / (int(chosen.sum()) + 1) <= target:
+            return threshold
+    return threshold_grid()[-1]
 
 
 def _two_way_cut(probability: np.ndarray, correct: np.ndarray) -> float:

@@ -12,11 +12,12 @@ judgement), a rubric that sets no review threshold (the calibrated one applies).
 Reported per held-out assignment, and over all of them: the share sent to review (target
 <= 60%), the share of the full credits given without review that are wrong (target <= 5%;
 correct = human average >= 4 of 5, `TWO_WAY_CORRECT`) and the 2-way macro-F1 of the suggested
-verdicts (target >= 0.70). `--label` names the code being measured in the JSON it writes
-(`--json`), so a run of the code before a change and a run after can be compared.
+verdicts (target >= 0.70). Each held-out assignment is graded twice under the same fitted
+models: by the full-credit rule of this code and by the rule before it (`before_rule`), shown
+side by side; `--json` writes both.
 
 Usage: python benchmarks/written_transfer.py [--data PATH] [--cache-dir DIR] [--no-write]
-       [--json OUT] [--before JSON]
+       [--json OUT]
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import csv
 import json
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -102,41 +104,56 @@ def _cells(full: np.ndarray, review: np.ndarray, truth: np.ndarray) -> dict[str,
     }
 
 
-def run(rows: list[Row], resources: GradingResources) -> dict[str, dict[str, float]]:
-    """Per held-out assignment and pooled ("all"); then, from the same grades, what a review
-    threshold set by the operator (the rubric's `review_threshold`) would give ("at 0.92", ...:
-    an answer is auto-graded when its confidence reaches it and it was not sent to review for
-    another reason), pooled and at worst over the held-out assignments."""
+def before_rule(calibration: Calibration) -> Calibration:
+    """The same fitted calibration without its agreement threshold: the full-credit rule of
+    written grader version 8 (the answer alone must clear its own model's bar, the cohort's
+    threshold applies), measured beside in the same run."""
+    two_way = calibration.two_way
+    if two_way is None:
+        return calibration
+    return replace(calibration, two_way=replace(two_way, agreement_threshold=None))
+
+
+def run(rows: list[Row], resources: GradingResources
+        ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+    """Per held-out assignment and pooled ("all"), under the rule of this code and under the
+    rule before it (`before_rule`), the same fitted models in both; then, from this rule's
+    grades, what a review threshold set by the operator (the rubric's `review_threshold`)
+    would give ("at 0.92", ...: an answer is auto-graded when its confidence reaches it and it
+    was not sent to review for another reason), pooled and at worst over the held-out
+    assignments."""
     human = np.array([float(r["score_avg"]) for r in rows])
     assignment = np.array([int(r["id"].split(".")[0]) for r in rows])
     features = features_of(rows, resources)
     resources.shared(COHORT_KEY, dict).update(mohler_cohorts(rows, resources))
     truth = human >= TWO_WAY_CORRECT
-    full = np.zeros(len(rows), dtype=bool)
-    review = np.zeros(len(rows), dtype=bool)
-    confidence = np.zeros(len(rows))
-    out: dict[str, dict[str, float]] = {}
+    graded = {rule: (np.zeros(len(rows), dtype=bool), np.zeros(len(rows), dtype=bool),
+                     np.zeros(len(rows))) for rule in ("after", "before")}
+    out: dict[str, dict[str, dict[str, float]]] = {"after": {}, "before": {}}
     for held in sorted(set(assignment.tolist())):
         fit = assignment != held
-        fitted = fit_calibration({k: v[fit] for k, v in features.items()}, human[fit],
-                                 assignment[fit])
+        fitted = calibration_from_mapping(fit_calibration(
+            {k: v[fit] for k, v in features.items()}, human[fit], assignment[fit]))
         rows_held = [rows[i] for i in np.flatnonzero(~fit)]
-        f, r, c = _grade(_rubric(rows_held), rows_held, resources,
-                         calibration_from_mapping(fitted))
-        full[~fit], review[~fit], confidence[~fit] = f, r, c
-        out[str(held)] = _cells(f, r, truth[~fit])
-        print(held, out[str(held)], flush=True)
-    out["all"] = _cells(full, review, truth)
+        for rule, calibration in (("after", fitted), ("before", before_rule(fitted))):
+            f, r, c = _grade(_rubric(rows_held), rows_held, resources, calibration)
+            full, review, confidence = graded[rule]
+            full[~fit], review[~fit], confidence[~fit] = f, r, c
+            out[rule][str(held)] = _cells(f, r, truth[~fit])
+        print(held, out["after"][str(held)], flush=True)
+    for rule, (full, review, _) in graded.items():
+        out[rule]["all"] = _cells(full, review, truth)
+    full, review, confidence = graded["after"]
     for bar in OPERATOR_BARS:
         stricter = review | (confidence < bar)
         groups = [_cells(full[assignment == a], stricter[assignment == a], truth[assignment == a])
                   for a in sorted(set(assignment.tolist()))]
-        out[f"at {bar}"] = {**_cells(full, stricter, truth),
-                            "worst_wrong": max(g["wrong_auto_full"] for g in groups),
-                            "worst_review": max(g["review"] for g in groups),
-                            "groups_wrong_met": sum(g["wrong_auto_full"] <= TARGET_WRONG
-                                                    for g in groups)}
-    return out
+        out["after"][f"at {bar}"] = {**_cells(full, stricter, truth),
+                                     "worst_wrong": max(g["wrong_auto_full"] for g in groups),
+                                     "worst_review": max(g["review"] for g in groups),
+                                     "groups_wrong_met": sum(g["wrong_auto_full"] <= TARGET_WRONG
+                                                             for g in groups)}
+    return out["after"], out["before"]
 
 
 def _row(label: str, cells: Mapping[str, float], before: Mapping[str, float] | None) -> str:
@@ -147,6 +164,14 @@ def _row(label: str, cells: Mapping[str, float], before: Mapping[str, float] | N
     f1 = f"{cells['macro_f1']:.3f}" + (f" (was {before['macro_f1']:.3f})" if before else "")
     return (f"| {label} | {int(cells['answers'])} | {pct('review')} | {int(cells['auto_full'])} "
             f"| {pct('wrong_auto_full')} | {f1} |")
+
+
+def _met(result: Mapping[str, Mapping[str, float]], held: Sequence[str]) -> dict[str, int]:
+    """How many held-out assignments meet each target."""
+    cells = [result[k] for k in held]
+    return {"wrong": sum(c["wrong_auto_full"] <= TARGET_WRONG for c in cells),
+            "review": sum(c["review"] <= TARGET_REVIEW for c in cells),
+            "f1": sum(c["macro_f1"] >= TARGET_F1 for c in cells)}
 
 
 def report(result: Mapping[str, Mapping[str, float]],
@@ -160,9 +185,17 @@ def report(result: Mapping[str, Mapping[str, float]],
         "them (reference only, the cohort, 1-point items, the calibrated review threshold). "
         f"Correct = human average >= {TWO_WAY_CORRECT:g} of 5. Targets (issue #29): wrong among "
         f"auto-graded full credits <= {TARGET_WRONG:.0%}, to review <= {TARGET_REVIEW:.0%}, "
-        f"2-way macro-F1 >= {TARGET_F1:.2f}, on every held-out assignment."
-        + (" `was`: the same run on the code before the full-credit rule below." if before
-           else ""),
+        f"2-way macro-F1 >= {TARGET_F1:.2f}. Mohler is the only graded short-answer data set "
+        "here; no other (SemEval-2013 or any that may be the hidden benchmark) is used."
+        + (" Now: a full credit given with the cohort is auto-graded only where the answer "
+           "alone and the answer with its cohort agree: its confidence is the lower of the two "
+           "models' probabilities of correct, held to a threshold chosen on the fitting "
+           "assignments (out of fold) so that their such full credits err at most 5% counted "
+           "with one error added; and not when no stretch of the answer is close to a "
+           "reference statement (closest cosine below 0.5). `was`: the same run, the same "
+           "fitted models, under the rule before (written grader version 8: the answer "
+           "alone must clear its own model's bar, the cohort model's threshold applies)."
+           if before else ""),
         "",
         "| held out | answers | to review | auto-graded full credits | wrong among them "
         "| macro-F1 |",
@@ -171,13 +204,24 @@ def report(result: Mapping[str, Mapping[str, float]],
     for key in [*held, "all"]:
         label = "all (pooled)" if key == "all" else f"assignment {key}"
         lines.append(_row(label, result[key], before.get(key) if before else None))
-    met = {name: sum(1 for k in held if ok(result[k])) for name, ok in (
-        ("wrong", lambda c: c["wrong_auto_full"] <= TARGET_WRONG),
-        ("review", lambda c: c["review"] <= TARGET_REVIEW),
-        ("f1", lambda c: c["macro_f1"] >= TARGET_F1))}
+    met = _met(result, held)
+    was = _met(before, held) if before else None
+
+    def count(name: str) -> str:
+        return f"{met[name]}" + (f" (was {was[name]})" if was else "")
+
+    worst = max(result[k]["wrong_auto_full"] for k in held)
+    counts = [max(1, int(result[k]["auto_full"])) for k in held]
     lines += ["", f"Held-out assignments meeting each target (of {len(held)}): wrong among "
-              f"auto-graded full credits {met['wrong']}, review share {met['review']}, "
-              f"macro-F1 {met['f1']}."]
+              f"auto-graded full credits {count('wrong')}, review share {count('review')}, "
+              f"macro-F1 {count('f1')}. Worst held-out wrong share {worst:.1%}"
+              + (f" (was {max(before[k]['wrong_auto_full'] for k in held):.1%})." if before
+                 else "."),
+              "", f"A held-out assignment has {min(counts)} to {max(counts)} auto-graded full "
+              f"credits: one wrong answer moves its share by {1 / max(counts):.1%} to "
+              f"{1 / min(counts):.1%}, so the per-assignment shares are noisy. The hidden "
+              "benchmark is one unseen subject, like one held-out assignment with more "
+              "answers: its share may land anywhere in this spread, not only at the pooled one."]
     lines += ["", "The same grades with a review threshold set by the operator (the rubric's "
               "`review_threshold`; an answer is auto-graded when its confidence reaches it): "
               "what each lower wrong share costs in review.", "",
@@ -199,8 +243,6 @@ def main() -> None:
     parser.add_argument("--cache-dir", type=Path, default=None,
                         help="a persistent embedding cache (speeds up repeated runs)")
     parser.add_argument("--json", type=Path, default=None, help="also write the numbers here")
-    parser.add_argument("--before", type=Path, default=None,
-                        help="the --json of a run on the code before a change, shown beside")
     parser.add_argument("--no-write", action="store_true", help="print, do not edit the docs")
     args = parser.parse_args()
     if not args.data.exists():
@@ -208,10 +250,9 @@ def main() -> None:
     with args.data.open(newline="") as handle:
         rows = list(csv.DictReader(handle))
     options: dict[str, Any] = {"embedding_cache_dir": str(args.cache_dir)} if args.cache_dir else {}
-    result = run(rows, GradingResources(options=options))
+    result, before = run(rows, GradingResources(options=options))
     if args.json:
-        args.json.write_text(json.dumps(result, indent=1) + "\n")
-    before = json.loads(args.before.read_text()) if args.before else None
+        args.json.write_text(json.dumps({"after": result, "before": before}, indent=1) + "\n")
     body = report(result, before)
     print(body)
     if not args.no_write:

@@ -21,7 +21,8 @@ Both models are small sets of coefficients in `calibration.json` beside this mod
   average at least `CORRECT_SHARE` of the points), per answer and with the cohort. Full credit
   from a probability `full_credit_from` (chosen for the best 2-way macro-F1 when fitted); the
   confidence is the probability of the verdict (full credit correct, or less than full credit
-  correct).
+  correct). A full credit given with the cohort is auto-graded only where both models agree:
+  its confidence is the lower of the two probabilities, held to `agreement_threshold`.
 
 A confidence is therefore a probability, and a review threshold is a precision: the answers
 graded automatically at threshold t agree with a careful grader at least about t of the time
@@ -101,6 +102,11 @@ class TwoWayCalibration:
     # fitted; one half when the file does not say).
     full_credit_from: float = 0.5
     cohort_full_credit_from: float = 0.5
+    # The review threshold of a full credit given with the cohort, read on the agreement of
+    # the two models (the lower of the two probabilities): the lowest at which the fitting
+    # data's such full credits erred at most 5% with one error added (out of fold). None (a
+    # calibration file from before it): the cohort's own threshold and bar (`scoring.py`).
+    agreement_threshold: float | None = None
 
     def cut(self, cohort: bool) -> float:
         return self.cohort_full_credit_from if cohort else self.full_credit_from
@@ -158,7 +164,9 @@ def calibration_from_mapping(value: Mapping[str, Any]) -> Calibration:
             threshold_95=float(two_way["threshold_95"]),
             cohort_threshold_95=float(two_way["cohort_threshold_95"]),
             full_credit_from=float(two_way.get("full_credit_from", 0.5)),
-            cohort_full_credit_from=float(two_way.get("cohort_full_credit_from", 0.5))),
+            cohort_full_credit_from=float(two_way.get("cohort_full_credit_from", 0.5)),
+            agreement_threshold=(None if two_way.get("agreement_threshold") is None
+                                 else float(two_way["agreement_threshold"]))),
     )
 
 

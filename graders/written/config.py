@@ -22,7 +22,7 @@ from graders.written.patterns import PatternError, compile_pattern
 
 # The grader's version (WrittenGrader.version), one definition: it names the grader's code in every
 # cache key, and the keys read it here without importing the grader (graders.registry).
-VERSION = "8"
+VERSION = "9"
 
 
 class _Strict(BaseModel):

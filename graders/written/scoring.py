@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
 from graders.results import Evidence
-from graders.written.calibration import Calibration
+from graders.written.calibration import Calibration, TwoWayCalibration
 from graders.written.config import WrittenConfig, element_label
 from graders.written.contradiction import Opposite
 from graders.written.exemplars import ExemplarEstimate
@@ -28,6 +28,10 @@ OPPOSITE_CONFIDENCE = 0.35
 # Confidence at most for an answer with no prose (a formula or a number): the reference is
 # prose, and similarity cannot tell "O(n)" right from wrong.
 NO_PROSE_CONFIDENCE = 0.3
+# Cosine of the answer's closest stretch with the reference below which it is far from every
+# reference statement (the bar from which a clause may state an element, `meaning.py`): a full
+# credit given with the cohort to such an answer is not auto-graded (`_agreed`).
+FAR_FROM_REFERENCE = 0.5
 # Confidence at most when a grade rests on an uncertain finding: a phrasing matched weakly
 # (it would change the points), or an element stated only outside the item's topic.
 UNSURE_CONFIDENCE = 0.5
@@ -234,15 +238,14 @@ def from_similarity(
         if correct >= two_way.cut(use_cohort):
             points, confidence = max_points, correct
             if use_cohort:
-                # A full credit is auto-graded only where the signals agree: the answer on its
-                # own (its similarity to the reference, no cohort) must also clear its model's
-                # 95% bar. Otherwise its own probability is the confidence, below that bar and
-                # so below the cohort's (never lower, where fitted); on Mohler, each assignment
-                # held out in turn, this moved the wrong share among auto-graded full credits
-                # from 5.2% to 4.6% for 0.7 points more review (docs/benchmarks.md).
-                alone = two_way.correct(features, opposite is not None, words, False)
-                if alone < max(two_way.cut(False), two_way.threshold_95):
-                    confidence = min(confidence, alone)
+                confidence, threshold = _agreed(two_way, correct, two_way.correct(
+                    features, opposite is not None, words, False), threshold)
+                if two_way.agreement_threshold is not None and \
+                        features["best"] < FAR_FROM_REFERENCE:
+                    confidence = min(confidence, UNSURE_CONFIDENCE)
+                    feedback.append(
+                        f"No stretch of the answer is close to a reference statement (cosine "
+                        f"{features['best']:.2f}); a grader should check its full credit.")
         else:
             points = min(points, max(Decimal(0), max_points - config.step))
             confidence = 1.0 - correct
@@ -258,6 +261,24 @@ def from_similarity(
     if closest is not None:
         decision.evidence.append(_closest_evidence(closest, offset_known))
     return decision
+
+
+def _agreed(two_way: TwoWayCalibration, with_cohort: float, alone: float,
+            threshold: float) -> tuple[float, float]:
+    """A full credit given with the cohort is auto-graded only where the signals agree: the
+    answer on its own (its similarity to the reference, no cohort) must say correct too. With
+    the calibration's `agreement_threshold`, the confidence is the lower of the two
+    probabilities and that threshold applies (chosen on the fitting data with one error added,
+    so that its auto-graded full credits err at most 5%; on Mohler, each assignment held out in
+    turn, docs/benchmarks.md). Without it (a calibration from before), the answer alone must
+    clear its own model's bar, else its lower probability is the confidence. (With the
+    agreement threshold, an answer far from every reference statement is held to review too,
+    as the threshold was chosen without such answers: `FAR_FROM_REFERENCE`.)"""
+    if two_way.agreement_threshold is not None:
+        return min(with_cohort, alone), two_way.agreement_threshold
+    if alone < max(two_way.cut(False), two_way.threshold_95):
+        return min(with_cohort, alone), threshold
+    return with_cohort, threshold
 
 
 def two_steps(max_points: Decimal, step: Decimal) -> bool:

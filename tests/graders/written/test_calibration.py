@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.mohler_fit import fit_calibration, threshold_grid
+from benchmarks.mohler_fit import agreement_threshold, fit_calibration, threshold_grid
 from graders.written.calibration import (
     COHORT_CONFIDENCE_FEATURES,
     COHORT_TWO_WAY_FEATURES,
@@ -84,7 +84,8 @@ def test_shipped_thresholds_are_points_of_the_fits_grid() -> None:
     assert calibration.cohort is not None and calibration.two_way is not None
     grid = threshold_grid()
     for threshold in (calibration.threshold_95, calibration.cohort.threshold_95,
-                      calibration.two_way.threshold_95, calibration.two_way.cohort_threshold_95):
+                      calibration.two_way.threshold_95, calibration.two_way.cohort_threshold_95,
+                      calibration.two_way.agreement_threshold):
         assert threshold in grid
 
 
@@ -119,3 +120,40 @@ def test_a_fit_on_any_graded_answers_loads_back(seed: int) -> None:
     share = calibration.points_model(True).predict(one)
     assert 0.0 <= share <= 1.0
     assert 0.0 < calibration.two_way.correct(one, False, 10, True) < 1.0
+    assert calibration.two_way.agreement_threshold in threshold_grid()
+
+
+def test_a_two_way_section_without_the_agreement_threshold_loads_without_it() -> None:
+    # A calibration file fitted before the agreement threshold: the rule before it applies
+    # (scoring.py), not a threshold made up here.
+    shipped = json.loads(resources.files("graders.written").joinpath(
+        "calibration.json").read_text())
+    older = {k: v for k, v in shipped["two_way"].items() if k != "agreement_threshold"}
+    calibration = calibration_from_mapping({**shipped, "two_way": older})
+    assert calibration.two_way is not None and calibration.two_way.agreement_threshold is None
+    assert shipped_calibration().two_way is not None
+    assert shipped_calibration().two_way.agreement_threshold is not None
+
+
+@settings(max_examples=50, deadline=None)
+@given(data=st.lists(st.tuples(st.floats(0, 1), st.booleans(), st.booleans()), max_size=300))
+def test_the_agreement_threshold_is_the_lowest_that_bounds_the_error_with_one_added(
+        data: list[tuple[float, bool, bool]]) -> None:
+    agreement = np.array([a for a, _, _ in data], dtype=float)
+    full = np.array([f for _, f, _ in data], dtype=bool)
+    correct = np.array([c for _, _, c in data], dtype=bool)
+    threshold = agreement_threshold(agreement, full, correct)
+    grid = threshold_grid()
+    assert threshold in grid
+
+    def bound(at: float) -> float:
+        chosen = full & (agreement >= at)
+        return float(((chosen & ~correct).sum() + 1) / (chosen.sum() + 1))
+
+    for lower in grid[:grid.index(threshold)]:
+        assert bound(lower) > 0.05  # no lower grid point meets the target
+    if threshold < grid[-1]:
+        assert bound(threshold) <= 0.05
+    # Fewer than 19 full credits can never meet it, even with no error: all to review.
+    if int(full.sum()) < 19:
+        assert threshold == grid[-1]

@@ -28,10 +28,17 @@ from graders.written.cohort import (
     build_cohorts,
 )
 from graders.written.grader import EMBEDDER_KEY
-from graders.written.scoring import OPPOSITE_CONFIDENCE, two_steps
+from graders.written.scoring import (
+    FAR_FROM_REFERENCE,
+    OPPOSITE_CONFIDENCE,
+    UNSURE_CONFIDENCE,
+    two_steps,
+)
 
 REFERENCE = "A stack removes the most recently added item first."
 PROMPT = "In what order does a stack remove its items?"
+# A peer close to the reference (closest cosine above FAR_FROM_REFERENCE).
+CLOSE = "It removes the item that was added most recently."
 PEERS = [
     "The last item pushed is the first one popped.",
     "Last in, first out: the newest element leaves first.",
@@ -223,7 +230,11 @@ def test_one_point_items_give_full_half_or_nothing_with_the_verdicts_confidence(
     for text in ("It removes items in random order.", *PEERS):
         result = _grade(_rubric(1, step="1"), text, graded)
         assert result.points in (Decimal(0), Decimal(1))
-        if result.points == 1:
+        if result.points == 1 and "No stretch of the answer is close" in result.feedback:
+            # With the cohort, a full credit far from every reference statement: to review.
+            assert use_cohort and result.status is Status.NEEDS_REVIEW
+            assert result.confidence <= UNSURE_CONFIDENCE
+        elif result.points == 1:
             assert result.confidence >= cut - 1e-3
         else:
             assert result.confidence >= 1 - cut - 1e-3
@@ -253,28 +264,59 @@ def _constant(probability: float) -> LogisticModel:
     return LogisticModel(float(np.log(probability / (1 - probability))), ())
 
 
-@pytest.mark.parametrize(("alone", "cohort", "auto"), [
-    (0.97, 0.97, True), (0.5, 0.97, False), (0.8, 0.97, False), (0.97, 0.7, False)])
+@pytest.mark.parametrize(("alone", "cohort", "agreement", "auto", "confidence"), [
+    # With the calibration's agreement threshold: the lower probability, held to it.
+    (0.97, 0.97, 0.88, True, 0.97), (0.5, 0.97, 0.88, False, 0.5),
+    (0.8, 0.97, 0.88, False, 0.8), (0.97, 0.7, 0.88, False, 0.7),
+    (0.9, 0.95, 0.92, False, 0.9), (0.88, 0.885, 0.88, True, 0.88),
+    # A calibration from before it (no agreement threshold): the answer alone must clear its
+    # own 95% bar (0.85), the cohort model's threshold (0.89) applies.
+    (0.97, 0.97, None, True, 0.97), (0.5, 0.97, None, False, 0.5),
+    (0.8, 0.97, None, False, 0.8), (0.97, 0.7, None, False, 0.7),
+    (0.9, 0.95, None, True, 0.95), (0.88, 0.885, None, False, 0.885)])
 def test_a_full_credit_is_auto_graded_only_where_the_signals_agree(
-        resources: GradingResources, alone: float, cohort: float, auto: bool) -> None:
+        resources: GradingResources, alone: float, cohort: float, agreement: float | None,
+        auto: bool, confidence: float) -> None:
     # The 2-way models stood in by constants: the answer alone (similarity to the reference)
-    # and with its cohort. Full credit from the cohort model's cut either way; auto-graded only
-    # when the answer alone also clears its own 95% bar (0.85 per answer, 0.89 with the cohort).
+    # and with its cohort. Full credit from the cohort model's cut either way.
     shipped = shipped_calibration()
     assert shipped.two_way is not None
     two_way = replace(shipped.two_way, per_answer=_constant(alone), cohort=_constant(cohort),
                       threshold_95=0.85, cohort_threshold_95=0.89, full_credit_from=0.6,
-                      cohort_full_credit_from=0.6)
+                      cohort_full_credit_from=0.6, agreement_threshold=agreement)
     graded = _with_cohort(resources, PEERS)
     data = _rubric(1).model_dump(exclude_unset=True)
     del data["review_threshold"]  # the calibrated threshold applies
     rubric = Rubric.model_validate(data)
     with patch.object(grader_module, "shipped_calibration", lambda: replace(shipped,
                                                                            two_way=two_way)):
-        result = _grade(rubric, PEERS[0], graded)
-        without_cohort = _grade(rubric, PEERS[0], resources)
+        result = _grade(rubric, CLOSE, graded)
+        without_cohort = _grade(rubric, CLOSE, resources)
     assert result.points == 1
     assert (result.status is Status.GRADED) is auto, (result.confidence, result.feedback)
-    assert result.confidence == pytest.approx(cohort if auto or cohort < 0.89 else alone)
+    assert result.confidence == pytest.approx(confidence, abs=1e-3)
     # Graded alone, the answer's own model decides, as before.
     assert (without_cohort.status is Status.GRADED) is (alone >= 0.85)
+
+
+@pytest.mark.parametrize("answer", PEERS)
+def test_a_full_credit_far_from_every_reference_statement_goes_to_review(
+        resources: GradingResources, answer: str) -> None:
+    # Both models say correct (constants); with the agreement threshold, the full credit is
+    # auto-graded only when a stretch of the answer is close to the reference (cosine >= 0.5).
+    shipped = shipped_calibration()
+    assert shipped.two_way is not None
+    sure = _constant(0.97)
+    two_way = replace(shipped.two_way, per_answer=sure, cohort=sure, agreement_threshold=0.88)
+    data = _rubric(1).model_dump(exclude_unset=True)
+    del data["review_threshold"]
+    rubric = Rubric.model_validate(data)
+    with patch.object(grader_module, "shipped_calibration", lambda: replace(shipped,
+                                                                           two_way=two_way)):
+        result = _grade(rubric, answer, _with_cohort(resources, PEERS))
+    [closest] = [e for e in result.evidence if e.note.startswith("closest to the reference")]
+    cosine = float(closest.note.rsplit(" ", 1)[1].rstrip(")"))
+    assert result.points == 1
+    assert (result.status is Status.GRADED) is (cosine >= FAR_FROM_REFERENCE - 0.005), cosine
+    assert ("No stretch of the answer is close" in result.feedback) is (
+        result.status is not Status.GRADED)
