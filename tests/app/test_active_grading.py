@@ -106,9 +106,10 @@ def test_decisions_carry_over_to_near_copies_the_machine_doubts(api: Api) -> Non
     """Two near-copies decided alike, against the machine: the exemplars make it doubt a third
     copy, and the decided copies' vote (right leave-one-out) becomes that copy's suggestion;
     an unlike answer keeps the machine's."""
-    copies = ["ReLU is faster to compute than sigmoid, that is why it is better.",
-              "ReLU is faster to compute than sigmoid, that's why it is better.",
-              "ReLU is faster to compute than sigmoid; that is why it is better."]
+    # Unlike every answer the other tests decide on this item (the database is shared).
+    copies = ["The learning rate was set too high, so the training loss diverged quickly.",
+              "The learning rate was set too high, so the training loss diverged quickly!",
+              "The learning rate was set too high; so the training loss diverged quickly."]
     ids = [_submit(api, f"cp{n}", text) for n, text in enumerate(copies)]
     other = _submit(api, "cp9", ANSWERS[0])
     before = {a["submission_id"]: a for a in _get(api, BASE)["answers"]}
