@@ -11,6 +11,10 @@ Every `AUDIT_EVERY`-th proposal is instead an answer drawn at random (determinis
 the item and the count of decisions): the machine's own choices are the answers it is least
 sure of, and a few uniform draws keep the error estimate honest about the rest.
 
+Decisions carry over (`propagate`): the decided answers vote for the answers like them, and
+the vote replaces the machine's suggestion where it has been right more often, leave-one-out
+on the decided answers, than the machine's confidence promises; elsewhere nothing moves.
+
 The estimate: a calibrated per-answer error probability, summed. Each decision taken through
 active grading holds back what the machine suggested for that answer just before (and its
 error probability): a held-out check. The ratio of errors seen to errors predicted over those
@@ -21,7 +25,7 @@ probabilities; the item is done when the scaled mean is at most the instructor's
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +36,7 @@ FAR = 0.6  # cosine below which it does not move it
 AUDIT_EVERY = 4  # every 4th proposal is a uniform draw among the undecided
 PRIOR = 2.0  # predicted errors' worth of belief that the probabilities are calibrated
 MIN_CHECKS = 3  # held-back decisions before an item can be done (fewer when it is smaller)
+VOTE_PRIOR = 2.0  # votes' worth of a coin toss in how often the decided answers' vote misses
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,7 @@ class HeldBack:
 
     error_probability: float
     wrong: bool  # the decision is further than the tolerance from that suggestion
+    points: float = 0.0  # that suggestion
 
 
 @dataclass(frozen=True)
@@ -119,3 +125,39 @@ def estimate(undecided: Sequence[float], held: Sequence[HeldBack], target: float
     enough = len(held) >= min(MIN_CHECKS, total)
     done = not undecided or (enough and share <= target)
     return ErrorEstimate(len(undecided), expected, share, ratio, len(held), done)
+
+
+def propagate(points: Sequence[float], errors: Sequence[float], decided: Mapping[int, float],
+              similarity: NDArray[np.float64] | None, tolerance: float
+              ) -> tuple[list[float], list[float]]:
+    """Every answer's suggestion and error probability with the decisions carried over to the
+    answers like them, where that is likelier right than the machine.
+
+    `points`, `errors`: the machine's suggestions and error probabilities, every answer by
+    index; `decided`: index -> the instructor's points; `similarity`: cosines between all the
+    answers. A decided answer votes for another with its closeness (`NEAR` and above fully,
+    nothing below `FAR`); how often such a vote misses (is further than `tolerance` from the
+    decision) is measured leave-one-out on the decided answers, each voted on by the others,
+    and is the vote's error probability for an answer (its voters' misses, weighted as they
+    vote, with `VOTE_PRIOR` votes' worth of a coin toss). The vote replaces the machine's
+    suggestion only where that probability is below the machine's own: an answer unlike every
+    decided one, or one the machine is surer of than the votes have been right, keeps its
+    suggestion."""
+    out, doubt = list(points), list(errors)
+    if similarity is None or len(decided) < 2:
+        return out, doubt
+    keys = list(decided)
+    given = np.array([decided[k] for k in keys], dtype=np.float64)
+    weights = _closeness(similarity)[:, keys]
+    weights[keys, range(len(keys))] = 0.0  # a decision does not vote for itself
+    support = weights.sum(axis=1)
+    votes = weights @ given / np.where(support > 0, support, 1.0)
+    judged = support[keys] > 0
+    misses = np.where(judged, np.abs(votes[keys] - given) > tolerance + 1e-9, 0.0)
+    missed = weights[:, judged] @ misses[judged]
+    probability = (missed + VOTE_PRIOR * 0.5) / (weights[:, judged].sum(axis=1) + VOTE_PRIOR)
+    for i in range(len(out)):
+        if i not in decided and support[i] > 0 and probability[i] < doubt[i]:
+            out[i] = round(float(votes[i]), 2)
+            doubt[i] = round(float(probability[i]), 6)
+    return out, doubt

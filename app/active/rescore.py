@@ -36,7 +36,13 @@ class Suggestion:
 
 
 def resources_for(options: Mapping[str, Any]) -> GradingResources:
-    """One set of grading resources (the encoder above all) per process and options."""
+    """One set of grading resources (the encoder above all) per process and options.
+
+    The decisions taken here are the answers the machine chose to ask about, not a sample of
+    the item's answers, so their mean offset from the reference model is left out
+    (`written_exemplar_offset`: on Mohler 7-12 it moved the undecided answers the wrong way,
+    docs/active-grading.md); each still counts as an exemplar for the answers close to it."""
+    options = {**options, "written_exemplar_offset": False}
     key = json.dumps(options, sort_keys=True, default=str)
     with _lock:
         if key not in _resources:

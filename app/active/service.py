@@ -11,11 +11,13 @@ item's question's risk-control target (`app.calibration`, default 5%).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+import numpy as np
+from numpy.typing import NDArray
 from sqlalchemy.orm import Session
 
 from app.active import repository, rescore
@@ -30,7 +32,15 @@ from app.groups import repository as answers
 from app.review.service import set_override
 from app.sanitize import clean
 from app.submissions.counting import counted_ids
-from graders.active import Candidate, ErrorEstimate, HeldBack, Proposal, estimate, propose
+from graders.active import (
+    Candidate,
+    ErrorEstimate,
+    HeldBack,
+    Proposal,
+    estimate,
+    propagate,
+    propose,
+)
 from graders.registry import kind_of
 from graders.rubric import RubricItem
 
@@ -132,25 +142,50 @@ def item_state(session: Session, slug: str, item_id: str,
         suggestions.update({s: (f.points, f.confidence) for s, f in zip(undecided, found,
                                                                          strict=True)})
     target = calibration.target_of(risk.targets(session, current.assignment.id), question_id)
+    tolerance = _tolerance(item)
+    ordered = sorted(rows, key=lambda r: r[2].id)
+    cosines = rescore.similarity(current.loaded, question_id,
+                                 [texts[sub.id] for _, _, sub in ordered], resources)
+    if rescored:
+        suggestions = _carried_over(suggestions, decided, ordered, cosines, item, tolerance)
     out = [ActiveAnswer(
         submission_id=sub.id, student=sub.student, answer=clean(texts[sub.id], ANSWER_CHARS),
         suggested_points=suggestions[sub.id][0],
         error_probability=round(1.0 - suggestions[sub.id][1], 6),
         decision=None if sub.id not in decided else decided[sub.id].points,
         comment=None if sub.id not in decided else decided[sub.id].comment,
-    ) for _, _, sub in sorted(rows, key=lambda r: r[2].id)]
-    tolerance = _tolerance(item)
+    ) for _, _, sub in ordered]
     checks = [HeldBack(c.error_probability,
                        abs(c.machine_points - min(decided[s].points, item.points)) > tolerance)
               for s, c in held.items() if s in decided]
     waiting = [a for a in out if a.decision is None]
     estimated = estimate([a.error_probability for a in waiting], checks, target, len(out))
-    cosines = rescore.similarity(current.loaded, question_id,
-                                 [texts[a.submission_id] for a in waiting], resources)
+    at = [i for i, a in enumerate(out) if a.decision is None]
     proposal = propose([Candidate(a.submission_id, a.error_probability) for a in waiting],
-                       cosines, len(decided), f"{slug}\0{item_id}")
+                       None if cosines is None else cosines[np.ix_(at, at)], len(decided),
+                       f"{slug}\0{item_id}")
     return ItemState(slug, item_id, question_id, item.title or item_id, item.points, tolerance,
                      target, out, estimated, proposal, rescored)
+
+
+def _carried_over(suggestions: dict[int, tuple[Decimal, float]],
+                  decided: Mapping[int, Override], ordered: Sequence[Any],
+                  cosines: NDArray[np.float64] | None, item: RubricItem,
+                  tolerance: Decimal) -> dict[int, tuple[Decimal, float]]:
+    """The suggestions with the decisions carried over to the answers like them, where the
+    decided answers' vote is likelier right than the machine (`graders.active.propagate`)."""
+    ids = [sub.id for _, _, sub in ordered]
+    index = {s: i for i, s in enumerate(ids) if s in decided}
+    points, errors = propagate(
+        [float(suggestions[s][0]) for s in ids], [1.0 - suggestions[s][1] for s in ids],
+        {i: float(min(decided[s].points, item.points)) for s, i in index.items()}, cosines,
+        float(tolerance))
+    out = dict(suggestions)
+    for s, p, e in zip(ids, points, errors, strict=True):
+        if s not in decided:
+            shown = min(max(Decimal(str(p)), Decimal(0)), item.points).quantize(Decimal("0.01"))
+            out[s] = (shown, 1.0 - e)
+    return out
 
 
 def decide(session: Session, slug: str, item_id: str, submission_id: int, points: Decimal,

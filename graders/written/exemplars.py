@@ -76,8 +76,13 @@ def reference_offset(embedder: SentenceEmbedder, config: WrittenConfig, max_poin
     answers; the graded examples measure that for this question. The mean difference (as a
     share of the points), shrunk toward 0 when there are few examples, is added to every
     answer's reference score. An example's suggestion is computed once (`memo`).
+
+    That mean is the question's offset only when the examples are a sample of its answers; the
+    operator option `written_exemplar_offset: false` leaves it out where they are chosen (active
+    grading asks about the answers the machine is least sure of: their gaps are large and say
+    little about the rest).
     """
-    if not config.exemplars or max_points <= 0:
+    if not config.exemplars or max_points <= 0 or not settings.exemplar_offset:
         return 0.0
     if len(memo) > _MEMO_LIMIT:
         memo.clear()

@@ -46,6 +46,9 @@ class WrittenSettings:
     # A calibrated similarity model given by the operator (benchmarks fit one), else the
     # shipped calibration's.
     similarity_model: SimilarityModel | None = None
+    # The graded examples' mean offset from the reference model moves every answer (false: where
+    # the examples were chosen, not sampled; see `exemplars.reference_offset`).
+    exemplar_offset: bool = True
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> WrittenSettings:
@@ -66,4 +69,6 @@ class WrittenSettings:
             max_sentences=_int(options, "written_max_embedded_sentences",
                                DEFAULT_MAX_SENTENCES, 1),
             similarity_model=model,
+            exemplar_offset=str(options.get("written_exemplar_offset", True)).lower()
+            not in ("false", "0", "no", "off"),
         )

@@ -14,6 +14,7 @@ from graders.active import (
     Candidate,
     HeldBack,
     estimate,
+    propagate,
     propose,
 )
 
@@ -122,3 +123,54 @@ def test_the_estimate_recovers_a_miscalibrated_machine_from_held_back_checks() -
             assert abs(found.share - truth) < 0.25 * truth, (found.share, truth)
         else:
             assert truth < found.share < said, (found.share, truth, said)
+
+
+def _clusters(sizes: list[int], spread: float, rng: random.Random) -> np.ndarray:
+    """Cosines of answers in clusters of these sizes: cluster c's answers lie within `spread`
+    radians of axis c (the clusters a right angle apart: unrelated answers)."""
+    vectors = []
+    for c, size in enumerate(sizes):
+        for _ in range(size):
+            angle = rng.uniform(0, spread)
+            vector = np.zeros(len(sizes) + 1)
+            vector[c], vector[-1] = np.cos(angle), np.sin(angle)
+            vectors.append(vector)
+    matrix = np.array(vectors)
+    cosines: np.ndarray = matrix @ matrix.T
+    return cosines
+
+
+@given(st.integers(3, 8), st.integers(2, 8), st.sampled_from([0.0, 1.0, 3.0, 5.0]),
+       st.randoms(use_true_random=False))
+@settings(max_examples=40, deadline=None)
+def test_agreeing_decisions_carry_over_to_their_near_copies_and_no_further(
+    size: int, other: int, truth: float, rng: random.Random
+) -> None:
+    """A class whose answers restate one of two statements (the Powergrading setting): once
+    two near-copies of one statement are decided alike, the machine's doubtful suggestions
+    for that statement's other copies become the decision; the other statement's answers,
+    unlike every decided one, keep the machine's suggestions."""
+    cosines = _clusters([size, other], 0.05, rng)
+    n = size + other
+    points = [rng.choice([0.0, 2.5, 5.0]) for _ in range(n)]
+    errors = [0.6] * n
+    out, doubt = propagate(points, errors, {0: truth, 1: truth}, cosines, 1.0)
+    assert out[2:size] == [truth] * (size - 2)
+    assert all(d < 0.6 for d in doubt[2:size])
+    assert out[size:] == points[size:] and doubt[size:] == errors[size:]
+    assert out[:2] == points[:2]  # the decided keep theirs (the service shows the decision)
+
+
+def test_decisions_that_disagree_do_not_overrule_a_sure_machine() -> None:
+    """Near-copies decided 0 and 5 (the vote misses both ways, leave-one-out): an undecided
+    copy the machine is sure of keeps its suggestion, whatever the vote says."""
+    cosines = np.ones((4, 4))
+    out, doubt = propagate([1.0, 1.0, 4.0, 4.0], [0.3, 0.3, 0.05, 0.05], {0: 0.0, 1: 5.0},
+                           cosines, 1.0)
+    assert out[2:] == [4.0, 4.0] and doubt[2:] == [0.05, 0.05]
+
+
+def test_one_decision_or_no_encoder_carries_nothing_over() -> None:
+    points, errors = [1.0, 2.0, 3.0], [0.9, 0.9, 0.9]
+    assert propagate(points, errors, {0: 5.0}, np.ones((3, 3)), 1.0) == (points, errors)
+    assert propagate(points, errors, {0: 5.0, 1: 5.0}, None, 1.0) == (points, errors)

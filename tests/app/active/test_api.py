@@ -102,6 +102,26 @@ def test_active_grading_proposes_decides_rescores_and_estimates(api: Api) -> Non
     assert final["decided"] == final["total"] and final["estimate"]["checks"] >= 2
 
 
+def test_decisions_carry_over_to_near_copies_the_machine_doubts(api: Api) -> None:
+    """Two near-copies decided alike, against the machine: the exemplars make it doubt a third
+    copy, and the decided copies' vote (right leave-one-out) becomes that copy's suggestion;
+    an unlike answer keeps the machine's."""
+    # Unlike every answer the other tests decide on this item (the database is shared).
+    copies = ["The learning rate was set too high, so the training loss diverged quickly.",
+              "The learning rate was set too high, so the training loss diverged quickly!",
+              "The learning rate was set too high; so the training loss diverged quickly."]
+    ids = [_submit(api, f"cp{n}", text) for n, text in enumerate(copies)]
+    other = _submit(api, "cp9", ANSWERS[0])
+    before = {a["submission_id"]: a for a in _get(api, BASE)["answers"]}
+    assert float(before[ids[2]]["suggested_points"]) < 2
+    _decide(api, ids[0], 2)
+    _decide(api, ids[1], 2)
+    after = {a["submission_id"]: a for a in _get(api, BASE)["answers"]}
+    assert float(after[ids[2]]["suggested_points"]) == 2
+    assert after[ids[2]]["decision"] is None
+    assert after[other]["suggested_points"] == before[other]["suggested_points"]
+
+
 def test_active_grading_refuses_what_it_must(api: Api) -> None:
     submission = _submit(api, "act-refuse", ANSWERS[1])
     student = api.client.get(BASE, headers=api.auth("alice"))
