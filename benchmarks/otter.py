@@ -333,6 +333,18 @@ def report(count: int, variant: dict[str, str], otter: Timed,
         f"{(serial.cpu - one.cpu) / (count - 1):.3f} s | |",
     ]
     disagreements = "".join(f"\n- {line}" for line in differ[:20])
+    marginal = (serial.cpu - one.cpu) / (count - 1)
+    why = (
+        f"Per submission after the first, one grading process spends {marginal:.3f} s of CPU "
+        f"against Otter's {otter.cpu / count:.2f} s per `otter run` "
+        f"({otter.cpu / count / max(marginal, 1e-9):.0f}×); what keeps the ratio over {count} "
+        f"lower is the fixed cost, {one.cpu:.1f} s of CPU paid once per command: the command's "
+        "start (SQLAlchemy, the database, the rubric), a grading process started by the "
+        "forkserver, and its sandbox zygote, which copies the interpreter, the standard "
+        "library and NumPy into a private root before the first program runs (`gradeformer "
+        "doctor` lists what it holds); each further grading process pays the last two "
+        "again.\n\n"
+    )
     return (
         "## Bulk grading beside Otter-Grader (`otter run`)\n\n"
         f"{count} NumPy `attention(Q, K, V)` submissions ({right} right, the rest without the "
@@ -344,7 +356,7 @@ def report(count: int, variant: dict[str, str], otter: Timed,
         "one `otter run` per submission, as its documentation describes; both include their "
         f"start-up. CPU is counted by {ACCOUNT.how}.\n\n" + "\n".join(rows) + "\n\n"
         f"Agreement: {same_right}/{count} submissions judged alike (all checks passed or not), "
-        f"{checks}/{count * len(CHECKS)} checks alike.{disagreements}\n\n"
+        f"{checks}/{count * len(CHECKS)} checks alike.{disagreements}\n\n" + why +
         f"Load average (1 min): {load[0]:.1f} before, {load[1]:.1f} after, on "
         f"{os.cpu_count()} cores (other work shares them: the CPU ratio is the steadier "
         "figure).\n"
