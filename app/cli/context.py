@@ -5,22 +5,37 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from app.errors import DomainError
 from app.sanitize import clean
 
 if TYPE_CHECKING:  # imported when used: `grade-table` starts without SQLAlchemy (cli/main.py)
+    from rich.console import Console
     from sqlalchemy.orm import Session, sessionmaker
 
     from app.settings import Settings
 
-console = Console(highlight=False)
-errors = Console(stderr=True, highlight=False)
+    console: Console
+    errors: Console
+
+
+@cache
+def _console(stderr: bool) -> Console:
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False)
+
+
+def __getattr__(name: str) -> Any:
+    """`console` (stdout) and `errors` (stderr), made on first use: a command that prints
+    JSON (`grade --format json`) or only the help starts without rich's console."""
+    if name in ("console", "errors"):
+        return _console(name == "errors")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def settings() -> Settings:
@@ -44,12 +59,14 @@ def database() -> Iterator[sessionmaker[Session]]:
 def safe(text: str, limit: int = 2000) -> str:
     """Text from a document (feedback, errors, names) for a console line or table cell: no
     terminal escapes or unencodable characters, and no rich markup of its own."""
+    from rich.markup import escape
+
     return escape(clean(text, limit))
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
     # One line whatever the terminal's width: scripts and logs read it as one.
-    errors.print(f"[red]error:[/red] {safe(message)}", markup=True, soft_wrap=True)
+    _console(True).print(f"[red]error:[/red] {safe(message)}", markup=True, soft_wrap=True)
     return typer.Exit(code)
 
 

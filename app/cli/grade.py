@@ -1,5 +1,5 @@
 """`gradeformer grade FILE`: grade one file offline. No database, no server: this module and what
-it imports leave out the web stack and SQLAlchemy (tests/app/test_cli_imports.py)."""
+it imports leave out the web stack and SQLAlchemy (tests/app/cli/test_lazy.py)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import json
 from decimal import Decimal
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
-from app.cli.context import console, fail, safe, settings
+from app.cli import context
+from app.cli.context import fail, safe, settings
 from app.cli.offline import content_type, load_or_fail, read_upload, rubric_file
 from app.cli.show import print_shown, shown_json
 from app.grading.worker import WorkerOutcome, grade_document
@@ -24,6 +24,9 @@ from graders.documents.edition import EditionError, check_declared, clean_editio
 from graders.documents.strength import doubt_in
 from graders.results import ItemResult
 from graders.rubric import Rubric
+
+if TYPE_CHECKING:  # rich is imported by the output that uses it, not by `--format json`
+    from rich.table import Table
 
 
 class OutputFormat(StrEnum):
@@ -66,6 +69,8 @@ def outcome_json(
 
 
 def outcome_table(slug: str, outcome: WorkerOutcome, handout: str | None = None) -> Table:
+    from rich.table import Table
+
     data = outcome_json(slug, outcome)
     edition = "" if handout is None else f", handout {safe(handout)}"
     table = Table(
@@ -145,10 +150,10 @@ def grade(
         title = f"{clean(file.name, 200)} — {slug}{edition_note}: " \
             f"{outcome_json(slug, outcome)['total']} / " \
             f"{as_number(loaded.rubric.max_points)} ({outcome.status})"
-        print_shown(console, title, loaded.rubric, parsed, raw, outcome.items)
+        print_shown(context.console, title, loaded.rubric, parsed, raw, outcome.items)
         say_doubt(outcome)
     else:
-        console.print(outcome_table(slug, outcome, edition))
+        context.console.print(outcome_table(slug, outcome, edition))
         say_doubt(outcome)
 
 
@@ -156,4 +161,4 @@ def say_doubt(outcome: WorkerOutcome) -> None:
     """A document that may not answer this assignment is said so, not just scored."""
     doubt = doubt_in(r.feedback for r in outcome.items)
     if doubt:
-        console.print(f"needs review: {safe(doubt)}")
+        context.console.print(f"needs review: {safe(doubt)}")

@@ -11,16 +11,16 @@ from __future__ import annotations
 import json
 import textwrap
 from dataclasses import dataclass
-from typing import Any
-
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from app.points import as_number
 from app.sanitize import clean
 from graders.documents import LocatedAnswer, ParsedSubmission
 from graders.results import Evidence, ItemResult
 from graders.rubric import Rubric
+
+if TYPE_CHECKING:  # rich is imported when the shown text is printed (not for --format json)
+    from rich.console import Console
 
 ANSWER_CHARS = 1200
 EVIDENCE_CHARS = 300
@@ -126,6 +126,8 @@ def _repeats_answer(evidence: Evidence, answer: LocatedAnswer | None) -> bool:
 def _block(console: Console, text: str, indent: int, style: str = "", wrap: bool = True) -> None:
     """`text` under an indent, without trailing padding; wrapped to the console's width unless
     its own line breaks matter (a located answer: code, a derivation)."""
+    from rich.text import Text
+
     width = max(40, console.width - indent)
     for paragraph in text.splitlines() or [""]:
         lines = textwrap.wrap(paragraph, width, break_on_hyphens=False) if wrap else [paragraph]
@@ -142,6 +144,8 @@ def print_shown(
     items: tuple[ItemResult, ...],
 ) -> None:
     """Readable blocks, one per question: plain text on a pipe, bold headings on a terminal."""
+    from rich.text import Text
+
     places = None if parsed is None else Places.of(parsed, raw)
     console.print(Text(title, style="bold"))
     by_item = {r.item_id: r for r in items}

@@ -7,11 +7,13 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graders.documents.edition import document_edition
 from graders.documents.model import DocumentFormat, InvalidDocument, NeedsReader
-from graders.documents.notebook import Cell, render_notebook
+
+if TYPE_CHECKING:  # the notebook renderer is imported by the first notebook read
+    from graders.documents.notebook import Cell
 
 _BY_EXTENSION: dict[str, DocumentFormat] = {
     ".json": "json",
@@ -196,6 +198,8 @@ def _is_answer_value(value: Any, depth: int = 0) -> bool:
 
 def _notebook_text(text: str) -> tuple[str, Any, tuple[Cell, ...]]:
     import nbformat
+
+    from graders.documents.notebook import render_notebook
 
     data = _load_json(text, "notebook JSON")
     if not isinstance(data, dict) or "cells" not in data:

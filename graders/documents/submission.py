@@ -5,10 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from graders.documents.cues import compile_cues, found_cues
 from graders.documents.edition import resolve_declared, set_aside
 from graders.documents.formats import decode_document
-from graders.documents.locate import locate, question_cues
 from graders.documents.model import DocumentFormat, LocatedAnswer, ParsedSubmission
 from graders.documents.strength import WHOLE_FILE, assignment_doubt, weak, with_doubt
 from graders.rubric_model import Question, Rubric, RubricItem
@@ -43,6 +41,10 @@ def read_submission(
         answers, missing, notes = dict(parsed.answers), dict(parsed.missing), list(parsed.notes)
         doubt, unsure = "", {}
     else:
+        # The locator (its label and title patterns) is imported by the first document that
+        # needs it: a JSON upload names its answers (`gradeformer grade FILE.json` starts without).
+        from graders.documents.locate import locate
+
         location = locate(document.text, rubric, cells=document.cells, handout=edition)
         answers = dict(location.answers)
         missing = dict(location.missing)
@@ -144,6 +146,9 @@ def _whole_file_for_code(
     notes: list[str],
 ) -> None:
     """A .py upload is one program: every code question gets all of it."""
+    from graders.documents.cues import compile_cues, found_cues  # with the locator (above)
+    from graders.documents.locate import question_cues
+
     for question in rubric.questions:
         if question.answer_kind != "code":
             continue
