@@ -76,7 +76,10 @@ def _check(sessions_factory: sessionmaker[Session], token: str) -> int:
 @router.post("/sign-in", response_class=HTMLResponse, include_in_schema=False)
 async def sign_in(request: Request) -> Response:
     """Exchange a token (posted once) for a session cookie, then go back to `next`."""
-    form = parse_qs((await request.body()).decode("utf-8", "replace"), max_num_fields=10)
+    try:
+        form = parse_qs((await request.body()).decode("utf-8", "replace"), max_num_fields=10)
+    except ValueError:  # more fields than the form has: not this page's form
+        return sign_in_page("Sign in", "/", "This is not the sign-in form.", 400)
     token = (form.get("token") or [""])[0].strip()
     next_path = local((form.get("next") or ["/"])[0])
     if _from_another_site(request, (form.get("form") or [""])[0][:100]):
