@@ -34,8 +34,10 @@ _INVISIBLE = re.compile(
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
 )
 # A spreadsheet runs a cell that starts with one of these as a formula (=HYPERLINK(...) leaks
-# data when clicked; DDE payloads run commands). Tab and CR start formulas in some too.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# data when clicked; DDE payloads run commands). Tab and CR start formulas in some too, and some
+# take the full-width signs an input method types; an import that trims spaces runs " =...".
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+_BLANK = " \t\n\r\u00a0\u3000"
 _NUMBER = re.compile(r"[+-]?\d{1,30}(\.\d{1,30})?")
 
 
@@ -52,7 +54,7 @@ def csv_cell(value: object, limit: int = 1000) -> str:
     """A CSV cell a spreadsheet shows as text: cleaned, and formula-like text gets a leading
     apostrophe (the OWASP advice); numbers stay numbers."""
     text = clean("" if value is None else str(value), limit)
-    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
+    if text.lstrip(_BLANK).startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
         return "'" + text
     return text
 
