@@ -24,7 +24,7 @@ from app.auth.page_sessions import COOKIE, SessionsFull
 from app.auth.service import authenticate
 from app.db.session import unit_of_work
 from app.errors import DomainError
-from app.ratelimit import RateBuckets
+from app.ratelimit import RateBuckets, address_key
 from app.settings import Settings
 from app.web.auth import FORM_COOKIE, local, page_sessions, sign_in_page
 
@@ -44,7 +44,7 @@ class SignInLimits:
     def wait(self, address: str, token: str) -> int:
         """Seconds to wait before trying again, 0 if this attempt may go ahead."""
         digest = hashlib.sha256(token.encode("utf-8", "replace")).digest()
-        return self.by_address.take(address) or self.by_token.take(digest)
+        return self.by_address.take(address_key(address)) or self.by_token.take(digest)
 
 
 def _from_another_site(request: Request, form_mark: str) -> bool:
