@@ -70,6 +70,7 @@ def test_the_same_key_raced_from_two_users_at_once_stores_one_each(target: Api) 
 
 def test_a_key_that_is_not_printable_ascii_is_4xx(target: Api) -> None:
     for key in ("\u202ekey", "k" * 201, "a\x00b", "tab\tkey"):
-        answer = target.client.post(UPLOAD, json=DOCUMENT, headers={
-            **target.auth("alice"), "Idempotency-Key": key.encode("utf-8")})
+        headers = [(k.encode(), v.encode()) for k, v in target.auth("alice").items()]
+        answer = target.client.post(UPLOAD, json=DOCUMENT, headers=[
+            *headers, (b"Idempotency-Key", key.encode("utf-8"))])
         assert 400 <= answer.status_code < 500, (key[:10], answer.status_code)

@@ -60,7 +60,7 @@ def _requests(spec: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any], 
         params = operation.get("parameters", [])
         body_schema = (operation.get("requestBody", {}).get("content", {})
                        .get("application/json", {}).get("schema"))
-        body = _sample(spec, body_schema, "") if body_schema else None
+        body: dict[str, Any] = _sample(spec, body_schema, "") if body_schema else {}
         base = {p["name"]: _sample(spec, p.get("schema", {}), p["name"]) for p in params}
         numeric = [p for p in params if _numeric(_resolve(spec, p.get("schema", {})))]
         for param in numeric:
@@ -69,7 +69,7 @@ def _requests(spec: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any], 
                 url = path.format(**{p["name"]: values[p["name"]] for p in params
                                      if p["in"] == "path"})
                 query = {p["name"]: values[p["name"]] for p in params if p["in"] == "query"}
-                yield method, url, query, body, f"{param['name']}={value}"
+                yield method, url, query, body or None, f"{param['name']}={value}"
         if not body_schema:
             continue
         schema = _resolve(spec, body_schema)
