@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import os
-import threading
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import asynccontextmanager
@@ -62,6 +61,9 @@ from app.web.submission import router as web_submission_router
 from app.web.submit import router as web_submit_router
 
 ExecutorFactory = Callable[[sessionmaker[Session], Settings], Executor]
+# How long the start waits for the first document reader (a fork server started from nothing
+# on a loaded host takes seconds); past it, the first uploads start their own.
+READERS_START_SECONDS = 60.0
 
 
 def default_executor(sessions: sessionmaker[Session], settings: Settings) -> Executor:
@@ -203,11 +205,10 @@ def create_app(
         )
         try:
             await run_in_threadpool(_startup, sessions, settings, executor)
-            # After the grading processes: the fork server they start has the readers imported.
-            # In the background: a Celery API has no grading processes, so its fork server and
-            # helpers start from nothing, which must not delay the start.
-            threading.Thread(target=app.state.document_reader.warm, name="document-readers",
-                             daemon=True).start()
+            # After the grading processes: the fork server they start has the readers imported
+            # (a Celery API's readers start it). Ready before the first request: an upload never
+            # waits for a helper to start, yet a broken fork server cannot stop the start.
+            await run_in_threadpool(app.state.document_reader.start, READERS_START_SECONDS)
             sweeper.start()
             yield
         finally:

@@ -85,8 +85,9 @@ class BodyLimit:
     """413 for a body over the cap, whether declared (Content-Length) or streamed; 408 for a
     body that stalls longer than `read_timeout` between chunks, or that is not complete by its
     deadline: an anonymous request's whole body within `anonymous_seconds`; one that presents a
-    credential within `read_timeout` plus a second for every `min_rate` bytes received (a slow
-    line still uploads; a body dripped a byte at a time cannot hold a connection for long)."""
+    credential within `read_timeout` (an upload) or `anonymous_seconds` (anything else) plus a
+    second for every `min_rate` bytes received (a slow line still uploads; a body dripped a
+    byte at a time cannot hold a connection for long)."""
 
     def __init__(
         self,
@@ -118,11 +119,15 @@ class BodyLimit:
         loop = asyncio.get_running_loop()
         begun = loop.time()
         anonymous = not _credentialed(scope)
+        # Only the upload routes check the credential before reading the body: elsewhere the
+        # body is read first, so a made-up "Bearer x" must not buy more than an anonymous
+        # client's start (small bodies: a slow line still gets a second per min_rate bytes).
+        grace = self.read_timeout if UPLOAD_PATH.match(path) else self.anonymous_seconds
 
         def deadline() -> float:
             if anonymous:
                 return begun + min(self.anonymous_seconds, self.read_timeout)
-            return begun + self.read_timeout + received / self.min_rate
+            return begun + min(grace, self.read_timeout) + received / self.min_rate
 
         async def capped_receive() -> Message:
             nonlocal received, complete

@@ -7,6 +7,7 @@ fresh one would not) are dropped first, then the least recently used.
 
 from __future__ import annotations
 
+import ipaddress
 import threading
 import time
 from collections import OrderedDict
@@ -48,3 +49,19 @@ class RateBuckets:
             del self._buckets[key]
         while len(self._buckets) > self._max * 9 // 10:
             self._buckets.popitem(last=False)
+
+
+def address_key(host: str) -> str:
+    """The key a client address is throttled under: an IPv6 address by its /64 (one host or
+    home network is given a whole /64 and can send from any address in it), others as they
+    are."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:  # an IPv4 client on a dual-stack socket
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+

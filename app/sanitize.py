@@ -20,14 +20,24 @@ ELLIPSIS = "…"
 # bidirectional embedding/override/isolate marks, and lone surrogates (from surrogateescape or a
 # JSON "\\ud800"), which no UTF-8 encoder accepts. A character class: linear time.
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
-# Characters that show as nothing: zero-width space, non-joiner and joiner, the left-to-right and
-# right-to-left marks, the word joiner and invisible operators, the byte-order mark, the soft
-# hyphen, and the Unicode tag characters (which can carry a hidden ASCII message). Text a staff
-# member reads must hold what it shows: these are removed.
-_INVISIBLE = re.compile("[\u00ad\u200b-\u200f\u2060-\u2064\ufeff\U000e0000-\U000e007f]")
+# Characters that show as nothing: every format character (Unicode category Cf: zero-width
+# space, non-joiner and joiner, direction marks, the Arabic letter mark, word joiner and
+# invisible operators, the byte-order mark, soft hyphen, interlinear annotation marks, the
+# Unicode tag characters, which can carry a hidden ASCII message, and the rest of the 14.0 list),
+# the variation selectors (256 of them: a byte each, smuggled after any visible character), the
+# combining grapheme joiner, and the Hangul, Khmer and Mongolian fillers that render blank. Text a
+# staff member reads must hold what it shows: these are removed.
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160"
+    "\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2060-\u2065\u206a-\u206f\u3164\ufe00-\ufe0f"
+    "\ufeff\uffa0\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
+)
 # A spreadsheet runs a cell that starts with one of these as a formula (=HYPERLINK(...) leaks
-# data when clicked; DDE payloads run commands). Tab and CR start formulas in some too.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# data when clicked; DDE payloads run commands). Tab and CR start formulas in some too, and some
+# take the full-width signs an input method types; an import that trims spaces runs " =...".
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+_BLANK = " \t\n\r\u00a0\u3000"
 _NUMBER = re.compile(r"[+-]?\d{1,30}(\.\d{1,30})?")
 
 
@@ -44,7 +54,7 @@ def csv_cell(value: object, limit: int = 1000) -> str:
     """A CSV cell a spreadsheet shows as text: cleaned, and formula-like text gets a leading
     apostrophe (the OWASP advice); numbers stay numbers."""
     text = clean("" if value is None else str(value), limit)
-    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
+    if text.lstrip(_BLANK).startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
         return "'" + text
     return text
 

@@ -42,6 +42,9 @@ START_SECONDS = 120.0
 # ones are sent from a worker thread.
 INLINE_BYTES = 32 * 1024
 LIGHT_PER_SLOT = 2
+# What the fork server imports once before any helper forks from it (when the readers start it:
+# a Celery API has no grading processes that would have), so no helper imports on its own.
+READER_PRELOAD = ("app.submissions.reading", "pypdf")
 
 __all__ = ["DecodeLimits", "DocumentReader", "needs_child"]
 
@@ -210,22 +213,26 @@ class _Pool:
             if helper in self._all:
                 self._all.remove(helper)
 
-    def warm(self, count: int) -> None:
+    def warm(self, count: int, first: threading.Event) -> None:
         """Start up to `count` helpers and hand each out once it is ready, so the first uploads
-        start none (on a thread of its own: nothing waits for this)."""
+        start none; `first` is set once one is (or none will be)."""
         started = []
-        with self._lock:
-            while not self._closed and len(self._all) < count:
-                helper = _Helper(self.kind)
-                self._all.append(helper)
-                started.append(helper)
-        for helper in started:
-            try:
-                helper.wait_ready()
-            except (OSError, EOFError, TimeoutError):
-                self._discard(helper)
-                continue
-            self._idle.put(helper)
+        try:
+            with self._lock:
+                while not self._closed and len(self._all) < count:
+                    helper = _Helper(self.kind)
+                    self._all.append(helper)
+                    started.append(helper)
+            for helper in started:
+                try:
+                    helper.wait_ready()
+                except (OSError, EOFError, TimeoutError):
+                    self._discard(helper)
+                    continue
+                self._idle.put(helper)
+                first.set()
+        finally:
+            first.set()
 
     def close(self) -> None:
         with self._lock:
@@ -266,9 +273,19 @@ class DocumentReader:
         # Per owner: the lock that takes turns, and how many of their uploads hold or wait on it.
         self._turns: dict[Hashable, tuple[asyncio.Lock, int]] = {}
 
-    def warm(self) -> None:
-        """Start the light helpers (every upload needs one); heavy ones start on demand."""
-        self._pools["light"].warm(LIGHT_PER_SLOT * self._concurrency)
+    def start(self, wait: float) -> bool:
+        """Start the light helpers (every upload needs one; heavy ones start on demand) from a
+        fork server that has the readers imported, and return once one is ready (or after
+        `wait` seconds: then uploads start their own), the others getting ready on a thread.
+        Whether one is ready."""
+        # Ignored when the fork server runs already (a local API's grading processes started
+        # it, with the readers among its preloads).
+        multiprocessing.get_context("forkserver").set_forkserver_preload(list(READER_PRELOAD))
+        first = threading.Event()
+        threading.Thread(target=self._pools["light"].warm,
+                         args=(LIGHT_PER_SLOT * self._concurrency, first),
+                         name="document-readers", daemon=True).start()
+        return first.wait(wait)
 
     async def read_document(
         self, raw: bytes, filename: str | None, content_type: str | None,

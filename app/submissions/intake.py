@@ -275,7 +275,7 @@ class SubmissionIntake:
             if key is None or id(p) in stored or id(p) in refused:
                 continue
             if key in previous:
-                submission_id, sha256, state, assignment_id, handout = previous[key]
+                submission_id, sha256, state, assignment_id, handout, student = previous[key]
             elif id(first_of[key]) in refused:
                 refused[id(p)] = refused[id(first_of[key])]
                 continue
@@ -287,8 +287,10 @@ class SubmissionIntake:
                 )
                 assignment_id = targets[first_of[key].new.slug].assignment_id
                 handout = editions.get(id(first_of[key]))
+                student = first_of[key].new.student
             stored[id(p)] = _replay(
-                p, (submission_id, sha256, state, assignment_id, handout), targets[p.new.slug])
+                p, (submission_id, sha256, state, assignment_id, handout, student),
+                targets[p.new.slug])
         out: list[Stored | DomainError] = []
         for pending in batch:
             error = errors.get(pending.new.slug) or refused.get(id(pending))
@@ -319,11 +321,15 @@ def _key(pending: _Pending) -> tuple[int | None, str | None] | None:
     return (pending.new.uploader_id, pending.new.idempotency_key)
 
 
+# What a replay is checked against: the first upload's (id, sha256, status, assignment,
+# declared edition, student it was filed under).
+_First = tuple[int, str, str, int, str | None, str | None]
+
+
 def _earlier_uploads(
     session: Session, batch: Sequence[_Pending]
-) -> dict[tuple[int | None, str | None], tuple[int, str, str, int, str | None]]:
-    """(uploader, key) -> (id, sha256, status, assignment, declared edition) of uploads stored
-    earlier under the same key."""
+) -> dict[tuple[int | None, str | None], _First]:
+    """(uploader, key) -> the first upload stored earlier under the same key."""
     keys = {k for k in map(_key, batch) if k is not None}
     if not keys:
         return {}
@@ -336,23 +342,22 @@ def _earlier_uploads(
             Submission.status,
             Submission.assignment_id,
             Submission.handout,
+            Submission.student,
         ).where(
             Submission.idempotency_key.in_(sorted({k for _, k in keys if k is not None})),
             Submission.uploader_id.in_(sorted({u for u, _ in keys if u is not None})),
         )
     )
-    found = {(r[0], r[1]): (r[2], r[3], r[4], r[5], r[6]) for r in rows}
+    found = {(r[0], r[1]): (r[2], r[3], r[4], r[5], r[6], r[7]) for r in rows}
     return {k: v for k, v in found.items() if k in keys}
 
 
-def _replay(
-    pending: _Pending, first: tuple[int, str, str, int, str | None], target: _Target
-) -> Stored | DomainError:
+def _replay(pending: _Pending, first: _First, target: _Target) -> Stored | DomainError:
     """The upload stored first under this uploader's key, if this one repeats it: the same
-    document to the same assignment, declaring the same handout edition. A key names one
-    upload: with another document, assignment or edition it is a client's mistake (409),
-    never an answer about a different upload."""
-    submission_id, sha256, state, assignment_id, handout = first
+    document to the same assignment for the same student, declaring the same handout edition.
+    A key names one upload: with another document, assignment, student or edition it is a
+    client's mistake (409), never an answer about a different upload."""
+    submission_id, sha256, state, assignment_id, handout, student = first
     try:  # the edition as the rubric resolves it (a document's own under no editions: none)
         declared = declared_edition(pending.new, target.version.handouts)
     except DomainError as exc:
@@ -367,6 +372,12 @@ def _replay(
         return Conflict(
             "This Idempotency-Key was already used for an upload to another assignment; use a "
             "new key for a new upload.",
+            submission_id=submission_id,
+        )
+    if student != pending.new.student:  # staff filing the same file for two students
+        return Conflict(
+            "This Idempotency-Key was already used for an upload filed under another student; "
+            "use a new key for a new upload.",
             submission_id=submission_id,
         )
     if sha256 != pending.new.sha256:

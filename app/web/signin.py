@@ -24,7 +24,7 @@ from app.auth.page_sessions import COOKIE, SessionsFull
 from app.auth.service import authenticate
 from app.db.session import unit_of_work
 from app.errors import DomainError
-from app.ratelimit import RateBuckets
+from app.ratelimit import RateBuckets, address_key
 from app.settings import Settings
 from app.web.auth import FORM_COOKIE, local, page_sessions, sign_in_page
 
@@ -44,7 +44,7 @@ class SignInLimits:
     def wait(self, address: str, token: str) -> int:
         """Seconds to wait before trying again, 0 if this attempt may go ahead."""
         digest = hashlib.sha256(token.encode("utf-8", "replace")).digest()
-        return self.by_address.take(address) or self.by_token.take(digest)
+        return self.by_address.take(address_key(address)) or self.by_token.take(digest)
 
 
 def _from_another_site(request: Request, form_mark: str) -> bool:
@@ -76,7 +76,10 @@ def _check(sessions_factory: sessionmaker[Session], token: str) -> int:
 @router.post("/sign-in", response_class=HTMLResponse, include_in_schema=False)
 async def sign_in(request: Request) -> Response:
     """Exchange a token (posted once) for a session cookie, then go back to `next`."""
-    form = parse_qs((await request.body()).decode("utf-8", "replace"), max_num_fields=10)
+    try:
+        form = parse_qs((await request.body()).decode("utf-8", "replace"), max_num_fields=10)
+    except ValueError:  # more fields than the form has: not this page's form
+        return sign_in_page("Sign in", "/", "This is not the sign-in form.", 400)
     token = (form.get("token") or [""])[0].strip()
     next_path = local((form.get("next") or ["/"])[0])
     if _from_another_site(request, (form.get("form") or [""])[0][:100]):

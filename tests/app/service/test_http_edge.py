@@ -111,14 +111,19 @@ def test_a_stalled_body_is_dropped() -> None:
     assert sent[0]["status"] == 408
 
 
-@pytest.mark.parametrize(("headers", "dropped_by"), [
-    ([], 0.3),  # anonymous: the whole body within anonymous_seconds
-    # read_timeout + bytes / min_rate: 10 bytes a second against 100 ends near 0.5 / 0.9 s
-    ([(b"authorization", b"Bearer forged")], 0.56),
-    ([(b"cookie", b"a=b; gf_session=forged")], 0.56),
+@pytest.mark.parametrize(("path", "headers", "dropped_by"), [
+    ("/sign-in", [], 0.3),  # anonymous: the whole body within anonymous_seconds
+    # An upload (its route checks the credential before reading): read_timeout + bytes /
+    # min_rate, 10 bytes a second against 100 ends near 0.5 / 0.9 s
+    (UPLOAD, [(b"authorization", b"Bearer forged")], 0.56),
+    (UPLOAD, [(b"cookie", b"a=b; gf_session=forged")], 0.56),
+    # Elsewhere the body is read before the credential is checked: anonymous_seconds + bytes /
+    # min_rate, near 0.3 / 0.9 s
+    ("/sign-in", [(b"authorization", b"Bearer forged")], 0.33),
+    ("/api/v1/tokens", [(b"cookie", b"a=b; gf_session=forged")], 0.33),
 ])
 def test_a_body_dripped_byte_by_byte_is_dropped_by_its_whole_body_deadline(
-        headers: list[tuple[bytes, bytes]], dropped_by: float) -> None:
+        path: str, headers: list[tuple[bytes, bytes]], dropped_by: float) -> None:
     """Every chunk arrives well within the per-chunk timeout, yet the body never completes:
     the connection is answered 408 once the whole body's deadline passes."""
     async def drip() -> dict[str, Any]:
@@ -135,7 +140,7 @@ def test_a_body_dripped_byte_by_byte_is_dropped_by_its_whole_body_deadline(
         sent.append(message)
 
     async def run() -> float:
-        scope = {"type": "http", "path": "/sign-in", "headers": headers}
+        scope = {"type": "http", "path": path, "headers": headers}
         started = asyncio.get_running_loop().time()
         await BodyLimit(app, lambda _: 10**6, 0.5, anonymous_seconds=0.3, min_rate=100)(
             scope, drip, send)

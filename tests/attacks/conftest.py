@@ -1,0 +1,74 @@
+"""A live app for the attack tests: a migrated SQLite file, a real grading pool and the real
+document readers, its limits as shipped except where a test says otherwise; and a real
+`gradeformer serve` for the attacks that need a socket (slow bodies, header bombs)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from app.db.session import make_engine, make_sessionmaker
+from app.main import create_app
+from app.settings import Settings
+from tests.app.conftest import Api, copy_sqlite, make_tokens, sqlite_url
+from tests.app.conftest import sqlite_template as sqlite_template  # the fixture, re-exported
+from tests.support.faultkit import Server
+
+SLUG = "transformer-basics"
+UPLOAD = f"/api/v1/assignments/{SLUG}/submissions"
+
+
+@pytest.fixture(scope="module")
+def target(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Iterator[Api]:
+    """One app per attack module. Upload rates are loosened (attacks upload in bursts); every
+    other limit is the shipped default."""
+    url = copy_sqlite(sqlite_template, tmp_path_factory.mktemp("attack"))
+    settings = Settings(database_url=url, workers=1, upload_burst=10_000,
+                        uploads_per_minute=10_000)
+    engine = make_engine(url)
+    sessions = make_sessionmaker(engine)
+    with TestClient(create_app(settings)) as client:
+        yield Api(client, sessions, settings, make_tokens(sessions))
+    engine.dispose()
+
+
+class Live:
+    def __init__(self, server: Server, tokens: dict[str, str]) -> None:
+        self.server = server
+        self.base = server.base
+        self.port = server.port
+        self.tokens = tokens
+
+    def auth(self, who: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.tokens[who]}"}
+
+    def healthz_seconds(self) -> float:
+        began = time.monotonic()
+        answer = httpx.get(f"{self.base}/healthz", timeout=10)
+        assert answer.status_code == 200, answer.text
+        return time.monotonic() - began
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Iterator[Live]:
+    """`gradeformer serve` on a free port over a migrated SQLite file, limits as shipped."""
+    directory = tmp_path_factory.mktemp("live")
+    url = copy_sqlite(sqlite_template, directory)
+    assert url == sqlite_url(directory)
+    engine = make_engine(url)
+    tokens = make_tokens(make_sessionmaker(engine))
+    engine.dispose()
+    server = Server({"GRADEFORMER_DATABASE_URL": url, "GRADEFORMER_WORKERS": "1"},
+                    directory / "server.log")
+    server.start()
+    try:
+        yield Live(server, tokens)
+    finally:
+        import signal
+
+        server.signal_group(signal.SIGTERM)

@@ -1,0 +1,78 @@
+"""Nesting, number and disguise bombs in every document format (JSON, notebooks, Markdown with
+front matter, PDFs wrapped in other names and padding): each upload is taken or refused with a
+4xx (or a 503 saying when to come back), never a 500, and /healthz answers within a second
+while they are read."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+from app.auth.service import create_token
+from app.db.session import unit_of_work
+from tests.app.conftest import Api
+from tests.app.pdfs import text_pdf
+from tests.attacks.conftest import UPLOAD
+
+DEPTH = 200_000
+PDF = text_pdf(["B1: 64"] * 150)  # more pages than the reader reads
+
+BOMBS: dict[str, tuple[str, bytes, str]] = {
+    "answers nested 200,000 deep": (
+        "a.json", b'{"answers": {"b1.d_head": ' + b"[" * DEPTH + b"]" * DEPTH + b"}}",
+        "application/json"),
+    "notebook metadata nested 200,000 deep": (
+        "a.ipynb", b'{"cells": [], "nbformat": 4, "metadata": {"x": ' + b"{\"a\":" * DEPTH
+        + b"1" + b"}" * DEPTH + b"}}", "application/x-ipynb+json"),
+    "a notebook disguised as text, its key escaped": (
+        "a.txt", b'{"\\u0063ells": [' + b"[" * DEPTH + b"]" * DEPTH + b'], "nbformat": 4}',
+        "text/plain"),
+    "a 100,000-digit integer": (
+        "a.json", b'{"answers": {"b1.d_head": 1' + b"0" * 100_000 + b"}}", "application/json"),
+    "an exponent of a billion": (
+        "a.json", b'{"answers": {"b1.d_head": 1e999999999}}', "application/json"),
+    "a notebook of 100,000 empty cells": (
+        "a.ipynb", json.dumps({"cells": [{"cell_type": "markdown", "source": "", "metadata": {}}]
+                              * 100_000, "nbformat": 4, "metadata": {}}).encode(),
+        "application/json"),
+    "YAML front matter of aliases": (
+        "a.md", b"---\n" + b"".join(b"a%d: &a%d [*a%d, *a%d]\n" % (n + 1, n + 1, n, n)
+                                     for n in range(40)) + b"---\nB1: 64\n", "text/markdown"),
+    "quotes nested 100,000 deep in Markdown": ("a.md", b"> " * 100_000 + b"B1: 64", "text/plain"),
+    "a PDF after a byte-order mark and 4 KiB of blanks, as text": (
+        "a.txt", b"\xef\xbb\xbf" + b" \n\t" * 1400 + PDF, "text/plain"),
+    "a PDF after 8 KiB of newlines, as Markdown": ("a.md", b"\n" * 8192 + PDF, "text/markdown"),
+    "a PDF of 150 pages": ("a.pdf", PDF, "application/pdf"),
+    "a PDF named .ipynb": ("a.ipynb", PDF, "application/json"),
+}
+
+
+def test_bombs_are_answered_and_healthz_stays_under_a_second(target: Api) -> None:
+    students = [f"bomber{n}" for n in range(len(BOMBS))]  # one each: all read at once
+    with unit_of_work(target.sessions) as session:
+        auth = {s: create_token(session, s, "student").token for s in students}
+    answers: dict[str, tuple[int, str]] = {}
+
+    def bomb(name: str, student: str) -> None:
+        filename, raw, content_type = BOMBS[name]
+        answer = target.client.post(UPLOAD, files={"file": (filename, raw, content_type)},
+                                    headers={"Authorization": f"Bearer {auth[student]}"})
+        answers[name] = (answer.status_code, answer.text[:300])
+
+    threads = [threading.Thread(target=bomb, args=(name, student))
+               for name, student in zip(BOMBS, students, strict=True)]
+    for thread in threads:
+        thread.start()
+    slowest = 0.0
+    while any(t.is_alive() for t in threads):
+        began = time.monotonic()
+        assert target.client.get("/healthz").status_code == 200
+        slowest = max(slowest, time.monotonic() - began)
+        time.sleep(0.1)
+    for thread in threads:
+        thread.join()
+    assert slowest < 1.0, slowest
+    wrong = {n: a for n, a in answers.items() if a[0] not in (202, 413, 422, 503)}
+    assert not wrong, wrong
+    print({n: a[0] for n, a in answers.items()}, f"slowest /healthz {slowest:.3f} s")
