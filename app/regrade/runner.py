@@ -277,7 +277,11 @@ class _FastBatches:
                 self.here(chunk)
             return
         self.fast.close()  # its buffered cache writes, for the grading processes to read
-        futures = {pooled.pool.submit(fast_batch, self.spec, chunk): chunk for chunk in chunks}
+        futures = {pooled.pool.submit(fast_batch, self.spec, chunk): chunk
+                   for chunk in chunks[1:]}
+        # The first batch is done here meanwhile: the pool's processes are starting (their
+        # imports, connections and fast path) while this process has all of that already.
+        self.here(chunks[0])
         for future in concurrent.futures.as_completed(futures):
             if pooled.stopped():
                 for waiting in futures:
