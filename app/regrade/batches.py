@@ -1,7 +1,6 @@
 """A regrade's fast path a batch at a time (app.regrade.fast): read the batch's stored runs,
-re-score what can be re-scored without the upload, store it in one transaction. The same
-whether the regrade's own process runs the batch or a grading process of the shared pool does
-(`fast_batch`: with two batches or more, on a database other processes can open).
+re-score what can be re-scored here, store it in one transaction. The same whether the CLI's
+process runs the batch or one of its forked workers does (app.regrade.parallel).
 """
 
 from __future__ import annotations
@@ -10,22 +9,21 @@ import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.session import make_engine, make_sessionmaker, unit_of_work
+from app.db.session import unit_of_work
 from app.grading.advance import AdvancedRun, advance_runs
 from app.grading.repository import run_scores
 from app.regrade import repository
 from app.regrade.changes import ScoreChange
-from app.regrade.fast import FastPath, FastStats, Rescored
+from app.regrade.fast import FastPath, Rescored
 from app.regrade.settle import Settled, settle
 from app.regrade.stored import StoredRun, stored_runs
 from app.submissions.repository import overrides_for
-from graders.rubric import LoadedRubric, parse_rubric
+from graders.rubric import LoadedRubric
 
 log = logging.getLogger(__name__)
 
@@ -145,64 +143,3 @@ def _store(writes: sessionmaker[Session], settled: Sequence[tuple[Rescored, Sett
         )
         if target.job_id is not None:
             repository.count_done(session, target.job_id, stored, changed)
-
-
-@dataclass(frozen=True, slots=True)
-class FastSpec:
-    """What a grading process needs to run fast batches (`fast_batch`): plain, picklable."""
-
-    url: str  # the database's, password included
-    rubric_text: str
-    source_name: str  # the rubric file's: a code item's battery lies beside it
-    options: dict[str, Any]
-    target: Target
-
-
-def fast_spec(factory: sessionmaker[Session], text: str, source_name: str,
-              options: Mapping[str, Any], target: Target) -> FastSpec | None:
-    """None when the grading processes cannot share the database (in memory)."""
-    engine = factory.kw.get("bind")
-    if not isinstance(engine, Engine):
-        return None
-    url = engine.url
-    if url.get_backend_name() == "sqlite" and (
-            (url.database or "") in ("", ":memory:") or "memory" in str(url.query.get("mode", ""))):
-        return None
-    return FastSpec(url.render_as_string(hide_password=False), text, source_name, dict(options),
-                    target)
-
-
-@dataclass
-class FastAnswer:
-    """A fast batch as a grading process did it."""
-
-    untried: list[int]
-    rescoring: Rescoring
-    stats: FastStats
-
-
-# The fast path a grading process built for the last regrade it served, with its sessions.
-_served: tuple[FastSpec, FastPath, sessionmaker[Session], sessionmaker[Session]] | None = None
-
-
-def fast_batch(spec: FastSpec, chunk: list[int]) -> FastAnswer:
-    """One fast batch, whole, in a grading process: triaged, re-scored, stored."""
-    global _served
-    if _served is None or _served[0] != spec:
-        engine = make_engine(spec.url)
-        built = fast_path(parse_rubric(spec.rubric_text, spec.source_name), None, spec.options)
-        if built is None:
-            raise RuntimeError("the result cache is off in this grading process")
-        _served = (spec, built, make_sessionmaker(engine, read_only=True),
-                   make_sessionmaker(engine))
-    _, fast, reads, writes = _served
-    fast.stats = FastStats()
-    stored, untried = triage(reads, fast, chunk)
-    found = rescore(reads, writes, fast, [sid for sid in chunk if sid not in untried], stored,
-                    spec.target)
-    return FastAnswer(sorted(untried), found, fast.stats)
-
-
-def add_stats(into: FastStats, more: FastStats) -> None:
-    for counter in fields(FastStats):
-        setattr(into, counter.name, getattr(into, counter.name) + getattr(more, counter.name))

@@ -27,24 +27,15 @@ from app.db.models import Submission, User
 from app.db.session import unit_of_work
 from app.errors import Conflict
 from app.grading.repository import current_item_rows
-from app.grading.retry import Pools, ProcessPools, Quarantine, WindowedPool, as_pools
+from app.grading.retry import Pools, Quarantine, WindowedPool, as_pools
 from app.grading.store import Result, store_results
 from app.grading.worker import WorkerOutcome, grade_many
 from app.regrade import jobs, repository
-from app.regrade.batches import (
-    FastAnswer,
-    FastSpec,
-    Rescoring,
-    Target,
-    add_stats,
-    fast_batch,
-    fast_path,
-    fast_spec,
-    rescore,
-    triage,
-)
+from app.regrade.batches import Rescoring, Target, fast_path, rescore, triage
 from app.regrade.changes import ScoreChange, diff_of, new_score, stored_score
 from app.regrade.fast import FastPath, FastStats
+from app.regrade.forks import worker_count
+from app.regrade.parallel import Here, forked
 from app.submissions.repository import overrides_for
 from graders.cache import CacheStats
 
@@ -244,12 +235,11 @@ def _document(s: Submission) -> tuple[bytes, str | None, str | None, str | None]
 
 
 class _FastBatches:
-    """The fast path's side of a regrade: batches re-scored in the shared pool's grading
-    processes (`spec`) or here, what they could not do handed to the grading processes."""
+    """The fast path's side of a regrade: batches re-scored here (or in forked workers), what
+    they could not do handed to the grading processes."""
 
-    def __init__(self, factory: sessionmaker[Session], fast: FastPath, pooled: _Pooled,
-                 spec: FastSpec | None) -> None:
-        self.factory, self.fast, self.pooled, self.spec = factory, fast, pooled, spec
+    def __init__(self, factory: sessionmaker[Session], fast: FastPath, pooled: _Pooled) -> None:
+        self.factory, self.fast, self.pooled = factory, fast, pooled
 
     def here(self, chunk: list[int]) -> None:
         """A fast batch in this process: what the rubric change sends to the grading
@@ -264,51 +254,23 @@ class _FastBatches:
         report = self.pooled.report
         report.changes.extend(found.changes)
         report.changed += len(found.changes)
-        if found.done and self.pooled.progress is not None:
-            self.pooled.progress(found.done, report.total)
+        if found.done:
+            self.counted(found.done)
         self.pooled.send(found.rest)
 
-    def run(self, chunks: list[list[int]]) -> None:
-        pooled = self.pooled
-        if self.spec is None or len(chunks) < 2:
-            for chunk in chunks:
-                if pooled.stopped():
-                    return
-                self.here(chunk)
-            return
-        self.fast.close()  # its buffered cache writes, for the grading processes to read
-        futures = {pooled.pool.submit(fast_batch, self.spec, chunk): chunk
-                   for chunk in chunks[1:]}
-        # The first batch is done here meanwhile: the pool's processes are starting (their
-        # imports, connections and fast path) while this process has all of that already.
-        self.here(chunks[0])
-        for future in concurrent.futures.as_completed(futures):
-            if pooled.stopped():
-                for waiting in futures:
-                    waiting.cancel()  # those not started; those running finish their batch
-            if future.cancelled():
-                continue
-            try:
-                answer: FastAnswer = future.result()
-            except Exception:  # the batch failed, or its process died: done here
-                log.exception("a fast regrade batch failed in a grading process; done here")
-                if not pooled.stopped():
-                    self.lost(futures[future])
-                continue
-            add_stats(self.fast.stats, answer.stats)
-            pooled.send(answer.untried)
-            self.rescored(answer.rescoring)
+    def counted(self, n: int) -> None:
+        if self.pooled.progress is not None:
+            self.pooled.progress(n, self.pooled.report.total)
 
-    def lost(self, chunk: list[int]) -> None:
-        """A batch a grading process did not finish, done here; but for what it stored."""
-        target = self.pooled.target
-        if target.job_id is not None and not target.dry_run:
-            with unit_of_work(self.factory) as session:
-                stored = repository.regraded_by(session, target.job_id, chunk)
-            if stored and self.pooled.progress is not None:
-                self.pooled.progress(len(stored), self.pooled.report.total)
-            chunk = [sid for sid in chunk if sid not in stored]
-        if chunk:
+    def run(self, chunks: list[list[int]], workers: int) -> None:
+        pooled = self.pooled
+        if forked(self.factory, self.fast, chunks,
+                  Here(self.here, pooled.send, self.rescored, self.counted), pooled.target,
+                  pooled.stopping, workers):
+            return
+        for chunk in chunks:
+            if pooled.stopped():
+                return
             self.here(chunk)
 
 
@@ -321,7 +283,6 @@ class _Opened:
     report: RegradeReport
     ids: list[int]
     fast: FastPath | None
-    source_name: str
 
 
 def _open(factory: sessionmaker[Session], slug: str, dry_run: bool, actor: User | None,
@@ -333,7 +294,7 @@ def _open(factory: sessionmaker[Session], slug: str, dry_run: bool, actor: User 
         context = context_for_regrade(session, current, store=not dry_run)
         report = RegradeReport(slug, current.loaded.content_hash, dry_run)
         rubric = _Rubric(current.version.source_text, context)
-        version_id, source_name = current.version.id, current.version.source_name
+        version_id = current.version.id
         if not dry_run:
             if job_id is None:
                 lease = jobs.claim(session, slug, actor)
@@ -354,7 +315,7 @@ def _open(factory: sessionmaker[Session], slug: str, dry_run: bool, actor: User 
     fast = fast_path(current.loaded, context, options)
     if fast is not None:
         report.fast = fast.stats
-    return _Opened(rubric, Target(version_id, job_id, dry_run), report, ids, fast, source_name)
+    return _Opened(rubric, Target(version_id, job_id, dry_run), report, ids, fast)
 
 
 def run_regrade(
@@ -371,19 +332,20 @@ def run_regrade(
     stopping: threading.Event | None = None,
     options: Mapping[str, Any] | None = None,
     fast_batch: int | None = None,
+    fast_workers: int | None = None,
 ) -> RegradeReport:
     """Without `job_id` a real regrade claims the assignment's job itself (Conflict when a
     live runner has it); with one, the caller claimed it already (`jobs.claim`). `pools` is a
     pool source (a broken pool is replaced and the documents of a dead process are retried
     alone) or one executor used as it is. `options`: the grading options (default: the pool
     source's); with a result cache among them, submissions whose stored run recorded its keys
-    are re-scored without their uploads (app.regrade.fast), `fast_batch` at a time (one
-    transaction each), and only the others are graded again. Two batches or more are re-scored
-    in the pool's grading processes when it is a process pool (`ProcessPools`) and they can
-    open the database; else here."""
+    are re-scored outside the grading processes (app.regrade.fast), `fast_batch` at a time (one
+    transaction each), and only the others go to the pool. Two batches or more are re-scored
+    in `fast_workers` forked workers (default: one per core, at most the pool's processes;
+    none from a thread other than the main one: app.regrade.parallel)."""
     source = as_pools(pools)
-    options = options if options is not None else getattr(source, "options", None)
-    opened = _open(factory, slug, dry_run, actor, job_id, resumed, options)
+    opened = _open(factory, slug, dry_run, actor, job_id, resumed,
+                   options if options is not None else getattr(source, "options", None))
     report, ids, fast = opened.report, opened.ids, opened.fast
     pooled = _Pooled(factory, source, opened.rubric, opened.target, report, progress,
                      stopping, batch_size)
@@ -398,9 +360,8 @@ def run_regrade(
                     break
                 pooled.send(chunk)
         else:
-            spec = None if not isinstance(source, ProcessPools) or options is None else fast_spec(
-                factory, opened.rubric.text, opened.source_name, options, opened.target)
-            _FastBatches(factory, fast, pooled, spec).run(chunks)
+            _FastBatches(factory, fast, pooled).run(
+                chunks, worker_count(fast_workers, source.workers))
         pooled.drain()
     finally:
         pooled.close()

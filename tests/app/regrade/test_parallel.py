@@ -1,14 +1,16 @@
-"""A regrade's fast batches in the shared pool's grading processes (app.regrade.batches
-`fast_batch`) store exactly what an uncached regrade stores, count the job exactly, resume, and
-lose no submission when a batch fails there.
+"""A regrade's fast path in forked workers (app.regrade.parallel) stores exactly what the
+sequential path and an uncached regrade store, counts its job exactly, resumes, and loses no
+submission when a worker fails or dies.
 
-The databases are real SQLite files (and PostgreSQL where marked); the pool is a real process
-pool (`ProcessPools`), its processes opening the database on their own connections. Batches of
-two submissions make the mixed set of `test_regrade_fast` four batches.
+The databases are real SQLite files (and PostgreSQL where marked); the workers are real forks
+of the test process, each with its own connections. Batches of two submissions make the mixed
+set of `test_regrade_fast` four batches.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -24,8 +26,8 @@ from app.assignments.service import sync_rubric_dir
 from app.db.models import RegradeJob, Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from app.grading import worker
-from app.grading.retry import ProcessPools
-from app.regrade import batches, jobs, repository, runner
+from app.regrade import batches, jobs, parallel, repository
+from app.regrade import forks as forking
 from app.regrade.runner import RegradeReport, run_regrade
 from graders.rubric import BUNDLED_RUBRICS
 from tests.app.regrade.test_cache import KNOWN_MISTAKE, POINTS_AND_FEEDBACK, SLUG
@@ -34,6 +36,7 @@ from tests.app.regrade.test_fast import (  # noqa: F401  (battery: a fixture use
     RUBRIC,
     Setup,
     _edited,
+    _options,
     _same_reports,
     battery,
     on_postgres,
@@ -41,7 +44,7 @@ from tests.app.regrade.test_fast import (  # noqa: F401  (battery: a fixture use
     stored,
 )
 
-BATCHES = {"fast_batch": 2, "batch_size": 2}
+FORKED = {"fast_batch": 2, "batch_size": 2, "fast_workers": 2}
 
 
 @pytest.fixture
@@ -54,35 +57,19 @@ def setup(
 
 
 @pytest.fixture
-def sent(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
-    """The fast batches sent to the pool's processes."""
-    found: list[list[int]] = []
-    real = runner.fast_batch
-    original = runner.WindowedPool.submit
+def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The workers this process forks (their pids)."""
+    started: list[int] = []
+    real = os.fork
 
-    def submit(self: Any, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
-        if fn is real:
-            found.append(list(args[1]))
-        return original(self, fn, *args, **kwargs)
+    def fork() -> int:
+        pid = real()
+        if pid:
+            started.append(pid)
+        return pid
 
-    monkeypatch.setattr(runner.WindowedPool, "submit", submit)
-    return found
-
-
-def _processes(setup: Setup) -> ProcessPools:
-    return ProcessPools(2, setup.options)
-
-
-def _regrade_in_pool(setup: Setup, **kwargs: Any) -> tuple[RegradeReport, RegradeReport]:
-    pools = _processes(setup)
-    try:
-        fast = run_regrade(setup.fast, SLUG, pools, **kwargs)
-    finally:
-        pools.close()
-    setup.use(setup.plain)
-    slow = run_regrade(setup.slow, SLUG, setup.pool, **kwargs)
-    assert slow.fast is None and slow.cached == 0
-    return fast, slow
+    monkeypatch.setattr(forking.os, "fork", fork)
+    return started
 
 
 def _job(sessions: sessionmaker[Session], report: RegradeReport) -> RegradeJob:
@@ -94,12 +81,12 @@ def _job(sessions: sessionmaker[Session], report: RegradeReport) -> RegradeJob:
 
 
 @pytest.mark.parametrize("edits", [POINTS_AND_FEEDBACK, KNOWN_MISTAKE])
-def test_fast_batches_in_the_pool_store_what_an_uncached_regrade_stores(
-    setup: Setup, sent: list[list[int]], edits: tuple[tuple[str, str], ...]
+def test_forked_workers_store_what_an_uncached_regrade_stores(
+    setup: Setup, forks: list[int], edits: tuple[tuple[str, str], ...]
 ) -> None:
     setup.edit(_edited(edits))
-    fast, slow = _regrade_in_pool(setup, **BATCHES)
-    assert len(sent) == -(-len(ALL) // 2) - 1  # the first batch is done here
+    fast, slow = setup.regrade_both(**FORKED)
+    assert len(forks) == 2
     assert stored(setup.fast) == stored(setup.slow)
     _same_reports(fast, slow)
     assert fast.changed > 0
@@ -110,38 +97,52 @@ def test_fast_batches_in_the_pool_store_what_an_uncached_regrade_stores(
     assert (job.status, job.done, job.changed) == ("done", len(ALL), fast.changed)
 
 
-def test_a_dry_run_in_the_pool_stores_nothing_and_reports_the_same(
-    setup: Setup, sent: list[list[int]]
+def test_a_forked_dry_run_stores_nothing_and_reports_the_same(
+    setup: Setup, forks: list[int]
 ) -> None:
     before = stored(setup.fast)
     setup.edit(_edited(POINTS_AND_FEEDBACK + KNOWN_MISTAKE))
-    fast, slow = _regrade_in_pool(setup, dry_run=True, **BATCHES)
-    assert sent
+    fast, slow = setup.regrade_both(dry_run=True, **FORKED)
+    assert len(forks) == 2
     assert stored(setup.fast) == before
     _same_reports(fast, slow)
     assert fast.changed > 0 and fast.job_id is None
 
 
-def fails_second(spec: batches.FastSpec, chunk: list[int]) -> batches.FastAnswer:
-    """`fast_batch`, but the batch of the third submission fails (pickled to the pool)."""
-    if 3 in chunk:
-        raise RuntimeError("a bug of ours in a grading process")
-    return batches.fast_batch(spec, chunk)
-
-
-def test_a_batch_that_fails_in_the_pool_is_done_here(
-    setup: Setup, caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize("how", ["raises", "dies before storing", "dies after storing"])
+def test_a_worker_that_fails_loses_no_submission(
+    setup: Setup, forks: list[int], how: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    assert 3 in _ids(setup)
-    setup.monkeypatch.setattr(runner, "fast_batch", fails_second)
+    parent = os.getpid()
+    real = parallel.rescore
+    victim = sorted(_ids(setup))[2]  # in the second batch
+
+    def failing(*args: Any, **kwargs: Any) -> batches.Rescoring:
+        chunk = args[3]
+        if os.getpid() == parent or victim not in chunk:
+            return real(*args, **kwargs)
+        if how == "raises":
+            raise RuntimeError("a bug of ours in a worker")
+        if how == "dies before storing":
+            os.kill(os.getpid(), signal.SIGKILL)
+        found = real(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGKILL)
+        return found
+
+    setup.monkeypatch.setattr(parallel, "rescore", failing)  # what the workers call
     setup.edit(_edited(POINTS_AND_FEEDBACK))
-    fast, slow = _regrade_in_pool(setup, **BATCHES)
-    said = [r.getMessage() for r in caplog.records if r.name == "app.regrade.runner"]
-    assert len(said) == 1 and "done here" in said[0], said
+    fast, slow = setup.regrade_both(**FORKED)
+    assert forks
+    said = [r.getMessage() for r in caplog.records if r.name == "app.regrade.forks"]
+    assert len(said) == 1
+    assert ("failed a batch" if how == "raises" else "died") in said[0], said
+    # Every submission stored once (the run counts per submission are compared too).
     assert stored(setup.fast) == stored(setup.slow)
     job = _job(setup.fast, fast)
     assert (job.status, job.done) == ("done", len(ALL))
-    _same_reports(fast, slow)
+    assert fast.total == slow.total
+    if how != "dies after storing":  # else its changes were stored, not reported here
+        _same_reports(fast, slow)
 
 
 def _ids(setup: Setup) -> list[int]:
@@ -149,7 +150,9 @@ def _ids(setup: Setup) -> list[int]:
         return list(session.scalars(select(Submission.id)))
 
 
-def test_a_stopped_regrade_keeps_its_batches_and_resumes(setup: Setup) -> None:
+def test_a_stopped_forked_regrade_keeps_its_batches_and_resumes(
+    setup: Setup, forks: list[int]
+) -> None:
     setup.edit(_edited(POINTS_AND_FEEDBACK))
     stopping = threading.Event()
     reported: list[int] = []
@@ -158,19 +161,17 @@ def test_a_stopped_regrade_keeps_its_batches_and_resumes(setup: Setup) -> None:
         reported.append(done)
         stopping.set()
 
-    pools = _processes(setup)
-    try:
-        first = run_regrade(setup.fast, SLUG, pools, stopping=stopping, progress=stop_at_first,
-                            fast_batch=1, batch_size=1)
-        assert 0 < sum(reported) < len(ALL)
-        job = _job(setup.fast, first)
-        assert job.status == "running" and job.done >= sum(reported)
-        with unit_of_work(setup.fast) as session:
-            jobs.release(session, job.id)
-        second = run_regrade(setup.fast, SLUG, pools, **BATCHES)
-    finally:
-        pools.close()
-    assert second.resumed and second.total == len(ALL) - job.done
+    setup.use(setup.cached)
+    # A batch each: more than the workers hold at once, so some are never handed out.
+    first = run_regrade(setup.fast, SLUG, setup.pool, options=setup.options, stopping=stopping,
+                        progress=stop_at_first, fast_batch=1, batch_size=1, fast_workers=2)
+    assert forks and 0 < sum(reported) < len(ALL)
+    job = _job(setup.fast, first)
+    assert job.status == "running" and job.done == sum(reported)
+    with unit_of_work(setup.fast) as session:
+        jobs.release(session, job.id)
+    second = run_regrade(setup.fast, SLUG, setup.pool, options=setup.options, **FORKED)
+    assert second.resumed and second.total == len(ALL) - sum(reported)
     setup.use(setup.plain)
     run_regrade(setup.slow, SLUG, setup.pool)
     runs = len(ALL)  # the job ids differ: the interrupted job is the fast database's own
@@ -181,21 +182,24 @@ def test_a_stopped_regrade_keeps_its_batches_and_resumes(setup: Setup) -> None:
     assert (job.status, job.done) == ("done", len(ALL))
 
 
-def test_one_batch_stays_in_this_process(setup: Setup, sent: list[list[int]]) -> None:
+def test_one_batch_stays_in_this_process(setup: Setup, forks: list[int]) -> None:
     setup.edit(_edited(POINTS_AND_FEEDBACK))
-    fast, slow = _regrade_in_pool(setup, fast_batch=len(ALL), batch_size=len(ALL))
-    assert sent == []
+    fast, slow = setup.regrade_both(fast_batch=len(ALL), batch_size=len(ALL), fast_workers=2)
+    assert forks == []
     assert stored(setup.fast) == stored(setup.slow)
     _same_reports(fast, slow)
 
 
-def test_a_battery_change_in_the_pool_stores_the_same(
-    setup: Setup, request: pytest.FixtureRequest
+def test_a_battery_change_stays_with_the_grading_processes(
+    setup: Setup, forks: list[int], request: pytest.FixtureRequest
 ) -> None:
+    """Nearly every submission needs the grading processes: no worker is forked for the few
+    left, and the grading goes on as without workers."""
     copy = request.getfixturevalue("battery")  # a changed copy (test_regrade_fast)
     setup.edit(RUBRIC.replace("battery: transformer-basics/b3.yaml",
                               f"battery: transformer-basics/{copy}"))
-    fast, slow = _regrade_in_pool(setup, **BATCHES)
+    fast, slow = setup.regrade_both(**FORKED)
+    assert forks == []
     assert stored(setup.fast) == stored(setup.slow)
     _same_reports(fast, slow)
     # Half or more are sent without trying. The program that imports `os` keeps no group
@@ -204,16 +208,23 @@ def test_a_battery_change_in_the_pool_stores_the_same(
     assert fast.fast is not None and fast.fast.sent_untried >= len(ALL) // 2
 
 
-def test_an_in_memory_database_stays_in_this_process() -> None:
-    """Each grading process would open a database of its own."""
-    target = batches.Target(1, None, dry_run=True)
+def test_an_in_memory_database_is_never_forked(forks: list[int]) -> None:
+    """Each fork would write to its own copy of it: the batches stay in this process."""
     for url in ("sqlite://", "sqlite:///file:g?mode=memory&cache=shared&uri=true"):
         engine = make_engine(url)
-        assert batches.fast_spec(make_sessionmaker(engine), "", "", {}, target) is None
+        here = parallel.Here(*(lambda *_: pytest.fail("nothing runs here") for _ in range(4)))
+        target = batches.Target(1, None, dry_run=True)
+        assert not parallel.forked(make_sessionmaker(engine), None,  # type: ignore[arg-type]
+                                   [[1], [2], [3]], here, target, None, workers=2)
         engine.dispose()
-    engine = make_engine("sqlite:////tmp/a-file.db")
-    spec = batches.fast_spec(make_sessionmaker(engine), "text", "name", {}, target)
-    assert spec is not None and spec.url == "sqlite:////tmp/a-file.db"
+    assert forks == []
+
+
+def test_the_server_threads_never_fork() -> None:
+    assert forking.worker_count(None, 2) == min(2, len(os.sched_getaffinity(0)))
+    with ThreadPoolExecutor(1) as thread:
+        assert thread.submit(forking.worker_count, None, 2).result() == 1
+    assert forking.worker_count(3, 2) == 3
 
 
 def test_concurrent_batches_count_the_job_exactly(sessions: sessionmaker[Session]) -> None:
@@ -243,25 +254,23 @@ def test_concurrent_batches_count_the_job_exactly(sessions: sessionmaker[Session
 
 
 @pytest.mark.postgres
-def test_fast_batches_in_the_pool_on_postgresql(
-    postgres_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sent: list[list[int]]
+def test_forked_workers_on_postgresql(
+    postgres_db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forks: list[int]
 ) -> None:
     sessions, options, cached, plain, folder = on_postgres(postgres_db, tmp_path)
-    pools = ProcessPools(2, options)
     try:
         with ThreadPoolExecutor(1) as pool:
             monkeypatch.setattr(worker, "_resources", cached)
             run_regrade(sessions, SLUG, pool)
             with unit_of_work(sessions) as session:
                 sync_rubric_dir(session, folder)
-            fast = run_regrade(sessions, SLUG, pools, **BATCHES)
-            assert sent
+            fast = run_regrade(sessions, SLUG, pool, options=options, **FORKED)
+            assert len(forks) == 2
             assert fast.fast is not None and fast.fast.rescored >= 5 and fast.changed > 0
             job = _job(sessions, fast)
             assert (job.status, job.done, job.changed) == ("done", len(ALL), fast.changed)
             same_as_uncached(sessions, pool, plain, monkeypatch)
     finally:
-        pools.close()
         cached.close()
         plain.close()
         sessions.kw["bind"].dispose()
