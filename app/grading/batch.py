@@ -79,9 +79,6 @@ def _outcome(
         pass  # its process died, perhaps for another document: this one is retried alone
     except Exception as exc:
         return exc
-    try:
-        retried = quarantine.run(grade, *job_arguments(job))
-    except Exception as exc:  # GradingProcessDied: it kills every process that grades it
-        return exc
+    retried = quarantine.alone(grade, *job_arguments(job))
     # None only when stopped, and nothing stops a CLI run from outside.
     return retried if retried is not None else BrokenProcessPool("stopped")

@@ -25,12 +25,6 @@ class FairQueue(Generic[T]):
         self._by_owner.setdefault(owner, deque()).append(item)
         self._size += 1
 
-    def push_front(self, owner: Hashable, item: T) -> None:
-        """Give an item back where it was taken from (its turn was not used)."""
-        self._by_owner.setdefault(owner, deque()).appendleft(item)
-        self._by_owner.move_to_end(owner, last=False)
-        self._size += 1
-
     def pop(self, running: Callable[[Hashable], int] | None = None) -> tuple[Hashable, T]:
         """The oldest item of the owner with the fewest `running` (the first in turn order
         among equals); that owner goes to the back of the turn order."""

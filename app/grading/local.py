@@ -25,7 +25,7 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.grading.jobs import GradingJob
-from app.grading.retry import GradingProcessDied, ProcessPools, Quarantine, WindowedPool
+from app.grading.retry import ProcessPools, Quarantine, WindowedPool
 from app.grading.worker import Grade, WorkerOutcome, grade_document, job_arguments
 from app.grading.writer import Died, Finished, ResultWriter
 
@@ -129,19 +129,14 @@ class LocalExecutor:
                 # Retries are rare: the quarantine's process (and its models) goes until needed.
                 self._quarantine.close()
 
-    def _retry(self, entry: _Job) -> WorkerOutcome | BaseException | str | None:
-        """The job graded alone; why it was given up; None: given back (shutting down)."""
+    def _retry(self, entry: _Job) -> WorkerOutcome | Exception | None:
+        """The job graded alone; why it failed; None: given back (shutting down)."""
         def died() -> None:
             entry.attempts += 1
             self._writer.put(Died(entry.job.submission_id))
 
-        try:
-            return self._quarantine.run(self._grade, *job_arguments(entry.job),
-                                        attempts=entry.attempts, died=died)
-        except GradingProcessDied as exc:
-            return str(exc)
-        except Exception as exc:
-            return exc
+        return self._quarantine.alone(self._grade, *job_arguments(entry.job),
+                                      attempts=entry.attempts, died=died)
 
     def _stored(self, job: GradingJob) -> None:
         """The writer is done with a job (stored, or gave up: then the lease runs out and the

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, NamedTuple, Protocol, cast
+from typing import Any, NamedTuple, cast
 
 from sqlalchemy import Table, func, insert, select, update
 from sqlalchemy.orm import Session, selectinload
@@ -158,22 +158,6 @@ def current_item_rows(session: Session, submission_ids: Sequence[int]) -> dict[i
         found.setdefault(sid, []).append(
             ItemRow(item, question, points, max_points, status, confidence, grader, version))
     return found
-
-
-class Scored(Protocol):
-    """What a regrade's fast path reads of an item score (an ItemRow, or a `Score`)."""
-
-    @property
-    def item_id(self) -> str: ...
-
-    @property
-    def points(self) -> Decimal: ...
-
-    @property
-    def max_points(self) -> Decimal: ...
-
-    @property
-    def status(self) -> str: ...
 
 
 class Score(NamedTuple):

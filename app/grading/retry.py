@@ -350,6 +350,15 @@ class Quarantine:
                     died()
                 log.warning("a document killed its grading process alone (attempt %d)", attempts)
 
+    def alone(self, fn: Callable[..., T], *args: Any, attempts: int = 1,
+              died: Callable[[], None] | None = None) -> T | Exception | None:
+        """`run`, what it raises returned instead (GradingProcessDied: the call kills every
+        process that runs it); every bulk path retries a call whose process died with this."""
+        try:
+            return self.run(fn, *args, attempts=attempts, died=died)
+        except Exception as exc:
+            return exc
+
     def close(self, *, kill: bool = False) -> None:
         """Let the process go: once it is done (`kill`: now)."""
         pool, self._pool = self._pool, None

@@ -72,8 +72,8 @@ def _attempt(factory: sessionmaker[Session], batch: Sequence[T],
     return None
 
 
-def failure_message(exc: BaseException | str) -> str:
-    if isinstance(exc, str | GradingProcessDied):
+def failure_message(exc: BaseException) -> str:
+    if isinstance(exc, GradingProcessDied):
         return str(exc)
     return (
         f"The grading process failed ({type(exc).__name__}); the submission is stored and "

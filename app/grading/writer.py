@@ -33,8 +33,7 @@ RETRY_DELAYS = (0.25, 0.5, 1.0, 2.0, 4.0)
 @dataclass(frozen=True, slots=True)
 class Finished:
     job: GradingJob
-    # An outcome; an exception from the grading call; or why the job was given up (a string).
-    result: WorkerOutcome | BaseException | str
+    result: WorkerOutcome | BaseException  # the exception: why grading failed
     done: Future[None]
 
 

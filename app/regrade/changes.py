@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import cast
 
-from app.db.models import ItemScore, Override, Submission
+from app.db.models import ItemScore, Override
 from app.grading.repository import ItemRow
 from app.grading.worker import WorkerOutcome
 from app.submissions.scoring import EffectiveScore, combine, effective_item
@@ -61,10 +61,6 @@ def new_score(outcome: WorkerOutcome, overrides: Mapping[str, Override]) -> Effe
         (effective_item(cast(ItemScore, row), overrides.get(row.item_id)) for row in rows),
         outcome.status,
     )
-
-
-def diff(submission: Submission, old: EffectiveScore, new: EffectiveScore) -> ScoreChange | None:
-    return diff_of(submission.id, submission.student, old, new)
 
 
 def diff_of(submission_id: int, student: str | None, old: EffectiveScore,

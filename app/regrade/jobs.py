@@ -94,12 +94,6 @@ def claim(
     return Claim(job.id, ours=True, resumed=resumed)
 
 
-def beat(session: Session, job_id: int) -> None:
-    job = repository.get_job(session, job_id)
-    if job is not None:
-        job.heartbeat_at = utcnow()
-
-
 def release(session: Session, job_id: int) -> None:
     """The runner stopped without finishing: let the next claim take the job over now."""
     job = repository.get_job(session, job_id)

@@ -32,7 +32,7 @@ from app.grading.store import Result, store_results
 from app.grading.worker import WorkerOutcome, grade_many
 from app.regrade import jobs, repository
 from app.regrade.batches import Rescoring, Target, fast_path, rescore, triage
-from app.regrade.changes import ScoreChange, diff, new_score, stored_score
+from app.regrade.changes import ScoreChange, diff_of, new_score, stored_score
 from app.regrade.fast import FastPath, FastStats
 from app.regrade.forks import worker_count
 from app.regrade.parallel import Here, forked
@@ -168,12 +168,9 @@ class _Pooled:
     def _alone(self, submission: Submission) -> Graded:
         """A document whose grading process died (perhaps for another one), graded again in
         a process of its own; None when the server stops meanwhile."""
-        try:
-            retried = self.quarantine.run(grade_many, self.rubric.text, [_document(submission)],
-                                          self.rubric.context, [submission.id])
-        except Exception as exc:  # GradingProcessDied: it kills every process grading it
-            return exc
-        return None if retried is None else retried[0]
+        retried = self.quarantine.alone(grade_many, self.rubric.text, [_document(submission)],
+                                        self.rubric.context, [submission.id])
+        return retried[0] if isinstance(retried, list) else retried
 
     def _results(self, batch: _Batch) -> list[Graded]:
         results: list[Graded] = []
@@ -215,7 +212,7 @@ class _Pooled:
                 continue
             own = overrides.get(submission.id, {})
             old = stored_score(rows.get(submission.id, ()), own, submission.status)
-            change = diff(submission, old, new_score(outcome, own))
+            change = diff_of(submission.id, submission.student, old, new_score(outcome, own))
             if change is not None:
                 changed.add(submission.id)
                 self.report.changes.append(change)

@@ -68,7 +68,7 @@ def sqlite_db(sqlite_template: Path, tmp_path: Path) -> str:
 def regrade_graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The regrade tests' mixed set graded once per session with the result cache
     (test_regrade_fast.grade_mixed_set): a folder their `Setup` copies, never opened by a test."""
-    from tests.app.test_regrade_fast import grade_mixed_set
+    from tests.app.regrade.test_fast import grade_mixed_set
 
     folder = tmp_path_factory.mktemp("regrade-graded")
     grade_mixed_set(folder)

@@ -33,7 +33,7 @@ from app.settings import get_settings
 from app.submissions.service import accept
 from app.submissions.upload import Upload
 from graders.rubric import BUNDLED_RUBRICS
-from tests.app.test_regrade_cache import DOCUMENTS, POINTS_AND_FEEDBACK, RUBRIC, SECRET, SLUG
+from tests.app.regrade.test_cache import DOCUMENTS, POINTS_AND_FEEDBACK, RUBRIC, SECRET, SLUG
 
 REPO = Path(__file__).resolve().parent.parent.parent
 # What a regrade that sends nothing to the grading processes must not import: the migrations

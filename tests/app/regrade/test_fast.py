@@ -33,7 +33,7 @@ from app.submissions.upload import Upload
 from graders.context import GradingResources
 from graders.rubric import BUNDLED_RUBRICS
 from tests.app.conftest import copy_sqlite_file
-from tests.app.test_regrade_cache import (
+from tests.app.regrade.test_cache import (
     ATTENTION,
     DOCUMENTS,
     KNOWN_MISTAKE,

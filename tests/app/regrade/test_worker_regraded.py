@@ -16,8 +16,8 @@ from app.regrade.stored import stored_runs
 from graders.cache.codecs import decode_parsed, decode_results
 from graders.results import ItemResult
 from graders.rubric import parse_rubric
-from tests.app.test_regrade_cache import KNOWN_MISTAKE, POINTS_AND_FEEDBACK
-from tests.app.test_regrade_fast import Setup, _edited, setup  # noqa: F401 (a fixture)
+from tests.app.regrade.test_cache import KNOWN_MISTAKE, POINTS_AND_FEEDBACK
+from tests.app.regrade.test_fast import Setup, _edited, setup  # noqa: F401 (a fixture)
 
 
 def _fast(setup: Setup) -> tuple[FastPath, dict[int, Any]]:  # noqa: F811

@@ -33,7 +33,7 @@ def test_workers_exit_when_the_server_is_killed(tmp_path: Path) -> None:
     script = tmp_path / "server.py"
     script.write_text(SERVER)
     server = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
-                              cwd=Path(__file__).resolve().parents[2])
+                              cwd=Path(__file__).resolve().parents[3])
     try:
         assert server.stdout is not None
         pids = [int(p) for p in server.stdout.readline().split()]

@@ -16,8 +16,8 @@ from app.grading.fair import FairQueue
 from app.grading.local import LocalExecutor
 from app.submissions.decoding import DecodeLimits, DocumentReader
 from tests.app.fault_helpers import grade_steadily
+from tests.app.grading.test_local_faults import Db, db, store  # noqa: F401 - the fixture
 from tests.app.pdfs import text_pdf
-from tests.app.test_local_faults import Db, db, store  # noqa: F401 - the fixture
 
 MIB = 1024 * 1024
 

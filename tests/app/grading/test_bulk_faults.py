@@ -25,14 +25,14 @@ from app.grading.retry import ProcessPools
 from app.regrade import runner as regrade_runner
 from app.regrade.runner import run_regrade
 from tests.app.fault_helpers import POISON, grade_many_with_faults, grade_with_faults
-from tests.app.test_local_faults import SLUG, Db, db, graded_once, statuses, store
+from tests.app.grading.test_local_faults import SLUG, Db, db, graded_once, statuses, store
 from tests.support.faultkit import Server, kill_a_grading_process
 from tests.support.proctree import children
 from tests.support.synthetic import submission
 
 __all__ = ["db"]  # the fixture, shared with the local executor's fault tests
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 DOCUMENTS = 24
 
 

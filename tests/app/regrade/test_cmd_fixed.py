@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from app.cli import context
 from app.regrade import forks as forking
 from app.regrade import parallel
-from tests.app.test_regrade_cache import POINTS_AND_FEEDBACK
-from tests.app.test_regrade_fast import ALL, Setup, _edited, _same_reports, stored
-from tests.app.test_regrade_parallel import FORKED, forks, setup  # noqa: F401  (fixtures)
-from tests.app.test_regrade_startup import collector  # noqa: F401  (a fixture)
+from tests.app.regrade.test_cache import POINTS_AND_FEEDBACK
+from tests.app.regrade.test_fast import ALL, Setup, _edited, _same_reports, stored
+from tests.app.regrade.test_parallel import FORKED, forks, setup  # noqa: F401  (fixtures)
+from tests.app.regrade.test_startup import collector  # noqa: F401  (a fixture)
 
 
 @given(st.integers(0, 40), st.integers(1, 12), st.integers(1, 4), st.integers(0, 11))

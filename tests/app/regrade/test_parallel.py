@@ -30,8 +30,8 @@ from app.regrade import batches, jobs, parallel, repository
 from app.regrade import forks as forking
 from app.regrade.runner import RegradeReport, run_regrade
 from graders.rubric import BUNDLED_RUBRICS
-from tests.app.test_regrade_cache import KNOWN_MISTAKE, POINTS_AND_FEEDBACK, SLUG
-from tests.app.test_regrade_fast import (  # noqa: F401  (battery: a fixture used here)
+from tests.app.regrade.test_cache import KNOWN_MISTAKE, POINTS_AND_FEEDBACK, SLUG
+from tests.app.regrade.test_fast import (  # noqa: F401  (battery: a fixture used here)
     ALL,
     RUBRIC,
     Setup,

@@ -13,7 +13,7 @@ from app.regrade.stored import GroupKey, StoredKeys, StoredRun, keys_text, parse
 from graders.cache.runs import RunKeys
 from graders.context import GradingResources
 from graders.rubric import BUNDLED_RUBRICS, LoadedRubric, parse_rubric
-from tests.app.test_regrade_cache import KNOWN_MISTAKE, POINTS_AND_FEEDBACK, RUBRIC
+from tests.app.regrade.test_cache import KNOWN_MISTAKE, POINTS_AND_FEEDBACK, RUBRIC
 
 SOURCE = str(BUNDLED_RUBRICS / "transformer-basics.yaml")
 OPTIONS = {"code_input_secret": "test-secret"}

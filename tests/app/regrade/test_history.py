@@ -15,8 +15,8 @@ from app.db.models import GradingRun, ItemScore
 from app.db.session import unit_of_work
 from app.regrade.runner import run_regrade
 from app.web import repository as web_repository
-from tests.app.test_regrade_cache import KNOWN_MISTAKE, POINTS_AND_FEEDBACK, SLUG
-from tests.app.test_regrade_fast import Setup, _edited
+from tests.app.regrade.test_cache import KNOWN_MISTAKE, POINTS_AND_FEEDBACK, SLUG
+from tests.app.regrade.test_fast import Setup, _edited
 
 
 @pytest.fixture

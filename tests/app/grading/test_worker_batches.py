@@ -13,7 +13,7 @@ from typing import Any
 from app.grading import worker
 from app.grading.worker import WorkerOutcome, grade_document, grade_many
 from graders.context import GradingResources
-from tests.app.test_regrade_cache import DOCUMENTS, RUBRIC, SECRET
+from tests.app.regrade.test_cache import DOCUMENTS, RUBRIC, SECRET
 
 
 def _same(outcome: WorkerOutcome) -> tuple[Any, ...]:
