@@ -105,22 +105,10 @@ def test_app_has_no_import_circles() -> None:
 
 # tests/app mirrors app/: a test of app/<package>/... sits in tests/app/<package>/ (a folder of
 # tests/app may also be named after a top-level module, as tests/app/settings/ for
-# app/settings.py). Two exceptions: tests/app/service/ holds the tests of the whole service end
-# to end (the real server's signals, reliability, the HTTP edge, schema fuzzing), and the tests
-# of app/grading and app/regrade below still sit in tests/app itself until they move to
-# tests/app/grading and tests/app/regrade (issue #32); no other test may join them there.
+# app/settings.py). One exception: tests/app/service/ holds the tests of the whole service end
+# to end (the real server's signals, reliability, the HTTP edge, schema fuzzing). No test sits in
+# tests/app itself.
 WHOLE_SERVICE = "service"
-NOT_YET_MOVED = frozenset({
-    "test_battery_lookup.py", "test_bulk_faults.py", "test_cli_regrade_parallel.py",
-    "test_cli_regrade_startup.py", "test_deadlines.py", "test_executor.py", "test_fair_share.py",
-    "test_leases.py", "test_local_faults.py", "test_regrade_cache.py", "test_regrade_cmd_fixed.py",
-    "test_regrade_collector.py", "test_regrade_compare.py", "test_regrade_diff.py",
-    "test_regrade_fast.py", "test_regrade_history.py", "test_regrade_imports.py",
-    "test_regrade_jobs.py", "test_regrade_parallel.py", "test_regrade_plan.py",
-    "test_regrade_settle.py", "test_regrade_startup.py", "test_regrade_store.py",
-    "test_regrade_worker_regraded.py", "test_schedule.py", "test_worker_batches.py",
-    "test_worker_lifetime.py",
-})
 
 
 def _misplaced_tests(tests: Path, app: Path) -> list[str]:
@@ -130,8 +118,7 @@ def _misplaced_tests(tests: Path, app: Path) -> list[str]:
     for path in sorted(tests.rglob("test_*.py")):
         folder = path.parent.relative_to(tests).parts
         if not folder:
-            if path.name not in NOT_YET_MOVED:
-                wrong.append(f"{path.name}: in tests/app itself")
+            wrong.append(f"{path.name}: in tests/app itself")
             continue
         mirrored = app.joinpath(*folder)
         if folder[0] != WHOLE_SERVICE and not (
@@ -155,7 +142,7 @@ def test_a_test_outside_the_mirror_is_found(tmp_path: Path) -> None:
     (app / "settings.py").touch()
     (tests / "settings").mkdir()
     for test in ("roster/test_api.py", "rosters/test_api.py", "service/test_signal.py",
-                 "settings/test_documented.py", "test_new.py", "test_leases.py"):
+                 "settings/test_documented.py", "test_new.py"):
         (tests / test).touch()
     assert _misplaced_tests(tests, app) == [
         "rosters/test_api.py: no app/rosters",

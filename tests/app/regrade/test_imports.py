@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 
 from graders import registry
-from tests.app.regrade.test_cache import POINTS_AND_FEEDBACK, SLUG
-from tests.app.test_cli_regrade_startup import (
+from tests.app.cli.test_regrade_startup import (
     KEPT,
     REPO,
     _database,
@@ -27,6 +26,7 @@ from tests.app.test_cli_regrade_startup import (
     regrade_env,
     use_edited_rubric,
 )
+from tests.app.regrade.test_cache import POINTS_AND_FEEDBACK, SLUG
 
 # The model's identity (graders.embedding.files, in the written groups' keys) is read, not the
 # model: its package imports its modules on first use.

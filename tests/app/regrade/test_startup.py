@@ -29,14 +29,14 @@ from app.cli import context, ops
 from app.cli import main as cli_main
 from app.db.migrate import upgrade
 from app.settings import get_settings
-from tests.app.regrade.test_cache import POINTS_AND_FEEDBACK, RUBRIC, SLUG
-from tests.app.test_cli_regrade_startup import (
+from tests.app.cli.test_regrade_startup import (
     KEPT,
     _database,
     _present,
     _regrade,
     use_edited_rubric,
 )
+from tests.app.regrade.test_cache import POINTS_AND_FEEDBACK, RUBRIC, SLUG
 
 REPO = Path(__file__).resolve().parents[3]
 POSTGRESQL = ("sqlalchemy.dialects.postgresql",)

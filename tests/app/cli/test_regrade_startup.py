@@ -34,8 +34,8 @@ from app.submissions.service import accept
 from app.submissions.upload import Upload
 from graders.rubric import BUNDLED_RUBRICS
 from tests.app.regrade.test_cache import DOCUMENTS, POINTS_AND_FEEDBACK, RUBRIC, SECRET, SLUG
+from tests.shared_data import REPO
 
-REPO = Path(__file__).resolve().parent.parent.parent
 # What a regrade that sends nothing to the grading processes must not import: the migrations
 # (only `serve` migrates) and the fork server the process pool starts.
 NOT_NEEDED = ("alembic", "mako", "app.db.migrate", "multiprocessing.forkserver")

@@ -17,8 +17,9 @@ import app.grading.worker as worker
 import graders.rubric as rubric_module
 from graders.context import GradingResources
 from tests.graders.code.pos_encoding import CORRECT
+from tests.shared_data import REPO
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "positional-encoding"
+EXAMPLE = REPO / "docs" / "examples" / "positional-encoding"
 
 
 @pytest.fixture
@@ -71,7 +72,7 @@ def test_a_rubrics_folder_holding_batteries_beside_rubrics_lists_only_the_rubric
         [sys.executable, "-m", "app.cli.main", "evaluate", str(samples), "--rubric", str(folder),
          "--format", "json"],
         capture_output=True, text=True, timeout=240, check=False,
-        cwd=Path(__file__).resolve().parents[2],
+        cwd=REPO,
         env={**os.environ, "GRADEFORMER_DATABASE_URL": f"sqlite:///{tmp_path / 'e.db'}"},
     )
     assert done.returncode == 0, done.stderr
