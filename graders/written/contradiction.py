@@ -71,6 +71,11 @@ def _antonyms() -> dict[str, frozenset[str]]:
 
 
 ANTONYMS = _antonyms()
+
+
+def stem_key(word: str) -> str:
+    """A word's key as `words_of` gives it (its stem, the base form's final "e" dropped)."""
+    return _stem(word.lower())
 # Words that give an order to the two things around them ("A calls B", "A is larger than B").
 _DIRECTIONAL = frozenset(_stem(w) for w in re.findall(r"\S+", """
     than before after to into from onto calls call contains contain inherits inherit extends
