@@ -229,7 +229,7 @@ def _closest_other(vectors: AnswerVectors, clause_vectors: np.ndarray, others: S
     return closest
 
 
-def _is_strong(cosine: float, shared: float, own: int = 0) -> bool:
+def is_strong(cosine: float, shared: float, own: int = 0) -> bool:
     """A strong match: close in meaning with some of the phrasing's own words, a little less
     close with most of them, or on the subject with every one of them (at least two)."""
     return (cosine >= STRONG and shared >= WORDS_FOR_STRONG) or (
@@ -262,15 +262,17 @@ def match_phrasings(config: WrittenConfig, vectors: AnswerVectors,
         best: PhrasingMatch | None = None
         bar = WEAK if element.phrasings else REVIEW_ONLY
         for row, col in zip(*np.nonzero(scores >= bar), strict=True):
-            if closer[row] > scores[row].max():
-                continue  # another element of the item says this stretch better
             stretch, phrasing = stretches[int(row)], texts[int(col)]
             cosine = float(scores[row, col])
+            shared = overlap(phrasing, stretch.text, demoted)
+            own = len(_content(phrasing) - demoted)
+            # Another element of the item says this stretch better, unless it uses every one
+            # of this phrasing's own words (a sentence may state two ideas in one clause).
+            if closer[row] > scores[row].max() and not (shared >= 1.0 and own >= ALL_WORDS_MIN):
+                continue
             if turned_around(stretch.text, phrasing) is not None:
                 continue
-            shared = overlap(phrasing, stretch.text, demoted)
-            strong = bool(element.phrasings) and _is_strong(
-                cosine, shared, len(_content(phrasing) - demoted))
+            strong = bool(element.phrasings) and is_strong(cosine, shared, own)
             match = PhrasingMatch(element.id, phrasing, stretch.sentence, stretch.text,
                                   cosine, shared, strong)
             if best is None or (match.strong, cosine) > (best.strong, best.cosine):
