@@ -98,6 +98,7 @@ _IMPLICIT_NEGATION = re.compile(
 
 
 _FRONTED = re.compile(r"\b(?:instead of|rather than)\b[^,;:]{0,160},\s*", re.IGNORECASE)
+_HOW_MANY = re.compile(r"\bhow many\b", re.IGNORECASE)
 _NON = re.compile(r"\bnon[\s\-]+(?=[a-z])", re.IGNORECASE)
 
 
@@ -163,8 +164,8 @@ def meaning_targets(config: WrittenConfig, sentences: Sequence[Sentence],
 @lru_cache(maxsize=50_000)
 def _content(text: str) -> frozenset[str]:
     # A term counts as any other of its class ("trained" is "learned", `terms.py`).
-    # "non-linear", "non linear" and "nonlinear" are one word.
-    joined = _NON.sub("non", text)
+    # "non-linear", "non linear" and "nonlinear" are one word; "how many" is "the number".
+    joined = _HOW_MANY.sub("number", _NON.sub("non", text))
     return frozenset(term(w.key) for w in words_of(joined) if w.text not in STOP_WORDS)
 
 

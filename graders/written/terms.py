@@ -31,7 +31,8 @@ multiply product
 combine merge
 look search seek
 attend attention
-large big
+large big high
+largest biggest highest
 """
 
 

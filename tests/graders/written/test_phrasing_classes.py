@@ -3,8 +3,8 @@
 - a negation over an adverb and its adjective ("not linearly separable") is one negation;
 - "instead of X, Y" affirms Y (the fronted phrase's negation is its own);
 - "it fails" negates nothing, "it fails to Z" negates Z;
-- a term counts as any other of its class (terms.py) in the word overlap, and "non-linear",
-  "non linear" and "nonlinear" are one word;
+- a term counts as any other of its class (terms.py) in the word overlap, "non-linear",
+  "non linear" and "nonlinear" are one word, and "how many" is "the number";
 - a wrong claim given as phrasings caps the credit when the answer states it, and not when the
   answer denies it.
 """
@@ -93,6 +93,11 @@ def test_a_term_counts_as_any_of_its_class(pair: tuple[str, str], subject: str) 
        st.sampled_from(["non-linear", "non linear", "nonlinear"]))
 def test_non_written_apart_or_joined_is_one_word(one: str, other: str) -> None:
     assert overlap(f"a {one} activation", f"the activation is {other}") == 1.0
+
+
+@given(st.sampled_from(["heads", "layers", "tokens", "dimensions"]))
+def test_how_many_is_the_number(thing: str) -> None:
+    assert overlap(f"h is the number of {thing}", f"h says how many {thing} there are") == 1.0
 
 
 def test_every_own_word_is_strong_on_the_subject_only() -> None:
