@@ -20,12 +20,14 @@ words:
 The elements of one question share their subject, and the encoder's cosine is dominated by the
 subject ("greedy decoding picks the likeliest token" is 0.74 from "greedy decoding never
 reconsiders a choice"): a stretch counts for an element only when no other element of the
-question's items (its phrasings, or its statement) is closer to it, and a strong match shares
-some of the phrasing's own words (not the question's).
+question's items (its phrasings, or its statement) is closer to it (unless it uses every one of
+the phrasing's own words), and a strong match shares some of the phrasing's own words (not the
+question's; words of one class of ML terms count as one, `terms.py`).
 
 A match is `strong` (the element is established, as a pattern would) or `weak` (a person should
 look: the item goes to review with the machine's suggestion); the thresholds and how they were
-chosen are in docs/rubrics.md ("Phrasings").
+chosen are in docs/rubrics.md ("Phrasings"). Known wrong claims given as phrasings
+(`match_contradictions`) cap the credit from a strong match only, at a higher bar.
 """
 
 from __future__ import annotations
