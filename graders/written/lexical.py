@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "ly", "s")
 _STEM_LENGTH = 6
-_DOUBLING = frozenset({"ing", "ed", "er", "ers"})
-# not "ll", "ss", "ff" ("spelling", "passed", "stuffed"), nor a base of two letters ("added")
-_DOUBLED = re.compile(r"[a-z]{2}([bdgmnprt])\1$")
 STOP_WORDS = frozenset(
     """a about above after again all also am an and any are as at be because been before being
     below between both but by can cannot could did do does doing down during each few for from
@@ -26,8 +22,5 @@ def stem(word: str) -> str:
     for suffix in _SUFFIXES:
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
             word = word[: -len(suffix)]
-            # "running", "stopped", "planner": the consonant doubled before the suffix
-            if suffix in _DOUBLING and _DOUBLED.search(word):
-                word = word[:-1]
             break
     return word[:_STEM_LENGTH]
