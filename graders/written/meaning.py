@@ -194,6 +194,17 @@ def _negations(text: str, shared: frozenset[str]) -> int:
     return governed + len(_IMPLICIT_NEGATION.findall(text[:2000]))
 
 
+_ANY_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nothing|nobody|neither|nor|cannot|without|\w+n['’]t|cant|dont|"
+    r"doesnt|isnt|arent|wont)\b", re.IGNORECASE)
+
+
+def _any_negations(text: str) -> int:
+    """Every negation in the text, quantifiers ("no amount of data") and implicit ones
+    included, whatever it governs: a wrong claim caps only a stretch negated as it is."""
+    return len(_ANY_NEGATION.findall(text[:2000])) + len(_IMPLICIT_NEGATION.findall(text[:2000]))
+
+
 @lru_cache(maxsize=50_000)
 def turned_around(clause: str, phrasing: str) -> str | None:
     """Why the clause claims the opposite of the phrasing, or None when it does not."""
@@ -309,6 +320,8 @@ def match_contradictions(config: WrittenConfig, vectors: AnswerVectors,
             stretch, phrasing = stretches[int(row)], texts[int(col)]
             if closer[row] >= cosine or turned_around(stretch.text, phrasing) is not None:
                 continue
+            if _any_negations(stretch.text) != _any_negations(phrasing):
+                continue  # "no amount of data lets it learn XOR": a quantifier's negation too
             # A wrong claim differs from the right one in a word or two, which may be the
             # question's own ("beam search is greedy"): its words are all counted, and most of
             # them must be there.

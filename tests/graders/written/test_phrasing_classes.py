@@ -6,7 +6,7 @@
 - a term counts as any other of its class (terms.py) in the word overlap, "non-linear",
   "non linear" and "nonlinear" are one word, and "how many" is "the number";
 - a wrong claim given as phrasings caps the credit when the answer states it, and not when the
-  answer denies it.
+  answer denies it (with "never", or a quantifier: "no amount of tuning ...").
 """
 
 from __future__ import annotations
@@ -149,3 +149,7 @@ def test_a_wrong_claim_in_plain_words_caps_and_its_denial_does_not(
     denied = f"{lead}the normaliser never {third} the {obj}."
     [kept] = grade_text(rubric, "Q", denied, resources)
     assert kept.points == Decimal(2), kept.feedback
+    # a quantifier's negation ("no amount of tuning ...") is read as a denial too
+    quantified = f"{lead}with the normaliser, no amount of tuning {third} the {obj}."
+    [denied_too] = grade_text(rubric, "Q", quantified, resources)
+    assert "It does not." not in denied_too.feedback, denied_too.feedback
