@@ -47,6 +47,15 @@ MIN_PHRASING_WORDS = 2
 _PHRASING_WORD = re.compile(r"[^\W\d_]{3,}")
 
 
+def _check_phrasings(value: tuple[str, ...]) -> tuple[str, ...]:
+    for phrasing in value:
+        if len(_PHRASING_WORD.findall(phrasing)) < MIN_PHRASING_WORDS:
+            raise ValueError(
+                f"phrasing {phrasing!r} is not a sentence (at least {MIN_PHRASING_WORDS} "
+                "words): state the idea, or give a keyword as a pattern")
+    return value
+
+
 class Element(_Strict):
     """One idea an answer must state: any of its phrasings matched by meaning, or any of its
     patterns, establishes it in a sentence (see `graders.written.meaning`)."""
@@ -69,12 +78,7 @@ class Element(_Strict):
     @field_validator("phrasings")
     @classmethod
     def _sentences(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        for phrasing in value:
-            if len(_PHRASING_WORD.findall(phrasing)) < MIN_PHRASING_WORDS:
-                raise ValueError(
-                    f"phrasing {phrasing!r} is not a sentence (at least {MIN_PHRASING_WORDS} "
-                    "words): state the idea, or give a keyword as a pattern")
-        return value
+        return _check_phrasings(value)
 
     @model_validator(mode="after")
     def _stated(self) -> Element:
@@ -143,9 +147,13 @@ class PartialCredit(_Strict):
 
 
 class Contradiction(_Strict):
-    """A known wrong statement: when stated (not negated), points are capped at `points`."""
+    """A known wrong statement: when stated (not negated), points are capped at `points`.
 
-    patterns: tuple[str, ...] = Field(min_length=1)
+    Given as `phrasings` (the wrong claim in plain sentences, matched by meaning with the
+    guards of `graders.written.meaning`: only a strong match caps) or `patterns`, or both."""
+
+    phrasings: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
     points: Decimal = Field(default=Decimal(0), ge=0)
     feedback: str
 
@@ -153,6 +161,18 @@ class Contradiction(_Strict):
     @classmethod
     def _compiles(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         return _check_patterns(value)
+
+    @field_validator("phrasings")
+    @classmethod
+    def _sentences(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return _check_phrasings(value)
+
+    @model_validator(mode="after")
+    def _stated(self) -> Contradiction:
+        if not self.phrasings and not self.patterns:
+            raise ValueError("a contradiction needs phrasings or patterns")
+        return self
+
     @field_validator("points", mode="before")
     @classmethod
     def _exact_points(cls, value: object) -> object:
@@ -249,6 +269,10 @@ class WrittenConfig(_Strict):
     @property
     def phrased(self) -> bool:
         return any(e.phrasings for e in self.elements)
+
+    @property
+    def phrased_contradictions(self) -> tuple[Contradiction, ...]:
+        return tuple(c for c in self.contradictions if c.phrasings)
 
 
 _LABEL = re.compile(r"[_\-]+")

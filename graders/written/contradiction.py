@@ -46,13 +46,19 @@ attend ignore; large tiny; overfit underfit; underfitting overfitting; vanish ex
 recent old; recent oldest; recently earliest; newest oldest; latest earliest; new old
 """
 _STEM_KEEP = 6
+_DOUBLING = ("ing", "ed", "er", "ers")
+_DOUBLED = re.compile(r"[a-z]{2}([bdgmnprt])\1$")
 
 
 @lru_cache(maxsize=100_000)
 def _stem(word: str) -> str:
     # The stemmer leaves a base form's final "e" ("remove") but not its inflections' ("removes",
-    # "removed"): dropped here, so that "does not remove" negates "removes".
+    # "removed"): dropped here, so that "does not remove" negates "removes". Nor does it undo a
+    # consonant doubled before a suffix ("running", "stopped", "fitted"): undone here (not
+    # "ll", "ss" or "ff", "spelling", "passed", and not on a base of two letters, "added").
     key = stem(word)[:_STEM_KEEP]
+    if word.endswith(_DOUBLING) and _DOUBLED.search(key):
+        key = key[:-1]
     return key[:-1] if len(key) > 3 and key.endswith("e") else key
 
 
@@ -71,6 +77,11 @@ def _antonyms() -> dict[str, frozenset[str]]:
 
 
 ANTONYMS = _antonyms()
+
+
+def stem_key(word: str) -> str:
+    """A word's key as `words_of` gives it (its stem, the base form's final "e" dropped)."""
+    return _stem(word.lower())
 # Words that give an order to the two things around them ("A calls B", "A is larger than B").
 _DIRECTIONAL = frozenset(_stem(w) for w in re.findall(r"\S+", """
     than before after to into from onto calls call contains contain inherits inherit extends

@@ -147,7 +147,7 @@ class WrittenGrader(Grader):
         targets += [e.text for e in config.exemplars]
         # every element is compared by meaning: phrasings establish it, a statement (of an
         # element given by patterns) can only send a missed paraphrase to review
-        if verdict is not None and verdict.level in ("none", "partial") and config.elements:
+        if verdict is not None and _by_meaning(config, verdict):
             targets += meaning_targets(config, read, verdict.found, rivals)
         if verdict is not None:
             # A clear verdict (full credit, or a known wrong claim) needs no similarity; an
@@ -174,8 +174,7 @@ class WrittenGrader(Grader):
         used = vectors if vectors is not None and plan.targets else None
         decision: Decision
         weak: list[PhrasingMatch] = []
-        if verdict is not None and used is not None and config.elements \
-                and verdict.level in ("none", "partial"):
+        if verdict is not None and used is not None and _by_meaning(config, verdict):
             verdict, weak = meaning_verdict(config, item.points, used, read, part, verdict,
                                             context.question.prompt, plan.rivals)
         if verdict is not None:
@@ -278,6 +277,13 @@ def _topic(item: RubricItem, config: WrittenConfig, context: GradingContext) -> 
         return config.topic
     return topic_among(config.topic, [_config(i).topic for i in context.question.items
                                       if i is not item and i.grader == item.grader])
+
+
+def _by_meaning(config: WrittenConfig, verdict: PatternVerdict) -> bool:
+    """Whether the answer is compared with the item's phrasings: when the patterns left an
+    element open, or a wrong claim given by phrasings could still cap the credit."""
+    return bool(config.elements) and (verdict.level in ("none", "partial") or (
+        verdict.level == "full" and bool(config.phrased_contradictions)))
 
 
 def _rivals(items: Sequence[RubricItem], item: RubricItem) -> list[str]:

@@ -49,9 +49,13 @@ class ElementFound:
 
 @dataclass(frozen=True)
 class ContradictionFound:
+    """Where a known wrong claim is stated: by a pattern's hit, or by a phrasing's strong
+    match (`meaning`)."""
+
     contradiction: Contradiction
     sentence: Sentence
-    hit: PatternHit
+    hit: PatternHit | None = None
+    meaning: PhrasingMatch | None = None
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,8 @@ def find_contradiction(
     """The known wrong claim that costs the most, if the answer makes one."""
     worst: ContradictionFound | None = None
     for contradiction in config.contradictions:
+        if not contradiction.patterns:
+            continue  # given by phrasings only: `graders.written.meaning` looks for it
         for sentence in sentences:
             hit = find_any(contradiction.patterns, sentence.norm)
             if hit is None:

@@ -20,19 +20,21 @@ words:
 The elements of one question share their subject, and the encoder's cosine is dominated by the
 subject ("greedy decoding picks the likeliest token" is 0.74 from "greedy decoding never
 reconsiders a choice"): a stretch counts for an element only when no other element of the
-question's items (its phrasings, or its statement) is closer to it, and a strong match shares
-some of the phrasing's own words (not the question's).
+question's items (its phrasings, or its statement) is closer to it (unless it uses every one of
+the phrasing's own words), and a strong match shares some of the phrasing's own words (not the
+question's; words of one class of ML terms count as one, `terms.py`).
 
 A match is `strong` (the element is established, as a pattern would) or `weak` (a person should
 look: the item goes to review with the machine's suggestion); the thresholds and how they were
-chosen are in docs/rubrics.md ("Phrasings").
+chosen are in docs/rubrics.md ("Phrasings"). Known wrong claims given as phrasings
+(`match_contradictions`) cap the credit from a strong match only, at a higher bar.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import lru_cache
 
@@ -41,8 +43,15 @@ import numpy as np
 from graders.written.config import Element, WrittenConfig, element_statement
 from graders.written.contradiction import antonym_pair, role_swap, words_of
 from graders.written.lexical import STOP_WORDS
-from graders.written.matching import PatternVerdict, PhrasingMatch, found_in, pattern_verdict
+from graders.written.matching import (
+    ContradictionFound,
+    PatternVerdict,
+    PhrasingMatch,
+    found_in,
+    pattern_verdict,
+)
 from graders.written.similarity import AnswerVectors
+from graders.written.terms import term
 from graders.written.text import Sentence
 
 # Cosine from which a clause states a phrasing (strong), and from which it may (weak, review).
@@ -63,8 +72,18 @@ REVIEW_ONLY = 0.5
 WORDS_FOR_STRONG = 0.34
 STRONG_WITH_WORDS = 0.72
 MOST_WORDS = 0.6
+# A clause that uses every one of the phrasing's own content words (at least this many; a
+# term counts as any of its class, `terms.py`) states it from a lower cosine: on the subject,
+# saying the same things in fewer or other words ("It is a fixed function." for "sinusoidal
+# encodings are a fixed function of the position").
+ALL_WORDS_COSINE = 0.5
+ALL_WORDS_MIN = 2
+# A known wrong claim given by phrasings caps the credit from a strong match that uses this
+# share of the phrasing's content words (the question's included), or all of them from
+# `STRONG_WITH_WORDS`.
+WRONG_WORDS = 0.75
 # A clause of fewer content words than this is not compared on its own (its sentence is).
-_MIN_CLAUSE_WORDS = 3
+_MIN_CLAUSE_WORDS = 2
 _MAX_CLAUSES = 6  # per sentence (bounded work on hostile text)
 _CLAUSE_BREAK = re.compile(
     r"\s*(?:[;:]|,\s*(?=(?:but|whereas|while|although|so|because|since|which|and)\b)|"
@@ -75,9 +94,14 @@ _LEADING = re.compile(r"^(?:but|whereas|while|although|so that|so|because|since|
                       r"hence|thus|therefore)\s+", re.IGNORECASE)
 _IMPLICIT_WORDS = ("prevent", "avoid", "stop", "lack", "fail", "keep", "protect")
 _IMPLICIT_NEGATION = re.compile(
-    r"\b(?:prevent\w*|avoid\w*|stop\w*|lack\w*|fail\w*|instead of|rather than|"
+    r"\b(?:prevent\w*|avoid\w*|stop\w*|lack\w*|fail\w*\s+to|instead of|rather than|"
     r"keep\w*(?:\s+\w+){1,3}\s+from|protect\w*(?:\s+\w+){0,3}\s+(?:from|against))\b",
     re.IGNORECASE)
+
+
+_FRONTED = re.compile(r"\b(?:instead of|rather than)\b[^,;:]{0,160},\s*", re.IGNORECASE)
+_HOW_MANY = re.compile(r"\bhow many\b", re.IGNORECASE)
+_NON = re.compile(r"\bnon[\s\-]+(?=[a-z])", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -88,7 +112,12 @@ class _Stretch:
 
 def clauses_of(sentence: Sentence) -> list[str]:
     """The sentence's clauses of a few content words each (none when it has only one)."""
-    parts = [_LEADING.sub("", p.strip()) for p in _CLAUSE_BREAK.split(sentence.norm[:2000])
+    text = sentence.norm[:2000]
+    # "Instead of adding it to the embeddings, it rotates the query": the phrase's negation is
+    # its own, what follows its comma affirms.
+    fronted = _FRONTED.search(text)
+    pieces = [text[:fronted.end()].rstrip(", "), text[fronted.end():]] if fronted else [text]
+    parts = [_LEADING.sub("", p.strip()) for piece in pieces for p in _CLAUSE_BREAK.split(piece)
              if p and p.strip()]
     kept = [p for p in parts if len(_content(p)) >= _MIN_CLAUSE_WORDS][:_MAX_CLAUSES]
     return kept if len(kept) > 1 else []
@@ -125,17 +154,21 @@ def meaning_targets(config: WrittenConfig, sentences: Sequence[Sentence],
     """The texts to embed when a phrased element is not yet found: every element's phrasings
     (or statement), the other items' (`rivals`), then the answer's sentences and clauses."""
     done = set(found)
-    if all(e.id in done for e in config.elements):
+    wrong = [t for c in config.phrased_contradictions for t in c.phrasings]
+    if all(e.id in done for e in config.elements) and not wrong:
         return []
     review = [t for e in config.elements if e.id not in done for t in _review_texts(e, config)]
     # The sentences themselves are the answer's units, encoded already (`AnswerVectors`).
-    return element_texts(config) + review + list(rivals) + [
+    return element_texts(config) + review + wrong + list(rivals) + [
         c for sentence in sentences for c in clauses_of(sentence)]
 
 
 @lru_cache(maxsize=50_000)
 def _content(text: str) -> frozenset[str]:
-    return frozenset(w.key for w in words_of(text) if w.text not in STOP_WORDS)
+    # A term counts as any other of its class ("trained" is "learned", `terms.py`).
+    # "non-linear", "non linear" and "nonlinear" are one word; "how many" is "the number".
+    joined = _HOW_MANY.sub("number", _NON.sub("non", text))
+    return frozenset(term(w.key) for w in words_of(joined) if w.text not in STOP_WORDS)
 
 
 def question_words(prompt: str) -> frozenset[str]:
@@ -150,11 +183,26 @@ def overlap(phrasing: str, clause: str, demoted: frozenset[str] = frozenset()) -
 
 
 def _negations(text: str, shared: frozenset[str]) -> int:
-    # A negation counts on a shared word, and on an implicit negation ("does not keep the
-    # softmax from saturating" is two: it says the softmax saturates).
-    governed = sum(1 for w in words_of(text)
-                   if w.negated and (w.key in shared or w.text.startswith(_IMPLICIT_WORDS)))
+    # A negation counts once on the run of words it governs when one of them is shared ("not
+    # linearly separable" is one), and on an implicit negation ("does not keep the softmax from
+    # saturating" is two: it says the softmax saturates).
+    governed, before = 0, False
+    for w in words_of(text):
+        counted = w.negated and (term(w.key) in shared or w.text.startswith(_IMPLICIT_WORDS))
+        governed += counted and not before
+        before = w.negated
     return governed + len(_IMPLICIT_NEGATION.findall(text[:2000]))
+
+
+_ANY_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|nothing|nobody|neither|nor|cannot|without|\w+n['’]t|cant|dont|"
+    r"doesnt|isnt|arent|wont)\b", re.IGNORECASE)
+
+
+def _any_negations(text: str) -> int:
+    """Every negation in the text, quantifiers ("no amount of data") and implicit ones
+    included, whatever it governs: a wrong claim caps only a stretch negated as it is."""
+    return len(_ANY_NEGATION.findall(text[:2000])) + len(_IMPLICIT_NEGATION.findall(text[:2000]))
 
 
 @lru_cache(maxsize=50_000)
@@ -174,6 +222,35 @@ def turned_around(clause: str, phrasing: str) -> str | None:
     return None
 
 
+def _answer_stretches(vectors: AnswerVectors, sentences: Sequence[Sentence]
+                      ) -> tuple[list[_Stretch], np.ndarray]:
+    """The sentences compared by similarity (prose, within the budget), their clauses, and
+    their vectors."""
+    rows = {u.sentences[0]: i for i, u in enumerate(vectors.units) if len(u.sentences) == 1}
+    stretches = [s for s in stretches_of(sentences) if s.sentence in rows]
+    if not stretches:
+        return [], np.zeros((0, 0))
+    return stretches, np.stack([
+        vectors.matrix[rows[s.sentence]] if s.text == s.sentence.norm
+        else vectors.vectors_of([s.text])[0] for s in stretches])
+
+
+def _closest_other(vectors: AnswerVectors, clause_vectors: np.ndarray, others: Sequence[str]
+                   ) -> np.ndarray:
+    if not others:
+        return np.full(len(clause_vectors), -1.0)
+    closest: np.ndarray = (clause_vectors @ vectors.vectors_of(list(others)).T).max(axis=1)
+    return closest
+
+
+def is_strong(cosine: float, shared: float, own: int = 0) -> bool:
+    """A strong match: close in meaning with some of the phrasing's own words, a little less
+    close with most of them, or on the subject with every one of them (at least two)."""
+    return (cosine >= STRONG and shared >= WORDS_FOR_STRONG) or (
+        cosine >= STRONG_WITH_WORDS and shared >= MOST_WORDS) or (
+        cosine >= ALL_WORDS_COSINE and shared >= 1.0 and own >= ALL_WORDS_MIN)
+
+
 def match_phrasings(config: WrittenConfig, vectors: AnswerVectors,
                     sentences: Sequence[Sentence], found: Iterable[str], prompt: str = "",
                     rivals: Sequence[str] = ()) -> dict[str, PhrasingMatch]:
@@ -184,36 +261,32 @@ def match_phrasings(config: WrittenConfig, vectors: AnswerVectors,
     element, and a paraphrase they miss sends the item to a person instead of a confident 0."""
     done = set(found)
     elements = [e for e in config.elements if e.id not in done]
-    rows = {u.sentences[0]: i for i, u in enumerate(vectors.units) if len(u.sentences) == 1}
-    # The sentences compared by similarity (prose, within the budget), and their clauses.
-    stretches = [s for s in stretches_of(sentences) if s.sentence in rows]
-    if not elements or not stretches:
+    if not elements:
+        return {}
+    stretches, clause_vectors = _answer_stretches(vectors, sentences)
+    if not stretches:
         return {}
     demoted = question_words(prompt)
-    clause_vectors = np.stack([
-        vectors.matrix[rows[s.sentence]] if s.text == s.sentence.norm
-        else vectors.vectors_of([s.text])[0] for s in stretches])
     out: dict[str, PhrasingMatch] = {}
     for element in elements:
         texts = _review_texts(element, config)
         scores = clause_vectors @ vectors.vectors_of(texts).T
-        others = [t for e in config.elements if e.id != element.id for t in _texts(e)]
-        others += rivals
-        closer = (clause_vectors @ vectors.vectors_of(others).T).max(axis=1) if others \
-            else np.full(len(stretches), -1.0)
+        closer = _closest_other(vectors, clause_vectors, [
+            t for e in config.elements if e.id != element.id for t in _texts(e)] + list(rivals))
         best: PhrasingMatch | None = None
         bar = WEAK if element.phrasings else REVIEW_ONLY
         for row, col in zip(*np.nonzero(scores >= bar), strict=True):
-            if closer[row] > scores[row].max():
-                continue  # another element of the item says this stretch better
             stretch, phrasing = stretches[int(row)], texts[int(col)]
             cosine = float(scores[row, col])
+            shared = overlap(phrasing, stretch.text, demoted)
+            own = len(_content(phrasing) - demoted)
+            # Another element of the item says this stretch better, unless it uses every one
+            # of this phrasing's own words (a sentence may state two ideas in one clause).
+            if closer[row] > scores[row].max() and not (shared >= 1.0 and own >= ALL_WORDS_MIN):
+                continue
             if turned_around(stretch.text, phrasing) is not None:
                 continue
-            shared = overlap(phrasing, stretch.text, demoted)
-            strong = bool(element.phrasings) and (
-                (cosine >= STRONG and shared >= WORDS_FOR_STRONG)
-                or (cosine >= STRONG_WITH_WORDS and shared >= MOST_WORDS))
+            strong = bool(element.phrasings) and is_strong(cosine, shared, own)
             match = PhrasingMatch(element.id, phrasing, stretch.sentence, stretch.text,
                                   cosine, shared, strong)
             if best is None or (match.strong, cosine) > (best.strong, best.cosine):
@@ -221,6 +294,53 @@ def match_phrasings(config: WrittenConfig, vectors: AnswerVectors,
         if best is not None:
             out[element.id] = best
     return out
+
+
+def match_contradictions(config: WrittenConfig, vectors: AnswerVectors,
+                         sentences: Sequence[Sentence], rivals: Sequence[str] = ()
+                         ) -> ContradictionFound | None:
+    """The costliest known wrong claim given by phrasings that a stretch of the answer states:
+    a strong match (as for an element) that does not turn the phrasing around, and that no
+    element of the question (this item's, or `rivals`, the right statements) says better. A
+    weaker resemblance never caps: a right answer close in words to a wrong claim keeps its
+    credit."""
+    wrong = config.phrased_contradictions
+    if not wrong:
+        return None
+    stretches, clause_vectors = _answer_stretches(vectors, sentences)
+    if not stretches:
+        return None
+    closer = _closest_other(vectors, clause_vectors, element_texts(config) + list(rivals))
+    worst: ContradictionFound | None = None
+    for contradiction in wrong:
+        texts = contradiction.phrasings
+        scores = clause_vectors @ vectors.vectors_of(texts).T
+        for row, col in zip(*np.nonzero(scores >= STRONG_WITH_WORDS), strict=True):
+            cosine = float(scores[row, col])
+            stretch, phrasing = stretches[int(row)], texts[int(col)]
+            if closer[row] >= cosine or turned_around(stretch.text, phrasing) is not None:
+                continue
+            if _any_negations(stretch.text) != _any_negations(phrasing):
+                continue  # "no amount of data lets it learn XOR": a quantifier's negation too
+            # A wrong claim differs from the right one in a word or two, which may be the
+            # question's own ("beam search is greedy"): its words are all counted, and most of
+            # them must be there.
+            shared = overlap(phrasing, stretch.text)
+            if not (cosine >= STRONG and shared >= WRONG_WORDS) and shared < 1:
+                continue
+            if worst is None or contradiction.points < worst.contradiction.points:
+                worst = ContradictionFound(contradiction, stretch.sentence, meaning=PhrasingMatch(
+                    "", phrasing, stretch.sentence, stretch.text, cosine, shared, True))
+            break
+    return worst
+
+
+def _capped(verdict: PatternVerdict, wrong: ContradictionFound | None) -> PatternVerdict:
+    """The verdict with a wrong claim found by meaning, when it costs more than the verdict's."""
+    if wrong is None or wrong.contradiction.points > verdict.points:
+        return verdict
+    return replace(verdict, points=wrong.contradiction.points, level="contradiction",
+                   contradiction=wrong)
 
 
 def meaning_verdict(config: WrittenConfig, max_points: Decimal, vectors: AnswerVectors,
@@ -239,8 +359,11 @@ def meaning_verdict(config: WrittenConfig, max_points: Decimal, vectors: AnswerV
     strong = {k: m for k, m in matches.items() if m.strong}
     sure = pattern_verdict(config, max_points, read,
                            found_in(config, read, sentences, strong)) if strong else verdict
+    wrong = match_contradictions(config, vectors, read, rivals)
+    sure = _capped(sure, wrong)
     weak = [m for m in matches.values() if not m.strong]
     if not weak:
         return sure, []
-    every = pattern_verdict(config, max_points, read, found_in(config, read, sentences, matches))
+    every = _capped(pattern_verdict(config, max_points, read,
+                                    found_in(config, read, sentences, matches)), wrong)
     return (sure, []) if every.points == sure.points else (sure, weak)

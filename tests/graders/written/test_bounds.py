@@ -42,21 +42,43 @@ def _counting(embedder: SentenceEmbedder, monkeypatch: pytest.MonkeyPatch) -> li
     return calls
 
 
-def test_clear_verdicts_embed_nothing(grade: Grade, resources: GradingResources,
-                                     transformer_basics: LoadedRubric,
+CLEAR = """
+slug: clear
+title: Clear verdicts
+questions:
+  - id: Q
+    prompt: Why can a single perceptron not compute XOR?
+    items:
+      - id: q.xor
+        points: 4
+        grader: written
+        config:
+          reference: [XOR is not linearly separable.]
+          elements:
+            - {id: separable, patterns: ['NOT linearly separab*']}
+          contradictions:
+            - patterns: ['XOR ... is linearly separab*']
+              feedback: XOR is not linearly separable.
+"""
+
+
+def test_clear_verdicts_embed_nothing(resources: GradingResources,
                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = _counting(_embedder(resources, transformer_basics.rubric), monkeypatch)
-    text = ("The four XOR points are not linearly separable. One perceptron is a linear "
-            "classifier: it thresholds a linear combination of its inputs, so it can only "
-            "separate classes with a single hyperplane. A multi-layer perceptron with nonlinear "
-            "activations in its hidden units can combine several such boundaries into a "
-            f"non-linear decision region (run {time.time_ns()}).")
-    results = grade("A1", text)
-    assert all(r.points == r.max_points for r in results)
-    assert calls == []
+    """Full credit or a known wrong claim found by patterns needs no encoder, unless the item
+    has wrong claims given by phrasings (which only the encoder can look for)."""
+    rubric = parse_rubric(CLEAR).rubric
+    calls = _counting(_embedder(resources, rubric), monkeypatch)
+    right = f"The four XOR points are not linearly separable (run {time.time_ns()})."
+    assert [r.points for r in grade_text(rubric, "Q", right, resources)] == [4]
     wrong = f"XOR is linearly separable with more training data (run {time.time_ns()})."
-    assert all(r.points == 0 for r in grade("A1", wrong))
+    assert [r.points for r in grade_text(rubric, "Q", wrong, resources)] == [0]
     assert calls == []  # known wrong claims are clear verdicts too
+    phrased = parse_rubric(CLEAR.replace(
+        "- patterns: ['XOR ... is linearly separab*']",
+        "- phrasings: ['XOR is linearly separable']")).rubric
+    again = f"The four XOR points are not linearly separable (run {time.time_ns()})."
+    assert [r.points for r in grade_text(phrased, "Q", again, resources)] == [4]
+    assert calls  # a wrong claim in plain words is looked for by meaning, after full credit
 
 
 def test_open_items_share_one_encoding_call(grade: Grade, resources: GradingResources,
