@@ -10,7 +10,7 @@ from __future__ import annotations
 from graders.rubric import bundled_rubric_paths, load_rubric
 from graders.written.config import WrittenConfig
 
-CEILING = 227
+CEILING = 103
 
 
 def count_patterns() -> dict[str, int]:
