@@ -25,9 +25,11 @@ from tests.support.faultkit import NO_UPLOAD_LIMITS
 from tests.support.ports import free_port
 from tests.support.synthetic import ATTENTION_OK, MASKED_OK, WRITTEN
 
-# Each program sleeps once when loaded, so each submission takes most of a second to grade however
-# fast the machine is: twenty of them outlast the uploads and the signal finds work still queued.
-SLOW = "import time\ntime.sleep(0.4)\n"
+# Each program sleeps once when loaded and is distinct (its student's number in a comment, so no
+# result cache answers it): each submission takes about half a second of sandbox time however fast
+# the machine is, and twenty outlast the uploads, so the signal finds work still queued. The
+# sleep is idle time, far inside the sandbox's 2 s limit even on a loaded machine.
+SLOW = "# student {n}\nimport time\ntime.sleep(0.25)\n"
 
 UPLOAD = "/api/v1/assignments/transformer-basics/submissions"
 UPLOADS = 20
@@ -103,7 +105,7 @@ def test_sigterm_to_the_group_fails_nothing_and_the_next_start_grades_the_rest(
 
         def upload(n: int) -> int:
             answers = {q: options[n % len(options)] for q, options in WRITTEN.items()}
-            answers |= {"B3": SLOW + ATTENTION_OK, "B4": SLOW + MASKED_OK}
+            answers |= {"B3": SLOW.format(n=n) + ATTENTION_OK, "B4": SLOW.format(n=n) + MASKED_OK}
             raw = json.dumps({"student_id": f"s{n:05d}", "answers": answers}).encode()
             headers = {**auth, "content-type": "application/json"}
             answer = httpx.post(f"{server.base}{UPLOAD}", content=raw, headers=headers, timeout=30)
