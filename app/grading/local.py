@@ -104,9 +104,12 @@ class LocalExecutor:
     # -- results ------------------------------------------------------------------------------
 
     def _finished(self, entry: _Job, future: Future[WorkerOutcome]) -> None:
-        if future.cancelled() or (self._stopping.is_set() and isinstance(
-                future.exception(), BrokenProcessPool)):
-            return  # given back by the shutdown, or killed by it: not the job's fault
+        if future.cancelled() or (self._closing() and future.exception() is not None):
+            # Given back by the shutdown, or failed while the server stops: SIGTERM to the
+            # process group ends the fork server and the document readers, so a pool replaced
+            # or a call cancelled now fails for the shutdown's sake, not the job's. The next
+            # start grades it.
+            return
         exc = future.exception()
         if isinstance(exc, BrokenProcessPool):
             entry.attempts += 1
@@ -135,8 +138,17 @@ class LocalExecutor:
             entry.attempts += 1
             self._writer.put(Died(entry.job.submission_id))
 
-        return self._quarantine.alone(self._grade, *job_arguments(entry.job),
-                                      attempts=entry.attempts, died=died)
+        if self._closing():
+            return None  # the next start retries it, with the deaths counted so far
+        result = self._quarantine.alone(self._grade, *job_arguments(entry.job),
+                                        attempts=entry.attempts, died=died)
+        if isinstance(result, Exception) and self._closing():
+            return None  # failed while the server stops (see _finished)
+        return result
+
+    def _closing(self) -> bool:
+        with self._lock:
+            return not self._accepting
 
     def _stored(self, job: GradingJob) -> None:
         """The writer is done with a job (stored, or gave up: then the lease runs out and the

@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.sanitize import csv_cell
+from tests.app.cli.test_grade_table import _grade_table
 from tests.app.conftest import Api
-from tests.app.test_grade_table import _grade_table
 from tests.attacks.conftest import SLUG, UPLOAD
 
 SIGNS = "=+-@\uff1d\uff0b\uff0d\uff20"

@@ -23,9 +23,7 @@ from sqlalchemy import select
 
 from app.db.models import RegradeJob
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
-from tests.app.regrade.test_cache import KNOWN_MISTAKE, POINTS_AND_FEEDBACK, SECRET, SLUG
-from tests.app.regrade.test_fast import stored
-from tests.app.test_cli_regrade_startup import (
+from tests.app.cli.test_regrade_startup import (
     KEPT,
     REPO,
     _database,
@@ -33,6 +31,8 @@ from tests.app.test_cli_regrade_startup import (
     _regrade,
     use_edited_rubric,
 )
+from tests.app.regrade.test_cache import KNOWN_MISTAKE, POINTS_AND_FEEDBACK, SECRET, SLUG
+from tests.app.regrade.test_fast import stored
 
 RUN = (
     "import atexit, json, os, runpy, sys\n"
