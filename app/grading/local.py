@@ -111,11 +111,15 @@ class LocalExecutor:
             # start grades it.
             return
         exc = future.exception()
-        if isinstance(exc, BrokenProcessPool):
+        # A process that died, or one that could not be started (the fork server gone: SIGTERM
+        # to the process group reaches it before the server begins its shutdown): retried
+        # alone after a backoff, never stored as the job's failure on the first try.
+        if isinstance(exc, BrokenProcessPool | OSError):
             entry.attempts += 1
             self._writer.put(Died(entry.job.submission_id))
-            log.warning("grading process died with submission %d in flight (attempt %d); "
-                        "retrying it alone", entry.job.submission_id, entry.attempts)
+            log.warning("grading process died or could not start with submission %d in flight "
+                        "(attempt %d: %s); retrying it alone", entry.job.submission_id,
+                        entry.attempts, type(exc).__name__)
             self._retries.put(entry)
             return
         self._writer.put(Finished(entry.job, exc if exc is not None else future.result(),
