@@ -11,8 +11,7 @@ from fastapi import Request, Response
 from fastapi.routing import APIRoute
 
 from app.errors import DomainError
-from app.web.auth import VIEWER_STATE, nonce
-from app.web.markup import e, layout
+from app.web.auth import VIEWER_STATE, refusal
 
 
 class PageRoute(APIRoute):
@@ -23,12 +22,8 @@ class PageRoute(APIRoute):
             try:
                 return await handle(request)
             except DomainError as exc:
-                body = (
-                    f'<p class="error">{e(exc.detail)}</p>'
-                    '<p><a href="/">Back to the start page</a></p>'
-                )
                 # the signed-in viewer's own navigation (their name, Sign out), not a stranger's
                 viewer = getattr(request.state, VIEWER_STATE, None)
-                return layout(exc.title, body, viewer, nonce(request), status=exc.status)
+                return refusal(request, viewer, exc.status, exc.title, exc.detail)
 
         return page_handler

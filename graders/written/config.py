@@ -57,7 +57,22 @@ def _check_phrasings(value: tuple[str, ...]) -> tuple[str, ...]:
     return value
 
 
-class Element(_Strict):
+class _Stated(_Strict):
+    """An idea given as `phrasings` and/or `patterns` (each subclass declares both fields):
+    every pattern must compile, every phrasing must be a sentence."""
+
+    @field_validator("patterns", check_fields=False)
+    @classmethod
+    def _compiles(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return _check_patterns(value)
+
+    @field_validator("phrasings", check_fields=False)
+    @classmethod
+    def _sentences(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return _check_phrasings(value)
+
+
+class Element(_Stated):
     """One idea an answer must state: any of its phrasings matched by meaning, or any of its
     patterns, establishes it in a sentence (see `graders.written.meaning`)."""
 
@@ -70,16 +85,6 @@ class Element(_Strict):
     # The idea as a full sentence, compared with the answer when no pattern found it
     # (default: the label).
     statement: str = ""
-
-    @field_validator("patterns")
-    @classmethod
-    def _compiles(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        return _check_patterns(value)
-
-    @field_validator("phrasings")
-    @classmethod
-    def _sentences(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        return _check_phrasings(value)
 
     @model_validator(mode="after")
     def _stated(self) -> Element:
@@ -147,7 +152,7 @@ class PartialCredit(_Strict):
         return _as_conditions(value)
 
 
-class Contradiction(_Strict):
+class Contradiction(_Stated):
     """A known wrong statement: when stated (not negated), points are capped at `points`.
 
     Given as `phrasings` (the wrong claim in plain sentences, matched by meaning with the
@@ -157,16 +162,6 @@ class Contradiction(_Strict):
     patterns: tuple[str, ...] = ()
     points: Decimal = Field(default=Decimal(0), ge=0)
     feedback: str
-
-    @field_validator("patterns")
-    @classmethod
-    def _compiles(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        return _check_patterns(value)
-
-    @field_validator("phrasings")
-    @classmethod
-    def _sentences(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        return _check_phrasings(value)
 
     @model_validator(mode="after")
     def _stated(self) -> Contradiction:
