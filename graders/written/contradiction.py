@@ -90,7 +90,7 @@ _DIRECTIONAL = frozenset(_stem(w) for w in re.findall(r"\S+", """
     less higher lower faster slower outputs feeds maps depends"""))
 # Negations of a verb or an adjective. Quantifiers ("no single line splits them") negate a
 # whole claim in ways word alignment cannot follow, so they are not read as flipping a word.
-_NEGATORS = frozenset(re.findall(r"\S+", """not never cannot without cant dont doesnt isnt
+NEGATORS = frozenset(re.findall(r"\S+", """not never cannot without cant dont doesnt isnt
     arent wont"""))
 _BREAK = re.compile(r"[,;:.!?()]|\b(?:but|whereas|while|although|however|because|so)\b")
 _WORD = re.compile(r"[a-z][a-z0-9]*(?:[_'][a-z0-9]+)*")
@@ -142,7 +142,7 @@ def words_of(text: str) -> tuple[Word, ...]:
         if _BREAK.search(text[last:match.start()]):
             pending = False
         last = match.end()
-        if word in _NEGATORS or word.endswith("n't"):
+        if word in NEGATORS or word.endswith("n't"):
             pending = True
             continue
         if len(word) < 2:

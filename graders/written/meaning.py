@@ -41,7 +41,7 @@ from functools import lru_cache
 import numpy as np
 
 from graders.written.config import Element, WrittenConfig, element_statement
-from graders.written.contradiction import antonym_pair, role_swap, words_of
+from graders.written.contradiction import NEGATORS, antonym_pair, role_swap, words_of
 from graders.written.lexical import STOP_WORDS
 from graders.written.matching import (
     ContradictionFound,
@@ -194,9 +194,10 @@ def _negations(text: str, shared: frozenset[str]) -> int:
     return governed + len(_IMPLICIT_NEGATION.findall(text[:2000]))
 
 
+# The negations of a verb or adjective (`contradiction.NEGATORS`) and the quantifiers.
+_QUANTIFIERS = frozenset({"no", "none", "nothing", "nobody", "neither", "nor"})
 _ANY_NEGATION = re.compile(
-    r"\b(?:not|no|never|none|nothing|nobody|neither|nor|cannot|without|\w+n['’]t|cant|dont|"
-    r"doesnt|isnt|arent|wont)\b", re.IGNORECASE)
+    r"\b(?:" + "|".join(sorted(NEGATORS | _QUANTIFIERS)) + r"|\w+n['’]t)\b", re.IGNORECASE)
 
 
 def _any_negations(text: str) -> int:
