@@ -52,7 +52,7 @@ from graders.written.matching import (
 )
 from graders.written.similarity import AnswerVectors
 from graders.written.terms import term
-from graders.written.text import Sentence
+from graders.written.text import NON_PREFIX, Sentence
 
 # Cosine from which a clause states a phrasing (strong), and from which it may (weak, review).
 # Chosen on the bundled rubrics' written items over the seeds and the CS224N corpus (the
@@ -101,7 +101,6 @@ _IMPLICIT_NEGATION = re.compile(
 
 _FRONTED = re.compile(r"\b(?:instead of|rather than)\b[^,;:]{0,160},\s*", re.IGNORECASE)
 _HOW_MANY = re.compile(r"\bhow many\b", re.IGNORECASE)
-_NON = re.compile(r"\bnon[\s\-]+(?=[a-z])", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -167,7 +166,7 @@ def meaning_targets(config: WrittenConfig, sentences: Sequence[Sentence],
 def _content(text: str) -> frozenset[str]:
     # A term counts as any other of its class ("trained" is "learned", `terms.py`).
     # "non-linear", "non linear" and "nonlinear" are one word; "how many" is "the number".
-    joined = _HOW_MANY.sub("number", _NON.sub("non", text))
+    joined = _HOW_MANY.sub("number", NON_PREFIX.sub("non", text))
     return frozenset(term(w.key) for w in words_of(joined) if w.text not in STOP_WORDS)
 
 

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from graders.written.text import NON_PREFIX
+
 _GAP = r"\W+(?:[\w'’]+\W+){0,6}?"
 _NOT = r"(?:not|\w*n['’]t|never|cannot|no)"
 # `word*` before the end, a space, `)`, `|` or a ` ... ` gap (already \x00 when this runs).
@@ -43,6 +45,7 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
     source = pattern.strip()
     if not source:
         raise PatternError("empty pattern")
+    source = NON_PREFIX.sub("non", source)  # as answers are read ("non-linear" is one word)
     source = re.sub(r"\s+\.\.\.\s+", "\x00", source)
     source = _STEM.sub(r"\\w*", source)
     source = re.sub(r"(?<![A-Za-z])NOT(?![A-Za-z])", lambda _: _NOT, source)

@@ -97,6 +97,14 @@ def from_patterns(
         decision.feedback.append(wrong.contradiction.feedback)
         decision.confidence = 0.9
         decision.wrong_claim = True
+        if verdict.found:
+            # The answer also states what the item asks for ("with a ReLU the network is
+            # non-linear; without it the stack is one linear map"): the signals disagree, and
+            # only a reader can tell a wrong claim from a condition or a contrast.
+            decision.confidence = UNSURE_CONFIDENCE
+            stated = ", ".join(element_label(f.element) for f in verdict.found.values())
+            decision.feedback.append(
+                f"The answer also states {stated}; a grader should check which it claims.")
     elif verdict.level == "full":
         decision.feedback.append(config.feedback or "Full credit.")
         decision.confidence = (

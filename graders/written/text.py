@@ -74,6 +74,10 @@ def _command(match: re.Match[str]) -> str:
     return " "
 
 
+# The prefix "non" written apart from its word (`normalise`, `patterns.compile_pattern`).
+NON_PREFIX = re.compile(r"\bnon[\s\-]+(?=[a-z])", re.IGNORECASE)
+
+
 @lru_cache(maxsize=50_000)
 def normalise(text: str) -> str:
     """Plain text from OCR'd prose and LaTeX (`d_{\\text{model}}` -> `d_model`)."""
@@ -98,6 +102,9 @@ def normalise(text: str) -> str:
     text = text.replace("**", " ").replace("`", " ")
     text = re.sub(r"\s&\s", " and ", text).replace("&", " ")
     text = re.sub(r"(?<=[A-Za-z])-(?=[A-Za-z])", " ", text)
+    # "non-linear", "non linear" and "nonlinear" are one word, the opposite of "linear": a
+    # pattern or a comparison looking for "linear" must not find it in "non-linear".
+    text = NON_PREFIX.sub("non", text)
     text = _QUOTE.sub(" ", text)
     text = _WORD_SLASH.sub(r"\1 or \2", text)  # "has/offers"; formulas like d_model/h stay
     return re.sub(r"\s+", " ", text).strip()

@@ -6,7 +6,12 @@
 - a term counts as any other of its class (terms.py) in the word overlap, "non-linear",
   "non linear" and "nonlinear" are one word, and "how many" is "the number";
 - a wrong claim given as phrasings caps the credit when the answer states it, and not when the
-  answer denies it (with "never", or a quantifier: "no amount of tuning ...").
+  answer denies it (with "never", or a quantifier: "no amount of tuning ...");
+- "non-X" (written apart, hyphenated or joined) is the opposite of X: a pattern for X does not
+  find it there, and a pattern written "non-X" finds every spelling;
+- an answer that states an element and also a known wrong claim (a condition or a contrast:
+  "with a ReLU the network is non-linear; without it the stack is one linear map") goes to
+  review rather than being capped at high confidence.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from pydantic import ValidationError
 from graders.context import GradingResources
 from graders.rubric import parse_rubric
 from graders.written.config import Contradiction
+from graders.written.matching import find_any
 from graders.written.meaning import (
     ALL_WORDS_COSINE,
     clauses_of,
@@ -29,7 +35,7 @@ from graders.written.meaning import (
     turned_around,
 )
 from graders.written.terms import _CLASSES
-from graders.written.text import split_sentences
+from graders.written.text import normalise, split_sentences
 from tests.graders.written.conftest import grade_text
 
 SUBJECTS = ["softmax", "encoder", "decoder", "tokenizer", "optimizer"]
@@ -153,3 +159,59 @@ def test_a_wrong_claim_in_plain_words_caps_and_its_denial_does_not(
     quantified = f"{lead}with the normaliser, no amount of tuning {third} the {obj}."
     [denied_too] = grade_text(rubric, "Q", quantified, resources)
     assert "It does not." not in denied_too.feedback, denied_too.feedback
+
+
+NON_WORDS = ["linear", "zero", "negative", "trivial", "differentiable", "convex", "causal"]
+NON_SPELLINGS = ["non-{w}", "non {w}", "non{w}", "Non-{w}", "NON-{w}"]
+
+
+@given(st.sampled_from(NON_WORDS), st.sampled_from(NON_SPELLINGS),
+       st.sampled_from(["the map is {x}", "a {x} function of the input", "it becomes {x}"]))
+@settings(max_examples=60, deadline=None)
+def test_non_x_is_never_x_and_every_spelling_is_non_x(word: str, spelling: str, frame: str
+                                                       ) -> None:
+    text = normalise(frame.format(x=spelling.format(w=word)))
+    assert find_any((word,), text) is None, text
+    assert find_any((f"stack* ... {word}",), normalise(f"stacking layers: {text}")) is None
+    for written in ("non-{w}", "non {w}", "non ?{w}", "non{w}"):
+        assert find_any((written.format(w=word),), text) is not None, (written, text)
+    assert find_any((word,), normalise(frame.format(x=word))) is not None
+
+
+CONDITIONED = """
+slug: t
+title: T
+questions:
+  - id: Q
+    prompt: What happens when {obj} are stacked without an activation?
+    items:
+      - id: q.collapse
+        points: 2
+        grader: written
+        config:
+          elements:
+            - id: collapse
+              label: the stack is one linear map
+              patterns: ['one linear map']
+          contradictions:
+            - phrasings: ['stacking {obj} makes the network more expressive']
+              feedback: It does not.
+"""
+
+
+@given(st.sampled_from(["linear layers", "dense layers", "projections"]),
+       st.sampled_from(["With a ReLU between them, ", "When an activation sits in between, ",
+                        "Only with a non-linearity, "]),
+       st.sampled_from(["; without it the stack is one linear map.",
+                        ". Without one, the whole stack is just one linear map."]))
+@settings(max_examples=12, deadline=None)
+def test_a_wrong_claim_beside_a_stated_element_goes_to_review(
+        resources: GradingResources, obj: str, condition: str, contrast: str) -> None:
+    rubric = parse_rubric(CONDITIONED.format(obj=obj)).rubric
+    both = f"{condition}stacking {obj} makes the network more expressive{contrast}"
+    [checked] = grade_text(rubric, "Q", both, resources)
+    assert checked.status.value == "needs_review", (checked.status, checked.feedback)
+    assert "a grader should check which it claims" in checked.feedback
+    [wrong] = grade_text(rubric, "Q", f"Stacking {obj} makes the network more expressive.",
+                         resources)
+    assert wrong.points == Decimal(0) and wrong.status.value == "graded", wrong.feedback
