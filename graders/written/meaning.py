@@ -86,7 +86,8 @@ WRONG_WORDS = 0.75
 _MIN_CLAUSE_WORDS = 2
 _MAX_CLAUSES = 6  # per sentence (bounded work on hostile text)
 _CLAUSE_BREAK = re.compile(
-    r"\s*(?:[;:]|,\s*(?=(?:but|whereas|while|although|so|because|since|which|and)\b)|"
+    r"\s*(?:[;:]|,\s*(?=(?:but|whereas|while|although|so|because|since|which|and|"
+    r"for (?:example|instance)|such as)\b|e\.g\.|i\.e\.)|"
     r"\s(?=(?:but|whereas|although|because|since|so that|so|hence|thus|therefore)\s))\s*",
     re.IGNORECASE)
 # A clause's leading connective says how it relates to the one before, not what it claims.
@@ -100,7 +101,11 @@ _IMPLICIT_NEGATION = re.compile(
 
 
 _FRONTED = re.compile(r"\b(?:instead of|rather than)\b[^,;:]{0,160},\s*", re.IGNORECASE)
-_HOW_MANY = re.compile(r"\bhow many\b", re.IGNORECASE)
+# Phrases that say one word: "how many" is "the number", "at once" and "at the same time" are
+# "simultaneously" (a term of `terms.py`'s "parallel" class).
+_PHRASES = {"how many": "number", "at once": "simultaneously",
+            "at the same time": "simultaneously", "in one go": "simultaneously"}
+_PHRASE = re.compile(r"\b(?:" + "|".join(_PHRASES) + r")\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -165,8 +170,8 @@ def meaning_targets(config: WrittenConfig, sentences: Sequence[Sentence],
 @lru_cache(maxsize=50_000)
 def _content(text: str) -> frozenset[str]:
     # A term counts as any other of its class ("trained" is "learned", `terms.py`).
-    # "non-linear", "non linear" and "nonlinear" are one word; "how many" is "the number".
-    joined = _HOW_MANY.sub("number", NON_PREFIX.sub("non", text))
+    # "non-linear", "non linear" and "nonlinear" are one word; so is each of `_PHRASES`.
+    joined = _PHRASE.sub(lambda m: _PHRASES[m.group(0).lower()], NON_PREFIX.sub("non", text))
     return frozenset(term(w.key) for w in words_of(joined) if w.text not in STOP_WORDS)
 
 
@@ -281,12 +286,14 @@ def match_phrasings(config: WrittenConfig, vectors: AnswerVectors,
             shared = overlap(phrasing, stretch.text, demoted)
             own = len(_content(phrasing) - demoted)
             # Another element of the item says this stretch better, unless it uses every one
-            # of this phrasing's own words (a sentence may state two ideas in one clause).
-            if closer[row] > scores[row].max() and not (shared >= 1.0 and own >= ALL_WORDS_MIN):
-                continue
+            # of this phrasing's own words: the match then never counts, but a clause may state
+            # two ideas ("fixed sines, need no training and work for longer sequences"), so a
+            # person checks it when it would change the points.
+            shadowed = closer[row] > scores[row].max() and not (
+                shared >= 1.0 and own >= ALL_WORDS_MIN)
             if turned_around(stretch.text, phrasing) is not None:
                 continue
-            strong = bool(element.phrasings) and is_strong(cosine, shared, own)
+            strong = bool(element.phrasings) and not shadowed and is_strong(cosine, shared, own)
             match = PhrasingMatch(element.id, phrasing, stretch.sentence, stretch.text,
                                   cosine, shared, strong)
             if best is None or (match.strong, cosine) > (best.strong, best.cosine):

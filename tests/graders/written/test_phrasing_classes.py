@@ -11,7 +11,11 @@
   find it there, and a pattern written "non-X" finds every spelling;
 - an answer that states an element and also a known wrong claim (a condition or a contrast:
   "with a ReLU the network is non-linear; without it the stack is one linear map") goes to
-  review rather than being capped at high confidence.
+  review rather than being capped at high confidence;
+- an example after a comma ("..., for instance ...", "e.g.", "such as") is a clause of its own,
+  and "at once" or "at the same time" says "simultaneously";
+- a clause that states two ideas, one closer to another element, sends a partial credit to a
+  person rather than keeping it at high confidence.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from graders.written.meaning import (
 )
 from graders.written.terms import _CLASSES
 from graders.written.text import normalise, split_sentences
-from tests.graders.written.conftest import grade_text
+from tests.graders.written.conftest import Grade, grade_text
 
 SUBJECTS = ["softmax", "encoder", "decoder", "tokenizer", "optimizer"]
 OBJECTS = ["gradients", "embeddings", "weights", "activations", "logits"]
@@ -215,3 +219,38 @@ def test_a_wrong_claim_beside_a_stated_element_goes_to_review(
     [wrong] = grade_text(rubric, "Q", f"Stacking {obj} makes the network more expressive.",
                          resources)
     assert wrong.points == Decimal(0) and wrong.status.value == "graded", wrong.feedback
+
+
+EXAMPLES = [", for instance ", ", for example ", ", e.g. ", ", such as ", ", i.e. "]
+
+
+@given(st.sampled_from(SUBJECTS), st.sampled_from(OBJECTS), st.sampled_from(EXAMPLES),
+       st.sampled_from(["one head for syntax", "the first and the last token", "sigmoid or tanh"]))
+@settings(max_examples=40, deadline=None)
+def test_an_example_after_a_comma_is_a_clause_of_its_own(
+        subject: str, obj: str, lead: str, example: str) -> None:
+    claim = f"The {subject} rescales the {obj} at every step"
+    [sentence] = split_sentences(f"{claim}{lead}{example}.")
+    assert claim in clauses_of(sentence)
+
+
+@given(st.sampled_from(SUBJECTS), st.sampled_from(["at once", "at the same time", "in one go",
+                                                   "simultaneously", "in parallel"]))
+@settings(max_examples=30, deadline=None)
+def test_at_once_says_simultaneously(subject: str, when: str) -> None:
+    assert overlap(f"the {subject} runs simultaneously", f"our {subject} runs {when}") == 1.0
+
+
+@pytest.mark.parametrize("answer", [
+    "Multiple heads let the model look at different kinds of relationships at once, for "
+    "instance one head for syntax and another for coreference, each in its own subspace.",
+    "Several heads let the network look at different relations at the same time, e.g. syntax "
+    "in one head and coreference in another, each in a smaller subspace.",
+])
+def test_a_clause_with_two_ideas_sends_a_partial_credit_to_review(grade: Grade, answer: str
+                                                                  ) -> None:
+    # transformer-basics a5.why_heads: "different relations" earns 3 of 5 by itself; "at once"
+    # (in parallel) is the rest, stated in the same clause
+    result = next(r for r in grade("A5", answer) if r.item_id == "a5.why_heads")
+    assert result.points == Decimal(5) or result.status.value == "needs_review", (
+        result.points, result.status, result.feedback)
