@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from graders.written.lexical import STOP_WORDS, stem
+from graders.written.text import NON_PREFIX
 
 # Antonym pairs of the kind short technical answers turn around. Both words are matched by
 # stem, so inflections count ("separates", "separated", "separation" share "separa").
@@ -133,7 +134,7 @@ def words_of(text: str) -> tuple[Word, ...]:
     """The words of `text`; a word is negated when a negation governs it: the negation stands
     before it in its clause with no other content word in between ("not separated in every
     case" negates "separated", not "case"); a clause break ends it."""
-    text = text[:_MAX_CHARS].lower()
+    text = NON_PREFIX.sub("non", text[:_MAX_CHARS]).lower()  # "non-linear" is one word
     out: list[Word] = []
     pending = False  # a negation waits for the content word it governs
     last = 0

@@ -8,8 +8,14 @@ from functools import lru_cache
 
 _STRUCK = re.compile(r"~~.*?~~", re.S)
 _CHUNK = re.compile(r"\$\$.*?\$\$|\\\[.*?\\\]|[^\n]+", re.S)
-# A full stop ends a sentence unless a lower-case word follows (OCR'd notes abbreviate: "mult.").
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[^\sa-z])")
+# A full stop ends a sentence unless a lower-case word follows (OCR'd notes abbreviate: "mult."),
+# except a word that starts sentences: answers typed all in lower case ("... two halves. for
+# XOR you'd need ...") are several sentences, not one.
+_STARTERS = ("the|a|an|it|its|this|that|these|those|there|they|we|i|you|he|she|so|but|and|"
+             "then|thus|hence|therefore|for|if|in|on|when|since|because|as|each|every|with|"
+             "without|also|however|our|my|both|all|not")
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])\s+(?=[^\sa-z]|(?:" + _STARTERS + r")\b)")
 _ABBREVIATION = re.compile(
     r"(?:\b(?:e\.g|i\.e|eg|ie|vs|etc|resp|approx|cf|no|fig|eq)\.|\d\.)$", re.I)
 

@@ -101,11 +101,13 @@ def test_a_term_counts_as_any_of_its_class(pair: tuple[str, str], subject: str) 
 
 @given(st.sampled_from(["non-linear", "non linear", "nonlinear", "Non-linear"]),
        st.sampled_from(["non-linear", "non linear", "nonlinear"]))
+@settings(deadline=None)
 def test_non_written_apart_or_joined_is_one_word(one: str, other: str) -> None:
     assert overlap(f"a {one} activation", f"the activation is {other}") == 1.0
 
 
 @given(st.sampled_from(["heads", "layers", "tokens", "dimensions"]))
+@settings(deadline=None)
 def test_how_many_is_the_number(thing: str) -> None:
     assert overlap(f"h is the number of {thing}", f"h says how many {thing} there are") == 1.0
 

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from graders.written.text import normalise, split_sentences
 
 
@@ -32,3 +35,18 @@ def test_display_math_is_one_unit_and_abbreviations_do_not_split() -> None:
     sentences = split_sentences(text)
     assert len(sentences) == 3
     assert sentences[1].text.startswith("$$") and sentences[1].text.endswith("$$")
+
+
+_LOWER_CLAIMS = ["softmax saturates for large logits", "each head attends to other positions",
+                 "the gradient shrinks with depth", "beam search keeps k partial sequences"]
+
+
+@given(st.lists(st.sampled_from(_LOWER_CLAIMS), min_size=2, max_size=4),
+       st.sampled_from(["so ", "for example ", "this means ", "it follows that ", "then ", "the "]))
+@settings(max_examples=50, deadline=None)
+def test_sentences_typed_in_lower_case_are_still_sentences(claims: list[str], lead: str) -> None:
+    # answers typed fast, all in lower case: a full stop before a word that starts sentences
+    # ends one ("... with depth. so the early layers ..."), an abbreviation before it does not
+    text = ". ".join(claims[:1] + [lead + c for c in claims[1:]]) + "."
+    assert len(split_sentences(text)) == len(claims)
+    assert len(split_sentences(f"the model is mult. by {claims[0]}.")) == 1
