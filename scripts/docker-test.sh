@@ -67,7 +67,8 @@ build -f deploy/postgres.Dockerfile -t "gradeformer-postgres:$TAG" .
 build -f deploy/redis.Dockerfile -t "gradeformer-redis:$TAG" .
 
 export GRADEFORMER_DOCKER_TEST=1 GRADEFORMER_DOCKER="$DOCKER" GRADEFORMER_DOCKER_TAG="$TAG"
-.venv/bin/pytest -q -p no:cacheprovider --timeout 3600 tests/docker "$@"
+# -rA: what each check measured (its printed summary) stays in the output when it passes.
+.venv/bin/pytest -q -rA -p no:cacheprovider --timeout 3600 tests/docker "$@"
 # The throughput section of docs/benchmarks.md (a few more minutes): DOCKER_BENCH=1.
 if [ "${DOCKER_BENCH:-0}" = 1 ]; then
     $PY benchmarks/containers.py
