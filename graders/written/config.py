@@ -23,7 +23,8 @@ from graders.written.patterns import PatternError, compile_pattern
 # The grader's version (WrittenGrader.version), one definition: it names the grader's code in every
 # cache key, and the keys read it here without importing the grader (graders.registry).
 # 10: the matcher (wrong claims in plain words) and the 2-way agreement rule, each once called 9.
-VERSION = "10"
+# 11: less than full credit on a correct-or-not item, calibrated (`calibration.NotFull`).
+VERSION = "11"
 
 
 class _Strict(BaseModel):
