@@ -251,22 +251,55 @@ def fit_two_way(features: Mapping[str, np.ndarray], human: np.ndarray,
             & (features["best"] >= FAR_FROM_REFERENCE))
     out["agreement_threshold"] = agreement_threshold(
         np.minimum(folds["per_answer"], folds["cohort"]), full, correct)
+    # The verdict "less than full credit", per answer and with the cohort (both models must
+    # say not correct): its confidence calibrated, and its threshold (`fit_not_full`).
+    out["not_full"] = fit_not_full(1 - folds["per_answer"],
+                                   folds["per_answer"] < out["full_credit_from"], ~correct)
+    out["cohort_not_full"] = fit_not_full(
+        1 - np.maximum(folds["per_answer"], folds["cohort"]),
+        folds["cohort"] < out["cohort_full_credit_from"], ~correct)
     return out
 
 
+def fit_not_full(not_correct: np.ndarray, given: np.ndarray, right: np.ndarray
+                 ) -> dict[str, Any]:
+    """The confidence of the verdict "less than full credit" where it is `given` (out-of-fold
+    probabilities of not correct): a logistic regression on their logit for how often the
+    verdict was `right` (a careful grader calls the answer not correct); and its threshold,
+    the lowest (`THRESHOLD_STEP` grid) at which the verdicts it auto-grades err at most 5%
+    counted with one error added, read on those calibrated probabilities; 1.0 when none does
+    (every such verdict goes to review)."""
+    p = np.clip(not_correct, 1e-6, 1 - 1e-6)
+    against = np.log(p / (1 - p))[:, None]
+    labels = right[given]
+    if labels.all() or not labels.any():
+        # One class only (or none): nothing to regress on; the share right, one of each
+        # class added (a constant).
+        rate = (float(labels.sum()) + 1) / (len(labels) + 2)
+        model = LogisticModel(math.log(rate / (1 - rate)), (("against", 0.0),))
+    else:
+        model = fit_logistic(against[given], labels.astype(float), ("against",))
+    confidence = np.array([model.probability({"against": float(x)}) for x in against[:, 0]])
+    threshold = agreement_threshold(confidence, given, right, otherwise=1.0)
+    return {"intercept": model.intercept, "weights": dict(model.weights),
+            "threshold": threshold}
+
+
 def agreement_threshold(agreement: np.ndarray, full: np.ndarray, correct: np.ndarray,
-                        target: float = 1 - TARGET_PRECISION) -> float:
+                        target: float = 1 - TARGET_PRECISION,
+                        otherwise: float | None = None) -> float:
     """The review threshold of a full credit given with the cohort, read on its agreement (the
     lower of the per-answer and the cohort probability of correct, out of fold): the lowest
     (`THRESHOLD_STEP` grid) at which the full credits it auto-grades err at most `target`,
     counted with one error added ((errors + 1) / (auto-graded + 1)), so that a fitting set with
-    few such answers sends more to review, not fewer (the rule of `graders/written/risk.py`)."""
+    few such answers sends more to review, not fewer (the rule of `graders/written/risk.py`).
+    When no grid point does: `otherwise`, or the top of the grid."""
     for threshold in threshold_grid():
         chosen = full & (agreement >= threshold)
         errors = int((chosen & ~correct).sum())
         if chosen.any() and (errors + 1) / (int(chosen.sum()) + 1) <= target:
             return threshold
-    return threshold_grid()[-1]
+    return threshold_grid()[-1] if otherwise is None else otherwise
 
 
 def _two_way_cut(probability: np.ndarray, correct: np.ndarray) -> float:

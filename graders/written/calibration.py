@@ -22,7 +22,10 @@ Both models are small sets of coefficients in `calibration.json` beside this mod
   from a probability `full_credit_from` (chosen for the best 2-way macro-F1 when fitted); the
   confidence is the probability of the verdict (full credit correct, or less than full credit
   correct). A full credit given with the cohort is auto-graded only where both models agree:
-  its confidence is the lower of the two probabilities, held to `agreement_threshold`.
+  its confidence is the lower of the two probabilities, held to `agreement_threshold`. Less
+  than full credit is auto-graded only where both models say not correct, and its confidence
+  is calibrated on how often such verdicts were right out of fold (`NotFull`): on Mohler they
+  never reach 95%, so they go to review.
 
 A confidence is therefore a probability, and a review threshold is a precision: the answers
 graded automatically at threshold t agree with a careful grader at least about t of the time
@@ -90,6 +93,32 @@ class CohortCalibration:
 
 
 @dataclass(frozen=True)
+class NotFull:
+    """How sure the verdict "less than full credit" is, on an item of at most two steps: a
+    calibrated probability that a careful grader calls the answer not correct, read from the
+    logit of the 2-way model's P(not correct) (with the cohort, of 1 - the higher of the two
+    probabilities of correct: both models must say not correct); and its review threshold,
+    the lowest at which the fitting data's such verdicts erred at most 5% counted with one
+    error added (out of fold), 1.0 when none did: then every such verdict goes to review."""
+
+    model: LogisticModel  # one term, "against": the logit of P(not correct)
+    threshold: float
+
+    @classmethod
+    def from_mapping(cls, value: Mapping[str, Any]) -> NotFull:
+        return cls(LogisticModel.from_mapping(value), float(value["threshold"]))
+
+    def confidence(self, not_correct: float) -> float:
+        return self.model.probability({"against": logit(not_correct)})
+
+
+def logit(probability: float) -> float:
+    """log(p / (1 - p)), p kept within [1e-6, 1 - 1e-6]."""
+    p = min(1.0 - 1e-6, max(1e-6, probability))
+    return math.log(p / (1.0 - p))
+
+
+@dataclass(frozen=True)
 class TwoWayCalibration:
     """P(correct) per answer and with the cohort; the thresholds at which the fitting data's
     auto-graded full credits were correct 95% of the time (out of fold)."""
@@ -107,6 +136,10 @@ class TwoWayCalibration:
     # data's such full credits erred at most 5% with one error added (out of fold). None (a
     # calibration file from before it): the cohort's own threshold and bar (`scoring.py`).
     agreement_threshold: float | None = None
+    # The verdict "less than full credit", per answer and with the cohort. None (a calibration
+    # file from before it): its confidence is P(not correct), held to the threshold above.
+    not_full: NotFull | None = None
+    cohort_not_full: NotFull | None = None
 
     def cut(self, cohort: bool) -> float:
         return self.cohort_full_credit_from if cohort else self.full_credit_from
@@ -166,8 +199,14 @@ def calibration_from_mapping(value: Mapping[str, Any]) -> Calibration:
             full_credit_from=float(two_way.get("full_credit_from", 0.5)),
             cohort_full_credit_from=float(two_way.get("cohort_full_credit_from", 0.5)),
             agreement_threshold=(None if two_way.get("agreement_threshold") is None
-                                 else float(two_way["agreement_threshold"]))),
+                                 else float(two_way["agreement_threshold"])),
+            not_full=_not_full(two_way.get("not_full")),
+            cohort_not_full=_not_full(two_way.get("cohort_not_full"))),
     )
+
+
+def _not_full(value: Mapping[str, Any] | None) -> NotFull | None:
+    return None if value is None else NotFull.from_mapping(value)
 
 
 @cache

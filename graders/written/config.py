@@ -23,7 +23,11 @@ from graders.written.patterns import PatternError, compile_pattern
 # The grader's version (WrittenGrader.version), one definition: it names the grader's code in every
 # cache key, and the keys read it here without importing the grader (graders.registry).
 # 10: the matcher (wrong claims in plain words) and the 2-way agreement rule, each once called 9.
-VERSION = "11"
+# 11: less than full credit on a correct-or-not item, calibrated (`calibration.NotFull`).
+# 12: "non-X" is one word; a wrong claim beside a stated element goes to review; a clause a
+# closer element states is a weak match; examples after a comma are clauses; lower-case
+# sentences are split.
+VERSION = "12"
 
 
 class _Strict(BaseModel):

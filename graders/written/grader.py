@@ -327,7 +327,9 @@ def review_threshold(config: WrittenConfig, decision: Decision, context: Grading
 def stated_threshold(item: RubricItem, rubric: Rubric) -> float:
     """The review threshold a single upload of `item` is held to before any instructor grade
     (`review_threshold` above without the operator's options and with the per-answer model;
-    a table's cohort model has its own, close to it): what the risk dashboard shows."""
+    a table's cohort model has its own, close to it): what the risk dashboard shows. For a
+    correct-or-not item, that of its full credits (grades below full credit have their own,
+    `calibration.NotFull`)."""
     config = _config(item)
     if config.review_threshold is not None:
         return config.review_threshold

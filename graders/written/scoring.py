@@ -239,26 +239,9 @@ def from_similarity(
     two_way = calibration.two_way
     if two_way is not None and model is None and estimate is None and \
             two_steps(max_points, config.step) and share > 0:
-        # Full credit or not is the question: the 2-way model decides it, and its probability
-        # is the confidence of the verdict (see `calibration.py`).
-        correct = two_way.correct(features, opposite is not None, words, use_cohort)
-        threshold = two_way.cohort_threshold_95 if use_cohort else two_way.threshold_95
-        if correct >= two_way.cut(use_cohort):
-            points, confidence = max_points, correct
-            if use_cohort:
-                confidence, threshold = _agreed(two_way, correct, two_way.correct(
-                    features, opposite is not None, words, False), threshold)
-                if two_way.agreement_threshold is not None and \
-                        features["best"] < FAR_FROM_REFERENCE:
-                    confidence = min(confidence, UNSURE_CONFIDENCE)
-                    feedback.append(
-                        f"No stretch of the answer is close to a reference statement (cosine "
-                        f"{features['best']:.2f}); a grader should check its full credit.")
-        else:
-            points = min(points, max(Decimal(0), max_points - config.step))
-            confidence = 1.0 - correct
-        feedback.append(f"Graded as a correct-or-not item: probability {correct:.2f} that a "
-                        "careful grader calls the answer correct.")
+        points, confidence, threshold = _two_way_verdict(
+            two_way, config, max_points, points, features, opposite is not None, words,
+            use_cohort, feedback)
     if closest is None:
         confidence = min(confidence, NO_PROSE_CONFIDENCE)
     decision = Decision(points, confidence, feedback, threshold=threshold)
@@ -269,6 +252,41 @@ def from_similarity(
     if closest is not None:
         decision.evidence.append(_closest_evidence(closest, offset_known))
     return decision
+
+
+def _two_way_verdict(
+    two_way: TwoWayCalibration, config: WrittenConfig, max_points: Decimal, points: Decimal,
+    features: Mapping[str, float], opposite: bool, words: int, use_cohort: bool,
+    feedback: list[str],
+) -> tuple[Decimal, float, float]:
+    """Full credit or not is the question: the 2-way model decides it, and the confidence is
+    that of the verdict (see `calibration.py`); the points, the confidence, the threshold."""
+    correct = two_way.correct(features, opposite, words, use_cohort)
+    alone = two_way.correct(features, opposite, words, False) if use_cohort else correct
+    threshold = two_way.cohort_threshold_95 if use_cohort else two_way.threshold_95
+    if correct >= two_way.cut(use_cohort):
+        points, confidence = max_points, correct
+        if use_cohort:
+            confidence, threshold = _agreed(two_way, correct, alone, threshold)
+            if two_way.agreement_threshold is not None and \
+                    features["best"] < FAR_FROM_REFERENCE:
+                confidence = min(confidence, UNSURE_CONFIDENCE)
+                feedback.append(
+                    f"No stretch of the answer is close to a reference statement (cosine "
+                    f"{features['best']:.2f}); a grader should check its full credit.")
+    else:
+        points = min(points, max(Decimal(0), max_points - config.step))
+        confidence = 1.0 - correct
+        not_full = two_way.cohort_not_full if use_cohort else two_way.not_full
+        if not_full is not None:
+            # Both models must say not correct (with the cohort, the higher probability of
+            # correct counts), and how often such verdicts were right, out of fold, is the
+            # confidence (`calibration.NotFull`).
+            confidence = not_full.confidence(1.0 - max(correct, alone))
+            threshold = not_full.threshold
+    feedback.append(f"Graded as a correct-or-not item: probability {correct:.2f} that a "
+                    "careful grader calls the answer correct.")
+    return points, confidence, threshold
 
 
 def _agreed(two_way: TwoWayCalibration, with_cohort: float, alone: float,

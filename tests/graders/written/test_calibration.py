@@ -11,7 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.mohler_fit import agreement_threshold, fit_calibration, threshold_grid
+from benchmarks.mohler_fit import (
+    agreement_threshold,
+    fit_calibration,
+    fit_not_full,
+    threshold_grid,
+)
 from graders.written.calibration import (
     COHORT_CONFIDENCE_FEATURES,
     COHORT_TWO_WAY_FEATURES,
@@ -121,6 +126,53 @@ def test_a_fit_on_any_graded_answers_loads_back(seed: int) -> None:
     assert 0.0 <= share <= 1.0
     assert 0.0 < calibration.two_way.correct(one, False, 10, True) < 1.0
     assert calibration.two_way.agreement_threshold in threshold_grid()
+    for not_full in (calibration.two_way.not_full, calibration.two_way.cohort_not_full):
+        assert not_full is not None
+        assert not_full.threshold in [*threshold_grid(), 1.0]
+        assert 0.0 < not_full.confidence(0.9) < 1.0
+
+
+def test_a_two_way_section_without_the_calibrated_not_full_verdict_loads_without_it() -> None:
+    # A calibration file fitted before it: P(not correct) and the full credits' threshold
+    # apply (scoring.py), as in written grader version 10.
+    shipped = json.loads(resources.files("graders.written").joinpath(
+        "calibration.json").read_text())
+    older = {k: v for k, v in shipped["two_way"].items()
+             if k not in ("not_full", "cohort_not_full")}
+    calibration = calibration_from_mapping({**shipped, "two_way": older})
+    assert calibration.two_way is not None
+    assert calibration.two_way.not_full is None and calibration.two_way.cohort_not_full is None
+    two_way = shipped_calibration().two_way
+    assert two_way is not None and two_way.not_full is not None
+    assert two_way.cohort_not_full is not None
+
+
+@settings(max_examples=50, deadline=None)
+@given(data=st.lists(st.tuples(st.floats(0.001, 0.999), st.booleans(), st.booleans()),
+                     max_size=300))
+def test_the_not_full_verdict_is_calibrated_and_risk_controlled(
+        data: list[tuple[float, bool, bool]]) -> None:
+    not_correct = np.array([p for p, _, _ in data], dtype=float)
+    given_ = np.array([g for _, g, _ in data], dtype=bool)
+    right = np.array([r for _, _, r in data], dtype=bool)
+    fitted = fit_not_full(not_correct, given_, right)
+    calibration = calibration_from_mapping({**json.loads(resources.files(
+        "graders.written").joinpath("calibration.json").read_text())})
+    assert calibration.two_way is not None
+    model = LogisticModel.from_mapping(fitted)
+    threshold = fitted["threshold"]
+    assert threshold in [*threshold_grid(), 1.0]
+    confidence = np.array([model.probability({"against": float(np.log(p / (1 - p)))})
+                           for p in not_correct])
+    chosen = given_ & (confidence >= threshold)
+    # The verdicts it would auto-grade err at most 5% counted with one error added; none when
+    # no grid point does (threshold 1.0), and none when fewer than 19 verdicts could be.
+    if threshold < 1.0:
+        assert ((chosen & ~right).sum() + 1) / (chosen.sum() + 1) <= 0.05
+    else:
+        assert not chosen.any()
+    if int(given_.sum()) < 19:
+        assert threshold == 1.0
 
 
 def test_a_two_way_section_without_the_agreement_threshold_loads_without_it() -> None:

@@ -18,7 +18,7 @@ from graders.rubric import Rubric
 from graders.written import GRADER, WrittenSettings, shared_embedder
 from graders.written import cohort as cohort_module
 from graders.written import grader as grader_module
-from graders.written.calibration import LogisticModel, shipped_calibration
+from graders.written.calibration import LogisticModel, NotFull, shipped_calibration
 from graders.written.cohort import (
     COHORT_KEY,
     MAX_COHERENCE,
@@ -320,3 +320,60 @@ def test_a_full_credit_far_from_every_reference_statement_goes_to_review(
     assert (result.status is Status.GRADED) is (cosine >= FAR_FROM_REFERENCE - 0.005), cosine
     assert ("No stretch of the answer is close" in result.feedback) is (
         result.status is not Status.GRADED)
+
+
+@pytest.mark.parametrize(("alone", "cohort", "threshold", "auto"), [
+    # Both models say not correct, and the calibrated confidence reaches the threshold.
+    (0.03, 0.03, 0.8, True), (0.03, 0.1, 0.8, True),
+    # The answer alone says correct (the signals disagree): to review, however sure the cohort.
+    (0.7, 0.03, 0.8, False), (0.45, 0.03, 0.8, False),
+    # The threshold as shipped when no fitting verdict reached 95%: every such verdict reviewed.
+    (0.03, 0.03, 1.0, False)])
+def test_less_than_full_credit_is_auto_graded_only_where_both_models_say_not_correct(
+        resources: GradingResources, alone: float, cohort: float, threshold: float,
+        auto: bool) -> None:
+    shipped = shipped_calibration()
+    assert shipped.two_way is not None and shipped.two_way.cohort_not_full is not None
+    # The calibrated confidence: a sure verdict (P(not correct) 0.97) maps to about 0.93.
+    not_full = NotFull(LogisticModel(0.0, (("against", 0.75),)), threshold)
+    two_way = replace(shipped.two_way, per_answer=_constant(alone), cohort=_constant(cohort),
+                      full_credit_from=0.6, cohort_full_credit_from=0.6,
+                      not_full=not_full, cohort_not_full=not_full)
+    data = _rubric(1).model_dump(exclude_unset=True)
+    del data["review_threshold"]
+    rubric = Rubric.model_validate(data)
+    with patch.object(grader_module, "shipped_calibration", lambda: replace(shipped,
+                                                                           two_way=two_way)):
+        result = _grade(rubric, CLOSE, _with_cohort(resources, PEERS))
+        without_cohort = _grade(rubric, CLOSE, resources)
+    assert result.points < 1
+    assert result.confidence == pytest.approx(
+        not_full.confidence(1 - max(alone, cohort)), abs=1e-3)
+    assert (result.status is Status.GRADED) is auto, (result.confidence, result.feedback)
+    # Graded alone, the answer's own model decides; it says not correct below its cut.
+    if alone < 0.6:
+        assert without_cohort.points < 1
+        assert without_cohort.confidence == pytest.approx(not_full.confidence(1 - alone),
+                                                          abs=1e-3)
+
+
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(answer=st.sampled_from([*PEERS, *NEGATED, "Photosynthesis turns light into sugar.",
+                               "I do not know.", "It sorts them by size first."]),
+       use_cohort=st.booleans(), step=st.sampled_from(["0.5", "1"]))
+def test_as_shipped_less_than_full_credit_on_a_correct_or_not_item_goes_to_review(
+        resources: GradingResources, answer: str, use_cohort: bool, step: str) -> None:
+    # On Mohler no such verdict of the fitting data reached 95% right (out of fold): the shipped
+    # thresholds are 1.0, so a grade below full credit is a suggestion, never `graded`, unless
+    # another rule decides it (no shared content at all: nothing to earn).
+    shipped = shipped_calibration().two_way
+    assert shipped is not None and shipped.not_full is not None
+    assert shipped.not_full.threshold == 1.0 and shipped.cohort_not_full is not None
+    assert shipped.cohort_not_full.threshold == 1.0
+    graded = _with_cohort(resources, PEERS) if use_cohort else resources
+    data = _rubric(1, step=step).model_dump(exclude_unset=True)
+    del data["review_threshold"]
+    result = _grade(Rubric.model_validate(data), answer, graded)
+    if result.points < 1 and "correct-or-not" in result.feedback:
+        assert result.status is Status.NEEDS_REVIEW

@@ -98,3 +98,26 @@ def test_two_way_macro_f1() -> None:
     assert bench.macro_f1(~truth, truth) == pytest.approx(0.0)
     # Everything called correct: F1 2/3 for "correct", 0 for "incorrect".
     assert bench.macro_f1(np.ones(4, dtype=bool), truth) == pytest.approx(1 / 3)
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.lists(st.tuples(st.booleans(), st.booleans(), st.booleans()), min_size=1,
+                     max_size=60))
+def test_transfer_cells_count_every_auto_graded_verdict_and_its_errors(
+        data: list[tuple[bool, bool, bool]]) -> None:
+    transfer = importlib.import_module("benchmarks.written_transfer")
+    full = np.array([f for f, _, _ in data])
+    review = np.array([r for _, r, _ in data])
+    truth = np.array([t for _, _, t in data])
+    cells = transfer._cells(full, review, truth)
+    auto = [(f, t) for f, r, t in data if not r]
+    full_auto = [t for f, t in auto if f]
+    other_auto = [t for f, t in auto if not f]
+    assert cells["auto_full"] == len(full_auto) and cells["auto_other"] == len(other_auto)
+    # A full credit is wrong when the answer is not correct; less than full, when it is.
+    wrong_full = sum(not t for t in full_auto)
+    wrong_other = sum(other_auto)
+    assert cells["wrong_auto_full"] == pytest.approx(wrong_full / max(1, len(full_auto)))
+    assert cells["wrong_auto_other"] == pytest.approx(wrong_other / max(1, len(other_auto)))
+    assert cells["wrong_auto"] == pytest.approx((wrong_full + wrong_other) / max(1, len(auto)))
+    assert cells["review"] == pytest.approx(sum(r for _, r, _ in data) / len(data))
