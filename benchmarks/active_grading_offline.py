@@ -5,7 +5,7 @@ estimate), through the same functions the service calls (`app.active.rescore`,
 stays the measurement of record (the two differ only in the audit draws, which are salted by
 submission ids).
 
-    python benchmarks/active_grading_offline.py [--assignments 7-12] [--cap 0.3]
+    python benchmarks/active_grading_offline.py [--assignments 7-12] [--cap 0.5]
                                                 [--max-questions N] [--cache FILE]
 
 `--cache`: re-scored suggestions kept by (item, decisions) between runs (a change to the
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import pickle
 import sys
 import time
@@ -122,11 +123,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--assignments", default="7-12")
-    parser.add_argument("--cap", type=float, default=0.3)
+    parser.add_argument("--cap", type=float, default=0.5)
     parser.add_argument("--max-questions", type=int, default=None)
     parser.add_argument("--cache", type=Path, default=None)
     parser.add_argument("--no-propagate", action="store_true",
                         help="the suggestions as the grader gives them (decisions as exemplars)")
+    parser.add_argument("--json", type=Path, default=None, help="also write the runs here")
     args = parser.parse_args()
     global PROPAGATE
     PROPAGATE = not args.no_propagate
@@ -148,6 +150,9 @@ def main() -> None:
     finally:
         cache.save()
     print(report(runs, 0.0, args.cap, f"Offline simulation, Mohler {args.assignments}."))
+    if args.json is not None:
+        args.json.write_text(json.dumps([{"item": r.item, "size": r.size, "steps": [
+            vars(s) for s in r.steps]} for r in runs]))
 
 
 if __name__ == "__main__":

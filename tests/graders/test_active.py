@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from graders.active import (
     AUDIT_EVERY,
     MIN_CHECKS,
+    SETTLE_FAR,
     Candidate,
     HeldBack,
     estimate,
@@ -70,6 +71,47 @@ def test_a_cluster_of_doubtful_near_copies_beats_one_lone_doubtful_answer() -> N
     assert proposal is not None and proposal.key == 1
     assert proposal.reason == "settles" and proposal.settles == 4
     assert propose([], None, 0, "item") is None
+
+
+def _symmetric(values: list[float], size: int) -> np.ndarray:
+    """A cosine matrix of `size` answers with these off-diagonal values (cycled)."""
+    cosines = np.eye(size)
+    pairs = [(i, j) for i in range(size) for j in range(i + 1, size)]
+    for n, (i, j) in enumerate(pairs):
+        cosines[i, j] = cosines[j, i] = values[n % len(values)]
+    return cosines
+
+
+@given(pools, st.lists(st.floats(-1.0, SETTLE_FAR, exclude_max=True), min_size=1, max_size=20),
+       st.integers(0, 50).filter(lambda d: d % AUDIT_EVERY != AUDIT_EVERY - 1))
+@settings(max_examples=60, deadline=None)
+def test_among_varied_answers_the_least_sure_comes_first(
+    pool: list[tuple[int, float]], values: list[float], decided: int
+) -> None:
+    """Answers no closer than SETTLE_FAR to one another (a class that writes in its own
+    words): a decision settles nothing beyond its answer, so however many moderately similar
+    answers crowd around a sure one, the least sure answer is asked about first."""
+    cosines = _symmetric(values, len(pool))
+    proposal = propose([Candidate(k, p) for k, p in pool], cosines, decided, "item")
+    top = max(round(p, 9) for _, p in pool)
+    assert proposal is not None and proposal.reason == "least sure"
+    assert proposal.key == min(k for k, p in pool if round(p, 9) == top)
+
+
+@given(pools, st.lists(st.floats(-1.0, 1.0), min_size=1, max_size=20), probabilities,
+       st.integers(0, 50).filter(lambda d: d % AUDIT_EVERY != AUDIT_EVERY - 1))
+@settings(max_examples=60, deadline=None)
+def test_a_proposed_answer_the_machine_doubts_more_stays_proposed(
+    pool: list[tuple[int, float]], values: list[float], more: float, decided: int
+) -> None:
+    """Whatever the similarities: raising the proposed answer's error probability never hands
+    the proposal to another answer (its own doubt counts fully, a neighbour's at most half)."""
+    cosines = _symmetric(values, len(pool))
+    first = propose([Candidate(k, p) for k, p in pool], cosines, decided, "item")
+    assert first is not None
+    raised = [(k, max(p, more) if k == first.key else p) for k, p in pool]
+    again = propose([Candidate(k, p) for k, p in raised], cosines, decided, "item")
+    assert again is not None and again.key == first.key
 
 
 def test_audit_draws_differ_between_items_and_decision_counts() -> None:
