@@ -200,12 +200,12 @@ def _argument(array: Any, scalar: bool) -> Any:
 
 
 def _run_calls(calls: list[dict[str, Any]], first_index: int, namespace: dict[str, Any],
-               inputs: list[Any], budget: _Budget, salvage_elements: int, result_fd: int
-               ) -> None:
+               inputs: list[Any], budget: _Budget, salvage_elements: int, result_fd: int,
+               seal: str) -> None:
     for offset, call in enumerate(calls):
         function = namespace.get(call["function"])
         chunks: list[bytes] = []
-        header: dict[str, Any] = {"kind": "call", "index": first_index + offset}
+        header: dict[str, Any] = {"kind": "call", "index": first_index + offset, "seal": seal}
         if not callable(function):
             header.update(ok=False, missing=True, error={
                 "type": "NameError", "message": f"no function named {call['function']!r}",
@@ -233,12 +233,36 @@ def _run_calls(calls: list[dict[str, Any]], first_index: int, namespace: dict[st
         _frame(result_fd, header, chunks)
 
 
+def _unsettle(stir: int) -> list[bytes]:
+    """What a child inherits from its zygote, made to differ from run to run: the global
+    random states (else every child draws the zygote's numbers) and where new objects land
+    (else `id()` and reprs with addresses repeat). A program whose results depend on them
+    then disagrees with itself when run twice; one of its inputs alone never does."""
+    np.random.seed(stir % 2**32)
+    if "random" in sys.modules:
+        sys.modules["random"].seed(stir)
+    return [bytes(i % 512) for i in range(stir % 2048)]
+
+
+def _take_seal(job: dict[str, Any], blob: bytes | memoryview, hlen: int) -> str:
+    """The run's seal, out of the job and wiped from the job's bytes (the child's own copy)
+    before any of the student's code runs."""
+    seal = str(job.pop("seal", ""))
+    if seal and isinstance(blob, memoryview) and not blob.readonly:
+        raw = seal.encode()
+        at = bytes(blob[8:8 + hlen]).find(raw)
+        if at >= 0:
+            blob[8 + at:8 + at + len(raw)] = b"0" * len(raw)
+    return seal
+
+
 def run(blob: bytes | memoryview, result_fd: int, close_when_done: bool = True) -> None:
     """Run one job: `blob` is a frame (JSON header with the program and calls, then the input
     arrays' bytes), parsed here in the child so the zygote never holds a student's data in
     Python objects."""
     hlen, plen = struct.unpack(">II", bytes(blob[:8]))
     job = json.loads(bytes(blob[8:8 + hlen]))
+    seal = _take_seal(job, blob, hlen)
     payload = bytes(blob[8 + hlen:8 + hlen + plen])
     inputs = [
         np.frombuffer(payload, dtype=np.dtype(a["dtype"]), count=a["count"],
@@ -249,12 +273,13 @@ def run(blob: bytes | memoryview, result_fd: int, close_when_done: bool = True) 
     salvage_elements = int(job["caps"]["salvage_elements"])
     # A syntax error ends the job without a "done" frame.
     namespace: dict[str, Any] = {"__name__": "submission", "__builtins__": builtins}
+    ballast = _unsettle(int(job.get("stir", 0)))  # noqa: F841 (kept alive until the end)
     module = _execute_module(job["source"], namespace)
     _flush()
-    _frame(result_fd, module, [])
+    _frame(result_fd, {**module, "seal": seal}, [])
     if module["syntax_error"] is not None:
         return
-    _run_calls(job["calls"], 0, namespace, inputs, budget, salvage_elements, result_fd)
+    _run_calls(job["calls"], 0, namespace, inputs, budget, salvage_elements, result_fd, seal)
     _frame(result_fd, {"kind": "done"}, [])
     # Closing our ends now lets the zygote answer while the kernel is still tearing down this
     # process's memory, which is the slowest part of exiting.
