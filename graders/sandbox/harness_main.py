@@ -201,7 +201,10 @@ def _argument(array: Any, scalar: bool) -> Any:
 
 def _run_calls(calls: list[dict[str, Any]], first_index: int, namespace: dict[str, Any],
                inputs: list[Any], budget: _Budget, salvage_elements: int, result_fd: int,
-               seal: str) -> None:
+               seal: str, guard: Any) -> bool:
+    """Whether every call was reported (False: the harness was tampered with, and nothing
+    more is written)."""
+    intact, (code, defaults, identity_code) = guard
     for offset, call in enumerate(calls):
         function = namespace.get(call["function"])
         chunks: list[bytes] = []
@@ -219,6 +222,9 @@ def _run_calls(calls: list[dict[str, Any]], first_index: int, namespace: dict[st
         started = time.perf_counter()
         try:
             value = function(*args, **kwargs)
+            if not (intact.__code__ is code and intact.__defaults__ is defaults
+                    and defaults[2].__code__ is identity_code and intact()):
+                return False
         except BaseException as exc:
             header.update(ok=False, error=_error(exc),
                           salvage=_salvage(exc, chunks, budget, salvage_elements))
@@ -230,10 +236,14 @@ def _run_calls(calls: list[dict[str, Any]], first_index: int, namespace: dict[st
                 header.update(ok=False, error=_error(exc))
         header["ms"] = (time.perf_counter() - started) * 1000
         _flush()
+        if not (intact.__code__ is code and intact.__defaults__ is defaults
+                and defaults[2].__code__ is identity_code and intact()):
+            return False
         _frame(result_fd, header, chunks)
+    return True
 
 
-def _unsettle(stir: int) -> list[bytes]:
+def _unsettle(stir: int) -> list[object]:
     """What a child inherits from its zygote, made to differ from run to run: the global
     random states (else every child draws the zygote's numbers) and where new objects land
     (else `id()` and reprs with addresses repeat). A program whose results depend on them
@@ -241,7 +251,40 @@ def _unsettle(stir: int) -> list[bytes]:
     np.random.seed(stir % 2**32)
     if "random" in sys.modules:
         sys.modules["random"].seed(stir)
-    return [bytes(i % 512) for i in range(stir % 2048)]
+    return [bytes(i % 512) if i % 2 else object() for i in range(stir % 4096)]
+
+
+# What the harness calls once the student's code has run, besides its own functions: a
+# program that rebinds one of them (`_describe` turning None into the right arrays,
+# `np.asarray`, `isinstance`) would speak through the harness with the harness's seal.
+_BUILTINS_USED = ("isinstance", "type", "callable", "len", "list", "tuple", "dict", "int",
+                  "float", "bool", "str", "bytes", "memoryview", "enumerate", "getattr",
+                  "BaseException", "Exception", "OSError", "print")
+_NUMPY_USED = ("asarray", "ndarray", "generic", "float64")
+
+
+def _guard(space: dict[str, Any]) -> Any:
+    """A check, made before any student code runs, that nothing the harness will use has been
+    rebound since (names of the harness, the builtins and NumPy it calls, the code and
+    defaults of its functions). Everything it needs is bound as defaults, so rebinding a name
+    does not fool it; the caller also checks the check's own code (see `_intact`)."""
+    watched = tuple([(space, name) for name in space if not name.startswith("__")]
+                    + [(vars(builtins), name) for name in _BUILTINS_USED]
+                    + [(vars(np), name) for name in _NUMPY_USED])
+
+    def identity(value: Any, ident: Any = id, attribute: Any = getattr) -> tuple[int, ...]:
+        return (ident(value), ident(attribute(value, "__code__", None)),
+                ident(attribute(value, "__defaults__", None)),
+                ident(attribute(value, "__kwdefaults__", None)))
+
+    pristine = tuple(identity(where.get(name)) for where, name in watched)
+
+    def intact(watched: Any = watched, pristine: Any = pristine, identity: Any = identity,
+               pairs: Any = zip, every: Any = all) -> bool:
+        return every(identity(where.get(name)) == seen  # type: ignore[no-any-return]
+                     for (where, name), seen in pairs(watched, pristine))
+
+    return intact, (intact.__code__, intact.__defaults__, identity.__code__)
 
 
 def _take_seal(job: dict[str, Any], blob: bytes | memoryview, hlen: int) -> str:
@@ -274,13 +317,19 @@ def run(blob: bytes | memoryview, result_fd: int, close_when_done: bool = True) 
     # A syntax error ends the job without a "done" frame.
     namespace: dict[str, Any] = {"__name__": "submission", "__builtins__": builtins}
     ballast = _unsettle(int(job.get("stir", 0)))  # noqa: F841 (kept alive until the end)
+    guard = _guard(globals())
+    intact, (code, defaults, identity_code) = guard
     module = _execute_module(job["source"], namespace)
     _flush()
-    _frame(result_fd, {**module, "seal": seal}, [])
-    if module["syntax_error"] is not None:
-        return
-    _run_calls(job["calls"], 0, namespace, inputs, budget, salvage_elements, result_fd, seal)
-    _frame(result_fd, {"kind": "done"}, [])
+    # A program that rebound what the harness uses gets no more frames written: its calls
+    # report nothing (the checks are written out here, where no rebinding reaches them).
+    if (intact.__code__ is code and intact.__defaults__ is defaults
+            and defaults[2].__code__ is identity_code and intact()):
+        _frame(result_fd, {**module, "seal": seal}, [])
+        if module["syntax_error"] is None and intact() and _run_calls(
+                job["calls"], 0, namespace, inputs, budget, salvage_elements, result_fd, seal,
+                guard):
+            _frame(result_fd, {"kind": "done"}, [])
     # Closing our ends now lets the zygote answer while the kernel is still tearing down this
     # process's memory, which is the slowest part of exiting.
     if close_when_done:
