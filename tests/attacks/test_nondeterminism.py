@@ -40,10 +40,10 @@ VARYING = {
     "a generator seeded from entropy": ("", "factor = 1 + np.random.default_rng().random()"),
     "an object's address in its repr": (
         "",
-        "factor = 1 + int(repr(object())[-5:-1], 16) // 16 % 2",
+        "factor = 1 + int(repr(object())[-13:-1], 16) % 9973 * 1e-3",
     ),
-    "an object's hash": ("", "factor = 1 + object().__hash__() // 16 % 2"),
-    "id() of a fresh object": ("", "factor = 1 + id(object()) // 16 % 2"),
+    "an object's hash": ("", "factor = 1 + object().__hash__() % 9973 * 1e-3"),
+    "id() of a fresh object": ("", "factor = 1 + id(object()) % 9973 * 1e-3"),
     "the first call differs from later ones": (
         "_calls = [0]",
         "_calls[0] += 1\n    factor = 2 if _calls[0] == 1 else 1",
@@ -108,7 +108,8 @@ def test_a_program_deterministic_in_one_process_but_not_across_is_not_cached(
     # Every child of one zygote starts from the same heap: without the harness moving it per
     # run, `repr(object())` gives the same address twice in a row and the cache would keep it.
     program = ATTENTION.format(
-        setup="_first = repr(object())", factor="factor = 1 + int(_first[-5:-1], 16) // 16 % 2"
+        setup="_first = repr(object())",
+        factor="factor = 1 + int(_first[-13:-1], 16) % 9973 * 1e-3",
     )
     outcomes = [cached.grade("B3", program + "\n" * n) for n in range(3)]
     assert any(r.status is Status.NEEDS_REVIEW for o in outcomes for r in o.values())
