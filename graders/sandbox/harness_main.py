@@ -84,31 +84,46 @@ def _number_list(value: Any, depth: int, left: list[int]) -> bool:
     return True
 
 
+_NAME = type.__dict__["__name__"]
+
+
+def _type_name(kind: type) -> str:
+    """A class's own name (a metaclass's `__name__` property does not answer for it)."""
+    return str(_NAME.__get__(kind, type))[:100]
+
+
 def _describe(value: Any, depth: int, chunks: list[bytes], budget: _Budget) -> dict[str, Any]:
+    # Containers are read through the built-in types' own slots and only exact Python numbers
+    # are converted, so no method of the student's (a subclass's __iter__, __len__ or values(),
+    # an element's __array__ or __float__) runs inside the harness while it describes a result.
     if value is None:
         return {"t": "none"}
-    if depth == 0 and type(value) is list and value and _number_list(value, 0, [budget.left // 8]):
+    kind = type(value)
+    if kind in (list, tuple) and value and _number_list(list(value), 0, [budget.left // 8]):
         # A result returned as nested lists (`.tolist()`) travels as the array it spells; a
         # ragged one is a sequence as before.
         try:
             return _encode_array(np.asarray(value), chunks, budget)
         except Exception:
             pass
-    if depth == 0 and isinstance(value, tuple | list):
-        items = [_describe(v, 1, chunks, budget) for v in list(value)[:MAX_ITEMS]]
-        return {"t": "seq", "kind": "list" if isinstance(value, list) else "tuple",
-                "length": len(value), "items": items}
-    if depth == 0 and isinstance(value, dict):
+    if depth == 0 and issubclass(kind, tuple | list):
+        base: Any = tuple if issubclass(kind, tuple) else list
+        length = base.__len__(value)
+        items = [_describe(base.__getitem__(value, i), 1, chunks, budget)
+                 for i in range(min(length, MAX_ITEMS))]
+        return {"t": "seq", "kind": "list" if base is list else "tuple", "length": length,
+                "items": items}
+    if depth == 0 and issubclass(kind, dict):
         # {"output": ..., "weights": ...}: its values in order; the parent tells them apart.
-        values = list(value.values())
+        values = list(dict.values(value))
         items = [_describe(v, 1, chunks, budget) for v in values[:MAX_ITEMS]]
         return {"t": "seq", "kind": "dict", "length": len(values), "items": items}
-    if isinstance(value, np.ndarray | np.generic | int | float | bool | list | tuple):
+    if issubclass(kind, np.ndarray | np.generic) or kind in (int, float, bool):
         try:
             return _encode_array(value, chunks, budget)
         except Exception:
-            return {"t": "unsupported", "type": type(value).__name__}
-    return {"t": "unsupported", "type": type(value).__name__}
+            return {"t": "unsupported", "type": _type_name(kind)}
+    return {"t": "unsupported", "type": _type_name(kind)}
 
 
 def _error(exc: BaseException) -> dict[str, Any]:
@@ -134,11 +149,13 @@ def _salvage(exc: BaseException, chunks: list[bytes], budget: _Budget,
     for name, value in list(tb.tb_frame.f_locals.items()):
         if len(found) >= MAX_SALVAGED:
             break
-        if (isinstance(value, np.ndarray) and value.dtype.kind in ARRAY_KINDS
-                and value.size <= max_elements and value.ndim <= 4):
-            described = _encode_array(value, chunks, budget)
+        if type(name) is not str or not issubclass(type(value), np.ndarray):
+            continue
+        array = np.asarray(value)  # the base array: a subclass's properties do not answer
+        if array.dtype.kind in ARRAY_KINDS and array.size <= max_elements and array.ndim <= 4:
+            described = _encode_array(array, chunks, budget)
             if described["t"] == "array":
-                found.append({"name": str(name)[:64], **described})
+                found.append({"name": name[:64], **described})
     return found
 
 
