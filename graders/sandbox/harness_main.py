@@ -276,7 +276,7 @@ def _unsettle(stir: int) -> list[object]:
 # `np.asarray`, `isinstance`) would speak through the harness with the harness's seal.
 _BUILTINS_USED = ("isinstance", "type", "callable", "len", "list", "tuple", "dict", "int",
                   "float", "bool", "str", "bytes", "memoryview", "enumerate", "getattr",
-                  "BaseException", "Exception", "OSError", "print")
+                  "BaseException", "Exception", "OSError")
 _NUMPY_USED = ("asarray", "ndarray", "generic", "float64")
 
 

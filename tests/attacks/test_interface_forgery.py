@@ -202,6 +202,9 @@ def test_the_interface_needs_the_asked_function(grader: Grading, name: str) -> N
         "attention = _real\n",
         "class _Attention:\n    def __call__(self, Q, K, V):\n        return _real(Q, K, V)\n"
         "attention = _Attention()\n",
+        # What old notebooks do at the top, not the harness's business: still graded.
+        "import builtins\nbuiltins.print = lambda *a, **k: None\nnp.float = float\n"
+        "np.int = int\ndef attention(Q, K, V):\n    return _real(Q, K, V)\n",
     ],
 )
 def test_the_asked_name_bound_at_top_level_is_called_and_earns_everything(
