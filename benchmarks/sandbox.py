@@ -145,7 +145,7 @@ def cold_run(job: Job, jobs: int, workers: int) -> tuple[list[float], float]:
     from graders.sandbox import SandboxPolicy
     from graders.sandbox.protocol import encode_frame
 
-    header, payload = _encode_job(job, SandboxPolicy(), 2.0)
+    header, payload = _encode_job(job, SandboxPolicy(), 2.0, "cold-run-seal")
     frame = encode_frame(header, payload)
     sys_path = json.dumps(root_plan().sys_path)
 
@@ -165,7 +165,7 @@ def cold_run(job: Job, jobs: int, workers: int) -> tuple[list[float], float]:
             chunks.append(chunk)
         os.close(read)
         process.wait()
-        parsed = parse_results(b"".join(chunks), len(job.calls))
+        parsed = parse_results(b"".join(chunks), len(job.calls), "cold-run-seal")
         check(tuple(parsed.calls.get(i) for i in range(len(job.calls))))
         return (time.perf_counter() - started) * 1000
 

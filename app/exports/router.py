@@ -59,7 +59,7 @@ def results_json(
 ) -> dict[str, Any]:
     """Gradescope-style results.json of one submission: a test per rubric item (score,
     max_score, output, visibility) and `execution_time`. A student's own copy holds only what is
-    released to them; staff's also carries the student's LMS identifiers.
+    released to them, and no execution time; staff's also carries the student's LMS identifiers.
 
     Errors: 401 no or an unknown token; 404 no such submission, or (a student) not theirs."""
     scored = get_scored(session, submission_id, user)

@@ -126,7 +126,8 @@ def gradescope_results(s: ScoredSubmission, view: AssignmentView, staff: bool) -
         "output": (s.submission.error if staff else student_error(s))
         or f"Status: {s.score.status}.",
         "tests": tests,
-        "execution_time": _execution_time(s),
+        # Staff only: a program can choose how long it runs from its hidden inputs.
+        "execution_time": _execution_time(s) if staff else None,
         "extra_data": {
             "submission_id": s.submission.id,
             "student": s.submission.student,

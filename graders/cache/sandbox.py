@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import pickle
+from collections.abc import Callable
 from typing import Any
 
 from graders.cache.codecs import Rejected
@@ -15,12 +16,16 @@ from graders.sandbox.pool import Job, JobOutcome, Sandbox
 __all__ = ["UNCACHEABLE", "decode_outcome", "encode_outcome", "run_cached"]
 
 
-def run_cached(sandbox: Sandbox, job: Job, context: GradingContext) -> JobOutcome:
+def run_cached(sandbox: Sandbox, job: Job, context: GradingContext,
+               run: Callable[[Job], tuple[JobOutcome, bool]] | None = None) -> JobOutcome:
     """`sandbox.run(job)`, or the stored outcome of the same job. Only completed, secure runs
-    are stored: a timeout or a killed child may go otherwise on another try."""
+    are stored: a timeout or a killed child may go otherwise on another try. `run`: how to run
+    it instead, and whether its outcome may be stored (a program that disagreed with itself
+    may not)."""
+    run = run or (lambda job: (sandbox.run(job), True))
     cache = result_cache(context.resources)
     if not cache.enabled:
-        return sandbox.run(job)
+        return run(job)[0]
     # The same refusal as an uncached run when the required layers are missing now.
     if sandbox.missing_required() and not sandbox.policy.allow_insecure:
         return sandbox.run(job)
@@ -29,9 +34,9 @@ def run_cached(sandbox: Sandbox, job: Job, context: GradingContext) -> JobOutcom
     if stored is not None:
         cache.stats.code_cached += 1
         return stored
-    outcome = sandbox.run(job)
+    outcome, storable = run(job)
     cache.stats.code_runs += 1
-    if outcome.status == "completed" and not outcome.insecure:
+    if storable and outcome.status == "completed" and not outcome.insecure:
         cache.save(key, encode_outcome(outcome))
     elif context.per_submission is not None:
         context.per_submission[UNCACHEABLE] = True

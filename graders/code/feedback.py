@@ -4,8 +4,10 @@ shows a test input (an exception message that prints arrays is summarised)."""
 
 from __future__ import annotations
 
+import ast
 import builtins
 import re
+from functools import lru_cache
 
 from graders.code.battery import AdaptationName
 from graders.sandbox import StudentError
@@ -46,19 +48,75 @@ _KNOWN_ERRORS = frozenset(
     if isinstance(value, type) and issubclass(value, BaseException)
 ) | {"LinAlgError", "AxisError"}
 _DIGIT = re.compile(r"\d")
+# Python's messages that name things: each named part must be a word of the student's own
+# source (or a type Python or NumPy names), so the message says nothing the source does not.
+_NAMING = [re.compile(p) for p in (
+    r"name '([\w.]+)' is not defined",
+    r"'([\w.]+)' object has no attribute '(\w+)'",
+    r"module '([\w.]+)' has no attribute '(\w+)'",
+    r"'([\w.]+)' object is not (?:subscriptable|callable|iterable)",
+    r"unsupported operand type\(s\) for [^\w\s]{1,3}: '([\w.]+)' and '([\w.]+)'",
+    r"No module named '([\w.]+)'",
+)]
+_TYPE_WORDS = frozenset({"NoneType", "int", "float", "str", "bool", "tuple", "list", "dict",
+                         "set", "function", "method", "module", "type", "numpy", "ndarray",
+                         "float64", "float32", "int64", "int32", "bool_",
+                         "builtin_function_or_method"})
 
 
-def safe_message(error: StudentError, for_student: bool) -> str:
+@lru_cache(maxsize=256)
+def _source_words(source: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The identifiers and the string constants of `source` (what its author wrote)."""
+    words = frozenset(re.findall(r"\w+", source[:200_000]))
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return words, frozenset()
+    literals = frozenset(node.value for node in ast.walk(tree)
+                         if isinstance(node, ast.Constant) and isinstance(node.value, str))
+    return words, literals
+
+
+def _said_by_source(message: str, source: str) -> bool:
+    """Whether the message repeats only what the source itself says: one of its string
+    constants (its own `raise ValueError("...")`, or a missing key it spells), or one of
+    Python's naming messages whose names are all words of the source."""
+    words, literals = _source_words(source)
+    if message in literals or any(message == repr(text) for text in literals):
+        return True
+    for pattern in _NAMING:
+        match = pattern.fullmatch(message)
+        if match is not None:
+            return all(part in words or part in _TYPE_WORDS
+                       for group in match.groups() for part in group.split("."))
+    return False
+
+
+def safe_message(error: StudentError, for_student: bool, source: str = "") -> str:
     """The exception as `Type: message`, capped. For the student nothing that can carry a value
-    of the hidden inputs: a class of the student's own is not named, and a message with a digit
-    in it (a size, a value, an array) is not repeated."""
+    of the hidden inputs: a class of the student's own is not named, and the message is
+    repeated only when it says nothing the source does not (a constant of the source, or a
+    name the source spells) and has no digit in it (a size, a value, an array)."""
     message = " ".join(error.message.split())[:MAX_MESSAGE]
     if not for_student:
         return f"{error.type}: {message}" if message else error.type
     kind = error.type if error.type in _KNOWN_ERRORS else "an exception of its own class"
-    if message and (_DIGIT.search(message) or _ARRAYISH.search(message)):
-        return f"{kind} (its message quotes values of the inputs, not repeated here)"
+    if message and (_DIGIT.search(message) or _ARRAYISH.search(message)
+                    or not _said_by_source(message, source)):
+        return f"{kind} (its message is not repeated here: it may quote values of the inputs)"
     return f"{kind}: {message}" if message and kind == error.type else kind
+
+
+def syntax_error(source: str) -> tuple[int, str] | None:
+    """Where and why `source` does not compile, as the harness would report it (None if it
+    compiles). Compiled here, never run."""
+    try:
+        compile(source, "<submission>", "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return exc.lineno or 0, f"{type(exc).__name__}: {exc.msg}"[:300]
+    except (ValueError, MemoryError, RecursionError) as exc:
+        return 0, f"{type(exc).__name__}: {exc}"[:300]
+    return None
 
 
 def student_problem(problem: str) -> str:

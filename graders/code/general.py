@@ -51,9 +51,10 @@ class FunctionRun:
     plan: CallPlan
     outcome: JobOutcome
     observations: list[Observed]
+    renamed: bool = False  # another function was called in place of the asked one
 
     def crash(self, error: StudentError, case: str, for_student: bool) -> str:
-        shown = safe_message(error, for_student)
+        shown = safe_message(error, for_student, self.source)
         where = where_raised(self.source, error)
         on = "" if for_student else f" (on the input '{case}')"
         return f"Your code raised {shown}{where}{on}."
@@ -119,6 +120,11 @@ def grade_item(item: RubricItem, config: CodeCheckConfig, run: FunctionRun, make
         # Called by name, with an extra argument or batched: not the asked interface.
         said = ", ".join(sorted(run.plan.adaptations))
         judged = [Judged(v.index, Verdict.FAIL, f"called through an adapted interface ({said})")
+                  if v.verdict is Verdict.PASS else v for v in judged]
+    if check.kind == "interface" and run.renamed:
+        # The interface asks for the function by its name: another one graded in its place
+        # earns the other checks, never this one.
+        judged = [Judged(v.index, Verdict.FAIL, f"no function is named `{battery.function}`")
                   if v.verdict is Verdict.PASS else v for v in judged]
     cases = run.instance.cases
     shown = tuple(Evidence(kind="check", text=f"{cases[v.index].name}: {v.verdict.value}",

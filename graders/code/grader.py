@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -14,7 +14,13 @@ from graders.code.config import DEFAULT_SALVAGE_NAMES, VERSION, CodeCheckConfig,
 from graders.code.determinism import as_varied, run_checked
 from graders.code.diagnosis import Diagnosis, diagnose
 from graders.code.extract import ExtractedCode
-from graders.code.feedback import adapted_words, safe_message, sentence, where_raised
+from graders.code.feedback import (
+    adapted_words,
+    safe_message,
+    sentence,
+    syntax_error,
+    where_raised,
+)
 from graders.code.forms import Form, Observation, choose
 from graders.code.plan import NotRun, Prepared, PreparedFunction, prepare
 from graders.context import GradingContext, Resource
@@ -55,6 +61,7 @@ class _Run:
     form: Form
     observations: list[Observation]
     timeout_s: float
+    renamed: bool = False  # another function was called in place of the asked one
 
     def crash(self, for_student: bool) -> str:
         for obs in self.observations:
@@ -63,7 +70,8 @@ class _Run:
                 error = call.error
                 where = where_raised(self.code.source, error)
                 case = "" if for_student else f" (on the input '{obs.case.spec.name}')"
-                return f"Your code raised {safe_message(error, for_student)}{where}{case}."
+                shown = safe_message(error, for_student, self.code.source)
+                return f"Your code raised {shown}{where}{case}."
         if any(obs.call is None for obs in self.observations):
             return f"Some inputs have no result: {self.outcome.stop_reason(self.timeout_s)}."
         return ""
@@ -139,15 +147,27 @@ class CodeGrader(Grader):
         if outcome.output:
             evidence.append(Evidence(kind="stdout", text=outcome.output[:2000],
                                      note=f"{outcome.output_total} bytes printed"))
+        if outcome.stop_detail():
+            evidence.append(Evidence(kind="check", text=outcome.stop_detail(),
+                                     note="why the sandbox stopped (staff only)"))
         timeout = prepared.instance.battery.timeout_s or sandbox.policy.timeout_s
         module = outcome.module
         code = prepared.code
         if module is None:
             text = f"Your code produced no result: {outcome.stop_reason(timeout)}."
-            return all_items(Status.SUBMISSION_ERROR, " ".join([text, *notes]), text,
+            return all_items(Status.SUBMISSION_ERROR,
+                             " ".join([text, outcome.stop_detail(), *notes]), text,
                              tuple(evidence))
         if module.syntax_error is not None:
-            line, _, message = module.syntax_error
+            # Said in the parser's words here, not the child's (a program that writes its own
+            # module frame could otherwise put anything in the message).
+            found = syntax_error(code.source)
+            if found is None:
+                text = "Your code produced no result: its report of a syntax error was not the " \
+                       "grader's."
+                return all_items(Status.SUBMISSION_ERROR, " ".join([text, *notes]), text,
+                                 tuple(evidence))
+            line, message = found
             lines = code.source.splitlines()
             shown = lines[line - 1].strip() if 0 < line <= len(lines) else ""
             where = f" at line {line}" + (f": `{shown}`" if shown else "")
@@ -156,8 +176,10 @@ class CodeGrader(Grader):
             return all_items(Status.SUBMISSION_ERROR, " ".join([text, *notes]), text,
                              tuple(evidence))
         for line, error in module.errors:
-            notes.append(f"Line {line} raised {safe_message(error, True)}; the rest of the code "
-                         "still ran.")
+            notes.append(f"Line {line} raised {safe_message(error, True, code.source)}; the "
+                         "rest of the code still ran.")
+            evidence.append(Evidence(kind="check", text=f"line {line}: "
+                                     f"{safe_message(error, False)}", note="top-level error"))
         calls = outcome.calls
         if calls and all(c is not None and c.missing for c in calls):
             names = ", ".join(f"`{n}`" for n in prepared.defined) or "none"
@@ -177,7 +199,8 @@ class CodeGrader(Grader):
         if not _usable(observations):
             form, observations, outcome = self._batched(prepared, sandbox, form, observations,
                                                         outcome, timeout, context)
-        run = _Run(code, prepared.instance, outcome, form, observations, timeout)
+        run = _Run(code, prepared.instance, outcome, form, observations, timeout,
+                   prepared.function != prepared.instance.function)
         salvage_names = tuple(dict.fromkeys(
             n for i in items for n in configs[i.id].salvage_names)) or DEFAULT_SALVAGE_NAMES
         verdicts = {item.id: evaluate(configs[item.id], observations) for item in items}
@@ -213,7 +236,8 @@ class CodeGrader(Grader):
                 batched = general.observations_of(instance, second, True, reason)
                 if general.usable(batched) > general.usable(observations):
                     plan, outcome, observations = batched_plan, second, batched
-        run = general.FunctionRun(instance, prepared.code.source, plan, outcome, observations)
+        run = general.FunctionRun(instance, prepared.code.source, plan, outcome, observations,
+                                  prepared.function != instance.battery.function)
         question = context.question.id
 
         def make(item: RubricItem, points: Fraction | int, status: Status, feedback: str,
@@ -249,6 +273,12 @@ class CodeGrader(Grader):
     def _item(self, item: RubricItem, config: CodeCheckConfig, verdicts: list[CaseVerdict],
               run: _Run, diagnoses: list[Diagnosis], notes: list[str],
               evidence: list[Evidence], question: str) -> ItemResult:
+        if config.check == "interface" and run.renamed:
+            # The interface asks for the function by its name: another one graded in its
+            # place earns the other checks, never this one.
+            verdicts = [replace(v, verdict=Verdict.FAIL,
+                                note=f"no function is named `{run.instance.function}`")
+                        if v.verdict is Verdict.PASS else v for v in verdicts]
         passed = sum(v.verdict is Verdict.PASS for v in verdicts)
         crashed = [v for v in verdicts if v.verdict is Verdict.CRASH]
         checks = tuple(Evidence(kind="check", text=f"{v.case.spec.name}: {v.verdict.value}",

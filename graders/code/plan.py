@@ -195,7 +195,10 @@ def prepare(path: Path, battery_name: str, answer: LocatedAnswer, context: Gradi
     function = battery.function
     defined = _top_level_functions(code.source)
     asked = len(battery.spec.parameters) if isinstance(battery, FunctionBattery) else 3
-    if function not in defined:
+    bindings = module_bindings(code.source)
+    # Bound at top level but not by a `def` (a lambda, an alias, a callable object): that is
+    # what the asked name means, so it is called, not a function of another name.
+    if function not in defined and (bindings is None or function not in bindings):
         own = defined
         if notebook is not None:  # another question's cells define other functions
             own_code = extract_code(answer.text)
@@ -207,7 +210,6 @@ def prepare(path: Path, battery_name: str, answer: LocatedAnswer, context: Gradi
             function = candidates[0]
             notes.append(f"No function is named `{battery.function}`; graded your "
                          f"`{function}` in its place.")
-    bindings = module_bindings(code.source)
     if bindings is not None and function not in bindings:
         # Nothing to call: no result the sandbox reports (whatever the program prints) is the
         # asked function's, and no item, the interface included, earns credit.

@@ -84,31 +84,46 @@ def _number_list(value: Any, depth: int, left: list[int]) -> bool:
     return True
 
 
+_NAME = type.__dict__["__name__"]
+
+
+def _type_name(kind: type) -> str:
+    """A class's own name (a metaclass's `__name__` property does not answer for it)."""
+    return str(_NAME.__get__(kind, type))[:100]
+
+
 def _describe(value: Any, depth: int, chunks: list[bytes], budget: _Budget) -> dict[str, Any]:
+    # Containers are read through the built-in types' own slots and only exact Python numbers
+    # are converted, so no method of the student's (a subclass's __iter__, __len__ or values(),
+    # an element's __array__ or __float__) runs inside the harness while it describes a result.
     if value is None:
         return {"t": "none"}
-    if depth == 0 and type(value) is list and value and _number_list(value, 0, [budget.left // 8]):
+    kind = type(value)
+    if kind in (list, tuple) and value and _number_list(list(value), 0, [budget.left // 8]):
         # A result returned as nested lists (`.tolist()`) travels as the array it spells; a
         # ragged one is a sequence as before.
         try:
             return _encode_array(np.asarray(value), chunks, budget)
         except Exception:
             pass
-    if depth == 0 and isinstance(value, tuple | list):
-        items = [_describe(v, 1, chunks, budget) for v in list(value)[:MAX_ITEMS]]
-        return {"t": "seq", "kind": "list" if isinstance(value, list) else "tuple",
-                "length": len(value), "items": items}
-    if depth == 0 and isinstance(value, dict):
+    if depth == 0 and issubclass(kind, tuple | list):
+        base: Any = tuple if issubclass(kind, tuple) else list
+        length = base.__len__(value)
+        items = [_describe(base.__getitem__(value, i), 1, chunks, budget)
+                 for i in range(min(length, MAX_ITEMS))]
+        return {"t": "seq", "kind": "list" if base is list else "tuple", "length": length,
+                "items": items}
+    if depth == 0 and issubclass(kind, dict):
         # {"output": ..., "weights": ...}: its values in order; the parent tells them apart.
-        values = list(value.values())
+        values = list(dict.values(value))
         items = [_describe(v, 1, chunks, budget) for v in values[:MAX_ITEMS]]
         return {"t": "seq", "kind": "dict", "length": len(values), "items": items}
-    if isinstance(value, np.ndarray | np.generic | int | float | bool | list | tuple):
+    if issubclass(kind, np.ndarray | np.generic) or kind in (int, float, bool):
         try:
             return _encode_array(value, chunks, budget)
         except Exception:
-            return {"t": "unsupported", "type": type(value).__name__}
-    return {"t": "unsupported", "type": type(value).__name__}
+            return {"t": "unsupported", "type": _type_name(kind)}
+    return {"t": "unsupported", "type": _type_name(kind)}
 
 
 def _error(exc: BaseException) -> dict[str, Any]:
@@ -134,11 +149,13 @@ def _salvage(exc: BaseException, chunks: list[bytes], budget: _Budget,
     for name, value in list(tb.tb_frame.f_locals.items()):
         if len(found) >= MAX_SALVAGED:
             break
-        if (isinstance(value, np.ndarray) and value.dtype.kind in ARRAY_KINDS
-                and value.size <= max_elements and value.ndim <= 4):
-            described = _encode_array(value, chunks, budget)
+        if type(name) is not str or not issubclass(type(value), np.ndarray):
+            continue
+        array = np.asarray(value)  # the base array: a subclass's properties do not answer
+        if array.dtype.kind in ARRAY_KINDS and array.size <= max_elements and array.ndim <= 4:
+            described = _encode_array(array, chunks, budget)
             if described["t"] == "array":
-                found.append({"name": str(name)[:64], **described})
+                found.append({"name": name[:64], **described})
     return found
 
 
@@ -200,12 +217,15 @@ def _argument(array: Any, scalar: bool) -> Any:
 
 
 def _run_calls(calls: list[dict[str, Any]], first_index: int, namespace: dict[str, Any],
-               inputs: list[Any], budget: _Budget, salvage_elements: int, result_fd: int
-               ) -> None:
+               inputs: list[Any], budget: _Budget, salvage_elements: int, result_fd: int,
+               seal: str, guard: Any) -> bool:
+    """Whether every call was reported (False: the harness was tampered with, and nothing
+    more is written)."""
+    intact, (code, defaults, identity_code) = guard
     for offset, call in enumerate(calls):
         function = namespace.get(call["function"])
         chunks: list[bytes] = []
-        header: dict[str, Any] = {"kind": "call", "index": first_index + offset}
+        header: dict[str, Any] = {"kind": "call", "index": first_index + offset, "seal": seal}
         if not callable(function):
             header.update(ok=False, missing=True, error={
                 "type": "NameError", "message": f"no function named {call['function']!r}",
@@ -219,6 +239,9 @@ def _run_calls(calls: list[dict[str, Any]], first_index: int, namespace: dict[st
         started = time.perf_counter()
         try:
             value = function(*args, **kwargs)
+            if not (intact.__code__ is code and intact.__defaults__ is defaults
+                    and defaults[2].__code__ is identity_code and intact()):
+                return False
         except BaseException as exc:
             header.update(ok=False, error=_error(exc),
                           salvage=_salvage(exc, chunks, budget, salvage_elements))
@@ -230,7 +253,67 @@ def _run_calls(calls: list[dict[str, Any]], first_index: int, namespace: dict[st
                 header.update(ok=False, error=_error(exc))
         header["ms"] = (time.perf_counter() - started) * 1000
         _flush()
+        if not (intact.__code__ is code and intact.__defaults__ is defaults
+                and defaults[2].__code__ is identity_code and intact()):
+            return False
         _frame(result_fd, header, chunks)
+    return True
+
+
+def _unsettle(stir: int) -> list[object]:
+    """What a child inherits from its zygote, made to differ from run to run: the global
+    random states (else every child draws the zygote's numbers) and where new objects land
+    (else `id()` and reprs with addresses repeat). A program whose results depend on them
+    then disagrees with itself when run twice; one of its inputs alone never does."""
+    np.random.seed(stir % 2**32)
+    if "random" in sys.modules:
+        sys.modules["random"].seed(stir)
+    return [bytes(i % 512) if i % 2 else object() for i in range(stir % 4096)]
+
+
+# What the harness calls once the student's code has run, besides its own functions: a
+# program that rebinds one of them (`_describe` turning None into the right arrays,
+# `np.asarray`, `isinstance`) would speak through the harness with the harness's seal.
+_BUILTINS_USED = ("isinstance", "type", "callable", "len", "list", "tuple", "dict", "int",
+                  "float", "bool", "str", "bytes", "memoryview", "enumerate", "getattr",
+                  "BaseException", "Exception", "OSError")
+_NUMPY_USED = ("asarray", "ndarray", "generic", "float64")
+
+
+def _guard(space: dict[str, Any]) -> Any:
+    """A check, made before any student code runs, that nothing the harness will use has been
+    rebound since (names of the harness, the builtins and NumPy it calls, the code and
+    defaults of its functions). Everything it needs is bound as defaults, so rebinding a name
+    does not fool it; the caller also checks the check's own code (see `_intact`)."""
+    watched = tuple([(space, name) for name in space if not name.startswith("__")]
+                    + [(vars(builtins), name) for name in _BUILTINS_USED]
+                    + [(vars(np), name) for name in _NUMPY_USED])
+
+    def identity(value: Any, ident: Any = id, attribute: Any = getattr) -> tuple[int, ...]:
+        return (ident(value), ident(attribute(value, "__code__", None)),
+                ident(attribute(value, "__defaults__", None)),
+                ident(attribute(value, "__kwdefaults__", None)))
+
+    pristine = tuple(identity(where.get(name)) for where, name in watched)
+
+    def intact(watched: Any = watched, pristine: Any = pristine, identity: Any = identity,
+               pairs: Any = zip, every: Any = all) -> bool:
+        return every(identity(where.get(name)) == seen  # type: ignore[no-any-return]
+                     for (where, name), seen in pairs(watched, pristine))
+
+    return intact, (intact.__code__, intact.__defaults__, identity.__code__)
+
+
+def _take_seal(job: dict[str, Any], blob: bytes | memoryview, hlen: int) -> str:
+    """The run's seal, out of the job and wiped from the job's bytes (the child's own copy)
+    before any of the student's code runs."""
+    seal = str(job.pop("seal", ""))
+    if seal and isinstance(blob, memoryview) and not blob.readonly:
+        raw = seal.encode()
+        at = bytes(blob[8:8 + hlen]).find(raw)
+        if at >= 0:
+            blob[8 + at:8 + at + len(raw)] = b"0" * len(raw)
+    return seal
 
 
 def run(blob: bytes | memoryview, result_fd: int, close_when_done: bool = True) -> None:
@@ -239,6 +322,7 @@ def run(blob: bytes | memoryview, result_fd: int, close_when_done: bool = True) 
     Python objects."""
     hlen, plen = struct.unpack(">II", bytes(blob[:8]))
     job = json.loads(bytes(blob[8:8 + hlen]))
+    seal = _take_seal(job, blob, hlen)
     payload = bytes(blob[8 + hlen:8 + hlen + plen])
     inputs = [
         np.frombuffer(payload, dtype=np.dtype(a["dtype"]), count=a["count"],
@@ -249,13 +333,20 @@ def run(blob: bytes | memoryview, result_fd: int, close_when_done: bool = True) 
     salvage_elements = int(job["caps"]["salvage_elements"])
     # A syntax error ends the job without a "done" frame.
     namespace: dict[str, Any] = {"__name__": "submission", "__builtins__": builtins}
+    ballast = _unsettle(int(job.get("stir", 0)))  # noqa: F841 (kept alive until the end)
+    guard = _guard(globals())
+    intact, (code, defaults, identity_code) = guard
     module = _execute_module(job["source"], namespace)
     _flush()
-    _frame(result_fd, module, [])
-    if module["syntax_error"] is not None:
-        return
-    _run_calls(job["calls"], 0, namespace, inputs, budget, salvage_elements, result_fd)
-    _frame(result_fd, {"kind": "done"}, [])
+    # A program that rebound what the harness uses gets no more frames written: its calls
+    # report nothing (the checks are written out here, where no rebinding reaches them).
+    if (intact.__code__ is code and intact.__defaults__ is defaults
+            and defaults[2].__code__ is identity_code and intact()):
+        _frame(result_fd, {**module, "seal": seal}, [])
+        if module["syntax_error"] is None and intact() and _run_calls(
+                job["calls"], 0, namespace, inputs, budget, salvage_elements, result_fd, seal,
+                guard):
+            _frame(result_fd, {"kind": "done"}, [])
     # Closing our ends now lets the zygote answer while the kernel is still tearing down this
     # process's memory, which is the slowest part of exiting.
     if close_when_done:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import queue
+import secrets
 import threading
 import weakref
 from dataclasses import dataclass
@@ -67,24 +68,42 @@ class JobOutcome:
     phases_ms: tuple[float, ...] = ()  # inside the zygote: fork, run, reap (benchmarks)
 
     def stop_reason(self, timeout_s: float) -> str:
-        """Why some calls have no result, in words for the student's feedback."""
+        """Why some calls have no result, in words for the student's feedback: nothing the
+        program chose (an exit status, a signal, what it wrote on the result channel), since a
+        program can choose those from its inputs; `stop_detail` has them for staff."""
         if self.status == "timeout":
             return f"the code was stopped after the {timeout_s:g} s time limit"
         if self.status == "output_limit":
-            return f"the code printed too much output ({self.output_total:,} bytes) and was stopped"
+            return "the code printed too much output and was stopped"
         if self.status == "result_limit":
             return "the code returned more data than the grader accepts and was stopped"
         if self.status == "protocol":
-            return ("the code wrote to the grader's result channel ("
-                    + "; ".join(self.violations) + ")")
+            return ("the code wrote to the grader's result channel, so none of its results "
+                    "were used")
         if self.signal is not None:
-            return f"the process died (signal {self.signal})"
+            return "the process was killed"
         if self.exit_code:
-            return f"the process exited with status {self.exit_code}"
+            return "the process exited before finishing"
         return "the process ended before finishing"
 
+    def stop_detail(self) -> str:
+        """The program's own part of why the job stopped, for staff ("" when it completed)."""
+        if self.status == "completed":
+            return ""
+        parts = [f"sandbox status {self.status}"]
+        if self.status == "output_limit":
+            parts.append(f"{self.output_total:,} bytes printed")
+        if self.exit_code is not None:
+            parts.append(f"exit status {self.exit_code}")
+        if self.signal is not None:
+            parts.append(f"signal {self.signal}")
+        if self.violations:
+            parts.append("result channel: " + "; ".join(self.violations))
+        return "Sandbox: " + ", ".join(parts) + "."
 
-def _encode_job(job: Job, policy: SandboxPolicy, timeout_s: float) -> tuple[dict[str, Any], bytes]:
+
+def _encode_job(job: Job, policy: SandboxPolicy, timeout_s: float, seal: str
+                ) -> tuple[dict[str, Any], bytes]:
     descs: list[dict[str, Any]] = []
     chunks: list[bytes] = []
     offset = 0
@@ -98,7 +117,8 @@ def _encode_job(job: Job, policy: SandboxPolicy, timeout_s: float) -> tuple[dict
         chunks.append(data)
         offset += len(data)
     header = {
-        "source": job.source, "timeout": timeout_s, "arrays": descs,
+        "source": job.source, "timeout": timeout_s, "arrays": descs, "seal": seal,
+        "stir": secrets.randbelow(2**62),
         "calls": [{"function": c.function, "args": list(c.args),
                    "kwargs": [[name, index] for name, index in c.kwargs],
                    "items": list(c.items)} for c in job.calls],
@@ -183,9 +203,13 @@ class Sandbox:
         insecure mode) and SandboxUnavailable when the zygote cannot be (re)started."""
         missing = self._allowed()
         timeout_s = self._timeout(job)
-        header, payload = _encode_job(job, self.policy, timeout_s)
+        # A fresh mark per run: the harness puts it on every module and call frame and wipes
+        # it before the student's code runs, so a program that writes frames of its own
+        # (os.write on the result pipe) does not know what to put on them.
+        seal = secrets.token_hex(16)
+        header, payload = _encode_job(job, self.policy, timeout_s, seal)
         raw = self._dispatch(header, payload, timeout_s)
-        parsed = parse_results(raw.result, len(job.calls))
+        parsed = parse_results(raw.result, len(job.calls), seal)
         return _outcome(raw, parsed, parsed.module, tuple(
             parsed.calls.get(i) for i in range(len(job.calls))), _status(raw, parsed), missing)
 

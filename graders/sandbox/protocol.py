@@ -221,9 +221,11 @@ def _call(header: dict[str, Any], payload: bytes, n_calls: int) -> CallResult:
     return result
 
 
-def parse_results(data: bytes, n_calls: int) -> ParsedResults:
-    """Read a child's frames. Stops at the first violation; what came before still counts,
-    except that a call reported twice (a forged frame) invalidates that call."""
+def parse_results(data: bytes, n_calls: int, seal: str | None = None) -> ParsedResults:
+    """Read a child's frames. Stops at the first violation, and then no call counts: a stream
+    the harness did not write alone (a call reported twice, a frame without the run's `seal`)
+    reports nothing the grader can believe. `seal` None: frames carry none (tests of the
+    format alone)."""
     parsed = ParsedResults()
     position = 0
     forged: set[int] = set()
@@ -244,6 +246,8 @@ def parse_results(data: bytes, n_calls: int) -> ParsedResults:
             if not isinstance(header, dict):
                 raise ProtocolViolation("a frame header must be an object")
             kind = header.get("kind")
+            if seal is not None and kind in ("module", "call") and header.get("seal") != seal:
+                raise ProtocolViolation(f"a {kind} frame the harness did not write")
             if kind == "module":
                 if parsed.module is not None or parsed.calls:
                     raise ProtocolViolation("a second module report")
@@ -267,4 +271,5 @@ def parse_results(data: bytes, n_calls: int) -> ParsedResults:
             break
     if parsed.violations:
         parsed.done = False
+        parsed.calls.clear()
     return parsed

@@ -144,7 +144,7 @@ def test_deadlines_penalties_and_limits(course: ClockedApi) -> None:
     ]
     results = course.get(f"/api/v1/submissions/{ids[1]}/results.json", "alice")
     assert results["score"] == 9 and results["extra_data"]["days_late"] == 1
-    assert results["execution_time"] is not None and results["execution_time"] >= 0
+    assert results["execution_time"] is None  # a program can time itself to its inputs
 
     # An extension: clearing the limit and moving the cut-off lets bob in again.
     assert _schedule(course, late_until=LATE_UNTIL + timedelta(days=5)).status_code == 200

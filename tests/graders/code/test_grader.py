@@ -172,7 +172,11 @@ def test_syntax_errors_and_missing_functions_are_submission_errors(grade: Grade)
 
 def test_a_differently_named_function_is_graded_and_said_so(grade: Grade) -> None:
     results = grade("B3", B3_CORRECT.replace("def attention", "def sdpa"))
-    assert all(r.points == r.max_points for r in results.values())
+    # The computation earns its points; the interface, which asks for `attention` by name,
+    # does not.
+    assert all(r.points == r.max_points for k, r in results.items() if k != "b3.interface")
+    assert results["b3.interface"].points == 0
+    assert "no function is named `attention`" in results["b3.interface"].feedback
     assert "graded your `sdpa`" in results["b3.weights"].feedback
 
 
