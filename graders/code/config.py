@@ -79,6 +79,11 @@ class CodeCheckConfig(BaseModel):
     credit: Literal["all", "per_input"] = "all"
     salvage: bool = False
     salvage_names: tuple[str, ...] = DEFAULT_SALVAGE_NAMES
+    # When the sandbox lacks a required isolation layer (and the operator has not allowed an
+    # insecure sandbox) the program is never run with less isolation: `review` waits for a
+    # person (needs_review, 0 points, the reason); `error` fails loudly (grader_error), for a
+    # course that regrades such items once the layers are back.
+    when_isolation_missing: Literal["review", "error"] = "review"
 
     _path: Path = PrivateAttr(default=BUNDLED_RUBRICS)
 

@@ -135,7 +135,9 @@ class CodeGrader(Grader):
         try:
             outcome, differed = run_checked(sandbox, prepared.job, context)
         except SandboxRefused as exc:
-            return all_items(Status.NEEDS_REVIEW, f"{exc}.", "", tuple(evidence), 0.0)
+            loud = configs[items[0].id].when_isolation_missing == "error"
+            return all_items(Status.GRADER_ERROR if loud else Status.NEEDS_REVIEW, f"{exc}.",
+                             "", tuple(evidence), 0.0)
         except SandboxUnavailable as exc:
             return all_items(Status.GRADER_ERROR, f"The sandbox is unavailable ({exc}); this "
                              "item needs a human grader.", "", tuple(evidence), 0.0)
