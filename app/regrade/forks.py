@@ -1,15 +1,14 @@
 """Batches of work in forked copies of this process (a regrade's fast path: app.regrade.parallel).
 
 A fork starts at once and inherits what this process built (imports, the rubric, its caches):
-no start-up is paid again. The workers are a process pool of the `fork` start method, at most
-`DEPTH` batches a worker in flight; the answers are handled here in the order they come.
+no start-up is paid again. Each worker takes batches over a pipe, at most `DEPTH` held at a
+time, and answers each; the answers are handled here in the order they come.
 
-A worker that fails a batch (an exception) or dies (killed) loses no batch: a failed batch is
-handed back (`Forked.lost`) for the caller to run itself, and a death breaks the pool, so every
-batch not done is handed back. Forks copy only the forking thread, so the caller must fork only
-where no other thread holds what the workers use (the CLI's main thread: the only other one
-draws the progress bar); the workers write nothing to the terminal, run none of the parent's
-exit handlers, and leave once this process is gone (after the batch they are in).
+A worker that fails a batch (an exception) or dies (killed) loses no batch: those it held are
+handed back (`Forked.lost`) for the caller to run itself. Forks copy only the forking thread,
+so the caller must fork only where no other thread holds what the workers use (the CLI's main
+thread: the only other one draws the progress bar); the workers write nothing to the terminal
+and leave with `os._exit`, running none of the parent's exit handlers.
 """
 
 from __future__ import annotations
@@ -17,19 +16,17 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
-import multiprocessing
 import os
+import signal
 import sys
 import threading
+import traceback
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
-from multiprocessing.connection import wait as wait_for
+from dataclasses import dataclass, field
+from multiprocessing import Pipe
+from multiprocessing.connection import Connection, wait
 from typing import Any, Generic, TypeVar
-
-from app.grading.retry import kill_processes
 
 log = logging.getLogger(__name__)
 
@@ -37,11 +34,12 @@ T = TypeVar("T")
 Batch = list[int]
 DEPTH = 2  # batches a worker holds: the next one is there when it finishes one
 
-# In a worker: what it runs each batch through (set by its initializer, inherited with the
-# fork, never pickled), its parent's pid, and a lock held while it runs a batch.
-_work: Callable[[Batch], Any] | None = None
-_parent = 0
-_busy = threading.Lock()
+
+@dataclass
+class _Worker:
+    pid: int
+    conn: Connection
+    held: deque[Batch] = field(default_factory=deque)
 
 
 @dataclass
@@ -62,84 +60,141 @@ def run_forked(batches: Sequence[Batch], count: int, work: Callable[[Batch], T],
     pending: deque[Batch] = deque(batches)
     if before_fork is not None:
         before_fork()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork"),
-                               initializer=_start, initargs=(work, in_worker))
-    running: dict[Future[Any], Batch] = {}
-    orphaned: list[Batch] = []  # held when a worker died
+    workers = _start(count, work, in_worker)
+    retired: list[int] = []
     finished = False
     try:
-        while (pending or running) and not orphaned:
-            while pending and len(running) < count * DEPTH and not _stopped(stopping):
-                batch = pending.popleft()
-                running[pool.submit(_run, batch)] = batch
-            if not running:
+        while workers:
+            for worker in list(workers):
+                _hand_out(worker, pending, stopping, workers, forked)
+            if not pending:
+                # Nothing left to hand out: an idle worker leaves now, while the others
+                # finish their last batches (not after them).
+                for worker in [w for w in workers if not w.held]:
+                    workers.remove(worker)
+                    worker.conn.close()
+                    retired.append(worker.pid)
+            busy = {w.conn: w for w in workers if w.held}
+            if not busy:
                 break
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                _answer(future, running.pop(future), forked, orphaned)
-        if orphaned:
-            for future in wait(running).done:
-                _answer(future, running.pop(future), forked, orphaned)
-            log.error("a regrade worker died; %d batches are run here", len(orphaned))
-            for batch in orphaned:
-                forked.lost(batch)
-            while pending and not _stopped(stopping):  # not handed out yet: run here too
-                forked.lost(pending.popleft())
+            ready = set(wait(list(busy)))
+            for conn, worker in busy.items():
+                if conn not in ready:
+                    continue
+                try:
+                    kind, value = conn.recv()
+                except Exception:  # it died (or its answer is unreadable)
+                    log.error("regrade worker %d died; its %d batches are run here",
+                              worker.pid, len(worker.held))
+                    _drop(worker, workers, forked)
+                    continue
+                batch = worker.held.popleft()
+                if kind == "done":
+                    forked.done(batch, value)
+                else:
+                    log.error("a regrade worker failed a batch; it is run here:\n%s", value)
+                    forked.lost(batch)
+        # Every worker died: the batches not handed out yet are run here too.
+        while pending and not (stopping is not None and stopping.is_set()):
+            forked.lost(pending.popleft())
         finished = True
     finally:
-        if finished:
-            pool.shutdown(wait=True)
-        else:
-            kill_processes(pool)
+        for worker in workers:
+            worker.conn.close()  # its next read ends: it leaves
+            if not finished:
+                _kill(worker.pid)
+        for pid in [*retired, *(worker.pid for worker in workers)]:
+            _reap(pid)
 
 
-def _answer(future: Future[Any], batch: Batch, forked: Forked[Any],
-            orphaned: list[Batch]) -> None:
-    error = future.exception()
-    if error is None:
-        forked.done(batch, future.result())
-    elif isinstance(error, BrokenProcessPool):
-        orphaned.append(batch)
-    else:
-        log.error("a regrade worker failed a batch; it is run here", exc_info=error)
-        forked.lost(batch)
+def _hand_out(worker: _Worker, pending: deque[Batch], stopping: threading.Event | None,
+              workers: list[_Worker], forked: Forked[Any]) -> None:
+    while len(worker.held) < DEPTH and pending:
+        if stopping is not None and stopping.is_set():
+            return
+        if worker.held and len(pending) < len(workers):
+            # Near the end a batch waits for the first worker free, not behind another one.
+            return
+        batch = pending.popleft()
+        worker.held.append(batch)
+        try:
+            worker.conn.send(batch)
+        except OSError:  # it died before taking it
+            _drop(worker, workers, forked)
+            return
 
 
-def _stopped(stopping: threading.Event | None) -> bool:
-    return stopping is not None and stopping.is_set()
+def _drop(worker: _Worker, workers: list[_Worker], forked: Forked[Any]) -> None:
+    workers.remove(worker)
+    worker.conn.close()
+    _kill(worker.pid)  # if it is still there: what it held is run here
+    _reap(worker.pid)
+    while worker.held:
+        forked.lost(worker.held.popleft())
 
 
-def _start(work: Callable[[Batch], Any], in_worker: Callable[[], None] | None) -> None:
-    """A worker's start: its batches' work, standard streams of its own (another thread of
-    the parent may have been writing at the fork, leaving the copied ones' locks held for
-    good), and a watch on the parent."""
-    global _work, _parent
-    _work, _parent = work, os.getppid()
+def _start(count: int, work: Callable[[Batch], Any],
+           in_worker: Callable[[], None] | None) -> list[_Worker]:
+    pipes = [Pipe() for _ in range(count)]
+    workers: list[_Worker] = []
+    for number, (ours, theirs) in enumerate(pipes):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        try:
+            pid = os.fork()
+        except OSError:  # no more processes: the ones started do the work
+            log.exception("could not start regrade worker %d of %d", number + 1, count)
+            ours.close()
+            theirs.close()
+            continue
+        if pid == 0:  # the worker
+            code = 1
+            try:
+                for other, (a, b) in enumerate(pipes):
+                    a.close()
+                    if other != number:
+                        b.close()
+                _own_streams()
+                if in_worker is not None:
+                    in_worker()
+                _serve(theirs, work)
+                code = 0
+            finally:
+                os._exit(code)
+        theirs.close()
+        workers.append(_Worker(pid, ours))
+    return workers
+
+
+def _serve(conn: Connection, work: Callable[[Batch], Any]) -> None:
+    while True:
+        try:
+            batch = conn.recv()
+        except EOFError:  # the parent is done (or gone)
+            return
+        try:
+            answer: tuple[str, Any] = ("done", work(batch))
+        except Exception:
+            answer = ("failed", traceback.format_exc())
+        conn.send(answer)
+
+
+def _own_streams() -> None:
+    """Standard streams of the worker's own: another thread of the parent may have been
+    writing at the fork, leaving the copied ones' locks held for good."""
     for name, fd in (("stdout", 1), ("stderr", 2)):
         with contextlib.suppress(OSError):
             setattr(sys, name, io.TextIOWrapper(io.FileIO(os.dup(fd), "w"), line_buffering=True))
-    parent = multiprocessing.parent_process()
-    if parent is not None:
-        threading.Thread(target=_leave_with, args=(parent.sentinel,), daemon=True).start()
-    if in_worker is not None:
-        in_worker()
 
 
-def _run(batch: Batch) -> Any:
-    assert _work is not None
-    with _busy:
-        if os.getppid() != _parent:  # the parent is gone: no batch is started
-            os._exit(0)
-        return _work(batch)
+def _kill(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
 
 
-def _leave_with(sentinel: int) -> None:
-    """The parent is gone (killed): leave once the batch at hand is done and stored."""
-    wait_for([sentinel])
-    with _busy:
-        os._exit(0)
+def _reap(pid: int) -> None:
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
 
 
 def worker_count(requested: int | None, configured: int | None) -> int:
