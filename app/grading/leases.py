@@ -8,10 +8,10 @@ already final keeps its run, so a job handed out twice is never graded twice.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import or_, select, update
 from sqlalchemy.orm import Session, undefer
@@ -42,43 +42,31 @@ def died_message(attempts: int) -> str:
     )
 
 
-def _chunks(ids: Sequence[int]) -> Iterable[Sequence[int]]:
-    for start in range(0, len(ids), CHUNK):
-        yield ids[start : start + CHUNK]
+def _update(session: Session, ids: Collection[int], values: Mapping[str, Any],
+            unfinished: bool = True) -> None:
+    """`values` set on the submissions `ids` (only those still unfinished), CHUNK at a time."""
+    ordered = sorted(ids)
+    for start in range(0, len(ordered), CHUNK):
+        query = update(Submission).where(Submission.id.in_(ordered[start : start + CHUNK]))
+        if unfinished:
+            query = query.where(Submission.status.in_(UNFINISHED))
+        session.execute(query.values(values).execution_options(synchronize_session=False))
 
 
 def renew(session: Session, ids: Collection[int], seconds: float) -> None:
     """The holder is alive: keep what it holds."""
-    until = lease_until(seconds)
-    for chunk in _chunks(sorted(ids)):
-        session.execute(
-            update(Submission)
-            .where(Submission.id.in_(chunk), Submission.status.in_(UNFINISHED))
-            .values(lease_until=until)
-            .execution_options(synchronize_session=False)
-        )
+    _update(session, ids, {"lease_until": lease_until(seconds)})
 
 
 def release(session: Session, ids: Collection[int]) -> None:
     """Give back unfinished work (shutdown, a failed publish): queued, free for anyone now."""
-    for chunk in _chunks(sorted(ids)):
-        session.execute(
-            update(Submission)
-            .where(Submission.id.in_(chunk), Submission.status.in_(UNFINISHED))
-            .values(status=SubmissionStatus.QUEUED.value, lease_until=None, claimed_by=None)
-            .execution_options(synchronize_session=False)
-        )
+    _update(session, ids, {"status": SubmissionStatus.QUEUED.value, "lease_until": None,
+                           "claimed_by": None})
 
 
 def record_deaths(session: Session, ids: Collection[int]) -> None:
     """A grading process died with these in flight: one more attempt each."""
-    for chunk in _chunks(sorted(ids)):
-        session.execute(
-            update(Submission)
-            .where(Submission.id.in_(chunk))
-            .values(attempts=Submission.attempts + 1)
-            .execution_options(synchronize_session=False)
-        )
+    _update(session, ids, {"attempts": Submission.attempts + 1}, unfinished=False)
 
 
 @dataclass(frozen=True)
@@ -192,11 +180,6 @@ def store_if_unfinished(
     waiting = set(session.scalars(query))
     kept = [o for o in outcomes if o[0] in waiting]
     store_outcomes(session, kept)
-    if kept:
-        session.execute(
-            update(Submission)
-            .where(Submission.id.in_([o[0] for o in kept]))
-            .values(lease_until=None, claimed_by=None)
-            .execution_options(synchronize_session=False)
-        )
+    _update(session, [o[0] for o in kept], {"lease_until": None, "claimed_by": None},
+            unfinished=False)
     return len(kept)

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session, selectinload
 from app.db.models import GradingRun, ItemScore, Submission, SubmissionStatus
 from app.grading.worker import WorkerOutcome
 from app.sanitize import clean, clean_json, clean_optional
+from graders.engine import GradingOutcome
 from graders.results import ItemResult
 
 
@@ -65,7 +66,7 @@ def store_outcomes(
         if submission is None:  # deleted while it was being graded
             continue
         kept.append((submission_id, version_id, outcome))
-        total = sum((r.points for r in outcome.items if r.counts_toward_total), Decimal(0))
+        scored = GradingOutcome(outcome.rubric_hash, outcome.items)  # its total, its maximum
         run = GradingRun(
             submission_id=submission_id,
             rubric_version_id=version_id,
@@ -73,8 +74,8 @@ def store_outcomes(
             regrade_job_id=regrade_job_id,
             status=outcome.status,
             error=clean_optional(outcome.error),
-            total=total,
-            max_points=sum((r.max_points for r in outcome.items), Decimal(0)),
+            total=scored.total,
+            max_points=scored.max_points,
             answers=clean_json(dict(outcome.answers)),
             execution_time=outcome.execution_time,
             is_current=True,

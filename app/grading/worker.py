@@ -17,7 +17,7 @@ import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -144,8 +144,8 @@ def grade_document(
     JSON); `submission_id`: the document's submission, whose own graded answers it leaves out;
     `handout`: the edition declared with the upload."""
     resources = resources if resources is not None else _resources_for_process()
-    outcome = _grade_one(rubric_text, raw, filename, content_type, resources, context,
-                         submission_id, handout)
+    outcome = _grade_one(rubric_text, _Upload(raw, filename, content_type, handout), resources,
+                         context, submission_id)
     _cache(resources).flush()
     return outcome
 
@@ -167,23 +167,21 @@ def job_arguments(
             job.submission_id, job.handout)
 
 
-def _grade_one(
-    rubric_text: str,
-    raw: bytes,
-    filename: str | None,
-    content_type: str | None,
-    resources: GradingResources,
-    context: str | None,
-    submission_id: int | None,
-    handout: str | None = None,
-) -> WorkerOutcome:
+class _Upload(NamedTuple):
+    raw: bytes
+    filename: str | None
+    content_type: str | None
+    handout: str | None = None
+
+
+def _grade_one(rubric_text: str, upload: _Upload, resources: GradingResources,
+               context: str | None, submission_id: int | None) -> WorkerOutcome:
     """`grade_document` without writing what it computed to the cache (the caller does)."""
     started = time.perf_counter()
     cache = _cache(resources)
     cache.reset_stats()
     cache.take_keys()
-    outcome = _grade_document(rubric_text, raw, filename, content_type, resources, context,
-                              submission_id, handout)
+    outcome = _grade_document(rubric_text, upload, resources, context, submission_id)
     work = cache.reset_stats().as_dict() if cache.enabled else {}
     return outcome.model_copy(
         update={"execution_time": time.perf_counter() - started, "work": work}
@@ -196,40 +194,29 @@ def _cache(resources: GradingResources) -> ResultCache:
     return resources.shared(CACHE_KEY, lambda: open_cache(resources.options))
 
 
-def _read(
-    loaded: LoadedRubric,
-    raw: bytes,
-    filename: str | None,
-    content_type: str | None,
-    resources: GradingResources,
-    handout: str | None = None,
-) -> tuple[ParsedSubmission, str | None]:
+def _read(loaded: LoadedRubric, upload: _Upload, resources: GradingResources
+          ) -> tuple[ParsedSubmission, str | None]:
     """The located answers and their cache key: from the cache when this document was read
     under the same question structure (and declared edition), else read (and kept)."""
     cache = _cache(resources)
     if not cache.enabled:
-        return read_submission(raw, filename, content_type, loaded.rubric, handout), None
-    key = location_key(loaded, raw, filename, content_type, handout)
+        return read_submission(upload.raw, upload.filename, upload.content_type, loaded.rubric,
+                           upload.handout), None
+    key = location_key(loaded, *upload)
     parsed = cache.load(key, decode_parsed)
     if parsed is not None:
         cache.stats.location_cached += 1
         return parsed, key
-    parsed = read_submission(raw, filename, content_type, loaded.rubric, handout)
+    parsed = read_submission(upload.raw, upload.filename, upload.content_type, loaded.rubric,
+                           upload.handout)
     cache.stats.located += 1
     cache.save(key, encode_parsed(parsed))
     return parsed, key
 
 
-def _grade_document(
-    rubric_text: str,
-    raw: bytes,
-    filename: str | None,
-    content_type: str | None,
-    resources: GradingResources,
-    context: str | None = None,
-    submission_id: int | None = None,
-    handout: str | None = None,
-) -> WorkerOutcome:
+def _grade_document(rubric_text: str, upload: _Upload, resources: GradingResources,
+                    context: str | None = None, submission_id: int | None = None
+                    ) -> WorkerOutcome:
     loaded = _rubric(rubric_text, resources.options)
     learned = parse_context(context) if context else None
     if learned is not None:
@@ -238,7 +225,7 @@ def _grade_document(
     limit = float(seconds) if seconds is not None else None
     try:
         with deadline(limit):
-            outcome = _grade(loaded, raw, filename, content_type, resources, handout)
+            outcome = _grade(loaded, upload, resources)
             if learned is None or not outcome.items:
                 return outcome
             items = annotate(outcome.items, loaded, learned, submission_id,
@@ -257,20 +244,13 @@ def _grade_document(
         )
 
 
-def _grade(
-    loaded: LoadedRubric,
-    raw: bytes,
-    filename: str | None,
-    content_type: str | None,
-    resources: GradingResources,
-    handout: str | None = None,
-) -> WorkerOutcome:
+def _grade(loaded: LoadedRubric, upload: _Upload, resources: GradingResources) -> WorkerOutcome:
     reading = resources.options.get("parse_seconds")
     try:
         # Reading is linear work on at most a few MB: far less than grading needs. A document
         # whose reading outlives its share is hostile or pathological, whatever remains.
         with at_most(float(reading) if reading is not None else None):
-            parsed, location = _read(loaded, raw, filename, content_type, resources, handout)
+            parsed, location = _read(loaded, upload, resources)
     except DocumentDeadline:
         return WorkerOutcome(
             status="needs_review",
@@ -329,8 +309,7 @@ def grade_many(
     resources = _resources_for_process()
     try:
         return [
-            _grade_one(rubric_text, document[0], document[1], document[2], resources, context,
-                       sid, document[3] if len(document) > 3 else None)
+            _grade_one(rubric_text, _Upload(*document), resources, context, sid)
             for document, sid in zip(documents, ids, strict=True)
         ]
     finally:

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response, status
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
@@ -17,12 +17,13 @@ from app.points import JsonPoints
 from app.regrade import jobs
 from app.regrade.background import RegradeRunner
 from app.regrade.jobs import JobStatus
-from app.regrade.runner import RegradeReport
 
 router = APIRouter(prefix="/api/v1", tags=["regrade"])
 
 
 class ItemChangeOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # read from app.regrade.changes
+
     item_id: str
     old_points: JsonPoints | None
     new_points: JsonPoints
@@ -31,6 +32,8 @@ class ItemChangeOut(BaseModel):
 
 
 class ScoreChangeOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     submission_id: int
     student: str | None
     old_total: JsonPoints | None
@@ -41,38 +44,16 @@ class ScoreChangeOut(BaseModel):
 
 
 class RegradeOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)  # a RegradeReport, as it is
+
     assignment: str
     rubric_hash: str
     dry_run: bool
     job_id: int | None
     resumed: bool
-    regraded: int
+    regraded: int = Field(validation_alias=AliasChoices("regraded", "total"))
     changed: int
     changes: list[ScoreChangeOut]
-
-
-def _out(report: RegradeReport) -> RegradeOut:
-    return RegradeOut(
-        assignment=report.assignment,
-        rubric_hash=report.rubric_hash,
-        dry_run=report.dry_run,
-        job_id=report.job_id,
-        resumed=report.resumed,
-        regraded=report.total,
-        changed=report.changed,
-        changes=[
-            ScoreChangeOut(
-                submission_id=c.submission_id,
-                student=c.student,
-                old_total=c.old_total,
-                new_total=c.new_total,
-                old_status=c.old_status,
-                new_status=c.new_status,
-                items=[ItemChangeOut(**vars(i)) for i in c.items],
-            )
-            for c in report.changes
-        ],
-    )
 
 
 class RegradeJobOut(BaseModel):
@@ -130,7 +111,7 @@ async def regrade(
     runner = _runner(request)
     if dry_run:
         response.status_code = status.HTTP_200_OK
-        return _out(await runner.dry_run(slug, user))
+        return RegradeOut.model_validate(await runner.dry_run(slug, user))
     job_id = runner.running_job(slug)
     if job_id is None:
         job_id = await run_in_threadpool(runner.start, slug, user)
