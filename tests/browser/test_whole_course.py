@@ -24,20 +24,27 @@ ITEM = "b1.d_head"
 DESKTOP = {"width": 1366, "height": 900}
 PHONE = {"width": 390, "height": 844}
 # Alice's own upload: two readings of d_head, so b1.d_head waits for a human.
-ALICE = ("# Homework\n\n## A1\nXOR is not linearly separable; a hidden layer with a "
-         "non-linearity fixes it.\n\n## B1\nd_head = 12 maybe 64\n")
+ALICE = (
+    "# Homework\n\n## A1\nXOR is not linearly separable; a hidden layer with a "
+    "non-linearity fixes it.\n\n## B1\nd_head = 12 maybe 64\n"
+)
 # The ten uploaded by staff, one file per student (the student is the file name): three alike,
 # two alike, five right; every answer of a file that answers so little waits for a human.
-TEN = {**{f"tri{n}": "d_head = 3 maybe 96" for n in range(3)},
-       **{f"fiv{n}": "d_head = 5 maybe 48" for n in range(2)},
-       **{f"six{n}": "d_head = 64" for n in range(5)}}
+TEN = {
+    **{f"tri{n}": "d_head = 3 maybe 96" for n in range(3)},
+    **{f"fiv{n}": "d_head = 5 maybe 48" for n in range(2)},
+    **{f"six{n}": "d_head = 64" for n in range(5)},
+}
 COMMENT = "My working divides 768 by 12, which is 64; the 12 was the number of heads."
 REPLY = "Right: the working shows 64. Three of four points, one off for the stray 12."
 
 
 def _api(server: LiveServer, path: str, who: str = "prof") -> Any:
-    response = httpx.get(f"{server.base}{path}", timeout=60,
-                         headers={"Authorization": f"Bearer {server.tokens[who]}"})
+    response = httpx.get(
+        f"{server.base}{path}",
+        timeout=60,
+        headers={"Authorization": f"Bearer {server.tokens[who]}"},
+    )
     assert response.status_code == 200, response.text
     return response.json()
 
@@ -159,8 +166,9 @@ def _edit_on_the_submission_page(page: Any, server: LiveServer, sid: int) -> Non
     assert _item(server, sid)["points"] == 4
     # Not published yet: the preview says what the student reads now, and once published.
     preview = page.locator(f".student-sees[data-item='{ITEM}']").first.inner_text()
-    assert "Once the grades are published: 4 / 4 points · “Right, with the working shown.”" \
-        in preview, preview
+    assert (
+        "Once the grades are published: 4 / 4 points · “Right, with the working shown.”" in preview
+    ), preview
 
 
 def _publish_past_the_warning(page: Any) -> None:
@@ -208,10 +216,10 @@ def _said(page: Any) -> str:
     return str(page.locator(f".student-sees[data-item='{ITEM}'] .said").first.inner_text())
 
 
-def test_a_course_from_upload_to_regrade(browser: Any, live_server: LiveServer,
-                                         tmp_path: Path) -> None:
-    contexts = [browser.new_context(base_url=live_server.base, viewport=DESKTOP)
-                for _ in range(2)]
+def test_a_course_from_upload_to_regrade(
+    browser: Any, live_server: LiveServer, tmp_path: Path
+) -> None:
+    contexts = [browser.new_context(base_url=live_server.base, viewport=DESKTOP) for _ in range(2)]
     student, staff = (c.new_page() for c in contexts)
     for tab in (student, staff):
         tab.set_default_timeout(30_000)
