@@ -187,6 +187,9 @@ def test_the_review_item_keeps_its_decision_panel_on_screen(tabs: dict[str, Any]
         page.set_viewport_size(viewport)
         box = page.locator("#decide-form").bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"]
+        # The decision comes before the whole document (on a phone, right after the answer).
+        form, document = (page.locator(s).bounding_box() for s in ("#decide-form", "#document"))
+        assert form is not None and document is not None and form["y"] < document["y"]
     page.set_viewport_size(DESKTOP)
     # At desktop width the panel sits beside the answer, in the first screenful.
     box = page.locator("#decide-form").bounding_box()
