@@ -4,13 +4,17 @@ watch them grade without reloading; review with the keyboard (typed points, Ente
 answer group, then the next, without the mouse; edit an item on a submission page; publish
 past the warning that names what is still in review; the student asks for a regrade, staff
 answer it and change the points; the student reads the final text, and that text is the same
-on the student's pages, in the API, in their results.json and in the staff preview.
+on the student's pages, in the API, in their results.json and in the staff preview; last,
+the exports page warns about what is not final and the Canvas assignment id typed there names
+the downloaded file's grade column.
 
 Every step goes through the pages; the API is only read, to check what was stored."""
 
 from __future__ import annotations
 
+import csv
 import html
+import io
 import re
 from pathlib import Path
 from typing import Any
@@ -212,6 +216,21 @@ def _staff_answer(page: Any) -> None:
     assert "points changed to 3" in page.inner_text("#answered")
 
 
+def _export_for_canvas(page: Any) -> None:
+    """The exports page warns (answers still in review, no roster); the Canvas assignment id
+    typed on the page names the grade column of the file it downloads."""
+    page.goto(f"/assignments/{SLUG}/exports")
+    warnings = page.inner_text("#export-warnings")
+    assert "still need review" in warnings and "roster" in warnings.lower(), warnings
+    page.fill("#canvas_assignment_id", "4417")
+    with page.expect_download() as download:
+        page.click("#canvas-download")
+    rows = list(csv.reader(io.StringIO(Path(download.value.path()).read_text())))
+    assert rows[0][-1] == "Transformer basics (4417)"
+    students = {row[0] for row in rows[2:]}
+    assert {"alice", *TEN} <= students, students
+
+
 def _said(page: Any) -> str:
     return str(page.locator(f".student-sees[data-item='{ITEM}'] .said").first.inner_text())
 
@@ -247,6 +266,7 @@ def test_a_course_from_upload_to_regrade(
         assert output == final
         staff.goto(f"/submissions/{alice}")
         assert html.unescape(_said(staff)) == final
+        _export_for_canvas(staff)
     finally:
         for context in contexts:
             context.close()
