@@ -1,11 +1,11 @@
-"""The whole course in Chromium, one story (issue #31): a student signs in and uploads on their
-assignment page and sees the result; staff bulk-upload ten files on the Submissions page and
-watch them grade without reloading; review with the keyboard (typed points, Enter); decide an
-answer group, then the next, without the mouse; edit an item on a submission page; publish
-past the warning that names what is still in review; the student asks for a regrade, staff
-answer it and change the points; the student reads the final text, and that text is the same
-on the student's pages, in the API, in their results.json and in the staff preview; last,
-the exports page warns about what is not final and the Canvas assignment id typed there names
+"""The whole course in Chromium, one story (issue #31): a student signs in, drops a file on their
+assignment page (the progress bar runs to 100) and sees the result; staff bulk-upload ten files on
+the Submissions page and watch them grade without reloading; review with the keyboard (typed
+points, Enter); decide an answer group, then the next, without the mouse; edit an item on a
+submission page; publish past the warning that names what is still in review; the student asks for
+a regrade, staff answer it and change the points; the student reads the final text, and that text
+is the same on the student's pages, in the API, in their results.json and in the staff preview;
+last, the exports page warns about what is not final and the Canvas assignment id typed there names
 the downloaded file's grade column.
 
 Every step goes through the pages; the API is only read, to check what was stored."""
@@ -39,6 +39,20 @@ TEN = {
     **{f"fiv{n}": "d_head = 5 maybe 48" for n in range(2)},
     **{f"six{n}": "d_head = 64" for n in range(5)},
 }
+# A file dropped on the upload form's drop zone as a browser does it (a DragEvent carrying the
+# file), with the progress bar's values logged to the console.
+DROP = """(text) => {
+  const bar = document.getElementById("upload-progress");
+  const value = Object.getOwnPropertyDescriptor(HTMLProgressElement.prototype, "value");
+  Object.defineProperty(bar, "value", {get() { return value.get.call(this); },
+    set(v) { console.log("progress " + Number(v)); value.set.call(this, v); }});
+  const data = new DataTransfer();
+  data.items.add(new File([text], "homework.md", {type: "text/markdown"}));
+  const zone = document.getElementById("drop");
+  for (const kind of ["dragenter", "dragover", "drop"]) {
+    zone.dispatchEvent(new DragEvent(kind, {dataTransfer: data, bubbles: true, cancelable: true}));
+  }
+}"""
 COMMENT = "My working divides 768 by 12, which is 64; the 12 was the number of heads."
 REPLY = "Right: the working shows 64. Three of four points, one off for the stray 12."
 
@@ -72,15 +86,24 @@ def _both_sizes(page: Any, name: str) -> None:
     page.set_viewport_size(DESKTOP)
 
 
-def _student_uploads_and_sees_the_result(page: Any, server: LiveServer, folder: Path) -> int:
+def _student_uploads_and_sees_the_result(page: Any, server: LiveServer) -> int:
     sign_in(page, server, "alice")
     with page.expect_navigation():
         page.click(f'a[href="/assignments/{SLUG}/submit"]')
-    document = folder / "homework.md"
-    document.write_text(ALICE)
-    page.set_input_files("#file", str(document))
+    # The file dropped on the drop zone; the progress bar's values reported as they are set
+    # (the page leaves for the result once the upload is in).
+    progress: list[float] = []
+
+    def logged(message: Any) -> None:
+        if message.text.startswith("progress "):
+            progress.append(float(message.text.split()[1]))
+
+    page.on("console", logged)
+    page.evaluate(DROP, ALICE)
+    assert page.evaluate("document.getElementById('file').files[0].name") == "homework.md"
     page.click("#upload")
     page.wait_for_selector("text=Received and checked", timeout=120_000)
+    assert progress and progress[-1] == 100, progress
     sid = int(re.findall(r"submission=(\d+)", page.url)[0])
     result = page.inner_text("#result")
     assert "not released yet" in result and "Being reviewed by course staff." in result
@@ -243,7 +266,7 @@ def test_a_course_from_upload_to_regrade(
     for tab in (student, staff):
         tab.set_default_timeout(30_000)
     try:
-        alice = _student_uploads_and_sees_the_result(student, live_server, tmp_path)
+        alice = _student_uploads_and_sees_the_result(student, live_server)
         ids = _staff_bulk_upload_ten(staff, live_server, tmp_path)
         _review_with_the_keyboard(staff, live_server, alice)
         _two_groups_without_the_mouse(staff, live_server, ids)
