@@ -58,6 +58,10 @@ def _everywhere(api: Api, prof: Any, sid: int, student: str) -> dict[str, str]:
             t["output"] for t in exported["tests"] if t["name"].endswith(ITEM)
         )
     texts["staff preview"] = _said(prof.get(f"/submissions/{sid}").text)
+    staff = api.client.get(f"/api/v1/submissions/{sid}", headers=api.auth("prof")).json()
+    texts["staff api"] = next(i for i in staff["items"] if i["id"] == ITEM)["student_sees"][
+        "feedback"
+    ]
     page = html.unescape(_browser(api, student).get(f"/submissions/{sid}").text)
     row = page[page.index(f"<b>{ITEM}</b>") :]
     row = row[: row.index("</tr>")]
@@ -99,5 +103,31 @@ def test_one_text_for_a_decision_on_every_page_in_the_api_and_exports(api: Api) 
         )
         assert set_points.status_code == 200, set_points.text
         assert set(_everywhere(api, prof, unsure, "bob").values()) == {comment}
+    finally:
+        api.client.delete(f"/api/v1/assignments/{SLUG}/publish", headers=api.auth("prof"))
+
+
+def test_the_staff_api_says_what_the_student_reads_of_an_item_in_review(api: Api) -> None:
+    """`student_feedback` is the machine's text for a decision not made yet; `student_sees` is
+    what the student reads: "Being reviewed by course staff.", before and after publication."""
+    sid = _submit(api, "alice", "d_head = 16 maybe 64")
+    url = f"/api/v1/submissions/{sid}"
+    try:
+        for published in (False, True):
+            if published:
+                done = api.client.post(
+                    f"/api/v1/assignments/{SLUG}/publish", headers=api.auth("prof")
+                )
+                assert done.status_code == 200, done.text
+            staff = api.client.get(url, headers=api.auth("prof")).json()
+            item = next(i for i in staff["items"] if i["id"] == ITEM)
+            mine = api.client.get(url, headers=api.auth("alice")).json()
+            hers = next(i for i in mine["items"] if i["id"] == ITEM)
+            assert item["status"] == "needs_review"
+            assert item["student_sees"]["feedback"] == hers["feedback"]
+            assert hers["feedback"] == "Being reviewed by course staff."
+            assert item["student_sees"]["points"] is None is hers["points"]
+            assert item["student_sees"]["published_feedback"] == hers["feedback"]
+            assert "student_sees" not in hers and "student_feedback" not in hers
     finally:
         api.client.delete(f"/api/v1/assignments/{SLUG}/publish", headers=api.auth("prof"))
