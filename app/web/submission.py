@@ -223,7 +223,7 @@ def _student_page(session: Session, s: ScoredSubmission, now: Any,
     view = view_for(session, s, now)
     shown = student_score(s, view)
     total = (
-        "not released yet" if shown.total is None
+        e(shown.total_note or "") if shown.total is None
         else f"{pts(shown.total)} / {pts(shown.max_points)}"
     )
     rows = [

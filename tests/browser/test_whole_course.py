@@ -106,7 +106,7 @@ def _student_uploads_and_sees_the_result(page: Any, server: LiveServer) -> int:
     assert progress and progress[-1] == 100, progress
     sid = int(re.findall(r"submission=(\d+)", page.url)[0])
     result = page.inner_text("#result")
-    assert "not released yet" in result and "Being reviewed by course staff." in result
+    assert "Grades are not published yet." in result and "Being reviewed by course staff." in result
     return sid
 
 
