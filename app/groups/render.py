@@ -59,7 +59,7 @@ def _member_row(slug: str, item_id: str, group_id: str, m: Member, csrf: str,
     state = "needs review" if m.needs_review else m.machine_status.replace("_", " ")
     decided = (f'<span class="done">{esc(points(m.points))} decided'
                f'{" by " + esc(by) if by else ""}</span>' if m.decided else "")
-    comment = f'<div class="muted">{esc(m.comment)}</div>' if m.comment else ""
+    comment = f'<div class="muted"><q>{esc(m.said)}</q></div>' if m.said else ""
     if m.disputed:
         comment += f'<div class="flag">⚑ {esc(m.disputed)}</div>'
     action = f"{_base(slug)}/{quote(item_id, safe='')}/member"
@@ -83,8 +83,9 @@ def _member_row(slug: str, item_id: str, group_id: str, m: Member, csrf: str,
 
 
 def _decisions(g: AnswerGroup, deciders: dict[int, str]) -> str:
-    """The group's decided members, as points, comment and who decided (most common first)."""
-    seen = Counter((m.points, m.comment or "", deciders.get(m.submission_id, "?"))
+    """The group's decided members, as points, who decided and the text the student reads
+    once released (most common first)."""
+    seen = Counter((m.points, m.said or "", deciders.get(m.submission_id, "?"))
                    for m in g.members if m.decided)
     if not seen:
         return ""
@@ -95,7 +96,8 @@ def _decisions(g: AnswerGroup, deciders: dict[int, str]) -> str:
         for (p, comment, by), n in seen.most_common(5)
     )
     more = f"<li>… and {len(seen) - 5} other decisions</li>" if len(seen) > 5 else ""
-    return f'<ul class="decisions" aria-label="Decisions">{lines}{more}</ul>'
+    return (f'<ul class="decisions" aria-label="Decisions">{lines}{more}</ul>'
+            "<p class='muted'>Quoted: what the student reads once the grades are released.</p>")
 
 
 def _group(found: ItemGroups, n: int, g: AnswerGroup, csrf: str,

@@ -26,7 +26,7 @@ from app.groups import repository
 from app.review.service import set_override
 from app.sanitize import clean
 from app.submissions.counting import counted_ids
-from app.submissions.scoring import ACCEPTED_SUGGESTION
+from app.submissions.scoring import ACCEPTED_SUGGESTION, decided_feedback
 from graders.answer_keys import Answer
 from graders.embedding import EmbedderUnavailable, SentenceEmbedder, load_embedder
 from graders.grouping import Group, group_answers
@@ -75,6 +75,9 @@ class Member:
     needs_review: bool  # the machine was unsure and nobody decided yet
     decided: bool  # an instructor override exists
     comment: str | None
+    # What the student reads of the decision once released (app/submissions/scoring.py
+    # `decided_feedback`): an accepted suggestion's stored comment is staff vocabulary.
+    said: str | None = None
     # Why one decision for the whole group may not fit this member: the machine flagged it as
     # possibly stating the opposite, or judged it otherwise than the group's representative.
     disputed: str = ""
@@ -148,6 +151,7 @@ def _member(score: ItemScore, submission: Submission, override: Override | None,
         needs_review=score.status == NEEDS_REVIEW and override is None,
         decided=override is not None,
         comment=None if override is None else override.comment,
+        said=None if override is None else decided_feedback(score, override),
     )
 
 

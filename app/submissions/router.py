@@ -174,16 +174,17 @@ async def upload(
 def get_submission(
     submission_id: IdPath, session: SessionDep, user: CurrentUser, clock: ClockDep
 ) -> SubmissionOut | StudentSubmissionOut:
-    """Staff see everything (scores, staff feedback, located answers); a student sees their
-    own submission, with scores and feedback only as far as the rubric's release allows.
+    """Staff see everything (scores, staff feedback, located answers, and per item
+    `student_sees`: what its student reads now and once the grades are published); a student
+    sees their own submission, with scores and feedback only as far as the rubric's release
+    allows.
 
     Errors: 401 no or an unknown token; 404 no such submission, or (a student) not theirs."""
     scored = service.get_scored(session, submission_id, user)
+    view = view_for(session, scored, clock())
     if is_staff(user):
-        return SubmissionOut.of(scored)
-    return StudentSubmissionOut.of_student(
-        scored, student_score(scored, view_for(session, scored, clock()))
-    )
+        return SubmissionOut.of(scored, view)
+    return StudentSubmissionOut.of_student(scored, student_score(scored, view))
 
 
 @router.get(

@@ -8,9 +8,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from app.points import JsonPoints
+from app.submissions.preview import StudentPreview, published_view, student_preview
 from app.submissions.scoring import EffectiveItem
 from app.submissions.service import ScoredSubmission
-from app.submissions.visibility import StudentItem, StudentScore, student_error
+from app.submissions.visibility import AssignmentView, StudentItem, StudentScore, student_error
 
 
 class Accepted(BaseModel):
@@ -28,6 +29,24 @@ class OverrideOut(BaseModel):
     at: datetime
 
 
+class StudentSeesOut(BaseModel):
+    """What the item's student reads of it now (their pages, their API answer and their
+    exports), and once the grades are published: the staff pages' "Student sees:" preview.
+    `student_feedback` is the text of the decision once released; an item still in review
+    reads "Being reviewed by course staff." to its student instead."""
+
+    points: JsonPoints | None
+    feedback: str
+    published_points: JsonPoints | None
+    published_feedback: str
+
+    @classmethod
+    def of(cls, preview: StudentPreview) -> StudentSeesOut:
+        return cls(points=preview.now.points, feedback=preview.now.feedback,
+                   published_points=preview.published.points,
+                   published_feedback=preview.published.feedback)
+
+
 class ItemOut(BaseModel):
     id: str
     question: str
@@ -43,9 +62,10 @@ class ItemOut(BaseModel):
     machine_points: JsonPoints
     machine_status: str
     override: OverrideOut | None
+    student_sees: StudentSeesOut | None = None
 
     @classmethod
-    def of(cls, item: EffectiveItem) -> ItemOut:
+    def of(cls, item: EffectiveItem, preview: StudentPreview | None = None) -> ItemOut:
         override = item.override
         return cls(
             id=item.item_id,
@@ -69,6 +89,7 @@ class ItemOut(BaseModel):
                 user_id=override.user_id,
                 at=override.at,
             ),
+            student_sees=None if preview is None else StudentSeesOut.of(preview),
         )
 
 
@@ -109,8 +130,11 @@ class SubmissionOut(SubmissionSummary):
     items: list[ItemOut]
 
     @classmethod
-    def of(cls, s: ScoredSubmission) -> SubmissionOut:
+    def of(cls, s: ScoredSubmission, view: AssignmentView | None = None) -> SubmissionOut:
+        """`view`: the assignment now, for each item's `student_sees`."""
         summary = SubmissionSummary.of(s)
+        declared = s.submission.handout is not None
+        later = None if view is None else published_view(view)
         return cls(
             **summary.model_dump(),
             content_type=s.submission.content_type,
@@ -119,7 +143,9 @@ class SubmissionOut(SubmissionSummary):
             error=s.submission.error,
             rubric_hash=None if s.run is None else s.run.rubric_hash,
             graded_at=None if s.run is None else s.run.created_at,
-            items=[ItemOut.of(i) for i in s.score.items],
+            items=[ItemOut.of(i, None if view is None else
+                              student_preview(i, view, declared, later))
+                   for i in s.score.items],
         )
 
 

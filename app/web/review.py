@@ -95,8 +95,8 @@ def _item(
 · <a href="{e(group_url(slug, entry.item_id))}">answer group for this item</a></p>
 <div class="grid" id="review-item">
 <div><h2>Answer (evidence marked)</h2><div class="doc" id="answer">{answer}</div>
-{_math(entry.answer)}{_document(document, entry)}<h2>Evidence</h2>{_evidence_list(entry)}</div>
-<div><div class="panel"><h2>Machine suggestion</h2>
+{_math(entry.answer)}</div>
+<div class="side"><div class="panel"><h2>Machine suggestion</h2>
 <p><b id="suggested">{pts(entry.suggested_points)}</b> of {pts(entry.max_points)} points ·
 confidence <b>{pct(entry.confidence)}</b></p>
 <p class="muted">Reasons (staff only)</p><div class="staff" id="reasons">{e(entry.feedback)}</div>
@@ -113,7 +113,9 @@ max="{pts(entry.max_points)}" step="0.01" value="{pts(entry.suggested_points)}">
 <p><button type="submit" name="action" value="accept" id="accept">Accept
 {pts(entry.suggested_points)} (a)</button></p>
 </form>
-<p><a href="?{e(next_query)}" id="next-link">Next item (n)</a></p></div>{panel}</div></div>"""
+<p><a href="?{e(next_query)}" id="next-link">Next item (n)</a></p></div>{panel}</div>
+<div class="more">{_document(document, entry)}<h2>Evidence</h2>{_evidence_list(entry)}</div>
+</div>"""
 
 
 def _state(session: SessionDep, submission_id: int, item_id: str) -> str | None:

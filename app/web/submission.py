@@ -38,7 +38,8 @@ def _when(moment: Any) -> str:
     return "–" if moment is None else e(moment.strftime(WHEN))
 
 
-def _facts(s: ScoredSubmission, total: str, staff: bool) -> str:
+def _facts(s: ScoredSubmission, total: str, staff: bool, status: str) -> str:
+    """`status`: the machine's word for staff, the student's words for a student."""
     sub = s.submission
     assignment = e(s.assignment_slug)
     rows = [
@@ -47,7 +48,7 @@ def _facts(s: ScoredSubmission, total: str, staff: bool) -> str:
         ["student", e(sub.student)],
         ["file", e(sub.filename)],
         ["uploaded", _when(sub.created_at)],
-        ["status", f"<b>{e(s.score.status)}</b>"],
+        ["status", f"<b>{e(status)}</b>"],
         ["total", total],
     ]
     if sub.handout is not None:  # declared with the upload or in the document
@@ -207,7 +208,8 @@ def _staff_page(session: Session, s: ScoredSubmission, viewer: Viewer, now: Any)
     )
     total = f"{pts(s.score.total)} / {pts(s.score.max_points)}"
     return (
-        _facts(s, total, staff=True) + error + links + "<h2>Items</h2>" + items
+        _facts(s, total, staff=True, status=s.score.status) + error + links
+        + "<h2>Items</h2>" + items
         + submission_section(session, s.submission.id) + "<h2>Located answers</h2>"
         + (answers or "<p class='muted'>None.</p>") + shown + "<h2>History: grading runs</h2>"
         + runs
@@ -221,7 +223,7 @@ def _student_page(session: Session, s: ScoredSubmission, now: Any,
     view = view_for(session, s, now)
     shown = student_score(s, view)
     total = (
-        "not released yet" if shown.total is None
+        e(shown.total_note or "") if shown.total is None
         else f"{pts(shown.total)} / {pts(shown.max_points)}"
     )
     rows = [
@@ -241,7 +243,7 @@ def _student_page(session: Session, s: ScoredSubmission, now: Any,
         if shown.days_late else ""
     )
     return (
-        _facts(s, total, staff=False) + late
+        _facts(s, total, staff=False, status=shown.status_text) + late
         + (f'<p class="error">{e(error)}</p>' if error else "")
         + "<h2>Feedback</h2>" + table(["part", "points", "feedback"], rows, "items")
     )

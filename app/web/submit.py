@@ -175,8 +175,8 @@ def _result(session: Session, s: ScoredSubmission, assignment: Assignment, now: 
     warning = (f'<p class="flag" id="doubt">{e(doubt)} Only part of {e(assignment.title)} was '
                "found in your file; course staff will check it.</p>" if doubt else "")
     error = student_error(s)
-    total = ("not released yet" if shown.total is None
-             else f"{pts(shown.total)} / {pts(shown.max_points)}")
+    total = (f"Total: {e(shown.total_note or '')}" if shown.total is None
+             else f"Total: <b>{pts(shown.total)} / {pts(shown.max_points)}</b>.")
     rows = [[f"<b>{e(i.id)}</b>" + (f"<br><span class='muted'>{e(i.title)}</span>"
                                      if i.title else ""),
              "–" if i.points is None else f"{pts(i.points)} / {pts(i.max_points)}",
@@ -184,7 +184,7 @@ def _result(session: Session, s: ScoredSubmission, assignment: Assignment, now: 
     return (
         f'<section class="panel" id="result"><h2>Submission #{s.submission.id}: '
         f"{e(s.submission.filename)}</h2>"
-        f'<p id="result-status">Received and checked. Total: <b>{total}</b>.</p>{warning}'
+        f'<p id="result-status">Received and checked. {total}</p>{warning}'
         + (f'<p class="error">{e(error)}</p>' if error else "")
         + scroll(table(["part", "points", "feedback"], rows, "items"))
         + f'<p><a href="/submissions/{s.submission.id}">Open this submission</a></p></section>'
@@ -209,7 +209,7 @@ def _mine(
             e(s.submission.created_at.strftime("%Y-%m-%d %H:%M")),
             e(s.submission.filename),
             e(STATUS_WORDS.get(shown.status, shown.status)),
-            "not released yet" if shown.total is None
+            e(shown.total_note or "") if shown.total is None
             else f"{pts(shown.total)} / {pts(shown.max_points)}",
             counts,
         ])

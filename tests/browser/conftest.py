@@ -86,7 +86,7 @@ def browser() -> Iterator[Any]:
 @pytest.fixture
 def page(browser: Any, live_server: LiveServer) -> Iterator[Any]:
     """A fresh browser context (no cookies) on the live server."""
-    viewport = {"width": 1280, "height": 900}
+    viewport = {"width": 1366, "height": 900}
     context = browser.new_context(base_url=live_server.base, viewport=viewport)
     tab = context.new_page()
     tab.set_default_timeout(15_000)

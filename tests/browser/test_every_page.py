@@ -187,6 +187,9 @@ def test_the_review_item_keeps_its_decision_panel_on_screen(tabs: dict[str, Any]
         page.set_viewport_size(viewport)
         box = page.locator("#decide-form").bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"]
+        # The decision comes before the whole document (on a phone, right after the answer).
+        form, document = (page.locator(s).bounding_box() for s in ("#decide-form", "#document"))
+        assert form is not None and document is not None and form["y"] < document["y"]
     page.set_viewport_size(DESKTOP)
     # At desktop width the panel sits beside the answer, in the first screenful.
     box = page.locator("#decide-form").bounding_box()
@@ -261,3 +264,60 @@ def test_student_error_pages(tabs: dict[str, Any], course: Course) -> None:
     page.click("#upload")
     page.locator("#upload-error", has_text="Not uploaded").wait_for()
     check_page(page, "error-upload-refused")
+
+
+def test_the_regrade_job_page(tabs: dict[str, Any]) -> None:
+    page = tabs["prof"]
+    _open(page, f"/assignments/{SLUG}/regrade")
+    page.click("#dry-run")
+    page.wait_for_selector("#apply", timeout=120_000)
+    with page.expect_navigation():
+        page.click("#apply")
+    assert "/regrades/" in page.url
+    page.wait_for_selector("#job-status:has-text('done')", timeout=120_000)
+    check_page(page, "regrade-job")
+
+
+def test_the_submissions_page_with_a_batch(tabs: dict[str, Any]) -> None:
+    """Two files uploaded at once on the Submissions page, graded, the batch table filled."""
+    page = tabs["prof"]
+    _open(page, f"/assignments/{SLUG}/submissions")
+    page.set_input_files("#file", files=[
+        {"name": f"{who}.md", "mimeType": "text/markdown", "buffer": b"## B1\nd_head = 64\n"}
+        for who in ("dana", "emil")])
+    page.click("#upload")
+    page.wait_for_selector("#batch-status:has-text('2 of 2 graded')", timeout=120_000)
+    check_page(page, "submissions-batch")
+
+
+def test_the_regrade_request_pages(tabs: dict[str, Any], live_server: LiveServer,
+                                   course: Course) -> None:
+    """A student's request (asked, then answered) and the staff pages for it: after the
+    other student pages, since the grades are published here."""
+    published = httpx.post(f"{live_server.base}/api/v1/assignments/{SLUG}/publish", timeout=60,
+                           headers={"Authorization": f"Bearer {live_server.tokens['prof']}"})
+    assert published.status_code == 200, published.text
+    student, staff = tabs["alice"], tabs["prof"]
+    _open(student, f"/submissions/{course.alice}")
+    check_page(student, "student-submission-published")
+    ask = student.locator("summary[aria-label^='Ask for a regrade of']").first
+    item = str(ask.get_attribute("aria-label")).removeprefix("Ask for a regrade of ")
+    ask.click()
+    student.get_by_label(f"Why should {item} be regraded?").fill("Please look at my working.")
+    with student.expect_navigation():
+        student.keyboard.press("Enter")
+    assert "waiting for course staff" in student.inner_text("main")
+    check_page(student, "student-regrade-asked")
+    _open(staff, f"/assignments/{SLUG}/regrade-requests")
+    check_page(staff, "regrade-requests")
+    with staff.expect_navigation():
+        staff.locator("table.regrades tr", has_text="alice").locator("a").first.click()
+    check_page(staff, "regrade-request")
+    staff.fill("#reply", "Looked again: the points stay.")
+    with staff.expect_navigation():
+        staff.click("#send-answer")
+    staff.wait_for_selector("#answered")
+    check_page(staff, "regrade-request-answered")
+    _open(student, f"/submissions/{course.alice}")
+    assert "Looked again: the points stay." in student.inner_text("main")
+    check_page(student, "student-regrade-answered")

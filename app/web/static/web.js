@@ -218,9 +218,16 @@ for (const doc of document.querySelectorAll(".doc")) {
       td.appendChild(a);
     } else td.textContent = text;
   }
+  // Each new cell carries its column's name, as the server's rows do (a card on a phone).
+  const labels = table ? Array.from(table.closest("table").querySelectorAll("thead th"),
+                                    (th) => th.textContent) : [];
   function addRow(name) {
     const row = document.createElement("tr");
-    for (let i = 0; i < 6; i++) row.appendChild(document.createElement("td"));
+    for (let i = 0; i < 6; i++) {
+      const td = document.createElement("td");
+      if (labels[i]) td.dataset.label = labels[i];
+      row.appendChild(td);
+    }
     cell(row, 1, name);
     cell(row, 3, "uploading");
     table.appendChild(row);

@@ -21,7 +21,8 @@ BUNDLED = [p.stem for p in bundled_rubric_paths()]
 UNDECIDED = {"needs_review", "pending", "grader_error"}
 # Never in anything a student receives: staff-only fields of the instructor's view.
 STAFF_KEYS = {"confidence", "machine_points", "machine_status", "override", "user_id",
-              "evidence", "grader", "grader_version", "student_feedback", "rubric_hash"}
+              "evidence", "grader", "grader_version", "student_feedback", "rubric_hash",
+              "student_sees"}
 
 
 def _spellings(value: Any) -> set[str]:
