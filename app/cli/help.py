@@ -45,9 +45,6 @@ OPTIONS = (
     ),
     ("--help", "Show this message and exit."),
 )
-# Where typer's help would differ: shell completion asked for, or its test switch that
-# changes the completion options.
-TYPER_ONLY = ("_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION",)
 
 
 class OptionHighlighter(RegexHighlighter):
@@ -65,12 +62,6 @@ class TypesHighlighter(RegexHighlighter):
         r"(?P<types_sep>\|)",
         r"(?P<types_sep>(\]|>)$)",
     ]
-
-
-def applies(argv: list[str], environ: Mapping[str, str]) -> bool:
-    """Whether this help answers `argv` exactly as typer would."""
-    completing = any(k.startswith("_") and k.endswith("_COMPLETE") for k in environ)
-    return argv == ["--help"] and not completing and not any(k in environ for k in TYPER_ONLY)
 
 
 def program_name() -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 # pydantic looks for plugins in the entry points of every installed distribution when it builds
@@ -82,11 +83,22 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+# Where typer's help would differ from app/cli/help.py's: its test switch that changes the
+# completion options.
+TYPER_ONLY = ("_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION",)
+
+
+def own_help(argv: list[str], environ: Mapping[str, str]) -> bool:
+    """Whether app/cli/help.py answers `argv` exactly as typer would."""
+    completing = any(k.startswith("_") and k.endswith("_COMPLETE") for k in environ)
+    return argv == ["--help"] and not completing and not any(k in environ for k in TYPER_ONLY)
+
+
 def main() -> Any:
     """The entry point: the program's own help printed without typer, anything else by it."""
-    from app.cli import help
+    if own_help(sys.argv[1:], os.environ):
+        from app.cli import help
 
-    if help.applies(sys.argv[1:], os.environ):
         help.print_help(SUMMARY, SUMMARIES)
         return None
     from app.cli.program import app
