@@ -154,3 +154,14 @@ def test_the_help_says_what_each_command_says_of_itself() -> None:
         assert command is not None
         own = " ".join((command.short_help or command.help or "").split("\n\n")[0].split())
         assert own == summary, name
+
+
+def test_the_storing_commands_import_no_web_framework() -> None:
+    # `gradeformer submit|import` store through the services, which import no FastAPI: role
+    # checks live in app/auth/roles.py, the request dependencies beside the routers.
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "import app.cli.grading"],
+                          cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    modules = _imported(done.stderr)
+    assert "app.submissions.service" in modules and "sqlalchemy" in modules
+    assert not [m for m in modules if m == "fastapi" or m.startswith("fastapi.")]
