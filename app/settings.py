@@ -1,4 +1,11 @@
-"""Service configuration, read from GRADEFORMER_* environment variables."""
+"""Service configuration, read from GRADEFORMER_* environment variables.
+
+A plain pydantic model that reads them itself, as pydantic-settings' BaseSettings would with
+this configuration (a prefix, names in any case, values given to the constructor first, then
+the environment, then the defaults, defaults validated too): pydantic-settings imports asyncio,
+ssl, argparse and python-dotenv, a tenth of an offline command's start (docs/benchmarks.md,
+cli_startup section).
+"""
 
 from __future__ import annotations
 
@@ -9,16 +16,16 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import unquote
 
-from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from graders.rubric import BUNDLED_RUBRICS
 
 MIB = 1024 * 1024
+ENV_PREFIX = "gradeformer_"
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="GRADEFORMER_", extra="ignore")
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="ignore", validate_default=True)
 
     database_url: str = "sqlite:///./var/gradeformer.db"
     rubrics_dir: Path = BUNDLED_RUBRICS
@@ -132,6 +139,19 @@ class Settings(BaseSettings):
     # Regrade requests a student may make per assignment (open and answered ones; those closed
     # by a withdrawal of the grades do not count). 0: students cannot ask.
     regrade_requests_per_assignment: int = Field(default=3, ge=0, le=1000)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _environment(cls, given: Any) -> Any:
+        """GRADEFORMER_<FIELD> (any case) for each field not given to the constructor."""
+        if not isinstance(given, dict):
+            return given
+        found = {}
+        for name, value in os.environ.items():
+            key = name.lower()
+            if key.startswith(ENV_PREFIX) and key[len(ENV_PREFIX) :] in cls.model_fields:
+                found[key[len(ENV_PREFIX) :]] = value
+        return {**found, **given}
 
     def resolved_embedding_cache_dir(self) -> Path:
         if self.embedding_cache_dir is not None:

@@ -184,13 +184,21 @@ class CpuGroup:
                 time.sleep(0.1)
 
 
-ACCOUNT = CpuGroup("gradeformer-otter-bench")
+_account: CpuGroup | None = None
+
+
+def account() -> CpuGroup:
+    """The run's CPU group, made on first use (not when the module is imported)."""
+    global _account
+    if _account is None:
+        _account = CpuGroup("gradeformer-otter-bench")
+    return _account
 
 
 def _run(argv: list[str], cwd: Path | None = None, env: dict[str, str] | None = None
          ) -> subprocess.CompletedProcess[str]:
     done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, check=False,
-                          preexec_fn=ACCOUNT.enter)
+                          preexec_fn=account().enter)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(map(str, argv))} failed:\n{done.stdout[-1500:]}"
                          f"\n{done.stderr[-1500:]}")
@@ -246,13 +254,13 @@ def run_otter(otter: Path, zipped: Path, files: list[Path], out: Path
               ) -> tuple[Timed, dict[str, dict[str, bool]]]:
     """`otter run` on each file in turn; per student, check -> passed."""
     passed: dict[str, dict[str, bool]] = {}
-    cpu, start = ACCOUNT.seconds(), time.perf_counter()
+    cpu, start = account().seconds(), time.perf_counter()
     for file in files:
         where = out / file.stem
         where.mkdir(parents=True)
         _run([str(otter), "run", "-a", str(zipped), "-o", str(where), "--no-logo", str(file)],
              cwd=where)
-    timed = Timed(time.perf_counter() - start, ACCOUNT.seconds() - cpu)
+    timed = Timed(time.perf_counter() - start, account().seconds() - cpu)
     for file in files:
         results = json.loads((out / file.stem / "results.json").read_text())
         passed[file.stem] = {t["name"]: t["score"] == t["max_score"]
@@ -284,10 +292,10 @@ def run_gradeformer(folder: Path, files: Path, rubric: Path, workers: int | None
     cli = [sys.executable, "-m", "app.cli.main"]
     _run([*cli, "db", "upgrade"], cwd=REPO, env=env)
     _run([*cli, "rubric", "load", str(rubric)], cwd=REPO, env=env)
-    cpu, start = ACCOUNT.seconds(), time.perf_counter()
+    cpu, start = account().seconds(), time.perf_counter()
     chosen = [] if workers is None else ["--workers", str(workers)]
     _run([*cli, "import", str(files), "--assignment", SLUG, *chosen], cwd=REPO, env=env)
-    timed = Timed(time.perf_counter() - start, ACCOUNT.seconds() - cpu)
+    timed = Timed(time.perf_counter() - start, account().seconds() - cpu)
     exported = json.loads(_run([*cli, "export", "--assignment", SLUG, "--format", "results"],
                                cwd=REPO, env=env).stdout)
     return timed, _gradeformer_checks(exported)
@@ -367,7 +375,7 @@ def report(count: int, variant: dict[str, str], otter: Timed,
         "per check, and by `gradeformer import` of the folder (SQLite, a rubric of B3 alone, "
         "result cache off: every program runs in the sandbox). Otter runs without containers, "
         "one `otter run` per submission, as its documentation describes; both include their "
-        f"start-up. CPU is counted by {ACCOUNT.how}.\n\n" + "\n".join(rows) + "\n\n"
+        f"start-up. CPU is counted by {account().how}.\n\n" + "\n".join(rows) + "\n\n"
         f"Agreement: {same_right}/{count} submissions judged alike (all checks passed or not), "
         f"{checks}/{count * len(CHECKS)} checks alike.{disagreements}\n\n" + why +
         f"Load average (1 min): {load[0]:.1f} before, {load[1]:.1f} after, on "
@@ -405,7 +413,7 @@ def main() -> None:
         serial, _ = run_gradeformer(run / "serial", run / "submissions", rubric, workers=1)
         theirs, passed = run_otter(otter, zipped, files, run / "otter" / "results")
     finally:
-        ACCOUNT.close()
+        account().close()
     agreed = agreement(passed, graded)
     body = report(len(files), variant, theirs, (ours, one, serial), agreed,
                   (before, os.getloadavg()[0]))

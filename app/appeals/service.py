@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from app.appeals import repository
 from app.appeals.models import RegradeRequest, RequestStatus
 from app.audit.repository import record
-from app.auth.dependencies import is_staff
+from app.auth.roles import is_staff
 from app.db.models import Assignment, Submission, User
 from app.errors import (
     Conflict,

@@ -11,6 +11,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.auth.cache import TokenCache
 from app.auth.page_sessions import COOKIE, PageSessions
+from app.auth.roles import is_staff as is_staff  # re-exported for the routers
 from app.auth.service import Identity, hash_token, identify
 from app.db.models import Role, User
 from app.errors import NotAuthenticated, NotPermitted
@@ -50,10 +51,6 @@ async def current_user(
         identity = await run_in_threadpool(_look_up, request.app.state.read_engine, secret)
         cache.put(token_hash, identity)
     return identity.user()
-
-
-def is_staff(user: User) -> bool:
-    return user.role in (Role.INSTRUCTOR.value, Role.ADMIN.value)
 
 
 async def instructor(user: Annotated[User, Depends(current_user)]) -> User:

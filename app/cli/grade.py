@@ -15,7 +15,7 @@ from app.cli import context
 from app.cli.context import fail, safe, settings
 from app.cli.offline import content_type, load_or_fail, read_upload, rubric_file
 from app.cli.show import print_shown, shown_json
-from app.grading.worker import WorkerOutcome, grade_document
+from app.grading.worker import WorkerOutcome, grade_document, remember_rubric
 from app.points import as_number
 from app.sanitize import clean
 from graders.context import GradingResources
@@ -132,6 +132,7 @@ def grade(
     except (ValueError, EditionError) as exc:
         raise fail(f"{file}: {exc}", 2) from None
     resources = GradingResources(options=settings().grading_options())
+    remember_rubric(text, loaded)
     try:
         outcome = grade_document(text, raw, file.name, content_type(file), resources,
                                  handout=edition)

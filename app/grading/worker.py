@@ -188,6 +188,14 @@ def _grade_one(rubric_text: str, upload: _Upload, resources: GradingResources,
     )
 
 
+def remember_rubric(text: str, loaded: LoadedRubric) -> None:
+    """`loaded`, parsed from `text` by this process already (the offline `grade` read its
+    file): grading with `text` then does not parse it again."""
+    key = hashlib.sha256(text.encode()).hexdigest()
+    if key == loaded.content_hash:  # the very text, not a file changed since
+        _rubrics[key] = loaded
+
+
 def _cache(resources: GradingResources) -> ResultCache:
     """The process's result cache, opened from its options on first use (after a deadline
     closed the resources, again)."""

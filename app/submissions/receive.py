@@ -12,7 +12,7 @@ from fastapi import Request, status
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.concurrency import run_in_threadpool
 
-from app.auth.dependencies import is_staff
+from app.auth.roles import is_staff
 from app.db.models import SubmissionStatus, User
 from app.db.session import unit_of_work
 from app.grading.jobs import Executor

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from app.assignments.schedule import Schedule
 from app.assignments.service import current_rubric, require_assignment
 from app.audit.repository import record
-from app.auth.dependencies import is_staff
+from app.auth.roles import is_staff
 from app.calibration.service import context_text
 from app.db.base import utcnow
 from app.db.models import Assignment, GradingRun, Submission, SubmissionStatus, User

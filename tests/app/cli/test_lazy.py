@@ -128,9 +128,9 @@ def test_offline_grade_imports_neither_the_web_stack_nor_the_orm(tmp_path: Path)
 def test_help_and_evaluate_import_neither_the_web_stack_nor_the_orm(tmp_path: Path) -> None:
     done, modules = _run(tmp_path, "--help")
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "grade-table" in done.stdout and "app.cli.context" in modules
+    assert "grade-table" in done.stdout and "app.cli.help" in modules
     assert _web_or_orm(modules) == []
-    assert not any(m.startswith("app.cli.") and m not in ("app.cli.main", "app.cli.context")
+    assert not any(m.startswith("app.cli.") and m not in ("app.cli.main", "app.cli.help")
                    for m in modules)  # the help lists the commands without importing them
 
     samples = tmp_path / "samples"
@@ -154,3 +154,14 @@ def test_the_help_says_what_each_command_says_of_itself() -> None:
         assert command is not None
         own = " ".join((command.short_help or command.help or "").split("\n\n")[0].split())
         assert own == summary, name
+
+
+def test_the_storing_commands_import_no_web_framework() -> None:
+    # `gradeformer submit|import` store through the services, which import no FastAPI: role
+    # checks live in app/auth/roles.py, the request dependencies beside the routers.
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", "import app.cli.grading"],
+                          cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    modules = _imported(done.stderr)
+    assert "app.submissions.service" in modules and "sqlalchemy" in modules
+    assert not [m for m in modules if m == "fastapi" or m.startswith("fastapi.")]
