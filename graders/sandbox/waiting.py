@@ -56,6 +56,9 @@ class WaitMeter:
 
     def waited(self) -> float:
         zygote = run_delay_s(self._zygote)
-        own = (0.0 if zygote is None or self._zygote_start is None
-               else max(0.0, zygote - self._zygote_start))
+        own = (
+            0.0
+            if zygote is None or self._zygote_start is None
+            else max(0.0, zygote - self._zygote_start)
+        )
         return own + sum(self._child.values())

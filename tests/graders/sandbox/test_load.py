@@ -71,7 +71,8 @@ def test_the_wait_for_a_processor_is_measured() -> None:
 
 
 def test_a_short_job_on_a_crowded_processor_is_not_a_timeout(
-        sandbox: Sandbox, crowded: list[int]) -> None:
+    sandbox: Sandbox, crowded: list[int]
+) -> None:
     outcome = run(sandbox, SHORT_WORK, timeout_s=1.0)
     assert outcome.status == "completed", outcome
     assert outcome.calls[0] is not None and outcome.calls[0].ok
@@ -80,14 +81,14 @@ def test_a_short_job_on_a_crowded_processor_is_not_a_timeout(
 
 
 def test_a_loop_on_a_crowded_processor_is_still_the_students_timeout(
-        sandbox: Sandbox, crowded: list[int]) -> None:
+    sandbox: Sandbox, crowded: list[int]
+) -> None:
     outcome = run(sandbox, FOREVER, timeout_s=0.5)
     assert outcome.status == "timeout", outcome
     assert outcome.wall_ms - outcome.waited_ms >= 0.9 * 500, outcome
 
 
-def test_a_job_that_sleeps_is_the_students_timeout(
-        sandbox: Sandbox, crowded: list[int]) -> None:
+def test_a_job_that_sleeps_is_the_students_timeout(sandbox: Sandbox, crowded: list[int]) -> None:
     outcome = run(sandbox, ASLEEP, timeout_s=0.5)
     assert outcome.status == "timeout", outcome
     # asleep it waits for no processor: its time is its own (only its start-up, starved
