@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import queue
+import signal
 import threading
 import weakref
 from dataclasses import dataclass
@@ -25,6 +27,7 @@ OWN_SHARE = 0.9
 HEADROOM = 1.2
 MAX_STRETCH = 20.0
 STRETCHES = 2
+KILLED = (signal.SIGKILL, signal.SIGXCPU)  # how RLIMIT_CPU ends a process
 
 
 class SandboxUnavailable(Exception):
@@ -209,6 +212,10 @@ class Sandbox:
             header, payload = _encode_job(job, self.policy, limit)
             raw = self._dispatch(header, payload, limit)
             own_ms = raw.wall_ms - raw.waited_ms
+            if limit > timeout_s and raw.signal in KILLED and own_ms >= timeout_s * 1000:
+                # Stretched, it ran past its own limit and met the CPU limit (the load fell):
+                # on a machine with time to spare the limit would have stopped it first.
+                return dataclasses.replace(raw, status="timeout")
             if raw.status != "timeout" or own_ms >= OWN_SHARE * timeout_s * 1000:
                 return raw
             slowdown = raw.wall_ms / max(own_ms, 1.0)
