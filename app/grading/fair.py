@@ -3,8 +3,9 @@ other student's next job, not in front of it.
 
 Jobs are kept per owner (the student a submission is filed under, else its uploader). The next
 job goes to the owner with the fewest jobs already running (as the caller counts them), ties
-broken round robin: each owner with waiting work gets one job per turn, in the order owners
-first had work waiting. Within one owner the order is first in, first out.
+broken by the owner served longest ago (one never served first), then in the order owners
+first had work waiting: a student who arrives behind a flood waits for the jobs already
+started, not for the flood's next one too. Within one owner the order is first in, first out.
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ T = TypeVar("T")
 class FairQueue(Generic[T]):
     def __init__(self) -> None:
         self._by_owner: OrderedDict[Hashable, deque[T]] = OrderedDict()
+        # owner -> its last turn, kept while it has none waiting (its jobs may still run):
+        # one number per student the server has seen
+        self._served: dict[Hashable, int] = {}
+        self._turns = 0
         self._size = 0
 
     def push(self, owner: Hashable, item: T) -> None:
@@ -26,12 +31,17 @@ class FairQueue(Generic[T]):
         self._size += 1
 
     def pop(self, running: Callable[[Hashable], int] | None = None) -> tuple[Hashable, T]:
-        """The oldest item of the owner with the fewest `running` (the first in turn order
-        among equals); that owner goes to the back of the turn order."""
-        # min keeps the first of equals: the turn order
-        owner = next(iter(self._by_owner)) if running is None else min(self._by_owner, key=running)
+        """The oldest item of the owner with the fewest `running` (among equals the one served
+        longest ago, then the first in turn order); that owner goes to the back of the turn
+        order."""
+        if running is None:
+            owner = next(iter(self._by_owner))
+        else:  # min keeps the first of equals: the turn order
+            owner = min(self._by_owner, key=lambda o: (running(o), self._served.get(o, -1)))
         items = self._by_owner[owner]
         item = items.popleft()
+        self._served[owner] = self._turns
+        self._turns += 1
         if items:
             self._by_owner.move_to_end(owner)
         else:
@@ -41,6 +51,7 @@ class FairQueue(Generic[T]):
 
     def clear(self) -> None:
         self._by_owner.clear()
+        self._served.clear()
         self._size = 0
 
     def __len__(self) -> int:

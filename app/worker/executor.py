@@ -25,7 +25,8 @@ from app.db.session import unit_of_work
 from app.grading.jobs import GradingJob
 from app.grading.leases import release
 from app.settings import Settings
-from app.worker.tasks import PRIORITIES, celery_app, celery_config, grade_stored
+from app.worker.fair_redis import PRIORITIES
+from app.worker.tasks import celery_app, celery_config, grade_stored
 
 log = logging.getLogger(__name__)
 
@@ -106,10 +107,12 @@ class CeleryExecutor:
                 self._publishing.discard(job.submission_id)
 
     def _priority(self, job: GradingJob) -> int:
-        """Fair share across students: the number of this job's owner's other submissions
-        still waiting or grading (0 for a student's only one, at most the lowest priority).
-        Workers take lower numbers first, so one student's burst waits behind every other
-        student's next upload. Read from the database: every API process sees the same."""
+        """Fair share across students: the job's turn among its owner's submissions still
+        waiting or grading, the number of those older than it (0 for a student's oldest, at
+        most the lowest priority, app/worker/fair_redis.py). Workers take lower numbers first,
+        so a student's k-th job waits behind every other student's k-th, not behind a whole
+        burst. Counted from the database, older ones only: every API process, and a publish
+        however late after the upload, gives the same number."""
         kind, _, who = job.owner.partition(":")
         if kind == "student":
             mine = Submission.student == who
@@ -119,10 +122,10 @@ class CeleryExecutor:
             return PRIORITIES - 1
         waiting = (SubmissionStatus.QUEUED.value, SubmissionStatus.GRADING.value)
         with unit_of_work(self._sessions) as session:
-            others = session.scalar(
+            older = session.scalar(
                 select(func.count()).select_from(Submission).where(
-                    mine, Submission.status.in_(waiting), Submission.id != job.submission_id))
-        return min(PRIORITIES - 1, int(others or 0))
+                    mine, Submission.status.in_(waiting), Submission.id < job.submission_id))
+        return min(PRIORITIES - 1, int(older or 0))
 
     def _back_to_outbox(self, submission_id: int) -> None:
         try:

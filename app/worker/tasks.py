@@ -29,6 +29,7 @@ from app.grading.leases import claim, store_if_unfinished
 from app.grading.store import store_batch
 from app.grading.worker import WorkerOutcome, grade_document, init_worker
 from app.settings import Settings, get_settings
+from app.worker.fair_redis import PRIORITIES, TRANSPORT
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +43,6 @@ def claim_seconds(deadline: int) -> int:
 
 
 STORE_RETRY_DELAYS = (0.5, 1.0, 2.0, 4.0)
-PRIORITIES = 10  # Redis priority levels: 0 (first) to 9
 
 
 def celery_config(settings: Settings) -> dict[str, Any]:
@@ -51,6 +51,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     timeout = settings.publish_timeout_seconds
     return {
         "broker_url": settings.celery_broker_url,
+        "broker_transport": TRANSPORT,  # Redis with PRIORITIES levels (app/worker/fair_redis.py)
         "result_backend": settings.celery_broker_url,
         "task_serializer": "json",
         "result_serializer": "json",
@@ -64,7 +65,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "broker_connection_retry_on_startup": True,
         "broker_transport_options": {
             # Fair share (app/worker/executor.py): a student's k-th outstanding job is sent
-            # with priority k (0 first, 9 at most), and workers take priority 0 first.
+            # with priority k (0 first, PRIORITIES - 1 at most), and workers take 0 first.
             "priority_steps": list(range(PRIORITIES)),
             "sep": ":",
             "visibility_timeout": claim_seconds(deadline),

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import queue
 import secrets
+import signal
 import threading
 import weakref
 from dataclasses import dataclass
@@ -17,6 +19,16 @@ from graders.sandbox.policy import SandboxPolicy
 from graders.sandbox.protocol import CallResult, ModuleResult, ParsedResults, parse_results
 from graders.sandbox.text import clean_text
 from graders.sandbox.zygote import RawOutcome, ZygoteDied, ZygoteProcess
+
+# A job's time limit is its own time (graders/sandbox/waiting.py; Sandbox._run_own_time): one
+# stopped at the limit with less than OWN_SHARE of it its own ran slow for the machine's load
+# and runs again, the limit stretched by the slowdown it met (times HEADROOM, at most
+# MAX_STRETCH times the job's limit), up to STRETCHES times.
+OWN_SHARE = 0.9
+HEADROOM = 1.2
+MAX_STRETCH = 20.0
+STRETCHES = 2
+KILLED = (signal.SIGKILL, signal.SIGXCPU)  # how RLIMIT_CPU ends a process
 
 
 class SandboxUnavailable(Exception):
@@ -66,6 +78,7 @@ class JobOutcome:
     violations: tuple[str, ...]
     insecure: tuple[str, ...]  # required layers that were NOT active when this ran
     phases_ms: tuple[float, ...] = ()  # inside the zygote: fork, run, reap (benchmarks)
+    waited_ms: float = 0.0  # of wall_ms, spent waiting for a processor (the machine's load)
 
     def stop_reason(self, timeout_s: float) -> str:
         """Why some calls have no result, in words for the student's feedback: nothing the
@@ -146,6 +159,7 @@ def _outcome(raw: RawOutcome, parsed: ParsedResults, module: ModuleResult | None
         output_total=raw.output_total,
         wall_ms=raw.wall_ms, exit_code=raw.exit_code, signal=raw.signal,
         violations=tuple(parsed.violations), insecure=tuple(missing), phases_ms=raw.phases_ms,
+        waited_ms=raw.waited_ms,
     )
 
 
@@ -202,16 +216,37 @@ class Sandbox:
         """Run a job. Raises SandboxRefused below the required layers (unless the policy allows
         insecure mode) and SandboxUnavailable when the zygote cannot be (re)started."""
         missing = self._allowed()
-        timeout_s = self._timeout(job)
-        # A fresh mark per run: the harness puts it on every module and call frame and wipes
-        # it before the student's code runs, so a program that writes frames of its own
-        # (os.write on the result pipe) does not know what to put on them.
-        seal = secrets.token_hex(16)
-        header, payload = _encode_job(job, self.policy, timeout_s, seal)
-        raw = self._dispatch(header, payload, timeout_s)
+        raw, seal = self._run_own_time(job, self._timeout(job))
         parsed = parse_results(raw.result, len(job.calls), seal)
         return _outcome(raw, parsed, parsed.module, tuple(
             parsed.calls.get(i) for i in range(len(job.calls))), _status(raw, parsed), missing)
+
+    def _run_own_time(self, job: Job, timeout_s: float) -> tuple[RawOutcome, str]:
+        """The job's time limit counts its own time, not the time it waited for a processor
+        (graders/sandbox/waiting.py): a job stopped at the limit having had less than OWN_SHARE
+        of it runs again with the limit stretched by the load it met, up to STRETCHES times;
+        then the load is the sandbox's failure (SandboxUnavailable: grader_error), never the
+        student's timeout."""
+        limit = timeout_s
+        for _ in range(STRETCHES + 1):
+            # A fresh mark per run: the harness puts it on every module and call frame and
+            # wipes it before the student's code runs, so a program that writes frames of its
+            # own (os.write on the result pipe) does not know what to put on them.
+            seal = secrets.token_hex(16)
+            header, payload = _encode_job(job, self.policy, limit, seal)
+            raw = self._dispatch(header, payload, limit)
+            own_ms = raw.wall_ms - raw.waited_ms
+            if limit > timeout_s and raw.signal in KILLED and own_ms >= timeout_s * 1000:
+                # Stretched, it ran past its own limit and met the CPU limit (the load fell):
+                # on a machine with time to spare the limit would have stopped it first.
+                return dataclasses.replace(raw, status="timeout"), seal
+            if raw.status != "timeout" or own_ms >= OWN_SHARE * timeout_s * 1000:
+                return raw, seal
+            slowdown = raw.wall_ms / max(own_ms, 1.0)
+            limit = min(timeout_s * MAX_STRETCH, max(limit, timeout_s * slowdown * HEADROOM))
+        raise SandboxUnavailable(
+            f"the machine was too busy: the code waited {raw.waited_ms / 1000:.1f} s of "
+            f"{raw.wall_ms / 1000:.1f} s for a processor, {STRETCHES + 1} runs in a row")
 
     def _allowed(self) -> list[str]:
         missing = self.missing_required()

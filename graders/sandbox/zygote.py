@@ -23,6 +23,7 @@ from graders.sandbox.protocol import FRAME_HEAD, encode_frame
 from graders.sandbox.root import root_plan
 from graders.sandbox.seccomp_filter import filter_bpf, policy_summary
 from graders.sandbox.text import clean_text
+from graders.sandbox.waiting import WaitMeter
 
 HERE = Path(__file__).resolve().parent
 # The modules the zygote runs, each after those it imports. They are sent as text and made
@@ -41,8 +42,12 @@ ZYGOTE_LOADER = _LOADER.format(sources=tuple(
 ZYGOTE_SOURCE = ZYGOTE_LOADER + 'sys.modules["graders.sandbox.zygote_main"].main()\n'
 HARNESS_SOURCE = (HERE / "harness_main.py").read_text()
 START_TIMEOUT_S = 20.0
-# Beyond the job's own timeout: fork, teardown and relaying, before we give up on the zygote.
+# Beyond the job's own timeout: fork, teardown and relaying, before we give up on the zygote;
+# longer by the time the zygote and the job waited for a processor (a loaded machine), up to
+# MAX_WAIT_S more.
 RELAY_MARGIN_S = 3.0
+MAX_WAIT_S = 120.0
+WAIT_TICK_S = 0.05  # how often the job's wait for a processor is sampled
 ENVIRONMENT = {
     "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
     "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "0",
@@ -68,6 +73,9 @@ class RawOutcome:
     output: bytes
     output_total: int
     phases_ms: tuple[float, ...] = ()  # fork, run until the pipes closed, reaping
+    # Of wall_ms, how long the zygote and the job waited for a processor (graders/sandbox/
+    # waiting.py): the machine's load, not the code's own time.
+    waited_ms: float = 0.0
 
 
 def _root_config() -> dict[str, Any]:
@@ -172,8 +180,10 @@ class ZygoteProcess:
         # blob that only the child parses. The job number stays in the control header: a
         # child learns nothing of how many jobs ran before it.
         control = {"id": job_id, "timeout": timeout_s}
+        assert self.process is not None
+        meter = WaitMeter(self.process.pid)
         self._send(encode_frame(control, encode_frame(job, payload)))
-        reply, data = self._receive(time.monotonic() + timeout_s + RELAY_MARGIN_S)
+        reply, data = self._receive(time.monotonic() + timeout_s + RELAY_MARGIN_S, meter)
         if reply.get("id") != job_id:
             self.stop()
             raise ZygoteDied("the zygote answered for another job")
@@ -186,6 +196,7 @@ class ZygoteProcess:
             result=data[:result_len], output=data[result_len:],
             output_total=int(reply.get("output_total", 0)),
             phases_ms=tuple(float(x) for x in reply.get("phases_ms", ())),
+            waited_ms=meter.sample() * 1000,
         )
 
     def _send(self, data: bytes) -> None:
@@ -199,28 +210,34 @@ class ZygoteProcess:
             self.stop()
             raise ZygoteDied(f"cannot write to the zygote: {exc}") from exc
 
-    def _receive(self, deadline: float) -> tuple[dict[str, Any], bytes]:
+    def _receive(self, deadline: float, meter: WaitMeter | None = None
+                 ) -> tuple[dict[str, Any], bytes]:
         assert self.process is not None and self.process.stdout is not None
         fd = self.process.stdout.fileno()
-        head = self._read(fd, FRAME_HEAD.size, deadline)
+        head = self._read(fd, FRAME_HEAD.size, deadline, meter)
         hlen, plen = FRAME_HEAD.unpack(head)
         if hlen > 1 << 20 or plen > self.policy.result_bytes + self.policy.output_keep + 4096:
             raise ZygoteDied("the zygote sent an oversized frame")
-        header = json.loads(self._read(fd, hlen, deadline))
-        payload = self._read(fd, plen, deadline) if plen else b""
+        header = json.loads(self._read(fd, hlen, deadline, meter))
+        payload = self._read(fd, plen, deadline, meter) if plen else b""
         if not isinstance(header, dict):
             raise ZygoteDied("the zygote sent a malformed frame")
         return header, payload
 
-    def _read(self, fd: int, n: int, deadline: float) -> bytes:
+    def _read(self, fd: int, n: int, deadline: float, meter: WaitMeter | None) -> bytes:
         chunks: list[bytes] = []
         got = 0
         while got < n:
-            remaining = deadline - time.monotonic()
+            now = time.monotonic()
+            if meter is not None and now - meter.sampled >= WAIT_TICK_S:
+                meter.sample()
+            waited = 0.0 if meter is None else min(meter.last, MAX_WAIT_S)
+            remaining = deadline + waited - now
             if remaining <= 0:
                 self.stop()
                 raise ZygoteDied("the zygote did not answer in time")
-            ready, _, _ = select.select([fd], [], [], remaining)
+            tick = remaining if meter is None else min(remaining, WAIT_TICK_S)
+            ready, _, _ = select.select([fd], [], [], tick)
             if not ready:
                 continue
             chunk = os.read(fd, n - got)

@@ -41,11 +41,13 @@ def test_owners_take_turns_and_each_keeps_its_order(pushes: list[str]) -> None:
     assert rounds == sorted(rounds)
 
 
-def test_a_flood_delays_another_students_job_by_at_most_the_jobs_already_started(
+def test_floods_take_turns_and_another_students_job_waits_for_the_jobs_already_started(
         db: Db) -> None:  # noqa: F811
-    jobs = store(db, 9)
-    flood = [dataclasses.replace(j, owner="student:flood") for j in jobs[:8]]
-    other = dataclasses.replace(jobs[8], owner="student:other")
+    jobs = store(db, 43)
+    flood = [dataclasses.replace(j, owner="student:flood") for j in jobs[:30]]
+    second = [dataclasses.replace(j, owner="student:second") for j in jobs[30:42]]
+    other = dataclasses.replace(jobs[42], owner="student:other")
+    names = [f"flood{i}" for i in range(30)] + [f"second{i}" for i in range(12)] + ["other"]
     executor = LocalExecutor(db.sessions, 1, db.settings.grading_options(), 3,
                              grade=grade_steadily)
     finished: list[str] = []
@@ -58,18 +60,21 @@ def test_a_flood_delays_another_students_job_by_at_most_the_jobs_already_started
         return done
 
     try:
-        futures = [executor.enqueue(j, track=True) for j in flood]
-        futures.append(executor.enqueue(other, track=True))
-        for name, future in zip([f"flood{i}" for i in range(8)] + ["other"], futures,
-                                strict=True):
+        futures = [executor.enqueue(j, track=True) for j in [*flood, *second, other]]
+        for name, future in zip(names, futures, strict=True):
             future.add_done_callback(note(name))  # type: ignore[arg-type]
         for future in futures:
-            future.result(timeout=120)
+            future.result(timeout=300)
     finally:
         executor.shutdown()
-    # one worker, one job waiting inside the pool: the other student's job is graded right
-    # after the two of the flood's that had started, not after all eight
-    assert finished.index("other") <= 2, finished
+    position = {name: n for n, name in enumerate(finished)}
+    # one worker, one job waiting inside the pool: the other student's job is graded after
+    # the two of the flood's that had started and at most the second flood's first, not after
+    # forty-two
+    assert position["other"] <= 3, finished
+    # the two floods take turns: the second's k-th before the first's (k+3)-th (two of the
+    # first's had started before the second's came), past ten jobs as well
+    assert all(position[f"second{k}"] < position[f"flood{k + 3}"] for k in range(12)), finished
 
 
 def test_one_student_reads_one_document_at_a_time() -> None:

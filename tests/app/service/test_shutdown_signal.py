@@ -118,7 +118,10 @@ def test_sigterm_to_the_group_fails_nothing_and_the_next_start_grades_the_rest(
     finally:
         if server.process.poll() is None:
             server.stop_group(signal.SIGKILL)
-    assert took < 15, f"shutdown took {took:.1f} s"
+    # Bounded, not fast: the grace is 2 s, but a loaded machine slows the exit itself (27.8 s
+    # at load 39 with two busy loops, all of it after the grace). Waiting for the queue instead
+    # is caught by the work left queued below.
+    assert took < 60, f"shutdown took {took:.1f} s"
     statuses, _ = _counts(database)
     assert "grader_error" not in statuses, statuses
     assert statuses.get("queued"), "everything was graded before the signal: nothing tested"

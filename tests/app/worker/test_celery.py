@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 from app.db.session import make_engine, make_sessionmaker
 from app.main import create_app
 from app.settings import Settings
-from app.worker import tasks
+from app.worker import fair_redis, tasks
 from tests.app.conftest import make_tokens
 from tests.shared_data import REPO
 
@@ -39,9 +39,9 @@ def celery_queue() -> Iterator[str]:
     conf.broker_url = conf.result_backend = BROKER
     yield queue
     conf.task_default_queue, conf.broker_url, conf.result_backend = saved
-    # the queue's list for priority 0 and one more for each other priority (tasks.PRIORITIES)
+    # the queue's list for priority 0 and one more for each other priority (fair_redis.PRIORITIES)
     redis.Redis.from_url(BROKER).delete(
-        queue, *(f"{queue}:{p}" for p in range(1, tasks.PRIORITIES)))
+        queue, *(f"{queue}:{p}" for p in range(1, fair_redis.PRIORITIES)))
 
 
 def test_api_enqueues_and_a_celery_worker_grades(postgres_db: str, celery_queue: str) -> None:
@@ -126,33 +126,43 @@ def test_the_worker_command_grades_what_the_api_enqueued(
         engine.dispose()
 
 
-def test_one_students_burst_waits_behind_another_students_upload(
+def test_bursts_take_turns_and_another_students_upload_waits_one_job(
         postgres_db: str, celery_queue: str) -> None:
     """Fair share on the scale path: a student's k-th outstanding job is published with
-    priority k, and the worker takes priority 0 first, so another student's one upload is
-    graded right after the burst's first job, not after all of them."""
+    priority k and the worker takes priority 0 first, so jobs go in turns between students:
+    another student's one upload waits for at most one job of each other student, and a
+    second burst's k-th job is graded before the first burst's (k+1)-th, past ten jobs too
+    (kombu's own Redis transport had ten levels: the two bursts' tails went first in, first
+    out)."""
     from sqlalchemy import select
 
+    from app.auth.service import create_token
     from app.db.models import GradingRun, Submission
     from app.db.session import unit_of_work
 
     tasks.configure(postgres_db)
-    settings = Settings(database_url=postgres_db, executor="celery", celery_broker_url=BROKER)
+    settings = Settings(database_url=postgres_db, executor="celery", celery_broker_url=BROKER,
+                        uploads_per_minute=1_000_000, upload_burst=1_000_000)
     engine = make_engine(postgres_db)
     sessions = make_sessionmaker(engine)
     with TestClient(create_app(settings)) as client:
         tokens = make_tokens(sessions)
-        bob = {"Authorization": f"Bearer {tokens['bob']}"}
-        alice = {"Authorization": f"Bearer {tokens['alice']}"}
-        burst = [client.post(UPLOAD, json={"answers": {"b1.d_head": str(n)}}, headers=bob)
-                 .json()["id"] for n in range(5)]
-        time.sleep(0.5)  # published in order, no worker yet
-        other = client.post(UPLOAD, json={"answers": {"b1.d_head": "64"}}, headers=alice)
-        other_id = other.json()["id"]
-        time.sleep(0.5)
+        with unit_of_work(sessions) as session:
+            tokens["carol"] = create_token(session, "carol", "student").token
+
+        def upload(who: str, answer: str) -> int:
+            auth = {"Authorization": f"Bearer {tokens[who]}"}
+            sent = client.post(UPLOAD, json={"answers": {"b1.d_head": answer}}, headers=auth)
+            assert sent.status_code == 202, sent.text
+            return int(sent.json()["id"])
+
+        bob = [upload("bob", str(n)) for n in range(30)]
+        carol = [upload("carol", str(n)) for n in range(12)]
+        other_id = upload("alice", "64")
+        time.sleep(1.0)  # published, no worker yet
         with start_worker(tasks.celery_app, pool="solo", perform_ping_check=False,
                           queues=[celery_queue], shutdown_timeout=30):
-            deadline = time.monotonic() + 90
+            deadline = time.monotonic() + 300
             while time.monotonic() < deadline:
                 with unit_of_work(sessions) as session:
                     left = session.scalars(select(Submission.id).where(
@@ -163,5 +173,7 @@ def test_one_students_burst_waits_behind_another_students_upload(
     with unit_of_work(sessions) as session:
         order = list(session.scalars(select(GradingRun.submission_id).order_by(GradingRun.id)))
     engine.dispose()
-    assert sorted(order) == sorted([*burst, other_id]), order
-    assert order.index(other_id) <= 1, (order, other_id)
+    assert sorted(order) == sorted([*bob, *carol, other_id]), order
+    position = {submission: n for n, submission in enumerate(order)}
+    assert position[other_id] <= 2, (order, other_id)  # behind bob's and carol's first
+    assert all(position[carol[k]] < position[bob[k + 1]] for k in range(12)), (order, carol)

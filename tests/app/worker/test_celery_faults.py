@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
-from app.db.models import GradingRun, Submission
+from app.db.models import GradingRun, ItemScore, Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from app.main import create_app
 from app.settings import Settings
@@ -31,6 +31,20 @@ def _statuses(url: str) -> dict[int, str]:
         with unit_of_work(make_sessionmaker(engine)) as session:
             rows = session.execute(select(Submission.id, Submission.status)).tuples()
             return {i: s for i, s in rows}
+    finally:
+        engine.dispose()
+
+
+def _errors(url: str) -> list[tuple[int, str | None, str]]:
+    """Why each grader_error run failed (its error, the feedback of its failed items)."""
+    engine = make_engine(url)
+    try:
+        with unit_of_work(make_sessionmaker(engine)) as session:
+            rows = session.execute(
+                select(GradingRun.submission_id, GradingRun.error, ItemScore.feedback)
+                .join(ItemScore, ItemScore.run_id == GradingRun.id)
+                .where(ItemScore.status == "grader_error")).tuples()
+            return sorted(set(rows), key=str)
     finally:
         engine.dispose()
 
@@ -78,7 +92,10 @@ def test_the_celery_path_loses_nothing_and_grades_once(postgres_db: str, tmp_pat
     try:
         started = time.monotonic()
         with TestClient(create_app(settings)) as client:  # the broker is down
-            assert time.monotonic() - started < 15
+            # Not a speed check: what fails it is waiting for the broker, whose connection
+            # retries (100 by default, growing intervals) would take minutes. The start itself
+            # took 4-6 s at load 17, 19.7 s at load 18 plus two busy loops.
+            assert time.monotonic() - started < 60
             token = make_tokens(make_sessionmaker(make_engine(postgres_db)))["alice"]
             auth = {"Authorization": f"Bearer {token}"}
 
@@ -89,13 +106,16 @@ def test_the_celery_path_loses_nothing_and_grades_once(postgres_db: str, tmp_pat
                     UPLOAD, content=raw, headers={**auth, "content-type": content_type}
                 )
                 assert answer.status_code == 202, answer.text
-                assert time.monotonic() - began < 3, "an upload waited for the broker"
+                # with the broker down a publish waits for its connection to fail (0.5 s here)
+                # and celery's retries for tens of seconds: the bound is that, not speed (an
+                # upload alone took up to 3 s at load 22)
+                assert time.monotonic() - began < 15, "an upload waited for the broker"
                 return int(answer.json()["id"])
 
             accepted += [upload(n) for n in range(4)]
             began = time.monotonic()
             assert client.get("/healthz").status_code == 200
-            assert time.monotonic() - began < 3
+            assert time.monotonic() - began < 15
 
             broker.start()  # the outbox is published once the broker is back
             worker.start()
@@ -135,7 +155,7 @@ def test_the_celery_path_loses_nothing_and_grades_once(postgres_db: str, tmp_pat
         worker.stop()
         broker.stop()
     found = _statuses(postgres_db)
-    assert {found[i] for i in accepted} <= FINAL, found
+    assert {found[i] for i in accepted} <= FINAL, (found, _errors(postgres_db))
     engine = make_engine(postgres_db)
     with unit_of_work(make_sessionmaker(engine)) as session:
         runs = session.execute(

@@ -30,11 +30,12 @@ def call_error(outcome, index: int = 0) -> str:
 
 
 def test_infinite_loop_is_killed_at_the_timeout(sandbox: Sandbox) -> None:
-    started = time.monotonic()
     outcome = run(sandbox, "def attention(Q, K, V):\n    while True:\n        pass\n")
     assert outcome.status == "timeout"
     assert outcome.calls == (None,)
-    assert time.monotonic() - started < 3
+    # stopped at its limit of its own time; on a loaded machine the wall clock runs longer
+    # by the time it waited for a processor (graders/sandbox/waiting.py)
+    assert outcome.wall_ms - outcome.waited_ms < 3000, outcome
     assert_healthy(sandbox)
 
 
