@@ -116,14 +116,10 @@ def _panel(table: Table, title: str) -> Panel:
     return Panel(table, border_style="dim", title=title, title_align="left")
 
 
-def print_help(summary: str, summaries: Mapping[str, str]) -> None:
-    """The program's help: usage, `summary`, its options, then each command's summary."""
-    console = _console()
-    highlight = OptionHighlighter()
-    console.print(Padding(highlight(usage(program_name())), 1), style="bold")
-    console.print(Padding(Align(highlight(Text.from_markup(summary)), pad=False), (0, 1, 1, 1)))
-    options = Table(
-        highlight=True,
+def _grid(highlight: bool) -> Table:
+    """A borderless table of typer's help panels (its options or commands grid)."""
+    return Table(
+        highlight=highlight,
         show_header=False,
         expand=True,
         box=None,
@@ -133,6 +129,15 @@ def print_help(summary: str, summaries: Mapping[str, str]) -> None:
         pad_edge=False,
         padding=(0, 1),
     )
+
+
+def print_help(summary: str, summaries: Mapping[str, str]) -> None:
+    """The program's help: usage, `summary`, its options, then each command's summary."""
+    console = _console()
+    highlight = OptionHighlighter()
+    console.print(Padding(highlight(usage(program_name())), 1), style="bold")
+    console.print(Padding(Align(highlight(Text.from_markup(summary)), pad=False), (0, 1, 1, 1)))
+    options = _grid(highlight=True)
     types = TypesHighlighter()
     for name, text in OPTIONS:
         options.add_row(
@@ -144,17 +149,7 @@ def print_help(summary: str, summaries: Mapping[str, str]) -> None:
             Columns([highlight(Text.from_markup(text))]),
         )
     console.print(_panel(options, "Options"))
-    commands = Table(
-        highlight=False,
-        show_header=False,
-        expand=True,
-        box=None,
-        show_lines=False,
-        leading=0,
-        row_styles=None,
-        pad_edge=False,
-        padding=(0, 1),
-    )
+    commands = _grid(highlight=False)
     commands.add_column(style="bold cyan", no_wrap=True, width=max(map(len, summaries)))
     commands.add_column("Description", justify="left", no_wrap=False, ratio=10)
     for name, text in summaries.items():

@@ -26,6 +26,7 @@ from app.db.models import Assignment, AuditEntry, Submission
 from app.db.session import unit_of_work
 from app.errors import RegradeLimitReached
 from tests.app.clocked import ClockedApi, capi, problem
+from tests.support.pages import csrf_of
 
 __all__ = ["capi"]
 
@@ -264,11 +265,6 @@ def _browser(capi: ClockedApi, who: str) -> TestClient:
     return client
 
 
-def _csrf(text: str) -> str:
-    found = re.search(r'name="csrf" value="([0-9a-f]{64})"', text)
-    assert found, "the page carries no CSRF field"
-    return found.group(1)
-
 
 def _said(page: str, item_id: str) -> str:
     """The text a "Student sees:" preview quotes for one item."""
@@ -289,14 +285,14 @@ def test_the_web_forms_ask_and_answer_with_the_sessions_csrf_token(capi: Clocked
                         follow_redirects=False)
     assert forged.status_code == 403 and "security token" in forged.text
     assert capi.get(f"/api/v1/submissions/{sid}/regrade-requests", "alice") == []
-    sent = alice.post(post, data={"csrf": _csrf(page), "item_id": "p1.value",
+    sent = alice.post(post, data={"csrf": csrf_of(page), "item_id": "p1.value",
                                   "comment": "The <b>margin</b> says 4242."},
                       follow_redirects=False)
     assert sent.status_code == 303, sent.text
     mine = alice.get(sent.headers["location"]).text
     assert "The &lt;b&gt;margin&lt;/b&gt; says 4242." in mine  # text, never markup
     assert "waiting for course staff" in mine and "1 of 3 regrade requests" in mine
-    twice = alice.post(post, data={"csrf": _csrf(mine), "item_id": "p1.value", "comment": "x"})
+    twice = alice.post(post, data={"csrf": csrf_of(mine), "item_id": "p1.value", "comment": "x"})
     assert twice.status_code == 409 and "already asked" in twice.text
 
     request_id = capi.get(f"/api/v1/submissions/{sid}/regrade-requests", "alice")[0]["id"]
@@ -313,7 +309,7 @@ def test_the_web_forms_ask_and_answer_with_the_sessions_csrf_token(capi: Clocked
     answer = f"/regrade-requests/{request_id}/answer"
     refused = prof.post(answer, data={"csrf": "0" * 64, "reply": "x", "points": "2"})
     assert refused.status_code == 403
-    done = prof.post(answer, data={"csrf": _csrf(shown), "reply": "Yes, full points.",
+    done = prof.post(answer, data={"csrf": csrf_of(shown), "reply": "Yes, full points.",
                                    "points": "2", "feedback": ""}, follow_redirects=False)
     assert done.status_code == 303
     after = prof.get(done.headers["location"]).text

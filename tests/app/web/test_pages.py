@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from app.web.evidence import spans
 from app.web.markup import highlight
 from tests.app.conftest import Api
+from tests.support.pages import csrf_of
 
 SLUG = "transformer-basics"
 UPLOAD = f"/api/v1/assignments/{SLUG}/submissions"
@@ -39,11 +40,6 @@ def _browser(api: Api, who: str) -> TestClient:
     assert signed.status_code == 303 and "gf_session" in client.cookies
     return client
 
-
-def _csrf(page_text: str) -> str:
-    found = re.search(r'name="csrf" value="([0-9a-f]{64})"', page_text)
-    assert found, "the page carries no CSRF field"
-    return found.group(1)
 
 
 def test_pages_ask_for_the_token_and_serve_their_own_assets(api: Api) -> None:
@@ -94,7 +90,7 @@ def test_forms_need_the_session_csrf_token(api: Api) -> None:
     sid = _upload(api, "bob", AMBIGUOUS)
     prof = _browser(api, "prof")
     page = prof.get(f"/assignments/{SLUG}/review").text
-    token = _csrf(page)
+    token = csrf_of(page)
     form = {"submission_id": str(sid), "item_id": "b1.d_head", "action": "points",
             "points": "2", "comment": "two readings"}
     url = f"/assignments/{SLUG}/review/decide"
@@ -125,16 +121,16 @@ def test_an_override_is_removed_from_the_submission_page(api: Api) -> None:
     page = prof.get(f"/submissions/{sid}").text
     action = f'action="/submissions/{sid}/override/remove"'
     assert page.count(action) == 1 and 'name="item_id" value="b1.d_head"' in page
-    token = _csrf(page)
+    token = csrf_of(page)
     url = f"/submissions/{sid}/override/remove"
     form = {"item_id": "b1.d_head", "csrf": token}
     # Without this session's token, or from a student's session: refused, nothing removed.
-    for bad in [{"csrf": ""}, {"csrf": "0" * 64}, {"csrf": _csrf(_browser(api, "root").get(
+    for bad in [{"csrf": ""}, {"csrf": "0" * 64}, {"csrf": csrf_of(_browser(api, "root").get(
             "/").text)}]:
         refused = prof.post(url, data={**form, **bad}, follow_redirects=False)
         assert refused.status_code == 403 and "CSRF" in refused.text
     bob = _browser(api, "bob")
-    assert bob.post(url, data={**form, "csrf": _csrf(bob.get("/").text)}).status_code == 403
+    assert bob.post(url, data={**form, "csrf": csrf_of(bob.get("/").text)}).status_code == 403
     assert _item(api, sid)["override"] is not None
     done = prof.post(url, data=form, follow_redirects=False)
     assert done.status_code == 303 and done.headers["location"].endswith("?removed=b1.d_head")
@@ -171,7 +167,7 @@ def _item(api: Api, sid: int) -> dict[str, object]:
 def test_out_of_range_points_are_refused_on_a_page(api: Api) -> None:
     sid = _upload(api, "bob", AMBIGUOUS)
     prof = _browser(api, "prof")
-    token = _csrf(prof.get(f"/assignments/{SLUG}/review").text)
+    token = csrf_of(prof.get(f"/assignments/{SLUG}/review").text)
     refused = prof.post(f"/assignments/{SLUG}/review/decide", data={
         "submission_id": str(sid), "item_id": "b1.d_head", "action": "points",
         "points": "1000", "csrf": token})
@@ -195,7 +191,7 @@ def test_students_see_their_own_submissions_and_no_staff_pages(api: Api) -> None
     for page in STAFF_PAGES:
         refused = alice.get(f"/assignments/{SLUG}/{page}")
         assert refused.status_code == 403 and "Course staff only" in refused.text, page
-    token = _csrf(home.text)
+    token = csrf_of(home.text)
     decide = alice.post(f"/assignments/{SLUG}/review/decide", data={
         "submission_id": str(alice_sid), "item_id": "b1.d_head", "action": "points",
         "points": "4", "csrf": token})
@@ -237,7 +233,7 @@ def test_dashboard_counts_one_submission_per_student_like_the_gradebook(api: Api
 def test_regrade_dry_run_then_apply_from_pages(api: Api) -> None:
     _upload(api, "bob", AMBIGUOUS)
     prof = _browser(api, "prof")
-    token = _csrf(prof.get(f"/assignments/{SLUG}/regrade").text)
+    token = csrf_of(prof.get(f"/assignments/{SLUG}/regrade").text)
     diff = prof.post(f"/assignments/{SLUG}/regrade/dry-run", data={"csrf": token})
     assert diff.status_code == 200 and 'id="diff-summary"' in diff.text
     assert f'action="/assignments/{SLUG}/regrade/apply"' in diff.text

@@ -9,6 +9,7 @@ import re
 from fastapi.testclient import TestClient
 
 from tests.app.conftest import Api
+from tests.support.pages import csrf_of
 
 SLUG = "transformer-basics"
 UPLOAD = f"/api/v1/assignments/{SLUG}/submissions"
@@ -32,11 +33,6 @@ def _browser(api: Api, who: str) -> TestClient:
     assert signed.status_code == 303
     return client
 
-
-def _csrf(page_text: str) -> str:
-    found = re.search(r'name="csrf" value="([0-9a-f]{64})"', page_text)
-    assert found, "the page carries no CSRF field"
-    return found.group(1)
 
 
 def _published(api: Api) -> bool:
@@ -62,7 +58,7 @@ def test_publishing_warns_about_answers_in_review_and_withdraws(api: Api) -> Non
     assert re.search(r"<td[^>]*>b1\.d_head</td>|>b1\.d_head</a></td><td[^>]*>B1</td>"
                      r"<td[^>]*>\d+</td>",
                      warning)
-    token = _csrf(page.text)
+    token = csrf_of(page.text)
     refused = prof.post(f"{SETTINGS}/publish", data={"csrf": "0" * 64})
     assert refused.status_code == 403 and "CSRF" in refused.text and not _published(api)
     unconfirmed = prof.post(f"{SETTINGS}/publish", data={"csrf": token})
@@ -101,7 +97,7 @@ def test_students_cannot_open_or_post_the_settings(api: Api) -> None:
 
 def test_the_schedule_form_saves_and_refuses_in_words(api: Api) -> None:
     prof = _browser(api, "prof")
-    token = _csrf(prof.get(SETTINGS).text)
+    token = csrf_of(prof.get(SETTINGS).text)
     form = {"csrf": token, "opens_at": "2026-01-10T09:00", "due_at": "2026-01-20T23:59",
             "late_until": "2026-01-22T23:59", "late_penalty_percent": "10",
             "max_submissions": "3", "counts": "best"}
@@ -163,7 +159,7 @@ def test_students_read_the_final_decision_not_the_machines_promise(api: Api) -> 
         text = str(_item(api, sid, "b1.d_head", "prof")["student_feedback"])
         assert "Group decision" not in text and not REVIEW_PROMISE.search(text), (sid, text)
     prof = _browser(api, "prof")
-    token = _csrf(prof.get(SETTINGS).text)
+    token = csrf_of(prof.get(SETTINGS).text)
     assert prof.post(f"{SETTINGS}/publish", data={"csrf": token, "confirm": "yes"}).status_code \
         == 200
     try:

@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 
 from tests.app.assignments.test_release import answer_key, leaks
 from tests.app.conftest import Api
+from tests.support.pages import csrf_of
 
 SLUG = "transformer-basics"
 ITEM = "b1.d_head"
@@ -39,11 +40,6 @@ def _browser(api: Api, who: str) -> TestClient:
     assert signed.status_code == 303
     return client
 
-
-def _csrf(text: str) -> str:
-    found = re.search(r'name="csrf" value="([0-9a-f]{64})"', text)
-    assert found, "the page carries no CSRF field"
-    return found.group(1)
 
 
 def _graded(api: Api, sid: int) -> dict[str, Any]:
@@ -132,7 +128,7 @@ def test_nothing_a_student_sees_leaks(api: Api) -> None:
     page = alice.get(f"/assignments/{SLUG}/submit").text
     sent = alice.post(
         f"/assignments/{SLUG}/submit",
-        data={"csrf": _csrf(page)},
+        data={"csrf": csrf_of(page)},
         files={"file": ("homework.md", ALICE_DOC)},
         follow_redirects=False,
     )
@@ -141,7 +137,7 @@ def test_nothing_a_student_sees_leaks(api: Api) -> None:
     sid = int(sent.headers["location"].rsplit("=", 1)[1])
     script = alice.post(
         f"/assignments/{SLUG}/submit",
-        data={"csrf": _csrf(page)},
+        data={"csrf": csrf_of(page)},
         files={"file": ("again.md", ALICE_DOC)},
         headers={"Accept": "application/json"},
     )

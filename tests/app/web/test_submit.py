@@ -24,6 +24,7 @@ from graders.documents.model import LocatedAnswer
 from graders.documents.strength import assignment_doubt
 from graders.rubric import Rubric
 from tests.app.conftest import Api, copy_sqlite, make_tokens
+from tests.support.pages import csrf_of
 
 SLUG = "transformer-basics"
 SUBMIT = f"/assignments/{SLUG}/submit"
@@ -37,11 +38,6 @@ def _browser(app: object, token: str) -> TestClient:
     assert signed.status_code == 303
     return client
 
-
-def _csrf(text: str) -> str:
-    found = re.search(r'name="csrf" value="([0-9a-f]{64})"', text)
-    assert found, "the page carries no CSRF field"
-    return found.group(1)
 
 
 def _post(client: TestClient, csrf: str, name: str = "mine.txt", body: bytes = ANSWERS,
@@ -74,7 +70,7 @@ def test_the_student_page_shows_the_handout_but_never_the_answer_key(api: Api) -
 
 def test_a_plain_form_post_stores_the_file_and_shows_the_result(api: Api) -> None:
     alice = _browser(api.client.app, api.tokens["alice"])
-    csrf = _csrf(alice.get(SUBMIT).text)
+    csrf = csrf_of(alice.get(SUBMIT).text)
     posted = _post(alice, csrf, student="bob")  # a student cannot file under another name
     assert posted.status_code == 303  # type: ignore[attr-defined]
     where = posted.headers["location"]  # type: ignore[attr-defined]
@@ -101,7 +97,7 @@ def test_refusals_are_words_and_store_nothing(api: Api) -> None:
                                 headers=api.auth("prof")).json())
     forged = _post(alice, "0" * 64)
     assert forged.status_code == 403 and "security token" in forged.text  # type: ignore[attr-defined]
-    csrf = _csrf(alice.get(SUBMIT).text)
+    csrf = csrf_of(alice.get(SUBMIT).text)
     big = _post(alice, csrf, body=b"x" * (api.settings.max_upload_bytes + 1), headers=JSON)
     assert big.status_code == 413  # type: ignore[attr-defined]
     assert "larger than the limit" in big.json()["detail"]  # type: ignore[attr-defined]
@@ -116,7 +112,7 @@ def test_a_staff_upload_always_names_its_student(api: Api) -> None:
     prof = _browser(api.client.app, api.tokens["prof"])
     page = prof.get(f"/assignments/{SLUG}/submissions")
     assert 'id="upload-form"' in page.text and "multiple" in page.text
-    csrf = _csrf(page.text)
+    csrf = csrf_of(page.text)
     nameless = _post(prof, csrf, name=".txt", headers=JSON, student="@name")
     assert nameless.status_code == 422  # type: ignore[attr-defined]
     unnamed = _post(prof, csrf, headers=JSON)  # no student at all
@@ -151,7 +147,7 @@ def test_the_schedule_refuses_in_words(api: Api) -> None:
         assert "2099-05-01 17:00 UTC" in before
         assert "late uploads until 2099-05-03 17:00 UTC, 10% off per started day" in before
         assert "<b id='remaining'>1</b> of 1" in before
-        csrf = _csrf(before)
+        csrf = csrf_of(before)
         assert _post(bob, csrf).status_code == 303  # type: ignore[attr-defined]
         page = bob.get(SUBMIT)
         assert 'id="closed"' in page.text and "used all 1 submissions" in page.text
@@ -180,7 +176,7 @@ def test_too_many_uploads_say_when_to_come_back(
 ) -> None:
     client, tokens = strict_app
     alice = _browser(client.app, tokens["alice"])
-    csrf = _csrf(alice.get(SUBMIT).text)
+    csrf = csrf_of(alice.get(SUBMIT).text)
     assert _post(alice, csrf, headers=JSON).status_code == 202  # type: ignore[attr-defined]
     second = _post(alice, csrf, headers=JSON)
     assert second.status_code == 429  # type: ignore[attr-defined]
@@ -236,7 +232,7 @@ def test_with_a_roster_a_staff_upload_goes_to_a_listed_student(api: Api) -> None
     prof = _browser(api.client.app, api.tokens["prof"])
     page = prof.get(f"/assignments/{other}/submissions")
     assert '<option value="zoe">zoe (Zoe Zed)</option>' in page.text
-    csrf = _csrf(page.text)
+    csrf = csrf_of(page.text)
     url = f"/assignments/{other}/submit"
     stranger = prof.post(url, data={"csrf": csrf, "student": "@name"}, headers=JSON,
                          files={"file": ("xavier.txt", ANSWERS)})
