@@ -1,5 +1,5 @@
 """The `gradeformer` program as a typer group whose commands are imported on first use (the
-command table and the summaries its help lists: app/cli/main.py)."""
+command table and the summaries its help lists: app/cli/commands.py)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import typer
 from typer import _click as click  # the click that typer vendors (its command types)
 from typer.core import TyperCommand, TyperGroup
 
+from app.cli.commands import COMMANDS, SUMMARIES, SUMMARY
 from app.cli.context import collector_paused
-from app.cli.main import COMMANDS, SUMMARIES, SUMMARY
 
 
 def load_command(name: str) -> click.Command | None:
