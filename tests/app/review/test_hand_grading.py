@@ -20,7 +20,8 @@ from app.web.rubric_panel import rubric_panel
 from graders.rubric import BUNDLED_RUBRICS, RubricItem, load_rubric
 from graders.written.config import WrittenConfig
 from tests.app.conftest import Api
-from tests.app.web.test_pages import AMBIGUOUS, SLUG, _browser, _csrf, _upload
+from tests.app.web.test_pages import AMBIGUOUS, SLUG, _browser, _upload
+from tests.support.pages import csrf_of
 
 ITEM = "b1.d_head"
 REVIEW = f"/assignments/{SLUG}/review"
@@ -32,7 +33,7 @@ def _item(api: Api, sid: int) -> dict[str, object]:
 
 
 def _decide(prof: TestClient, sid: int, **form: str) -> str:
-    token = _csrf(prof.get(REVIEW).text)
+    token = csrf_of(prof.get(REVIEW).text)
     done = prof.post(f"{REVIEW}/decide", data={
         "submission_id": str(sid), "item_id": ITEM, "csrf": token, **form})
     assert done.status_code == 200, done.text
@@ -114,7 +115,7 @@ def test_an_item_is_edited_in_place_on_the_submission_page(api: Api) -> None:
     sid = _upload(api, "bob", {"B1": "d_head = 64"})
     assert _item(api, sid)["status"] == "graded"  # a confident item, in no review queue
     prof = _browser(api, "prof")
-    token = _csrf(prof.get(f"/submissions/{sid}").text)
+    token = csrf_of(prof.get(f"/submissions/{sid}").text)
     url = f"/submissions/{sid}/override/set"
     form = {"item_id": ITEM, "points": "1.75", "comment": "Right value, no working."}
     assert prof.post(url, data={**form, "csrf": "0" * 64}).status_code == 403
@@ -128,7 +129,7 @@ def test_an_item_is_edited_in_place_on_the_submission_page(api: Api) -> None:
     assert "Undone: b1.d_head is back to the machine" in undone.text
     assert _item(api, sid)["override"] is None
     bob = _browser(api, "bob")
-    assert bob.post(url, data={**form, "csrf": _csrf(bob.get("/").text)}).status_code == 403
+    assert bob.post(url, data={**form, "csrf": csrf_of(bob.get("/").text)}).status_code == 403
 
 
 @settings(max_examples=8, deadline=None,
@@ -182,7 +183,7 @@ def test_a_group_decision_keeps_the_order_shows_its_decider_and_is_undone(api: A
     target = holding(before, unsure[0])
     assert {holding(before, s) for s in unsure} == {target}
     assert order.index(target) < order.index(holding(before, others[0]))
-    form = {"csrf": _csrf(before), "group": target, "action": "set", "points": "1",
+    form = {"csrf": csrf_of(before), "group": target, "action": "set", "points": "1",
             "comment": "Used d_model / h with the wrong h."}
     posted = prof.post(f"{path}/decide", data=form, follow_redirects=False)
     assert posted.status_code == 303
@@ -194,7 +195,7 @@ def test_a_group_decision_keeps_the_order_shows_its_decider_and_is_undone(api: A
                      section)
     assert [_item(api, s)["points"] for s in unsure] == [1, 1, 1]
     # Someone decides one member again; the undo restores the other and keeps that one.
-    token = _csrf(after)
+    token = csrf_of(after)
     assert prof.post(f"{path}/member", data={"csrf": token, "submission_id": str(unsure[1]),
                                              "points": "3", "group": target}).status_code == 200
     undo = _undo_form(after)

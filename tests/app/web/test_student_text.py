@@ -13,7 +13,8 @@ from typing import Any
 
 from app.submissions.scoring import ACCEPTED_SUGGESTION
 from tests.app.conftest import Api
-from tests.app.web.test_pages import SLUG, _browser, _csrf
+from tests.app.web.test_pages import SLUG, _browser
+from tests.support.pages import csrf_of
 
 ITEM = "b1.d_head"
 GROUPS = f"/assignments/{SLUG}/groups/{ITEM}"
@@ -80,7 +81,7 @@ def test_one_text_for_a_decision_on_every_page_in_the_api_and_exports(api: Api) 
         group, _ = _group_of(page, sid)
         posted = prof.post(
             f"{GROUPS}/decide",
-            data={"csrf": _csrf(page), "group": group, **form},
+            data={"csrf": csrf_of(page), "group": group, **form},
             follow_redirects=False,
         )
         assert posted.status_code == 303, posted.text
