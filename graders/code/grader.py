@@ -134,10 +134,11 @@ class CodeGrader(Grader):
         sandbox = shared_sandbox(context)
         try:
             outcome, differed = run_checked(sandbox, prepared.job, context)
-        except SandboxRefused as exc:
-            loud = configs[items[0].id].when_isolation_missing == "error"
-            return all_items(Status.GRADER_ERROR if loud else Status.NEEDS_REVIEW, f"{exc}.",
-                             "", tuple(evidence), 0.0)
+        except SandboxRefused as exc:  # each item waits or fails loudly, as its config says
+            return [_result(i, question, 0, Status.GRADER_ERROR
+                            if configs[i.id].when_isolation_missing == "error"
+                            else Status.NEEDS_REVIEW, f"{exc}.", "", tuple(evidence), 0.0)
+                    for i in items]
         except SandboxUnavailable as exc:
             return all_items(Status.GRADER_ERROR, f"The sandbox is unavailable ({exc}); this "
                              "item needs a human grader.", "", tuple(evidence), 0.0)

@@ -83,11 +83,15 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
+# The two widths every page is checked and pictured at.
+DESKTOP = {"width": 1366, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
 @pytest.fixture
 def page(browser: Any, live_server: LiveServer) -> Iterator[Any]:
     """A fresh browser context (no cookies) on the live server."""
-    viewport = {"width": 1366, "height": 900}
-    context = browser.new_context(base_url=live_server.base, viewport=viewport)
+    context = browser.new_context(base_url=live_server.base, viewport=DESKTOP)
     tab = context.new_page()
     tab.set_default_timeout(15_000)
     yield tab
@@ -111,3 +115,18 @@ def screenshot(page: Any, name: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
 
+
+def fits(page: Any) -> None:
+    """The page does not scroll sideways at its viewport's width."""
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"] + 1, f"{page.url} is {width} px wide"
+
+
+def both_sizes(page: Any, name: str) -> None:
+    """Picture the page at both widths (checking it fits on a phone), back at desktop width."""
+    page.set_viewport_size(DESKTOP)
+    screenshot(page, name)
+    page.set_viewport_size(PHONE)
+    fits(page)
+    screenshot(page, f"{name}-phone")
+    page.set_viewport_size(DESKTOP)

@@ -17,11 +17,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.browser.conftest import LiveServer, screenshot, sign_in
+from tests.browser.conftest import DESKTOP, PHONE, LiveServer, screenshot, sign_in
 
 SLUG = "transformer-basics"
-DESKTOP = {"width": 1366, "height": 900}
-PHONE = {"width": 390, "height": 844}
 SIZES = {"1366": DESKTOP, "390": PHONE}
 LONG = "x" * 5000  # one unbroken line: it wraps or scrolls inside its box
 # Two readings of d_head (needs review), the long line in the same answer, a written A2 answer.

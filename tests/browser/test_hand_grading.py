@@ -10,12 +10,10 @@ from typing import Any
 
 import httpx
 
-from tests.browser.conftest import LiveServer, screenshot, sign_in
+from tests.browser.conftest import DESKTOP, PHONE, LiveServer, screenshot, sign_in
 
 SLUG = "transformer-basics"
 ITEM = "b1.d_head"
-DESKTOP = {"width": 1366, "height": 900}
-PHONE = {"width": 390, "height": 844}
 # A Markdown upload whose B1 sentence is wrapped over two lines: two readings of d_head, so
 # b1.d_head waits for a human.
 WRAPPED = ("# Homework\n\n## B1\nd_head = 12, or maybe\n64 since d_model is split: "

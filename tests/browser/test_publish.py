@@ -11,14 +11,12 @@ from typing import Any
 
 import httpx
 
-from tests.browser.conftest import LiveServer, screenshot, sign_in
+from tests.browser.conftest import DESKTOP, PHONE, LiveServer, screenshot, sign_in
 
 SLUG = "transformer-basics"
 SETTINGS = f"/assignments/{SLUG}/settings"
 # Two readings of d_head: the numeric grader leaves b1.d_head to a human (needs_review).
 AMBIGUOUS = {"B1": "d_head = 12 maybe 64"}
-DESKTOP = {"width": 1366, "height": 900}
-PHONE = {"width": 390, "height": 844}
 DUE = "2099-01-20T23:59"  # after the uploads: no late penalty
 
 

@@ -10,11 +10,9 @@ from typing import Any
 
 import httpx
 
-from tests.browser.conftest import LiveServer, screenshot, sign_in
+from tests.browser.conftest import DESKTOP, LiveServer, both_sizes, sign_in
 
 SLUG = "transformer-basics"
-DESKTOP = {"width": 1366, "height": 900}
-PHONE = {"width": 390, "height": 844}
 ITEM = "b1.d_head"
 THREAD = "#regrade-b1\\.d_head"  # the item's section on the student's page
 COMMENT = "I divided 768 by 12 in my notes and got 64; the 16 was a typo in the last line."
@@ -28,19 +26,6 @@ def _call(server: LiveServer, method: str, path: str, who: str = "prof",
     assert response.status_code in (200, 201), response.text
     return response.json()
 
-
-def _fits(page: Any) -> None:
-    width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= page.viewport_size["width"] + 1, width
-
-
-def _both_sizes(page: Any, name: str) -> None:
-    page.set_viewport_size(DESKTOP)
-    screenshot(page, name)
-    page.set_viewport_size(PHONE)
-    _fits(page)
-    screenshot(page, f"{name}-phone")
-    page.set_viewport_size(DESKTOP)
 
 
 def test_a_student_asks_staff_answer_with_the_keyboard_the_student_reads_it(
@@ -60,14 +45,14 @@ def test_a_student_asks_staff_answer_with_the_keyboard_the_student_reads_it(
     box = page.get_by_label(f"Why should {ITEM} be regraded?")
     box.focus()
     page.keyboard.type(COMMENT)
-    _both_sizes(page, "regrade-request-student-ask")
+    both_sizes(page, "regrade-request-student-ask")
     box.focus()
     with page.expect_navigation():
         page.keyboard.press("Enter")
     mine = page.locator(THREAD)
     assert COMMENT in mine.inner_text() and "waiting for course staff" in mine.inner_text()
     assert "1 of 3 regrade requests used" in page.inner_text("#regrade-used")
-    _both_sizes(page, "regrade-request-student-asked")
+    both_sizes(page, "regrade-request-student-asked")
 
     # Staff: the review queue names the request; its page has everything to decide.
     staff = browser.new_context(base_url=live_server.base, viewport=DESKTOP).new_page()
@@ -80,7 +65,7 @@ def test_a_student_asks_staff_answer_with_the_keyboard_the_student_reads_it(
     assert "d_head = 16" in staff.inner_text("#answer")
     assert staff.inner_text("#points-now") == "0"
     assert "Student sees:" in staff.inner_text("#preview")
-    _both_sizes(staff, "regrade-request-staff")
+    both_sizes(staff, "regrade-request-staff")
     staff.locator("#reply").focus()
     staff.keyboard.type(REPLY)
     staff.keyboard.press("Tab")  # to the points
@@ -93,7 +78,7 @@ def test_a_student_asks_staff_answer_with_the_keyboard_the_student_reads_it(
     assert staff.locator("#answer-form").count() == 0
     staff.goto(f"/assignments/{SLUG}/regrade-requests?state=all")
     assert "answered" in staff.inner_text("table.regrades")
-    _both_sizes(staff, "regrade-requests-list")
+    both_sizes(staff, "regrade-requests-list")
     staff.context.close()
 
     # The student reads the answer, the new points and the item's text.
@@ -103,4 +88,4 @@ def test_a_student_asks_staff_answer_with_the_keyboard_the_student_reads_it(
     assert "Points changed: 0 → 3 of 4." in thread and "prof" not in thread
     row = page.locator("table.items tr", has_text=ITEM)
     assert "3 / 4" in row.inner_text() and "3 of 4 points." in row.inner_text()
-    _both_sizes(page, "regrade-request-student-answered")
+    both_sizes(page, "regrade-request-student-answered")

@@ -7,12 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.browser.conftest import LiveServer, screenshot, sign_in
+from tests.browser.conftest import DESKTOP, PHONE, LiveServer, screenshot, sign_in
 
 SLUG = "transformer-basics"
 ANSWER = "A1. XOR is not linearly separable; a hidden layer with a non-linearity fixes it.\n"
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1366, "height": 900}
 
 
 def _no_horizontal_scroll(page: Any) -> None:

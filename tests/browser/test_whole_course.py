@@ -21,12 +21,10 @@ from typing import Any
 
 import httpx
 
-from tests.browser.conftest import LiveServer, screenshot, sign_in
+from tests.browser.conftest import DESKTOP, LiveServer, both_sizes, screenshot, sign_in
 
 SLUG = "transformer-basics"
 ITEM = "b1.d_head"
-DESKTOP = {"width": 1366, "height": 900}
-PHONE = {"width": 390, "height": 844}
 # Alice's own upload: two readings of d_head, so b1.d_head waits for a human.
 ALICE = (
     "# Homework\n\n## A1\nXOR is not linearly separable; a hidden layer with a "
@@ -71,19 +69,6 @@ def _item(server: LiveServer, sid: int, who: str = "prof") -> dict[str, Any]:
     body = _api(server, f"/api/v1/submissions/{sid}", who)
     return dict(next(i for i in body["items"] if i["id"] == ITEM))
 
-
-def _fits(page: Any) -> None:
-    width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= page.viewport_size["width"] + 1, f"{page.url} is {width} px wide"
-
-
-def _both_sizes(page: Any, name: str) -> None:
-    page.set_viewport_size(DESKTOP)
-    screenshot(page, name)
-    page.set_viewport_size(PHONE)
-    _fits(page)
-    screenshot(page, f"{name}-phone")
-    page.set_viewport_size(DESKTOP)
 
 
 def _student_uploads_and_sees_the_result(page: Any, server: LiveServer) -> int:
@@ -282,7 +267,7 @@ def test_a_course_from_upload_to_regrade(
         row = student.locator("table.items tr", has_text=ITEM).inner_text()
         final = "3 of 4 points."
         assert "3 / 4" in row and final in row
-        _both_sizes(student, "whole-course-student-final")
+        both_sizes(student, "whole-course-student-final")
         assert _item(live_server, alice, "alice")["feedback"] == final
         exported = _api(live_server, f"/api/v1/submissions/{alice}/results.json", "alice")
         output = next(t["output"] for t in exported["tests"] if t["name"].endswith(ITEM))

@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 from app.db.models import AuditEntry, Override
 from app.db.session import unit_of_work
 from tests.app.conftest import Api
+from tests.support.synthetic import ATTENTION_NO_SCALE, ATTENTION_OK
 
 SLUG = "transformer-basics"
 UPLOAD = f"/api/v1/assignments/{SLUG}/submissions"
@@ -181,9 +182,9 @@ def test_copies_of_one_file_and_equal_texts_share_a_group(api: Api) -> None:
 
 
 def test_code_answers_group_by_behaviour_on_the_tests(api: Api) -> None:
-    ok = "```python\n" + ATTENTION + "```"
-    commented = "```python\n# my version\n" + ATTENTION.replace("    ", "  ") + "```"
-    unscaled = "```python\n" + ATTENTION.replace(" / np.sqrt(d_k)", "") + "```"
+    ok = "```python\n" + ATTENTION_OK + "```"
+    commented = "```python\n# my version\n" + ATTENTION_OK.replace("    ", "  ") + "```"
+    unscaled = "```python\n" + ATTENTION_NO_SCALE + "```"
     a = _submit(api, "code1", {"B3": ok})
     b = _submit(api, "code2", {"B3": commented})
     c = _submit(api, "code3", {"B3": unscaled})
@@ -235,17 +236,6 @@ def test_the_page_escapes_student_text_and_needs_its_csrf_token(api: Api) -> Non
     assert "Decided" in after.text, re.findall(r"decided[^<]{0,80}", after.text)[:5]
     assert "1.5 decided" in after.text
 
-
-ATTENTION = """import numpy as np
-
-def attention(Q, K, V):
-    d_k = Q.shape[-1]
-    scores = Q @ K.T / np.sqrt(d_k)
-    scores = scores - scores.max(axis=-1, keepdims=True)
-    weights = np.exp(scores)
-    weights = weights / weights.sum(axis=-1, keepdims=True)
-    return weights @ V, weights
-"""
 
 
 def test_the_page_overrides_one_member_and_lists_items_to_review(api: Api) -> None:
