@@ -35,6 +35,7 @@ from graders.written.matching import (
     topic_among,
 )
 from graders.written.meaning import element_texts, meaning_targets, meaning_verdict
+from graders.written.rubric_vectors import rubric_texts
 from graders.written.scoring import (
     Decision,
     from_patterns,
@@ -113,7 +114,8 @@ class WrittenGrader(Grader):
         wanted = [t for plan in plans for t in plan.targets]
         if embedder is not None and sentences and wanted:
             vectors = AnswerVectors(embedder, sentences, settings.max_chars,
-                                    settings.max_sentences)
+                                    settings.max_sentences,
+                                    rubric_texts(plan.config for plan in plans))
             vectors.prepare(wanted)  # one batched encoding for the whole question
         missing_model = NO_MODEL if embedder is None and settings.similarity != "off" else (
             SWITCHED_OFF if embedder is None else None)

@@ -116,7 +116,14 @@ class _Stretch:
 
 def clauses_of(sentence: Sentence) -> list[str]:
     """The sentence's clauses of a few content words each (none when it has only one)."""
-    text = sentence.norm[:2000]
+    return list(_clauses(sentence.norm))
+
+
+# Each item of a question splits the same sentences, and every answer of a table is split again
+# for each item.
+@lru_cache(maxsize=50_000)
+def _clauses(norm: str) -> tuple[str, ...]:
+    text = norm[:2000]
     # "Instead of adding it to the embeddings, it rotates the query": the phrase's negation is
     # its own, what follows its comma affirms.
     fronted = _FRONTED.search(text)
@@ -124,7 +131,7 @@ def clauses_of(sentence: Sentence) -> list[str]:
     parts = [_LEADING.sub("", p.strip()) for piece in pieces for p in _CLAUSE_BREAK.split(piece)
              if p and p.strip()]
     kept = [p for p in parts if len(_content(p)) >= _MIN_CLAUSE_WORDS][:_MAX_CLAUSES]
-    return kept if len(kept) > 1 else []
+    return tuple(kept) if len(kept) > 1 else ()
 
 
 def stretches_of(sentences: Sequence[Sentence]) -> list[_Stretch]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
@@ -12,6 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from graders.embedding import SentenceEmbedder
+from graders.written.rubric_vectors import rubric_vectors
 from graders.written.text import Sentence
 
 _MIN_LETTERS = 3
@@ -102,15 +104,22 @@ class AnswerVectors:
     """
 
     def __init__(self, embedder: SentenceEmbedder, sentences: Sequence[Sentence],
-                 max_chars: int = 1_000_000, max_sentences: int = 1_000_000) -> None:
+                 max_chars: int = 1_000_000, max_sentences: int = 1_000_000,
+                 rubric: AbstractSet[str] = frozenset()) -> None:
         self.embedder = embedder
         kept, self.left_out = within_budget(sentences, max_chars, max_sentences)
         self.units = units_of(kept)
         self._matrix: NDArray[np.float32] | None = None
         self._targets: dict[str, NDArray[np.float32]] = {}
+        # Targets given by the rubric (`rubric_vectors`): kept per process, for later answers.
+        self._rubric = rubric
+        self._kept = rubric_vectors(embedder.model_id, embedder.dimension) if rubric else None
+        self._stacked: dict[tuple[str, ...], NDArray[np.float32]] = {}
 
     def prepare(self, targets: Iterable[str]) -> None:
-        wanted = [t for t in dict.fromkeys(targets) if t not in self._targets]
+        kept = self._kept
+        wanted = [t for t in dict.fromkeys(targets) if t not in self._targets
+                  and (kept is None or t not in kept)]
         singles = [u for u in self.units if len(u.sentences) == 1]
         texts = ([] if self._matrix is not None else [u.text for u in singles]) + wanted
         if not texts:
@@ -121,6 +130,10 @@ class AnswerVectors:
             vectors = vectors[len(singles):]
         for text, vector in zip(wanted, vectors, strict=True):
             self._targets[text] = vector
+        if kept is not None:
+            given = [i for i, t in enumerate(wanted) if t in self._rubric]
+            if given:
+                kept.add([wanted[i] for i in given], vectors[given])
 
     @property
     def matrix(self) -> NDArray[np.float32]:
@@ -130,10 +143,31 @@ class AnswerVectors:
         return self._matrix
 
     def vectors_of(self, targets: Sequence[str]) -> NDArray[np.float32]:
-        self.prepare(targets)
-        if not targets:
-            return np.empty((0, self.embedder.dimension), dtype=np.float32)
-        return np.stack([self._targets[t] for t in targets])
+        """The targets' vectors (rows, read-only): the items of a question ask for the same
+        lists again and again (each element's phrasings, its rivals, each clause)."""
+        key = tuple(targets)
+        found = self._stacked.get(key)
+        if found is not None:
+            return found
+        kept = self._kept.rows_of(key) if self._kept is not None and key else None
+        if kept is not None:
+            found = kept
+        else:
+            self.prepare(key)
+            found = (np.stack([self._vector(t) for t in key]) if key
+                     else np.empty((0, self.embedder.dimension), dtype=np.float32))
+        found.setflags(write=False)
+        self._stacked[key] = found
+        return found
+
+    def _vector(self, text: str) -> NDArray[np.float32]:
+        vector = self._targets.get(text)
+        if vector is None:
+            vector = self._kept.get(text) if self._kept is not None else None
+            if vector is None:  # dropped from a full store since `prepare`
+                vector = self.embedder.embed_one(text)
+            self._targets[text] = vector
+        return vector
 
     def closest(self, targets: Sequence[str]) -> Closest | None:
         if not self.units or not targets:
