@@ -100,7 +100,9 @@ class AnswerVectors:
     in one call, so a question's whole similarity work is one batched, length-sorted encoding;
     the longer units are composed from their sentences (`compose`).
     Only the leading `max_chars` / `max_sentences` of the answer are compared (`left_out` says
-    how many sentences were not).
+    how many sentences were not). Targets among `rubric` (the items' own texts, `rubric_texts`)
+    are read from, and kept in, the process's store (`rubric_vectors`): a later answer does not
+    encode them again.
     """
 
     def __init__(self, embedder: SentenceEmbedder, sentences: Sequence[Sentence],
