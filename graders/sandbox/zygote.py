@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import binascii
 import contextlib
 import itertools
 import json
-import marshal
 import os
 import select
 import subprocess
@@ -14,7 +12,6 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +26,10 @@ from graders.sandbox.text import clean_text
 from graders.sandbox.waiting import WaitMeter
 
 HERE = Path(__file__).resolve().parent
-# The modules the zygote runs, each after those it imports. They are sent as code compiled here
-# and made into modules there (no file of gradeformer's is in the zygote's root, nor on its
-# path); they import only the standard library and each other (NumPy once serving).
+# The modules the zygote runs, each after those it imports. They are sent as text and made
+# into modules there by ZYGOTE_LOADER (no file of gradeformer's is in the zygote's root, nor on
+# its path); they import only the standard library and each other (NumPy once serving).
 ZYGOTE_MODULES = ("zygote_sys", "zygote_layers", "zygote_serve", "zygote_main")
-ZYGOTE_TEXTS = tuple((f"graders.sandbox.{name}", (HERE / f"{name}.py").read_text())
-                     for name in ZYGOTE_MODULES)
 _LOADER = """\
 import sys, types
 for _name, _source in {sources!r}:
@@ -42,44 +37,10 @@ for _name, _source in {sources!r}:
     exec(compile(_source, "<" + _name + ">", "exec"), _module.__dict__)
 del _name, _source, _module
 """
-# The same modules made from their text alone (what ZYGOTE_PROGRAM does from compiled code).
-ZYGOTE_LOADER = _LOADER.format(sources=ZYGOTE_TEXTS)
+ZYGOTE_LOADER = _LOADER.format(sources=tuple(
+    (f"graders.sandbox.{name}", (HERE / f"{name}.py").read_text()) for name in ZYGOTE_MODULES))
 ZYGOTE_SOURCE = ZYGOTE_LOADER + 'sys.modules["graders.sandbox.zygote_main"].main()\n'
-_PROGRAM = """\
-import sys, types, marshal, binascii
-for _name, _code in marshal.loads(binascii.a2b_base64({code!r})):
-    _module = sys.modules[_name] = types.ModuleType(_name)
-    exec(_code, _module.__dict__)
-del _name, _code, _module
-sys.modules["graders.sandbox.zygote_main"].main()
-"""
 HARNESS_SOURCE = (HERE / "harness_main.py").read_text()
-
-
-def _marshalled(code: object) -> str:
-    return binascii.b2a_base64(marshal.dumps(code), newline=False).decode()
-
-
-@cache
-def _program(texts: tuple[tuple[str, str], ...]) -> str:
-    return _PROGRAM.format(code=_marshalled(tuple(
-        (name, compile(text, f"<{name}>", "exec")) for name, text in texts)))
-
-
-def zygote_program() -> str:
-    """What the zygote runs (`python -I -S -c`, and again from its private root): the modules
-    compiled once in this process and sent as marshalled code, so neither of the zygote's
-    two interpreters compiles them (about 40 ms each, and 10 ms for the harness). It comes
-    from the same interpreter binary, so the bytecode is its own."""
-    return _program(ZYGOTE_TEXTS)
-
-
-@cache
-def harness_code(source: str = HARNESS_SOURCE) -> str:
-    """The child-side harness compiled here, marshalled, for the zygote to run before forking."""
-    return _marshalled(compile(source, "<harness>", "exec"))
-
-
 START_TIMEOUT_S = 20.0
 # Beyond the job's own timeout: fork, teardown and relaying, before we give up on the zygote;
 # longer by the time the zygote and the job waited for a processor (a loaded machine), up to
@@ -170,7 +131,6 @@ class ZygoteProcess:
         except (ImportError, OSError) as exc:
             bpf, seccomp_error = "", f"{type(exc).__name__}: {exc}"
         cgroups: dict[str, Any] = {}
-        program = zygote_program()
         for layer in ("cgroup_memory", "cgroup_pids"):
             if layer in policy.disabled:
                 cgroups[layer + "_error"] = "disabled by the operator"
@@ -180,10 +140,10 @@ class ZygoteProcess:
             else:
                 cgroups[layer + "_error"] = self.cgroups.errors.get(layer, "unavailable")
         config = {
-            **_root_config(), "zygote": program,
+            **_root_config(), "zygote": ZYGOTE_SOURCE,
             "uid": self.uid, "root_dir": root_dir, "cgroups": cgroups,
             "disable": sorted(policy.disabled), "seccomp_bpf": bpf,
-            "seccomp_summary": policy_summary(), "harness": harness_code(),
+            "seccomp_summary": policy_summary(), "harness": HARNESS_SOURCE,
             "limits": {
                 "cpu_seconds": max(1, int(policy.timeout_s + 0.999)) + 1,
                 "memory_mb": policy.memory_mb, "nproc": policy.nproc, "nofile": policy.nofile,
@@ -192,7 +152,7 @@ class ZygoteProcess:
             },
         }
         self.process = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-c", program],
+            [sys.executable, "-I", "-S", "-c", ZYGOTE_SOURCE],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             env=ENVIRONMENT, cwd="/", close_fds=True, start_new_session=True,
         )

@@ -1,9 +1,9 @@
 """The zygote: a fork server for untrusted code, one per worker core.
 
-These modules are never imported by the grader. The parent reads them as text, compiles them
-and runs them as `python -I -S -c <program>` with a cleared environment (graders/sandbox/
-zygote.py: a few lines that make each module from its marshalled code, then call `main` here),
-so the zygote imports the standard library and NumPy and nothing of gradeformer's from disk. It isolates itself once (cgroup, mount,
+These modules are never imported by the grader. The parent reads them as text and runs them as
+`python -I -S -c <source>` with a cleared environment (graders/sandbox/zygote.py: a few lines
+that make each module from its text, then call `main` here), so the zygote imports the standard
+library and NumPy and nothing of gradeformer's from disk. It isolates itself once (cgroup, mount,
 network, IPC and UTS namespaces, a read-only minimal root: this module), then forks one child per
 job (zygote_serve.py); the child takes a fresh PID and IPC namespace, rlimits, an unprivileged
 uid and a seccomp filter (zygote_layers.py) before it touches the student's source. The zygote

@@ -8,12 +8,10 @@ and, once warm, NumPy.
 
 from __future__ import annotations
 
-import binascii
 import contextlib
 import ctypes
 import fcntl
 import json
-import marshal
 import os
 import select
 import struct
@@ -68,11 +66,10 @@ class Zygote(Isolation):
         self.result_buffer = bytearray(limits["result_bytes"] + (1 << 16))
         self.output_buffer = bytearray(limits["output_keep"])
         self.scratch = bytearray(1 << 16)
-        # The child-side harness is our own code, compiled and sent by the parent and run here
-        # before any fork, so each child starts with it ready; student code never sees the
-        # zygote's copy.
+        # The child-side harness is our own source, sent by the parent and run here before any
+        # fork, so each child starts with it ready; student code never sees the zygote's copy.
         self.harness: dict[str, Any] = {"__name__": "harness"}
-        exec(marshal.loads(binascii.a2b_base64(config["harness"])), self.harness)
+        exec(compile(config["harness"], "<harness>", "exec"), self.harness)
 
 
     def warm_up(self) -> None:

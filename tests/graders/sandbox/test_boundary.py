@@ -141,11 +141,9 @@ def test_a_child_that_never_reports_ready_is_a_sandbox_failure(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # A child whose set-up does not complete says nothing on the ready pipe; the zygote reports
     # that, whatever the process then does with its exit code.
-    texts = zygote_module.ZYGOTE_TEXTS
-    silent = tuple((name, text.replace("os.write(READY_FD, READY)", "pass"))
-                   for name, text in texts)
-    assert silent != texts
-    monkeypatch.setattr(zygote_module, "ZYGOTE_TEXTS", silent)
+    silent = zygote_module.ZYGOTE_SOURCE.replace("os.write(READY_FD, READY)", "pass")
+    assert silent != zygote_module.ZYGOTE_SOURCE
+    monkeypatch.setattr(zygote_module, "ZYGOTE_SOURCE", silent)
     box = Sandbox(SandboxPolicy(timeout_s=0.5, allow_insecure=True))
     try:
         with pytest.raises(SandboxUnavailable, match="could not be set up"):

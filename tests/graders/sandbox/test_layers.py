@@ -53,7 +53,7 @@ def test_the_minimum_is_configurable() -> None:
 def test_a_probe_that_cannot_start_reports_why(monkeypatch: pytest.MonkeyPatch) -> None:
     import graders.sandbox.zygote as zygote
 
-    monkeypatch.setattr(zygote, "zygote_program", lambda: "raise SystemExit(3)")
+    monkeypatch.setattr(zygote, "ZYGOTE_SOURCE", "raise SystemExit(3)")
     layers = probe_layers()
     assert not any(layer.active for layer in layers if layer.name != "wall_timeout")
     assert "could not start" in layers[0].detail
