@@ -30,11 +30,13 @@ STUDENT_HOW = "pass --student ID, or name the file after the student (alice.txt 
 def _start_early(pools: ProcessPools) -> threading.Thread:
     """Start the grading processes (and the fork server they come from, its preloads
     imported) on a thread, while this one opens the database and stores the uploads: on a
-    machine with a core to spare their start-up no longer comes after storing. Join it
-    before closing `pools`."""
+    machine with a core to spare their start-up no longer comes after storing. The pool is
+    made here, so that everything it imports is imported by this thread (two threads
+    importing modules that import each other can see them half made); the other only
+    submits. Join it before closing `pools`."""
+    pool = pools.get()
 
     def start() -> None:
-        pool = pools.get()
         for _ in range(pools.workers):  # one call each: a process per call while none is idle
             pool.submit(os.getpid)
 
