@@ -281,23 +281,24 @@ def one_question_rubric(folder: Path) -> Path:
     return path
 
 
-def run_gradeformer(folder: Path, files: Path, rubric: Path, workers: int | None = None
-                    ) -> tuple[Timed, dict[str, dict[str, bool]]]:
+def run_gradeformer(folder: Path, files: Path, rubric: Path, workers: int | None = None,
+                    repo: Path = REPO) -> tuple[Timed, dict[str, dict[str, bool]]]:
     """`gradeformer import FOLDER` into a fresh SQLite database; per student, check -> passed.
-    `workers`: grading processes (default: the setting, one per core)."""
+    `workers`: grading processes (default: the setting, one per core); `repo`: the source
+    tree whose code runs (benchmarks/otter_ab.py compares two)."""
     folder.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, GRADEFORMER_DATABASE_URL=f"sqlite:///{folder / 'g.db'}",
                GRADEFORMER_RESULT_CACHE="false", GRADEFORMER_RUBRICS_DIR=str(rubric.parent),
                OPENBLAS_NUM_THREADS="1")
     cli = [sys.executable, "-m", "app.cli.main"]
-    _run([*cli, "db", "upgrade"], cwd=REPO, env=env)
-    _run([*cli, "rubric", "load", str(rubric)], cwd=REPO, env=env)
+    _run([*cli, "db", "upgrade"], cwd=repo, env=env)
+    _run([*cli, "rubric", "load", str(rubric)], cwd=repo, env=env)
     cpu, start = account().seconds(), time.perf_counter()
     chosen = [] if workers is None else ["--workers", str(workers)]
-    _run([*cli, "import", str(files), "--assignment", SLUG, *chosen], cwd=REPO, env=env)
+    _run([*cli, "import", str(files), "--assignment", SLUG, *chosen], cwd=repo, env=env)
     timed = Timed(time.perf_counter() - start, account().seconds() - cpu)
     exported = json.loads(_run([*cli, "export", "--assignment", SLUG, "--format", "results"],
-                               cwd=REPO, env=env).stdout)
+                               cwd=repo, env=env).stdout)
     return timed, _gradeformer_checks(exported)
 
 

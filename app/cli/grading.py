@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 from typing import Annotated
 
@@ -25,6 +27,24 @@ from app.submissions.upload import Upload
 STUDENT_HOW = "pass --student ID, or name the file after the student (alice.txt for alice)"
 
 
+def _start_early(pools: ProcessPools) -> threading.Thread:
+    """Start the grading processes (and the fork server they come from, its preloads
+    imported) on a thread, while this one opens the database and stores the uploads: on a
+    machine with a core to spare their start-up no longer comes after storing. The pool is
+    made here, so that everything it imports is imported by this thread (two threads
+    importing modules that import each other can see them half made); the other only
+    submits. Join it before closing `pools`."""
+    pool = pools.get()
+
+    def start() -> None:
+        for _ in range(pools.workers):  # one call each: a process per call while none is idle
+            pool.submit(os.getpid)
+
+    thread = threading.Thread(target=start, name="grading-processes", daemon=True)
+    thread.start()
+    return thread
+
+
 def _store_and_grade(
     slug: str, files: list[Path], students: list[str | None], workers: int,
     handout: str | None = None,
@@ -32,31 +52,33 @@ def _store_and_grade(
     """Store every readable file, then grade them all in parallel."""
     rows: list[tuple[Path, int | None, WorkerOutcome | None, str | None]] = []
     jobs: list[GradingJob] = []
-    limit = settings().max_upload_bytes
-    with database() as sessions:
-        with domain_errors(), unit_of_work(sessions) as session:
-            for path, student in zip(files, students, strict=True):
-                try:
-                    # the same rule as the API's and the web app's staff uploads
-                    named = staff_student(session, slug, student, path.name, STUDENT_HOW)
-                    upload = Upload(read_upload(path), path.name, content_type(path), named,
-                                    handout)
-                    accepted = submissions.accept(session, slug, upload, None, limit)
-                except DomainError as exc:
-                    if exc.status == 404:
-                        raise
-                    rows.append((path, None, None, exc.detail))
-                    continue
-                jobs.append(accepted.job)
-                rows.append((path, accepted.submission.id, None, None))
-        cfg = settings()
-        pools = ProcessPools(workers, cfg.grading_options(), cfg.max_grading_attempts)
-        try:
+    cfg = settings()
+    limit = cfg.max_upload_bytes
+    pools = ProcessPools(workers, cfg.grading_options(), cfg.max_grading_attempts)
+    starting = _start_early(pools)
+    try:
+        with database() as sessions:
+            with domain_errors(), unit_of_work(sessions) as session:
+                for path, student in zip(files, students, strict=True):
+                    try:
+                        # the same rule as the API's and the web app's staff uploads
+                        named = staff_student(session, slug, student, path.name, STUDENT_HOW)
+                        upload = Upload(read_upload(path), path.name, content_type(path),
+                                        named, handout)
+                        accepted = submissions.accept(session, slug, upload, None, limit)
+                    except DomainError as exc:
+                        if exc.status == 404:
+                            raise
+                        rows.append((path, None, None, exc.detail))
+                        continue
+                    jobs.append(accepted.job)
+                    rows.append((path, accepted.submission.id, None, None))
             with Progress(console=errors, transient=True) as progress:
                 task = progress.add_task("grading", total=len(jobs))
                 outcomes = grade_jobs(sessions, jobs, pools, lambda n: progress.advance(task, n))
-        finally:
-            pools.close()
+    finally:
+        starting.join()
+        pools.close()
     by_id = {job.submission_id: o for job, o in zip(jobs, outcomes, strict=True)}
     return [(p, i, by_id.get(i) if i is not None else None, e) for p, i, _, e in rows]
 

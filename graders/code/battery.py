@@ -128,11 +128,13 @@ class Instance:
     @cached_property
     def variants(self) -> tuple[Variant, ...]:
         """The known bugs' results on these inputs, computed only when a diagnosis needs them
-        (a submission that passes everything never pays for them)."""
-        return tuple(
-            Variant(name, feedback, tuple(tuple(_variant_result(fn, c) for c in self.cases)
-                                          for fn in functions))
-            for name, feedback, functions in self.battery.variant_table)
+        (a submission that passes everything never pays for them). NumPy's error state is set
+        once around all of them: per call it cost as much as a variant's small arrays."""
+        with np.errstate(all="ignore"):
+            return tuple(
+                Variant(name, feedback, tuple(tuple(_variant_result(fn, c) for c in self.cases)
+                                              for fn in functions))
+                for name, feedback, functions in self.battery.variant_table)
 
     @property
     def function(self) -> str:
@@ -206,10 +208,15 @@ class Battery:
 
 def _call(fn: AttentionFn, inputs: tuple[Array, Array, Array]) -> Pair | None:
     with np.errstate(all="ignore"):
-        try:
-            output, weights = fn(*(a.copy() for a in inputs))
-        except Exception:
-            return None
+        return _call_quietly(fn, inputs)
+
+
+def _call_quietly(fn: AttentionFn, inputs: tuple[Array, Array, Array]) -> Pair | None:
+    """`_call` inside an `np.errstate(all="ignore")` of the caller's."""
+    try:
+        output, weights = fn(*(a.copy() for a in inputs))
+    except Exception:
+        return None
     return np.asarray(output, dtype=np.float64), np.asarray(weights, dtype=np.float64)
 
 
@@ -224,10 +231,10 @@ def _failure(fn: AttentionFn, inputs: tuple[Array, Array, Array]) -> str:
 
 
 def _variant_result(fn: AttentionFn, case: Case) -> VariantResult | None:
-    real = _call(fn, case.inputs)
+    real = _call_quietly(fn, case.inputs)
     if real is None:
         return None
-    probe = _call(fn, (case.inputs[0], case.inputs[1], case.identity))
+    probe = _call_quietly(fn, (case.inputs[0], case.inputs[1], case.identity))
     return VariantResult(real[0], real[1], probe[0] if probe is not None else None)
 
 

@@ -119,6 +119,33 @@ _h["_describe"].__code__ = _lie.__code__
 def attention(Q, K, V):
     return _real(Q, K, V)
 """,
+    "the harness's describer given defaults": HARNESS
+    + """
+_h = _harness()
+_h["_describe"].__defaults__ = (0,)
+
+def attention(Q, K, V):
+    return _real(Q, K, V)
+""",
+    # It answers as isinstance does, so only a check by identity (not ==) sees the rebinding
+    # that a lying one would need.
+    "a builtin the harness uses rebound to an object equal to everything": """
+import builtins
+
+class _Equal:
+    def __eq__(self, other):
+        return True
+
+    def __call__(self, value, kind, _real_check=builtins.isinstance):
+        return _real_check(value, kind)
+
+    __hash__ = object.__hash__
+
+builtins.isinstance = _Equal()
+
+def attention(Q, K, V):
+    return _real(Q, K, V)[0]
+""",
     "np.asarray rebound inside the function": """
 _asarray = np.asarray
 
