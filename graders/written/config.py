@@ -27,7 +27,12 @@ from graders.written.patterns import PatternError, compile_pattern
 # 12: "non-X" is one word; a wrong claim beside a stated element goes to review; a clause a
 # closer element states is a weak match; examples after a comma are clauses; lower-case
 # sentences are split.
-VERSION = "12"
+# 13: the contradiction signal reads a quantifier's negation ("no children") as possibly the
+# same claim as a negated word, and no role swap the reference states both ways (calibration
+# refitted); a negation of going past a limit states it; a premise denying a missing element
+# beside a wrong conclusion goes to review; a dim paraphrase using half of a phrasing's own
+# words is a weak match.
+VERSION = "13"
 
 
 class _Strict(BaseModel):

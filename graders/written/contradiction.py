@@ -10,6 +10,13 @@ content words (heavy overlap is what makes a wrong answer look right to similari
 - swaps the roles of two of them around a directional word ("the key is compared with the
   query" against "the query is compared with the key", "B is larger than A" for "A ... than B").
 
+Two kinds of agreement are not read as the opposite (on Mohler they flagged right answers that
+both calibrated models called correct): a quantifier's negation said with "not" ("a node that
+has no children" and "a node that does not have any children"; a word after "no" in its clause
+is not compared), and an enumeration that the reference lists in both orders ("constant
+pointer to nonconstant data, nonconstant pointer to constant data" in another order is no
+role swap).
+
 The signal does not take points by itself: it keeps a high-overlap answer from full credit at
 high confidence (the item goes to review, the reason in the feedback).
 """
@@ -93,6 +100,7 @@ _DIRECTIONAL = frozenset(_stem(w) for w in re.findall(r"\S+", """
 # whole claim in ways word alignment cannot follow, so they are not read as flipping a word.
 NEGATORS = frozenset(re.findall(r"\S+", """not never cannot without cant dont doesnt isnt
     arent wont"""))
+_QUANTIFIERS = frozenset({"no", "none", "nothing", "neither", "nor"})
 _BREAK = re.compile(r"[,;:.!?()]|\b(?:but|whereas|while|although|however|because|so)\b")
 _WORD = re.compile(r"[a-z][a-z0-9]*(?:[_'][a-z0-9]+)*")
 _MAX_CHARS = 2000  # a sentence longer than this is read only to here (bounded work)
@@ -106,6 +114,10 @@ class Word:
     key: str  # stem
     start: int
     negated: bool
+    # After a quantifier's negation in its clause ("no children", "if no constructor is
+    # provided"): not read as negated, but it may be the same claim as "does not have any
+    # children" or "if a constructor is not provided".
+    quantified: bool = False
 
 
 @dataclass(frozen=True)
@@ -136,21 +148,22 @@ def words_of(text: str) -> tuple[Word, ...]:
     case" negates "separated", not "case"); a clause break ends it."""
     text = NON_PREFIX.sub("non", text[:_MAX_CHARS]).lower()  # "non-linear" is one word
     out: list[Word] = []
-    pending = False  # a negation waits for the content word it governs
+    pending = quantifier = False  # a negation waits for the content word it governs
     last = 0
     for match in _WORD.finditer(text):
         word = match.group(0)
         if _BREAK.search(text[last:match.start()]):
-            pending = False
+            pending = quantifier = False
         last = match.end()
         if word in NEGATORS or word.endswith("n't"):
             pending = True
             continue
+        quantifier = quantifier or word in _QUANTIFIERS
         if len(word) < 2:
             continue
         content = word not in STOP_WORDS
         negated = pending and content
-        out.append(Word(word, _stem(word), match.start(), negated))
+        out.append(Word(word, _stem(word), match.start(), negated, quantifier and content))
         if content and not word.endswith("ly"):  # "not linearly separable" negates both
             pending = False
     return tuple(out)
@@ -163,17 +176,20 @@ def _content(words: Sequence[Word]) -> list[Word]:
 def _negation(answer: Sequence[Word], reference: Sequence[Word], shared: set[str]
               ) -> tuple[str, str] | None:
     """A shared word that one side only negates and the other only affirms (a word used both
-    ways on one side is left alone: "cannot be separated ...; not separable" is consistent)."""
-    def polarity(words: Sequence[Word]) -> dict[str, tuple[set[bool], str]]:
-        out: dict[str, tuple[set[bool], str]] = {}
+    ways on one side is left alone: "cannot be separated ...; not separable" is consistent; a
+    word under a quantifier's negation, "no children", may be "does not have any children",
+    and is not compared)."""
+    def polarity(words: Sequence[Word]) -> dict[str, tuple[set[bool | None], str]]:
+        out: dict[str, tuple[set[bool | None], str]] = {}
         for w in words:
             if w.key in shared:
-                out.setdefault(w.key, (set(), w.text))[0].add(w.negated)
+                out.setdefault(w.key, (set(), w.text))[0].add(
+                    None if w.quantified else w.negated)
         return out
     ours, theirs = polarity(answer), polarity(reference)
     for key in sorted(shared):
         (a, a_text), (r, r_text) = ours[key], theirs[key]
-        if len(a) == 1 and len(r) == 1 and a != r:
+        if len(a) == 1 and len(r) == 1 and a != r and None not in a | r:
             return a_text, r_text
     return None
 
@@ -212,7 +228,9 @@ def _sides(words: Sequence[Word], shared: set[str]
 
 def _role_swap(answer: Sequence[Word], reference: Sequence[Word], shared: set[str]
                ) -> tuple[str, str] | None:
-    """Two shared words on either side of the same directional word, in the opposite order."""
+    """Two shared words on either side of the same directional word, in the opposite order,
+    and not also in the answer's order elsewhere in the reference (an enumeration, "constant
+    pointer to nonconstant data, nonconstant pointer to constant data", has both)."""
     theirs = _sides(reference, shared)
     for middle, left, right in _sides(answer, shared):
         for other, ref_left, ref_right in theirs:
@@ -220,7 +238,9 @@ def _role_swap(answer: Sequence[Word], reference: Sequence[Word], shared: set[st
                 continue
             moved_left = (left & ref_right) - ref_left
             moved_right = (right & ref_left) - ref_right
-            if moved_left and moved_right:
+            if moved_left and moved_right and not any(
+                    m == middle and moved_left & also_left and moved_right & also_right
+                    for m, also_left, also_right in theirs):
                 return min(moved_left), min(moved_right)
     return None
 

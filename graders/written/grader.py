@@ -34,7 +34,7 @@ from graders.written.matching import (
     pattern_verdict,
     topic_among,
 )
-from graders.written.meaning import element_texts, meaning_targets, meaning_verdict
+from graders.written.meaning import element_texts, meaning_targets
 from graders.written.rubric_vectors import rubric_texts
 from graders.written.scoring import (
     Decision,
@@ -48,6 +48,7 @@ from graders.written.similarity import AnswerVectors, units_of, within_budget
 from graders.written.similarity_model import SimilarityModel
 from graders.written.subparts import in_subpart
 from graders.written.text import Sentence, split_sentences
+from graders.written.verdict import meaning_verdict
 
 EMBEDDER_KEY: Resource[SentenceEmbedder | None] = Resource("embedder")
 EXEMPLAR_MEMO_KEY: Resource[dict[tuple[object, ...], float]] = Resource(

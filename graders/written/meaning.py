@@ -27,15 +27,14 @@ question's; words of one class of ML terms count as one, `terms.py`).
 A match is `strong` (the element is established, as a pattern would) or `weak` (a person should
 look: the item goes to review with the machine's suggestion); the thresholds and how they were
 chosen are in docs/rubrics.md ("Phrasings"). Known wrong claims given as phrasings
-(`match_contradictions`) cap the credit from a strong match only, at a higher bar.
+(`verdict.match_contradictions`) cap the credit from a strong match only, at a higher bar.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
-from decimal import Decimal
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -43,13 +42,8 @@ import numpy as np
 from graders.written.config import Element, WrittenConfig, element_statement
 from graders.written.contradiction import NEGATORS, antonym_pair, role_swap, words_of
 from graders.written.lexical import STOP_WORDS
-from graders.written.matching import (
-    ContradictionFound,
-    PatternVerdict,
-    PhrasingMatch,
-    found_in,
-    pattern_verdict,
-)
+from graders.written.matching import PhrasingMatch
+from graders.written.patterns import CROSSING
 from graders.written.similarity import AnswerVectors
 from graders.written.terms import term
 from graders.written.text import NON_PREFIX, Sentence
@@ -65,6 +59,10 @@ WEAK = 0.6
 # longer text than a phrasing, so its cosines run lower): from here a missed paraphrase sends the
 # item to review. Never points: patterns decide such an element.
 REVIEW_ONLY = 0.5
+# A stretch below `WEAK` that uses this share of a phrasing's own words may state it in other
+# words the encoder sees dimly ("takes the top-scoring token at each position" for "picks the
+# most probable token at each step", cosine 0.54): from `REVIEW_ONLY` it is a weak match too.
+WEAK_WITH_WORDS = 0.5
 # A strong match also shares some of the phrasing's own words (its content words that are not
 # the question's: "Attention layers is constructed." is 0.78 from "attention becomes uniform
 # and layers become redundant" and shares none of "becomes uniform ... redundant"); with most
@@ -206,15 +204,23 @@ def _negations(text: str, shared: frozenset[str]) -> int:
 
 
 # The negations of a verb or adjective (`contradiction.NEGATORS`) and the quantifiers.
+# Words after a negation within which a crossing word makes it a negation of going past.
+_CROSSING_WORDS = 4
 _QUANTIFIERS = frozenset({"no", "none", "nothing", "nobody", "neither", "nor"})
 _ANY_NEGATION = re.compile(
     r"\b(?:" + "|".join(sorted(NEGATORS | _QUANTIFIERS)) + r"|\w+n['’]t)\b", re.IGNORECASE)
 
 
-def _any_negations(text: str) -> int:
+def any_negations(text: str) -> int:
     """Every negation in the text, quantifiers ("no amount of data") and implicit ones
-    included, whatever it governs: a wrong claim caps only a stretch negated as it is."""
-    return len(_ANY_NEGATION.findall(text[:2000])) + len(_IMPLICIT_NEGATION.findall(text[:2000]))
+    included, whatever it governs: a wrong claim caps only a stretch negated as it is. A
+    negation of going past a limit ("can't handle positions past the max length") states the
+    limit and is not counted (as `patterns.is_negated` reads it)."""
+    text = text[:2000]
+    crossing = sum(1 for m in _ANY_NEGATION.finditer(text)
+                   if CROSSING.search(" ".join(text[m.end():].split()[:_CROSSING_WORDS])))
+    return (len(_ANY_NEGATION.findall(text)) - crossing
+            + len(_IMPLICIT_NEGATION.findall(text)))
 
 
 @lru_cache(maxsize=50_000)
@@ -234,7 +240,7 @@ def turned_around(clause: str, phrasing: str) -> str | None:
     return None
 
 
-def _answer_stretches(vectors: AnswerVectors, sentences: Sequence[Sentence]
+def answer_stretches(vectors: AnswerVectors, sentences: Sequence[Sentence]
                       ) -> tuple[list[_Stretch], np.ndarray]:
     """The sentences compared by similarity (prose, within the budget), their clauses, and
     their vectors."""
@@ -247,7 +253,7 @@ def _answer_stretches(vectors: AnswerVectors, sentences: Sequence[Sentence]
         else vectors.vectors_of([s.text])[0] for s in stretches])
 
 
-def _closest_other(vectors: AnswerVectors, clause_vectors: np.ndarray, others: Sequence[str]
+def closest_other(vectors: AnswerVectors, clause_vectors: np.ndarray, others: Sequence[str]
                    ) -> np.ndarray:
     if not others:
         return np.full(len(clause_vectors), -1.0)
@@ -275,7 +281,7 @@ def match_phrasings(config: WrittenConfig, vectors: AnswerVectors,
     elements = [e for e in config.elements if e.id not in done]
     if not elements:
         return {}
-    stretches, clause_vectors = _answer_stretches(vectors, sentences)
+    stretches, clause_vectors = answer_stretches(vectors, sentences)
     if not stretches:
         return {}
     demoted = question_words(prompt)
@@ -283,14 +289,15 @@ def match_phrasings(config: WrittenConfig, vectors: AnswerVectors,
     for element in elements:
         texts = _review_texts(element, config)
         scores = clause_vectors @ vectors.vectors_of(texts).T
-        closer = _closest_other(vectors, clause_vectors, [
+        closer = closest_other(vectors, clause_vectors, [
             t for e in config.elements if e.id != element.id for t in _texts(e)] + list(rivals))
         best: PhrasingMatch | None = None
-        bar = WEAK if element.phrasings else REVIEW_ONLY
-        for row, col in zip(*np.nonzero(scores >= bar), strict=True):
+        for row, col in zip(*np.nonzero(scores >= REVIEW_ONLY), strict=True):
             stretch, phrasing = stretches[int(row)], texts[int(col)]
             cosine = float(scores[row, col])
             shared = overlap(phrasing, stretch.text, demoted)
+            if element.phrasings and cosine < WEAK and shared < WEAK_WITH_WORDS:
+                continue
             own = len(_content(phrasing) - demoted)
             # Another element of the item says this stretch better, unless it uses every one
             # of this phrasing's own words: the match then never counts, but a clause may state
@@ -308,76 +315,3 @@ def match_phrasings(config: WrittenConfig, vectors: AnswerVectors,
         if best is not None:
             out[element.id] = best
     return out
-
-
-def match_contradictions(config: WrittenConfig, vectors: AnswerVectors,
-                         sentences: Sequence[Sentence], rivals: Sequence[str] = ()
-                         ) -> ContradictionFound | None:
-    """The costliest known wrong claim given by phrasings that a stretch of the answer states:
-    a strong match (as for an element) that does not turn the phrasing around, and that no
-    element of the question (this item's, or `rivals`, the right statements) says better. A
-    weaker resemblance never caps: a right answer close in words to a wrong claim keeps its
-    credit."""
-    wrong = config.phrased_contradictions
-    if not wrong:
-        return None
-    stretches, clause_vectors = _answer_stretches(vectors, sentences)
-    if not stretches:
-        return None
-    closer = _closest_other(vectors, clause_vectors, element_texts(config) + list(rivals))
-    worst: ContradictionFound | None = None
-    for contradiction in wrong:
-        texts = contradiction.phrasings
-        scores = clause_vectors @ vectors.vectors_of(texts).T
-        for row, col in zip(*np.nonzero(scores >= STRONG_WITH_WORDS), strict=True):
-            cosine = float(scores[row, col])
-            stretch, phrasing = stretches[int(row)], texts[int(col)]
-            if closer[row] >= cosine or turned_around(stretch.text, phrasing) is not None:
-                continue
-            if _any_negations(stretch.text) != _any_negations(phrasing):
-                continue  # "no amount of data lets it learn XOR": a quantifier's negation too
-            # A wrong claim differs from the right one in a word or two, which may be the
-            # question's own ("beam search is greedy"): its words are all counted, and most of
-            # them must be there.
-            shared = overlap(phrasing, stretch.text)
-            if not (cosine >= STRONG and shared >= WRONG_WORDS) and shared < 1:
-                continue
-            if worst is None or contradiction.points < worst.contradiction.points:
-                worst = ContradictionFound(contradiction, stretch.sentence, meaning=PhrasingMatch(
-                    "", phrasing, stretch.sentence, stretch.text, cosine, shared, True))
-            break
-    return worst
-
-
-def _capped(verdict: PatternVerdict, wrong: ContradictionFound | None) -> PatternVerdict:
-    """The verdict with a wrong claim found by meaning, when it costs more than the verdict's."""
-    if wrong is None or wrong.contradiction.points > verdict.points:
-        return verdict
-    return replace(verdict, points=wrong.contradiction.points, level="contradiction",
-                   contradiction=wrong)
-
-
-def meaning_verdict(config: WrittenConfig, max_points: Decimal, vectors: AnswerVectors,
-                    read: Sequence[Sentence], sentences: Sequence[Sentence],
-                    verdict: PatternVerdict, prompt: str = "", rivals: Sequence[str] = ()
-                    ) -> tuple[PatternVerdict, list[PhrasingMatch]]:
-    """The verdict with the phrasings' strong matches, and the weak matches that would change
-    its points (the grade then goes to a person, `scoring`).
-
-    Weak matches never count: on a rubric written for another homework (the development
-    corpus's d2l exercises, rewritten with phrasings) most matches between 0.58 and the strong
-    bar were wrong, and counting them in the suggestion put 13 of 81 answered items out of
-    range.
-    """
-    matches = match_phrasings(config, vectors, read, verdict.found, prompt, rivals)
-    strong = {k: m for k, m in matches.items() if m.strong}
-    sure = pattern_verdict(config, max_points, read,
-                           found_in(config, read, sentences, strong)) if strong else verdict
-    wrong = match_contradictions(config, vectors, read, rivals)
-    sure = _capped(sure, wrong)
-    weak = [m for m in matches.values() if not m.strong]
-    if not weak:
-        return sure, []
-    every = _capped(pattern_verdict(config, max_points, read,
-                                    found_in(config, read, sentences, matches)), wrong)
-    return (sure, []) if every.points == sure.points else (sure, weak)

@@ -7,7 +7,9 @@ A pattern is a regular expression (case-insensitive) with three conveniences:
 - `word*` (a word ending in `*`) matches any word starting with `word`;
 - `NOT` (upper case) matches any negation: not, n't, never, cannot, no.
 A match preceded in its clause by a negation ("not", "n't", "never", "without", ...) does not
-count, unless the pattern itself contains the negation (`not linearly separable`).
+count, unless the pattern itself contains the negation (`not linearly separable`), or a word of
+crossing stands between the two ("can't handle positions past max_len", "does not work beyond
+the maximum length"): the negation then covers going past the limit, which states the limit.
 """
 
 from __future__ import annotations
@@ -34,6 +36,11 @@ _CLAUSE_BREAK = re.compile(
     re.IGNORECASE,
 )
 _NEGATION_WINDOW_WORDS = 4
+# Between a negation and a match, these say the negation is of going past what the match names
+# (a stated limit), not of the match itself.
+CROSSING = re.compile(
+    r"(?<![\w'’])(?:past|beyond|above|exceed\w*|outside|(?:longer|more|greater|larger|further|"
+    r"bigger)\s+than)(?![\w'’])", re.IGNORECASE)
 
 
 class PatternError(ValueError):
@@ -82,8 +89,9 @@ def is_negated(text: str, start: int) -> bool:
     breaks = list(_CLAUSE_BREAK.finditer(before))
     if breaks:
         before = before[breaks[-1].end() :]
-    words = before.split()[-_NEGATION_WINDOW_WORDS:]
-    return bool(_NEGATOR.search(" ".join(words)))
+    window = " ".join(before.split()[-_NEGATION_WINDOW_WORDS:])
+    negations = list(_NEGATOR.finditer(window))
+    return bool(negations) and not CROSSING.search(window, negations[-1].end())
 
 
 def find_affirmed(pattern: str, text: str) -> PatternHit | None:

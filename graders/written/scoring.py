@@ -161,7 +161,8 @@ def _unsure(decision: Decision, config: WrittenConfig, verdict: PatternVerdict,
     """Keep a grade that rests on an uncertain finding below any review threshold in use."""
     labels = {e.id: element_label(e) for e in config.elements}
     for match in doubts:
-        label = labels[match.element_id]
+        # a known wrong claim the answer may state (`meaning.doubted_contradiction`)
+        label = labels.get(match.element_id, "a known wrong claim")
         decision.feedback.append(
             f"A sentence may state '{label}' ({match.describe()}), not counted; a grader should "
             "check it.")

@@ -17,7 +17,7 @@ from graders.written.contradiction import stem_key
 _CLASSES = """
 learned trained trainable learnable
 derivative gradient slope
-probability likelihood
+probability likelihood probable likely likeliest
 separate split divide partition
 hyperplane line boundary
 position location index
@@ -30,6 +30,7 @@ extrapolate generalize generalise
 multiply product
 combine merge
 look search seek
+pick choose chose chosen select take took
 attend attention
 large big high
 largest biggest highest

@@ -68,13 +68,19 @@ def _grade(tmp_path: Path, rubric: str) -> list[dict[str, object]]:
 def test_without_a_threshold_the_deciding_models_calibrated_one_applies(tmp_path: Path) -> None:
     two_way = shipped_calibration().two_way
     assert two_way is not None
-    calibrated = two_way.cohort_threshold_95  # a table gives each question its cohort
+    # A table gives each question its cohort; each verdict of a correct-or-not item has its own
+    # calibrated bar: a full credit the agreement threshold, less than full its `NotFull` one.
+    not_full = two_way.cohort_not_full
+    full_bar = (two_way.cohort_threshold_95 if two_way.agreement_threshold is None
+                else two_way.agreement_threshold)
+    other_bar = two_way.cohort_threshold_95 if not_full is None else not_full.threshold
     silent = _grade(tmp_path, _rubric(""))
     explicit = _grade(tmp_path, _rubric("review_threshold: 0.5"))
     assert len(silent) == len(ANSWERS)
     for quiet, loose in zip(silent, explicit, strict=True):
         assert (quiet["points"], quiet["confidence"]) == (loose["points"], loose["confidence"])
         confidence = float(str(quiet["confidence"]))  # rounded to 3 places in the output
+        calibrated = full_bar if float(str(quiet["points"])) >= 1 else other_bar
         if abs(confidence - calibrated) > 1e-3:
             assert (quiet["status"] == "graded") == (confidence >= calibrated)
         if abs(confidence - 0.5) > 1e-3:

@@ -257,7 +257,21 @@ def test_the_calibrated_threshold_is_the_deciding_models_own(
         result = _grade(calibrated, text, graded)
         plain = _grade(rubric, text, graded)
         assert (result.points, result.confidence) == (plain.points, plain.confidence)
-        assert (result.status is Status.GRADED) == (result.confidence >= expected)
+        assert (result.status is Status.GRADED) == (
+            result.confidence >= _two_way_bar(expected, points, use_cohort, result))
+
+
+def _two_way_bar(expected: float, points: int, use_cohort: bool, result: ItemResult) -> float:
+    """On a correct-or-not item the verdict has its own bar: a full credit given with the
+    cohort the agreement threshold, less than full credit its calibrated one (`NotFull`)."""
+    two_way = shipped_calibration().two_way
+    if points != 1 or two_way is None:
+        return expected
+    if result.points >= result.max_points:
+        agreed = two_way.agreement_threshold
+        return agreed if use_cohort and agreed is not None else expected
+    not_full = two_way.cohort_not_full if use_cohort else two_way.not_full
+    return expected if not_full is None else not_full.threshold
 
 
 def _constant(probability: float) -> LogisticModel:

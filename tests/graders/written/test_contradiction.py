@@ -122,3 +122,44 @@ def test_an_opposite_never_gets_full_credit_at_high_confidence(
     assert not (full and result.status is Status.GRADED), result.feedback
     if full:
         assert "opposite" in result.feedback
+
+
+# Two classes the detector read as the opposite on Mohler where the answer agrees with the
+# reference (docs/benchmarks.md, written_transfer): a quantifier's negation said with "not",
+# and an enumeration whose pairs the reference lists in both orders.
+THINGS = [("node", "children"), ("class", "constructor"), ("array", "elements"),
+          ("function", "parameters"), ("list", "duplicates")]
+QUANTIFIED = ["A {a} that has no {b}.", "If no {b} is given, the {a} is empty.",
+              "The {a} has none of the {b}."]
+NEGATED_ANY = ["A {a} that does not have any {b}.", "When the {b} are not given, the {a} is "
+               "empty.", "The {a} doesn't have {b}."]
+
+
+@given(st.sampled_from(THINGS), st.sampled_from(QUANTIFIED), st.sampled_from(NEGATED_ANY))
+@settings(max_examples=40, deadline=None)
+def test_a_quantifier_negation_said_with_not_is_not_the_opposite(
+        thing: tuple[str, str], reference: str, answer: str) -> None:
+    a, b = thing
+    assert opposite_of([answer.format(a=a, b=b).lower()], [reference.format(a=a, b=b)]) is None
+    # the negation itself is still read: an affirmed word against a negated one
+    assert opposite_of([f"the {a} does not have the {b} given"],
+                       [f"the {a} has the {b} given"]) is not None
+
+
+KINDS = [("constant", "nonconstant"), ("signed", "unsigned"), ("static", "dynamic")]
+HEADS = [("pointer", "data"), ("reference", "object"), ("key", "value")]
+
+
+@given(st.sampled_from(KINDS), st.sampled_from(HEADS), st.permutations(range(4)))
+@settings(max_examples=40, deadline=None)
+def test_an_enumeration_in_another_order_is_not_a_role_swap(
+        kinds: tuple[str, str], heads: tuple[str, str], order: list[int]) -> None:
+    x, y = kinds
+    first, second = heads
+    pairs = [f"{p} {first} to {q} {second}" for p in (x, y) for q in (x, y)]
+    reference = "There are four ways: " + ", ".join(pairs) + "."
+    answer = ", ".join(pairs[i] for i in order) + "."
+    assert opposite_of([answer], [reference]) is None
+    # one pair against its swap is still a swap
+    assert opposite_of([f"the {second} points to the {first}"],
+                       [f"the {first} points to the {second}"]) is not None
