@@ -146,13 +146,17 @@ def rescore(reads: sessionmaker[Session], writes: sessionmaker[Session], fast: F
 
 
 def here(factory: sessionmaker[Session], fast: FastPath, chunk: Batch, target: Target,
-         send: Send) -> Rescoring:
-    """A fast batch in this process: what the plan sends to the grading processes goes first,
-    untried: they grade it while this process re-scores the rest."""
-    stored, untried = triage(factory, fast, chunk)
+         send: Send, reads: sessionmaker[Session] | None = None,
+         turn: Callable[[], AbstractContextManager[Any]] = nullcontext,
+         stored: dict[int, StoredRun] | None = None) -> Rescoring:
+    """A fast batch: what the plan sends to the grading processes goes first, untried (they
+    grade it while this process re-scores the rest); `stored`: its runs, triaged already."""
+    untried: set[int] = set()
+    if stored is None:
+        stored, untried = triage(reads or factory, fast, chunk)
     send([sid for sid in chunk if sid in untried])
-    return rescore(factory, factory, fast, [sid for sid in chunk if sid not in untried],
-                   stored, target)
+    return rescore(reads or factory, factory, fast, [sid for sid in chunk if sid not in untried],
+                   stored, target, turn)
 
 
 def run_batches(factory: sessionmaker[Session], fast: FastPath, chunks: list[Batch],
@@ -295,18 +299,13 @@ def _in_worker(parent: int) -> None:
 
 
 def _work(chunk: Batch) -> _Answer:
-    assert _shared is not None
-    shared, untried = _shared, set[int]()
-    fast = shared.fast
-    fast.stats = FastStats()
+    shared, untried = _shared, list[int]()
+    assert shared is not None
+    shared.fast.stats = FastStats()
     with _busy:
-        if chunk == shared.first:
-            runs = shared.stored
-        else:
-            runs, untried = triage(shared.reads, fast, chunk)
-        found = rescore(shared.reads, shared.factory, fast, [s for s in chunk if s not in untried],
-                        runs, shared.target, shared.turn)
-    return _Answer(sorted(untried), found, fast.stats)
+        found = here(shared.factory, shared.fast, chunk, shared.target, untried.extend,
+                     shared.reads, shared.turn, shared.stored if chunk == shared.first else None)
+    return _Answer(untried, found, shared.fast.stats)
 
 
 # The last batches are smaller, down to this share of a full one: the workers end within a

@@ -47,15 +47,6 @@ class Claim:
     resumed: bool  # an earlier runner stopped part-way; this one continues its work
 
 
-def is_live(job: RegradeJob, stale_after: timedelta, now: datetime | None = None) -> bool:
-    """A runner wrote a heartbeat lately. A job without one was interrupted before leases
-    existed (or its runner never started): it is there to be resumed."""
-    beat = job.heartbeat_at
-    if beat is not None and beat.tzinfo is None:  # SQLite hands back naive UTC datetimes
-        beat = beat.replace(tzinfo=UTC)
-    return beat is not None and (now or utcnow()) - beat < stale_after
-
-
 def claim(session: Session, slug: str, actor: User | None,
           stale_after: timedelta = DEFAULT_STALE_AFTER) -> Claim:
     """The assignment's live job, or a new or taken-over one that the caller must run."""
@@ -67,7 +58,11 @@ def claim(session: Session, slug: str, actor: User | None,
     job = session.scalar(select(RegradeJob).where(
         RegradeJob.assignment_id == assignment_id, RegradeJob.status == "running"
     ).order_by(RegradeJob.id.desc()))
-    if job is not None and is_live(job, stale_after):
+    # Live: a runner wrote a heartbeat lately (a job without one is there to be resumed).
+    beat = None if job is None else job.heartbeat_at
+    if beat is not None and beat.tzinfo is None:  # SQLite hands back naive UTC datetimes
+        beat = beat.replace(tzinfo=UTC)
+    if job is not None and beat is not None and utcnow() - beat < stale_after:
         return Claim(job.id, ours=False, resumed=False)
     if job is not None and job.rubric_hash != rubric_hash:
         finish_job(session, job, "abandoned")  # the rubric changed since

@@ -1,8 +1,8 @@
 """Bulk regrade: every stored submission against the current rubric, in parallel, resumable.
 
 A job runs outside any request (HTTP regrades on the server's own threads: `RegradeRunner`),
-so it owns its transactions: one per batch, so an interrupted
-regrade keeps what it finished and a re-run continues where it stopped. With a result cache,
+so it owns its transactions: one per batch, so an interrupted regrade keeps what it finished
+and a re-run continues where it stopped. With a result cache,
 each batch is first re-scored here from its stored runs' keys (app.regrade.batches); the rest
 goes through the pipeline every bulk path shares (app.grading.retry: window, quarantine;
 app.grading.store: batch, then per row).
@@ -169,25 +169,7 @@ class _Pooled:
         stopped = self.stopped()
         kept = [(s, r) for s, r in zip(submissions, results, strict=True)
                 if isinstance(r, WorkerOutcome) or (r is not None and not stopped)]
-        changed = self._compare(kept)
-        self.report.changed += len(changed)
-        job_id = self.target.job_id
-        if not self.target.dry_run and job_id is not None:
-            # Each batch in its own transaction, one row in its own if the batch fails: a
-            # submission whose result cannot be stored never aborts the regrade.
-            store_results(self.factory, [(s.id, self.target.version_id, o) for s, o in kept],
-                          regrade_job_id=job_id, after=lambda session, stored: jobs.count_done(
-                              session, job_id, len(stored),
-                              sum(1 for s, _, _ in stored if s in changed)))
-        for _, outcome in kept:
-            if isinstance(outcome, WorkerOutcome) and outcome.work:
-                self.report.cached += 1
-                self.report.work.add(outcome.work)
-        self.counted(len(kept))
-
-    def _compare(self, kept: Sequence[tuple[Submission, WorkerOutcome | BaseException]]
-                 ) -> set[int]:
-        """The submissions whose scores the new outcomes change (reported as changes)."""
+        # The submissions whose scores the new outcomes change (reported as changes).
         ids = [s.id for s, _ in kept]
         with unit_of_work(self.factory) as session:
             rows = current_item_rows(session, ids)
@@ -202,7 +184,20 @@ class _Pooled:
             if change is not None:
                 changed.add(submission.id)
                 self.report.changes.append(change)
-        return changed
+        self.report.changed += len(changed)
+        job_id = self.target.job_id
+        if not self.target.dry_run and job_id is not None:
+            # Each batch in its own transaction, one row in its own if the batch fails: a
+            # submission whose result cannot be stored never aborts the regrade.
+            store_results(self.factory, [(s.id, self.target.version_id, o) for s, o in kept],
+                          regrade_job_id=job_id, after=lambda session, stored: jobs.count_done(
+                              session, job_id, len(stored),
+                              sum(1 for s, _, _ in stored if s in changed)))
+        for _, outcome in kept:
+            if isinstance(outcome, WorkerOutcome) and outcome.work:
+                self.report.cached += 1
+                self.report.work.add(outcome.work)
+        self.counted(len(kept))
 
 
 def _document(s: Submission) -> tuple[bytes, str | None, str | None, str | None]:
