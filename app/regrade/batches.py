@@ -200,6 +200,7 @@ class _Shared:
     first: Batch  # triaged here before the fork: the workers have its runs
     stored: dict[int, StoredRun]
     turn: Callable[[], AbstractContextManager[Any]] = nullcontext
+    parent: int = 0  # the command's process, in a worker
 
 
 @dataclass
@@ -295,6 +296,7 @@ def _in_worker(parent: int) -> None:
         with _busy:
             os._exit(1)
 
+    _shared.parent = parent
     threading.Thread(target=orphaned, daemon=True).start()
 
 
@@ -303,6 +305,8 @@ def _work(chunk: Batch) -> _Answer:
     assert shared is not None
     shared.fast.stats = FastStats()
     with _busy:
+        if os.getppid() != shared.parent:  # orphaned: no batch more
+            os._exit(1)
         found = here(shared.factory, shared.fast, chunk, shared.target, untried.extend,
                      shared.reads, shared.turn, shared.stored if chunk == shared.first else None)
     return _Answer(untried, found, shared.fast.stats)
