@@ -38,8 +38,8 @@ from app.groups.page import router as groups_page_router
 from app.groups.router import router as groups_router
 from app.health import check
 from app.middleware import UPLOAD_PATH, BodyLimit, SecurityHeaders
-from app.regrade.background import RegradeRunner
 from app.regrade.router import router as regrade_router
+from app.regrade.runner import RegradeRunner
 from app.review.router import router as review_router
 from app.roster.router import router as roster_router
 from app.settings import Settings, get_settings

@@ -1,16 +1,9 @@
 """A regrade re-scored in place (app.regrade.fast) stores its runs here, paying for what
-changed only.
-
-The current run keeps its id and every item row that did not change; only its own columns
-(rubric version, status, totals, time, keys) are updated. Its previous state becomes a new run
-that is no longer current: the old rubric, status, totals and time, and the superseded rows of
-the items that changed, moved to it (not copied). So a run that is no longer current holds the
-item rows that differ from the run after it; the item it lacks read as in that later run. The
-history a page shows (app.web) is per run (status, totals, rubric, time), ordered by time, and
-every reader of scores reads the current run, which is always complete.
-
-A run graded by the grading processes is stored whole (app.grading.repository.store_outcomes)
-and the run before it keeps all its rows, as before.
+changed only: the current run keeps its id and every item row that did not change, and its
+previous state becomes a new run, no longer current, holding the superseded rows of the items
+that changed, moved to it (not copied). So a run that is no longer current holds the rows that
+differ from the run after it; every reader of scores reads the current run, always complete.
+A run graded by the grading processes is stored whole (app.grading.repository.store_outcomes).
 """
 
 from __future__ import annotations
@@ -18,15 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import lru_cache
 from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, or_, select, text, update
-from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Session
 
 from app.db.base import utcnow
-from app.db.driver import Bind, bind, driver_sql
+from app.db.driver import bind, driver_sql
 from app.db.models import GradingRun, ItemScore, Submission
 from app.grading.repository import item_values
 from app.sanitize import clean
@@ -61,33 +52,6 @@ _ITEM_VALUES = ("question_id", "points", "max_points", "status", "feedback", "st
 
 
 @dataclass(frozen=True, slots=True)
-class _Statements:
-    """The statements run per row, through the driver (app.db.driver), for one dialect."""
-
-    insert_items: str
-    update_runs: str
-    item_binds: tuple[Bind, ...]  # of _ITEM_VALUES
-    points: Bind  # a run's total and maximum
-    seconds: Bind
-    when: Bind
-
-
-@lru_cache(maxsize=8)
-def _statements(dialect: Dialect) -> _Statements:
-    marks = ", ".join("?" * (3 + len(_ITEM_VALUES)))
-    return _Statements(
-        driver_sql(f"INSERT INTO item_scores (run_id, position, item_id, "
-                   f"{', '.join(_ITEM_VALUES)}) VALUES ({marks})", dialect),
-        driver_sql("UPDATE grading_runs SET rubric_version_id = ?, rubric_hash = ?, "
-                   "regrade_job_id = ?, status = ?, error = NULL, total = ?, max_points = ?, "
-                   "execution_time = ?, created_at = ?, result_keys = ? WHERE id = ?", dialect),
-        tuple(bind(_ITEMS.c[name], dialect) for name in _ITEM_VALUES),
-        bind(_RUNS.c.total, dialect), bind(_RUNS.c.execution_time, dialect),
-        bind(_RUNS.c.created_at, dialect),
-    )
-
-
-@dataclass(frozen=True, slots=True)
 class AdvancedRun:
     """A submission's current run re-scored: its new status, totals and keys, and the results
     of the items that changed (item id -> result)."""
@@ -101,15 +65,9 @@ class AdvancedRun:
     changed: Mapping[str, ItemResult]
 
 
-def advance_runs(
-    session: Session,
-    runs: Sequence[AdvancedRun],
-    version_id: int,
-    rubric_hash: str,
-    regrade_job_id: int | None,
-    positions: Mapping[str, int],
-    seconds: float | None = None,
-) -> int:
+def advance_runs(session: Session, runs: Sequence[AdvancedRun], version_id: int,
+                 rubric_hash: str, regrade_job_id: int | None, positions: Mapping[str, int],
+                 seconds: float | None = None) -> int:
     """Store each re-scored run in place (see the module's text): a few statements for all
     the runs, a row written per changed item. Returns the number stored: a run that is no
     longer current (its submission regraded or deleted meanwhile) is skipped."""
@@ -137,7 +95,8 @@ def advance_runs(
         session.execute(_MOVE, {"runs": run_ids, "items": [clean(i, 100) for i in items],
                                 "no": False})
     connection = session.connection()
-    sql = _statements(connection.dialect)
+    dialect = connection.dialect
+    item_binds = [bind(_ITEMS.c[name], dialect) for name in _ITEM_VALUES]
     # Results are shared by many runs: each is cleaned and bound once.
     values: dict[int, tuple[ItemResult, tuple[Any, ...]]] = {}
     heads: dict[str, tuple[int, str]] = {}
@@ -148,17 +107,23 @@ def advance_runs(
             if found is None:
                 named = item_values(result)
                 found = values[id(result)] = (result, tuple(
-                    b(named[name]) for b, name in zip(sql.item_binds, _ITEM_VALUES, strict=True)))
+                    b(named[name]) for b, name in zip(item_binds, _ITEM_VALUES, strict=True)))
             head = heads.get(item_id)
             if head is None:
                 head = heads[item_id] = (positions[item_id], clean(item_id, 100))
             rows.append((r.run_id, *head, *found[1]))
     if rows:
-        connection.exec_driver_sql(sql.insert_items, rows)
+        connection.exec_driver_sql(driver_sql(
+            f"INSERT INTO item_scores (run_id, position, item_id, {', '.join(_ITEM_VALUES)}) "
+            f"VALUES ({', '.join('?' * (3 + len(_ITEM_VALUES)))})", dialect), rows)
     now = utcnow()
-    when, seconds_bound = sql.when(now), sql.seconds(seconds)
-    points = sql.points
-    connection.exec_driver_sql(sql.update_runs, [
+    when = bind(_RUNS.c.created_at, dialect)(now)
+    seconds_bound = bind(_RUNS.c.execution_time, dialect)(seconds)
+    points = bind(_RUNS.c.total, dialect)
+    connection.exec_driver_sql(driver_sql(
+        "UPDATE grading_runs SET rubric_version_id = ?, rubric_hash = ?, regrade_job_id = ?, "
+        "status = ?, error = NULL, total = ?, max_points = ?, execution_time = ?, "
+        "created_at = ?, result_keys = ? WHERE id = ?", dialect), [
         (version_id, rubric_hash, regrade_job_id, r.status, points(r.total),
          points(r.max_points), seconds_bound, when, r.keys, r.run_id)
         for r in stored

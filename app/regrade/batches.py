@@ -1,31 +1,50 @@
 """A regrade's fast path a batch at a time (app.regrade.fast): read the batch's stored runs,
-re-score what can be re-scored here, store it in one transaction. The same whether the CLI's
-process runs the batch or one of its forked workers does (app.regrade.parallel).
+re-score what can be re-scored here, settle and store it in one transaction; in this process,
+or, for two batches or more, in forked workers on every core.
+
+A fork inherits what this process built (imports, the rubric, the fast path): no start-up is
+paid again. Workers read in transactions that take no lock on SQLite and write one at a time;
+on PostgreSQL the job's counts are added in SQL (app.regrade.jobs.count_done). A batch a worker
+failed or died with is done here, but for what the worker stored of it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import io
 import logging
+import multiprocessing
+import os
+import sys
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.session import unit_of_work
+from app.db.session import make_sessionmaker, unit_of_work
 from app.grading.advance import AdvancedRun, advance_runs
 from app.grading.repository import run_scores
-from app.regrade import repository
-from app.regrade.changes import ScoreChange
-from app.regrade.fast import FastPath, Rescored
-from app.regrade.settle import Settled, settle
+from app.grading.retry import kill_processes
+from app.regrade import jobs
+from app.regrade.changes import ScoreChange, Settled, settle
+from app.regrade.fast import FastPath, FastStats, Rescored
 from app.regrade.stored import StoredRun, stored_runs
 from app.submissions.repository import overrides_for
 from graders.rubric import LoadedRubric
 
 log = logging.getLogger(__name__)
+
+Batch = list[int]
+Send = Callable[[Batch], None]  # submissions for the grading processes
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,9 +58,8 @@ class Target:
 
 @dataclass(slots=True)
 class Rescoring:
-    """What one batch's re-scoring gave: the submissions it could not do (for the grading
-    processes), the score changes of those it did, and how many it did (stored, unless a dry
-    run)."""
+    """A batch re-scored: what it could not do (for the grading processes), the score changes
+    of what it did, and how many it did (stored, unless a dry run)."""
 
     rest: list[int] = field(default_factory=list)
     changes: list[ScoreChange] = field(default_factory=list)
@@ -50,36 +68,30 @@ class Rescoring:
 
 def fast_path(loaded: LoadedRubric, context: str | None,
               options: Mapping[str, Any] | None) -> FastPath | None:
-    """The fast path, when it can decide exactly as the grading processes would: a result cache
+    """The fast path, when it decides exactly as the grading processes would: a result cache
     to read, and no calibration context (its annotations are not what the keys name)."""
     if context is not None or not options or not options.get("result_cache_path"):
         return None
     from app.cache.store import open_cache
 
     cache = open_cache(options)
-    if not cache.enabled:
-        return None
-    return FastPath(loaded, options, cache)
+    return FastPath(loaded, options, cache) if cache.enabled else None
 
 
 def triage(reads: sessionmaker[Session], fast: FastPath, chunk: Sequence[int]
            ) -> tuple[dict[int, StoredRun], set[int]]:
-    """The chunk's stored runs, and those of its submissions known to need the grading
-    processes without trying here (`FastPath.pool_only`)."""
+    """The chunk's stored runs, and those the plan sends to the grading processes untried."""
     with unit_of_work(reads) as session:
         stored = stored_runs(session, chunk)
-        untried = fast.pool_only(session, chunk, stored)
-    return stored, untried
+        return stored, fast.pool_only(session, chunk, stored)
 
 
 def rescore(reads: sessionmaker[Session], writes: sessionmaker[Session], fast: FastPath,
             chunk: Sequence[int], stored: Mapping[int, StoredRun], target: Target,
-            turn: Callable[[], AbstractContextManager[None]] = nullcontext) -> Rescoring:
+            turn: Callable[[], AbstractContextManager[Any]] = nullcontext) -> Rescoring:
     """Re-score here what the fast path can of `chunk` and store it in one transaction (once
     `turn` lets it write)."""
     found = Rescoring()
-    if not chunk:
-        return found
     started = time.perf_counter()
     rescored: list[Rescored] = []
     for sid in chunk:
@@ -88,7 +100,8 @@ def rescore(reads: sessionmaker[Session], writes: sessionmaker[Session], fast: F
             found.rest.append(sid)
         else:
             rescored.append(done)
-    fast.close()
+    if chunk:
+        fast.close()
     if not rescored:
         return found
     # Of each stored run only its item count and the rows that can change its status or
@@ -99,7 +112,6 @@ def rescore(reads: sessionmaker[Session], writes: sessionmaker[Session], fast: F
         wanted.update(item for own in overrides.values() for item in own)
         scores = run_scores(session, [r.stored.run_id for r in rescored], wanted)
     settled: list[tuple[Rescored, Settled]] = []
-    changes: list[ScoreChange] = []
     for r in rescored:
         run = r.stored
         read = scores.get(run.run_id)
@@ -109,37 +121,244 @@ def rescore(reads: sessionmaker[Session], writes: sessionmaker[Session], fast: F
         if now is None:
             fast.stats.unsettled(r)
             found.rest.append(run.submission_id)
-            continue
-        settled.append((r, now))
-        if now.change is not None:
-            changes.append(now.change)
+        else:
+            settled.append((r, now))
     found.rest.sort()
-    if not settled:
-        return found
-    if not target.dry_run:
+    changes = [s.change for _, s in settled if s.change is not None]
+    if settled and not target.dry_run:
         seconds = (time.perf_counter() - started) / len(chunk)
         try:
-            with turn():
-                _store(writes, settled, target, fast, len(changes), seconds)
+            with turn(), unit_of_work(writes) as session:
+                stored_now = advance_runs(session, [
+                    AdvancedRun(r.stored.submission_id, r.stored.run_id, s.status, s.total,
+                                s.max_points, r.keys, r.recomputed) for r, s in settled],
+                    target.version_id, fast.loaded.content_hash, target.job_id, fast.positions,
+                    seconds)
+                if target.job_id is not None:
+                    jobs.count_done(session, target.job_id, stored_now, len(changes))
         except Exception:  # the grading processes store them, a row at a time if need be
             log.exception("storing %d re-scored submissions failed", len(settled))
             fast.stats.sent += len(settled)
             found.rest = sorted(found.rest + [r.stored.submission_id for r, _ in settled])
             return found
-    found.changes = changes
-    found.done = len(settled)
+    found.changes, found.done = changes, len(settled)
     return found
 
 
-def _store(writes: sessionmaker[Session], settled: Sequence[tuple[Rescored, Settled]],
-           target: Target, fast: FastPath, changed: int, seconds: float) -> None:
-    with unit_of_work(writes) as session:
-        stored = advance_runs(
-            session,
-            [AdvancedRun(r.stored.submission_id, r.stored.run_id, s.status, s.total,
-                         s.max_points, r.keys, r.recomputed) for r, s in settled],
-            target.version_id, fast.loaded.content_hash, target.job_id, fast.positions,
-            seconds,
-        )
-        if target.job_id is not None:
-            repository.count_done(session, target.job_id, stored, changed)
+def here(factory: sessionmaker[Session], fast: FastPath, chunk: Batch, target: Target,
+         send: Send, reads: sessionmaker[Session] | None = None,
+         turn: Callable[[], AbstractContextManager[Any]] = nullcontext,
+         stored: dict[int, StoredRun] | None = None) -> Rescoring:
+    """A fast batch: what the plan sends to the grading processes goes first, untried (they
+    grade it while this process re-scores the rest); `stored`: its runs, triaged already."""
+    untried: set[int] = set()
+    if stored is None:
+        stored, untried = triage(reads or factory, fast, chunk)
+    send([sid for sid in chunk if sid in untried])
+    return rescore(reads or factory, factory, fast, [sid for sid in chunk if sid not in untried],
+                   stored, target, turn)
+
+
+def run_batches(factory: sessionmaker[Session], fast: FastPath, chunks: list[Batch],
+                target: Target, workers: int, stopping: threading.Event | None, send: Send,
+                done: Callable[[Rescoring], None], counted: Callable[[int], None]) -> None:
+    """Every fast batch, here or in forked workers; each one's answer to `done` here, in the
+    order they come. Forked when there are two batches or more and most of the first is
+    re-scored outside the grading processes (a battery change sends nearly all of it there:
+    no worker is worth its fork). Once `stopping` is set no batch is started."""
+    def stopped() -> bool:
+        return stopping is not None and stopping.is_set()
+
+    engine = factory.kw.get("bind")
+    if (workers >= 2 and len(chunks) >= 2 and isinstance(engine, Engine)
+            and not _private(engine) and not stopped()):
+        stored, untried = triage(factory, fast, chunks[0])
+        send([sid for sid in chunks[0] if sid in untried])
+        first = [sid for sid in chunks[0] if sid not in untried]
+        if 2 * len(untried) > len(chunks[0]):
+            done(rescore(factory, factory, fast, first, stored, target))
+        else:
+            _forked(_Shared(factory, make_sessionmaker(engine, read_only=True), fast, target,
+                            first, stored), [first] * bool(first) + tapered(chunks[1:], workers),
+                    workers, stopped, send, done, counted)
+            return
+        chunks = chunks[1:]
+    for chunk in chunks:
+        if stopped():
+            return
+        done(here(factory, fast, chunk, target, send))
+
+
+@dataclass
+class _Shared:
+    """What the forked workers inherit."""
+
+    factory: sessionmaker[Session]
+    reads: sessionmaker[Session]  # on SQLite: blocks no worker's write
+    fast: FastPath
+    target: Target
+    first: Batch  # triaged here before the fork: the workers have its runs
+    stored: dict[int, StoredRun]
+    turn: Callable[[], AbstractContextManager[Any]] = nullcontext
+    parent: int = 0  # the command's process, in a worker
+
+
+@dataclass
+class _Answer:
+    untried: list[int]
+    rescoring: Rescoring
+    stats: FastStats
+
+
+_shared: _Shared | None = None
+
+
+def _forked(shared: _Shared, batches: list[Batch], workers: int, stopped: Callable[[], bool],
+            send: Send, done: Callable[[Rescoring], None], counted: Callable[[int], None]
+            ) -> None:
+    global _shared
+    engine = shared.factory.kw["bind"]
+    context = multiprocessing.get_context("fork")
+    if engine.dialect.name == "sqlite":  # one writer at a time: each waits for the lock
+        lock = context.Lock()
+        shared.turn = lambda: lock
+    shared.fast.close()  # the cache's buffered writes, once: not once per worker
+    engine.dispose()  # no connection of this process's is copied into the workers
+    _shared, pending = shared, deque(batches)
+    running: dict[Future[_Answer], Batch] = {}
+    broken = False
+
+    def lost(chunk: Batch) -> None:
+        """A batch no worker finished, done here; but for what the worker stored of it."""
+        target = shared.target
+        if target.job_id is not None and not target.dry_run:
+            with unit_of_work(shared.factory) as session:
+                stored = jobs.regraded_by(session, target.job_id, chunk)
+            if stored:
+                counted(len(stored))
+            chunk = [sid for sid in chunk if sid not in stored]
+        if chunk:
+            done(here(shared.factory, shared.fast, chunk, target, send))
+
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_in_worker,
+                               initargs=(os.getpid(),))
+    try:
+        while pending or running:
+            while pending and not broken and not stopped() and len(running) < 2 * workers:
+                chunk = pending.popleft()
+                running[pool.submit(_work, chunk)] = chunk
+            if not running:
+                break
+            for future in wait(running, return_when=FIRST_COMPLETED).done:
+                chunk = running.pop(future)
+                try:
+                    answer = future.result()
+                except BrokenProcessPool:
+                    if not broken:
+                        log.error("a regrade worker died; its batches are run here")
+                    broken = True
+                    lost(chunk)
+                except Exception:
+                    log.exception("a regrade worker failed a batch; it is run here")
+                    lost(chunk)
+                else:
+                    shared.fast.stats.add(answer.stats)
+                    send(answer.untried)
+                    done(answer.rescoring)
+        # The workers died: the batches not handed out yet are run here too.
+        while pending and not stopped():
+            lost(pending.popleft())
+    except BaseException:
+        kill_processes(pool)
+        raise
+    finally:
+        _shared = None
+        pool.shutdown(cancel_futures=True)
+
+
+_busy = threading.Lock()  # held by a worker while it does a batch
+
+
+def _in_worker(parent: int) -> None:
+    """A forked worker: standard streams of its own (another thread of the parent may have
+    been writing at the fork, leaving the copied ones' locks held), connections of its own,
+    its collector tuned (`worker_collector`), and it leaves once orphaned, after its batch."""
+    for name, fd in (("stdout", 1), ("stderr", 2)):
+        with contextlib.suppress(OSError):
+            setattr(sys, name, io.TextIOWrapper(io.FileIO(os.dup(fd), "w"), line_buffering=True))
+    assert _shared is not None
+    _shared.factory.kw["bind"].dispose(close=False)
+    worker_collector()
+
+    def orphaned() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.2)
+        with _busy:
+            os._exit(1)
+
+    _shared.parent = parent
+    threading.Thread(target=orphaned, daemon=True).start()
+
+
+def _work(chunk: Batch) -> _Answer:
+    shared, untried = _shared, list[int]()
+    assert shared is not None
+    shared.fast.stats = FastStats()
+    with _busy:
+        if os.getppid() != shared.parent:  # orphaned: no batch more
+            os._exit(1)
+        found = here(shared.factory, shared.fast, chunk, shared.target, untried.extend,
+                     shared.reads, shared.turn, shared.stored if chunk == shared.first else None)
+    return _Answer(untried, found, shared.fast.stats)
+
+
+# The last batches are smaller, down to this share of a full one: the workers end within a
+# small batch's time of each other, where one may otherwise idle for most of a full one's.
+TAPER = 4
+
+
+def tapered(chunks: list[Batch], workers: int) -> list[Batch]:
+    """The same submissions in the same order, in batches of the largest chunk's size until
+    the rest would give each worker fewer than two such, then smaller (at least 1/TAPER)."""
+    ids = [sid for chunk in chunks for sid in chunk]
+    full = max((len(chunk) for chunk in chunks), default=0)
+    least = max(1, full // TAPER)
+    batches: list[Batch] = []
+    at = 0
+    while at < len(ids):
+        size = min(full, max(least, -(-(len(ids) - at) // (2 * workers))))
+        batches.append(ids[at : at + size])
+        at += size
+    return batches
+
+
+# A worker's young generation is collected after this many new container objects (the
+# interpreter's default: 700). Re-scoring a batch allocates millions of short-lived, acyclic
+# objects beside long-lived memos: at the default, ~390 passes a worker at 10,000 submissions,
+# ~0.3 s of its ~3.4 s CPU; at this threshold 3 passes, ~0.09 s.
+WORKER_YOUNG_THRESHOLD = 50_000
+
+
+def worker_collector() -> None:
+    _, middle, old = gc.get_threshold()
+    gc.set_threshold(WORKER_YOUNG_THRESHOLD, middle, old)
+
+
+def worker_count(requested: int | None, configured: int | None) -> int:
+    """`requested`, else one per core this process may use (at most `configured`, the grading
+    processes' count); none but this process off the main thread (the server's threads: a
+    fork would copy their locks)."""
+    if requested is not None:
+        return max(1, requested)
+    if threading.current_thread() is not threading.main_thread():
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(cores or 1, configured or cores or 1))
+
+
+def _private(engine: Engine) -> bool:
+    """An in-memory SQLite database: a fork would write to its own copy."""
+    url = engine.url
+    database = url.database or ""
+    return url.get_backend_name() == "sqlite" and (
+        database in ("", ":memory:") or "memory" in str(url.query.get("mode", "")))

@@ -1,6 +1,7 @@
 """How a regrade compares a submission's scores before and after: what `changed` counts and
-what a dry run shows (the same decisions on the grading processes' results and on the fast
-path's)."""
+what a dry run shows, on the grading processes' results (`diff_of`) and on the fast path's
+(`settle`, from the stored run's totals and the few rows read of it: only the recomputed items
+can differ, the rest of the run is the stored one)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,14 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import cast
 
-from app.db.models import ItemScore, Override
-from app.grading.repository import ItemRow
+from app.db.models import ItemScore, Override, SubmissionStatus
+from app.grading.repository import ItemRow, RunScores
 from app.grading.worker import WorkerOutcome
 from app.submissions.scoring import EffectiveScore, combine, effective_item
+from graders.results import ItemResult
+from graders.totals import counted, run_status
+
+GRADED = SubmissionStatus.GRADED.value
 
 
 @dataclass(frozen=True)
@@ -34,53 +39,81 @@ class ScoreChange:
     new_status: str
     items: tuple[ItemChange, ...]
 
-def stored_score(
-    rows: Sequence[ItemRow], overrides: Mapping[str, Override], fallback_status: str
-) -> EffectiveScore:
-    """`effective_score` over plain rows: effective_item reads only the attributes an ItemRow
-    has, and building ORM objects for every item of every submission cost a regrade more CPU
-    than storing the new runs."""
-    if not rows:
-        return EffectiveScore(fallback_status, None, None, ())
-    return combine(
-        (effective_item(cast(ItemScore, row), overrides.get(row.item_id)) for row in rows),
-        fallback_status,
-    )
+
+def stored_score(rows: Sequence[ItemRow], overrides: Mapping[str, Override],
+                 fallback_status: str) -> EffectiveScore:
+    # effective_item reads only the attributes an ItemRow has: ORM objects for every item of
+    # every submission cost a regrade more CPU than storing the new runs.
+    return combine((effective_item(cast(ItemScore, row), overrides.get(row.item_id))
+                    for row in rows), fallback_status)
 
 
 def new_score(outcome: WorkerOutcome, overrides: Mapping[str, Override]) -> EffectiveScore:
     """What the submission will read as after storing `outcome`, overrides still applied."""
-    rows = [
-        ItemRow(
-            r.item_id, r.question, r.points, r.max_points, r.status.value,
-            r.confidence, r.grader, r.grader_version, r.feedback,
-        )
-        for r in outcome.items
-    ]
-    return combine(
-        (effective_item(cast(ItemScore, row), overrides.get(row.item_id)) for row in rows),
-        outcome.status,
-    )
+    rows = [ItemRow(r.item_id, r.question, r.points, r.max_points, r.status.value,
+                    r.confidence, r.grader, r.grader_version, r.feedback) for r in outcome.items]
+    return stored_score(rows, overrides, outcome.status)
 
 
 def diff_of(submission_id: int, student: str | None, old: EffectiveScore,
             new: EffectiveScore) -> ScoreChange | None:
-    before = {i.item_id: i for i in old.items}
-    changed = tuple(
-        ItemChange(
-            i.item_id,
-            None if before.get(i.item_id) is None else before[i.item_id].points,
-            i.points,
-            None if before.get(i.item_id) is None else before[i.item_id].status,
-            i.status,
-        )
-        for i in new.items
-        if i.item_id not in before
-        or before[i.item_id].points != i.points
-        or before[i.item_id].status != i.status
-    )
+    before = {i.item_id: (i.points, i.status) for i in old.items}
+    changed = tuple(ItemChange(i.item_id, was[0], i.points, was[1], i.status) for i in new.items
+                    if (was := before.get(i.item_id, (None, None))) != (i.points, i.status))
     if not changed and old.total == new.total and old.status == new.status:
         return None
-    return ScoreChange(
-        submission_id, student, old.total, new.total, old.status, new.status, changed
-    )
+    return ScoreChange(submission_id, student, old.total, new.total, old.status, new.status,
+                       changed)
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    status: str  # the machine's run status (no overrides), as stored
+    total: Decimal
+    max_points: Decimal
+    change: ScoreChange | None  # with overrides applied, as a regrade reports it
+
+
+def settle(submission_id: int, student: str | None, total: Decimal, max_points: Decimal,
+           scores: RunScores, recomputed: Mapping[str, ItemResult],
+           overrides: Mapping[str, Override], positions: Mapping[str, int]) -> Settled | None:
+    """A run re-scored in place: the stored totals with each recomputed item's counted points
+    replaced, the status from the rows that decide it (all of them are read); an overridden
+    item counts its override's points and reads as graded. None when the rows read do not
+    cover the recomputed items (the grading processes do the submission)."""
+    rows = scores.rows
+    if any(item not in rows for item in recomputed):
+        return None
+    before = {item: (row.points, row.status) for item, row in rows.items()}
+    after = dict(before)
+    new_total, new_max = total, max_points
+    for item, result in recomputed.items():
+        old = rows[item]
+        after[item] = (result.points, result.status.value)
+        new_total += counted(result.points, result.status.value) - counted(old.points, old.status)
+        new_max += result.max_points - old.max_points
+    machine = run_status(status for _, status in after.values())
+    if not recomputed:
+        return Settled(machine, new_total, new_max, None)
+    overridden = {item: o for item, o in overrides.items() if item in rows}
+
+    def effective(values: Mapping[str, tuple[Decimal, str]], shown: Decimal) -> tuple[str, Decimal]:
+        for item, override in overridden.items():
+            shown += override.points - counted(*values[item])
+        return run_status(GRADED if item in overridden else status
+                          for item, (_, status) in values.items()), shown
+
+    old_status, old_total = effective(before, total)
+    now_status, now_total = (machine, new_total) if not overridden else effective(after, new_total)
+    changed: list[ItemChange] = []
+    for item in sorted(recomputed, key=lambda i: positions.get(i, 0)):
+        override = overridden.get(item)
+        was = before[item] if override is None else (override.points, GRADED)
+        now = after[item] if override is None else (override.points, GRADED)
+        if was != now:
+            changed.append(ItemChange(item, was[0], now[0], was[1], now[1]))
+    change = None
+    if changed or old_total != now_total or old_status != now_status:
+        change = ScoreChange(submission_id, student, old_total, now_total, old_status,
+                             now_status, tuple(changed))
+    return Settled(machine, new_total, new_max, change)

@@ -1,31 +1,36 @@
 """A regrade's fast path: re-score in this process from what the stored run was computed from.
 
-For each submission the stored run recorded its location key and its groups' keys
-(`graders.cache.runs`). Under the new rubric each key is computed again from the stored
-digests, without the upload: a group whose key did not change keeps its stored rows (copied in
-SQL); a changed key is looked up in the result cache, else its grader runs here on the located
-submission read from the cache (the numeric grader and unanswered questions only: code and
-written groups need the sandbox or the embedding model, which live in the grading processes).
-Anything else, and any submission without recorded keys, goes to the grading processes.
-
-Which changed groups the CLI cannot re-score is known from the rubric change alone: once per
-stored runs' rubric version, its groups' rubric and environment parts are compared with the new
-rubric's (`pool_only`); a submission that answered a changed code or written question goes to
-the grading processes without being tried here (a battery change sends nearly all of them).
+Under the new rubric each stored group key (app.regrade.stored) is computed again from the
+stored digests, without the upload: a group whose key did not change keeps its stored rows; a
+changed key is looked up in the result cache, else its grader runs here on the located
+submission read from the cache (the kinds that re-score in place: code and written groups need
+the sandbox or the embedding model, which live in the grading processes). Anything else goes to
+the grading processes; so does, untried, a submission that answered a changed code or written
+group (`pool_only`). A batch is re-scored, settled (app.regrade.changes) and stored in one
+transaction (app.grading.advance), whether this process or a forked worker runs it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from sqlalchemy.orm import Session
 
 from app.db.models import RubricVersion
-from app.regrade.compare import same_result
-from app.regrade.plan import Step, VersionPlan, in_place, plan_run, plan_version
-from app.regrade.stored import GroupKey, StoredKeys, StoredRun, keys_text
+from app.regrade.stored import (
+    GroupKey,
+    Step,
+    StoredKeys,
+    StoredRun,
+    VersionPlan,
+    in_place,
+    keys_text,
+    plan_run,
+    plan_version,
+    same_result,
+)
 from graders.cache import CACHE_KEY, ResultCache
 from graders.cache.codecs import decode_parsed, decode_results, encode_results
 from graders.cache.groups import cacheable
@@ -42,9 +47,8 @@ MEMO_ENTRIES = 50_000
 
 @dataclass(slots=True)
 class Rescored:
-    """One submission re-scored here: the results recomputed that differ from its stored rows
-    (the rest of its stored run is kept) and its new keys; its status and totals follow
-    (app.regrade.settle)."""
+    """One submission re-scored here: the recomputed results that differ from its stored rows
+    (the rest of its stored run is kept) and its new keys."""
 
     stored: StoredRun
     recomputed: dict[str, ItemResult]
@@ -63,13 +67,16 @@ class FastStats:
     located: int = 0  # located submissions read back from the cache
 
     def unsettled(self, done: Rescored) -> None:
-        """`done`, counted as re-scored here, goes to the grading processes after all (its
-        stored rows did not cover what it needs)."""
+        """`done`, counted as re-scored here, goes to the grading processes after all."""
         if done.regraded:
             self.rescored -= 1
         else:
             self.reused -= 1
         self.sent += 1
+
+    def add(self, more: FastStats) -> None:
+        for counter in fields(self):
+            setattr(self, counter.name, getattr(self, counter.name) + getattr(more, counter.name))
 
 
 class FastPath:
@@ -94,21 +101,14 @@ class FastPath:
 
     def pool_only(self, session: Session, ids: Sequence[int],
                   stored: Mapping[int, StoredRun]) -> set[int]:
-        """Those of `ids` the plan sends to the grading processes without trying here
-        (app.regrade.plan). Counted as sent."""
-        untried: set[int] = set()
-        for sid in ids:
-            run = stored.get(sid)
-            version = None if run is None else self._version(session, run.rubric_version_id)
-            if plan_run(run, version) is Step.RERUN:
-                untried.add(sid)
+        """Those of `ids` the plan sends to the grading processes untried (counted as sent)."""
+        untried = {sid for sid in ids if plan_run(run := stored.get(sid), None if run is None
+                   else self._version(session, run.rubric_version_id)) is Step.RERUN}
         self.stats.sent += len(untried)
         self.stats.sent_untried += len(untried)
         return untried
 
     def _version(self, session: Session, version_id: int) -> VersionPlan | None:
-        """The plan for runs graded under `version_id` (None: its rubric unreadable, or its
-        items not the new rubric's in the same order)."""
         if version_id not in self.versions:
             row = session.get(RubricVersion, version_id)
             try:
@@ -134,14 +134,19 @@ class FastPath:
             self.stats.reused += 1
         return done
 
-    def _lookup(self, key: str, spec: GroupSpec) -> list[ItemResult] | None:
+    def _lookup(self, key: str, spec: GroupSpec,
+                regraded: Callable[[], list[ItemResult] | None] | None = None
+                ) -> list[ItemResult] | None:
+        """The results under `key`: remembered, else `regraded()`, else read from the cache."""
         found = self.memo.get(key)
-        if found is not None:
-            return found
-        question = spec.question.id
-        found = self.cache.load(key, lambda p: decode_results(p, spec.items, question))
-        if found is not None:
-            self.stats.groups_cached += 1
+        if found is None:
+            found = None if regraded is None else regraded()
+            if found is None:
+                question = spec.question.id
+                found = self.cache.load(key, lambda p: decode_results(p, spec.items, question))
+                if found is None:
+                    return None
+                self.stats.groups_cached += regraded is None
             self._remember(key, found)
         return found
 
@@ -181,7 +186,14 @@ class FastPath:
         doc = run.located()
         if doc is None:
             return False
-        kept = self._stored_missing(run.stored.rubric_version_id, question.id, entry, doc)
+        # What the stored run's rubric gave them, when the digest it recorded names its question.
+        plan = self.versions.get(run.stored.rubric_version_id)
+        old = None if plan is None else plan.keys
+        was = None if old is None else next(
+            (q for q, _ in old.questions if q.id == question.id), None)
+        kept = None
+        if old is not None and was is not None and old.missing(was, entry.basis) == entry.key:
+            kept = {r.item_id: r for r in _missing_results(old.loaded, was, doc)}
         for result in _missing_results(self.loaded, question, doc):
             run.recomputed[result.item_id] = result
             if kept is not None and same_result(kept.get(result.item_id), result):
@@ -200,59 +212,31 @@ class FastPath:
         results = self._lookup(key, spec)
         if results is None:
             results = self._grade(spec, key, run.resolve, run.located)
-            if results is None:
-                return False
+        if results is None:
+            return False
         if cacheable(results):
             run.new_groups[spec.name] = GroupKey(key, entry.basis)
-        before = self._stored_results(entry.key, run.stored.rubric_version_id, spec.name,
-                                      entry.basis, run.parsed)
         for result in results:
             run.recomputed[result.item_id] = result
+        # The results the stored rows were written from, read with the group as its rubric
+        # stated it: a row whose new result is the same is not moved and written again.
+        version = run.stored.rubric_version_id
+        plan = self.versions.get(version)
+        stated = None if plan is None else plan.stated.get(spec.name)
+        doc = run.parsed
+        before = None if stated is None else self._lookup(entry.key, stated, lambda: None
+            if doc is None else self._regraded(entry.key, version, stated, entry.basis, doc))
         if before is not None:
             by_item = {r.item_id: r for r in before}
             run.same.update(r.item_id for r in results
                             if same_result(by_item.get(r.item_id), r))
         return True
 
-    def _stored_missing(self, version_id: int, question_id: str, entry: GroupKey,
-                        doc: ParsedSubmission) -> dict[str, ItemResult] | None:
-        """The rows a stored run holds for an unanswered question: what its rubric gave them,
-        when the digest it recorded names that rubric's question."""
-        plan = self.versions.get(version_id)
-        keys = None if plan is None else plan.keys
-        question = None if keys is None else next(
-            (q for q, _ in keys.questions if q.id == question_id), None)
-        if keys is None or question is None or keys.missing(question, entry.basis) != entry.key:
-            return None
-        return {r.item_id: r for r in _missing_results(keys.loaded, question, doc)}
-
-    def _stored_results(self, key: str, version_id: int, name: str, basis: str,
-                        doc: ParsedSubmission | None = None) -> list[ItemResult] | None:
-        """The results a stored run's rows of group `name` were written from: those its key
-        names, read with the group's items as its rubric stated them (a row whose new result
-        is the same stays: it is not moved and written again). With the located submission
-        at hand (`doc`), a numeric group's are graded again rather than read (`_regraded`)."""
-        plan = self.versions.get(version_id)
-        spec = None if plan is None else plan.stated.get(name)
-        if spec is None:
-            return None
-        found = self.memo.get(key)
-        if found is None:
-            found = None if doc is None else self._regraded(key, version_id, spec, basis, doc)
-            if found is None:
-                question = spec.question.id
-                found = self.cache.load(key, lambda p: decode_results(p, spec.items, question))
-                if found is None:
-                    return None
-            self._remember(key, found)
-        return found
-
     def _regraded(self, key: str, version_id: int, spec: GroupSpec, basis: str,
                   doc: ParsedSubmission) -> list[ItemResult] | None:
         """The results stored under `key`, graded again on the located answer already read
         (cheaper than reading them back): only when `key` is the group's key under the stored
-        run's rubric for this very answer, with no earlier results to read (a key names all
-        its results are computed from). None: read them back."""
+        run's rubric for this very answer, with no earlier results to read. None: read them."""
         plan = self.versions.get(version_id)
         keys = None if plan is None else plan.keys
         if (keys is None or not in_place(spec.kind) or spec.referenced
@@ -261,10 +245,7 @@ class FastPath:
         answer = doc.answers.get(spec.question.id)
         if answer is None or not answer.text.strip() or answer_digest(answer) != basis:
             return None
-        context = GradingContext(rubric=keys.loaded.rubric, question=spec.question,
-                                 submission=doc, resources=self.resources, earlier={},
-                                 per_submission={})
-        results = grade_group(spec.kind, list(spec.items), answer, context)
+        results = self._run(keys.loaded, spec, doc, {})
         return results if cacheable(results) else None
 
     def _grade(self, spec: GroupSpec, key: str, resolve: Resolve,
@@ -272,22 +253,23 @@ class FastPath:
         """The group's grader, run here on the located submission (cheap kinds only)."""
         if not in_place(spec.kind):
             return None
-        doc: ParsedSubmission | None = located()
-        if doc is None:
+        doc = located()
+        earlier = None if doc is None else self.keys.earlier_for(spec, resolve)
+        answer = None if doc is None else doc.answers.get(spec.question.id)
+        if doc is None or answer is None or not answer.text.strip() or earlier is None:
             return None
-        answer = doc.answers.get(spec.question.id)
-        earlier = self.keys.earlier_for(spec, resolve)
-        if answer is None or not answer.text.strip() or earlier is None:
-            return None
-        context = GradingContext(rubric=self.loaded.rubric, question=spec.question,
-                                 submission=doc, resources=self.resources, earlier=earlier,
-                                 per_submission={})
-        results = grade_group(spec.kind, list(spec.items), answer, context)
+        results = self._run(self.loaded, spec, doc, earlier)
         self.stats.groups_run += 1
         if cacheable(results):
             self.cache.save(key, encode_results(results))
             self._remember(key, results)
         return results
+
+    def _run(self, loaded: LoadedRubric, spec: GroupSpec, doc: ParsedSubmission,
+             earlier: dict[str, ItemResult]) -> list[ItemResult]:
+        context = GradingContext(rubric=loaded.rubric, question=spec.question, submission=doc,
+                                 resources=self.resources, earlier=earlier, per_submission={})
+        return grade_group(spec.kind, list(spec.items), doc.answers[spec.question.id], context)
 
     def close(self) -> None:
         self.cache.flush()
@@ -302,18 +284,15 @@ class _Run:
         self.new_groups: dict[str, GroupKey] = {}
         self.recomputed: dict[str, ItemResult] = {}
         self.same: set[str] = set()  # recomputed items whose result is the stored one
-        self._located: list[ParsedSubmission | None] = []
-
-    @property
-    def parsed(self) -> ParsedSubmission | None:
-        """The located submission if it was read already."""
-        return self._located[0] if self._located else None
+        self.parsed: ParsedSubmission | None = None  # once read
+        self._read = False
 
     def located(self) -> ParsedSubmission | None:
-        if not self._located:
-            self._located.append(self.fast.cache.load(self.keys.location, decode_parsed))
+        if not self._read:
+            self._read = True
+            self.parsed = self.fast.cache.load(self.keys.location, decode_parsed)
             self.fast.stats.located += 1
-        return self._located[0]
+        return self.parsed
 
     def resolve(self, ids: Sequence[str]) -> dict[str, ItemResult] | None:
         """Earlier results a group reads: recomputed ones, else the cache's under their new

@@ -1,4 +1,5 @@
-"""Regrade jobs as leases: at most one live job per assignment, whoever starts it (API or CLI).
+"""Regrade jobs as leases: at most one live job per assignment, whoever starts it (API or CLI);
+and the submissions a job still has to do. Flushes, never commits.
 
 A job is claimed in one write transaction that reads the assignment's running job and, when
 there is none (or its runner stopped sending heartbeats), creates or takes it over. Everyone
@@ -7,18 +8,18 @@ else gets the live job back to poll: starting a regrade twice is the same as sta
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import exists, func, select, update
+from sqlalchemy.orm import Session, undefer
 
 from app.assignments.service import current_rubric
 from app.audit.repository import record
 from app.db.base import utcnow
-from app.db.models import Assignment, RegradeJob, User
+from app.db.models import Assignment, GradingRun, RegradeJob, Submission, User
 from app.errors import NotFound
-from app.regrade import repository
 from app.sanitize import clean
 
 # A runner writes a heartbeat after every stored batch (a few seconds to a minute apart).
@@ -46,49 +47,36 @@ class Claim:
     resumed: bool  # an earlier runner stopped part-way; this one continues its work
 
 
-def _aware(moment: datetime | None) -> datetime | None:
-    # SQLite hands back naive datetimes for what was written as UTC.
-    if moment is None or moment.tzinfo is not None:
-        return moment
-    return moment.replace(tzinfo=UTC)
-
-
-def is_live(job: RegradeJob, stale_after: timedelta, now: datetime | None = None) -> bool:
-    """A runner wrote a heartbeat lately. A job without one was interrupted before leases
-    existed (or its runner never started): it is there to be resumed."""
-    beat = _aware(job.heartbeat_at)
-    return beat is not None and (now or utcnow()) - beat < stale_after
-
-
-def claim(
-    session: Session,
-    slug: str,
-    actor: User | None,
-    stale_after: timedelta = DEFAULT_STALE_AFTER,
-) -> Claim:
+def claim(session: Session, slug: str, actor: User | None,
+          stale_after: timedelta = DEFAULT_STALE_AFTER) -> Claim:
     """The assignment's live job, or a new or taken-over one that the caller must run."""
     current = current_rubric(session, slug)
+    assignment_id = current.assignment.id
     # Serialises claims on PostgreSQL (SQLite's immediate transactions already do).
-    session.execute(
-        select(Assignment.id).where(Assignment.id == current.assignment.id).with_for_update()
-    )
+    session.execute(select(Assignment.id).where(Assignment.id == assignment_id).with_for_update())
     rubric_hash = current.loaded.content_hash
-    job = repository.running_job(session, current.assignment.id)
-    if job is not None and is_live(job, stale_after):
+    job = session.scalar(select(RegradeJob).where(
+        RegradeJob.assignment_id == assignment_id, RegradeJob.status == "running"
+    ).order_by(RegradeJob.id.desc()))
+    # Live: a runner wrote a heartbeat lately (a job without one is there to be resumed).
+    beat = None if job is None else job.heartbeat_at
+    if beat is not None and beat.tzinfo is None:  # SQLite hands back naive UTC datetimes
+        beat = beat.replace(tzinfo=UTC)
+    if job is not None and beat is not None and utcnow() - beat < stale_after:
         return Claim(job.id, ours=False, resumed=False)
     if job is not None and job.rubric_hash != rubric_hash:
-        repository.finish_job(session, job, "abandoned")  # the rubric changed since
+        finish_job(session, job, "abandoned")  # the rubric changed since
         job = None
     resumed = job is not None
     if job is None:
-        total = repository.count_submissions(session, current.assignment.id)
-        job = repository.add_job(
-            session, current.assignment.id, current.version.id, rubric_hash, total
-        )
-        record(
-            session, actor, "regrade.start", "assignment", slug,
-            {"job": job.id, "rubric_hash": rubric_hash},
-        )
+        total = session.scalar(select(func.count(Submission.id))
+                               .where(Submission.assignment_id == assignment_id)) or 0
+        job = RegradeJob(assignment_id=assignment_id, rubric_version_id=current.version.id,
+                         rubric_hash=rubric_hash, status="running", total=total)
+        session.add(job)
+        session.flush()
+        record(session, actor, "regrade.start", "assignment", slug,
+               {"job": job.id, "rubric_hash": rubric_hash})
     job.heartbeat_at = utcnow()
     session.flush()
     return Claim(job.id, ours=True, resumed=resumed)
@@ -96,44 +84,75 @@ def claim(
 
 def release(session: Session, job_id: int) -> None:
     """The runner stopped without finishing: let the next claim take the job over now."""
-    job = repository.get_job(session, job_id)
+    job = get_job(session, job_id)
     if job is not None and job.status == "running":
         job.heartbeat_at = None
 
 
 def fail(session: Session, job_id: int, message: str) -> None:
-    job = repository.get_job(session, job_id)
+    job = get_job(session, job_id)
     if job is not None and job.status == "running":
         job.error = clean(message, 2000)
-        repository.finish_job(session, job, "failed")
+        finish_job(session, job, "failed")
 
 
-def _status(session: Session, job: RegradeJob) -> JobStatus:
+def get_job(session: Session, job_id: int) -> RegradeJob | None:
+    return session.get(RegradeJob, job_id)
+
+
+def finish_job(session: Session, job: RegradeJob, status: str = "done") -> None:
+    job.status = status
+    job.finished_at = utcnow()
+    session.flush()
+
+
+def _status(session: Session, job: RegradeJob | None, missing: str) -> JobStatus:
+    if job is None:
+        raise NotFound(missing)
     assignment = session.get(Assignment, job.assignment_id)
-    return JobStatus(
-        id=job.id,
-        assignment="" if assignment is None else assignment.slug,
-        status=job.status,
-        rubric_hash=job.rubric_hash,
-        total=job.total,
-        done=job.done,
-        changed=job.changed,
-        error=job.error,
-        started_at=job.started_at,
-        finished_at=job.finished_at,
-    )
+    return JobStatus(job.id, "" if assignment is None else assignment.slug, job.status,
+                     job.rubric_hash, job.total, job.done, job.changed, job.error,
+                     job.started_at, job.finished_at)
 
 
 def job_status(session: Session, job_id: int) -> JobStatus:
-    job = repository.get_job(session, job_id)
-    if job is None:
-        raise NotFound(f"There is no regrade job {job_id}.")
-    return _status(session, job)
+    return _status(session, get_job(session, job_id), f"There is no regrade job {job_id}.")
 
 
 def latest_status(session: Session, slug: str) -> JobStatus:
     assignment = session.scalar(select(Assignment).where(Assignment.slug == slug))
-    job = None if assignment is None else repository.latest_job(session, assignment.id)
-    if job is None:
-        raise NotFound(f"Assignment {slug!r} has no regrade job.")
-    return _status(session, job)
+    job = None if assignment is None else session.scalar(
+        select(RegradeJob).where(RegradeJob.assignment_id == assignment.id)
+        .order_by(RegradeJob.id.desc()).limit(1))
+    return _status(session, job, f"Assignment {slug!r} has no regrade job.")
+
+
+def count_done(session: Session, job_id: int, done: int, changed: int) -> None:
+    """Add a stored batch to the job's counts, in SQL: the workers of one regrade (and the
+    grading processes' results) store batches in parallel transactions, and a count read and
+    written back by each would lose the other's."""
+    session.execute(
+        update(RegradeJob).where(RegradeJob.id == job_id)
+        .values(done=RegradeJob.done + done, changed=RegradeJob.changed + changed,
+                heartbeat_at=utcnow())
+        .execution_options(synchronize_session=False))
+
+
+def regraded_by(session: Session, job_id: int, ids: Sequence[int]) -> set[int]:
+    """Those of `ids` the job has regraded already (stored under it)."""
+    return set(session.scalars(select(GradingRun.submission_id).where(
+        GradingRun.submission_id.in_(list(ids)), GradingRun.regrade_job_id == job_id)))
+
+
+def ids_to_regrade(session: Session, assignment_id: int, job_id: int | None) -> list[int]:
+    """Submission ids in order; with a job, only those it has not regraded yet (resume)."""
+    query = select(Submission.id).where(Submission.assignment_id == assignment_id)
+    if job_id is not None:
+        query = query.where(~exists().where(GradingRun.submission_id == Submission.id,
+                                            GradingRun.regrade_job_id == job_id))
+    return list(session.scalars(query.order_by(Submission.id)))
+
+
+def with_raw(session: Session, ids: Sequence[int]) -> list[Submission]:
+    return list(session.scalars(select(Submission).where(Submission.id.in_(ids))
+                                .options(undefer(Submission.raw)).order_by(Submission.id)))

@@ -15,8 +15,8 @@ from app.db.session import unit_of_work
 from app.deps import IdPath, SessionDep
 from app.points import JsonPoints
 from app.regrade import jobs
-from app.regrade.background import RegradeRunner
 from app.regrade.jobs import JobStatus
+from app.regrade.runner import RegradeRunner
 
 router = APIRouter(prefix="/api/v1", tags=["regrade"])
 

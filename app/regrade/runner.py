@@ -1,21 +1,25 @@
 """Bulk regrade: every stored submission against the current rubric, in parallel, resumable.
 
-A job runs outside any request, so it owns its transactions: one per batch of stored runs, so
-an interrupted regrade keeps what it finished and a re-run continues where it stopped. What it
-recomputes is planned per batch (app.regrade.fast: reuse, re-score in place, or send to the
-grading processes); what goes to the grading processes runs through the pipeline every bulk
-path shares (app.grading.retry: window, quarantine; app.grading.store: batch, then per row).
+A job runs outside any request (HTTP regrades on the server's own threads: `RegradeRunner`),
+so it owns its transactions: one per batch, so an interrupted regrade keeps what it finished
+and a re-run continues where it stopped. With a result cache,
+each batch is first re-scored here from its stored runs' keys (app.regrade.batches); the rest
+goes through the pipeline every bulk path shares (app.grading.retry: window, quarantine;
+app.grading.store: batch, then per row).
 """
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import logging
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -28,14 +32,12 @@ from app.db.session import unit_of_work
 from app.errors import Conflict
 from app.grading.repository import current_item_rows
 from app.grading.retry import Pools, Quarantine, WindowedPool, as_pools
-from app.grading.store import Result, store_results
+from app.grading.store import store_results
 from app.grading.worker import WorkerOutcome, grade_many
-from app.regrade import jobs, repository
-from app.regrade.batches import Rescoring, Target, fast_path, rescore, triage
+from app.regrade import jobs
+from app.regrade.batches import Rescoring, Target, fast_path, run_batches, worker_count
 from app.regrade.changes import ScoreChange, diff_of, new_score, stored_score
-from app.regrade.fast import FastPath, FastStats
-from app.regrade.forks import worker_count
-from app.regrade.parallel import Here, forked
+from app.regrade.fast import FastStats
 from app.submissions.repository import overrides_for
 from graders.cache import CacheStats
 
@@ -63,21 +65,19 @@ class RegradeReport:
     # What the grading processes recomputed and reused (graders.cache), summed.
     work: CacheStats = field(default_factory=CacheStats)
     cached: int = 0  # submissions graded with the result cache on
-    # What this process re-scored itself from the stored runs' keys (app.regrade.fast).
-    fast: FastStats | None = None
-
-    def count_work(self, outcomes: Sequence[WorkerOutcome]) -> None:
-        for outcome in outcomes:
-            if outcome.work:
-                self.cached += 1
-                self.work.add(outcome.work)
+    fast: FastStats | None = None  # what this process re-scored itself (app.regrade.fast)
 
     def work_summary(self) -> str:
         """How much this run recomputed, in words (`regrade --dry-run` prints it)."""
-        pooled = work_summary(self.total, self.cached, self.work)
+        work = self.work
+        pooled = "result cache off, everything recomputed" if not self.cached else (
+            f"{self.cached - work.located} re-scored from stored observations "
+            f"({work.groups_cached} grader results reused, {work.groups_run} recomputed), "
+            f"{work.located} documents re-located, {work.code_runs} code runs "
+            f"({work.code_cached} reused)")
         fast = self.fast
         if fast is None:
-            return pooled
+            return f"{self.total} submissions: {pooled}"
         head = (
             f"{fast.reused} re-used stored scores, {fast.rescored} re-scored in place "
             f"({fast.groups_cached} grader results read from the cache, {fast.groups_run} "
@@ -85,35 +85,7 @@ class RegradeReport:
             f"({fast.sent_untried} without trying: no recorded keys, or a changed code or "
             f"written group)"
         )
-        if not fast.sent:
-            return f"{self.total} submissions: {head}"
-        return f"{self.total} submissions: {head}; there: {pooled.split(': ', 1)[1]}"
-
-
-def work_summary(total: int, cached: int, work: CacheStats) -> str:
-    if not cached:
-        return f"{total} submissions: result cache off, everything recomputed"
-    rescored = cached - work.located
-    return (
-        f"{total} submissions: {rescored} re-scored from stored observations "
-        f"({work.groups_cached} grader results reused, {work.groups_run} recomputed), "
-        f"{work.located} documents re-located, {work.code_runs} code runs "
-        f"({work.code_cached} reused)"
-    )
-
-
-@dataclass(frozen=True)
-class _Rubric:
-    """What every document of one regrade is graded with (fixed for the whole regrade)."""
-
-    text: str
-    context: str | None
-
-
-@dataclass
-class _Batch:
-    submissions: list[Submission]
-    futures: list[concurrent.futures.Future[list[WorkerOutcome]]]
+        return f"{self.total} submissions: {head}" + (f"; there: {pooled}" if fast.sent else "")
 
 
 class _Pooled:
@@ -121,87 +93,83 @@ class _Pooled:
     window and quarantine, two batches in flight (the processes grade the next while this one
     is stored), each compared with its stored scores and stored a batch per transaction."""
 
-    def __init__(self, factory: sessionmaker[Session], source: Pools, rubric: _Rubric,
-                 target: Target, report: RegradeReport, progress: Progress | None,
-                 stopping: threading.Event | None, batch_size: int) -> None:
+    def __init__(self, factory: sessionmaker[Session], source: Pools,
+                 rubric: tuple[str, str | None], target: Target, report: RegradeReport,
+                 progress: Progress | None, stopping: threading.Event | None,
+                 batch_size: int) -> None:
         self.factory, self.rubric, self.target = factory, rubric, target
         self.report, self.progress, self.stopping = report, progress, stopping
         self.batch_size = batch_size
         self.pool = WindowedPool(source)  # a dying process fails only the calls with it
         self.quarantine = Quarantine(source, stopping)
-        self.in_flight: deque[_Batch] = deque()
+        self.in_flight: deque[tuple[list[Submission], list[concurrent.futures.Future[Any]]]] = (
+            deque())
 
     def stopped(self) -> bool:
         return self.stopping is not None and self.stopping.is_set()
 
+    def counted(self, n: int) -> None:
+        if self.progress is not None:
+            self.progress(n, self.report.total)
+
+    def rescored(self, found: Rescoring) -> None:
+        """A fast batch re-scored: its changes and progress; the rest sent here."""
+        self.report.changes.extend(found.changes)
+        self.report.changed += len(found.changes)
+        if found.done:
+            self.counted(found.done)
+        self.send(found.rest)
+
     def send(self, chunk: Sequence[int]) -> None:
         for at in range(0, len(chunk), self.batch_size):
-            self.in_flight.append(self._submit(chunk[at : at + self.batch_size]))
+            with unit_of_work(self.factory) as session:
+                subs = jobs.with_raw(session, chunk[at : at + self.batch_size])
+                session.expunge_all()
+            parts = [subs[i : i + TASK_SIZE] for i in range(0, len(subs), TASK_SIZE)]
+            self.in_flight.append((subs, [self.pool.submit(grade_many, self.rubric[0], [
+                _document(s) for s in part], self.rubric[1], [s.id for s in part])
+                for part in parts]))
             if len(self.in_flight) >= 2:
-                self._finish(self.in_flight.popleft())
+                self._finish(*self.in_flight.popleft())
 
     def drain(self) -> None:
         while self.in_flight:
             if self.stopped():
                 # The server is stopping: what is still in flight would come back as failures.
-                for pending in self.in_flight:
-                    for future in pending.futures:
+                for _, futures in self.in_flight:
+                    for future in futures:
                         future.cancel()
                 return
-            self._finish(self.in_flight.popleft())
+            self._finish(*self.in_flight.popleft())
 
     def close(self) -> None:
         self.pool.shutdown(cancel_futures=True)
         self.quarantine.close()
 
-    def _submit(self, chunk: Sequence[int]) -> _Batch:
-        with unit_of_work(self.factory) as session:
-            subs = repository.with_raw(session, chunk)
-            session.expunge_all()
-        futures = [
-            self.pool.submit(grade_many, self.rubric.text, [_document(s) for s in part],
-                             self.rubric.context, [s.id for s in part])
-            for part in (subs[i : i + TASK_SIZE] for i in range(0, len(subs), TASK_SIZE))
-        ]
-        return _Batch(subs, futures)
-
     def _alone(self, submission: Submission) -> Graded:
         """A document whose grading process died (perhaps for another one), graded again in
         a process of its own; None when the server stops meanwhile."""
-        retried = self.quarantine.alone(grade_many, self.rubric.text, [_document(submission)],
-                                        self.rubric.context, [submission.id])
+        retried = self.quarantine.alone(grade_many, self.rubric[0], [_document(submission)],
+                                        self.rubric[1], [submission.id])
         return retried[0] if isinstance(retried, list) else retried
 
-    def _results(self, batch: _Batch) -> list[Graded]:
+    def _finish(self, submissions: list[Submission],
+                futures: list[concurrent.futures.Future[Any]]) -> None:
         results: list[Graded] = []
-        for number, future in enumerate(batch.futures):
-            chunk = batch.submissions[number * TASK_SIZE : (number + 1) * TASK_SIZE]
+        for number, future in enumerate(futures):
+            chunk = submissions[number * TASK_SIZE : (number + 1) * TASK_SIZE]
             try:
                 results.extend(future.result())
             except BrokenProcessPool:
                 results.extend(self._alone(s) for s in chunk)
             except Exception as exc:  # the grading call failed: these documents only
                 results.extend([exc] * len(chunk))
-        if self.stopped():
-            # Failures now come from the shutdown (its pool is gone), not from the documents:
-            # those stay unregraded, for the job's resumption.
-            results = [r if isinstance(r, WorkerOutcome) else None for r in results]
-        return results
-
-    def _finish(self, batch: _Batch) -> None:
-        kept = [(s, r) for s, r in zip(batch.submissions, self._results(batch), strict=True)
-                if r is not None]
-        changed = self._compare(kept)
-        self.report.changed += len(changed)
-        if not self.target.dry_run and self.target.job_id is not None:
-            self._store(kept, changed, self.target.job_id)
-        self.report.count_work([r for _, r in kept if isinstance(r, WorkerOutcome)])
-        if self.progress is not None:
-            self.progress(len(kept), self.report.total)
-
-    def _compare(self, kept: Sequence[tuple[Submission, WorkerOutcome | BaseException]]
-                 ) -> set[int]:
-        """The submissions whose scores the new outcomes change (reported as changes)."""
+        # Once stopping, failures come from the shutdown (its pool is gone), not from the
+        # documents: those stay unregraded, for the job's resumption.
+        stopped = self.stopped()
+        kept = [(s, r) for s, r in zip(submissions, results, strict=True)
+                if isinstance(r, WorkerOutcome) or (r is not None and not stopped)]
+        # The submissions whose scores the new outcomes change (reported as changes).
         ids = [s.id for s, _ in kept]
         with unit_of_work(self.factory) as session:
             rows = current_item_rows(session, ids)
@@ -216,106 +184,24 @@ class _Pooled:
             if change is not None:
                 changed.add(submission.id)
                 self.report.changes.append(change)
-        return changed
-
-    def _store(self, kept: Sequence[tuple[Submission, WorkerOutcome | BaseException]],
-               changed: set[int], job_id: int) -> None:
-        def count(session: Session, stored: Sequence[Result]) -> None:
-            repository.count_done(session, job_id, len(stored),
-                                  sum(1 for s, _, _ in stored if s in changed))
-
-        # Each batch in its own transaction, one row in its own if the batch fails: a
-        # submission whose result cannot be stored never aborts the regrade.
-        store_results(self.factory, [(s.id, self.target.version_id, o) for s, o in kept],
-                      regrade_job_id=job_id, after=count)
+        self.report.changed += len(changed)
+        job_id = self.target.job_id
+        if not self.target.dry_run and job_id is not None:
+            # Each batch in its own transaction, one row in its own if the batch fails: a
+            # submission whose result cannot be stored never aborts the regrade.
+            store_results(self.factory, [(s.id, self.target.version_id, o) for s, o in kept],
+                          regrade_job_id=job_id, after=lambda session, stored: jobs.count_done(
+                              session, job_id, len(stored),
+                              sum(1 for s, _, _ in stored if s in changed)))
+        for _, outcome in kept:
+            if isinstance(outcome, WorkerOutcome) and outcome.work:
+                self.report.cached += 1
+                self.report.work.add(outcome.work)
+        self.counted(len(kept))
 
 
 def _document(s: Submission) -> tuple[bytes, str | None, str | None, str | None]:
     return (s.raw, s.filename, s.content_type, s.handout)
-
-
-class _FastBatches:
-    """The fast path's side of a regrade: batches re-scored here (or in forked workers), what
-    they could not do handed to the grading processes."""
-
-    def __init__(self, factory: sessionmaker[Session], fast: FastPath, pooled: _Pooled) -> None:
-        self.factory, self.fast, self.pooled = factory, fast, pooled
-
-    def here(self, chunk: list[int]) -> None:
-        """A fast batch in this process: what the rubric change sends to the grading
-        processes goes first, untried: they grade it while this process re-scores the rest."""
-        stored, untried = triage(self.factory, self.fast, chunk)
-        self.pooled.send([sid for sid in chunk if sid in untried])
-        self.rescored(rescore(self.factory, self.factory, self.fast,
-                              [sid for sid in chunk if sid not in untried], stored,
-                              self.pooled.target))
-
-    def rescored(self, found: Rescoring) -> None:
-        report = self.pooled.report
-        report.changes.extend(found.changes)
-        report.changed += len(found.changes)
-        if found.done:
-            self.counted(found.done)
-        self.pooled.send(found.rest)
-
-    def counted(self, n: int) -> None:
-        if self.pooled.progress is not None:
-            self.pooled.progress(n, self.pooled.report.total)
-
-    def run(self, chunks: list[list[int]], workers: int) -> None:
-        pooled = self.pooled
-        if forked(self.factory, self.fast, chunks,
-                  Here(self.here, pooled.send, self.rescored, self.counted), pooled.target,
-                  pooled.stopping, workers):
-            return
-        for chunk in chunks:
-            if pooled.stopped():
-                return
-            self.here(chunk)
-
-
-@dataclass
-class _Opened:
-    """A regrade as it starts: its rubric, target and report, and the submissions to do."""
-
-    rubric: _Rubric
-    target: Target
-    report: RegradeReport
-    ids: list[int]
-    fast: FastPath | None
-
-
-def _open(factory: sessionmaker[Session], slug: str, dry_run: bool, actor: User | None,
-          job_id: int | None, resumed: bool, options: Mapping[str, Any] | None) -> _Opened:
-    """Read the current rubric and claim the job (Conflict when a live runner has it)."""
-    with unit_of_work(factory) as session:
-        current = current_rubric(session, slug)
-        # Fixed for the whole regrade: every submission is graded with the same decisions.
-        context = context_for_regrade(session, current, store=not dry_run)
-        report = RegradeReport(slug, current.loaded.content_hash, dry_run)
-        rubric = _Rubric(current.version.source_text, context)
-        version_id = current.version.id
-        if not dry_run:
-            if job_id is None:
-                lease = jobs.claim(session, slug, actor)
-                if not lease.ours:
-                    raise Conflict(
-                        f"Regrade job {lease.job_id} of {slug!r} is already running.",
-                        job_id=lease.job_id,
-                    )
-                job_id, report.resumed = lease.job_id, lease.resumed
-            else:
-                report.resumed = resumed
-            report.job_id = job_id
-        ids = repository.ids_to_regrade(session, current.assignment.id, job_id)
-        if job_id is not None:
-            job_row = repository.get_job(session, job_id)
-            report.already_done = 0 if job_row is None else max(job_row.total - len(ids), 0)
-    report.total = len(ids)
-    fast = fast_path(current.loaded, context, options)
-    if fast is not None:
-        report.fast = fast.stats
-    return _Opened(rubric, Target(version_id, job_id, dry_run), report, ids, fast)
 
 
 def run_regrade(
@@ -339,16 +225,33 @@ def run_regrade(
     pool source (a broken pool is replaced and the documents of a dead process are retried
     alone) or one executor used as it is. `options`: the grading options (default: the pool
     source's); with a result cache among them, submissions whose stored run recorded its keys
-    are re-scored outside the grading processes (app.regrade.fast), `fast_batch` at a time (one
-    transaction each), and only the others go to the pool. Two batches or more are re-scored
-    in `fast_workers` forked workers (default: one per core, at most the pool's processes;
-    none from a thread other than the main one: app.regrade.parallel)."""
+    are re-scored outside the grading processes, `fast_batch` at a time, in `fast_workers`
+    forked workers (default: one per core, at most the pool's processes; none from a thread
+    other than the main one), and only the others go to the pool."""
     source = as_pools(pools)
-    opened = _open(factory, slug, dry_run, actor, job_id, resumed,
-                   options if options is not None else getattr(source, "options", None))
-    report, ids, fast = opened.report, opened.ids, opened.fast
-    pooled = _Pooled(factory, source, opened.rubric, opened.target, report, progress,
-                     stopping, batch_size)
+    if options is None:
+        options = getattr(source, "options", None)
+    with unit_of_work(factory) as session:
+        current = current_rubric(session, slug)
+        # Fixed for the whole regrade: every submission is graded with the same decisions.
+        context = context_for_regrade(session, current, store=not dry_run)
+        report = RegradeReport(slug, current.loaded.content_hash, dry_run)
+        if not dry_run:
+            if job_id is None:
+                lease = jobs.claim(session, slug, actor)
+                if not lease.ours:
+                    raise Conflict(f"Regrade job {lease.job_id} of {slug!r} is already running.",
+                                   job_id=lease.job_id)
+                job_id, resumed = lease.job_id, lease.resumed
+            report.job_id, report.resumed = job_id, resumed
+        ids = jobs.ids_to_regrade(session, current.assignment.id, job_id)
+        job = None if job_id is None else jobs.get_job(session, job_id)
+        report.already_done = 0 if job is None else max(job.total - len(ids), 0)
+    report.total = len(ids)
+    target = Target(current.version.id, job_id, dry_run)
+    fast = fast_path(current.loaded, context, options)
+    pooled = _Pooled(factory, source, (current.version.source_text, context), target, report,
+                     progress, stopping, batch_size)
     # Re-scoring here costs little per submission, and each batch is one commit: larger
     # batches (what the pool does not take stays in a batch of the usual size).
     step = batch_size if fast is None else max(batch_size, fast_batch or FAST_BATCH)
@@ -360,25 +263,107 @@ def run_regrade(
                     break
                 pooled.send(chunk)
         else:
-            _FastBatches(factory, fast, pooled).run(
-                chunks, worker_count(fast_workers, source.workers))
+            report.fast = fast.stats
+            run_batches(factory, fast, chunks, target, worker_count(fast_workers, source.workers),
+                        stopping, pooled.send, pooled.rescored, pooled.counted)
         pooled.drain()
     finally:
         pooled.close()
     report.changes.sort(key=lambda change: change.submission_id)
     if pooled.stopped():
         return report  # the job stays `running`; its heartbeat ages and a later run resumes it
-    if report.job_id is not None:
-        _finish_job(factory, report, actor)
+    if job is not None:
+        with unit_of_work(factory) as session:
+            job = jobs.get_job(session, job.id)
+            if job is not None:
+                jobs.finish_job(session, job)
+                record(session, actor, "regrade.finish", "assignment", slug,
+                       {"job": job.id, "regraded": report.total, "changed": report.changed})
     return report
 
 
-def _finish_job(factory: sessionmaker[Session], report: RegradeReport,
-                actor: User | None) -> None:
-    with unit_of_work(factory) as session:
-        job = repository.get_job(session, report.job_id) if report.job_id is not None else None
-        if job is not None:
-            repository.finish_job(session, job)
-            record(session, actor, "regrade.finish", "assignment", report.assignment,
-                   {"job": report.job_id, "regraded": report.total,
-                    "changed": report.changed})
+class RegradeRunner:
+    """Regrades started over HTTP, never in a request: a request claims the assignment's job
+    (or finds the live one) and answers at once; the job runs on a small thread pool of its
+    own, so a flood of requests neither takes the server's threads nor grades anything twice.
+    Identical dry runs in flight share one computation."""
+
+    def __init__(self, factory: sessionmaker[Session], pools: Pools, *, batch_size: int,
+                 threads: int = 2, stale_after: timedelta = jobs.DEFAULT_STALE_AFTER) -> None:
+        self._factory = factory
+        self._pools = pools  # replaced when broken; documents of a dead process retried alone
+        self._batch_size = batch_size
+        self._stale_after = stale_after
+        self._threads = concurrent.futures.ThreadPoolExecutor(threads, "regrade")
+        self._lock = threading.Lock()  # guards the two tables; held only briefly
+        self._claiming = threading.Lock()  # one claim transaction at a time in this process
+        self._stopping = threading.Event()
+        # By assignment: the job this process runs (its id) and the dry runs in flight.
+        self._running: dict[str, tuple[int | None, Future[RegradeReport]]] = {}
+        self._dry_runs: dict[str, tuple[int | None, Future[RegradeReport]]] = {}
+
+    def running_job(self, slug: str) -> int | None:
+        """No database work: the common case in a flood of starts, answered without a thread."""
+        with self._lock:
+            return self._running.get(slug, (None,))[0]
+
+    def start(self, slug: str, actor: User | None) -> int:
+        """The id of the assignment's live job: started now, or already running."""
+        running = self.running_job(slug)
+        if running is not None:
+            return running
+        with self._claiming:
+            with unit_of_work(self._factory) as session:
+                lease = jobs.claim(session, slug, actor, self._stale_after)
+            if lease.ours:
+                future = self._threads.submit(self._run, slug, actor, lease)
+                with self._lock:
+                    self._running[slug] = (lease.job_id, future)
+                self._forget_when_done(self._running, slug, future)
+        return lease.job_id
+
+    async def dry_run(self, slug: str, actor: User | None) -> RegradeReport:
+        with self._lock:
+            future = self._dry_runs.get(slug, (None, None))[1]
+            ours = future is None
+            if future is None:
+                future = self._threads.submit(
+                    run_regrade, self._factory, slug, self._pools, dry_run=True, actor=actor,
+                    batch_size=self._batch_size, stopping=self._stopping)
+                self._dry_runs[slug] = (None, future)
+        if ours:
+            self._forget_when_done(self._dry_runs, slug, future)
+        # Shielded: a client that gives up must not cancel the computation others share.
+        return await asyncio.shield(asyncio.wrap_future(future))
+
+    def _forget_when_done(self, table: dict[str, tuple[int | None, Future[RegradeReport]]],
+                          slug: str, future: Future[RegradeReport]) -> None:
+        def forget(_: object) -> None:
+            with self._lock:
+                if table.get(slug, (None, None))[1] is future:
+                    del table[slug]
+
+        # Outside the lock: a future that is already done runs the callback right here.
+        future.add_done_callback(forget)
+
+    def _run(self, slug: str, actor: User | None, lease: jobs.Claim) -> RegradeReport:
+        try:
+            report = run_regrade(
+                self._factory, slug, self._pools, actor=actor, batch_size=self._batch_size,
+                job_id=lease.job_id, resumed=lease.resumed, stopping=self._stopping)
+            if self._stopping.is_set():
+                # Stopped part-way by a shutdown: the job is free for the next start to resume
+                # at once, not after its heartbeat has aged.
+                with unit_of_work(self._factory) as session:
+                    jobs.release(session, lease.job_id)
+            return report
+        except Exception as exc:
+            log.exception("regrade job %d of %s failed", lease.job_id, slug)
+            with unit_of_work(self._factory) as session:
+                jobs.fail(session, lease.job_id, f"{type(exc).__name__}: {exc}")
+            raise
+
+    def close(self) -> None:
+        """Stop between batches: a running job stays `running` and a later start resumes it."""
+        self._stopping.set()
+        self._threads.shutdown(wait=True, cancel_futures=True)

@@ -1,6 +1,12 @@
-"""What a regrade's fast path reads of a stored run: the submission, its current run's
-totals and the keys the run was computed from (`graders.cache.runs`), never the upload; and a
-re-scored run's new keys written as the stored text with only the changed keys replaced."""
+"""What a regrade reads of a stored run (never the upload) and its plan for it.
+
+A stored run recorded its location key and its groups' keys (`graders.cache.runs`). Per old
+rubric version (`plan_version`): whether its runs line up with the new rubric (the same items in
+the same order), its groups as it stated them (what its stored results are read back with), and
+the groups whose new key only the grading processes compute (`rerun`: a changed code or written
+group). Per run (`plan_run`): re-scored in place (app.regrade.fast), or sent to the grading
+processes untried. The plan is pure: no database, no cache, no grading.
+"""
 
 from __future__ import annotations
 
@@ -8,17 +14,23 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from enum import StrEnum
 from typing import Any, NamedTuple
 
 from sqlalchemy import Text, cast, select
 from sqlalchemy.orm import Session
 
 from app.db.models import GradingRun, Submission
+from graders.cache.runs import GroupSpec, RunKeys
+from graders.context import GradingResources
+from graders.registry import kind_of
+from graders.results import ItemResult
+from graders.rubric import LoadedRubric
 
 
 class GroupKey(NamedTuple):
-    """A group's key in a stored run, and the digest of the located answer it was made from
-    (for an unanswered question: the reason it was not answered)."""
+    """A group's key, and the digest of the located answer it was made from (for an unanswered
+    question: the reason it was not answered)."""
 
     key: str
     basis: str
@@ -26,34 +38,26 @@ class GroupKey(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class StoredKeys:
-    """The keys a run was computed from (`graders.cache.runs.run_keys`), read once, typed."""
-
     location: str
     answers: int  # located answers
     groups: Mapping[str, GroupKey]
 
 
 def parse_keys(value: Any) -> StoredKeys | None:
-    """A stored run's keys; None when they are missing or not in the stored form."""
+    """None when the keys are missing or not in the stored form."""
     if not isinstance(value, dict):
         return None
     location, answers, groups = value.get("location"), value.get("answers", 0), value.get("groups")
-    if not (isinstance(location, str) and isinstance(answers, int)
-            and isinstance(groups, dict)):
+    if not (isinstance(location, str) and isinstance(answers, int) and isinstance(groups, dict)):
         return None
-    parsed: dict[str, GroupKey] = {}
-    for name, entry in groups.items():
-        if not (isinstance(entry, list) and len(entry) == 2
-                and isinstance(entry[0], str) and isinstance(entry[1], str)):
-            return None
-        parsed[name] = GroupKey(*entry)
-    return StoredKeys(location, answers, parsed)
+    if not all(isinstance(entry, list) and len(entry) == 2
+               and all(isinstance(e, str) for e in entry) for entry in groups.values()):
+        return None
+    return StoredKeys(location, answers, {name: GroupKey(*entry) for name, entry in groups.items()})
 
 
 @dataclass(frozen=True, slots=True)
 class StoredRun:
-    """A submission and its current run, as the fast path reads them (never the upload)."""
-
     submission_id: int
     student: str | None
     status: str
@@ -70,8 +74,8 @@ class StoredRun:
 
 
 def stored_runs(session: Session, ids: Sequence[int]) -> dict[int, StoredRun]:
-    # Core, and the keys read as their JSON text: a re-scored run's new keys are that text
-    # with the changed keys replaced (`keys_text`), never encoded again whole.
+    # The keys are read as their JSON text: a re-scored run's new keys are that text with the
+    # changed keys replaced (`keys_text`), never encoded again whole.
     rows = session.connection().execute(
         select(Submission.id, Submission.student, Submission.status, Submission.sha256,
                Submission.filename, Submission.content_type, GradingRun.id,
@@ -100,7 +104,7 @@ def keys_text(stored: StoredRun, new_groups: Mapping[str, GroupKey]) -> str:
                 continue
             if not (old.key and text.count(f'"{old.key}"') == 1 and old.basis == new.basis):
                 break
-            text = text.replace(f'"{old.key}"', _quoted(new.key), 1)
+            text = text.replace(f'"{old.key}"', json.dumps(new.key), 1)
         else:
             return text
     return json.dumps({"location": keys.location if keys else None,
@@ -108,8 +112,45 @@ def keys_text(stored: StoredRun, new_groups: Mapping[str, GroupKey]) -> str:
                        "groups": {name: list(entry) for name, entry in new_groups.items()}})
 
 
-def _quoted(key: str) -> str:
-    """`json.dumps(key)`: a key ("group:" and a hex digest) needs no escaping."""
-    if key.isascii() and key.isprintable() and '"' not in key and "\\" not in key:
-        return f'"{key}"'
-    return json.dumps(key)
+def same_result(stored: ItemResult | None, result: ItemResult) -> bool:
+    return stored is not None and (stored is result or stored == result)
+
+
+def in_place(kind: str) -> bool:
+    """The kind is re-scored in this process on a cache miss (its `rescores_in_place`)."""
+    return kind_of(kind).rescores_in_place
+
+
+class Step(StrEnum):
+    IN_PLACE = "in_place"  # stored rows kept where the keys did not change, the rest re-scored
+    RERUN = "rerun"  # the grading processes grade the upload again
+
+
+@dataclass(frozen=True)
+class VersionPlan:
+    keys: RunKeys  # the old rubric's keys (the new rubric's own when it did not change)
+    stated: Mapping[str, GroupSpec]  # the old rubric's groups, by name
+    rerun: frozenset[str]  # groups whose new key only the grading processes compute
+
+
+def groups_by_name(keys: RunKeys) -> dict[str, GroupSpec]:
+    return {spec.name: spec for _, specs in keys.questions for spec in specs}
+
+
+def plan_version(new: RunKeys, old: LoadedRubric,
+                 resources: GradingResources) -> VersionPlan | None:
+    """None when the items of `old` are not the new rubric's in the same order."""
+    if [i.id for i in old.rubric.items()] != [i.id for i in new.loaded.rubric.items()]:
+        return None
+    if old.content_hash == new.loaded.content_hash:
+        return VersionPlan(new, groups_by_name(new), frozenset())
+    before = RunKeys(old, new.options, resources)
+    kinds = {name: spec.kind for name, spec in groups_by_name(new).items()}
+    return VersionPlan(before, groups_by_name(before), frozenset(
+        name for name in new.changed_groups(before) if not in_place(kinds[name])))
+
+
+def plan_run(run: StoredRun | None, version: VersionPlan | None) -> Step:
+    if run is None or run.keys is None or version is None:
+        return Step.RERUN
+    return Step.RERUN if any(n in run.keys.groups for n in version.rerun) else Step.IN_PLACE

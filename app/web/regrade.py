@@ -1,5 +1,5 @@
 """Regrading from the browser: a dry run shows whose totals and items would change; applying
-starts the background job (app/regrade/background.py) and its page follows the progress."""
+starts the background job (app/regrade/runner.py) and its page follows the progress."""
 
 from __future__ import annotations
 
@@ -16,9 +16,8 @@ from app.db.session import unit_of_work
 from app.deps import IdPath, SessionDep
 from app.errors import NotFound
 from app.regrade import jobs
-from app.regrade.background import RegradeRunner
 from app.regrade.jobs import JobStatus
-from app.regrade.runner import RegradeReport
+from app.regrade.runner import RegradeReport, RegradeRunner
 from app.web.auth import Signed, nonce, staff, staff_post
 from app.web.markup import Viewer, e, hidden, layout, pts, table
 from app.web.routing import PageRoute

@@ -1,4 +1,4 @@
-"""`gradeformer regrade` forks its fast-path workers (app.regrade.parallel) and stores what
+"""`gradeformer regrade` forks its fast-path workers (app.regrade.batches) and stores what
 the one-process regrade stores, still without a grading process or the migrations.
 
 The CLI runs in real subprocesses on two copies of one real SQLite database: one with two
@@ -56,8 +56,8 @@ RUN = (
 # until the CLI is gone.
 HOLD = (
     "import time\n"
-    "from app.regrade import parallel\n"
-    "real, cli = parallel.rescore, os.getpid()\n"
+    "from app.regrade import batches\n"
+    "real, cli = batches.rescore, os.getpid()\n"
     "def held(*args, **kwargs):\n"
     "    found = real(*args, **kwargs)\n"
     "    if os.getpid() != cli:\n"
@@ -65,7 +65,7 @@ HOLD = (
     "        while os.getppid() == cli:\n"
     "            time.sleep(0.05)\n"
     "    return found\n"
-    "parallel.rescore = held\n"
+    "batches.rescore = held\n"
 )
 
 

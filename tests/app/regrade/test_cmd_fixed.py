@@ -1,7 +1,7 @@
 """What a forked regrade spends outside the per-submission work (issue #16): the first batch
 triaged once (before the fork; its worker inherits the runs), the last batches smaller so the
-workers end together, an idle worker gone while the others finish, and the CLI's collector
-pause that no longer counts the frozen objects (a walk over all of them).
+workers end together, and the CLI's collector pause that no longer counts the frozen objects
+(a walk over all of them).
 
 The forks are real (of the test process), on the SQLite files of `test_regrade_parallel`.
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gc
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from app.cli import context
-from app.regrade import forks as forking
-from app.regrade import parallel
+from app.regrade import batches
 from tests.app.regrade.test_cache import POINTS_AND_FEEDBACK
 from tests.app.regrade.test_fast import ALL, Setup, _edited, _same_reports, stored
 from tests.app.regrade.test_parallel import FORKED, forks, setup  # noqa: F401  (fixtures)
@@ -33,13 +31,13 @@ def test_tapered_batches_keep_every_submission_in_order_and_end_small(
 ) -> None:
     ids = list(range(100, 100 + count * full + short))
     chunks = [ids[at : at + full] for at in range(0, len(ids), full)]
-    batches = parallel.tapered(chunks, workers)
-    assert [sid for batch in batches for sid in batch] == ids
-    sizes = [len(batch) for batch in batches]
+    tapered = batches.tapered(chunks, workers)
+    assert [sid for batch in tapered for sid in batch] == ids
+    sizes = [len(batch) for batch in tapered]
     assert all(0 < size <= full for size in sizes)
     assert sizes == sorted(sizes, reverse=True)  # full ones first, then smaller
     largest = max((len(chunk) for chunk in chunks), default=0)  # < full when count is 0
-    least = max(1, largest // parallel.TAPER)
+    least = max(1, largest // batches.TAPER)
     assert all(size >= least for size in sizes[:-1])
     if full > 1 and len(ids) > 2 * workers * full:  # the last ones can be smaller
         assert sizes[0] == full and sizes[-1] < full
@@ -49,14 +47,14 @@ def test_the_first_batch_is_triaged_once_and_stores_the_same(
     setup: Setup, forks: list[int], tmp_path: Path  # noqa: F811  (fixtures)
 ) -> None:
     log = tmp_path / "triaged"
-    real = parallel.triage
+    real = batches.triage
 
     def triage(reads: Any, fast: Any, chunk: list[int]) -> Any:
         with open(log, "a") as out:  # the workers' calls too (one write each, appended)
             out.write(f"{os.getpid()} {','.join(map(str, chunk))}\n")
         return real(reads, fast, chunk)
 
-    setup.monkeypatch.setattr(parallel, "triage", triage)
+    setup.monkeypatch.setattr(batches, "triage", triage)
     setup.edit(_edited(POINTS_AND_FEEDBACK))
     fast, slow = setup.regrade_both(**FORKED)
     assert len(forks) == 2
@@ -70,38 +68,6 @@ def test_the_first_batch_is_triaged_once_and_stores_the_same(
     assert len(triaged) == len(set(triaged)) == len(ALL)
     assert calls[0][0] == str(os.getpid()) and {pid for pid, _ in calls[1:]} <= set(
         map(str, forks))
-
-
-def _state(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return "gone"
-
-
-@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
-def test_an_idle_worker_leaves_while_the_others_finish(tmp_path: Path) -> None:
-    first = tmp_path / "first"
-
-    def work(batch: list[int]) -> str:
-        if batch == [1]:
-            first.write_text(str(os.getpid()))
-            return "done"
-        # The other batch waits for the first one's worker to have left (a zombie until
-        # this process reaps it at the end), for at most 20 s.
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            if first.exists() and first.read_text() and _state(int(first.read_text())) in (
-                    "Z", "gone"):
-                return "after the other left"
-            time.sleep(0.01)
-        return "the other never left"
-
-    answers: dict[int, str] = {}
-    forking.run_forked([[1], [2]], 2, work, forking.Forked(
-        lambda batch, answer: answers.__setitem__(batch[0], answer),
-        lambda batch: pytest.fail(f"batch {batch} lost")))
-    assert answers == {1: "done", 2: "after the other left"}
 
 
 @pytest.mark.usefixtures("collector")

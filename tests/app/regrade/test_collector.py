@@ -5,24 +5,17 @@ only: the command's own process keeps the interpreter's thresholds."""
 from __future__ import annotations
 
 import gc
-import threading
-from typing import Any
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 
-from app.regrade import parallel
-from app.regrade.forks import Forked, run_forked
+from app.regrade import batches
 
 
 def test_each_forked_worker_collects_its_young_generation_rarely_and_the_command_as_before(
 ) -> None:
     before = gc.get_threshold()
-    answers: list[Any] = []
-    lost: list[Any] = []
-    run_forked([[1], [2], [3]], 2, lambda batch: (batch, gc.get_threshold()),
-               Forked(lambda batch, answer: answers.append(answer), lost.append),
-               stopping=threading.Event(), in_worker=parallel.worker_collector)
-    assert not lost
-    assert sorted(batch for batch, _ in answers) == [[1], [2], [3]]
-    for _, threshold in answers:
-        assert threshold == (parallel.WORKER_YOUNG_THRESHOLD, before[1], before[2])
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork"),
+                             initializer=batches.worker_collector) as pool:
+        thresholds = [pool.submit(gc.get_threshold).result() for _ in range(3)]
+    assert thresholds == [(batches.WORKER_YOUNG_THRESHOLD, before[1], before[2])] * 3
     assert gc.get_threshold() == before  # the command's own process: unchanged
-

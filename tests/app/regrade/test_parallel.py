@@ -1,4 +1,4 @@
-"""A regrade's fast path in forked workers (app.regrade.parallel) stores exactly what the
+"""A regrade's fast path in forked workers (app.regrade.batches) stores exactly what the
 sequential path and an uncached regrade store, counts its job exactly, resumes, and loses no
 submission when a worker fails or dies.
 
@@ -26,8 +26,7 @@ from app.assignments.service import sync_rubric_dir
 from app.db.models import RegradeJob, Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from app.grading import worker
-from app.regrade import batches, jobs, parallel, repository
-from app.regrade import forks as forking
+from app.regrade import batches, jobs
 from app.regrade.runner import RegradeReport, run_regrade
 from graders.rubric import BUNDLED_RUBRICS
 from tests.app.regrade.test_cache import KNOWN_MISTAKE, POINTS_AND_FEEDBACK, SLUG
@@ -68,7 +67,7 @@ def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
             started.append(pid)
         return pid
 
-    monkeypatch.setattr(forking.os, "fork", fork)
+    monkeypatch.setattr(os, "fork", fork)
     return started
 
 
@@ -114,7 +113,7 @@ def test_a_worker_that_fails_loses_no_submission(
     setup: Setup, forks: list[int], how: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     parent = os.getpid()
-    real = parallel.rescore
+    real = batches.rescore
     victim = sorted(_ids(setup))[2]  # in the second batch
 
     def failing(*args: Any, **kwargs: Any) -> batches.Rescoring:
@@ -129,11 +128,11 @@ def test_a_worker_that_fails_loses_no_submission(
         os.kill(os.getpid(), signal.SIGKILL)
         return found
 
-    setup.monkeypatch.setattr(parallel, "rescore", failing)  # what the workers call
+    setup.monkeypatch.setattr(batches, "rescore", failing)  # what the workers call
     setup.edit(_edited(POINTS_AND_FEEDBACK))
     fast, slow = setup.regrade_both(**FORKED)
     assert forks
-    said = [r.getMessage() for r in caplog.records if r.name == "app.regrade.forks"]
+    said = [r.getMessage() for r in caplog.records if r.name == "app.regrade.batches"]
     assert len(said) == 1
     assert ("failed a batch" if how == "raises" else "died") in said[0], said
     # Every submission stored once (the run counts per submission are compared too).
@@ -208,23 +207,34 @@ def test_a_battery_change_stays_with_the_grading_processes(
     assert fast.fast is not None and fast.fast.sent_untried >= len(ALL) // 2
 
 
-def test_an_in_memory_database_is_never_forked(forks: list[int]) -> None:
+def test_an_in_memory_database_is_never_forked(
+    forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Each fork would write to its own copy of it: the batches stay in this process."""
+    ran: list[list[int]] = []
+
+    def here(factory: Any, fast: Any, chunk: list[int], target: Any, send: Any) -> Any:
+        ran.append(chunk)
+        return batches.Rescoring()
+
+    monkeypatch.setattr(batches, "here", here)
     for url in ("sqlite://", "sqlite:///file:g?mode=memory&cache=shared&uri=true"):
         engine = make_engine(url)
-        here = parallel.Here(*(lambda *_: pytest.fail("nothing runs here") for _ in range(4)))
+        ran.clear()
+        monkeypatch.setattr(batches, "triage", lambda *_: pytest.fail("triaged to fork"))
         target = batches.Target(1, None, dry_run=True)
-        assert not parallel.forked(make_sessionmaker(engine), None,  # type: ignore[arg-type]
-                                   [[1], [2], [3]], here, target, None, workers=2)
+        batches.run_batches(make_sessionmaker(engine), None,  # type: ignore[arg-type]
+                            [[1], [2], [3]], target, 2, None, *(lambda *_: None,) * 3)
+        assert ran == [[1], [2], [3]]
         engine.dispose()
     assert forks == []
 
 
 def test_the_server_threads_never_fork() -> None:
-    assert forking.worker_count(None, 2) == min(2, len(os.sched_getaffinity(0)))
+    assert batches.worker_count(None, 2) == min(2, len(os.sched_getaffinity(0)))
     with ThreadPoolExecutor(1) as thread:
-        assert thread.submit(forking.worker_count, None, 2).result() == 1
-    assert forking.worker_count(3, 2) == 3
+        assert thread.submit(batches.worker_count, None, 2).result() == 1
+    assert batches.worker_count(3, 2) == 3
 
 
 def test_concurrent_batches_count_the_job_exactly(sessions: sessionmaker[Session]) -> None:
@@ -238,10 +248,10 @@ def test_concurrent_batches_count_the_job_exactly(sessions: sessionmaker[Session
     def second() -> None:
         with unit_of_work(sessions) as session:
             entered.set()
-            repository.count_done(session, lease.job_id, 4, 1)
+            jobs.count_done(session, lease.job_id, 4, 1)
 
     with unit_of_work(sessions) as session:
-        repository.count_done(session, lease.job_id, 3, 2)
+        jobs.count_done(session, lease.job_id, 3, 2)
         with ThreadPoolExecutor(1) as thread:
             other = thread.submit(second)
             time.sleep(0.5)  # the other transaction has read, and waits for this one's lock

@@ -8,8 +8,16 @@ from decimal import Decimal
 
 import pytest
 
-from app.regrade.plan import Step, plan_run, plan_version
-from app.regrade.stored import GroupKey, StoredKeys, StoredRun, keys_text, parse_keys
+from app.regrade.stored import (
+    GroupKey,
+    Step,
+    StoredKeys,
+    StoredRun,
+    keys_text,
+    parse_keys,
+    plan_run,
+    plan_version,
+)
 from graders.cache.runs import RunKeys
 from graders.context import GradingResources
 from graders.rubric import BUNDLED_RUBRICS, LoadedRubric, parse_rubric

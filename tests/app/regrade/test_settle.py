@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 
 from app.db.models import Override
 from app.grading.repository import DECIDING, ItemRow, RunScores, Score
-from app.regrade.changes import diff_of, stored_score
-from app.regrade.settle import settle
+from app.regrade.changes import diff_of, settle, stored_score
 from graders.results import ItemResult, Status
 
 STATUSES = ("graded", "needs_review", "missing", "pending", "grader_error")

@@ -160,7 +160,7 @@ def test_a_regrade_survives_a_result_it_cannot_store(
     assert report.job_id is not None and report.total == 4
     with unit_of_work(sessions) as session:
         statuses = sorted(session.get(Submission, i).status for i in ids)  # type: ignore[union-attr]
-        job = regrade_runner.repository.get_job(session, report.job_id)
+        job = regrade_runner.jobs.get_job(session, report.job_id)
         assert job is not None and job.status == "done" and job.done == 2
     assert statuses == ["graded", "graded", "grader_error", "grader_error"]
 
