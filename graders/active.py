@@ -165,7 +165,9 @@ def propagate(points: Sequence[float], errors: Sequence[float], decided: Mapping
     vote, with `VOTE_PRIOR` votes' worth of a coin toss). The vote replaces the machine's
     suggestion only where that probability is below the machine's own: an answer unlike every
     decided one, or one the machine is surer of than the votes have been right, keeps its
-    suggestion."""
+    suggestion. Where it is replaced, its error probability is its voters' misses with the
+    `VOTE_PRIOR` votes' worth set at the machine's own error probability instead (at most the
+    coin-toss figure)."""
     out, doubt = list(points), list(errors)
     if similarity is None or len(decided) < 2:
         return out, doubt
