@@ -51,6 +51,7 @@ DATA = REPO.parent / "shared" / "data" / "mohler" / "mohler_dataset_edited.csv"
 SLUG = "mohler"
 GOAL = 0.95
 ESTIMATE_TARGETS = (0.15, 0.12, 0.10, 0.08, 0.06, 0.05, 0.03)
+DOUBTS = (0.35, 0.3, 0.25, 0.22, 0.2, 0.18, 0.15, 0.12, 0.1)
 
 
 @dataclass
@@ -61,6 +62,7 @@ class Step:
     undecided: int
     estimate: float
     done: bool
+    doubt: float = 0.0  # the highest error probability among the undecided (`least_sure`)
 
 
 @dataclass
@@ -141,7 +143,8 @@ def drive_item(client: httpx.Client, item: str, truth: dict[int, float], cap: fl
                 wrong += off
         estimate = body["estimate"]
         run.steps.append(Step(body["decided"], within, wrong, undecided,
-                              estimate["estimated_error"], estimate["done"]))
+                              estimate["estimated_error"], estimate["done"],
+                              estimate["least_sure"]))
         proposal = body["proposal"]
         if proposal is None or body["decided"] >= limit:
             break
@@ -200,6 +203,38 @@ def by_estimate(runs: list[ItemRun], target: float) -> tuple[float, float, float
         answers += run.size
     return (100 * decisions / max(answers, 1), within / max(answers, 1),
             wrong / max(undecided, 1), done)
+
+
+def by_doubt(runs: list[ItemRun], doubt: float) -> tuple[float, float, float]:
+    """Each item stops when its least sure undecided answer's error probability first falls
+    below `doubt` (the machine's own numbers, never the truth), else at its last step: the
+    decisions go where the machine doubts most across the items. Decisions per 100 answers,
+    share within, true error among the undecided answers."""
+    decisions = within = wrong = undecided = answers = 0
+    for run in runs:
+        step = next((s for s in run.steps if s.doubt < doubt), run.steps[-1])
+        decisions += step.decided
+        within += step.within
+        wrong += step.undecided_wrong
+        undecided += step.undecided
+        answers += run.size
+    return (100 * decisions / max(answers, 1), within / max(answers, 1),
+            wrong / max(undecided, 1))
+
+
+def _by_doubt_lines(runs: list[ItemRun], within: str) -> str:
+    rows = []
+    reached: tuple[float, float] | None = None
+    for doubt in DOUBTS:
+        per_100, share, error = by_doubt(runs, doubt)
+        rows.append(f"| {doubt:.0%} | {per_100:.1f} | {share:.1%} | {error:.1%} |")
+        if share >= GOAL and (reached is None or per_100 < reached[0]):
+            reached = (per_100, doubt)
+    head = ("| least sure below | decisions per 100 answers | answers " + within + " | true "
+            "error among the undecided |\n|---|---|---|---|\n")
+    met = (f"**{reached[0]:.1f}** decisions per 100 answers (items left once their least sure "
+           f"answer was below {reached[1]:.0%})" if reached else "not reached at any level shown")
+    return head + "\n".join(rows) + f"\n\n- >= 95% of all answers {within}, spent this way: {met}"
 
 
 def _by_estimate_lines(runs: list[ItemRun], within: str) -> str:
@@ -270,6 +305,13 @@ decisions where the estimate says they are needed: each item stopped when its es
 done at the target below (the machine's estimate only; the cap when it never does):
 
 {_by_estimate_lines(runs, within)}
+
+Or each item left once its least sure undecided answer (the highest error probability among
+them, the progress's `least_sure`) is below a level, the same level for every item: the decisions
+go to the answers the machine doubts most across the items, as they would if the instructor
+moved on from an item whose remaining answers the machine is fairly sure of:
+
+{_by_doubt_lines(runs, within)}
 
 How the estimate works: docs/active-grading.md."""
 

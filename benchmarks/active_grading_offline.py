@@ -85,7 +85,10 @@ def _scores(loaded: LoadedRubric, question: str, item: str, texts: list[str],
 
 
 def simulate(loaded: LoadedRubric, question: str, item: str, texts: list[str],
-             truth: list[float], cap: float, resources: object, cache: Cache) -> ItemRun:
+             truth: list[float], cap: float, resources: object, cache: Cache,
+             tolerance: float = TOLERANCE, salt: str = "mohler") -> ItemRun:
+    """The loop on one item: `tolerance` in points (20% of the item's), `salt` names the
+    assignment in the audit draws."""
     run = ItemRun(item, len(texts))
     limit = max(1, round(cap * len(texts)))
     cosines = rescore.similarity(loaded, question, texts, resources)  # type: ignore[arg-type]
@@ -97,23 +100,24 @@ def simulate(loaded: LoadedRubric, question: str, item: str, texts: list[str],
         points = [float(p) for p, _ in scored]
         errors = [round(1.0 - c, 6) for _, c in scored]
         if PROPAGATE:
-            points, errors = propagate(points, errors, decided, cosines, TOLERANCE)
+            points, errors = propagate(points, errors, decided, cosines, tolerance)
         waiting = [k for k in range(len(texts)) if k not in decided]
         within = sum(abs((decided[k] if k in decided else points[k]) - truth[k])
-                     <= TOLERANCE + 1e-9 for k in range(len(texts)))
-        wrong = sum(abs(points[k] - truth[k]) > TOLERANCE + 1e-9 for k in waiting)
+                     <= tolerance + 1e-9 for k in range(len(texts)))
+        wrong = sum(abs(points[k] - truth[k]) > tolerance + 1e-9 for k in waiting)
         est = estimate([errors[k] for k in waiting], held, TARGET, len(texts))
-        run.steps.append(Step(len(decided), within, wrong, len(waiting), est.share, est.done))
+        run.steps.append(Step(len(decided), within, wrong, len(waiting), est.share, est.done,
+                              est.least_sure))
         if not waiting or len(decided) >= limit:
             break
         sub = None if cosines is None else cosines[waiting][:, waiting]
         proposal = propose([Candidate(k, errors[k]) for k in waiting], sub, len(decided),
-                           f"mohler\0{item}")
+                           f"{salt}\0{item}")
         assert proposal is not None
         run.reasons[proposal.reason] += 1
         k = proposal.key
         decided[k] = round(truth[k], 2)
-        held.append(HeldBack(errors[k], abs(points[k] - decided[k]) > TOLERANCE + 1e-9,
+        held.append(HeldBack(errors[k], abs(points[k] - decided[k]) > tolerance + 1e-9,
                              points[k]))
     run.seconds = time.monotonic() - began
     return run

@@ -91,7 +91,8 @@ def body(state: service.ItemState, csrf: str, decided: int | None) -> str:
         f"answers decided · estimated error among the undecided "
         f'<span id="estimate">{e.share:.1%}</span> (≈{e.expected_wrong:.1f} answers; '
         f"{e.checks} held-back check{'' if e.checks == 1 else 's'}) · "
-        f"target {state.target:.0%} · {verdict}</p>"
+        f"target {state.target:.0%} · {verdict} · least sure undecided answer "
+        f'<span id="least-sure">{e.least_sure:.0%}</span> likely off</p>'
         f"{flash}{_proposal(state, csrf)}"
         '<p class="muted">Estimate: each undecided answer\'s probability of being more than '
         ""

@@ -36,6 +36,9 @@ class EstimateOut(BaseModel):
     ratio: float = Field(description="Errors seen / predicted on held-back decisions (shrunk).")
     checks: int
     done: bool
+    least_sure: float = Field(description="The highest error probability among the undecided "
+                              "answers (0 with none): once it is low, the decisions are better "
+                              "spent on another item.")
 
 
 class AnswerOut(BaseModel):
@@ -99,7 +102,8 @@ def progress_out(state: service.ItemState, answers: bool) -> ProgressOut:
         total=len(state.answers), decided=state.decided, rescored=state.rescored,
         estimate=EstimateOut(undecided=e.undecided, expected_wrong=round(e.expected_wrong, 4),
                              estimated_error=round(e.share, 4), ratio=round(e.ratio, 4),
-                             checks=e.checks, done=e.done),
+                             checks=e.checks, done=e.done,
+                             least_sure=round(e.least_sure, 4)),
         summary=service.progress_line(state), proposal=_proposal(state), answers=listed)
 
 

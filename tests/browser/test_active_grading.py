@@ -47,6 +47,7 @@ def test_an_instructor_grades_an_item_actively(page: Any, live_server: LiveServe
     assert page.url.endswith(f"/assignments/{SLUG}/active/{ITEM}")
     assert page.locator("#decided").inner_text() == "0"
     assert page.locator("#not-done").count() == 1
+    assert page.locator("#least-sure").inner_text().endswith("%")
     screenshot(page, "active-grading")
 
     # First answer: type other points (the box has the focus), then Enter.

@@ -132,6 +132,7 @@ def test_the_estimate_is_a_share_and_more_errors_seen_never_lower_it(
     found = estimate(undecided, checks, target, len(undecided) + len(checks))
     assert 0.0 <= found.share <= 1.0 and found.undecided == len(undecided)
     assert found.expected_wrong <= len(undecided) + 1e-9
+    assert found.least_sure == max(undecided, default=0.0)  # not scaled by the checks
     worse = estimate(undecided, [HeldBack(p, True) for p, _ in held], target,
                      len(undecided) + len(checks))
     assert worse.share >= found.share - 1e-12
@@ -216,3 +217,23 @@ def test_one_decision_or_no_encoder_carries_nothing_over() -> None:
     points, errors = [1.0, 2.0, 3.0], [0.9, 0.9, 0.9]
     assert propagate(points, errors, {0: 5.0}, np.ones((3, 3)), 1.0) == (points, errors)
     assert propagate(points, errors, {0: 5.0, 1: 5.0}, None, 1.0) == (points, errors)
+
+
+@given(st.integers(4, 9), st.floats(0.1, 0.9), st.randoms(use_true_random=False))
+@settings(max_examples=40, deadline=None)
+def test_a_settled_copy_is_no_likelier_wrong_than_the_machine_or_a_coin_toss_says(
+    size: int, machine: float, rng: random.Random
+) -> None:
+    """Copies settled by agreeing decisions: their doubt shrinks toward the machine's own (not
+    toward a coin toss), so it is below both the machine's and the vote's coin-toss gate; more
+    agreeing decisions lower it further."""
+    cosines = _clusters([size], 0.05, rng)
+    points, errors = [2.5] * size, [machine] * size
+    two = propagate(points, errors, {0: 5.0, 1: 5.0}, cosines, 1.0)[1]
+    three = propagate(points, errors, {0: 5.0, 1: 5.0, 2: 5.0}, cosines, 1.0)[1]
+    gate = 0.5 * 2.0 / (2.0 + 2.0)  # no miss among two voters, two votes' worth of a coin toss
+    if gate < machine:
+        assert all(d <= min(gate, machine) + 1e-6 for d in two[2:])
+        assert all(b <= a + 1e-9 for a, b in zip(two[3:], three[3:], strict=True))
+    else:
+        assert two[2:] == errors[2:]

@@ -57,6 +57,9 @@ def test_active_grading_proposes_decides_rescores_and_estimates(api: Api) -> Non
     assert start["estimate"]["undecided"] == start["total"]
     mine = {a["submission_id"]: a for a in start["answers"]}
     assert set(ids) <= set(mine)
+    # The least sure undecided answer's error probability, for moving on to another item.
+    assert start["estimate"]["least_sure"] == round(
+        max(a["error_probability"] for a in start["answers"]), 4)
     # The first proposal is the answer whose neighbourhood holds the most probable error.
     proposal = _get(api, f"{BASE}/next")["proposal"]
     assert proposal["submission_id"] in mine
@@ -100,6 +103,7 @@ def test_active_grading_proposes_decides_rescores_and_estimates(api: Api) -> Non
     final = _get(api, BASE)
     assert final["estimate"]["done"] is True and final["estimate"]["undecided"] == 0
     assert final["decided"] == final["total"] and final["estimate"]["checks"] >= 2
+    assert final["estimate"]["least_sure"] == 0.0
 
 
 def test_decisions_carry_over_to_near_copies_the_machine_doubts(api: Api) -> None:
