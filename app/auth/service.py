@@ -35,6 +35,13 @@ def create_token(session: Session, name: str, role: str, actor: User | None = No
     name = name.strip()
     if not name:
         raise InvalidInput("A token needs a non-empty user name.")
+    # The name is the student id of every upload and row of an export: one that hides
+    # characters (zero-width, tags, direction overrides) would show as another user's, and
+    # PostgreSQL refuses NUL outright.
+    if not name.isprintable():
+        raise InvalidInput("A user name holds printable characters only (no control, "
+                           "invisible or direction-changing characters, no blanks but the "
+                           "space).")
     try:
         wanted = Role(role)
     except ValueError:
