@@ -32,7 +32,10 @@ def _sign_in(browser: TestClient, token: str) -> int:
 
 def _who(browser: TestClient) -> str:
     page = browser.get("/")
-    return "nobody" if 'name="token"' in page.text else page.text
+    if 'name="token"' in page.text:
+        return "nobody"
+    shown = re.search(r"<span>([^<]*) \((?:staff|student)\)</span>", page.text)
+    return shown.group(1) if shown else "someone"
 
 
 def test_a_planted_session_id_is_never_the_victims_session(target: Api) -> None:
@@ -48,7 +51,7 @@ def test_a_planted_session_id_is_never_the_victims_session(target: Api) -> None:
         assert fresh and fresh != value, "the sign-in kept the planted session id"
         replay = _browser(target, "192.0.2.53")
         replay.cookies.set(COOKIE, value)
-        assert "prof" not in _who(replay) or value == planted and "bob" in _who(replay)
+        assert _who(replay) == ("bob" if value == planted else "nobody")
         assert target.client.get("/api/v1/tokens", cookies={COOKIE: value}).status_code in (
             401, 403)
 
@@ -128,7 +131,13 @@ def test_a_burst_of_uploads_never_passes_the_submission_limit(either: Api) -> No
     with unit_of_work(either.sessions) as session:
         stored = session.scalar(select(func.count()).select_from(Submission)
                                 .where(Submission.student == "racer"))
-    assert stored == 3, (stored, codes, web)
+    assert stored is not None and stored <= 3, (stored, codes, web)
+    # refused only for being too many at once: one at a time, exactly the limit is reached
+    later = [api(200 + n) for n in range(4)]
+    with unit_of_work(either.sessions) as session:
+        stored = session.scalar(select(func.count()).select_from(Submission)
+                                .where(Submission.student == "racer"))
+    assert stored == 3 and later[-1] == 409, (stored, later)
     _limited(either, 100_000)
 
 
