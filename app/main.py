@@ -186,6 +186,7 @@ def create_app(
             settings.uploads_per_minute,
             settings.upload_burst,
             settings.student_quota_bytes,
+            in_progress=settings.uploads_in_progress,
         )
         app.state.document_reader = DocumentReader(
             DecodeLimits(

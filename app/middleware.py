@@ -28,6 +28,13 @@ SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
 ]
+# What a response says about caching unless its route says otherwise (the static files do):
+# nothing is kept, by a shared proxy or by the browser. Answers depend on who asks (a student's
+# grades, staff exports reached with a session cookie), and a kept copy would be shown to the
+# next user of the proxy or of a shared computer.
+NO_STORE = (b"cache-control", b"no-store")
+
+
 # Pages are self-contained: the app's own stylesheet (no inline styles: a page that could take
 # a style attribute could be restyled by injected markup), scripts carrying the page's nonce
 # (inline or the bundled /static/web.js), nothing from elsewhere, and never inside another
@@ -180,13 +187,15 @@ class BodyLimit:
                 # The rest of the body is not read: the connection cannot carry another request.
                 (b"connection", b"close"),
                 *SECURITY_HEADERS,
+                NO_STORE,
             ],
         })
         await send({"type": "http.response.body", "body": body})
 
 
 class SecurityHeaders:
-    """nosniff and no-referrer on everything; a CSP with this response's nonce on HTML."""
+    """nosniff and no-referrer on everything; `no-store` unless the route chose a caching
+    policy; a CSP with this response's nonce on HTML."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -203,6 +212,8 @@ class SecurityHeaders:
                     if k.lower() not in {name for name, _ in SECURITY_HEADERS}
                 ]
                 headers.extend(SECURITY_HEADERS)
+                if not any(k.lower() == NO_STORE[0] for k, _ in headers):
+                    headers.append(NO_STORE)
                 content_type = dict(headers).get(b"content-type", b"")
                 if content_type.startswith(b"text/html"):
                     nonce = scope.get("state", {}).get(NONCE_STATE)

@@ -35,10 +35,13 @@ _INVISIBLE = re.compile(
 )
 # A spreadsheet runs a cell that starts with one of these as a formula (=HYPERLINK(...) leaks
 # data when clicked; DDE payloads run commands). Tab and CR start formulas in some too, and some
-# take the full-width signs an input method types; an import that trims spaces runs " =...".
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
-_BLANK = " \t\n\r\u00a0\u3000"
-_NUMBER = re.compile(r"[+-]?\d{1,30}(\.\d{1,30})?")
+# take the full-width signs an input method types, and the minus, small and raised sign
+# look-alikes (U+2212, U+FE62, U+207A, ...) that an autocorrecting import turns into the signs.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20",
+                  "\ufe62", "\ufe63", "\ufe66", "\u207a", "\u207b", "\u208a", "\u208b",
+                  "\u2212")
+# A number as a spreadsheet reads one: ASCII digits only (other scripts' digits are text there).
+_NUMBER = re.compile(r"[+-]?[0-9]{1,30}(\.[0-9]{1,30})?")
 
 
 def clean(text: str, limit: int = DEFAULT_LIMIT) -> str:
@@ -54,7 +57,9 @@ def csv_cell(value: object, limit: int = 1000) -> str:
     """A CSV cell a spreadsheet shows as text: cleaned, and formula-like text gets a leading
     apostrophe (the OWASP advice); numbers stay numbers."""
     text = clean("" if value is None else str(value), limit)
-    if text.lstrip(_BLANK).startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
+    # An import that trims blanks trims every kind (str.lstrip: each Unicode space and line
+    # or paragraph separator, U+2003, U+2028, U+1680 as well as the ASCII ones).
+    if text.lstrip().startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
         return "'" + text
     return text
 

@@ -8,9 +8,16 @@ from sqlalchemy import Row, func, select
 from sqlalchemy.orm import Session
 
 from app.appeals.models import RegradeRequest, RequestStatus
-from app.db.models import Submission
+from app.db.models import Submission, User
 
 LIST_LIMIT = 500  # requests on one page or in one API answer
+
+
+def hold_requester(session: Session, user_id: int) -> None:
+    """Lock the asking student's row until the transaction ends (PostgreSQL; SQLite has one
+    writer at a time): two of their requests at once count each other's, so neither passes
+    the per-assignment limit by checking it before the other is stored."""
+    session.execute(select(User.id).where(User.id == user_id).with_for_update())
 
 
 def add(session: Session, request: RegradeRequest) -> RegradeRequest:

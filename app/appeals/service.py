@@ -131,6 +131,7 @@ def ask(session: Session, submission_id: int, item_id: str, comment: str, user: 
     if is_staff(user):
         raise NotPermitted("Students ask for regrades; staff change an item's points on its "
                            "submission page, or answer a request.")
+    repository.hold_requester(session, user.id)  # before the limit is counted
     side = student_side(session, submission_id, user, now, limit)
     item = _item(side.scored, item_id)
     refused = refusal(side.item_state(item))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 
 from sqlalchemy.orm import Session
@@ -21,6 +21,10 @@ from app.review.service import waiting_per_item
 # The most uploads a limit can allow: within the database column (a 32-bit integer), and far
 # beyond any course's needs; a larger number is refused as input, not stored.
 MAX_SUBMISSIONS = 100_000
+# The moments a schedule may name: what every database and Python's datetime hold once moved to
+# UTC (year 1 at +14:00 is year 0 in UTC: no datetime, and PostgreSQL reads it back as BC).
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(9000, 1, 1, tzinfo=UTC)
 # The schedule fields an instructor may change.
 SCHEDULE_FIELDS = frozenset(
     {"opens_at", "due_at", "late_until", "late_penalty_percent", "max_submissions", "counts"}
@@ -36,6 +40,9 @@ def _check(assignment: Assignment) -> None:
     for name, moment in moments:
         if moment is not None and moment.tzinfo is None:
             raise InvalidInput(f"{name} needs a UTC offset (e.g. 2026-12-01T23:59:00Z).")
+        if moment is not None and not _in_range(moment):
+            raise InvalidInput(f"{name} must be between {EARLIEST.year} and {LATEST.year - 1} "
+                               "(UTC).")
     present = [(n, m) for n, m in moments if m is not None]
     for (first, a), (second, b) in itertools.pairwise(present):
         if a > b:
@@ -49,6 +56,13 @@ def _check(assignment: Assignment) -> None:
             1 <= assignment.max_submissions <= MAX_SUBMISSIONS):
         raise InvalidInput(f"max_submissions must be between 1 and {MAX_SUBMISSIONS} "
                            "(or null for no limit).")
+
+
+def _in_range(moment: datetime) -> bool:
+    try:
+        return EARLIEST <= moment.astimezone(UTC) < LATEST
+    except OverflowError:
+        return False
 
 
 def update_schedule(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import Connection, Row, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, joinedload
 
 from app.db.models import ApiToken, User
@@ -15,9 +16,18 @@ def get_user_by_name(session: Session, name: str) -> User | None:
 
 
 def add_user(session: Session, name: str, role: str) -> User:
+    """A new user, or the one of that name another transaction stored meanwhile (two first
+    tokens for one person at once: the second insert meets the unique name)."""
     user = User(name=name, role=role)
-    session.add(user)
-    session.flush()
+    try:
+        with session.begin_nested():
+            session.add(user)
+            session.flush()
+    except IntegrityError:
+        stored = get_user_by_name(session, name)
+        if stored is None:
+            raise
+        return stored
     return user
 
 

@@ -35,15 +35,21 @@ def create_token(session: Session, name: str, role: str, actor: User | None = No
     name = name.strip()
     if not name:
         raise InvalidInput("A token needs a non-empty user name.")
+    # The name is the student id of every upload and row of an export: one that hides
+    # characters (zero-width, tags, direction overrides) would show as another user's, and
+    # PostgreSQL refuses NUL outright.
+    if not name.isprintable():
+        raise InvalidInput("A user name holds printable characters only (no control, "
+                           "invisible or direction-changing characters, no blanks but the "
+                           "space).")
     try:
         wanted = Role(role)
     except ValueError:
         roles = ", ".join(r.value for r in Role)
         raise InvalidInput(f"Unknown role {role!r}; use one of: {roles}.") from None
-    user = repository.get_user_by_name(session, name)
-    if user is None:
-        user = repository.add_user(session, name, wanted.value)
-    elif user.role != wanted.value:
+    user = repository.get_user_by_name(session, name) or repository.add_user(
+        session, name, wanted.value)
+    if user.role != wanted.value:
         raise Conflict(f"User {name!r} exists with role {user.role!r}, not {wanted.value!r}.")
     secret = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = repository.add_token(session, user, hash_token(secret), secret[:10])

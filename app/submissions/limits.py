@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from sqlalchemy import Engine, func, select
 
@@ -37,18 +38,43 @@ class UploadLimits:
         burst: int,
         quota_bytes: int,
         clock: Callable[[], float] = time.monotonic,
+        in_progress: int = 4,
     ) -> None:
         self._engine = read_engine
         self._rate = RateBuckets(per_minute, burst, clock=clock)
         self._quota = quota_bytes
         self._lock = threading.Lock()
         self._used: dict[int, int] = {}
+        self._in_progress = in_progress
+        self._receiving: dict[int, int] = {}
 
     def take(self, user_id: int) -> None:
         """One upload's worth of rate, or TooManyRequests saying when to come back."""
         wait = self._rate.take(user_id)
         if wait:
             raise TooManyRequests(f"Too many uploads; try again in {wait} s.", retry_after=wait)
+
+    @contextmanager
+    def receiving(self, user_id: int) -> Iterator[None]:
+        """One of the student's uploads in progress (its body arriving, its document read,
+        stored, graded when it waits), or TooManyRequests when `in_progress` already are. A
+        credentialed body's deadline grows with what has arrived, so a body trickled at the
+        minimum rate holds its connection for as long as the upload limit allows: without this,
+        one student's uploads started within the rate could hold every connection."""
+        with self._lock:
+            running = self._receiving.get(user_id, 0)
+            if running >= self._in_progress:
+                raise TooManyRequests(
+                    f"You have {running} uploads in progress; wait for one to finish.",
+                    retry_after=5)
+            self._receiving[user_id] = running + 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                left = self._receiving.pop(user_id) - 1
+                if left:
+                    self._receiving[user_id] = left
 
     def known(self, user_id: int) -> bool:
         return user_id in self._used

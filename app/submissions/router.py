@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from contextlib import nullcontext
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request, Response, status
@@ -11,16 +12,17 @@ from starlette.concurrency import run_in_threadpool
 
 from app.assignments.service import current_rubric
 from app.auth.dependencies import CurrentUser, InstructorUser, is_staff
-from app.db.models import CountedSubmission
+from app.db.models import CountedSubmission, User
 from app.db.session import unit_of_work
 from app.deps import MAX_ID, ClockDep, IdPath, SessionDep, SettingsDep
 from app.errors import InvalidInput
+from app.settings import Settings
 from app.submissions import service
 from app.submissions.counting import counted_per_student, student_key
 from app.submissions.filing import staff_student
 from app.submissions.intake import SubmissionIntake
 from app.submissions.limits import UploadLimits
-from app.submissions.receive import receive
+from app.submissions.receive import Received, receive
 from app.submissions.schemas import (
     Accepted,
     StudentSubmissionOut,
@@ -140,12 +142,24 @@ async def upload(
     unsupported document, a staff upload with no student (neither `student` nor a file name)
     or one not on the assignment's roster, a bad `Idempotency-Key`, or a `handout` the rubric
     does not grade (`unknown-handout`, its editions in `allowed`); 429 too many uploads by this
-    student (see `Retry-After`); 503 documents cannot be read right now (retry shortly)."""
+    student, or as many of theirs in progress at once as a student may have (see
+    `Retry-After`); 503 documents cannot be read right now (retry shortly)."""
     intake: SubmissionIntake = request.app.state.intake
     limits: UploadLimits = request.app.state.upload_limits
     own_quota = not is_staff(user)
     if own_quota:
         limits.take(user.id)  # before the body is read: a flood costs no reading
+    with limits.receiving(user.id) if own_quota else nullcontext():
+        received = await _receive(request, slug, user, settings, intake, wait=wait,
+                                  student=student, handout=handout,
+                                  idempotency_key=idempotency_key)
+    return _answer(received.submission_id, received.status, received.code, received.message)
+
+
+async def _receive(request: Request, slug: str, user: User, settings: Settings,
+                   intake: SubmissionIntake, *, wait: bool, student: str | None,
+                   handout: str | None, idempotency_key: str | None) -> Received:
+    own_quota = not is_staff(user)
     if not intake.knows(slug):
         # An unknown assignment is reported as such before anything about the document.
         await run_in_threadpool(_require_rubric, request.app.state.read_sessions, slug)
@@ -161,9 +175,8 @@ async def upload(
             _staff_student, request.app.state.read_sessions, slug, upload))
     if handout is not None and upload.handout is None:
         upload = dataclasses.replace(upload, handout=handout)
-    received = await receive(request, slug, user, upload, wait=wait,
-                             idempotency_key=idempotency_key)
-    return _answer(received.submission_id, received.status, received.code, received.message)
+    return await receive(request, slug, user, upload, wait=wait,
+                         idempotency_key=idempotency_key)
 
 
 @router.get(

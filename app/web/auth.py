@@ -21,6 +21,7 @@ from app.auth.service import authenticate
 from app.db.models import User
 from app.errors import InvalidInput, NotAuthenticated
 from app.middleware import NONCE_STATE
+from app.points import POINTS_BOUND
 from app.web.markup import PRIVATE, Viewer, e, layout
 
 SIGN_IN = """<!doctype html><html lang="en"><head><meta charset="utf-8">
@@ -145,6 +146,10 @@ def form_points(raw: str) -> Decimal:
         raise InvalidInput(f"Points must be a number; got {raw[:30]!r}.") from None
     if not value.is_finite():
         raise InvalidInput("Points must be a finite number.")
+    # As the API's bodies (app/points.py): 30 nines would overflow exact arithmetic (the
+    # quantisation to hundredths) instead of being refused as out of range.
+    if abs(value) > POINTS_BOUND:
+        raise InvalidInput(f"Points must be between {-POINTS_BOUND} and {POINTS_BOUND}.")
     return value
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable
+from contextlib import nullcontext
 from datetime import datetime
 from decimal import Decimal
 from typing import Annotated
@@ -317,16 +318,17 @@ async def submit(slug: str, request: Request) -> Response:
     try:
         if not who.viewer.staff:
             limits.take(who.user.id)  # before the body is read, as in the API
-        upload = await read_upload(request, settings.max_upload_bytes)
-        if not page_sessions(request).csrf_ok(request.cookies.get(COOKIE), upload.csrf):
-            raise NotPermitted("The form did not carry this session's security token (CSRF). "
-                               "Reload the page and try again.")
-        upload = dataclasses.replace(upload, handout=upload.handout or None)
-        if who.viewer.staff:
-            upload = await run_in_threadpool(_staff_student, request, slug, upload)
-        else:
-            upload = dataclasses.replace(upload, student=None)
-        received = await receive(request, slug, who.user, upload)
+        with nullcontext() if who.viewer.staff else limits.receiving(who.user.id):
+            upload = await read_upload(request, settings.max_upload_bytes)
+            if not page_sessions(request).csrf_ok(request.cookies.get(COOKIE), upload.csrf):
+                raise NotPermitted("The form did not carry this session's security token "
+                                   "(CSRF). Reload the page and try again.")
+            upload = dataclasses.replace(upload, handout=upload.handout or None)
+            if who.viewer.staff:
+                upload = await run_in_threadpool(_staff_student, request, slug, upload)
+            else:
+                upload = dataclasses.replace(upload, student=None)
+            received = await receive(request, slug, who.user, upload)
     except DomainError as exc:
         return _refused(request, who, slug, exc)
     if who.viewer.staff:

@@ -108,6 +108,10 @@ def decode_text(raw: bytes) -> str:
 # The most digits an integer in a JSON document may have: an answer is never longer, and int()
 # of a longer string is quadratic (Python refuses past 4,300 digits with a ValueError).
 MAX_INT_DIGITS = 100
+# The most cells a notebook may have: a long course notebook has a few hundred, and reading one
+# (nbformat's validation, then locating answers in every cell) costs about 0.1 ms a cell twice
+# over, once in the server's reader and once in the grading process.
+MAX_CELLS = 5_000
 # A lone surrogate ("\ud800" in JSON) is no character: no UTF encoder, database driver or cache
 # encoder takes it, so it is read as U+FFFD like an undecodable byte in a text document.
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -204,6 +208,9 @@ def _notebook_text(text: str) -> tuple[str, Any, tuple[Cell, ...]]:
     data = _load_json(text, "notebook JSON")
     if not isinstance(data, dict) or "cells" not in data:
         raise InvalidDocument("not a Jupyter notebook: no cells")
+    if isinstance(data["cells"], list) and len(data["cells"]) > MAX_CELLS:
+        raise InvalidDocument(f"the notebook has {len(data['cells'])} cells; at most "
+                              f"{MAX_CELLS} are read")
     try:
         notebook = nbformat.reads(text, as_version=4)  # type: ignore[no-untyped-call]
     except Exception as exc:  # nbformat raises several unrelated types for bad files

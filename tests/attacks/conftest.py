@@ -4,6 +4,7 @@ document readers, its limits as shipped except where a test says otherwise; and 
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,11 +12,13 @@ from pathlib import Path
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, make_url, text
 
 from app.db.session import make_engine, make_sessionmaker
 from app.main import create_app
 from app.settings import Settings
-from tests.app.conftest import Api, copy_sqlite, make_tokens, sqlite_url
+from tests.app.conftest import PG_ADMIN_URL, Api, copy_sqlite, make_tokens, sqlite_url
+from tests.app.conftest import postgres_template as postgres_template  # re-exported
 from tests.app.conftest import sqlite_template as sqlite_template  # the fixture, re-exported
 from tests.support.faultkit import Server
 
@@ -23,11 +26,7 @@ SLUG = "transformer-basics"
 UPLOAD = f"/api/v1/assignments/{SLUG}/submissions"
 
 
-@pytest.fixture(scope="module")
-def target(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Iterator[Api]:
-    """One app per attack module. Upload rates are loosened (attacks upload in bursts); every
-    other limit is the shipped default."""
-    url = copy_sqlite(sqlite_template, tmp_path_factory.mktemp("attack"))
+def _app_on(url: str) -> Iterator[Api]:
     settings = Settings(database_url=url, workers=1, upload_burst=10_000,
                         uploads_per_minute=10_000)
     engine = make_engine(url)
@@ -35,6 +34,36 @@ def target(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> I
     with TestClient(create_app(settings)) as client:
         yield Api(client, sessions, settings, make_tokens(sessions))
     engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def target(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Iterator[Api]:
+    """One app per attack module. Upload rates are loosened (attacks upload in bursts); every
+    other limit is the shipped default."""
+    yield from _app_on(copy_sqlite(sqlite_template, tmp_path_factory.mktemp("attack")))
+
+
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres",
+                                                               marks=pytest.mark.postgres)])
+def either(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+           sqlite_template: Path) -> Iterator[Api]:
+    """`target` on each database: SQLite, and PostgreSQL (its integers are 32 bits, its text
+    takes no NUL) when the server at 127.0.0.1:5432 answers (else that half skips)."""
+    if request.param == "sqlite":
+        yield from _app_on(copy_sqlite(sqlite_template, tmp_path_factory.mktemp("attack")))
+        return
+    template: str = request.getfixturevalue("postgres_template")
+    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    name = f"gf_attack_{secrets.token_hex(6)}"
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
+    try:
+        yield from _app_on(make_url(PG_ADMIN_URL).set(database=name)
+                           .render_as_string(hide_password=False))
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
 
 
 class Live:

@@ -54,17 +54,19 @@ def _operations(spec: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]
                 yield path, method, item[method]
 
 
-def _requests(spec: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any], Any, str]]:
-    """(method, path, query, JSON body, which field is huge) for every numeric field."""
+def _requests(spec: dict[str, Any], values: tuple[object, ...] = HUGE,
+              wanted: Any = _numeric) -> Iterator[tuple[str, str, dict[str, Any], Any, str]]:
+    """(method, path, query, JSON body, which field is set) for every field `wanted` picks
+    (numeric ones), each set to each of `values`."""
     for path, method, operation in _operations(spec):
         params = operation.get("parameters", [])
         body_schema = (operation.get("requestBody", {}).get("content", {})
                        .get("application/json", {}).get("schema"))
         body: dict[str, Any] = _sample(spec, body_schema, "") if body_schema else {}
         base = {p["name"]: _sample(spec, p.get("schema", {}), p["name"]) for p in params}
-        numeric = [p for p in params if _numeric(_resolve(spec, p.get("schema", {})))]
+        numeric = [p for p in params if wanted(_resolve(spec, p.get("schema", {})))]
         for param in numeric:
-            for value in HUGE:
+            for value in values:
                 values = {**base, param["name"]: value}
                 url = path.format(**{p["name"]: values[p["name"]] for p in params
                                      if p["in"] == "path"})
@@ -77,8 +79,8 @@ def _requests(spec: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any], 
         query = {p["name"]: base[p["name"]] for p in params
                  if p["in"] == "query" and p.get("required")}
         for field, field_schema in schema.get("properties", {}).items():
-            if _numeric(_resolve(spec, field_schema)):
-                for value in HUGE:
+            if wanted(_resolve(spec, field_schema)):
+                for value in values:
                     yield method, url, query, {**body, field: value}, f"body.{field}={value}"
 
 

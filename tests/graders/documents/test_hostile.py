@@ -115,6 +115,9 @@ def test_lone_surrogates_are_graded_like_any_character(resources) -> None:
     (b'{"answers": {"A1": ' + b"[" * 200_000 + b"]" * 200_000 + b"}}", "nested too deeply"),
     (b'{"answers": {"A1": ' + b"7" * 5_000 + b"}}", "more than 100 digits"),
     (b'{"answers": {"A1": -' + b"7" * 101 + b"}}", "more than 100 digits"),
+    (b'{"nbformat": 4, "metadata": {}, "cells": [' + b",".join(
+        [b'{"cell_type": "markdown", "metadata": {}, "source": "A1: 1"}'] * 5_001) + b"]}",
+     "5001 cells; at most 5000"),
 ])
 def test_json_beyond_what_an_answer_can_be_is_refused_with_the_reason(raw: bytes, says: str):
     loaded = load_rubric(BUNDLED_RUBRICS / "transformer-basics.yaml")

@@ -1,0 +1,50 @@
+"""Regrade requests raced: a student fires requests on many different items of their counted
+submission at once, to pass the per-assignment limit (3 as shipped) that each request checks
+before it is stored. On SQLite and PostgreSQL: never more stored than the limit, every answer
+a 201 or a 409 (never a 500), and the limit still reads right afterwards."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+from sqlalchemy import func, select
+
+from app.appeals.models import RegradeRequest
+from app.auth.service import create_token
+from app.db.session import unit_of_work
+from tests.app.conftest import Api
+from tests.attacks.conftest import SLUG, UPLOAD
+
+LIMIT = 3  # GRADEFORMER_REGRADE_REQUESTS_PER_ASSIGNMENT as shipped
+
+
+def test_a_burst_of_regrade_requests_never_passes_the_limit(either: Api) -> None:
+    with unit_of_work(either.sessions) as session:
+        token = create_token(session, "asker", "student").token
+    headers = {"Authorization": f"Bearer {token}"}
+    answer = either.client.post(UPLOAD, params={"wait": "true"}, headers=headers, json={
+        "answers": {"b1.d_head": "65", "b1.per_matrix": "1", "b1.total": "2", "B2": "3"}})
+    assert answer.status_code == 201, answer.text
+    sid = answer.json()["id"]
+    published = either.client.post(f"/api/v1/assignments/{SLUG}/publish",
+                                   headers=either.auth("prof"))
+    assert published.status_code == 200, published.text
+    try:
+        items = [i["id"] for i in either.client.get(f"/api/v1/submissions/{sid}",
+                                                     headers=headers).json()["items"]][:10]
+
+        def ask(item: str) -> int:
+            return either.client.post(
+                f"/api/v1/submissions/{sid}/items/{item}/regrade-requests",
+                json={"comment": "please look again"}, headers=headers).status_code
+
+        with ThreadPoolExecutor(10) as pool:
+            codes = list(pool.map(ask, items))
+        with unit_of_work(either.sessions) as session:
+            stored = session.scalar(select(func.count()).select_from(RegradeRequest)
+                                    .where(RegradeRequest.submission_id == sid))
+        assert set(codes) <= {201, 409}, codes
+        assert stored is not None and stored <= LIMIT, (stored, codes)
+        assert codes.count(201) == stored, (stored, codes)
+    finally:
+        either.client.delete(f"/api/v1/assignments/{SLUG}/publish", headers=either.auth("prof"))
