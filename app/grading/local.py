@@ -1,17 +1,11 @@
-"""The local executor: the grading pipeline's jobs from uploads and the sweeper, results stored
-in batches by one writer thread.
+"""The local executor: the grading pipeline's jobs from uploads and the sweeper, graded through
+the shared window and retries (app/grading/retry.py, `WindowedPool.retrying`: each death is
+recorded as an attempt), results stored in batches by one writer thread.
 
-Jobs go through the pipeline every path shares (`WindowedPool.retrying`, app/grading/retry.py):
-at most `workers + 1` in the pool, in turns between students (the one with the fewest jobs
-running first: a student who uploads fifty slow programs delays another student's next job by
-at most the jobs already started); a job whose grading process died is retried alone after a
-backoff, each death recorded, and one that kills `max_attempts` processes becomes
-`grader_error` with the reason.
-
-The writer stores a batch per transaction, tried again after each of RETRY_DELAYS (a locked or
-full database), then row by row (app/grading/store.py). A result that still cannot be stored is
-dropped from memory and its submission stays queued: its lease runs out and the sweeper grades
-it again once the database takes writes again. Nothing is marked as the student's fault.
+The writer stores through app/grading/store.py, a failed batch tried again after each of
+RETRY_DELAYS (a locked or full database). A result that still cannot be stored is dropped from
+memory and its submission stays queued: its lease runs out and the sweeper grades it again once
+the database takes writes again. Nothing is marked as the student's fault.
 
 On shutdown, jobs not started are given back (queued, for the next start) and running ones get
 `grace` seconds to finish.
@@ -23,10 +17,10 @@ import functools
 import logging
 import queue
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -51,25 +45,15 @@ class _Job:
     graded: Future[WorkerOutcome | BaseException | None] | None = None
 
 
-# What the writer stores: a job's result (the exception: why grading failed), a death (one more
-# attempt), or the submissions given back at shutdown.
 @dataclass(frozen=True, eq=False)
 class _Finished:
     entry: _Job
-    result: WorkerOutcome | BaseException
+    result: WorkerOutcome | BaseException  # the exception: why grading failed
 
 
-@dataclass(frozen=True)
-class _Died:
-    submission_id: int
-
-
-@dataclass(frozen=True)
-class _Release:
-    ids: Sequence[int]
-
-
-_Write = _Finished | _Died | _Release
+# What the writer stores: a job's result, or a statement (a death: one more attempt; the
+# submissions given back at shutdown).
+_Write = _Finished | Callable[[Session], None]
 
 
 class LocalExecutor:
@@ -110,7 +94,8 @@ class LocalExecutor:
             self._held[job.submission_id] = entry
             entry.graded = self._window.retrying(
                 job.owner, self._grade, *job_arguments(job), attempts=job.attempts,
-                died=functools.partial(self._writes.put, _Died(job.submission_id)))
+                died=functools.partial(self._writes.put,
+                                       lambda session: record_deaths(session, [job.submission_id])))
         entry.graded.add_done_callback(functools.partial(self._finished, entry))
         return entry.done
 
@@ -136,7 +121,7 @@ class LocalExecutor:
             self._writes.put(_Finished(entry, result))
 
     def _write(self, batch: list[object]) -> None:
-        writes = [w for w in batch if isinstance(w, _Finished | _Died | _Release)]
+        writes = cast("list[_Write]", batch)  # drain never hands STOP on
         failed = dict(store_batch(self._factory, writes, _store, RETRY_DELAYS))
         for item in writes:
             if not isinstance(item, _Finished):
@@ -172,7 +157,8 @@ class LocalExecutor:
         with self._lock:
             returned = list(self._held.values())
         if returned:
-            self._writes.put(_Release([e.job.submission_id for e in returned]))
+            ids = [e.job.submission_id for e in returned]
+            self._writes.put(lambda session: release(session, ids))
         self._writes.put(STOP)
         self._writer.join()
         for entry in returned:
@@ -184,7 +170,5 @@ def _store(session: Session, batch: Sequence[_Write]) -> None:
     write_results(session, [(i.entry.job.submission_id, i.entry.job.rubric_version_id, i.result)
                             for i in batch if isinstance(i, _Finished)], unfinished=True)
     for item in batch:
-        if isinstance(item, _Died):
-            record_deaths(session, [item.submission_id])
-        elif isinstance(item, _Release):
-            release(session, item.ids)
+        if not isinstance(item, _Finished):
+            item(session)

@@ -93,6 +93,14 @@ def stop_pool(pool: Executor, grace: float = 30.0) -> None:
         kill_processes(pool)
 
 
+def let_go(pool: Executor | None, *, kill: bool = False) -> None:
+    """Stop a pool once its work is done (`kill`: now)."""
+    if kill and isinstance(pool, ProcessPoolExecutor):
+        kill_processes(pool)
+    elif pool is not None:
+        stop_pool(pool)
+
+
 def backoff(attempts: int) -> float:
     """Seconds before retrying a job that has killed `attempts` processes."""
     return float(min(MAX_BACKOFF, 0.5 * 2 ** max(0, attempts - 1)))
@@ -160,11 +168,9 @@ class ProcessPools:
         return process_pool(1, self.options)
 
     def close(self, *, kill: bool = False) -> None:
-        """Stop the pool once its work is done (`kill`: now)."""
         with self._lock:
             pool, self._pool = self._pool, None
-        if pool is not None:
-            (kill_processes if kill else stop_pool)(pool)
+        let_go(pool, kill=kill)
 
 
 class FixedPool:
@@ -197,12 +203,10 @@ _Retry = tuple[Future[Any], Callable[..., Any], tuple[Any, ...], int, Callable[[
 
 
 class WindowedPool(Executor):
-    """An executor over `pools` that keeps at most `workers + 1` calls in the pool: the rest
-    wait here, so a dying process fails those few, not everything queued. Waiting calls go in
-    turns between their owners (`submit_as`; app/grading/fair.py), the owner with the fewest
-    calls in the pool first. A broken pool is replaced, and the calls still waiting go to the
-    new one. A call that was in the broken pool fails with BrokenProcessPool; with `retrying`,
-    the pool retries it alone itself (`Quarantine`, on a thread of its own)."""
+    """An executor over `pools` that keeps at most `workers + 1` calls in the pool. Waiting
+    calls go in turns between their owners (`submit_as`; app/grading/fair.py), the owner with
+    the fewest calls in the pool first. A call that was in a broken pool fails with
+    BrokenProcessPool; through `retrying`, the pool retries it alone itself."""
 
     def __init__(self, pools: Pools, stopping: threading.Event | None = None) -> None:
         self._pools = pools
@@ -389,10 +393,5 @@ class Quarantine:
         return GradingProcessDied(attempts)
 
     def close(self, *, kill: bool = False) -> None:
-        """Let the process go: once it is done (`kill`: now)."""
         pool, self._pool = self._pool, None
-        if pool is not None:
-            if kill and isinstance(pool, ProcessPoolExecutor):
-                kill_processes(pool)
-            else:
-                stop_pool(pool)
+        let_go(pool, kill=kill)
