@@ -3,8 +3,8 @@
 A grading process can die (killed, out of memory, a document that crashes the reader). A
 process pool then fails every call it held, innocent or not, and refuses new ones. Every path
 that grades (the local executor, CLI import/submit, regrades) survives this through one
-`WindowedPool`: calls wait outside the pool, at most `workers + 1` inside, so a death fails
-only those, and a broken pool is replaced (`Pools.replace`) for the calls still waiting. Each
+`WindowedPool`: calls wait outside the pool, at most `workers` inside, so a death fails only
+those, and a broken pool is replaced (`Pools.replace`) for the calls still waiting. Each
 call that was in it is retried alone after a backoff in a one-process pool (`Quarantine`),
 where a death is the document's own: one that kills `max_attempts` processes ends as
 `GradingProcessDied`, stored as `grader_error` with the reason.
@@ -203,15 +203,16 @@ _Retry = tuple[Future[Any], Callable[..., Any], tuple[Any, ...], int, Callable[[
 
 
 class WindowedPool(Executor):
-    """An executor over `pools` that keeps at most `workers + 1` calls in the pool. Waiting
+    """An executor over `pools` that keeps at most `workers` calls in the pool. Waiting
     calls go in turns between their owners (`submit_as`; app/grading/fair.py), the owner with
     the fewest calls in the pool first. A call that was in a broken pool fails with
     BrokenProcessPool; through `retrying`, the pool retries it alone itself."""
 
     def __init__(self, pools: Pools, stopping: threading.Event | None = None) -> None:
         self._pools = pools
-        workers = pools.workers
-        self._window = None if workers is None else workers + 1
+        # No call waits inside the pool: the next one is chosen when a process frees, so another
+        # student's job waits for at most one job, not for one queued behind the running ones.
+        self._window = pools.workers
         self._lock = threading.RLock()  # a call already done runs its callback in submit
         self._waiting: FairQueue[_Call] = FairQueue()
         self._busy: Counter[Hashable] = Counter()  # calls in the pool, by owner
