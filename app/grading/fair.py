@@ -10,6 +10,7 @@ started, not for the flood's next one too. Within one owner the order is first i
 
 from __future__ import annotations
 
+import itertools
 from collections import OrderedDict, deque
 from collections.abc import Callable, Hashable, Iterator
 from typing import Generic, TypeVar
@@ -23,12 +24,10 @@ class FairQueue(Generic[T]):
         # owner -> its last turn, kept while it has none waiting (its jobs may still run):
         # one number per student the server has seen
         self._served: dict[Hashable, int] = {}
-        self._turns = 0
-        self._size = 0
+        self._turns = itertools.count()
 
     def push(self, owner: Hashable, item: T) -> None:
         self._by_owner.setdefault(owner, deque()).append(item)
-        self._size += 1
 
     def pop(self, running: Callable[[Hashable], int] | None = None) -> tuple[Hashable, T]:
         """The oldest item of the owner with the fewest `running` (among equals the one served
@@ -40,22 +39,19 @@ class FairQueue(Generic[T]):
             owner = min(self._by_owner, key=lambda o: (running(o), self._served.get(o, -1)))
         items = self._by_owner[owner]
         item = items.popleft()
-        self._served[owner] = self._turns
-        self._turns += 1
+        self._served[owner] = next(self._turns)
         if items:
             self._by_owner.move_to_end(owner)
         else:
             del self._by_owner[owner]
-        self._size -= 1
         return owner, item
 
     def clear(self) -> None:
         self._by_owner.clear()
         self._served.clear()
-        self._size = 0
 
     def __len__(self) -> int:
-        return self._size
+        return sum(map(len, self._by_owner.values()))
 
     def __iter__(self) -> Iterator[T]:
         for items in self._by_owner.values():

@@ -8,6 +8,7 @@ already final keeps its run, so a job handed out twice is never graded twice.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -94,17 +95,14 @@ def take(
     )
     from app.calibration.service import context_text
 
-    versions: dict[int, RubricVersion | None] = {}
-    contexts: dict[int, str | None] = {}
+    @functools.cache
+    def rubric_of(assignment_id: int) -> tuple[RubricVersion | None, str | None]:
+        return current_version(session, assignment_id), context_text(session, assignment_id)
+
     jobs: list[GradingJob] = []
-    for submission in page:
-        # Held in this process already (their leases are renewed): never handed out twice.
-        if submission.id in exclude:
-            continue
-        if submission.assignment_id not in versions:
-            versions[submission.assignment_id] = current_version(session, submission.assignment_id)
-            contexts[submission.assignment_id] = context_text(session, submission.assignment_id)
-        version = versions[submission.assignment_id]
+    # Held in this process already (their leases are renewed): never handed out twice.
+    for submission in (s for s in page if s.id not in exclude):
+        version, context = rubric_of(submission.assignment_id)
         if version is not None:
             if submission.claimed_by is not None:
                 # A Celery task's claim ran out: that holder is taken for dead (a live task is
@@ -113,7 +111,7 @@ def take(
                 # forever; a holder that was only cut off finds its claim gone, stores nothing.
                 submission.claimed_by = None
                 submission.status = SubmissionStatus.QUEUED.value
-            jobs.append(job_for(submission, version, contexts[submission.assignment_id]))
+            jobs.append(job_for(submission, version, context))
     renew(session, [j.submission_id for j in jobs], seconds)
     return Taken(jobs, page[-1].id if len(page) == CHUNK else None)
 

@@ -1,44 +1,59 @@
-"""The local executor: the grading pipeline's jobs from uploads and the sweeper, results stored
-in batches by one writer thread.
+"""The local executor: the grading pipeline's jobs from uploads and the sweeper, graded through
+the shared window and retries (app/grading/retry.py, `WindowedPool.retrying`: each death is
+recorded as an attempt), results stored in batches by one writer thread.
 
-Fairness and reliability are the bulk paths' own (app/grading/retry.py): jobs wait outside the
-pool, at most `workers + 1` inside, in turns between students (the one with the fewest jobs
-running first: a student who uploads fifty slow programs delays another student's next job by
-at most the jobs already started), so a dying grading process (killed, out of memory) fails
-only those; a broken pool is replaced, and each job it held is retried alone after a backoff
-(`Quarantine`, on a thread of its own here), where a death is the job's own: one that kills
-`max_attempts` processes becomes `grader_error` with the reason. On shutdown, jobs not started
-are given back (queued, for the next start) and running ones get `grace` seconds to finish.
+The writer stores through app/grading/store.py, a failed batch tried again after each of
+RETRY_DELAYS (a locked or full database). A result that still cannot be stored is dropped from
+memory and its submission stays queued: its lease runs out and the sweeper grades it again once
+the database takes writes again. Nothing is marked as the student's fault.
+
+On shutdown, jobs not started are given back (queued, for the next start) and running ones get
+`grace` seconds to finish.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import queue
 import threading
-import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, cast
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.batches import STOP, drain
 from app.grading.jobs import GradingJob
-from app.grading.retry import ProcessPools, Quarantine, WindowedPool
+from app.grading.leases import record_deaths, release
+from app.grading.retry import ProcessPools, WindowedPool
+from app.grading.store import store_batch, write_results
 from app.grading.worker import Grade, WorkerOutcome, grade_document, job_arguments
-from app.grading.writer import Died, Finished, ResultWriter
 
 log = logging.getLogger(__name__)
 
-class _Job:
-    __slots__ = ("attempts", "done", "graded", "job")
+WRITE_BATCH = 100
+RETRY_DELAYS = (0.25, 0.5, 1.0, 2.0, 4.0)
 
-    def __init__(self, job: GradingJob, done: Future[None]) -> None:
-        self.job = job
-        self.done = done  # resolved once its result is stored (or it is given back)
-        self.attempts = job.attempts
-        self.graded: Future[WorkerOutcome] | None = None  # its call in the pool
+
+@dataclass(eq=False)
+class _Job:
+    job: GradingJob
+    # Resolved once its result is stored (or it is given back).
+    done: Future[None] = field(default_factory=Future)
+    graded: Future[WorkerOutcome | BaseException | None] | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class _Finished:
+    entry: _Job
+    result: WorkerOutcome | BaseException  # the exception: why grading failed
+
+
+# What the writer stores: a job's result, or a statement (a death: one more attempt; the
+# submissions given back at shutdown).
+_Write = _Finished | Callable[[Session], None]
 
 
 class LocalExecutor:
@@ -50,22 +65,19 @@ class LocalExecutor:
         max_attempts: int = 3,
         grade: Grade = grade_document,
     ) -> None:
+        self._factory = factory
         self._grade = grade  # a module-level function: it is pickled to the processes
         self._pools = ProcessPools(workers, options, max_attempts)
         self._pools.get()
-        self._window = WindowedPool(self._pools)
         self._stopping = threading.Event()
-        self._quarantine = Quarantine(self._pools, self._stopping)
+        self._window = WindowedPool(self._pools, self._stopping)
         self._lock = threading.Lock()
         self._held: dict[int, _Job] = {}
         self._accepting = True
-        self._writer = ResultWriter(factory, self._stored)
-        self._retries: queue.Queue[_Job | None] = queue.Queue()
-        self._retry_idle = threading.Event()  # clear while a job is retried
-        self._retry_idle.set()
-        self._retry_thread = threading.Thread(target=self._retry_loop, name="grading-retries",
-                                              daemon=True)
-        self._retry_thread.start()
+        self._writes: queue.Queue[object] = queue.Queue()
+        self._writer = threading.Thread(target=drain, name="grading-writer", daemon=True,
+                                        args=(self._writes, WRITE_BATCH, self._write))
+        self._writer.start()
 
     # -- the Executor interface ---------------------------------------------------------------
 
@@ -74,18 +86,17 @@ class LocalExecutor:
             known = self._held.get(job.submission_id)
             if known is not None:  # handed out twice (sweeper, restart): one job is enough
                 return known.done
-            entry = _Job(job, Future())
+            entry = _Job(job)
             if not self._accepting:
                 # Shutting down: the row is stored and queued; the next start grades it.
                 entry.done.set_result(None)
                 return entry.done
             self._held[job.submission_id] = entry
-            if entry.attempts > 0:
-                self._retries.put(entry)
-            else:
-                entry.graded = self._window.submit_as(job.owner, self._grade, *job_arguments(job))
-        if entry.graded is not None:
-            entry.graded.add_done_callback(lambda future: self._finished(entry, future))
+            entry.graded = self._window.retrying(
+                job.owner, self._grade, *job_arguments(job), attempts=job.attempts,
+                died=functools.partial(self._writes.put,
+                                       lambda session: record_deaths(session, [job.submission_id])))
+        entry.graded.add_done_callback(functools.partial(self._finished, entry))
         return entry.done
 
     def local_pool(self) -> ProcessPoolExecutor:
@@ -103,90 +114,61 @@ class LocalExecutor:
 
     # -- results ------------------------------------------------------------------------------
 
-    def _finished(self, entry: _Job, future: Future[WorkerOutcome]) -> None:
-        if future.cancelled() or (self._closing() and future.exception() is not None):
-            # Given back by the shutdown, or failed while the server stops: SIGTERM to the
-            # process group ends the fork server and the document readers, so a pool replaced
-            # or a call cancelled now fails for the shutdown's sake, not the job's. The next
-            # start grades it.
-            return
-        exc = future.exception()
-        # A process that died, or one that could not be started (the fork server gone: SIGTERM
-        # to the process group reaches it before the server begins its shutdown): retried
-        # alone after a backoff, never stored as the job's failure on the first try.
-        if isinstance(exc, BrokenProcessPool | OSError):
-            entry.attempts += 1
-            self._writer.put(Died(entry.job.submission_id))
-            log.warning("grading process died or could not start with submission %d in flight "
-                        "(attempt %d: %s); retrying it alone", entry.job.submission_id,
-                        entry.attempts, type(exc).__name__)
-            self._retries.put(entry)
-            return
-        self._writer.put(Finished(entry.job, exc if exc is not None else future.result(),
-                                  entry.done))
+    def _finished(self, entry: _Job, graded: Future[WorkerOutcome | BaseException | None]
+                  ) -> None:
+        result = graded.result()
+        if result is not None:  # None: given back by the shutdown; the next start grades it
+            self._writes.put(_Finished(entry, result))
 
-    def _retry_loop(self) -> None:
-        while (entry := self._retries.get()) is not None:
-            self._retry_idle.clear()
-            result = self._retry(entry)
-            self._retry_idle.set()
-            if result is not None:
-                self._writer.put(Finished(entry.job, result, entry.done))
-            if self._retries.empty():
-                # Retries are rare: the quarantine's process (and its models) goes until needed.
-                self._quarantine.close()
-
-    def _retry(self, entry: _Job) -> WorkerOutcome | Exception | None:
-        """The job graded alone; why it failed; None: given back (shutting down)."""
-        def died() -> None:
-            entry.attempts += 1
-            self._writer.put(Died(entry.job.submission_id))
-
-        if self._closing():
-            return None  # the next start retries it, with the deaths counted so far
-        result = self._quarantine.alone(self._grade, *job_arguments(entry.job),
-                                        attempts=entry.attempts, died=died)
-        if isinstance(result, Exception) and self._closing():
-            return None  # failed while the server stops (see _finished)
-        return result
-
-    def _closing(self) -> bool:
-        with self._lock:
-            return not self._accepting
-
-    def _stored(self, job: GradingJob) -> None:
-        """The writer is done with a job (stored, or gave up: then the lease runs out and the
-        sweeper hands it out again)."""
-        with self._lock:
-            self._held.pop(job.submission_id, None)
+    def _write(self, batch: list[object]) -> None:
+        writes = cast("list[_Write]", batch)  # drain never hands STOP on
+        failed = dict(store_batch(self._factory, writes, _store, RETRY_DELAYS))
+        for item in writes:
+            if not isinstance(item, _Finished):
+                continue
+            if item in failed:
+                log.error("the result of submission %d could not be stored (%s): it stays "
+                          "queued and is graded again once its lease runs out",
+                          item.entry.job.submission_id, failed[item])
+            # Resolved either way: a caller waiting for the grade (`?wait=true`) reads the
+            # submission's status, queued until the sweeper has it graded. Stored, or given
+            # up (then the lease runs out and the sweeper hands it out again): no longer held.
+            item.entry.done.set_result(None)
+            with self._lock:
+                self._held.pop(item.entry.job.submission_id, None)
 
     # -- shutdown -----------------------------------------------------------------------------
 
     def shutdown(self, grace: float | None = None) -> None:
-        """Stop taking jobs; give back those not started; let running ones finish for `grace`
-        seconds (None: however long they take), then give those back too."""
+        """Stop taking jobs; give back those not started; let running ones (and a retry) finish
+        for `grace` seconds (None: however long they take), then give those back too."""
         with self._lock:
             self._accepting = False
             entries = list(self._held.values())
         self._window.shutdown(cancel_futures=True)  # those not started yet
-        deadline = None if grace is None else time.monotonic() + grace
-        running = [e.graded for e in entries if e.graded is not None and not e.graded.done()]
-        _, late = wait(running, timeout=grace)
-        self._retry_idle.wait(None if deadline is None else max(0, deadline - time.monotonic()))
-        interrupted = bool(late) or not self._retry_idle.is_set()
-        self._stopping.set()  # waiting retries are given back
-        if interrupted:
+        _, late = wait([e.graded for e in entries if e.graded is not None], timeout=grace)
+        if late:
             log.warning("shutting down: jobs still grading after %.0f s are given back", grace)
-        self._pools.close(kill=interrupted)
-        self._quarantine.close(kill=interrupted)
-        self._retries.put(None)
-        self._retry_thread.join()
+        self._stopping.set()  # waiting retries are given back
+        self._pools.close(kill=bool(late))
+        self._window.close(kill=bool(late))
         # Everything still held goes back to the queue; results already with the writer are
         # stored first (giving back leaves a graded submission alone).
         with self._lock:
             returned = list(self._held.values())
-        self._writer.close([e.job.submission_id for e in returned])
+        if returned:
+            ids = [e.job.submission_id for e in returned]
+            self._writes.put(lambda session: release(session, ids))
+        self._writes.put(STOP)
+        self._writer.join()
         for entry in returned:
             if not entry.done.done():
                 entry.done.set_result(None)
 
+
+def _store(session: Session, batch: Sequence[_Write]) -> None:
+    write_results(session, [(i.entry.job.submission_id, i.entry.job.rubric_version_id, i.result)
+                            for i in batch if isinstance(i, _Finished)], unfinished=True)
+    for item in batch:
+        if not isinstance(item, _Finished):
+            item(session)

@@ -34,14 +34,6 @@ def item_values(r: ItemResult) -> dict[str, Any]:
     }
 
 
-def _item_rows(run_id: int, outcome: WorkerOutcome) -> list[dict[str, Any]]:
-    return [
-        {"run_id": run_id, "position": position, "item_id": clean(r.item_id, 100),
-         **item_values(r)}
-        for position, r in enumerate(outcome.items)
-    ]
-
-
 def store_outcomes(
     session: Session,
     outcomes: Sequence[tuple[int, int, WorkerOutcome]],
@@ -59,13 +51,11 @@ def store_outcomes(
     submissions = {
         s.id: s for s in session.scalars(select(Submission).where(Submission.id.in_(ids)))
     }
-    runs: list[GradingRun] = []
-    kept: list[tuple[int, int, WorkerOutcome]] = []
+    runs: list[tuple[GradingRun, WorkerOutcome]] = []
     for submission_id, version_id, outcome in outcomes:
         submission = submissions.get(submission_id)
         if submission is None:  # deleted while it was being graded
             continue
-        kept.append((submission_id, version_id, outcome))
         scored = GradingOutcome(outcome.rubric_hash, outcome.items)  # its total, its maximum
         run = GradingRun(
             submission_id=submission_id,
@@ -83,7 +73,7 @@ def store_outcomes(
             result_keys=outcome.keys,
         )
         session.add(run)
-        runs.append(run)
+        runs.append((run, outcome))
         submission.status = SubmissionStatus(outcome.status).value
         submission.error = clean_optional(outcome.error)
     session.flush()
@@ -91,13 +81,14 @@ def store_outcomes(
     # per row, its bulk path a third more again, and this runs in the API process, whose GIL
     # the uploads need.
     rows = [
-        row
-        for run, (_, _, outcome) in zip(runs, kept, strict=True)
-        for row in _item_rows(run.id, outcome)
+        {"run_id": run.id, "position": position, "item_id": clean(r.item_id, 100),
+         **item_values(r)}
+        for run, outcome in runs
+        for position, r in enumerate(outcome.items)
     ]
     if rows:
         session.execute(insert(cast(Table, ItemScore.__table__)), rows)
-    return runs
+    return [run for run, _ in runs]
 
 
 def mark_failed(session: Session, submission_ids: Iterable[int], message: str) -> None:

@@ -1,14 +1,13 @@
 """Grading processes that die: pools that are replaced, and documents retried alone.
 
 A grading process can die (killed, out of memory, a document that crashes the reader). A
-process pool then fails every call it held, innocent or not, and refuses new ones. The bulk
-paths (CLI import/submit, regrades) survive this the way the local executor does:
-
-- calls wait outside the pool (`WindowedPool`), at most `workers + 1` inside, so a death fails
-  only those, and a broken pool is replaced (`Pools.replace`) for the calls still waiting;
-- each document of a failed call is retried alone, after a backoff, in a one-process pool
-  (`Quarantine`), where a death is the document's own: one that kills `max_attempts`
-  processes ends as `GradingProcessDied`, stored as `grader_error` with the reason.
+process pool then fails every call it held, innocent or not, and refuses new ones. Every path
+that grades (the local executor, CLI import/submit, regrades) survives this through one
+`WindowedPool`: calls wait outside the pool, at most `workers` inside, so a death fails only
+those, and a broken pool is replaced (`Pools.replace`) for the calls still waiting. Each
+call that was in it is retried alone after a backoff in a one-process pool (`Quarantine`),
+where a death is the document's own: one that kills `max_attempts` processes ends as
+`GradingProcessDied`, stored as `grader_error` with the reason.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ import logging
 import multiprocessing
 import multiprocessing.connection
 import os
+import queue
 import threading
 import time
 from collections import Counter
@@ -32,7 +32,6 @@ from app.grading.leases import died_message
 log = logging.getLogger(__name__)
 
 MAX_BACKOFF = 10.0
-DEFAULT_MAX_ATTEMPTS = 3
 
 T = TypeVar("T")
 
@@ -62,14 +61,15 @@ def process_pool(workers: int, options: Mapping[str, Any]) -> ProcessPoolExecuto
     )
 
 
-def kill_processes(pool: ProcessPoolExecutor) -> None:
-    """End a pool's processes now: shutdown() alone waits for the jobs they are running."""
+def _processes(pool: ProcessPoolExecutor) -> list[multiprocessing.process.BaseProcess]:
     # ProcessPoolExecutor has no public way to stop a running call; its process table is the
     # only handle on the processes.
-    processes: Mapping[int, multiprocessing.process.BaseProcess] = (
-        getattr(pool, "_processes", None) or {}
-    )
-    for process in list(processes.values()):
+    return list((getattr(pool, "_processes", None) or {}).values())
+
+
+def kill_processes(pool: ProcessPoolExecutor) -> None:
+    """End a pool's processes now: shutdown() alone waits for the jobs they are running."""
+    for process in _processes(pool):
         if process.is_alive():
             process.kill()
     pool.shutdown(wait=False, cancel_futures=True)
@@ -82,10 +82,7 @@ def stop_pool(pool: Executor, grace: float = 30.0) -> None:
     if not isinstance(pool, ProcessPoolExecutor):
         pool.shutdown(wait=True)
         return
-    processes: Mapping[int, multiprocessing.process.BaseProcess] = (
-        getattr(pool, "_processes", None) or {}
-    )
-    sentinels = [p.sentinel for p in list(processes.values())]
+    sentinels = [p.sentinel for p in _processes(pool)]
     pool.shutdown(wait=False)
     deadline = time.monotonic() + grace
     while sentinels and (left := deadline - time.monotonic()) > 0:
@@ -96,14 +93,12 @@ def stop_pool(pool: Executor, grace: float = 30.0) -> None:
         kill_processes(pool)
 
 
-def end_broken(pool: Executor) -> None:
-    """Let go of a broken pool. Its processes ignore SIGTERM (init_pool_worker), so those still
-    alive would survive the pool's own terminate(), and its management thread, joining them,
-    would hang this process's exit: they are killed (whatever they held has failed already)."""
-    if isinstance(pool, ProcessPoolExecutor):
+def let_go(pool: Executor | None, *, kill: bool = False) -> None:
+    """Stop a pool once its work is done (`kill`: now)."""
+    if kill and isinstance(pool, ProcessPoolExecutor):
         kill_processes(pool)
-    else:
-        pool.shutdown(wait=False, cancel_futures=False)
+    elif pool is not None:
+        stop_pool(pool)
 
 
 def backoff(attempts: int) -> float:
@@ -120,7 +115,7 @@ class GradingProcessDied(Exception):
 
 
 class Pools(Protocol):
-    """Where bulk work finds its process pool, and a new one when that one broke."""
+    """Where grading finds its process pool, and a new one when that one broke."""
 
     @property
     def workers(self) -> int | None:
@@ -130,8 +125,7 @@ class Pools(Protocol):
     def max_attempts(self) -> int:
         """Processes a document may kill before it is given up."""
 
-    def get(self) -> Executor:
-        """The current pool."""
+    def get(self) -> Executor: ...
 
     def replace(self, broken: Executor) -> None:
         """`broken` failed: the next `get` returns a working pool, if this source can start
@@ -144,32 +138,17 @@ class Pools(Protocol):
 class ProcessPools:
     """Process pools of `workers` grading processes, started on first use, replaced when broken."""
 
-    def __init__(
-        self, workers: int, options: Mapping[str, Any], max_attempts: int = DEFAULT_MAX_ATTEMPTS
-    ) -> None:
-        self._workers = workers
-        self._options = dict(options)
-        self._max_attempts = max_attempts
+    def __init__(self, workers: int, options: Mapping[str, Any], max_attempts: int = 3) -> None:
+        self.workers = workers
+        self.options = dict(options)  # what its processes run with (a regrade's fast path too)
+        self.max_attempts = max_attempts
         self._lock = threading.Lock()
         self._pool: ProcessPoolExecutor | None = None
-
-    @property
-    def workers(self) -> int:
-        return self._workers
-
-    @property
-    def options(self) -> Mapping[str, Any]:
-        """The grading options its processes run with (a regrade's fast path uses them too)."""
-        return self._options
-
-    @property
-    def max_attempts(self) -> int:
-        return self._max_attempts
 
     def get(self) -> ProcessPoolExecutor:
         with self._lock:
             if self._pool is None:
-                self._pool = process_pool(self._workers, self._options)
+                self._pool = process_pool(self.workers, self.options)
             return self._pool
 
     def replace(self, broken: Executor) -> None:
@@ -177,36 +156,32 @@ class ProcessPools:
             if self._pool is broken:
                 log.error("a grading process died; starting a new pool")
                 self._pool = None  # the next get() starts one
-        end_broken(broken)
+        # Its processes ignore SIGTERM (init_pool_worker): those still alive would survive the
+        # pool's terminate(), and its management thread, joining them, would hang this
+        # process's exit. They are killed (whatever they held has failed already).
+        if isinstance(broken, ProcessPoolExecutor):
+            kill_processes(broken)
+        else:
+            broken.shutdown(wait=False, cancel_futures=False)
 
     def solo(self) -> Executor:
-        return process_pool(1, self._options)
+        return process_pool(1, self.options)
 
     def close(self, *, kill: bool = False) -> None:
-        """Stop the pool once its work is done (`kill`: now)."""
         with self._lock:
             pool, self._pool = self._pool, None
-        if pool is not None:
-            if kill:
-                kill_processes(pool)
-            else:
-                stop_pool(pool)
+        let_go(pool, kill=kill)
 
 
 class FixedPool:
     """One given executor (a thread pool in tests, a caller's own pool): never replaced, and no
     retry alone; a call that fails is the document's failure."""
 
+    workers = None
+    max_attempts = 1
+
     def __init__(self, executor: Executor) -> None:
         self._executor = executor
-
-    @property
-    def workers(self) -> None:
-        return None
-
-    @property
-    def max_attempts(self) -> int:
-        return 1
 
     def get(self) -> Executor:
         return self._executor
@@ -223,23 +198,29 @@ def as_pools(pool: Executor | Pools) -> Pools:
 
 
 _Call = tuple[Future[Any], Callable[..., Any], tuple[Any, ...], Hashable]
+# A call to retry alone: its final future, function, arguments, deaths so far, who is told of more
+_Retry = tuple[Future[Any], Callable[..., Any], tuple[Any, ...], int, Callable[[], None] | None]
 
 
 class WindowedPool(Executor):
-    """An executor over `pools` that keeps at most `workers + 1` calls in the pool: the rest
-    wait here, so a dying process fails those few, not everything queued. Waiting calls go in
-    turns between their owners (`submit_as`; app/grading/fair.py), the owner with the fewest
-    calls in the pool first. A broken pool is replaced, and the calls still waiting go to the
-    new one. A call that was in the broken pool fails with BrokenProcessPool: its caller
-    retries it (`Quarantine`)."""
+    """An executor over `pools` that keeps at most `workers` calls in the pool. Waiting
+    calls go in turns between their owners (`submit_as`; app/grading/fair.py), the owner with
+    the fewest calls in the pool first. A call that was in a broken pool fails with
+    BrokenProcessPool; through `retrying`, the pool retries it alone itself."""
 
-    def __init__(self, pools: Pools) -> None:
+    def __init__(self, pools: Pools, stopping: threading.Event | None = None) -> None:
         self._pools = pools
-        workers = pools.workers
-        self._window = None if workers is None else workers + 1
+        # No call waits inside the pool: the next one is chosen when a process frees, so another
+        # student's job waits for at most one job, not for one queued behind the running ones.
+        self._window = pools.workers
         self._lock = threading.RLock()  # a call already done runs its callback in submit
         self._waiting: FairQueue[_Call] = FairQueue()
         self._busy: Counter[Hashable] = Counter()  # calls in the pool, by owner
+        self._closing = False  # shut down: failures are given back, not retried
+        self._stopping = stopping or threading.Event()
+        self._quarantine = Quarantine(pools, self._stopping)
+        self._retries: queue.Queue[_Retry | None] = queue.Queue()
+        self._retry_thread: threading.Thread | None = None
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
         call = functools.partial(fn, **kwargs) if kwargs else fn
@@ -251,6 +232,57 @@ class WindowedPool(Executor):
             self._waiting.push(owner, (outer, fn, args, owner))
             self._dispatch()
         return outer
+
+    def retrying(self, owner: Hashable, fn: Callable[..., T], /, *args: Any, attempts: int = 0,
+                 died: Callable[[], None] | None = None) -> Future[T | BaseException | None]:
+        """`submit_as`, but a call whose process died (or could not start: the fork server
+        gone) is retried alone after a backoff, `died` told of each death; one that killed
+        `attempts` processes already starts there. Its future holds the result, the exception
+        that failed it (GradingProcessDied: it kills every process that runs it), or None:
+        given back, the pool was shut down meanwhile."""
+        final: Future[T | BaseException | None] = Future()
+        if attempts > 0:
+            self._retry((final, fn, args, attempts, died))
+            return final
+
+        def done(inner: Future[T]) -> None:
+            error = None if inner.cancelled() else inner.exception()
+            if inner.cancelled() or (self._closing and error is not None):
+                # Cancelled by the shutdown, or failed while the server stops (SIGTERM to the
+                # process group ends the fork server and the readers): not the call's fault.
+                final.set_result(None)
+            elif isinstance(error, BrokenProcessPool | OSError):
+                log.warning("a grading process died or could not start (%s); retrying its "
+                            "call alone", type(error).__name__)
+                if died is not None:
+                    died()
+                self._retry((final, fn, args, attempts + 1, died))
+            else:
+                final.set_result(error if error is not None else inner.result())
+
+        self.submit_as(owner, fn, *args).add_done_callback(done)
+        return final
+
+    def _retry(self, call: _Retry) -> None:
+        with self._lock:
+            if self._retry_thread is None:
+                self._retry_thread = threading.Thread(target=self._retry_loop,
+                                                      name="grading-retries", daemon=True)
+                self._retry_thread.start()
+        self._retries.put(call)
+
+    def _retry_loop(self) -> None:
+        while (call := self._retries.get()) is not None:
+            final, fn, args, attempts, died = call
+            result = None
+            if not self._closing:
+                result = self._quarantine.alone(fn, *args, attempts=attempts, died=died)
+            if isinstance(result, Exception) and self._closing:
+                result = None  # failed while the server stops (see `retrying`)
+            final.set_result(result)
+            if self._retries.empty():
+                # Retries are rare: the quarantine's process (and its models) goes until needed.
+                self._quarantine.close()
 
     def _dispatch(self) -> None:
         with self._lock:
@@ -283,10 +315,7 @@ class WindowedPool(Executor):
 
     def _done(self, outer: Future[Any], pool: Executor, owner: Hashable,
               inner: Future[Any]) -> None:
-        if inner.cancelled():
-            error: BaseException | None = CancelledError()
-        else:
-            error = inner.exception()
+        error = CancelledError() if inner.cancelled() else inner.exception()
         with self._lock:
             self._busy[owner] -= 1
             if not self._busy[owner]:
@@ -300,13 +329,24 @@ class WindowedPool(Executor):
             outer.set_result(inner.result())
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        """Only the calls waiting here: the pools belong to their source."""
-        if cancel_futures:
-            with self._lock:
-                waiting = list(self._waiting)
+        """Only the calls waiting here (the pools belong to their source); what fails from now
+        on is given back, not retried."""
+        with self._lock:
+            self._closing = True
+            waiting = list(self._waiting) if cancel_futures else []
+            if cancel_futures:
                 self._waiting.clear()
-            for outer, _, _, _ in waiting:
-                outer.cancel()
+        for outer, _, _, _ in waiting:
+            outer.cancel()
+
+    def close(self, *, kill: bool = False) -> None:
+        """Stop retrying (calls waiting for a retry are given back) and let the quarantine's
+        process go: once it is done (`kill`: now)."""
+        self._stopping.set()
+        self._quarantine.close(kill=kill)
+        if self._retry_thread is not None:
+            self._retries.put(None)
+            self._retry_thread.join()
 
 
 class Quarantine:
@@ -319,51 +359,40 @@ class Quarantine:
         self._stopping = stopping or threading.Event()
         self._pool: Executor | None = None
 
-    def run(self, fn: Callable[..., T], *args: Any, attempts: int = 1,
-            died: Callable[[], None] | None = None) -> T | None:
-        """`fn(*args)` in a process of its own, after it killed `attempts` processes already
-        (`died` is told of each further one). Raises GradingProcessDied once it killed
-        `max_attempts`, BrokenProcessPool when this source cannot retry alone, and what `fn`
-        raises; None if stopped meanwhile."""
-        while True:
-            if attempts >= self._pools.max_attempts:
-                log.error("a document killed %d grading processes; giving up", attempts)
-                raise GradingProcessDied(attempts)
-            # A fresh process waits out a backoff (memory pressure passes); a live one is reused.
-            if self._pool is None and self._stopping.wait(backoff(attempts)):
-                return None
-            if self._stopping.is_set():
-                return None
-            pool = self._pool or self._pools.solo()
-            if pool is None:
-                raise BrokenProcessPool("a grading process died; no retry alone here")
-            self._pool = pool
-            try:
-                return pool.submit(fn, *args).result()
-            except BrokenProcessPool:
-                self._pool = None
-                pool.shutdown(wait=False, cancel_futures=False)
-                if self._stopping.is_set():
-                    return None  # killed by the shutdown: not the document's doing
-                attempts += 1
-                if died is not None:
-                    died()
-                log.warning("a document killed its grading process alone (attempt %d)", attempts)
-
     def alone(self, fn: Callable[..., T], *args: Any, attempts: int = 1,
               died: Callable[[], None] | None = None) -> T | Exception | None:
-        """`run`, what it raises returned instead (GradingProcessDied: the call kills every
-        process that runs it); every bulk path retries a call whose process died with this."""
+        """`fn(*args)` in a process of its own, after it killed `attempts` processes already
+        (`died` is told of each further one); None if stopped meanwhile. What fails it is
+        returned: GradingProcessDied once it killed `max_attempts`, BrokenProcessPool when
+        this source cannot retry alone, what `fn` raised."""
         try:
-            return self.run(fn, *args, attempts=attempts, died=died)
+            while attempts < self._pools.max_attempts:
+                # A fresh process waits out a backoff (memory pressure passes); a live one is
+                # reused.
+                if self._pool is None and self._stopping.wait(backoff(attempts)):
+                    return None
+                if self._stopping.is_set():
+                    return None
+                pool = self._pool = self._pool or self._pools.solo()
+                if pool is None:
+                    return BrokenProcessPool("a grading process died; no retry alone here")
+                try:
+                    return pool.submit(fn, *args).result()
+                except BrokenProcessPool:
+                    self._pool = None
+                    pool.shutdown(wait=False, cancel_futures=False)
+                    if self._stopping.is_set():
+                        return None  # killed by the shutdown: not the document's doing
+                    attempts += 1
+                    if died is not None:
+                        died()
+                    log.warning("a document killed its grading process alone (attempt %d)",
+                                attempts)
         except Exception as exc:
             return exc
+        log.error("a document killed %d grading processes; giving up", attempts)
+        return GradingProcessDied(attempts)
 
     def close(self, *, kill: bool = False) -> None:
-        """Let the process go: once it is done (`kill`: now)."""
         pool, self._pool = self._pool, None
-        if pool is not None:
-            if kill and isinstance(pool, ProcessPoolExecutor):
-                kill_processes(pool)
-            else:
-                stop_pool(pool)
+        let_go(pool, kill=kill)

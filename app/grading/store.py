@@ -6,7 +6,7 @@ the caller's failure policy:
 - the bulk paths (CLI import/submit, regrades: `store_results`) mark the submission
   `grader_error` in yet another transaction, so it is neither lost as `queued` forever nor able
   to abort a batch or a regrade of a whole assignment;
-- the local executor (app/grading/writer.py) leaves it queued: its lease runs out and the
+- the local executor (app/grading/local.py) leaves it queued: its lease runs out and the
   sweeper grades it again once the database takes writes again;
 - a Celery task (app/worker/tasks.py) raises: the broker's redelivery and the sweeper retry it.
 """
@@ -21,6 +21,7 @@ from typing import TypeVar
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.session import unit_of_work
+from app.grading.leases import store_if_unfinished
 from app.grading.repository import mark_failed, store_outcomes
 from app.grading.retry import GradingProcessDied
 from app.grading.worker import WorkerOutcome
@@ -31,6 +32,8 @@ T = TypeVar("T")
 # (submission id, rubric version id, the outcome or why the grading process failed)
 Result = tuple[int, int, WorkerOutcome | BaseException]
 AfterStore = Callable[[Session, Sequence[Result]], None]
+UNSTORABLE = ("The grading result could not be stored; a human needs to look at this "
+              "submission (a regrade retries it).")
 
 
 def store_batch(
@@ -81,6 +84,20 @@ def failure_message(exc: BaseException) -> str:
     )
 
 
+def write_results(session: Session, results: Sequence[Result], *, unfinished: bool = False,
+                  regrade_job_id: int | None = None) -> None:
+    """Each outcome becomes its submission's current run (`unfinished`: only for submissions
+    still waiting for one); a failure marks its submission `grader_error` with why."""
+    outcomes = [(s, v, r) for s, v, r in results if isinstance(r, WorkerOutcome)]
+    if unfinished:
+        store_if_unfinished(session, outcomes)
+    else:
+        store_outcomes(session, outcomes, regrade_job_id=regrade_job_id)
+    for submission_id, _, result in results:
+        if isinstance(result, BaseException):
+            mark_failed(session, [submission_id], failure_message(result))
+
+
 def store_results(
     factory: sessionmaker[Session],
     results: Sequence[Result],
@@ -92,28 +109,15 @@ def store_results(
     Returns the submissions whose result could not be stored (marked grader_error instead)."""
 
     def write(session: Session, batch: Sequence[Result]) -> None:
-        store_outcomes(session, [(s, v, r) for s, v, r in batch if isinstance(r, WorkerOutcome)],
-                       regrade_job_id=regrade_job_id)
-        for submission_id, _, result in batch:
-            if isinstance(result, BaseException):
-                mark_failed(session, [submission_id], failure_message(result))
+        write_results(session, batch, regrade_job_id=regrade_job_id)
         if after is not None:
             after(session, batch)
 
     unstored = [result[0] for result, _ in store_batch(factory, results, write)]
     for submission_id in unstored:
-        _mark_unstorable(factory, submission_id)
+        try:
+            with unit_of_work(factory) as session:
+                mark_failed(session, [submission_id], UNSTORABLE)
+        except Exception:  # the database itself is failing: nothing more for this row here
+            log.exception("marking submission %d as grader_error failed too", submission_id)
     return unstored
-
-
-def _mark_unstorable(factory: sessionmaker[Session], submission_id: int) -> None:
-    try:
-        with unit_of_work(factory) as session:
-            mark_failed(
-                session,
-                [submission_id],
-                "The grading result could not be stored; a human needs to look at this "
-                "submission (a regrade retries it).",
-            )
-    except Exception:  # the database itself is failing: nothing more to do for this row here
-        log.exception("marking submission %d as grader_error failed too", submission_id)

@@ -44,37 +44,26 @@ def sweep(
     return enqueued
 
 
-class Sweeper:
-    def __init__(
-        self,
-        sessions: sessionmaker[Session],
-        executor: Executor,
-        interval: float,
-        lease_seconds: float,
-    ) -> None:
-        self._sessions = sessions
-        self._executor = executor
+class Sweeper(threading.Thread):
+    def __init__(self, sessions: sessionmaker[Session], executor: Executor, interval: float,
+                 lease_seconds: float) -> None:
+        super().__init__(name="grading-sweeper", daemon=True)
+        self._sweep = (sessions, executor, lease_seconds)
         self._interval = interval
-        self._lease = lease_seconds
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="grading-sweeper", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
+        self._stopped = threading.Event()
 
     def stop(self) -> None:
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join()
+        self._stopped.set()
+        if self.is_alive():
+            self.join()
 
-    def _run(self) -> None:
-        while not self._stop.wait(self._interval):
+    def run(self) -> None:
+        while not self._stopped.wait(self._interval):
             try:
-                found = sweep(self._sessions, self._executor, self._lease)
+                found = sweep(*self._sweep)
             except Exception:  # the database is down or locked: try again next interval
                 log.exception("sweeping for unfinished submissions failed")
                 continue
             if found:
-                log.warning(
-                    "sweeper: %d unfinished submissions had no live holder; enqueued", found
-                )
+                log.warning("sweeper: %d unfinished submissions had no live holder; enqueued",
+                            found)

@@ -174,20 +174,6 @@ class _Upload(NamedTuple):
     handout: str | None = None
 
 
-def _grade_one(rubric_text: str, upload: _Upload, resources: GradingResources,
-               context: str | None, submission_id: int | None) -> WorkerOutcome:
-    """`grade_document` without writing what it computed to the cache (the caller does)."""
-    started = time.perf_counter()
-    cache = _cache(resources)
-    cache.reset_stats()
-    cache.take_keys()
-    outcome = _grade_document(rubric_text, upload, resources, context, submission_id)
-    work = cache.reset_stats().as_dict() if cache.enabled else {}
-    return outcome.model_copy(
-        update={"execution_time": time.perf_counter() - started, "work": work}
-    )
-
-
 def remember_rubric(text: str, loaded: LoadedRubric) -> None:
     """`loaded`, parsed from `text` by this process already (the offline `grade` read its
     file): grading with `text` then does not parse it again."""
@@ -207,24 +193,26 @@ def _read(loaded: LoadedRubric, upload: _Upload, resources: GradingResources
     """The located answers and their cache key: from the cache when this document was read
     under the same question structure (and declared edition), else read (and kept)."""
     cache = _cache(resources)
-    if not cache.enabled:
-        return read_submission(upload.raw, upload.filename, upload.content_type, loaded.rubric,
-                           upload.handout), None
-    key = location_key(loaded, *upload)
-    parsed = cache.load(key, decode_parsed)
+    key = location_key(loaded, *upload) if cache.enabled else None
+    parsed = cache.load(key, decode_parsed) if key is not None else None
     if parsed is not None:
         cache.stats.location_cached += 1
         return parsed, key
     parsed = read_submission(upload.raw, upload.filename, upload.content_type, loaded.rubric,
-                           upload.handout)
-    cache.stats.located += 1
-    cache.save(key, encode_parsed(parsed))
+                             upload.handout)
+    if key is not None:
+        cache.stats.located += 1
+        cache.save(key, encode_parsed(parsed))
     return parsed, key
 
 
-def _grade_document(rubric_text: str, upload: _Upload, resources: GradingResources,
-                    context: str | None = None, submission_id: int | None = None
-                    ) -> WorkerOutcome:
+def _grade_one(rubric_text: str, upload: _Upload, resources: GradingResources,
+               context: str | None, submission_id: int | None) -> WorkerOutcome:
+    """`grade_document` without writing what it computed to the cache (the caller does)."""
+    started = time.perf_counter()
+    cache = _cache(resources)
+    cache.reset_stats()
+    cache.take_keys()
     loaded = _rubric(rubric_text, resources.options)
     learned = parse_context(context) if context else None
     if learned is not None:
@@ -234,22 +222,27 @@ def _grade_document(rubric_text: str, upload: _Upload, resources: GradingResourc
     try:
         with deadline(limit):
             outcome = _grade(loaded, upload, resources)
-            if learned is None or not outcome.items:
-                return outcome
-            items = annotate(outcome.items, loaded, learned, submission_id,
-                             outcome.answers, resources)
-            # Annotated results are not what the groups' keys name: nothing is recorded.
-            return outcome.model_copy(update={"items": items, "located": None, "keys": None})
+            if learned is not None and outcome.items:
+                items = annotate(outcome.items, loaded, learned, submission_id,
+                                 outcome.answers, resources)
+                # Annotated results are not what the groups' keys name: nothing is recorded.
+                outcome = outcome.model_copy(update={"items": items, "located": None,
+                                                     "keys": None})
     except DocumentDeadline:
         # Whatever the sandbox pool or a model was doing is abandoned mid-way: start them
         # afresh for the next document rather than trust their state.
         resources.close()
-        return WorkerOutcome(
-            status="needs_review",
-            rubric_hash=loaded.content_hash,
-            error=f"Reading and grading this document took longer than {limit:g} s (the "
-            "per-document limit); a human needs to look at it.",
-        )
+        outcome = _failed(loaded, "needs_review", f"Reading and grading this document took "
+                          f"longer than {limit:g} s (the per-document limit); a human needs to "
+                          "look at it.")
+    work = cache.reset_stats().as_dict() if cache.enabled else {}
+    return outcome.model_copy(
+        update={"execution_time": time.perf_counter() - started, "work": work}
+    )
+
+
+def _failed(loaded: LoadedRubric, status: OutcomeStatus, error: str) -> WorkerOutcome:
+    return WorkerOutcome(status=status, rubric_hash=loaded.content_hash, error=error)
 
 
 def _grade(loaded: LoadedRubric, upload: _Upload, resources: GradingResources) -> WorkerOutcome:
@@ -260,30 +253,21 @@ def _grade(loaded: LoadedRubric, upload: _Upload, resources: GradingResources) -
         with at_most(float(reading) if reading is not None else None):
             parsed, location = _read(loaded, upload, resources)
     except DocumentDeadline:
-        return WorkerOutcome(
-            status="needs_review",
-            rubric_hash=loaded.content_hash,
-            error=f"Reading this document took longer than {reading} s (the limit for finding "
-            "the answers); a human needs to look at it.",
-        )
+        return _failed(loaded, "needs_review", f"Reading this document took longer than "
+                       f"{reading} s (the limit for finding the answers); a human needs to look "
+                       "at it.")
     except InvalidDocument as exc:
-        return WorkerOutcome(status="error", rubric_hash=loaded.content_hash, error=str(exc))
+        return _failed(loaded, "error", str(exc))
     except Exception as exc:  # our bug while reading: the submission stays, marked for a human
         where = traceback.extract_tb(exc.__traceback__)[-1]
-        return WorkerOutcome(
-            status="grader_error",
-            rubric_hash=loaded.content_hash,
-            error=f"Internal error while reading the document ({type(exc).__name__} in "
-            f"{where.name}); a human needs to look at this submission.",
-        )
+        return _failed(loaded, "grader_error", f"Internal error while reading the document "
+                       f"({type(exc).__name__} in {where.name}); a human needs to look at this "
+                       "submission.")
     max_answers = resources.options.get("max_answers")
     located = len(parsed.answers) + sum(len(a.parts) for a in parsed.answers.values())
     if max_answers is not None and located > int(max_answers):
-        return WorkerOutcome(
-            status="error",
-            rubric_hash=loaded.content_hash,
-            error=f"The document holds {located} answers; at most {max_answers} are accepted.",
-        )
+        return _failed(loaded, "error", f"The document holds {located} answers; at most "
+                       f"{max_answers} are accepted.")
     located_digest = submission_digest(parsed) if location is not None else None
     outcome = grade_submission(loaded, parsed, resources, located_digest)
     keys = None
