@@ -10,16 +10,21 @@ mapping (`graders.written.settings.WrittenSettings`), and so does the sandbox
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 DEFAULT_RESULT_CACHE_BYTES = 256 << 20
+N = TypeVar("N", int, float)
 
 
 def _path(value: Any) -> Path | None:
     return Path(str(value)) if value else None
+
+
+def _number(kind: Callable[[Any], N], value: Any) -> N | None:
+    return None if value is None else kind(value)
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,13 @@ class GradingOptions:
     # The process's result cache (None: none) and its size bound.
     result_cache_path: Path | None = None
     result_cache_bytes: int = DEFAULT_RESULT_CACHE_BYTES
+    # A document's limits: answers located, seconds to read it, seconds to read and grade it.
+    max_answers: int | None = None
+    parse_seconds: float | None = None
+    document_seconds: float | None = None
+    # The grading process's niceness, and where a stored rubric's code batteries are.
+    worker_nice: int = 0
+    rubrics_dir: Path | None = None
 
     def __post_init__(self) -> None:
         if self.review_threshold is not None and not 0.0 <= self.review_threshold <= 1.0:
@@ -50,6 +62,11 @@ class GradingOptions:
         secret = options.get("code_input_secret")
         return cls(
             review_threshold=None if threshold is None else float(threshold),
+            max_answers=_number(int, options.get("max_answers")),
+            parse_seconds=_number(float, options.get("parse_seconds")),
+            document_seconds=_number(float, options.get("document_seconds")),
+            worker_nice=int(options.get("worker_nice", 0)),
+            rubrics_dir=_path(options.get("rubrics_dir")),
             code_input_secret=str(secret) if secret else None,
             sandbox_zygotes=int(options.get("sandbox_zygotes", 1)),
             result_cache_path=_path(options.get("result_cache_path")),

@@ -16,7 +16,6 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -32,6 +31,7 @@ from graders.context import GradingResources
 from graders.documents import read_submission
 from graders.documents.model import InvalidDocument, ParsedSubmission
 from graders.engine import grade_submission
+from graders.options import GradingOptions
 from graders.results import ItemResult
 from graders.rubric import LoadedRubric, parse_rubric
 
@@ -76,7 +76,7 @@ def init_worker(options: Mapping[str, Any]) -> None:
     global _resources
     _die_with_parent()
     # Grading is throughput work; accepting uploads is latency work on the same cores.
-    niceness = int(options.get("worker_nice", 0))
+    niceness = GradingOptions.from_mapping(options).worker_nice
     if niceness:
         os.nice(niceness)
     _resources = GradingResources(options=dict(options))
@@ -117,15 +117,13 @@ def _resources_for_process() -> GradingResources:
     return _resources
 
 
-def _rubric(text: str, options: Mapping[str, Any]) -> LoadedRubric:
+def _rubric(text: str, options: GradingOptions) -> LoadedRubric:
     key = hashlib.sha256(text.encode()).hexdigest()
     loaded = _rubrics.get(key)
     if loaded is None:
         # A process that never read the rubric's file looks for its code batteries in the
         # operator's rubrics folder (the process that loaded it remembers the file's own).
-        folder = options.get("rubrics_dir")
-        loaded = parse_rubric(text, "<stored rubric>",
-                              default_dir=Path(folder) if folder else None)
+        loaded = parse_rubric(text, "<stored rubric>", default_dir=options.rubrics_dir)
         _rubrics[key] = loaded
     return loaded
 
@@ -213,12 +211,11 @@ def _grade_one(rubric_text: str, upload: _Upload, resources: GradingResources,
     cache = _cache(resources)
     cache.reset_stats()
     cache.take_keys()
-    loaded = _rubric(rubric_text, resources.options)
+    loaded = _rubric(rubric_text, resources.settings)
     learned = parse_context(context) if context else None
     if learned is not None:
         loaded = apply_context(loaded, learned, submission_id)
-    seconds = resources.options.get("document_seconds")
-    limit = float(seconds) if seconds is not None else None
+    limit = resources.settings.document_seconds
     try:
         with deadline(limit):
             outcome = _grade(loaded, upload, resources)
@@ -246,11 +243,11 @@ def _failed(loaded: LoadedRubric, status: OutcomeStatus, error: str) -> WorkerOu
 
 
 def _grade(loaded: LoadedRubric, upload: _Upload, resources: GradingResources) -> WorkerOutcome:
-    reading = resources.options.get("parse_seconds")
+    reading = resources.settings.parse_seconds
     try:
         # Reading is linear work on at most a few MB: far less than grading needs. A document
         # whose reading outlives its share is hostile or pathological, whatever remains.
-        with at_most(float(reading) if reading is not None else None):
+        with at_most(reading):
             parsed, location = _read(loaded, upload, resources)
     except DocumentDeadline:
         return _failed(loaded, "needs_review", f"Reading this document took longer than "
@@ -263,9 +260,9 @@ def _grade(loaded: LoadedRubric, upload: _Upload, resources: GradingResources) -
         return _failed(loaded, "grader_error", f"Internal error while reading the document "
                        f"({type(exc).__name__} in {where.name}); a human needs to look at this "
                        "submission.")
-    max_answers = resources.options.get("max_answers")
+    max_answers = resources.settings.max_answers
     located = len(parsed.answers) + sum(len(a.parts) for a in parsed.answers.values())
-    if max_answers is not None and located > int(max_answers):
+    if max_answers is not None and located > max_answers:
         return _failed(loaded, "error", f"The document holds {located} answers; at most "
                        f"{max_answers} are accepted.")
     located_digest = submission_digest(parsed) if location is not None else None

@@ -39,6 +39,7 @@ from app.regrade.changes import ScoreChange, Settled, settle
 from app.regrade.fast import FastPath, FastStats, Rescored
 from app.regrade.stored import StoredRun, stored_runs
 from app.submissions.repository import overrides_for
+from graders.options import GradingOptions
 from graders.rubric import LoadedRubric
 
 log = logging.getLogger(__name__)
@@ -70,7 +71,9 @@ def fast_path(loaded: LoadedRubric, context: str | None,
               options: Mapping[str, Any] | None) -> FastPath | None:
     """The fast path, when it decides exactly as the grading processes would: a result cache
     to read, and no calibration context (its annotations are not what the keys name)."""
-    if context is not None or not options or not options.get("result_cache_path"):
+    if context is not None or not options:
+        return None
+    if GradingOptions.from_mapping(options).result_cache_path is None:
         return None
     from app.cache.store import open_cache
 

@@ -91,8 +91,7 @@ class FastPath:
         self.positions = {item_id: n for n, item_id in enumerate(self.order)}
         self.group_of = {item.id: spec for _, specs in self.keys.questions for spec in specs
                          for item in spec.items}
-        max_answers = options.get("max_answers")
-        self.max_answers = None if max_answers is None else int(max_answers)
+        self.max_answers = self.resources.settings.max_answers
         self.memo: dict[str, list[ItemResult]] = {}
         self.stats = FastStats()
         self.questions = [(question, f"{question.id}/{MISSING}", specs)
