@@ -10,7 +10,6 @@ student's) and shows no byte of a server file."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 import zlib
 from functools import cache
@@ -18,7 +17,7 @@ from functools import cache
 from app.auth.service import create_token
 from app.db.session import unit_of_work
 from tests.app.conftest import Api
-from tests.attacks.conftest import UPLOAD
+from tests.attacks.test_document_bombs import upload_at_once
 
 
 def _pdf(objects: list[bytes], root: int = 1, extra_trailer: bytes = b"") -> bytes:
@@ -159,28 +158,10 @@ def test_deep_bombs_are_answered_graded_and_healthz_stays_under_a_second(target:
     students = [f"deep{n}" for n in range(len(BOMBS))]
     with unit_of_work(target.sessions) as session:
         auth = {s: create_token(session, s, "student").token for s in students}
-    answers: dict[str, tuple[int, str]] = {}
     inflating = _inflating()  # made before the clock starts: this process is the server's too
-
-    def bomb(name: str, student: str) -> None:
-        filename, raw, content_type = BOMBS[name]
-        answer = target.client.post(
-            UPLOAD, files={"file": (filename, raw or inflating, content_type)},
-            headers={"Authorization": f"Bearer {auth[student]}"})
-        answers[name] = (answer.status_code, answer.text[:300])
-
-    threads = [threading.Thread(target=bomb, args=(name, student))
-               for name, student in zip(BOMBS, students, strict=True)]
-    for thread in threads:
-        thread.start()
-    slowest = 0.0
-    while any(t.is_alive() for t in threads):
-        began = time.monotonic()
-        assert target.client.get("/healthz").status_code == 200
-        slowest = max(slowest, time.monotonic() - began)
-        time.sleep(0.1)
-    for thread in threads:
-        thread.join()
+    bombs = {name: (filename, raw or inflating, content_type)
+             for name, (filename, raw, content_type) in BOMBS.items()}
+    answers, slowest = upload_at_once(target, bombs, [auth[s] for s in students])
     wrong = {n: a for n, a in answers.items() if a[0] not in (202, 413, 422, 503)}
     assert not wrong, wrong
     broken = {}

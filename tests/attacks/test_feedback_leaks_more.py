@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.attacks.code_grading import Grading
-from tests.attacks.test_feedback_leaks import PRELUDE, _shown
+from tests.attacks.test_feedback_leaks import assert_feedback_hides_the_inputs
 from tests.attacks.test_feedback_leaks import graders as graders  # the fixture, re-exported
 
 PROGRAMS = {
@@ -71,9 +71,4 @@ def attention(Q, K, V):
 def test_nothing_of_the_inputs_reaches_the_student_by_other_channels(
     graders: tuple[Grading, Grading], name: str
 ) -> None:
-    program = PRELUDE + PROGRAMS[name]
-    first, second = (g.grade("B3", program) for g in graders)
-    assert [r.points for r in first.values()] == [r.points for r in second.values()]
-    assert _shown(first) == _shown(second), (_shown(first), _shown(second))
-    shown = " ".join(_shown(first))
-    assert "Leak" not in shown and "qwertyuiop" not in shown, shown
+    assert_feedback_hides_the_inputs(graders, PROGRAMS[name])
