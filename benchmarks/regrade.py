@@ -362,7 +362,7 @@ def main() -> None:
         "located answers read back from the cache, and only what needs the sandbox or the "
         "embedding model (a changed code or written group) goes to the grading processes. "
         "With two or more batches of such submissions the CLI forks one worker per core "
-        "after its start-up (app.regrade.parallel) and they re-score and store whole batches; "
+        "after its start-up (app.regrade.batches) and they re-score and store whole batches; "
         "the CLI column is the command's own process only (start-up, imports about 0.9 s of "
         "CPU, and the batches it does itself), the workers are in the whole tree's CPU.\n\n"
         f"Resulting statuses ({runs[-1].n}, last run): {runs[-1].mix}. Storing the uploads "

@@ -1,5 +1,5 @@
-"""A regrade's plan (app.regrade.plan) from rubric changes alone, and stored run keys read
-into their typed form (app.regrade.stored): no database, no cache, no grading."""
+"""A regrade's plan (app.regrade.stored: plan_version, plan_run) from rubric changes alone,
+and stored run keys read into their typed form: no database, no cache, no grading."""
 
 from __future__ import annotations
 
