@@ -356,6 +356,7 @@ def main() -> None:
             "GRADEFORMER_WORKERS": str(args.workers),
             # A deadline rush of many students is simulated by few tokens at far more uploads
             # each than a real student sends: the per-student limits would measure 429s.
+            "GRADEFORMER_UPLOADS_IN_PROGRESS": "1000",
             "GRADEFORMER_UPLOADS_PER_MINUTE": "1000000",
             "GRADEFORMER_UPLOAD_BURST": "1000000",
             "GRADEFORMER_STUDENT_QUOTA_BYTES": str(1 << 40),

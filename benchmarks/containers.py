@@ -42,6 +42,7 @@ from tests.support.synthetic import submission  # noqa: E402
 FINAL = {"graded", "needs_review", "pending", "grader_error", "error"}
 SETTINGS = {"GRADEFORMER_RESULT_CACHE": "false", "GRADEFORMER_WORKERS": "1",
             "GRADEFORMER_UPLOADS_PER_MINUTE": "1000000", "GRADEFORMER_UPLOAD_BURST": "1000000",
+            "GRADEFORMER_UPLOADS_IN_PROGRESS": "1000",
             "GRADEFORMER_STUDENT_QUOTA_BYTES": str(1 << 40)}
 
 

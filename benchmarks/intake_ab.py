@@ -52,6 +52,7 @@ def one_side(code: Path, args: argparse.Namespace) -> dict[str, float]:
             "PYTHONPATH": str(code),
             "GRADEFORMER_DATABASE_URL": url,
             "GRADEFORMER_WORKERS": str(args.workers),
+            "GRADEFORMER_UPLOADS_IN_PROGRESS": "1000",
             "GRADEFORMER_UPLOADS_PER_MINUTE": "1000000",
             "GRADEFORMER_UPLOAD_BURST": "1000000",
             "GRADEFORMER_STUDENT_QUOTA_BYTES": str(1 << 40),

@@ -92,8 +92,10 @@ def live(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Ite
     engine = make_engine(url)
     tokens = make_tokens(make_sessionmaker(engine))
     engine.dispose()
-    server = Server({"GRADEFORMER_DATABASE_URL": url, "GRADEFORMER_WORKERS": "1"},
-                    directory / "server.log")
+    # The uploads a student may have in progress stay as shipped (the fault scenarios lift it).
+    shipped = str(Settings.model_fields["uploads_in_progress"].default)
+    server = Server({"GRADEFORMER_DATABASE_URL": url, "GRADEFORMER_WORKERS": "1",
+                     "GRADEFORMER_UPLOADS_IN_PROGRESS": shipped}, directory / "server.log")
     server.start()
     try:
         yield Live(server, tokens)

@@ -130,8 +130,10 @@ class Worker:
 
 
 # The fault scenarios upload as a handful of students far faster than any real student would:
-# the per-student rate limit and quota would answer 429/413 instead of exercising the faults.
+# the per-student rate limit, quota and uploads in progress would answer 429/413 instead of
+# exercising the faults.
 NO_UPLOAD_LIMITS = {
+    "GRADEFORMER_UPLOADS_IN_PROGRESS": "1000",
     "GRADEFORMER_UPLOADS_PER_MINUTE": "1000000",
     "GRADEFORMER_UPLOAD_BURST": "1000000",
     "GRADEFORMER_STUDENT_QUOTA_BYTES": str(1 << 40),
