@@ -191,18 +191,21 @@ def by_estimate(runs: list[ItemRun], target: float) -> tuple[float, float, float
     at least MIN_CHECKS decisions), else at its last step: the instructor spends the decisions
     where the machine says they are needed (its estimate only, never the truth). Decisions per
     100 answers, share within, true error among the undecided answers, items done."""
-    decisions = within = wrong = undecided = done = answers = 0
-    for run in runs:
-        step = next((s for s in run.steps if not s.undecided or (
-            s.decided >= min(MIN_CHECKS, run.size) and s.estimate <= target)), run.steps[-1])
-        done += not step.undecided or step.estimate <= target
-        decisions += step.decided
-        within += step.within
-        wrong += step.undecided_wrong
-        undecided += step.undecided
-        answers += run.size
-    return (100 * decisions / max(answers, 1), within / max(answers, 1),
-            wrong / max(undecided, 1), done)
+    stops = [next((s for s in run.steps if not s.undecided or (
+        s.decided >= min(MIN_CHECKS, run.size) and s.estimate <= target)), run.steps[-1])
+        for run in runs]
+    done = sum(not step.undecided or step.estimate <= target for step in stops)
+    return (*_at_stops(runs, stops), done)
+
+
+def _at_stops(runs: list[ItemRun], stops: list[Step]) -> tuple[float, float, float]:
+    """Decisions per 100 answers, share within and true error among the undecided answers,
+    with each item stopped at its step in `stops`."""
+    answers = max(sum(run.size for run in runs), 1)
+    undecided = max(sum(step.undecided for step in stops), 1)
+    return (100 * sum(step.decided for step in stops) / answers,
+            sum(step.within for step in stops) / answers,
+            sum(step.undecided_wrong for step in stops) / undecided)
 
 
 def by_doubt(runs: list[ItemRun], doubt: float) -> tuple[float, float, float]:
@@ -210,16 +213,8 @@ def by_doubt(runs: list[ItemRun], doubt: float) -> tuple[float, float, float]:
     below `doubt` (the machine's own numbers, never the truth), else at its last step: the
     decisions go where the machine doubts most across the items. Decisions per 100 answers,
     share within, true error among the undecided answers."""
-    decisions = within = wrong = undecided = answers = 0
-    for run in runs:
-        step = next((s for s in run.steps if s.doubt < doubt), run.steps[-1])
-        decisions += step.decided
-        within += step.within
-        wrong += step.undecided_wrong
-        undecided += step.undecided
-        answers += run.size
-    return (100 * decisions / max(answers, 1), within / max(answers, 1),
-            wrong / max(undecided, 1))
+    return _at_stops(runs, [next((s for s in run.steps if s.doubt < doubt), run.steps[-1])
+                            for run in runs])
 
 
 def _by_doubt_lines(runs: list[ItemRun], within: str) -> str:
