@@ -158,6 +158,7 @@ def api(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Iter
         max_upload_bytes=64 * 1024,
         upload_burst=10_000,
         uploads_per_minute=10_000,
+        uploads_in_progress=1_000,
     )
     engine = make_engine(url)
     sessions = make_sessionmaker(engine)
