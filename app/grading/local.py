@@ -43,17 +43,12 @@ class _Job:
     # Resolved once its result is stored (or it is given back).
     done: Future[None] = field(default_factory=Future)
     graded: Future[WorkerOutcome | BaseException | None] | None = None
+    result: WorkerOutcome | BaseException | None = None  # the exception: why grading failed
 
 
-@dataclass(frozen=True, eq=False)
-class _Finished:
-    entry: _Job
-    result: WorkerOutcome | BaseException  # the exception: why grading failed
-
-
-# What the writer stores: a job's result, or a statement (a death: one more attempt; the
+# What the writer stores: a graded job, or a statement (a death: one more attempt; the
 # submissions given back at shutdown).
-_Write = _Finished | Callable[[Session], None]
+_Write = _Job | Callable[[Session], None]
 
 
 class LocalExecutor:
@@ -116,26 +111,26 @@ class LocalExecutor:
 
     def _finished(self, entry: _Job, graded: Future[WorkerOutcome | BaseException | None]
                   ) -> None:
-        result = graded.result()
-        if result is not None:  # None: given back by the shutdown; the next start grades it
-            self._writes.put(_Finished(entry, result))
+        entry.result = graded.result()
+        if entry.result is not None:  # None: given back by the shutdown; the next start grades it
+            self._writes.put(entry)
 
     def _write(self, batch: list[object]) -> None:
         writes = cast("list[_Write]", batch)  # drain never hands STOP on
         failed = dict(store_batch(self._factory, writes, _store, RETRY_DELAYS))
-        for item in writes:
-            if not isinstance(item, _Finished):
+        for entry in writes:
+            if not isinstance(entry, _Job):
                 continue
-            if item in failed:
+            if entry in failed:
                 log.error("the result of submission %d could not be stored (%s): it stays "
                           "queued and is graded again once its lease runs out",
-                          item.entry.job.submission_id, failed[item])
+                          entry.job.submission_id, failed[entry])
             # Resolved either way: a caller waiting for the grade (`?wait=true`) reads the
             # submission's status, queued until the sweeper has it graded. Stored, or given
             # up (then the lease runs out and the sweeper hands it out again): no longer held.
-            item.entry.done.set_result(None)
+            entry.done.set_result(None)
             with self._lock:
-                self._held.pop(item.entry.job.submission_id, None)
+                self._held.pop(entry.job.submission_id, None)
 
     # -- shutdown -----------------------------------------------------------------------------
 
@@ -167,8 +162,9 @@ class LocalExecutor:
 
 
 def _store(session: Session, batch: Sequence[_Write]) -> None:
-    write_results(session, [(i.entry.job.submission_id, i.entry.job.rubric_version_id, i.result)
-                            for i in batch if isinstance(i, _Finished)], unfinished=True)
+    write_results(session, [(i.job.submission_id, i.job.rubric_version_id, i.result)
+                            for i in batch if isinstance(i, _Job) and i.result is not None],
+                  unfinished=True)
     for item in batch:
-        if not isinstance(item, _Finished):
+        if not isinstance(item, _Job):
             item(session)

@@ -61,13 +61,13 @@ def process_pool(workers: int, options: Mapping[str, Any]) -> ProcessPoolExecuto
     )
 
 
-def _processes(pool: ProcessPoolExecutor) -> list[multiprocessing.process.BaseProcess]:
+def _processes(pool: Executor) -> list[multiprocessing.process.BaseProcess]:
     # ProcessPoolExecutor has no public way to stop a running call; its process table is the
     # only handle on the processes.
     return list((getattr(pool, "_processes", None) or {}).values())
 
 
-def kill_processes(pool: ProcessPoolExecutor) -> None:
+def kill_processes(pool: Executor) -> None:
     """End a pool's processes now: shutdown() alone waits for the jobs they are running."""
     for process in _processes(pool):
         if process.is_alive():
@@ -95,10 +95,8 @@ def stop_pool(pool: Executor, grace: float = 30.0) -> None:
 
 def let_go(pool: Executor | None, *, kill: bool = False) -> None:
     """Stop a pool once its work is done (`kill`: now)."""
-    if kill and isinstance(pool, ProcessPoolExecutor):
-        kill_processes(pool)
-    elif pool is not None:
-        stop_pool(pool)
+    if pool is not None:
+        (kill_processes if kill else stop_pool)(pool)
 
 
 def backoff(attempts: int) -> float:
@@ -159,10 +157,7 @@ class ProcessPools:
         # Its processes ignore SIGTERM (init_pool_worker): those still alive would survive the
         # pool's terminate(), and its management thread, joining them, would hang this
         # process's exit. They are killed (whatever they held has failed already).
-        if isinstance(broken, ProcessPoolExecutor):
-            kill_processes(broken)
-        else:
-            broken.shutdown(wait=False, cancel_futures=False)
+        kill_processes(broken)
 
     def solo(self) -> Executor:
         return process_pool(1, self.options)

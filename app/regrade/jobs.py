@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import exists, func, select, update
 from sqlalchemy.orm import Session, undefer
 
@@ -26,11 +27,14 @@ from app.sanitize import clean
 DEFAULT_STALE_AFTER = timedelta(minutes=10)
 
 
-@dataclass(frozen=True)
-class JobStatus:
+class JobStatus(BaseModel):
+    """A job as the API, the pages and the CLI show it."""
+
+    model_config = ConfigDict(frozen=True)
+
     id: int
     assignment: str
-    status: str
+    status: str = Field(description="running, done, failed or abandoned")
     rubric_hash: str
     total: int
     done: int
@@ -110,9 +114,10 @@ def _status(session: Session, job: RegradeJob | None, missing: str) -> JobStatus
     if job is None:
         raise NotFound(missing)
     assignment = session.get(Assignment, job.assignment_id)
-    return JobStatus(job.id, "" if assignment is None else assignment.slug, job.status,
-                     job.rubric_hash, job.total, job.done, job.changed, job.error,
-                     job.started_at, job.finished_at)
+    return JobStatus(id=job.id, assignment="" if assignment is None else assignment.slug,
+                     status=job.status, rubric_hash=job.rubric_hash, total=job.total,
+                     done=job.done, changed=job.changed, error=job.error,
+                     started_at=job.started_at, finished_at=job.finished_at)
 
 
 def job_status(session: Session, job_id: int) -> JobStatus:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response, status
@@ -56,22 +55,12 @@ class RegradeOut(BaseModel):
     changes: list[ScoreChangeOut]
 
 
-class RegradeJobOut(BaseModel):
-    id: int
-    assignment: str
-    status: str = Field(description="running, done, failed or abandoned")
-    rubric_hash: str
-    total: int
-    done: int
-    changed: int
-    error: str | None
-    started_at: datetime
-    finished_at: datetime | None
+class RegradeJobOut(JobStatus):
     status_url: str
 
     @classmethod
     def of(cls, job: JobStatus) -> RegradeJobOut:
-        return cls(**vars(job), status_url=f"/api/v1/regrades/{job.id}")
+        return cls(**job.model_dump(), status_url=f"/api/v1/regrades/{job.id}")
 
 
 def _runner(request: Request) -> RegradeRunner:

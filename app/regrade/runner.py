@@ -178,6 +178,9 @@ class _Pooled:
         for submission, outcome in kept:
             if not isinstance(outcome, WorkerOutcome):
                 continue
+            if outcome.work:
+                self.report.cached += 1
+                self.report.work.add(outcome.work)
             own = overrides.get(submission.id, {})
             old = stored_score(rows.get(submission.id, ()), own, submission.status)
             change = diff_of(submission.id, submission.student, old, new_score(outcome, own))
@@ -193,10 +196,6 @@ class _Pooled:
                           regrade_job_id=job_id, after=lambda session, stored: jobs.count_done(
                               session, job_id, len(stored),
                               sum(1 for s, _, _ in stored if s in changed)))
-        for _, outcome in kept:
-            if isinstance(outcome, WorkerOutcome) and outcome.work:
-                self.report.cached += 1
-                self.report.work.add(outcome.work)
         self.counted(len(kept))
 
 
@@ -298,14 +297,13 @@ class RegradeRunner:
         self._lock = threading.Lock()  # guards the two tables; held only briefly
         self._claiming = threading.Lock()  # one claim transaction at a time in this process
         self._stopping = threading.Event()
-        # By assignment: the job this process runs (its id) and the dry runs in flight.
-        self._running: dict[str, tuple[int | None, Future[RegradeReport]]] = {}
-        self._dry_runs: dict[str, tuple[int | None, Future[RegradeReport]]] = {}
+        # By (assignment, dry run): the job this process runs (its id) or the dry run in flight.
+        self._running: dict[tuple[str, bool], tuple[int | None, Future[RegradeReport]]] = {}
 
     def running_job(self, slug: str) -> int | None:
         """No database work: the common case in a flood of starts, answered without a thread."""
         with self._lock:
-            return self._running.get(slug, (None,))[0]
+            return self._running.get((slug, False), (None,))[0]
 
     def start(self, slug: str, actor: User | None) -> int:
         """The id of the assignment's live job: started now, or already running."""
@@ -318,30 +316,29 @@ class RegradeRunner:
             if lease.ours:
                 future = self._threads.submit(self._run, slug, actor, lease)
                 with self._lock:
-                    self._running[slug] = (lease.job_id, future)
-                self._forget_when_done(self._running, slug, future)
+                    self._running[slug, False] = (lease.job_id, future)
+                self._forget_when_done((slug, False), future)
         return lease.job_id
 
     async def dry_run(self, slug: str, actor: User | None) -> RegradeReport:
         with self._lock:
-            future = self._dry_runs.get(slug, (None, None))[1]
+            future = self._running.get((slug, True), (None, None))[1]
             ours = future is None
             if future is None:
                 future = self._threads.submit(
                     run_regrade, self._factory, slug, self._pools, dry_run=True, actor=actor,
                     batch_size=self._batch_size, stopping=self._stopping)
-                self._dry_runs[slug] = (None, future)
+                self._running[slug, True] = (None, future)
         if ours:
-            self._forget_when_done(self._dry_runs, slug, future)
+            self._forget_when_done((slug, True), future)
         # Shielded: a client that gives up must not cancel the computation others share.
         return await asyncio.shield(asyncio.wrap_future(future))
 
-    def _forget_when_done(self, table: dict[str, tuple[int | None, Future[RegradeReport]]],
-                          slug: str, future: Future[RegradeReport]) -> None:
+    def _forget_when_done(self, key: tuple[str, bool], future: Future[RegradeReport]) -> None:
         def forget(_: object) -> None:
             with self._lock:
-                if table.get(slug, (None, None))[1] is future:
-                    del table[slug]
+                if self._running.get(key, (None, None))[1] is future:
+                    del self._running[key]
 
         # Outside the lock: a future that is already done runs the callback right here.
         future.add_done_callback(forget)
