@@ -6,7 +6,6 @@ import asyncio
 import concurrent.futures
 import os
 from collections.abc import AsyncIterator, Callable
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
@@ -119,42 +118,6 @@ class _Health:
         self.engine.dispose()
 
 
-class _RegradePool:
-    """The process pools regrades grade on (app/grading/retry.py `Pools`): the local
-    executor's own, or (Celery) ours, started on the first regrade and kept for the server's
-    life. A broken pool is replaced, the executor's by the executor."""
-
-    def __init__(self, executor: Executor, settings: Settings) -> None:
-        self._executor = executor
-        self._own = ProcessPools(
-            settings.workers, settings.grading_options(), settings.max_grading_attempts
-        )
-
-    @property
-    def workers(self) -> int:
-        return self._own.workers
-
-    @property
-    def max_attempts(self) -> int:
-        return self._own.max_attempts
-
-    def get(self) -> concurrent.futures.Executor:
-        pool = self._executor.local_pool()
-        return pool if pool is not None else self._own.get()
-
-    def replace(self, broken: concurrent.futures.Executor) -> None:
-        if isinstance(self._executor, LocalExecutor) and isinstance(broken, ProcessPoolExecutor):
-            self._executor.replace_pool(broken)
-        else:
-            self._own.replace(broken)
-
-    def solo(self) -> concurrent.futures.Executor:
-        return self._own.solo()
-
-    def close(self) -> None:
-        self._own.close()
-
-
 def create_app(
     settings: Settings | None = None,
     executor_factory: ExecutorFactory = default_executor,
@@ -194,10 +157,13 @@ def create_app(
             ),
             settings.decode_concurrency,
         )
-        regrade_pool = _RegradePool(executor, settings)
+        # Regrades grade on the local executor's pools, or (Celery) on pools of their own,
+        # started on the first regrade and kept for the server's life.
+        regrade_pools = executor.pools if isinstance(executor, LocalExecutor) else ProcessPools(
+            settings.workers, settings.grading_options(), settings.max_grading_attempts)
         app.state.regrades = RegradeRunner(
             sessions,
-            regrade_pool,
+            regrade_pools,
             batch_size=settings.regrade_batch,
             stale_after=timedelta(seconds=settings.regrade_stale_seconds),
         )
@@ -218,7 +184,8 @@ def create_app(
             await run_in_threadpool(app.state.intake.close)
             await run_in_threadpool(app.state.regrades.close)
             await run_in_threadpool(app.state.document_reader.close)
-            await run_in_threadpool(regrade_pool.close)
+            if not isinstance(executor, LocalExecutor):  # the executor lets its own go
+                await run_in_threadpool(regrade_pools.close)
             # Running jobs get a bounded time; the rest go back to the queue for the next start.
             await run_in_threadpool(executor.shutdown, settings.shutdown_grace_seconds)
             await run_in_threadpool(app.state.health.close)

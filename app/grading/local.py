@@ -62,10 +62,11 @@ class LocalExecutor:
     ) -> None:
         self._factory = factory
         self._grade = grade  # a module-level function: it is pickled to the processes
-        self._pools = ProcessPools(workers, options, max_attempts)
-        self._pools.get()
+        # Shared with bulk work (regrades): a broken pool is replaced for both.
+        self.pools = ProcessPools(workers, options, max_attempts)
+        self.pools.get()
         self._stopping = threading.Event()
-        self._window = WindowedPool(self._pools, self._stopping)
+        self._window = WindowedPool(self.pools, self._stopping)
         self._lock = threading.Lock()
         self._held: dict[int, _Job] = {}
         self._accepting = True
@@ -95,17 +96,11 @@ class LocalExecutor:
         return entry.done
 
     def local_pool(self) -> ProcessPoolExecutor:
-        return self._pools.get()
+        return self.pools.get()
 
     def held(self) -> frozenset[int]:
         with self._lock:
             return frozenset(self._held)
-
-    def replace_pool(self, broken: ProcessPoolExecutor) -> None:
-        """Bulk work sharing the pool (a regrade) found it broken: a new one, unless this
-        executor replaced it already or is shutting down."""
-        if not self._stopping.is_set():
-            self._pools.replace(broken)
 
     # -- results ------------------------------------------------------------------------------
 
@@ -145,7 +140,7 @@ class LocalExecutor:
         if late:
             log.warning("shutting down: jobs still grading after %.0f s are given back", grace)
         self._stopping.set()  # waiting retries are given back
-        self._pools.close(kill=bool(late))
+        self.pools.close(kill=bool(late))
         self._window.close(kill=bool(late))
         # Everything still held goes back to the queue; results already with the writer are
         # stored first (giving back leaves a graded submission alone).

@@ -151,9 +151,10 @@ class ProcessPools:
 
     def replace(self, broken: Executor) -> None:
         with self._lock:
-            if self._pool is broken:
-                log.error("a grading process died; starting a new pool")
-                self._pool = None  # the next get() starts one
+            if self._pool is not broken:
+                return  # replaced already (its processes killed then), or closed: let go there
+            log.error("a grading process died; starting a new pool")
+            self._pool = None  # the next get() starts one
         # Its processes ignore SIGTERM (init_pool_worker): those still alive would survive the
         # pool's terminate(), and its management thread, joining them, would hang this
         # process's exit. They are killed (whatever they held has failed already).
@@ -364,9 +365,8 @@ class Quarantine:
             while attempts < self._pools.max_attempts:
                 # A fresh process waits out a backoff (memory pressure passes); a live one is
                 # reused.
-                if self._pool is None and self._stopping.wait(backoff(attempts)):
-                    return None
-                if self._stopping.is_set():
+                if ((self._pool is None and self._stopping.wait(backoff(attempts)))
+                        or self._stopping.is_set()):
                     return None
                 pool = self._pool = self._pool or self._pools.solo()
                 if pool is None:
