@@ -81,12 +81,15 @@ def fast_path(loaded: LoadedRubric, context: str | None,
     return FastPath(loaded, options, cache) if cache.enabled else None
 
 
-def triage(reads: sessionmaker[Session], fast: FastPath, chunk: Sequence[int]
-           ) -> tuple[dict[int, StoredRun], set[int]]:
-    """The chunk's stored runs, and those the plan sends to the grading processes untried."""
+def triage(reads: sessionmaker[Session], fast: FastPath, chunk: Batch, send: Send
+           ) -> tuple[dict[int, StoredRun], Batch]:
+    """The chunk's stored runs, and the rest of it: what the plan sends to the grading
+    processes untried goes to `send` first (they grade it while this process re-scores)."""
     with unit_of_work(reads) as session:
         stored = stored_runs(session, chunk)
-        return stored, fast.pool_only(session, chunk, stored)
+        untried = fast.pool_only(session, chunk, stored)
+    send([sid for sid in chunk if sid in untried])
+    return stored, [sid for sid in chunk if sid not in untried]
 
 
 def rescore(reads: sessionmaker[Session], writes: sessionmaker[Session], fast: FastPath,
@@ -150,16 +153,10 @@ def rescore(reads: sessionmaker[Session], writes: sessionmaker[Session], fast: F
 
 def here(factory: sessionmaker[Session], fast: FastPath, chunk: Batch, target: Target,
          send: Send, reads: sessionmaker[Session] | None = None,
-         turn: Callable[[], AbstractContextManager[Any]] = nullcontext,
-         stored: dict[int, StoredRun] | None = None) -> Rescoring:
-    """A fast batch: what the plan sends to the grading processes goes first, untried (they
-    grade it while this process re-scores the rest); `stored`: its runs, triaged already."""
-    untried: set[int] = set()
-    if stored is None:
-        stored, untried = triage(reads or factory, fast, chunk)
-    send([sid for sid in chunk if sid in untried])
-    return rescore(reads or factory, factory, fast, [sid for sid in chunk if sid not in untried],
-                   stored, target, turn)
+         turn: Callable[[], AbstractContextManager[Any]] = nullcontext) -> Rescoring:
+    """A fast batch, triaged and re-scored."""
+    stored, rest = triage(reads or factory, fast, chunk, send)
+    return rescore(reads or factory, factory, fast, rest, stored, target, turn)
 
 
 def run_batches(factory: sessionmaker[Session], fast: FastPath, chunks: list[Batch],
@@ -175,10 +172,8 @@ def run_batches(factory: sessionmaker[Session], fast: FastPath, chunks: list[Bat
     engine = factory.kw.get("bind")
     if (workers >= 2 and len(chunks) >= 2 and isinstance(engine, Engine)
             and not _private(engine) and not stopped()):
-        stored, untried = triage(factory, fast, chunks[0])
-        send([sid for sid in chunks[0] if sid in untried])
-        first = [sid for sid in chunks[0] if sid not in untried]
-        if 2 * len(untried) > len(chunks[0]):
+        stored, first = triage(factory, fast, chunks[0], send)
+        if 2 * len(first) < len(chunks[0]):
             done(rescore(factory, factory, fast, first, stored, target))
         else:
             _forked(_Shared(factory, make_sessionmaker(engine, read_only=True), fast, target,
@@ -310,8 +305,10 @@ def _work(chunk: Batch) -> _Answer:
     with _busy:
         if os.getppid() != shared.parent:  # orphaned: no batch more
             os._exit(1)
-        found = here(shared.factory, shared.fast, chunk, shared.target, untried.extend,
-                     shared.reads, shared.turn, shared.stored if chunk == shared.first else None)
+        found = rescore(shared.reads, shared.factory, shared.fast, chunk, shared.stored,
+                        shared.target, shared.turn) if chunk == shared.first else here(
+            shared.factory, shared.fast, chunk, shared.target, untried.extend, shared.reads,
+            shared.turn)
     return _Answer(untried, found, shared.fast.stats)
 
 

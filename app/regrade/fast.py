@@ -186,17 +186,12 @@ class FastPath:
         if doc is None:
             return False
         # What the stored run's rubric gave them, when the digest it recorded names its question.
-        plan = self.versions.get(run.stored.rubric_version_id)
-        old = None if plan is None else plan.keys
+        old = None if run.plan is None else run.plan.keys
         was = None if old is None else next(
             (q for q, _ in old.questions if q.id == question.id), None)
-        kept = None
-        if old is not None and was is not None and old.missing(was, entry.basis) == entry.key:
-            kept = {r.item_id: r for r in _missing_results(old.loaded, was, doc)}
-        for result in _missing_results(self.loaded, question, doc):
-            run.recomputed[result.item_id] = result
-            if kept is not None and same_result(kept.get(result.item_id), result):
-                run.same.add(result.item_id)
+        run.recompute(_missing_results(self.loaded, question, doc), _missing_results(
+            old.loaded, was, doc) if old is not None and was is not None
+            and old.missing(was, entry.basis) == entry.key else None)
         return True
 
     def _rescore_group(self, run: _Run, spec: GroupSpec, entry: GroupKey) -> bool:
@@ -215,31 +210,24 @@ class FastPath:
             return False
         if cacheable(results):
             run.new_groups[spec.name] = GroupKey(key, entry.basis)
-        for result in results:
-            run.recomputed[result.item_id] = result
         # The results the stored rows were written from, read with the group as its rubric
         # stated it: a row whose new result is the same is not moved and written again.
-        version = run.stored.rubric_version_id
-        plan = self.versions.get(version)
-        stated = None if plan is None else plan.stated.get(spec.name)
+        old = None if run.plan is None else run.plan.keys
+        stated = None if run.plan is None else run.plan.stated.get(spec.name)
         doc = run.parsed
-        before = None if stated is None else self._lookup(entry.key, stated, lambda: None
-            if doc is None else self._regraded(entry.key, version, stated, entry.basis, doc))
-        if before is not None:
-            by_item = {r.item_id: r for r in before}
-            run.same.update(r.item_id for r in results
-                            if same_result(by_item.get(r.item_id), r))
+        run.recompute(results, None if old is None or stated is None else self._lookup(
+            entry.key, stated, lambda: None if doc is None else self._regraded(
+                entry.key, old, stated, entry.basis, doc)))
         return True
 
-    def _regraded(self, key: str, version_id: int, spec: GroupSpec, basis: str,
+    def _regraded(self, key: str, keys: RunKeys, spec: GroupSpec, basis: str,
                   doc: ParsedSubmission) -> list[ItemResult] | None:
         """The results stored under `key`, graded again on the located answer already read
         (cheaper than reading them back): only when `key` is the group's key under the stored
-        run's rubric for this very answer, with no earlier results to read. None: read them."""
-        plan = self.versions.get(version_id)
-        keys = None if plan is None else plan.keys
-        if (keys is None or not in_place(spec.kind) or spec.referenced
-                or not spec.static or keys.key(spec, basis, _no_earlier) != key):
+        run's rubric (`keys`) for this very answer, with no earlier results to read. None:
+        read them."""
+        if (not in_place(spec.kind) or spec.referenced or not spec.static
+                or keys.key(spec, basis, _no_earlier) != key):
             return None
         answer = doc.answers.get(spec.question.id)
         if answer is None or not answer.text.strip() or answer_digest(answer) != basis:
@@ -283,8 +271,18 @@ class _Run:
         self.new_groups: dict[str, GroupKey] = {}
         self.recomputed: dict[str, ItemResult] = {}
         self.same: set[str] = set()  # recomputed items whose result is the stored one
+        self.plan = fast.versions.get(stored.rubric_version_id)  # of its rubric version
         self.parsed: ParsedSubmission | None = None  # once read
         self._read = False
+
+    def recompute(self, results: list[ItemResult], before: list[ItemResult] | None) -> None:
+        """`results` recomputed; those equal to their result in `before` (what the stored rows
+        were written from) are the stored ones."""
+        by_item = {r.item_id: r for r in before or ()}
+        for result in results:
+            self.recomputed[result.item_id] = result
+            if same_result(by_item.get(result.item_id), result):
+                self.same.add(result.item_id)
 
     def located(self) -> ParsedSubmission | None:
         if not self._read:

@@ -49,10 +49,10 @@ def test_the_first_batch_is_triaged_once_and_stores_the_same(
     log = tmp_path / "triaged"
     real = batches.triage
 
-    def triage(reads: Any, fast: Any, chunk: list[int]) -> Any:
+    def triage(reads: Any, fast: Any, chunk: list[int], send: Any) -> Any:
         with open(log, "a") as out:  # the workers' calls too (one write each, appended)
             out.write(f"{os.getpid()} {','.join(map(str, chunk))}\n")
-        return real(reads, fast, chunk)
+        return real(reads, fast, chunk, send)
 
     setup.monkeypatch.setattr(batches, "triage", triage)
     setup.edit(_edited(POINTS_AND_FEEDBACK))
