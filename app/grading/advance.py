@@ -99,7 +99,7 @@ def advance_runs(session: Session, runs: Sequence[AdvancedRun], version_id: int,
     item_binds = [bind(_ITEMS.c[name], dialect) for name in _ITEM_VALUES]
     # Results are shared by many runs: each is cleaned and bound once.
     values: dict[int, tuple[ItemResult, tuple[Any, ...]]] = {}
-    heads: dict[str, tuple[int, str]] = {}
+    heads = {item_id: (position, clean(item_id, 100)) for item_id, position in positions.items()}
     rows: list[tuple[Any, ...]] = []
     for r in stored:
         for item_id, result in r.changed.items():
@@ -108,10 +108,7 @@ def advance_runs(session: Session, runs: Sequence[AdvancedRun], version_id: int,
                 named = item_values(result)
                 found = values[id(result)] = (result, tuple(
                     b(named[name]) for b, name in zip(item_binds, _ITEM_VALUES, strict=True)))
-            head = heads.get(item_id)
-            if head is None:
-                head = heads[item_id] = (positions[item_id], clean(item_id, 100))
-            rows.append((r.run_id, *head, *found[1]))
+            rows.append((r.run_id, *heads[item_id], *found[1]))
     if rows:
         connection.exec_driver_sql(driver_sql(
             f"INSERT INTO item_scores (run_id, position, item_id, {', '.join(_ITEM_VALUES)}) "

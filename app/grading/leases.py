@@ -143,12 +143,11 @@ def claim(
         return Claim(False, "gone")
     if submission.status not in UNFINISHED:
         return Claim(False, "done")
-    now = utcnow()
     if (
         submission.status == SubmissionStatus.GRADING.value
         and submission.claimed_by != holder
         and submission.lease_until is not None
-        and submission.lease_until > now
+        and submission.lease_until > utcnow()
     ):
         return Claim(False, "held")
     if submission.attempts >= max_attempts:

@@ -15,6 +15,7 @@ from app.grading.worker import WorkerOutcome
 from app.sanitize import clean, clean_json, clean_optional
 from graders.engine import GradingOutcome
 from graders.results import ItemResult
+from graders.totals import PRECEDENCE
 
 
 def item_values(r: ItemResult) -> dict[str, Any]:
@@ -159,9 +160,9 @@ class Score(NamedTuple):
     status: str
 
 
-# The statuses that decide a run's status (app.submissions.scoring's precedence); a run's other
-# items are graded or missing, which leave it `graded`.
-DECIDING = ("grader_error", "pending", "needs_review")
+# The statuses that decide a run's status (graders.totals, as app.submissions.scoring reads it);
+# a run's other items are graded or missing, which leave it `graded`.
+DECIDING = PRECEDENCE
 
 
 @dataclass(frozen=True, slots=True)

@@ -119,13 +119,11 @@ def _resources_for_process() -> GradingResources:
 
 def _rubric(text: str, options: GradingOptions) -> LoadedRubric:
     key = hashlib.sha256(text.encode()).hexdigest()
-    loaded = _rubrics.get(key)
-    if loaded is None:
+    if key not in _rubrics:
         # A process that never read the rubric's file looks for its code batteries in the
         # operator's rubrics folder (the process that loaded it remembers the file's own).
-        loaded = parse_rubric(text, "<stored rubric>", default_dir=options.rubrics_dir)
-        _rubrics[key] = loaded
-    return loaded
+        _rubrics[key] = parse_rubric(text, "<stored rubric>", default_dir=options.rubrics_dir)
+    return _rubrics[key]
 
 
 def grade_document(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import exists, func, select, update
@@ -63,9 +63,7 @@ def claim(session: Session, slug: str, actor: User | None,
         RegradeJob.assignment_id == assignment_id, RegradeJob.status == "running"
     ).order_by(RegradeJob.id.desc()))
     # Live: a runner wrote a heartbeat lately (a job without one is there to be resumed).
-    beat = None if job is None else job.heartbeat_at
-    if beat is not None and beat.tzinfo is None:  # SQLite hands back naive UTC datetimes
-        beat = beat.replace(tzinfo=UTC)
+    beat = None if job is None else job.heartbeat_at  # aware (app.db.base.UTCDateTime)
     if job is not None and beat is not None and utcnow() - beat < stale_after:
         return Claim(job.id, ours=False, resumed=False)
     if job is not None and job.rubric_hash != rubric_hash:

@@ -63,11 +63,6 @@ class RegradeJobOut(JobStatus):
         return cls(**job.model_dump(), status_url=f"/api/v1/regrades/{job.id}")
 
 
-def _runner(request: Request) -> RegradeRunner:
-    runner: RegradeRunner = request.app.state.regrades
-    return runner
-
-
 def _status(sessions: sessionmaker[Session], job_id: int) -> JobStatus:
     with unit_of_work(sessions) as session:
         return jobs.job_status(session, job_id)
@@ -97,7 +92,7 @@ async def regrade(
     score changes once computed.
 
     Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment."""
-    runner = _runner(request)
+    runner: RegradeRunner = request.app.state.regrades
     if dry_run:
         response.status_code = status.HTTP_200_OK
         return RegradeOut.model_validate(await runner.dry_run(slug, user))
