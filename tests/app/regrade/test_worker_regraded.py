@@ -43,9 +43,9 @@ def _compared(setup: Setup) -> int:  # noqa: F811
         for name, (key, basis) in run.keys.groups.items():
             plan = fast.versions.get(run.rubric_version_id)
             spec = None if plan is None else plan.stated.get(name)
-            if spec is None or doc is None:
+            if plan is None or spec is None or doc is None:
                 continue
-            regraded = fast._regraded(key, run.rubric_version_id, spec, basis, doc)
+            regraded = fast._regraded(key, plan.keys, spec, basis, doc)
             question = spec.question.id
             read: list[ItemResult] | None = fast.cache.load(
                 key, lambda p, s=spec, q=question: decode_results(p, s.items, q))
@@ -59,9 +59,8 @@ def _compared(setup: Setup) -> int:  # noqa: F811
                 for mine, theirs in zip(regraded, read, strict=True):
                     assert mine.model_dump() == theirs.model_dump()
             # another answer's digest, or another key: read back, never graded
-            assert fast._regraded(key, run.rubric_version_id, spec, "0" * 64, doc) is None
-            assert fast._regraded("group:other", run.rubric_version_id, spec, basis,
-                                  doc) is None
+            assert fast._regraded(key, plan.keys, spec, "0" * 64, doc) is None
+            assert fast._regraded("group:other", plan.keys, spec, basis, doc) is None
     return compared
 
 
