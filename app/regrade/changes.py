@@ -13,6 +13,7 @@ from typing import cast
 from app.db.models import ItemScore, Override, SubmissionStatus
 from app.grading.repository import ItemRow, RunScores
 from app.grading.worker import WorkerOutcome
+from app.points import JsonPoints
 from app.submissions.scoring import EffectiveScore, combine, effective_item
 from graders.results import ItemResult
 from graders.totals import counted, run_status
@@ -20,11 +21,12 @@ from graders.totals import counted, run_status
 GRADED = SubmissionStatus.GRADED.value
 
 
+# Points annotated as the API shows them: the regrade router returns these as they are.
 @dataclass(frozen=True)
 class ItemChange:
     item_id: str
-    old_points: Decimal | None
-    new_points: Decimal
+    old_points: JsonPoints | None
+    new_points: JsonPoints
     old_status: str | None
     new_status: str
 
@@ -33,8 +35,8 @@ class ItemChange:
 class ScoreChange:
     submission_id: int
     student: str | None
-    old_total: Decimal | None
-    new_total: Decimal | None
+    old_total: JsonPoints | None
+    new_total: JsonPoints | None
     old_status: str
     new_status: str
     items: tuple[ItemChange, ...]

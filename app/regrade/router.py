@@ -12,34 +12,12 @@ from starlette.concurrency import run_in_threadpool
 from app.auth.dependencies import InstructorUser
 from app.db.session import unit_of_work
 from app.deps import IdPath, SessionDep
-from app.points import JsonPoints
 from app.regrade import jobs
+from app.regrade.changes import ScoreChange
 from app.regrade.jobs import JobStatus
 from app.regrade.runner import RegradeRunner
 
 router = APIRouter(prefix="/api/v1", tags=["regrade"])
-
-
-class ItemChangeOut(BaseModel):
-    model_config = ConfigDict(from_attributes=True)  # read from app.regrade.changes
-
-    item_id: str
-    old_points: JsonPoints | None
-    new_points: JsonPoints
-    old_status: str | None
-    new_status: str
-
-
-class ScoreChangeOut(BaseModel):
-    model_config = ConfigDict(from_attributes=True)
-
-    submission_id: int
-    student: str | None
-    old_total: JsonPoints | None
-    new_total: JsonPoints | None
-    old_status: str
-    new_status: str
-    items: list[ItemChangeOut]
 
 
 class RegradeOut(BaseModel):
@@ -52,7 +30,7 @@ class RegradeOut(BaseModel):
     resumed: bool
     regraded: int = Field(validation_alias=AliasChoices("regraded", "total"))
     changed: int
-    changes: list[ScoreChangeOut]
+    changes: list[ScoreChange]  # its points as JSON numbers (app.points.JsonPoints)
 
 
 class RegradeJobOut(JobStatus):
