@@ -86,7 +86,8 @@ _MAX_CLAUSES = 6  # per sentence (bounded work on hostile text)
 _CLAUSE_BREAK = re.compile(
     r"\s*(?:[;:]|,\s*(?=(?:but|whereas|while|although|so|because|since|which|and|"
     r"for (?:example|instance)|such as)\b|e\.g\.|i\.e\.)|"
-    r"\s(?=(?:but|whereas|although|because|since|so that|so|hence|thus|therefore)\s))\s*",
+    r"\s(?=(?:but|whereas|although|because|since|so that|so|hence|thus|therefore|"
+    r"and (?:it|they|this|these|those|we|its|their))\s))\s*",
     re.IGNORECASE)
 # A clause's leading connective says how it relates to the one before, not what it claims.
 _LEADING = re.compile(r"^(?:but|whereas|while|although|so that|so|because|since|which|and|"
@@ -98,6 +99,14 @@ _IMPLICIT_NEGATION = re.compile(
     re.IGNORECASE)
 
 
+# A comma also ends a clause that says a claim of its own: a comma splice ("XOR is not linearly
+# separable, a perceptron only draws one line") or a note's list ("fixed sin/cos, no params,
+# works for any length"). Not in a sentence that opens on a condition or a concession ("if
+# the layers were linear, the network would be linear"), whose parts claim nothing alone.
+_COMMA = re.compile(r"\s*,\s*")
+_CONDITIONAL = re.compile(
+    r"^\W*(?:if|when|whenever|unless|without|with|once|although|though|even|while|whereas|"
+    r"since|because|as|after|before|whether|given|assuming|suppose|in\s+case)\b", re.IGNORECASE)
 _FRONTED = re.compile(r"\b(?:instead of|rather than)\b[^,;:]{0,160},\s*", re.IGNORECASE)
 # Phrases that say one word: "how many" is "the number", "at once" and "at the same time" are
 # "simultaneously" (a term of `terms.py`'s "parallel" class).
@@ -128,7 +137,12 @@ def _clauses(norm: str) -> tuple[str, ...]:
     pieces = [text[:fronted.end()].rstrip(", "), text[fronted.end():]] if fronted else [text]
     parts = [_LEADING.sub("", p.strip()) for piece in pieces for p in _CLAUSE_BREAK.split(piece)
              if p and p.strip()]
-    kept = [p for p in parts if len(_content(p)) >= _MIN_CLAUSE_WORDS][:_MAX_CLAUSES]
+    if not _CONDITIONAL.match(text):
+        parts += [c for p in parts for c in _COMMA.split(p)[1:]
+                  if _COMMA.search(p) and not _CONDITIONAL.match(p)]
+        parts += [p.split(",")[0] for p in parts if "," in p]
+    kept = list(dict.fromkeys(
+        p for p in parts if len(_content(p)) >= _MIN_CLAUSE_WORDS and p != text))[:_MAX_CLAUSES]
     return tuple(kept) if len(kept) > 1 else ()
 
 
