@@ -12,6 +12,8 @@ test_confident_wrong_classes.py):
   line"; "fixed sin/cos, no params, works for any length"): each part is a clause of its own;
 - the offset of two positions written as the difference of their indices ("q·k depends only
   on m - n"): the relative offset;
+- a short sentence typed fast that uses nearly all of an element's own words, dimly close in
+  meaning ("greedy just takes the best word each time"): a person decides, never a confident 0;
 - a known wrong claim that a clause states with a pronoun for its subject, most of its words
   there but below the capping bar ("beam search tracks the k best partial sequences but that
   is only to make decoding faster"): never a confident credit, a person decides;
@@ -236,3 +238,18 @@ def test_rope_with_an_index_difference_earns_its_credit(
         resources: GradingResources, rubric: LoadedRubric, rotates: str, offset: str) -> None:
     result = _graded(rubric, resources, "A3", "a3.rope", f"{rotates} {offset}.")
     assert _full_or_reviewed(result), (result.points, result.status, result.feedback)
+
+
+@given(st.sampled_from(["greedy", "greedy decoding"]),
+       st.sampled_from(["just takes", "picks", "grabs"]),
+       st.sampled_from(["the best word", "the top token", "the best token"]),
+       st.sampled_from(["each time", "every time"]))
+@settings(max_examples=20, deadline=None)
+def test_greedy_typed_fast_is_never_a_confident_zero(
+        resources: GradingResources, rubric: LoadedRubric, subject: str, verb: str, top: str,
+        when: str) -> None:
+    answer = (f"{subject} {verb} {top} {when}. beam search keeps the k best sequences by total "
+              "log prob.")
+    result = _graded(rubric, resources, "A6", "a6.greedy", answer)
+    assert result.status is Status.NEEDS_REVIEW or result.points >= 2, (
+        result.points, result.status, result.feedback)
