@@ -34,7 +34,8 @@ from graders.written.patterns import PatternError, compile_pattern
 # words is a weak match.
 # 14: answers typed without capitals, and a full stop before a label or a formula's name, end
 # sentences; arithmetic said in words and f'(x) are read as formulas; comma splices and
-# notes' lists are clauses; a wrong claim's near miss or denial goes to review.
+# notes' lists are clauses; a wrong claim's near miss or denial goes to review; a dim match
+# with nearly all of a phrasing's words is weak; a slip in a long word of the question's.
 VERSION = "14"
 
 

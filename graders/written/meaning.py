@@ -94,7 +94,7 @@ _CLAUSE_BREAK = re.compile(
     r"\s*(?:[;:]|,\s*(?=(?:but|whereas|while|although|so|because|since|which|and|"
     r"for (?:example|instance)|such as)\b|e\.g\.|i\.e\.)|"
     r"\s(?=(?:but|whereas|although|because|since|so that|so|hence|thus|therefore|"
-    r"and (?:it|they|this|these|those|we|its|their))\s))\s*",
+    r"and (?:it|they|this|these|those|we|its|their|a|an|the|each|every))\s))\s*",
     re.IGNORECASE)
 # A clause's leading connective says how it relates to the one before, not what it claims.
 _LEADING = re.compile(r"^(?:but|whereas|while|although|so that|so|because|since|which|and|"

@@ -85,9 +85,9 @@ def doubted_contradiction(config: WrittenConfig, vectors: AnswerVectors,
       hidden layer is linear, so together they form a more powerful linear model": "the hidden
       layer is linear" against "the hidden layers introduce non-linearity", an element the
       answer is not credited with);
-    - a near miss: most of the claim's words, close in meaning, below the bar only by its
-      cosine ("beam search keeps k hypotheses but that is only to make decoding faster" for
-      "beam search is faster than greedy decoding");
+    - a near miss below full credit: most of the claim's words, close in meaning, below the
+      bar only by its cosine ("beam search keeps k hypotheses but that is only to make
+      decoding faster" for "beam search is faster than greedy decoding");
     - a denial, in a sentence that earned no element: a stretch that turns a wrong claim around
       says its opposite, which the rubric's right ideas are ("sinusoidal PE is not learned, and
       it is not limited to the training length"), when the answer is below full credit.
@@ -124,8 +124,10 @@ def doubted_contradiction(config: WrittenConfig, vectors: AnswerVectors,
             denied = element_scores is not None and any(
                 element_scores[row, k] >= STRONG_WITH_WORDS
                 and turned_around(stretch.text, mine[k]) is not None for k in range(len(mine)))
-            # (an element may be closer: the stretch states both, which only a reader sorts)
-            near = shared >= WRONG_WORDS
+            # (an element may be closer: the stretch states both, which only a reader sorts;
+            # beside full credit the clause is rather the right idea said near the wrong one,
+            # "sinusoidal encodings are fixed and extrapolate to longer sequences")
+            near = shared >= WRONG_WORDS and below_full
             if denied or near:
                 return PhrasingMatch("", phrasing, stretch.sentence, stretch.text, cosine,
                                      shared, False)

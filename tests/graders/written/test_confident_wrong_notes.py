@@ -14,6 +14,9 @@ test_confident_wrong_classes.py):
   on m - n"): the relative offset;
 - a short sentence typed fast that uses nearly all of an element's own words, dimly close in
   meaning ("greedy just takes the best word each time"): a person decides, never a confident 0;
+- a slip in a long key term ("seperable", "sinusodial", "satruation"): the question's own word,
+  and "and" before a new subject ("... isnt linearly seperable and a perceptron can only learn
+  ...") starts a clause;
 - a known wrong claim that a clause states with a pronoun for its subject, most of its words
   there but below the capping bar ("beam search tracks the k best partial sequences but that
   is only to make decoding faster"): never a confident credit, a person decides;
@@ -253,3 +256,53 @@ def test_greedy_typed_fast_is_never_a_confident_zero(
     result = _graded(rubric, resources, "A6", "a6.greedy", answer)
     assert result.status is Status.NEEDS_REVIEW or result.points >= 2, (
         result.points, result.status, result.feedback)
+
+
+_TERMS = ["separable", "sinusoidal", "saturation", "extrapolate", "exponentially",
+          "permutation", "rotates", "perceptron", "hyperplane", "probability"]
+
+
+@st.composite
+def _slipped(draw: st.DrawFn) -> tuple[str, str]:
+    word = draw(st.sampled_from(_TERMS))
+    kind = draw(st.sampled_from(["vowel", "swap", "drop", "double"]))
+    if kind == "vowel":
+        i = draw(st.sampled_from([i for i, c in enumerate(word) if c in "aeiou"]))
+        slip = word[:i] + draw(st.sampled_from([v for v in "aeiou" if v != word[i]])) + \
+            word[i + 1:]
+    elif kind == "swap":
+        i = draw(st.sampled_from([i for i in range(len(word) - 1) if word[i] != word[i + 1]]))
+        slip = word[:i] + word[i + 1] + word[i] + word[i + 2:]
+    elif kind == "drop":
+        i = draw(st.integers(0, len(word) - 1))
+        slip = word[:i] + word[i + 1:]
+    else:
+        i = draw(st.integers(0, len(word) - 1))
+        slip = word[:i] + word[i] + word[i:]
+    return word, slip
+
+
+@given(_slipped())
+@settings(max_examples=80, deadline=None)
+def test_a_slip_in_a_long_term_reads_as_the_term(pair: tuple[str, str]) -> None:
+    from graders.written.spelling import corrected
+    word, slip = pair
+    words = frozenset(_TERMS)
+    assert corrected(slip, words) == (None if slip == word else word), slip
+    assert corrected(word, words) is None  # the right spelling stays
+    # one slip from one word only; a word of six letters or fewer is no term's slip
+    assert corrected("conten", frozenset({"context", "content"})) == "content"
+    assert corrected("contet", frozenset({"context", "content"})) is None  # either
+    assert corrected("relu", frozenset({"relus"})) is None
+    assert corrected("conten", frozenset({"conte"})) is None
+
+
+@given(st.sampled_from(["seperable", "seprable", "separabel", "seperabel"]),
+       st.sampled_from(["Becuase XOR isnt", "XOR isnt", "xor is not"]))
+@settings(max_examples=12, deadline=None)
+def test_a_misspelt_key_term_is_never_a_confident_zero(
+        resources: GradingResources, rubric: LoadedRubric, slip: str, start: str) -> None:
+    answer = (f"{start} linearly {slip} and a perceptron can only learn linearly {slip} "
+              "functions. adding a hidden layer (with non linear activation) fixes this.")
+    result = _graded(rubric, resources, "A1", "a1.nonseparable", answer)
+    assert _full_or_reviewed(result), (result.points, result.status, result.feedback)
