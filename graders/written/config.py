@@ -32,7 +32,11 @@ from graders.written.patterns import PatternError, compile_pattern
 # refitted); a negation of going past a limit states it; a premise denying a missing element
 # beside a wrong conclusion goes to review; a dim paraphrase using half of a phrasing's own
 # words is a weak match.
-VERSION = "13"
+# 14: answers typed without capitals, and a full stop before a label or a formula's name, end
+# sentences; arithmetic said in words and f'(x) are read as formulas; comma splices and
+# notes' lists are clauses; a wrong claim's near miss or denial goes to review; a dim match
+# with nearly all of a phrasing's words is weak; a slip in a long word of the question's.
+VERSION = "14"
 
 
 class _Strict(BaseModel):

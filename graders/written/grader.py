@@ -46,6 +46,7 @@ from graders.written.scoring import (
 from graders.written.settings import WrittenSettings
 from graders.written.similarity import AnswerVectors, units_of, within_budget
 from graders.written.similarity_model import SimilarityModel
+from graders.written.spelling import respell, vocabulary
 from graders.written.subparts import in_subpart
 from graders.written.text import Sentence, split_sentences
 from graders.written.verdict import meaning_verdict
@@ -107,7 +108,7 @@ class WrittenGrader(Grader):
         self, items: Sequence[RubricItem], answer: LocatedAnswer, context: GradingContext
     ) -> list[ItemResult]:
         settings = _settings(context)
-        sentences = split_sentences(answer.text, answer.start)
+        sentences = respell(split_sentences(answer.text, answer.start), _words(items, context))
         plans = [self._plan(item, answer, sentences, settings, context, _rivals(items, item))
                  for item in items]
         embedder = shared_embedder(context)
@@ -127,7 +128,7 @@ class WrittenGrader(Grader):
                        context: GradingContext) -> list[str]:
         """Every text `grade_items` will embed for this answer (for batching many answers)."""
         settings = _settings(context)
-        sentences = split_sentences(answer.text, answer.start)
+        sentences = respell(split_sentences(answer.text, answer.start), _words(items, context))
         wanted = [t for item in items
                   for t in self._plan(item, answer, sentences, settings, context,
                                       _rivals(items, item)).targets]
@@ -287,6 +288,16 @@ def _by_meaning(config: WrittenConfig, verdict: PatternVerdict) -> bool:
     element open, or a wrong claim given by phrasings could still cap the credit."""
     return bool(config.elements) and (verdict.level in ("none", "partial") or (
         verdict.level == "full" and bool(config.phrased_contradictions)))
+
+
+def _words(items: Sequence[RubricItem], context: GradingContext) -> frozenset[str]:
+    """The question's vocabulary that misspelt words are read as (`spelling.py`), when one of
+    its written items has elements (patterns and phrasings read words; similarity alone is
+    left as it was fitted)."""
+    configs = [_config(i) for i in items if i.grader == "written"]
+    if not any(c.elements for c in configs):
+        return frozenset()
+    return vocabulary(configs, context.question.prompt)
 
 
 def _rivals(items: Sequence[RubricItem], item: RubricItem) -> list[str]:

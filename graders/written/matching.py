@@ -18,6 +18,10 @@ from graders.written.config import (
 from graders.written.patterns import PatternHit, compile_pattern, find_any
 from graders.written.text import Sentence
 
+# The `element_id` of a doubt that is no element: a stretch that denies a known wrong claim
+# (`verdict.doubted_contradiction`; a stretch that may state one has "").
+DENIED_CLAIM = "(denies a known wrong claim)"
+
 
 @dataclass(frozen=True)
 class PhrasingMatch:

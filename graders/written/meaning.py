@@ -63,6 +63,13 @@ REVIEW_ONLY = 0.5
 # words the encoder sees dimly ("takes the top-scoring token at each position" for "picks the
 # most probable token at each step", cosine 0.54): from `REVIEW_ONLY` it is a weak match too.
 WEAK_WITH_WORDS = 0.5
+# And one that uses nearly all of them (at least three), from a dimmer cosine still: short
+# answers typed fast read far from a phrasing ("greedy just takes the best word each time" is
+# 0.48 from "greedy decoding picks the most probable token at each step", three of its four
+# own words there). A weak match: a person decides, never points.
+DIM = 0.4
+DIM_WORDS = 0.75
+DIM_MIN_WORDS = 3
 # A strong match also shares some of the phrasing's own words (its content words that are not
 # the question's: "Attention layers is constructed." is 0.78 from "attention becomes uniform
 # and layers become redundant" and shares none of "becomes uniform ... redundant"); with most
@@ -86,7 +93,8 @@ _MAX_CLAUSES = 6  # per sentence (bounded work on hostile text)
 _CLAUSE_BREAK = re.compile(
     r"\s*(?:[;:]|,\s*(?=(?:but|whereas|while|although|so|because|since|which|and|"
     r"for (?:example|instance)|such as)\b|e\.g\.|i\.e\.)|"
-    r"\s(?=(?:but|whereas|although|because|since|so that|so|hence|thus|therefore)\s))\s*",
+    r"\s(?=(?:but|whereas|although|because|since|so that|so|hence|thus|therefore|"
+    r"and (?:it|they|this|these|those|we|its|their|a|an|the|each|every))\s))\s*",
     re.IGNORECASE)
 # A clause's leading connective says how it relates to the one before, not what it claims.
 _LEADING = re.compile(r"^(?:but|whereas|while|although|so that|so|because|since|which|and|"
@@ -98,11 +106,20 @@ _IMPLICIT_NEGATION = re.compile(
     re.IGNORECASE)
 
 
+# A comma also ends a clause that says a claim of its own: a comma splice ("XOR is not linearly
+# separable, a perceptron only draws one line") or a note's list ("fixed sin/cos, no params,
+# works for any length"). Not in a sentence that opens on a condition or a concession ("if
+# the layers were linear, the network would be linear"), whose parts claim nothing alone.
+_COMMA = re.compile(r"\s*,\s*")
+_CONDITIONAL = re.compile(
+    r"^\W*(?:if|when|whenever|unless|without|with|once|although|though|even|while|whereas|"
+    r"since|because|as|after|before|whether|given|assuming|suppose|in\s+case)\b", re.IGNORECASE)
 _FRONTED = re.compile(r"\b(?:instead of|rather than)\b[^,;:]{0,160},\s*", re.IGNORECASE)
 # Phrases that say one word: "how many" is "the number", "at once" and "at the same time" are
-# "simultaneously" (a term of `terms.py`'s "parallel" class).
+# "simultaneously" (a term of `terms.py`'s "parallel" class), "each time" is "each step".
 _PHRASES = {"how many": "number", "at once": "simultaneously",
-            "at the same time": "simultaneously", "in one go": "simultaneously"}
+            "at the same time": "simultaneously", "in one go": "simultaneously",
+            "each time": "each step", "every time": "every step"}
 _PHRASE = re.compile(r"\b(?:" + "|".join(_PHRASES) + r")\b", re.IGNORECASE)
 
 
@@ -128,7 +145,12 @@ def _clauses(norm: str) -> tuple[str, ...]:
     pieces = [text[:fronted.end()].rstrip(", "), text[fronted.end():]] if fronted else [text]
     parts = [_LEADING.sub("", p.strip()) for piece in pieces for p in _CLAUSE_BREAK.split(piece)
              if p and p.strip()]
-    kept = [p for p in parts if len(_content(p)) >= _MIN_CLAUSE_WORDS][:_MAX_CLAUSES]
+    if not _CONDITIONAL.match(text):
+        parts += [c for p in parts for c in _COMMA.split(p)[1:]
+                  if _COMMA.search(p) and not _CONDITIONAL.match(p)]
+        parts += [p.split(",")[0] for p in parts if "," in p]
+    kept = list(dict.fromkeys(
+        p for p in parts if len(_content(p)) >= _MIN_CLAUSE_WORDS and p != text))[:_MAX_CLAUSES]
     return tuple(kept) if len(kept) > 1 else ()
 
 
@@ -292,13 +314,16 @@ def match_phrasings(config: WrittenConfig, vectors: AnswerVectors,
         closer = closest_other(vectors, clause_vectors, [
             t for e in config.elements if e.id != element.id for t in _texts(e)] + list(rivals))
         best: PhrasingMatch | None = None
-        for row, col in zip(*np.nonzero(scores >= REVIEW_ONLY), strict=True):
+        for row, col in zip(*np.nonzero(scores >= DIM), strict=True):
             stretch, phrasing = stretches[int(row)], texts[int(col)]
             cosine = float(scores[row, col])
             shared = overlap(phrasing, stretch.text, demoted)
+            own = len(_content(phrasing) - demoted)
+            if cosine < REVIEW_ONLY and not (
+                    element.phrasings and shared >= DIM_WORDS and own >= DIM_MIN_WORDS):
+                continue
             if element.phrasings and cosine < WEAK and shared < WEAK_WITH_WORDS:
                 continue
-            own = len(_content(phrasing) - demoted)
             # Another element of the item says this stretch better, unless it uses every one
             # of this phrasing's own words: the match then never counts, but a clause may state
             # two ideas ("fixed sines, need no training and work for longer sequences"), so a

@@ -11,7 +11,7 @@ from graders.written.calibration import Calibration, TwoWayCalibration
 from graders.written.config import WrittenConfig, element_label
 from graders.written.contradiction import Opposite
 from graders.written.exemplars import ExemplarEstimate
-from graders.written.matching import PatternVerdict, PhrasingMatch
+from graders.written.matching import DENIED_CLAIM, PatternVerdict, PhrasingMatch
 from graders.written.similarity import AnswerVectors, Closest
 from graders.written.similarity_model import SimilarityModel, clip
 from graders.written.text import Sentence
@@ -160,6 +160,7 @@ def _unsure(decision: Decision, config: WrittenConfig, verdict: PatternVerdict,
             doubts: Sequence[PhrasingMatch], unfound_phrasings: bool, offset_known: bool) -> None:
     """Keep a grade that rests on an uncertain finding below any review threshold in use."""
     labels = {e.id: element_label(e) for e in config.elements}
+    labels[DENIED_CLAIM] = "the opposite of a known wrong claim, perhaps a key idea in other words"
     for match in doubts:
         # a known wrong claim the answer may state (`meaning.doubted_contradiction`)
         label = labels.get(match.element_id, "a known wrong claim")

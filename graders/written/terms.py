@@ -33,7 +33,7 @@ look search seek
 pick choose chose chosen select take took
 attend attention
 large big high
-largest biggest highest
+largest biggest highest best top
 """
 
 

@@ -16,8 +16,19 @@ _STARTERS = ("the|a|an|it|its|this|that|these|those|there|they|we|i|you|he|she|s
              "without|also|however|our|my|both|all|not")
 _SENTENCE_END = re.compile(
     r"(?<=[.!?])\s+(?=[^\sa-z]|(?:" + _STARTERS + r")\b)")
+# Whatever the writer's case, a full stop before a note's label ("diagonal: ...", "sinusoidal
+# PE: ...", "sqrt(d_k): ...") or a formula's name ("d_model = ...", "h = 8") ends a sentence.
+_NOTE_START = re.compile(
+    r"(?<=[.!?])\s+(?=[a-z][\w()'/-]*(?:\s[\w()'/-]+){0,2}:\s|"
+    r"[A-Za-z]+_\w+|[A-Za-z]\s?=[^=])")
+# An answer typed without capitals ("greedy takes the top word each time. beam search keeps k
+# of them."): each full stop before a lower-case word ends a sentence, unless a word that
+# continues one follows ("the model is mult. by x").
+_LOWER_END = re.compile(
+    r"(?<=[.!?])\s+(?=[a-z])(?!(?:by|of|to|from|than|per|into|via|vs)\b)")
+_CAPITAL_START = re.compile(r"(?:^|[.!?])\s*[A-Z]")
 _ABBREVIATION = re.compile(
-    r"(?:\b(?:e\.g|i\.e|eg|ie|vs|etc|resp|approx|cf|no|fig|eq)\.|\d\.)$", re.I)
+    r"(?:\b(?:e\.g|i\.e|eg|ie|vs|etc|resp|approx|cf|no|fig|eq)\.|(?:^|[\s(])\d+\.)$", re.I)
 
 _UNICODE = {
     "≠": " != ", "→": " -> ", "⇒": " -> ", "⟹": " -> ", "←": " <- ", "≤": " <= ", "≥": " >= ",
@@ -53,6 +64,21 @@ _SUBSCRIPT = re.compile(r"([_^])\{([^{}]*)\}")
 _ENVIRONMENT = re.compile(r"\\(?:begin|end)\s*\{[^{}]*\}(?:\{[^{}]*\})?")
 _COMMAND = re.compile(r"\\([A-Za-z]+|[|,;:! ])")
 _WORD_SLASH = re.compile(r"(?<![\w^])([A-Za-z]{2,})/(?!(?:sqrt|exp|log)\b)([a-z]{2,})\b")
+# Arithmetic said in words between a formula's names or numbers ("d_model divided by h",
+# "d_model over h", "768 times 3"): read as the symbol, as a pattern for the formula spells it.
+_OPERAND = r"(?:[A-Za-z]+_\w+|(?![aAI]\b)[A-Za-z]\d*|\d+(?:\.\d+)?)"
+_SPOKEN_OPERATOR = re.compile(
+    rf"(?<![\w(])({_OPERAND})\s+(divided\s+by|over|times|multiplied\s+by)\s+({_OPERAND})(?![\w(])",
+    re.IGNORECASE)
+_OPERATOR_SYMBOLS = {"divided by": "/", "over": "/", "times": "*", "multiplied by": "*"}
+# A derivative in Lagrange's notation ("relu'(x) = 1", "sigmoid' <= 1/4", "σ'(z)"): the
+# derivative of the function named.
+# (A primed single letter without an argument, "q' = W q", is another variable.)
+_PRIME = re.compile(r"\b([A-Za-z]{3,}\w*'(?:\s*\(\s*\w*\s*\))?|[A-Za-z]\w*'\s*\(\s*\w*\s*\))"
+                    r"(?=\s*(?:[=<>~]|is\b|$))")
+# The offset between two positions written as a difference of their indices ("q_m·k_n
+# depends only on m - n", "a function of i-j"): the relative offset, in words.
+_INDEX_DIFFERENCE = re.compile(r"(?<![\w'])([ijkmnst])\s*-\s*([ijkmnst])(?![\w'(])")
 # Quotation marks, but not apostrophes inside words (don't) or primes after symbols (q').
 _QUOTE = re.compile(r"[\"“”‘]|(?<![\w])'|'(?![\w])(?<=\w')")
 _SIMPLE = re.compile(r"^[\w.']+$")
@@ -107,19 +133,28 @@ def normalise(text: str) -> str:
     text = text.replace("$", " ").replace("{", " ").replace("}", " ")
     text = text.replace("**", " ").replace("`", " ")
     text = re.sub(r"\s&\s", " and ", text).replace("&", " ")
+    text = _INDEX_DIFFERENCE.sub(r"the relative offset \1 minus \2", text)
     text = re.sub(r"(?<=[A-Za-z])-(?=[A-Za-z])", " ", text)
     # "non-linear", "non linear" and "nonlinear" are one word, the opposite of "linear": a
     # pattern or a comparison looking for "linear" must not find it in "non-linear".
     text = NON_PREFIX.sub("non", text)
+    text = _PRIME.sub(lambda m: "derivative of " + m.group(1).split("'")[0], text)
+    text = _SPOKEN_OPERATOR.sub(lambda m: f"{m.group(1)} "
+                                f"{_OPERATOR_SYMBOLS[' '.join(m.group(2).lower().split())]} "
+                                f"{m.group(3)}", text)
     text = _QUOTE.sub(" ", text)
     text = _WORD_SLASH.sub(r"\1 or \2", text)  # "has/offers"; formulas like d_model/h stay
     return re.sub(r"\s+", " ", text).strip()
 
 
-def _split_prose(chunk: str) -> list[tuple[int, int]]:
+def _split_prose(chunk: str, lower: bool = False) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     start = 0
-    for match in _SENTENCE_END.finditer(chunk):
+    ends = [_SENTENCE_END, _NOTE_START, *([_LOWER_END] if lower else [])]
+    for match in sorted({m.span(): m for end in ends for m in end.finditer(chunk)}.values(),
+                        key=lambda m: m.start()):
+        if match.start() < start:
+            continue
         if _ABBREVIATION.search(chunk[start : match.start()]):
             continue
         spans.append((start, match.start()))
@@ -135,10 +170,13 @@ def split_sentences(text: str, offset: int | None = None) -> list[Sentence]:
     """
     base = offset or 0
     visible = _STRUCK.sub(lambda m: " " * len(m.group(0)), text)
+    # typed without capitals: no sentence (nor line) of the answer starts with one
+    lower = _CAPITAL_START.search(visible) is None and \
+        re.search(r"(?m)^\W*[A-Z]", visible) is None
     sentences: list[Sentence] = []
     for chunk in _CHUNK.finditer(visible):
         raw = chunk.group(0)
-        pieces = [(0, len(raw))] if raw.startswith(("$$", "\\[")) else _split_prose(raw)
+        pieces = [(0, len(raw))] if raw.startswith(("$$", "\\[")) else _split_prose(raw, lower)
         for begin, end in pieces:
             piece = raw[begin:end]
             stripped = piece.strip()

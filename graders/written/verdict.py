@@ -12,6 +12,7 @@ import numpy as np
 
 from graders.written.config import WrittenConfig
 from graders.written.matching import (
+    DENIED_CLAIM,
     ContradictionFound,
     PatternVerdict,
     PhrasingMatch,
@@ -75,39 +76,61 @@ def match_contradictions(config: WrittenConfig, vectors: AnswerVectors,
 
 def doubted_contradiction(config: WrittenConfig, vectors: AnswerVectors,
                           sentences: Sequence[Sentence], verdict: PatternVerdict,
-                          ) -> PhrasingMatch | None:
-    """A known wrong claim that a stretch may state, below the bar of `match_contradictions`
-    (its words differ: "the hidden layer is linear, so together they form a more powerful
-    linear model" for "the hidden layer is linear, so the network is a more powerful linear
-    model"), when the same stretch also turns one of the item's elements around ("the hidden
-    layer is linear" against "the hidden layers introduce non-linearity", an element the
-    answer is not credited with) and the claim would cost points: two signals say the stretch
-    claims the wrong thing, so a person decides."""
-    wrong = [c for c in config.phrased_contradictions if c.points < verdict.points]
+                          max_points: Decimal | None = None) -> PhrasingMatch | None:
+    """A stretch that may state a known wrong claim, or deny one, where the claim's phrasing
+    does not decide (`match_contradictions` did not cap), and where it would change the
+    points: two signals disagree, so a person decides. Three kinds:
+
+    - a stretch below the capping bar that also turns one of the item's elements around ("the
+      hidden layer is linear, so together they form a more powerful linear model": "the hidden
+      layer is linear" against "the hidden layers introduce non-linearity", an element the
+      answer is not credited with);
+    - a near miss below full credit: most of the claim's words, close in meaning, below the
+      bar only by its cosine ("beam search keeps k hypotheses but that is only to make
+      decoding faster" for "beam search is faster than greedy decoding");
+    - a denial, in a sentence that earned no element: a stretch that turns a wrong claim around
+      says its opposite, which the rubric's right ideas are ("sinusoidal PE is not learned, and
+      it is not limited to the training length"), when the answer is below full credit.
+    """
+    wrong = config.phrased_contradictions
     if not wrong:
         return None
     stretches, clause_vectors = answer_stretches(vectors, sentences)
     if not stretches:
         return None
     mine = [t for e in config.elements if e.id not in verdict.found for t in e.phrasings]
-    if not mine:
-        return None
-    element_scores = clause_vectors @ vectors.vectors_of(mine).T
+    element_scores = clause_vectors @ vectors.vectors_of(mine).T if mine else None
+    credited = {f.sentence for f in verdict.found.values()}
+    below_full = max_points is not None and verdict.points < max_points
     for contradiction in wrong:
+        costs = contradiction.points < verdict.points
+        if not costs and not below_full:
+            continue
         texts = contradiction.phrasings
         scores = clause_vectors @ vectors.vectors_of(texts).T
         for row, col in zip(*np.nonzero(scores >= STRONG_WITH_WORDS), strict=True):
             stretch, phrasing = stretches[int(row)], texts[int(col)]
-            if turned_around(stretch.text, phrasing) is not None or \
-                    any_negations(stretch.text) != any_negations(phrasing):
+            cosine = float(scores[row, col])
+            shared = overlap(phrasing, stretch.text)
+            turned = turned_around(stretch.text, phrasing) is not None or \
+                any_negations(stretch.text) != any_negations(phrasing)
+            if turned:
+                if below_full and shared >= WRONG_WORDS and stretch.sentence not in credited:
+                    return PhrasingMatch(DENIED_CLAIM, phrasing, stretch.sentence,
+                                         stretch.text, cosine, shared, False)
                 continue
-            denied = any(element_scores[row, k] >= STRONG_WITH_WORDS
-                         and turned_around(stretch.text, mine[k]) is not None
-                         for k in range(len(mine)))
-            if denied:
-                cosine = float(scores[row, col])
+            if not costs:
+                continue
+            denied = element_scores is not None and any(
+                element_scores[row, k] >= STRONG_WITH_WORDS
+                and turned_around(stretch.text, mine[k]) is not None for k in range(len(mine)))
+            # (an element may be closer: the stretch states both, which only a reader sorts;
+            # beside full credit the clause is rather the right idea said near the wrong one,
+            # "sinusoidal encodings are fixed and extrapolate to longer sequences")
+            near = shared >= WRONG_WORDS and below_full
+            if denied or near:
                 return PhrasingMatch("", phrasing, stretch.sentence, stretch.text, cosine,
-                                     overlap(phrasing, stretch.text), False)
+                                     shared, False)
     return None
 
 
@@ -138,7 +161,8 @@ def meaning_verdict(config: WrittenConfig, max_points: Decimal, vectors: AnswerV
     wrong = match_contradictions(config, vectors, read, rivals)
     sure = _capped(sure, wrong)
     weak = [m for m in matches.values() if not m.strong]
-    doubted = None if wrong is not None else doubted_contradiction(config, vectors, read, sure)
+    doubted = None if wrong is not None else doubted_contradiction(config, vectors, read, sure,
+                                                                   max_points)
     if doubted is not None:
         weak.append(doubted)
     if not weak:
