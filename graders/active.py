@@ -16,7 +16,8 @@ sure of, and a few uniform draws keep the error estimate honest about the rest.
 
 Decisions carry over (`propagate`): the decided answers vote for the answers like them, and
 the vote replaces the machine's suggestion where it has been right more often, leave-one-out
-on the decided answers, than the machine's confidence promises; elsewhere nothing moves.
+on the decided answers, than the machine's confidence promises; elsewhere nothing moves, but
+where the vote agrees with the suggestion the answer's doubt shrinks as a settled copy's does.
 
 The estimate: a calibrated per-answer error probability, summed. Each decision taken through
 active grading holds back what the machine suggested for that answer just before (and its
