@@ -16,7 +16,8 @@ sure of, and a few uniform draws keep the error estimate honest about the rest.
 
 Decisions carry over (`propagate`): the decided answers vote for the answers like them, and
 the vote replaces the machine's suggestion where it has been right more often, leave-one-out
-on the decided answers, than the machine's confidence promises; elsewhere nothing moves.
+on the decided answers, than the machine's confidence promises; elsewhere nothing moves, but
+where the vote agrees with the suggestion the answer's doubt shrinks as a settled copy's does.
 
 The estimate: a calibrated per-answer error probability, summed. Each decision taken through
 active grading holds back what the machine suggested for that answer just before (and its
@@ -167,7 +168,11 @@ def propagate(points: Sequence[float], errors: Sequence[float], decided: Mapping
     decided one, or one the machine is surer of than the votes have been right, keeps its
     suggestion. Where it is replaced, its error probability is its voters' misses with the
     `VOTE_PRIOR` votes' worth set at the machine's own error probability instead (at most the
-    coin-toss figure)."""
+    coin-toss figure). Where the vote agrees with the machine's suggestion (within
+    `tolerance`), nothing moves, but the answer's error probability is at most that same
+    figure: copies of answers decided as the machine suggested are backed by the decisions as
+    well as the machine (on the answer-groups course the chooser otherwise went on deciding
+    copies of a statement settled alike until 6 of them voted, docs/active-grading.md)."""
     out, doubt = list(points), list(errors)
     if similarity is None or len(decided) < 2:
         return out, doubt
@@ -187,8 +192,13 @@ def propagate(points: Sequence[float], errors: Sequence[float], decided: Mapping
     # coin toss kept copies settled by agreeing decisions doubtful, and "done" came late (true
     # error 2.4% at a 5% target, offline); Mohler moves by 0.1 point (docs/active-grading.md).
     settled = (missed + VOTE_PRIOR * np.asarray(errors, dtype=np.float64)) / (voters + VOTE_PRIOR)
+    agree = np.abs(votes - np.asarray(points, dtype=np.float64)) <= tolerance + 1e-9
     for i in range(len(out)):
-        if i not in decided and support[i] > 0 and probability[i] < doubt[i]:
+        if i in decided or support[i] <= 0:
+            continue
+        if probability[i] < doubt[i]:
             out[i] = round(float(votes[i]), 2)
             doubt[i] = round(float(min(settled[i], probability[i])), 6)
+        elif agree[i]:
+            doubt[i] = round(float(min(settled[i], doubt[i])), 6)
     return out, doubt

@@ -237,3 +237,48 @@ def test_a_settled_copy_is_no_likelier_wrong_than_the_machine_or_a_coin_toss_say
         assert all(b <= a + 1e-9 for a, b in zip(two[3:], three[3:], strict=True))
     else:
         assert two[2:] == errors[2:]
+
+
+@given(st.integers(4, 9), st.integers(1, 6), st.floats(0.05, 0.5), st.sampled_from([0.0, 2.5, 5.0]),
+       st.floats(-0.9, 0.9), st.randoms(use_true_random=False))
+@settings(max_examples=60, deadline=None)
+def test_decisions_that_agree_with_the_machine_lower_their_near_copies_doubt_only(
+    size: int, other: int, machine: float, suggested: float, shift: float, rng: random.Random
+) -> None:
+    """A class restating two statements; the machine suggests the same points for every copy
+    of the first, and two (then three) of them are decided within the tolerance of that
+    suggestion. Nothing moves (the decisions agree with it), but the other copies are now
+    backed by decisions as well as the machine: their doubt drops below the machine's, a third
+    agreeing decision lowers it further, and the answers unlike every decided one keep the
+    machine's points and doubt."""
+    cosines = _clusters([size, other], 0.05, rng)
+    decision = round(min(5.0, max(0.0, suggested + shift)), 2)
+    points = [suggested] * size + [rng.choice([0.0, 2.5, 5.0]) for _ in range(other)]
+    errors = [machine] * size + [rng.uniform(0.05, 0.9) for _ in range(other)]
+    out2, two = propagate(points, errors, {0: decision, 1: decision}, cosines, 1.0)
+    out3, three = propagate(points, errors, {0: decision, 1: decision, 2: decision}, cosines,
+                            1.0)
+    for out, first in ((out2, 2), (out3, 3)):  # kept, or moved to the decision (also within)
+        assert all(p in (suggested, decision) for p in out[first:size])
+        assert out[size:] == points[size:]
+    assert all(d < machine for d in two[2:size])
+    assert all(b <= a + 1e-9 for a, b in zip(two[3:size], three[3:size], strict=True))
+    assert two[size:] == errors[size:] and three[size:] == errors[size:]
+
+
+@given(st.lists(probabilities, min_size=1, max_size=30), st.integers(0, 29), probabilities,
+       st.lists(st.tuples(probabilities, st.booleans()), max_size=12))
+def test_a_doubt_raised_never_lowers_the_estimate(
+    undecided: list[float], index: int, raised: float,
+    held: list[tuple[float, bool]]
+) -> None:
+    """The estimate is monotone in each undecided answer's error probability: an answer the
+    machine doubts more never makes the item look less wrong (nor done where it was not)."""
+    checks = [HeldBack(p, w) for p, w in held]
+    before = estimate(undecided, checks, 0.05, 100)
+    more = list(undecided)
+    i = index % len(more)
+    more[i] = max(more[i], raised)
+    after = estimate(more, checks, 0.05, 100)
+    assert after.share >= before.share - 1e-12
+    assert not (after.done and not before.done)
