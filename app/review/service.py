@@ -12,6 +12,7 @@ from app.assignments.repository import current_version, get_version
 from app.assignments.service import parsed_version, require_assignment
 from app.audit.repository import record
 from app.calibration import service as calibration
+from app.db.locks import hold_decisions
 from app.db.models import Assignment, Override, Submission, User
 from app.errors import InvalidInput, NotFound
 from app.review import repository
@@ -97,6 +98,7 @@ def set_override(
     actor: User,
 ) -> Override:
     submission = get_for_staff(session, submission_id)
+    hold_decisions(session, submission.assignment_id)
     item = rubric_item(session, submission, item_id)
     exact = to_points(points)
     if exact != points:
@@ -144,6 +146,7 @@ def set_override(
 
 def delete_override(session: Session, submission_id: int, item_id: str, actor: User) -> None:
     submission = get_for_staff(session, submission_id)
+    hold_decisions(session, submission.assignment_id)
     if repository.delete_override(session, submission_id, item_id) == 0:
         raise NotFound(f"Submission {submission_id} has no override on {item_id!r}.")
     record(session, actor, "override.delete", "submission", submission_id, {"item_id": item_id})
