@@ -16,6 +16,7 @@ from app.db.locks import hold_decisions
 from app.db.models import Assignment, Override, Submission, User
 from app.errors import InvalidInput, NotFound
 from app.review import repository
+from app.sanitize import clean
 from app.submissions.counting import counted_ids
 from app.submissions.service import get_for_staff
 from graders.registry import kind_of
@@ -43,6 +44,9 @@ class Exemplar:
     item_id: str
     text: str
     points: Decimal
+
+
+MAX_COMMENT = 5000  # characters of an override's comment (the forms' and the API's bound)
 
 
 def review_queue(session: Session, slug: str, limit: int = 200) -> list[ReviewEntry]:
@@ -99,6 +103,10 @@ def set_override(
 ) -> Override:
     submission = get_for_staff(session, submission_id)
     hold_decisions(session, submission.assignment_id)
+    # Whatever door it came through (the API, a group decision, active grading, an answer to a
+    # regrade request): no NUL (PostgreSQL's text refuses it: a 500), control or invisible
+    # character reaches the student's page, the audit or an export.
+    comment = clean(comment, MAX_COMMENT)
     item = rubric_item(session, submission, item_id)
     exact = to_points(points)
     if exact != points:
