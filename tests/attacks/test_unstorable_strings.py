@@ -70,3 +70,57 @@ def test_every_string_field_takes_nul_and_surrogates_without_a_500(either: Api) 
             if code >= 500:
                 failures.append(f"GET {path} as {who}: {code}")
     assert not failures, "\n".join(failures)
+
+
+FORM_FIELDS = ("comment", "reply", "points", "item_id", "feedback", "student", "handout",
+               "opens_at", "due_at", "late_until", "max_submissions", "counts", "group",
+               "decision", "audit_id", "action", "disputed", "exclude", "next")
+
+
+def test_every_web_form_takes_nul_and_surrogates_without_a_500(either: Api) -> None:
+    """The web app's forms (not in the OpenAPI document) likewise, as staff and as a student,
+    with their own session and CSRF token."""
+    import re
+
+    from fastapi.testclient import TestClient
+
+    sent = either.client.post(UPLOAD, params={"wait": "true"},
+                              json={"answers": {"b1.d_head": "64"}}, headers=either.auth("alice"))
+    sid = sent.json()["id"]
+    either.client.post(f"/api/v1/assignments/{SLUG}/publish", headers=either.auth("prof"))
+    asked = either.client.post(f"/api/v1/submissions/{sid}/items/b1.d_head/regrade-requests",
+                               json={"comment": "please"}, headers=either.auth("alice"))
+    request_id = asked.json().get("id", 1)
+    routes = [f"/submissions/{sid}/override/set", f"/submissions/{sid}/override/remove",
+              f"/submissions/{sid}/override/undo", f"/assignments/{SLUG}/review/decide",
+              f"/assignments/{SLUG}/review/undo", f"/submissions/{sid}/regrade-requests",
+              f"/regrade-requests/{request_id}/answer", f"/assignments/{SLUG}/settings/schedule",
+              f"/assignments/{SLUG}/groups/b1.d_head/decide",
+              f"/assignments/{SLUG}/groups/b1.d_head/member",
+              f"/assignments/{SLUG}/groups/b1.d_head/undo",
+              f"/assignments/{SLUG}/active/b1.d_head/decide"]
+    failures = []
+    for who in ("prof", "alice"):
+        browser = TestClient(either.client.app, client=("192.0.2.9", 4000),
+                             follow_redirects=False)
+        browser.post("/sign-in", data={"token": either.tokens[who], "next": "/"})
+        page = browser.get(f"/submissions/{sid}")
+        mark = re.search(r'name="csrf" value="([0-9a-f]{64})"', page.text)
+        assert mark is not None, (who, page.status_code)
+        for route in routes:
+            form = {name: "a\x00b\ud800\x1b" for name in FORM_FIELDS}
+            form.update(csrf=mark.group(1), submission_id=str(sid), member=str(sid))
+            try:
+                code = browser.post(route, data={k: v.encode("utf-8", "surrogatepass")
+                                                 for k, v in form.items()}).status_code
+            except Exception as exc:  # the server did not answer: a 500
+                failures.append(f"{who} {route}: {exc!r:.200}")
+                continue
+            if code >= 500:
+                failures.append(f"{who} {route}: {code}")
+        for path in (f"/submissions/{sid}", f"/assignments/{SLUG}/review",
+                     f"/regrade-requests/{request_id}", f"/assignments/{SLUG}/groups/b1.d_head"):
+            code = browser.get(path + "?item_id=%00&saved=%00&state=%ED%A0%80").status_code
+            if code >= 500:
+                failures.append(f"{who} GET {path}: {code}")
+    assert not failures, "\n".join(failures)
