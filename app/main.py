@@ -141,7 +141,8 @@ def create_app(
         app.state.page_sessions = PageSessions()
         app.state.sign_in_limits = SignInLimits(settings)
         app.state.intake = SubmissionIntake(
-            engine, clock=clock, lease_seconds=settings.grading_lease_seconds
+            engine, clock=clock, lease_seconds=settings.grading_lease_seconds,
+            in_progress=settings.uploads_in_progress,
         )
         app.state.health = _Health(settings.database_url)
         app.state.upload_limits = UploadLimits(

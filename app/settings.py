@@ -80,8 +80,12 @@ class Settings(BaseModel):
     # Per student (staff are exempt): uploads per minute after a burst, and bytes stored.
     uploads_per_minute: float = Field(default=20.0, gt=0)
     upload_burst: int = Field(default=10, gt=0)
-    # Per student: uploads in progress at once (arriving, read, stored; more get 429).
+    # Per student: uploads in progress at once (arriving, read, stored, then waiting for grading
+    # or being graded: app/submissions/admission.py; more get 429).
     uploads_in_progress: int = Field(default=4, gt=0)
+    # A student's upload that arrives while that many of theirs wait for grading is held back
+    # this long for one of them to be graded, then refused (429).
+    upload_turn_seconds: float = Field(default=30.0, ge=0, le=600)
     student_quota_bytes: int = Field(default=50 * MIB, gt=0)
     # Web sign-in attempts per minute (and the burst) from one address (a class behind one
     # campus address signs in together), and with one token.

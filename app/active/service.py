@@ -21,11 +21,12 @@ from numpy.typing import NDArray
 from sqlalchemy.orm import Session
 
 from app.active import repository, rescore
-from app.assignments.service import CurrentRubric, current_rubric
+from app.assignments.service import CurrentRubric, current_rubric, require_assignment
 from app.audit.repository import record
 from app.calibration import repository as risk
 from app.calibration import service as calibration
 from app.calibration.context import apply_context
+from app.db.locks import hold_decisions
 from app.db.models import ActiveCheck, Override, User
 from app.errors import InvalidInput, NotFound
 from app.groups import repository as answers
@@ -193,6 +194,7 @@ def decide(session: Session, slug: str, item_id: str, submission_id: int, points
     """The instructor's points (and feedback) for one answer. Idempotent: the same decision
     again changes nothing; other points replace it (the held-back check stays the first one's:
     what the machine suggested before anyone decided)."""
+    hold_decisions(session, require_assignment(session, slug).id)  # before reading the state
     before = item_state(session, slug, item_id, options)
     answer = before.answer(submission_id)
     comment = feedback.strip()

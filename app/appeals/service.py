@@ -18,6 +18,7 @@ from app.appeals import repository
 from app.appeals.models import RegradeRequest, RequestStatus
 from app.audit.repository import record
 from app.auth.roles import is_staff
+from app.db.locks import hold_decisions
 from app.db.models import Assignment, Submission, User
 from app.errors import (
     Conflict,
@@ -207,6 +208,9 @@ def answer(session: Session, request_id: int, reply: str, points: Decimal | None
     (`points` None or equal to the current ones) or changed by an override; `feedback` is the
     override's comment, the item's student-facing text (None: the current override's comment,
     if any, stays)."""
+    found = for_staff(session, request_id)
+    hold_decisions(session, found.submission.assignment_id)
+    session.expire_all()  # read again what another answer at the same time stored
     found = for_staff(session, request_id)
     request, item = found.request, found.item
     if request.status != RequestStatus.OPEN.value:

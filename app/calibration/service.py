@@ -30,6 +30,7 @@ from app.assignments.service import CurrentRubric, current_rubric, parsed_versio
 from app.audit.repository import record
 from app.calibration import repository
 from app.calibration.context import LearnedContext, LearnedExemplar, LearnedItem
+from app.db.locks import hold_decisions
 from app.db.models import Assignment, User
 from app.errors import InvalidInput, NotFound
 from graders.registry import kind_of
@@ -201,6 +202,7 @@ def set_target(session: Session, slug: str, question: str | None, target: float,
     """Set the error allowed among auto-graded answers (of one question, or of the whole
     assignment), and recalibrate."""
     current = current_rubric(session, slug)
+    hold_decisions(session, current.assignment.id)  # a question's first target, set twice
     if not MIN_TARGET <= target <= MAX_TARGET:
         raise InvalidInput(f"The target must be between {MIN_TARGET} and {MAX_TARGET}; "
                            f"got {target}.")
@@ -219,6 +221,7 @@ def set_target(session: Session, slug: str, question: str | None, target: float,
 
 def recalibrate(session: Session, slug: str, actor: User | None) -> LearnedContext:
     current = current_rubric(session, slug)
+    hold_decisions(session, current.assignment.id)
     learned = refresh(session, current.assignment.id)
     assert learned is not None
     record(session, actor, "risk.recalibrate", "assignment", slug, {})

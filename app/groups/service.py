@@ -18,8 +18,9 @@ import numpy as np
 from numpy.typing import NDArray
 from sqlalchemy.orm import Session
 
-from app.assignments.service import current_rubric
+from app.assignments.service import current_rubric, require_assignment
 from app.audit.repository import record
+from app.db.locks import hold_decisions
 from app.db.models import ItemScore, Override, Submission, User
 from app.errors import Conflict, InvalidInput, NotFound
 from app.groups import repository
@@ -267,6 +268,8 @@ def decide(
     without being asked: `disputed` says what to do with such members when `points` would:
     "refuse" (Conflict naming them), "hold" (leave them undecided, in `held_back`) or
     "confirm" (the instructor has seen them: they get `points` too)."""
+    # Before the groups are read: a second decision at once reads what the first decided.
+    hold_decisions(session, require_assignment(session, slug).id)
     groups = item_groups(session, slug, item_id, cache_dir)
     group = find_group(groups, group_id)
     in_group = {m.submission_id for m in group.members}

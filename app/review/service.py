@@ -12,9 +12,11 @@ from app.assignments.repository import current_version, get_version
 from app.assignments.service import parsed_version, require_assignment
 from app.audit.repository import record
 from app.calibration import service as calibration
+from app.db.locks import hold_decisions
 from app.db.models import Assignment, Override, Submission, User
 from app.errors import InvalidInput, NotFound
 from app.review import repository
+from app.sanitize import clean
 from app.submissions.counting import counted_ids
 from app.submissions.service import get_for_staff
 from graders.registry import kind_of
@@ -42,6 +44,9 @@ class Exemplar:
     item_id: str
     text: str
     points: Decimal
+
+
+MAX_COMMENT = 5000  # characters of an override's comment (the forms' and the API's bound)
 
 
 def review_queue(session: Session, slug: str, limit: int = 200) -> list[ReviewEntry]:
@@ -97,6 +102,11 @@ def set_override(
     actor: User,
 ) -> Override:
     submission = get_for_staff(session, submission_id)
+    hold_decisions(session, submission.assignment_id)
+    # Whatever door it came through (the API, a group decision, active grading, an answer to a
+    # regrade request): no NUL (PostgreSQL's text refuses it: a 500), control or invisible
+    # character reaches the student's page, the audit or an export.
+    comment = clean(comment, MAX_COMMENT)
     item = rubric_item(session, submission, item_id)
     exact = to_points(points)
     if exact != points:
@@ -144,6 +154,7 @@ def set_override(
 
 def delete_override(session: Session, submission_id: int, item_id: str, actor: User) -> None:
     submission = get_for_staff(session, submission_id)
+    hold_decisions(session, submission.assignment_id)
     if repository.delete_override(session, submission_id, item_id) == 0:
         raise NotFound(f"Submission {submission_id} has no override on {item_id!r}.")
     record(session, actor, "override.delete", "submission", submission_id, {"item_id": item_id})

@@ -16,8 +16,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from app.assignments.service import require_assignment
 from app.audit.repository import record
 from app.calibration import service as calibration
+from app.db.locks import hold_decisions
 from app.db.models import AuditEntry, Override, User
 from app.errors import Conflict
 from app.review import repository
@@ -84,6 +86,7 @@ def undo(session: Session, submission_id: int, item_id: str, audit_id: int,
     comes back, or the override goes (the machine's score applies). Returns the override now in
     force (None: the machine's)."""
     submission = get_for_staff(session, submission_id)
+    hold_decisions(session, submission.assignment_id)
     change = last_change(session, submission_id, item_id)
     if change is None or change.audit_id != audit_id:
         raise Conflict(
@@ -129,7 +132,8 @@ def undo_latest(session: Session, submission_id: int, item_id: str, decision: in
                 actor: User) -> tuple[int, Override | None]:
     """Undo `decision` (an audit id), or when None the item's latest decision not undone: the
     decision undone and the override in force now (None: the machine's score)."""
-    get_for_staff(session, submission_id)  # 404 for an unknown submission
+    submission = get_for_staff(session, submission_id)  # 404 for an unknown submission
+    hold_decisions(session, submission.assignment_id)  # before reading which is the latest
     if decision is None:
         latest = last_change(session, submission_id, item_id)
         if latest is None:
@@ -162,6 +166,7 @@ def undo_group_decision(session: Session, slug: str, audit_id: int,
     """Undo a group decision member by member: each member whose latest decision is still
     the group's comes back to its state before; a member changed since keeps its newer
     decision. Returns (restored, left alone) submission ids; audited as `groups.undo`."""
+    hold_decisions(session, require_assignment(session, slug).id)  # before "undone already?"
     entry = session.get(AuditEntry, audit_id)
     if (entry is None or entry.action != "groups.decide" or entry.entity_id != slug
             or not isinstance(entry.detail, dict)):

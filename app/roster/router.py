@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
 
 from app.auth.dependencies import InstructorUser
 from app.deps import SessionDep, SettingsDep
@@ -39,7 +40,10 @@ async def _import(
     request: Request, target: str, session: SessionDep, user: InstructorUser, settings: SettingsDep
 ) -> ImportOut:
     upload = await read_upload(request, min(MAX_BYTES, settings.max_request_bytes))
-    result = service.import_roster(session, target, upload.raw, user)
+    # In a worker thread, as every other route's database work: the import waits for the
+    # write lock, which on the event loop stopped the whole server meanwhile (another import
+    # holding it could not even commit: both waited out the 30 s lock timeout).
+    result = await run_in_threadpool(service.import_roster, session, target, upload.raw, user)
     return ImportOut(scope=result.scope, students=result.students,
                      ignored_columns=result.ignored_columns)
 

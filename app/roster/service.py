@@ -8,6 +8,7 @@ from sqlalchemy.orm import Session
 
 from app.assignments.service import require_assignment
 from app.audit import repository as audit
+from app.db.locks import hold
 from app.db.models import RosterStudent, User
 from app.roster import repository
 from app.roster.csvfile import ParsedRoster, parse_roster
@@ -37,6 +38,8 @@ def import_roster(
     The file is read in full first: one bad row stores nothing."""
     scope = _scope(session, target)
     parsed: ParsedRoster = parse_roster(raw)
+    hold(session, "roster", scope)  # two imports at once: the later one replaces the first
+
     count = repository.replace(session, scope, parsed.rows)
     audit.record(session, actor, "roster.import", "roster", scope,
                  {"students": count, "ignored_columns": parsed.ignored_columns[:20]})

@@ -34,17 +34,13 @@ from app.audit.repository import record_many
 from app.batches import STOP, drain
 from app.calibration.service import context_text
 from app.clock import Clock, system_clock
-from app.db.models import Assignment, Submission, SubmissionStatus, User
+from app.db.models import Submission, SubmissionStatus, User
 from app.errors import Conflict, DomainError, Unavailable
 from app.grading.jobs import GradingJob, owner_of
 from app.grading.leases import lease_until
 from app.submissions import repository
-from app.submissions.service import (
-    NewSubmission,
-    audit_detail,
-    check_upload_allowed,
-    declared_edition,
-)
+from app.submissions.admission import Admission
+from app.submissions.service import NewSubmission, audit_detail, declared_edition
 
 log = logging.getLogger(__name__)
 
@@ -91,8 +87,12 @@ class SubmissionIntake:
         max_batch: int = MAX_BATCH,
         clock: Clock = system_clock,
         lease_seconds: float = 600.0,
+        in_progress: int | None = None,
     ) -> None:
         self._engine = engine
+        # A student's uploads waiting for grading or being graded, at most (app/submissions/
+        # admission.py); None: not limited.
+        self._in_progress = in_progress
         self._max_batch = max_batch
         self._clock = clock
         # A stored upload is leased to this process's executor for so long: if the process
@@ -228,31 +228,15 @@ class SubmissionIntake:
         now = self._clock()
         refused: dict[int, DomainError] = {}
         editions: dict[int, str | None] = {}
-        earlier: dict[tuple[int, int], int] = {}
-        assignments: dict[int, Assignment | None] = {}
+        admission = Admission(session, now, self._in_progress, (p.uploader for p in fresh))
         for pending in fresh:
             target = targets[pending.new.slug]
             try:
                 editions[id(pending)] = declared_edition(pending.new, target.version.handouts)
+                if pending.uploader is not None:
+                    admission.admit(target.assignment_id, pending.uploader)
             except DomainError as exc:
                 refused[id(pending)] = exc
-                continue
-            if pending.uploader is None:
-                continue
-            assignment_id = target.assignment_id
-            if assignment_id not in assignments:
-                assignments[assignment_id] = session.get(Assignment, assignment_id)
-            assignment = assignments[assignment_id]
-            key2 = (assignment_id, pending.uploader.id)
-            try:
-                if assignment is not None:
-                    check_upload_allowed(
-                        session, assignment, pending.uploader, now, earlier.get(key2, 0)
-                    )
-            except DomainError as exc:
-                refused[id(pending)] = exc
-                continue
-            earlier[key2] = earlier.get(key2, 0) + 1
         fresh = [p for p in fresh if id(p) not in refused]
         until = lease_until(self._lease_seconds)
         ids = repository.insert_many(

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import Select, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
-from app.db.models import Assignment, Override, RubricVersion, Submission, User
+from app.db.models import Assignment, Override, RubricVersion, Submission, SubmissionStatus, User
 
 
 def add(session: Session, submission: Submission) -> Submission:
@@ -108,6 +108,31 @@ def count_uploaded_by(session: Session, assignment_id: int, uploader_id: int) ->
         )
         or 0
     )
+
+
+WAITING = (SubmissionStatus.QUEUED.value, SubmissionStatus.GRADING.value)
+
+
+def hold_uploaders(session: Session, uploader_ids: Sequence[int]) -> None:
+    """Lock these users' rows until the transaction ends, in id order (PostgreSQL; SQLite has
+    one writer at a time): two API processes storing one student's uploads at once count each
+    other's, so neither passes a per-student limit by checking it before the other stored."""
+    if uploader_ids and session.get_bind().dialect.name != "sqlite":
+        session.execute(select(User.id).where(User.id.in_(sorted(uploader_ids)))
+                        .order_by(User.id).with_for_update())
+
+
+def count_waiting_by(session: Session, uploader_ids: Sequence[int]) -> dict[int, int]:
+    """uploader id -> how many of their own uploads, to any assignment, wait for grading or are
+    being graded."""
+    if not uploader_ids:
+        return {}
+    rows = session.execute(
+        select(Submission.uploader_id, func.count(Submission.id))
+        .where(Submission.uploader_id.in_(sorted(uploader_ids)), Submission.status.in_(WAITING))
+        .group_by(Submission.uploader_id)
+    )
+    return {int(uploader): int(count) for uploader, count in rows if uploader is not None}
 
 
 def list_owned(session: Session, assignment_id: int, owner: User) -> list[Submission]:

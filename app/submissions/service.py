@@ -15,6 +15,7 @@ from app.audit.repository import record
 from app.auth.roles import is_staff
 from app.calibration.service import context_text
 from app.db.base import utcnow
+from app.db.locks import hold
 from app.db.models import Assignment, GradingRun, Submission, SubmissionStatus, User
 from app.errors import InvalidInput, NotFound, PayloadTooLarge, UnknownEdition, UnreadableUpload
 from app.grading.jobs import GradingJob, job_for
@@ -251,6 +252,9 @@ def choose(session: Session, submission_id: int, actor: User) -> Submission:
         raise InvalidInput(
             f"Submission {submission_id} is filed under no student; file it under one first."
         )
+    # Two of one student's submissions chosen at once would update each other's rows in
+    # opposite orders (a deadlock on PostgreSQL): one after the other, the later one counts.
+    hold(session, "chosen", submission.assignment_id, submission.student)
     repository.set_chosen(session, submission)
     record(session, actor, "submission.choose", "submission", submission.id, {})
     return submission

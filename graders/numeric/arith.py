@@ -19,6 +19,7 @@ MAX_DEPTH = 40
 MAX_EXPONENT = 64
 MAX_BITS = 4096
 MAX_MAGNITUDE = 1e300
+MAX_DIGITS = 400  # in one number as written
 
 
 class EvalError(ValueError):
@@ -74,8 +75,10 @@ def parse_number(raw: str) -> Number:
     """Exact for decimal notation; scientific notation is exact too when it is short."""
     mantissa, _, exponent = raw.lower().partition("e")
     whole, dot, decimals = mantissa.partition(".")
+    if len(mantissa) > MAX_DIGITS:
+        raise EvalError("number too long")  # and int() of 4,300 digits is a ValueError
     if (whole or decimals) and (not whole or whole.isdigit()) \
-            and (not decimals or decimals.isdigit()) and len(mantissa) <= 400:
+            and (not decimals or decimals.isdigit()):
         # Fraction(str) parses with a regex; plain digits are the common case
         value = Fraction(int(whole + decimals or "0"), 10 ** len(decimals)) if dot \
             else Fraction(int(whole))
@@ -86,7 +89,7 @@ def parse_number(raw: str) -> Number:
         if abs(power) > 300:
             raise EvalError("exponent out of range")
         value *= Fraction(10) ** power
-    return value
+    return _check(value)
 
 
 def _check(value: Number) -> Number:
@@ -96,6 +99,10 @@ def _check(value: Number) -> Number:
         return value
     if abs(value.numerator).bit_length() > MAX_BITS or value.denominator.bit_length() > MAX_BITS:
         raise EvalError("value too large")
+    # Compared with floats everywhere (tolerances, roundings, plausible ranges): an exact value
+    # past a float's range (a 400-digit number, 9e300 * 9e300) is out of range like a float's.
+    if abs(value) > MAX_MAGNITUDE:
+        raise EvalError("value out of range")
     return value
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -26,9 +27,10 @@ SLUG = "transformer-basics"
 UPLOAD = f"/api/v1/assignments/{SLUG}/submissions"
 
 
-def _app_on(url: str) -> Iterator[Api]:
-    settings = Settings(database_url=url, workers=1, upload_burst=10_000,
-                        uploads_per_minute=10_000)
+def _app_on(url: str, **overrides: object) -> Iterator[Api]:
+    given: dict[str, object] = {"database_url": url, "workers": 1, "upload_burst": 10_000,
+                                "uploads_per_minute": 10_000, **overrides}
+    settings = Settings(**given)
     engine = make_engine(url)
     sessions = make_sessionmaker(engine)
     with TestClient(create_app(settings)) as client:
@@ -49,8 +51,14 @@ def either(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
            sqlite_template: Path) -> Iterator[Api]:
     """`target` on each database: SQLite, and PostgreSQL (its integers are 32 bits, its text
     takes no NUL) when the server at 127.0.0.1:5432 answers (else that half skips)."""
+    yield from _app_on_each(request, tmp_path_factory, sqlite_template)
+
+
+def _app_on_each(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+                 sqlite_template: Path, **overrides: object) -> Iterator[Api]:
     if request.param == "sqlite":
-        yield from _app_on(copy_sqlite(sqlite_template, tmp_path_factory.mktemp("attack")))
+        yield from _app_on(copy_sqlite(sqlite_template, tmp_path_factory.mktemp("attack")),
+                           **overrides)
         return
     template: str = request.getfixturevalue("postgres_template")
     admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
@@ -59,11 +67,52 @@ def either(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         connection.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
     try:
         yield from _app_on(make_url(PG_ADMIN_URL).set(database=name)
-                           .render_as_string(hide_password=False))
+                           .render_as_string(hide_password=False), **overrides)
     finally:
         with admin.connect() as connection:
             connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+BROKER = "redis://127.0.0.1:6379/0"
+HOLD_SECONDS = 1.0  # how long `stalled` holds an upload back for a job to finish (30 s shipped)
+
+
+@dataclass
+class Stalled:
+    api: Api
+    queue: str  # the broker queue nothing consumes
+
+
+@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres",
+                                                               marks=pytest.mark.postgres)])
+def stalled(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+            sqlite_template: Path) -> Iterator[Stalled]:
+    """`either` on the Celery path, publishing to a queue of its own on the Redis at
+    127.0.0.1:6379 that no worker reads (every grading worker busy, or none started): jobs stay
+    waiting. An upload past the waiting limit is held back for HOLD_SECONDS, not the shipped 30,
+    then refused. Skips when Redis does not answer."""
+    import redis
+
+    from app.worker import fair_redis, tasks
+
+    try:
+        redis.Redis.from_url(BROKER, socket_connect_timeout=2).ping()
+    except redis.RedisError as exc:
+        pytest.skip(f"Redis at 127.0.0.1:6379 is unreachable: {type(exc).__name__}")
+    queue = f"gf-attack-{secrets.token_hex(4)}"
+    conf = tasks.celery_app.conf
+    saved = (conf.task_default_queue, conf.broker_url, conf.result_backend)
+    conf.task_default_queue = queue
+    try:
+        for api in _app_on_each(request, tmp_path_factory, sqlite_template,
+                                executor="celery", celery_broker_url=BROKER,
+                                upload_turn_seconds=HOLD_SECONDS):
+            yield Stalled(api, queue)
+    finally:
+        conf.task_default_queue, conf.broker_url, conf.result_backend = saved
+        redis.Redis.from_url(BROKER).delete(
+            queue, *(f"{queue}:{p}" for p in range(1, fair_redis.PRIORITIES)))
 
 
 class Live:

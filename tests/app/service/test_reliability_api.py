@@ -226,6 +226,7 @@ def test_a_full_disk_loses_nothing_and_grades_everything_once_it_has_room(
         # bulk uploads as one student: the per-student limits are not under test here
         uploads_per_minute=1_000_000,
         upload_burst=1_000_000,
+        uploads_in_progress=1_000_000,
         student_quota_bytes=1 << 40,
     )
     engine = make_engine(url)

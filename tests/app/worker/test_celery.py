@@ -141,8 +141,11 @@ def test_bursts_take_turns_and_another_students_upload_waits_one_job(
     from app.db.session import unit_of_work
 
     tasks.configure(postgres_db)
+    # The bursts are bigger than a student may have waiting (uploads_in_progress, 4): lifted
+    # here to test the broker's turns themselves, as if each job were another student's.
     settings = Settings(database_url=postgres_db, executor="celery", celery_broker_url=BROKER,
-                        uploads_per_minute=1_000_000, upload_burst=1_000_000)
+                        uploads_per_minute=1_000_000, upload_burst=1_000_000,
+                        uploads_in_progress=1_000_000)
     engine = make_engine(postgres_db)
     sessions = make_sessionmaker(engine)
     with TestClient(create_app(settings)) as client:

@@ -86,6 +86,7 @@ def test_the_celery_path_loses_nothing_and_grades_once(postgres_db: str, tmp_pat
         # bulk uploads as one student: the per-student limits are not under test here
         uploads_per_minute=1_000_000,
         upload_burst=1_000_000,
+        uploads_in_progress=1_000_000,
         student_quota_bytes=1 << 40,
     )
     accepted: list[int] = []
