@@ -107,6 +107,14 @@ class Kind:
     # code, reads the program's text and cannot tell whether it runs: the engine sends its
     # full or partial credit there to review (`graders.engine.unrun_review`).
     runs_programs: ClassVar[bool] = False
+    # Imported with the grader's module by a fork server before it forks grading processes
+    # (once for all of them, not once each on their first document): what the grader imports
+    # or computes on first use.
+    preload: ClassVar[tuple[str, ...]] = ()
+
+    def preload_modules(self) -> tuple[str, ...]:
+        """What a process that grades this kind imports before its first document."""
+        return (self.grader_module, *self.preload)
 
     def grader(self) -> Grader:
         found = getattr(import_module(self.grader_module), "GRADER", None)

@@ -26,6 +26,9 @@ class CodeKind(Kind):
     grader_module: ClassVar[str] = "graders.code.grader"
     group_method: ClassVar[str] = "behaviour"
     runs_programs: ClassVar[bool] = True
+    # The batteries draw their cases with numpy.random; graders.sandbox.warm lists the
+    # sandbox's root and compiles its filter, which every zygote start needs.
+    preload: ClassVar[tuple[str, ...]] = ("numpy.random", "graders.sandbox.warm")
 
     def group_reading(self, config: Mapping[str, Any], answer: Answer) -> str | None:
         checks = [str(c.get("text", ""))[:MAX_VALUE_TEXT] for c in answer.evidence_of("check")]
