@@ -11,7 +11,6 @@ import typer
 from rich.progress import Progress
 from rich.table import Table
 
-from app.assignments.service import current_rubric
 from app.cli.context import console, database, domain_errors, errors, fail, safe, settings
 from app.cli.grade import HANDOUT_HELP, outcome_json, say_doubt
 from app.cli.offline import content_type, read_upload
@@ -30,11 +29,11 @@ STUDENT_HOW = "pass --student ID, or name the file after the student (alice.txt 
 
 def _start_early(pools: ProcessPools) -> threading.Thread:
     """Start the grading processes (and the fork server they come from, its preloads
-    imported) on a thread, while this one stores the uploads: on a machine with a core to
-    spare their start-up no longer comes after storing. The pool is made here, so that
-    everything it imports is imported by this thread (two threads importing modules that
-    import each other can see them half made); the other only submits. Join it before
-    closing `pools`."""
+    imported) on a thread, while this one opens the database and stores the uploads: on a
+    machine with a core to spare their start-up no longer comes after storing. The pool is
+    made here, so that everything it imports is imported by this thread (two threads
+    importing modules that import each other can see them half made); the other only
+    submits. Join it before closing `pools`."""
     pool = pools.get()
 
     def start() -> None:
@@ -55,13 +54,10 @@ def _store_and_grade(
     jobs: list[GradingJob] = []
     cfg = settings()
     limit = cfg.max_upload_bytes
-    with database() as sessions:
-        with domain_errors(), unit_of_work(sessions) as session:
-            # The kinds the grading processes grade: what their fork server imports first.
-            kinds = {item.grader for item in current_rubric(session, slug).loaded.rubric.items()}
-        pools = ProcessPools(workers, cfg.grading_options(), cfg.max_grading_attempts, kinds)
-        starting = _start_early(pools)
-        try:
+    pools = ProcessPools(workers, cfg.grading_options(), cfg.max_grading_attempts)
+    starting = _start_early(pools)
+    try:
+        with database() as sessions:
             with domain_errors(), unit_of_work(sessions) as session:
                 for path, student in zip(files, students, strict=True):
                     try:
@@ -80,9 +76,9 @@ def _store_and_grade(
             with Progress(console=errors, transient=True) as progress:
                 task = progress.add_task("grading", total=len(jobs))
                 outcomes = grade_jobs(sessions, jobs, pools, lambda n: progress.advance(task, n))
-        finally:
-            starting.join()
-            pools.close()
+    finally:
+        starting.join()
+        pools.close()
     by_id = {job.submission_id: o for job, o in zip(jobs, outcomes, strict=True)}
     return [(p, i, by_id.get(i) if i is not None else None, e) for p, i, _, e in rows]
 

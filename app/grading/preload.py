@@ -3,14 +3,13 @@
 The pool's processes fork from a multiprocessing fork server (app/grading/retry.py). What the
 server imports first, each process inherits; what it does not, each imports on its own on its
 first document, on the way to its first result. So the server imports what grading needs, for
-the kinds the pool grades: the `import` command knows its rubric's, a server grades any.
+the kinds the pool grades: a regrade knows its rubric's; a server grades any; `import` and
+`submit` start the server before they know theirs (`start_fork_server`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-
-from graders.registry import KINDS, get_kind
 
 # What every grading process imports before its first document, whatever it grades: the
 # worker; the upload checks' document reader, which forks from the same server (its PDF
@@ -24,9 +23,24 @@ def preload_modules(kinds: Iterable[str] | None = None) -> list[str]:
     (None: every kind, for a server that grades any assignment): each kind's grader and what
     it needs on first use (`Kind.preload`), imported once there instead of once per process on
     its first document. A rubric of code items does not import the written grader's model."""
+    from graders.registry import KINDS, get_kind
+
     names = list(BASE_PRELOAD)
     for kind in sorted(KINDS) if kinds is None else sorted(set(kinds)):
         strategy = get_kind(kind)
         if strategy is not None:
             names += [name for name in strategy.preload_modules() if name not in names]
     return names
+
+
+def start_fork_server() -> None:
+    """Start the grading processes' fork server now, before a command knows its rubric (the
+    `import` command reads it from the database after 0.5-1 s of imports of its own): it
+    imports every kind's grader meanwhile, on another core where there is one, instead of
+    after. Its pools' own preloads are then ignored (the server runs already)."""
+    import multiprocessing
+    import multiprocessing.forkserver
+
+    multiprocessing.get_context("forkserver").set_forkserver_preload(
+        [*BASE_PRELOAD, "app.grading.every_kind"])
+    multiprocessing.forkserver.ensure_running()
