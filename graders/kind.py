@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from graders.answer_keys import Answer
 from graders.cache.keys import answer_digest
-from graders.context import GradingContext
+from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer
 from graders.results import ItemResult
 from graders.rubric_model import Finding, Rubric, RubricItem
@@ -115,6 +115,12 @@ class Kind:
     def preload_modules(self) -> tuple[str, ...]:
         """What a process that grades this kind imports before its first document."""
         return (self.grader_module, *self.preload)
+
+    def warm(self, resources: GradingResources) -> None:
+        """Start what grading this kind keeps for the process's life (the code kind's sandbox)
+        before the process's first document, while its caller is still storing documents. A
+        failure is left for the first document to meet."""
+        return None
 
     def grader(self) -> Grader:
         found = getattr(import_module(self.grader_module), "GRADER", None)

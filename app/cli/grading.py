@@ -11,6 +11,7 @@ import typer
 from rich.progress import Progress
 from rich.table import Table
 
+from app.assignments.service import current_rubric
 from app.cli.context import console, database, domain_errors, errors, fail, safe, settings
 from app.cli.grade import HANDOUT_HELP, outcome_json, say_doubt
 from app.cli.offline import content_type, read_upload
@@ -19,10 +20,11 @@ from app.errors import DomainError
 from app.grading.batch import grade_jobs
 from app.grading.jobs import GradingJob
 from app.grading.retry import ProcessPools
-from app.grading.worker import WorkerOutcome
+from app.grading.worker import WorkerOutcome, warm
 from app.submissions import service as submissions
 from app.submissions.filing import staff_student
 from app.submissions.upload import Upload
+from graders.rubric_model import Rubric
 
 STUDENT_HOW = "pass --student ID, or name the file after the student (alice.txt for alice)"
 
@@ -45,6 +47,17 @@ def _start_early(pools: ProcessPools) -> threading.Thread:
     return thread
 
 
+def _warm(pools: ProcessPools, rubric: Rubric) -> None:
+    """One call per grading process that starts what its rubric's kinds keep for the
+    process's life (a code rubric's sandbox) while this thread stores the uploads, instead of
+    on each process's first document. A process that takes two calls starts it once; one
+    that takes none starts it on its first document."""
+    kinds = sorted({item.grader for item in rubric.items()})
+    pool = pools.get()
+    for _ in range(pools.workers):
+        pool.submit(warm, kinds)
+
+
 def _store_and_grade(
     slug: str, files: list[Path], students: list[str | None], workers: int,
     handout: str | None = None,
@@ -59,6 +72,7 @@ def _store_and_grade(
     try:
         with database() as sessions:
             with domain_errors(), unit_of_work(sessions) as session:
+                _warm(pools, current_rubric(session, slug).loaded.rubric)
                 for path, student in zip(files, students, strict=True):
                     try:
                         # the same rule as the API's and the web app's staff uploads
