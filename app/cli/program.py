@@ -6,7 +6,6 @@ from __future__ import annotations
 import atexit
 import gc
 import importlib
-import sys
 from typing import Any
 
 import typer
@@ -16,11 +15,6 @@ from typer.core import TyperCommand, TyperGroup
 from app.cli.commands import COMMANDS, SUMMARIES, SUMMARY
 from app.cli.context import collector_paused
 
-# Commands that grade what they store through a process pool, whose rubric they read only
-# after their own imports; a command's own help starts nothing.
-POOL_COMMANDS = frozenset({"import", "submit"})
-HELP_FLAGS = frozenset({"--help", "-h"})
-
 
 def load_command(name: str) -> click.Command | None:
     """The click command `name`, its module imported now; None for an unknown name."""
@@ -28,12 +22,6 @@ def load_command(name: str) -> click.Command | None:
     if target is None:
         return None
     module, attribute = target
-    if name in POOL_COMMANDS and not HELP_FLAGS & set(sys.argv):
-        # Its grading processes' fork server starts now, its preloads importing while the
-        # command imports its own modules and stores the uploads (app/grading/preload.py).
-        from app.grading.preload import start_fork_server
-
-        start_fork_server()
     with collector_paused():  # the command's imports
         found = getattr(importlib.import_module(module), attribute)
     if isinstance(found, typer.Typer):

@@ -3,8 +3,8 @@
 The pool's processes fork from a multiprocessing fork server (app/grading/retry.py). What the
 server imports first, each process inherits; what it does not, each imports on its own on its
 first document, on the way to its first result. So the server imports what grading needs, for
-the kinds the pool grades: a regrade knows its rubric's; a server grades any; `import` and
-`submit` start the server before they know theirs (`start_fork_server`).
+the kinds the pool grades: `import`, `submit` and a regrade read their rubric's first; a
+server grades any.
 """
 
 from __future__ import annotations
@@ -32,15 +32,3 @@ def preload_modules(kinds: Iterable[str] | None = None) -> list[str]:
             names += [name for name in strategy.preload_modules() if name not in names]
     return names
 
-
-def start_fork_server() -> None:
-    """Start the grading processes' fork server now, before a command knows its rubric (the
-    `import` command reads it from the database after 0.5-1 s of imports of its own): it
-    imports every kind's grader meanwhile, on another core where there is one, instead of
-    after. Its pools' own preloads are then ignored (the server runs already)."""
-    import multiprocessing
-    import multiprocessing.forkserver
-
-    multiprocessing.get_context("forkserver").set_forkserver_preload(
-        [*BASE_PRELOAD, "app.grading.every_kind"])
-    multiprocessing.forkserver.ensure_running()

@@ -51,32 +51,3 @@ def test_code_items_warm_the_sandboxs_host_side() -> None:
     seccomp = importlib.util.find_spec("pyseccomp") is not None
     assert done.stdout.split() == ["1", "1" if seccomp else "0"]
 
-
-def _in_fresh_process(code: str, *argv: str) -> list[str]:
-    done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True,
-                          timeout=180, check=True)
-    return done.stdout.split()
-
-
-def test_import_and_submit_start_their_fork_server_when_loaded_not_for_their_help() -> None:
-    # Started before the command's own imports, with every kind's preloads; a command that
-    # grades nothing, or a command's help, starts none.
-    code = ("import sys, multiprocessing.forkserver as fs\n"
-            "from app.cli.program import load_command\n"
-            "load_command(sys.argv[1])\n"
-            "server = fs._forkserver\n"
-            "print(server._forkserver_pid is not None, *server._preload_modules)\n")
-    for name in ("import", "submit"):
-        started, *names = _in_fresh_process(code, name)
-        assert started == "True"
-        assert names == [*BASE_PRELOAD, "app.grading.every_kind"]
-    for argv in (("export",), ("import", "--help")):
-        assert _in_fresh_process(code, *argv)[0] == "False"
-
-
-def test_a_server_started_for_any_kind_imports_every_grader() -> None:
-    code = ("import sys\n"
-            "from app.grading.preload import preload_modules\n"
-            "import app.grading.every_kind\n"
-            "print(all(name in sys.modules for name in preload_modules(None)))\n")
-    assert _in_fresh_process(code) == ["True"]
