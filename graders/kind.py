@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from graders.answer_keys import Answer
 from graders.cache.keys import answer_digest
-from graders.context import GradingContext
+from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer
 from graders.results import ItemResult
 from graders.rubric_model import Finding, Rubric, RubricItem
@@ -107,6 +107,20 @@ class Kind:
     # code, reads the program's text and cannot tell whether it runs: the engine sends its
     # full or partial credit there to review (`graders.engine.unrun_review`).
     runs_programs: ClassVar[bool] = False
+    # Imported with the grader's module by a fork server before it forks grading processes
+    # (once for all of them, not once each on their first document): what the grader imports
+    # or computes on first use.
+    preload: ClassVar[tuple[str, ...]] = ()
+
+    def preload_modules(self) -> tuple[str, ...]:
+        """What a process that grades this kind imports before its first document."""
+        return (self.grader_module, *self.preload)
+
+    def warm(self, resources: GradingResources) -> None:
+        """Start what grading this kind keeps for the process's life (the code kind's sandbox)
+        before the process's first document, while its caller is still storing documents. A
+        failure is left for the first document to meet."""
+        return None
 
     def grader(self) -> Grader:
         found = getattr(import_module(self.grader_module), "GRADER", None)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 from typing import Annotated
@@ -11,6 +10,7 @@ import typer
 from rich.progress import Progress
 from rich.table import Table
 
+from app.assignments.service import current_rubric
 from app.cli.context import console, database, domain_errors, errors, fail, safe, settings
 from app.cli.grade import HANDOUT_HELP, outcome_json, say_doubt
 from app.cli.offline import content_type, read_upload
@@ -19,7 +19,7 @@ from app.errors import DomainError
 from app.grading.batch import grade_jobs
 from app.grading.jobs import GradingJob
 from app.grading.retry import ProcessPools
-from app.grading.worker import WorkerOutcome
+from app.grading.worker import WorkerOutcome, warm
 from app.submissions import service as submissions
 from app.submissions.filing import staff_student
 from app.submissions.upload import Upload
@@ -27,18 +27,19 @@ from app.submissions.upload import Upload
 STUDENT_HOW = "pass --student ID, or name the file after the student (alice.txt for alice)"
 
 
-def _start_early(pools: ProcessPools) -> threading.Thread:
-    """Start the grading processes (and the fork server they come from, its preloads
-    imported) on a thread, while this one opens the database and stores the uploads: on a
-    machine with a core to spare their start-up no longer comes after storing. The pool is
-    made here, so that everything it imports is imported by this thread (two threads
-    importing modules that import each other can see them half made); the other only
-    submits. Join it before closing `pools`."""
+def _start_early(pools: ProcessPools, kinds: list[str]) -> threading.Thread:
+    """Start the grading processes (and the fork server they come from, its preloads for
+    `kinds` imported) on a thread, while this one stores the uploads: on a machine with a
+    core to spare their start-up no longer comes after storing. Each process's call starts
+    what the kinds keep for its life (a code rubric's sandbox: app.grading.worker.warm)
+    instead of on its first document. The pool is made here, so that everything it imports
+    is imported by this thread (two threads importing modules that import each other can see
+    them half made); the other only submits. Join it before closing `pools`."""
     pool = pools.get()
 
     def start() -> None:
         for _ in range(pools.workers):  # one call each: a process per call while none is idle
-            pool.submit(os.getpid)
+            pool.submit(warm, kinds)
 
     thread = threading.Thread(target=start, name="grading-processes", daemon=True)
     thread.start()
@@ -54,10 +55,14 @@ def _store_and_grade(
     jobs: list[GradingJob] = []
     cfg = settings()
     limit = cfg.max_upload_bytes
-    pools = ProcessPools(workers, cfg.grading_options(), cfg.max_grading_attempts)
-    starting = _start_early(pools)
-    try:
-        with database() as sessions:
+    with database() as sessions:
+        with domain_errors(), unit_of_work(sessions) as session:
+            # The kinds its processes grade: what their fork server imports first.
+            rubric = current_rubric(session, slug).loaded.rubric
+            kinds = sorted({item.grader for item in rubric.items()})
+        pools = ProcessPools(workers, cfg.grading_options(), cfg.max_grading_attempts, kinds)
+        starting = _start_early(pools, kinds)
+        try:
             with domain_errors(), unit_of_work(sessions) as session:
                 for path, student in zip(files, students, strict=True):
                     try:
@@ -76,9 +81,9 @@ def _store_and_grade(
             with Progress(console=errors, transient=True) as progress:
                 task = progress.add_task("grading", total=len(jobs))
                 outcomes = grade_jobs(sessions, jobs, pools, lambda n: progress.advance(task, n))
-    finally:
-        starting.join()
-        pools.close()
+        finally:
+            starting.join()
+            pools.close()
     by_id = {job.submission_id: o for job, o in zip(jobs, outcomes, strict=True)}
     return [(p, i, by_id.get(i) if i is not None else None, e) for p, i, _, e in rows]
 

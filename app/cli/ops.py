@@ -23,6 +23,7 @@ from rich.progress import (
 from rich.table import Table
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.assignments.service import current_rubric
 from app.cli.context import (
     collector_paused,
     console,
@@ -133,8 +134,12 @@ def regrade(
                 if job.status != "done":
                     raise typer.Exit(1)
                 return
+        with unit_of_work(sessions) as session:
+            # What its processes' fork server imports first (app/grading/preload.py).
+            rubric = current_rubric(session, assignment).loaded.rubric
+            kinds = {item.grader for item in rubric.items()}
         pools = ProcessPools(
-            workers or cfg.workers, cfg.grading_options(), cfg.max_grading_attempts
+            workers or cfg.workers, cfg.grading_options(), cfg.max_grading_attempts, kinds
         )
         try:
             with _progress(columns) as progress:

@@ -21,7 +21,7 @@ import queue
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from concurrent.futures import CancelledError, Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol, TypeVar
@@ -40,8 +40,11 @@ T = TypeVar("T")
 _SINGLE_THREADED = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-def process_pool(workers: int, options: Mapping[str, Any]) -> ProcessPoolExecutor:
+def process_pool(workers: int, options: Mapping[str, Any],
+                 kinds: Iterable[str] | None = None) -> ProcessPoolExecutor:
+    """`kinds`: what its processes grade (`preload_modules`; None: every kind)."""
     # Imported when a pool starts, not by every importer of this module (issue #16).
+    from app.grading.preload import preload_modules
     from app.grading.worker import init_pool_worker
 
     for name in _SINGLE_THREADED:
@@ -50,12 +53,8 @@ def process_pool(workers: int, options: Mapping[str, Any]) -> ProcessPoolExecuto
     # forkserver: workers fork from a clean server that has the graders imported already, not
     # from a parent that runs threads (uvicorn, the writer) whose locks a fork would copy.
     context = multiprocessing.get_context("forkserver")
-    # The upload checks' document reader forks from the same server: its PDF library too.
-    # The written grader (its embedder, NumPy) too: app.grading.worker imports it only when a
-    # calibration context is applied, and every worker would otherwise import it on its own.
-    context.set_forkserver_preload(
-        ["app.grading.worker", "graders.written", "app.submissions.decoding", "pypdf"]
-    )
+    # Only the first pool's preloads count: the fork server then runs for the process's life.
+    context.set_forkserver_preload(preload_modules(kinds))
     return ProcessPoolExecutor(
         max_workers=workers, mp_context=context, initializer=init_pool_worker, initargs=(options,)
     )
@@ -136,17 +135,20 @@ class Pools(Protocol):
 class ProcessPools:
     """Process pools of `workers` grading processes, started on first use, replaced when broken."""
 
-    def __init__(self, workers: int, options: Mapping[str, Any], max_attempts: int = 3) -> None:
+    def __init__(self, workers: int, options: Mapping[str, Any], max_attempts: int = 3,
+                 kinds: Iterable[str] | None = None) -> None:
         self.workers = workers
         self.options = dict(options)  # what its processes run with (a regrade's fast path too)
         self.max_attempts = max_attempts
+        # What its processes grade (None: any kind): what their fork server imports first.
+        self.kinds = None if kinds is None else frozenset(kinds)
         self._lock = threading.Lock()
         self._pool: ProcessPoolExecutor | None = None
 
     def get(self) -> ProcessPoolExecutor:
         with self._lock:
             if self._pool is None:
-                self._pool = process_pool(self.workers, self.options)
+                self._pool = process_pool(self.workers, self.options, self.kinds)
             return self._pool
 
     def replace(self, broken: Executor) -> None:
@@ -161,7 +163,7 @@ class ProcessPools:
         kill_processes(broken)
 
     def solo(self) -> Executor:
-        return process_pool(1, self.options)
+        return process_pool(1, self.options, self.kinds)
 
     def close(self, *, kill: bool = False) -> None:
         with self._lock:

@@ -117,6 +117,20 @@ def _resources_for_process() -> GradingResources:
     return _resources
 
 
+def warm(kinds: Sequence[str]) -> int:
+    """A pool call made before the process's first documents: each kind starts what it keeps
+    for the process's life (the code kind's sandbox) while the caller is still storing the
+    documents. The process id."""
+    from graders.registry import get_kind
+
+    resources = _resources_for_process()
+    for kind in kinds:
+        strategy = get_kind(kind)
+        if strategy is not None:
+            strategy.warm(resources)
+    return os.getpid()
+
+
 def _rubric(text: str, options: GradingOptions) -> LoadedRubric:
     key = hashlib.sha256(text.encode()).hexdigest()
     if key not in _rubrics:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -23,7 +24,7 @@ from graders.code.feedback import (
 )
 from graders.code.forms import Form, Observation, choose
 from graders.code.plan import NotRun, Prepared, PreparedFunction, prepare
-from graders.context import GradingContext, Resource
+from graders.context import GradingContext, GradingResources, Resource
 from graders.documents.model import LocatedAnswer
 from graders.kind import Grader
 from graders.results import Evidence, ItemResult, Status
@@ -40,15 +41,32 @@ SANDBOX_KEY: Resource[Sandbox] = Resource("sandbox")
 ADAPTED_CONFIDENCE = 0.8
 
 
+def _new_sandbox(resources: GradingResources) -> Sandbox:
+    return Sandbox(SandboxPolicy.from_options(resources.options),
+                   size=resources.settings.sandbox_zygotes)
+
+
 def shared_sandbox(context: GradingContext) -> Sandbox:
     """The worker process's sandbox, built once from the operator's options."""
-    resources = context.resources
+    return context.resources.shared(SANDBOX_KEY, lambda: _new_sandbox(context.resources))
 
-    def build() -> Sandbox:
-        return Sandbox(SandboxPolicy.from_options(resources.options),
-                       size=resources.settings.sandbox_zygotes)
 
-    return context.resources.shared(SANDBOX_KEY, build)
+def start_sandbox(resources: GradingResources) -> None:
+    """Start the process's sandbox (its zygotes) now, before its first document. Kept only
+    once started: when it cannot start, the first document starts it and meets the failure
+    as it would have without this."""
+
+    def started() -> Sandbox:
+        sandbox = _new_sandbox(resources)
+        try:
+            sandbox.missing_required()
+        except BaseException:
+            sandbox.close()
+            raise
+        return sandbox
+
+    with contextlib.suppress(SandboxUnavailable):
+        resources.shared(SANDBOX_KEY, started)
 
 
 @dataclass

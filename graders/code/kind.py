@@ -14,7 +14,7 @@ from graders.answer_keys import MAX_VALUE_TEXT, Answer
 from graders.code.basis import code_basis
 from graders.code.config import VERSION, CodeCheckConfig
 from graders.code.environment import battery_environment
-from graders.context import GradingContext
+from graders.context import GradingContext, GradingResources
 from graders.kind import Kind
 from graders.rubric_model import Finding, Rubric, RubricItem
 
@@ -26,6 +26,12 @@ class CodeKind(Kind):
     grader_module: ClassVar[str] = "graders.code.grader"
     group_method: ClassVar[str] = "behaviour"
     runs_programs: ClassVar[bool] = True
+    # The batteries draw their cases with numpy.random; graders.sandbox.warm lists the
+    # sandbox's root and compiles its filter, which every zygote start needs.
+    preload: ClassVar[tuple[str, ...]] = ("numpy.random", "graders.sandbox.warm")
+
+    def warm(self, resources: GradingResources) -> None:
+        import_module(self.grader_module).start_sandbox(resources)
 
     def group_reading(self, config: Mapping[str, Any], answer: Answer) -> str | None:
         checks = [str(c.get("text", ""))[:MAX_VALUE_TEXT] for c in answer.evidence_of("check")]

@@ -25,10 +25,26 @@ from pathlib import Path
 import numpy as np
 
 # Parts of the standard library no attention code needs, which would only add size (and, for
-# tkinter, the X libraries): the test suite, GUIs, installers, the build configuration.
+# tkinter, the X libraries): the test suite, GUIs, installers and build tools, the build
+# configuration (config-3.X-...), packages whose extension module is left out (below) or that
+# serve a network the sandbox has none of.
 STDLIB_SKIPPED = frozenset({"site-packages", "test", "tests", "idlelib", "tkinter", "turtledemo",
-                            "ensurepip", "lib2to3", "__phello__", "pydoc_data"})
-NUMPY_SKIPPED = frozenset({"tests", "include", "f2py", "_pyinstaller"})
+                            "ensurepip", "lib2to3", "__phello__", "pydoc_data", "distutils",
+                            "venv", "sqlite3", "curses", "wsgiref", "xmlrpc"})
+SKIPPED_PREFIXES = ("config-",)
+NUMPY_SKIPPED = frozenset({"tests", "include", "f2py", "_pyinstaller", "distutils"})
+# Extension modules a student's NumPy program has no use for in the sandbox, which (with the
+# shared libraries only they load, OpenSSL's 5 MiB among them) every zygote would copy: the
+# test modules of CPython and NumPy (NumPy's SIMD test module alone is 1.5 MiB); TLS (no
+# network; hashlib and hmac fall back to CPython's built-in hashes without _hashlib);
+# SQLite; terminals and line editing (no terminal); the user, password and NIS databases (no
+# /etc); sound devices (no /dev). Importing one fails as a missing module does.
+SKIPPED_EXTENSIONS = frozenset({
+    "_testcapi", "_testinternalcapi", "_testbuffer", "_testmultiphase", "_testimportmultiple",
+    "_testclinic", "_ctypes_test", "_xxtestfuzz", "xxlimited", "xxlimited_35", "_simd",
+    "_multiarray_tests", "_rational_tests", "_umath_tests", "_struct_ufunc_tests",
+    "_operand_flag_tests", "_ssl", "_hashlib", "_sqlite3", "readline", "_curses",
+    "_curses_panel", "_dbm", "_gdbm", "nis", "spwd", "_crypt", "ossaudiodev", "_tkinter"})
 SKIPPED_SUFFIXES = (".pyi", ".pxd", ".h", ".c", ".a", ".opt-1.pyc", ".opt-2.pyc", ".txt", ".md")
 # Imported only by `site`, which the zygote never runs (-S); Debian's Python links its
 # sitecustomize.py to /etc/python3.X, which would otherwise bring /etc into the root.
@@ -47,11 +63,14 @@ class RootPlan:
     dirs: set[str] = field(default_factory=set)
     files: set[str] = field(default_factory=set)
     symlinks: dict[str, str] = field(default_factory=dict)
+    # ELF objects copied only as far as the dynamic loader reads them (`loaded_extent`).
+    lengths: dict[str, int] = field(default_factory=dict)
     size: int = 0
 
     def as_config(self) -> dict[str, object]:
         return {"dirs": sorted(self.dirs), "files": sorted(self.files),
-                "symlinks": sorted(self.symlinks.items()), "executable": self.executable}
+                "symlinks": sorted(self.symlinks.items()), "executable": self.executable,
+                "lengths": sorted(self.lengths.items())}
 
     def describe(self) -> str:
         return (f"{len(self.files)} files, {self.size / (1 << 20):.0f} MiB: the interpreter, "
@@ -85,11 +104,12 @@ def _add_tree(plan: RootPlan, top: Path, skipped: frozenset[str]) -> None:
     """A resolved directory's files: os.walk follows no link, so only a file itself can be
     one (and only those need the walk along their path)."""
     for directory, subdirs, files in os.walk(top):
-        subdirs[:] = [d for d in subdirs if d not in skipped]
+        subdirs[:] = [d for d in subdirs
+                      if d not in skipped and not d.startswith(SKIPPED_PREFIXES)]
         plan.dirs.add(directory)
         for name in files:
-            if (name.endswith(SKIPPED_SUFFIXES) or name.startswith("_tkinter.")
-                    or name in SKIPPED_FILES):
+            if (name.endswith(SKIPPED_SUFFIXES) or name in SKIPPED_FILES
+                    or (".so" in name and name.split(".", 1)[0] in SKIPPED_EXTENSIONS)):
                 continue
             path = os.path.join(directory, name)
             info = os.lstat(path)
@@ -147,6 +167,31 @@ def _parse_dynamic(data: mmap.mmap, path: str) -> tuple[str, list[str], list[str
     search = [d.replace("$ORIGIN", origin).replace("${ORIGIN}", origin)
               for tag, v in entries if tag in (DT_RPATH, DT_RUNPATH) for d in string(v).split(":")]
     return interp or "", needed, search
+
+
+def loaded_extent(path: str) -> int | None:
+    """How much of an ELF64 little-endian file the dynamic loader reads: its header, its
+    program headers and every segment's file bytes. What lies beyond (the symbol table, the
+    debugging information: 17 of a pyenv libpython's 22 MiB; the section headers) only
+    debuggers and linkers read, never a running program. None for anything else."""
+    try:
+        with open(path, "rb") as fh:
+            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    with data:
+        if len(data) < 64 or data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+            return None
+        phoff, = struct.unpack_from("<Q", data, 32)
+        phentsize, phnum = struct.unpack_from("<HH", data, 54)
+        extent = max(64, phoff + phentsize * phnum)
+        if extent > len(data) or phentsize < 56:
+            return None
+        for index in range(phnum):
+            # p_offset and p_filesz (after p_type, p_flags; p_vaddr, p_paddr between)
+            offset, filesz = struct.unpack_from("<Q16xQ", data, phoff + index * phentsize + 8)
+            extent = max(extent, offset + filesz)
+        return extent if extent <= len(data) else None
 
 
 def _shared_libraries(objects: list[str]) -> set[str]:
@@ -215,6 +260,12 @@ def root_plan() -> RootPlan:
     objects = [executable, *sorted(f for f in plan.files if ".so" in os.path.basename(f))]
     for library in sorted(_shared_libraries(objects)):
         _add(plan, library)
+    for path in sorted(plan.files):
+        extent = loaded_extent(path) if path == executable or ".so" in path else None
+        size = os.path.getsize(path)
+        if extent is not None and extent < size:
+            plan.lengths[path] = extent
+            plan.size -= size - extent
     # Directories only reached through a link still need their parents.
     for path in list(plan.dirs):
         for parent in Path(path).parents:
