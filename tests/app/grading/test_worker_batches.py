@@ -13,7 +13,7 @@ from typing import Any
 from app.grading import worker
 from app.grading.worker import WorkerOutcome, grade_document, grade_many
 from graders.context import GradingResources
-from tests.app.regrade.test_cache import DOCUMENTS, RUBRIC, SECRET
+from tests.app.regrade.test_cache import DOCUMENTS, GRADING, RUBRIC
 
 
 def _same(outcome: WorkerOutcome) -> tuple[Any, ...]:
@@ -35,13 +35,13 @@ def _in_a_grading_process(options: dict[str, Any]) -> list[WorkerOutcome]:
 
 def test_a_call_grades_like_each_document_alone_and_leaves_its_work_in_the_cache(
         tmp_path: Path) -> None:
-    plain = GradingResources(options={"code_input_secret": SECRET})
+    plain = GradingResources(options=dict(GRADING))
     try:
         alone = [grade_document(RUBRIC, *doc, resources=plain) for doc in DOCUMENTS]
     finally:
         plain.close()
     path = tmp_path / "cache.sqlite"
-    options = {"code_input_secret": SECRET, "result_cache_path": str(path),
+    options = {**GRADING, "result_cache_path": str(path),
                "result_cache_bytes": 64 << 20}
     cold = _in_a_grading_process(options)
     assert [_same(o) for o in cold] == [_same(o) for o in alone]

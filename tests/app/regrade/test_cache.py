@@ -31,6 +31,13 @@ from graders.rubric import BUNDLED_RUBRICS
 SLUG = "transformer-basics"
 RUBRIC = (BUNDLED_RUBRICS / "transformer-basics.yaml").read_text()
 SECRET = "test-secret"
+# The sandbox's time limit for these tests' programs. The hostile document's endless loop (B4)
+# runs to the limit in every uncached grading of it (and again, stretched, when it waited for
+# a processor: graders/sandbox/pool.py); every other program here needs 10-30 ms of its own
+# time. An eighth of the shipped 2 s stops the loop the same way (a timeout, never kept by the
+# cache) for an eighth of the wait. Every set of resources in these tests, cached or not, gets
+# the same limit: it is part of the cache keys and of the timeout's feedback.
+GRADING = {"code_input_secret": SECRET, "sandbox_timeout_s": 0.25}
 
 ATTENTION = """import numpy as np
 
@@ -96,7 +103,7 @@ def _same(outcome: WorkerOutcome) -> tuple[Any, ...]:
 @pytest.fixture
 def cached(tmp_path: Path) -> Iterator[GradingResources]:
     resources = GradingResources(options={
-        "code_input_secret": SECRET, "result_cache_path": str(tmp_path / "cache.sqlite"),
+        **GRADING, "result_cache_path": str(tmp_path / "cache.sqlite"),
         "result_cache_bytes": 64 << 20})
     yield resources
     resources.close()
@@ -104,7 +111,7 @@ def cached(tmp_path: Path) -> Iterator[GradingResources]:
 
 @pytest.fixture
 def plain() -> Iterator[GradingResources]:
-    resources = GradingResources(options={"code_input_secret": SECRET})
+    resources = GradingResources(options=dict(GRADING))
     yield resources
     resources.close()
 
@@ -258,7 +265,7 @@ def test_a_points_only_regrade_is_reported_and_stored_like_an_uncached_one(
         for number, (raw, name, ctype) in enumerate(DOCUMENTS[:3] + DOCUMENTS[4:5]):
             accept(session, SLUG, Upload(raw, name, ctype, f"s{number}"), None, 1 << 20)
     resources = GradingResources(options={
-        "code_input_secret": SECRET, "result_cache_path": str(tmp_path / "c.sqlite")})
+        **GRADING, "result_cache_path": str(tmp_path / "c.sqlite")})
     monkeypatch.setattr(worker, "_resources", resources)
     edited = tmp_path / "rubrics"
     edited.mkdir()
@@ -275,8 +282,7 @@ def test_a_points_only_regrade_is_reported_and_stored_like_an_uncached_one(
         cached_run = run_regrade(sessions, SLUG, pool)
         with unit_of_work(sessions) as session:
             with_cache = _stored(session)
-        monkeypatch.setattr(worker, "_resources", GradingResources(
-            options={"code_input_secret": SECRET}))
+        monkeypatch.setattr(worker, "_resources", GradingResources(options=dict(GRADING)))
         uncached_run = run_regrade(sessions, SLUG, pool)
         assert uncached_run.cached == 0 and "cache off" in uncached_run.work_summary()
         with unit_of_work(sessions) as session:

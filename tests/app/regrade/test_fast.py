@@ -36,10 +36,10 @@ from tests.app.conftest import copy_sqlite_file
 from tests.app.regrade.test_cache import (
     ATTENTION,
     DOCUMENTS,
+    GRADING,
     KNOWN_MISTAKE,
     POINTS_AND_FEEDBACK,
     RUBRIC,
-    SECRET,
     SLUG,
     _json,
 )
@@ -86,7 +86,7 @@ def battery() -> Iterator[str]:
 
 
 def _options(tmp_path: Path) -> dict[str, Any]:
-    return {"code_input_secret": SECRET, "result_cache_path": str(tmp_path / "cache.sqlite")}
+    return {**GRADING, "result_cache_path": str(tmp_path / "cache.sqlite")}
 
 
 def grade_mixed_set(folder: Path) -> None:
@@ -131,7 +131,7 @@ class Setup:
             copy_sqlite_file(graded / "cache.sqlite", tmp_path / "cache.sqlite")
         copy_sqlite_file(graded / "fast.db", tmp_path / "plain.db")
         self.cached = GradingResources(options=self.options)
-        self.plain = GradingResources(options={"code_input_secret": SECRET})
+        self.plain = GradingResources(options=dict(GRADING))
         self.pool = ThreadPoolExecutor(1)
         self.use(self.cached)
         self.fast = make_sessionmaker(make_engine(f"sqlite:///{tmp_path / 'fast.db'}"))
@@ -413,7 +413,7 @@ def on_postgres(postgres_db: str, tmp_path: Path) -> tuple[
     folder.mkdir()
     (folder / f"{SLUG}.yaml").write_text(_edited(POINTS_AND_FEEDBACK + KNOWN_MISTAKE))
     return (sessions, options, GradingResources(options=options),
-            GradingResources(options={"code_input_secret": SECRET}), folder)
+            GradingResources(options=dict(GRADING)), folder)
 
 
 def same_as_uncached(sessions: sessionmaker[Session], pool: ThreadPoolExecutor,
