@@ -123,14 +123,20 @@ def _add_tree(plan: RootPlan, top: Path, skipped: frozenset[str]) -> None:
 def _dynamic_section(path: str) -> tuple[str, list[str], list[str]] | None:
     """An ELF64 little-endian object's program interpreter, DT_NEEDED names and search path
     (RPATH/RUNPATH with $ORIGIN expanded); None for anything else."""
-    try:
-        with open(path, "rb") as fh:
-            # Mapped, not read: only the headers and the dynamic section are ever touched.
-            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):
+    data = _mapped(path)  # only the headers and the dynamic section are ever touched
+    if data is None:
         return None
     with data:
         return _parse_dynamic(data, path)
+
+
+def _mapped(path: str) -> mmap.mmap | None:
+    """The file mapped read-only (a page is read only when touched); None if it cannot be."""
+    try:
+        with open(path, "rb") as fh:
+            return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
 
 
 def _parse_dynamic(data: mmap.mmap, path: str) -> tuple[str, list[str], list[str]] | None:
@@ -174,10 +180,8 @@ def loaded_extent(path: str) -> int | None:
     program headers and every segment's file bytes. What lies beyond (the symbol table, the
     debugging information: 17 of a pyenv libpython's 22 MiB; the section headers) only
     debuggers and linkers read, never a running program. None for anything else."""
-    try:
-        with open(path, "rb") as fh:
-            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):
+    data = _mapped(path)
+    if data is None:
         return None
     with data:
         if len(data) < 64 or data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
