@@ -4,6 +4,9 @@ grade then goes to a person, its points unchanged.
 - a credited sentence that restricts its claim by a condition ("stacking linear layers is still
   linear only if the weights are tied", "... unless the heads share weights"): the condition may
   make a right statement wrong, or state exactly when it holds, which only a reader can tell;
+- an answer that explains by analogy ("think of each layer as a stretch-and-rotate", "greedy is
+  like always taking the steepest path uphill") graded zero: the similarity that decides how
+  sure a zero is compares it with a definition, which an analogy does not resemble;
 - a word-order example, two quoted word sequences that are each other's words in another order
   ("attention can't tell 'dog bites man' from 'man bites dog'"), in an answer below full credit:
   the example may state an idea (attention ignores order) that no pattern or phrasing reads.
@@ -28,6 +31,11 @@ CONDITION = re.compile(
 _QUOTED = re.compile(r"(?:(?<![\w])'([^'\n]{3,120})'(?![\w])|\"([^\"\n]{3,120})\"|"
                      r"“([^”\n]{3,120})”|‘([^’\n]{3,120})’)")
 _WORD = re.compile(r"[\w'’-]+")
+# The words that announce an analogy.
+ANALOGY = re.compile(
+    r"(?<![\w'’])(?:think\s+of|imagine|analog(?:y|ies|ous)|metaphor|as\s+if|"
+    r"(?:is|are|it'?s|it\s+is|works|acts|behaves)\s+(?:just\s+|a\s+bit\s+|kind\s+of\s+)?like)"
+    r"(?![\w'’])", re.IGNORECASE)
 
 
 def conditioned_credit(verdict: PatternVerdict) -> Sentence | None:
@@ -63,9 +71,21 @@ def swapped_order_example(sentences: Sequence[Sentence]) -> Sentence | None:
     return None
 
 
+def analogy_for_zero(verdict: PatternVerdict, sentences: Sequence[Sentence]) -> Sentence | None:
+    """A sentence announcing an analogy, in an answer that the patterns found nothing in."""
+    if verdict.level != "none":
+        return None
+    return next((s for s in sentences if ANALOGY.search(s.text)), None)
+
+
 def doubt(decision: Decision, verdict: PatternVerdict, sentences: Sequence[Sentence],
           max_points: Decimal, offset_known: bool) -> None:
     """Keep a pattern verdict below any review threshold when one of the signals above holds."""
+    analogy = analogy_for_zero(verdict, sentences) if decision.points == 0 else None
+    if analogy is not None:
+        decision.feedback.append("The answer explains by an analogy, which may state an idea "
+                                 "in other words; a grader should check it.")
+        decision.evidence.append(sentence_evidence(analogy, "an analogy", offset_known))
     conditioned = conditioned_credit(verdict)
     if conditioned is not None:
         decision.feedback.append("A credited sentence restricts its claim by a condition; a "
@@ -79,5 +99,5 @@ def doubt(decision: Decision, verdict: PatternVerdict, sentences: Sequence[Sente
                                  "should check it.")
         decision.evidence.append(sentence_evidence(
             example, "an example of the same words in another order", offset_known))
-    if conditioned is not None or example is not None:
+    if conditioned is not None or example is not None or analogy is not None:
         decision.confidence = min(decision.confidence, UNSURE_CONFIDENCE)

@@ -19,7 +19,12 @@ test_confident_wrong_classes.py and test_confident_wrong_notes.py):
   still linear only if the weights are tied"): never a confident grade, a person decides;
 - a word-order example, two quoted word sequences of the same words in another order
   ("attention can't tell 'dog bites man' from 'man bites dog'"): below full credit, never a
-  confident grade.
+  confident grade;
+- found by a held-out batch written after those were fixed: the sigmoid's bound as a fraction
+  or after an inequality ("sigma'(z) <= 1/4"), h given as a count ("h = 8 heads"), d_model
+  read as the vocabulary size or the sequence length (a known wrong claim);
+- then: roles stated of indexed symbols ("$q_i = W_Q x_i$ asks"), and an answer explaining by
+  analogy ("think of each layer as a stretch-and-rotate") graded zero: never a confident zero.
 """
 
 from __future__ import annotations
@@ -276,4 +281,41 @@ def test_d_model_read_as_the_vocabulary_or_the_length_earns_nothing_confidently(
     answer = f"More heads = better model. {d_model} {h}"
     result = _graded(rubric, resources, "A5", "a5.dims", answer)
     assert result.points == 0 or result.status is Status.NEEDS_REVIEW, (
+        answer, result.points, result.status, result.feedback)
+
+
+@given(st.sampled_from([("q_i", "k_j", "v_j"), ("q_t", "k_s", "v_s"), ("Q_i", "K_j", "V_j")]),
+       st.sampled_from(["asks", "is what it is looking for", "is the question it asks"]),
+       st.sampled_from(["is matched against it", "is what each token offers", "advertises it"]),
+       st.sampled_from(["is what gets mixed", "carries the content", "is passed on"]))
+@settings(max_examples=20, deadline=None)
+def test_roles_stated_of_indexed_symbols_are_the_roles(
+        resources: GradingResources, rubric: LoadedRubric, names: tuple[str, str, str],
+        query: str, key: str, value: str) -> None:
+    q, k, v = names
+    answer = (f"${q} = W_Q x_i$ {query}, ${k} = W_K x_j$ {key}, ${v} = W_V x_j$ {value}: "
+              r"$o_i = \sum_j \alpha_{ij} v_j$.")
+    result = _graded(rubric, resources, "A4", "a4.roles", answer)
+    assert _full_or_reviewed(result), (answer, result.points, result.status, result.feedback)
+
+
+_ANALOGIES = [
+    ("A2", "a2.collapse", "{m} each linear layer as a stretch-and-rotate of space; several in a "
+                          "row are still just one stretch-and-rotate."),
+    ("A6", "a6.greedy", "Greedy {m} always taking the steepest path uphill: you can end up on a "
+                        "small hill instead of the summit."),
+    ("A1", "a1.hidden_nonlinear", "An MLP {m} folding the paper twice so the two corners "
+                                  "line up.")]
+
+
+@given(st.sampled_from(_ANALOGIES),
+       st.sampled_from(["Think of", "is like", "is a bit like", "works like", "Imagine"]))
+@settings(max_examples=15, deadline=None)
+def test_an_analogy_graded_zero_goes_to_review(
+        resources: GradingResources, rubric: LoadedRubric, case: tuple[str, str, str],
+        marker: str) -> None:
+    question, item, template = case
+    answer = template.format(m=marker)
+    result = _graded(rubric, resources, question, item, answer)
+    assert result.points > 0 or result.status is Status.NEEDS_REVIEW, (
         answer, result.points, result.status, result.feedback)
