@@ -24,7 +24,10 @@ test_confident_wrong_classes.py and test_confident_wrong_notes.py):
   or after an inequality ("sigma'(z) <= 1/4"), h given as a count ("h = 8 heads"), d_model
   read as the vocabulary size or the sequence length (a known wrong claim);
 - then: roles stated of indexed symbols ("$q_i = W_Q x_i$ asks"), and an answer explaining by
-  analogy ("think of each layer as a stretch-and-rotate") graded zero: never a confident zero.
+  analogy ("think of each layer as a stretch-and-rotate") graded zero: never a confident zero;
+- found by a second held-out batch: a self-match named in one word ("diagonal entries:
+  self-match, the brightest cells"), and a token attending to itself, which the wrong claim of
+  attending to the neighbours (by meaning one word apart) must not cap: that claim is a pattern.
 """
 
 from __future__ import annotations
@@ -319,3 +322,33 @@ def test_an_analogy_graded_zero_goes_to_review(
     result = _graded(rubric, resources, question, item, answer)
     assert result.points > 0 or result.status is Status.NEEDS_REVIEW, (
         answer, result.points, result.status, result.feedback)
+
+
+# Found by a second held-out batch.
+
+
+@given(st.sampled_from(["Scaling by sqrt(d_k) makes the matrix multiplication cheaper.",
+                        "Keys are the output.", ""]),
+       st.sampled_from(["The diagonal is the attention each token gives to itself.",
+                        "The diagonal shows how much each word attends to itself.",
+                        "On the diagonal, every position looks at itself."]))
+@settings(max_examples=9, deadline=None)
+def test_a_token_attending_to_itself_is_not_read_as_attending_to_its_neighbours(
+        resources: GradingResources, rubric: LoadedRubric, before: str, right: str) -> None:
+    answer = f"{before} {right}".strip()
+    result = _graded(rubric, resources, "A4", "a4.diagonal", answer)
+    assert result.points >= 2, (answer, result.points, result.status, result.feedback)
+
+
+@given(st.sampled_from(["self-match", "self match", "self-similarity", "self-scores"]),
+       st.sampled_from(["often the brightest cells", "usually the largest values"]))
+@settings(max_examples=8, deadline=None)
+def test_a_self_match_named_in_one_word_is_a_token_against_itself(
+        resources: GradingResources, rubric: LoadedRubric, name: str, large: str) -> None:
+    answer = f"Diagonal entries: {name}, {large}."
+    result = _graded(rubric, resources, "A4", "a4.diagonal", answer)
+    assert result.points == result.max_points, (answer, result.points, result.feedback)
+    # the self-attention map's diagonal names no self-match
+    plain = _graded(rubric, resources, "A4", "a4.diagonal",
+                    "The diagonal of the self-attention map, often the brightest cells.")
+    assert plain.points < plain.max_points or plain.status is Status.NEEDS_REVIEW
