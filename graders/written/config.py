@@ -36,7 +36,11 @@ from graders.written.patterns import PatternError, compile_pattern
 # sentences; arithmetic said in words and f'(x) are read as formulas; comma splices and
 # notes' lists are clauses; a wrong claim's near miss or denial goes to review; a dim match
 # with nearly all of a phrasing's words is weak; a slip in a long word of the question's.
-VERSION = "14"
+# 15: a credited sentence that restricts its claim by a condition ("only if", "unless"), a
+# word-order example below full credit and an analogy graded zero go to review (`doubts`);
+# transformer-basics reads the collapse, XOR's lack of one line, heads attending "jointly" and
+# roles of q_i, k_j, v_j in more words, and a label before a definition is not an example.
+VERSION = "15"
 
 
 class _Strict(BaseModel):

@@ -23,6 +23,7 @@ from graders.written.calibration import shipped_calibration
 from graders.written.cohort import COHORT_KEY, Cohort, whole_vector
 from graders.written.config import VERSION, Topic, WrittenConfig, element_statement
 from graders.written.contradiction import Opposite, opposite_of
+from graders.written.doubts import doubt
 from graders.written.exemplars import exemplar_estimate, reference_offset
 from graders.written.features import feature_targets, reference_features
 from graders.written.language import foreign_language
@@ -192,6 +193,7 @@ class WrittenGrader(Grader):
                                      offset_known, unfound, opposite, weak,
                                      unfound_phrasings=missing_model is not None and config.phrased
                                      and verdict.level in ("none", "partial"))
+            doubt(decision, verdict, part, item.points, offset_known)
         elif used is not None:
             answer_text = " ".join(s.text for s in sentences)
             features = reference_features(used, config.reference, answer_text,
