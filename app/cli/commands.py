@@ -26,6 +26,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "roster": ("app.cli.roster", "roster_app"),
     "risk": ("app.cli.risk", "risk_app"),
 }
+# Commands that grade in this process's own pool as soon as they have stored the uploads: the
+# pool's fork server starts before the command's module is imported (app/grading/preload.py).
+GRADING_NOW = frozenset({"submit", "import"})
 
 
 # What `gradeformer --help` says of each command, so that listing them imports none of them

@@ -12,7 +12,7 @@ import typer
 from typer import _click as click  # the click that typer vendors (its command types)
 from typer.core import TyperCommand, TyperGroup
 
-from app.cli.commands import COMMANDS, SUMMARIES, SUMMARY
+from app.cli.commands import COMMANDS, GRADING_NOW, SUMMARIES, SUMMARY
 from app.cli.context import collector_paused
 
 
@@ -22,6 +22,10 @@ def load_command(name: str) -> click.Command | None:
     if target is None:
         return None
     module, attribute = target
+    if name in GRADING_NOW:
+        from app.grading.preload import start_fork_server_now
+
+        start_fork_server_now()
     with collector_paused():  # the command's imports
         found = getattr(importlib.import_module(module), attribute)
     if isinstance(found, typer.Typer):

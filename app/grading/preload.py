@@ -5,11 +5,18 @@ server imports first, each process inherits; what it does not, each imports on i
 first document, on the way to its first result. So the server imports what grading needs, for
 the kinds the pool grades: `import`, `submit` and a regrade read their rubric's first; a
 server grades any.
+
+`import` and `submit` start the server before their own imports (`start_fork_server_now`):
+it then imports the modules every grading process needs while the command imports its own
+and reads the rubric, instead of after. Their kinds' own modules are then imported by each
+grading process (`warm`), no longer by the server.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
+from multiprocessing.context import ForkServerContext
 
 # What every grading process imports before its first document, whatever it grades: the
 # worker; the upload checks' document reader, which forks from the same server (its PDF
@@ -18,14 +25,42 @@ BASE_PRELOAD = ("app.grading.worker", "app.submissions.decoding", "pypdf",
                 "graders.documents.locate")
 
 
+# One BLAS thread per grading process: N processes on N cores, each spinning extra BLAS threads,
+# measured 2-3x slower than single-threaded workers on the 2-core target machine.
+SINGLE_THREADED = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def fork_server(kinds: Iterable[str] | None = None) -> ForkServerContext:
+    """The fork server's context, to import what grading `kinds` needs when it starts (None:
+    every kind). Only the first preload counts: the server then runs for the process's life."""
+    import multiprocessing
+
+    for name in SINGLE_THREADED:
+        os.environ.setdefault(name, "1")  # inherited by the server, hence by every process
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(preload_modules(kinds))
+    return context
+
+
+def start_fork_server_now() -> None:
+    """Start the fork server now, importing what every grading process needs (of no kind in
+    particular), while this process goes on with its own imports."""
+    from multiprocessing import forkserver
+
+    fork_server(())
+    forkserver.ensure_running()
+
+
 def preload_modules(kinds: Iterable[str] | None = None) -> list[str]:
     """What the fork server imports before it forks processes that grade items of `kinds`
     (None: every kind, for a server that grades any assignment): each kind's grader and what
     it needs on first use (`Kind.preload`), imported once there instead of once per process on
     its first document. A rubric of code items does not import the written grader's model."""
+    names = list(BASE_PRELOAD)
+    if kinds is not None and not kinds:
+        return names
     from graders.registry import KINDS, get_kind
 
-    names = list(BASE_PRELOAD)
     for kind in sorted(KINDS) if kinds is None else sorted(set(kinds)):
         strategy = get_kind(kind)
         if strategy is not None:

@@ -16,7 +16,6 @@ import functools
 import logging
 import multiprocessing
 import multiprocessing.connection
-import os
 import queue
 import threading
 import time
@@ -35,26 +34,17 @@ MAX_BACKOFF = 10.0
 
 T = TypeVar("T")
 
-# One BLAS thread per grading process: N processes on N cores, each spinning extra BLAS threads,
-# measured 2-3x slower than single-threaded workers on the 2-core target machine.
-_SINGLE_THREADED = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-
 
 def process_pool(workers: int, options: Mapping[str, Any],
                  kinds: Iterable[str] | None = None) -> ProcessPoolExecutor:
     """`kinds`: what its processes grade (`preload_modules`; None: every kind)."""
     # Imported when a pool starts, not by every importer of this module (issue #16).
-    from app.grading.preload import preload_modules
+    from app.grading.preload import fork_server
     from app.grading.worker import init_pool_worker
 
-    for name in _SINGLE_THREADED:
-        # Inherited by the fork server when it starts (the first pool), hence by every worker.
-        os.environ.setdefault(name, "1")
     # forkserver: workers fork from a clean server that has the graders imported already, not
     # from a parent that runs threads (uvicorn, the writer) whose locks a fork would copy.
-    context = multiprocessing.get_context("forkserver")
-    # Only the first pool's preloads count: the fork server then runs for the process's life.
-    context.set_forkserver_preload(preload_modules(kinds))
+    context = fork_server(kinds)
     return ProcessPoolExecutor(
         max_workers=workers, mp_context=context, initializer=init_pool_worker, initargs=(options,)
     )

@@ -51,3 +51,37 @@ def test_code_items_warm_the_sandboxs_host_side() -> None:
     seccomp = importlib.util.find_spec("pyseccomp") is not None
     assert done.stdout.split() == ["1", "1" if seccomp else "0"]
 
+
+
+def test_a_command_that_grades_now_starts_its_fork_server_before_its_own_imports() -> None:
+    """`import` and `submit` start the fork server (what every grading process needs, no kind's
+    grader) before their module is imported; a command that grades in no pool starts none."""
+    code = ("import sys\n"
+            "from multiprocessing import forkserver\n"
+            "from app.cli.program import load_command\n"
+            "name = sys.argv[1]\n"
+            "seen = []\n"
+            "import app.grading.preload as preload\n"
+            "start = preload.start_fork_server_now\n"
+            "def spy():\n"
+            "    seen.append('app.cli.grading' in sys.modules)\n"
+            "    start()\n"
+            "preload.start_fork_server_now = spy\n"
+            "load_command(name)\n"
+            "server = forkserver._forkserver\n"
+            "print(seen, server._forkserver_pid is not None, server._preload_modules)\n")
+    for name, expected in (("import", f"[False] True {list(BASE_PRELOAD)}"),
+                           ("submit", f"[False] True {list(BASE_PRELOAD)}"),
+                           ("grade", "[] False ['__main__']")):
+        done = subprocess.run([sys.executable, "-c", code, name], capture_output=True, text=True,
+                              check=True, timeout=120)
+        assert done.stdout.strip() == expected, (name, done.stdout, done.stderr)
+
+
+def test_kinds_known_to_import_nothing_leave_the_registry_unimported() -> None:
+    code = ("import sys\nfrom app.grading.preload import preload_modules, BASE_PRELOAD\n"
+            "assert preload_modules(()) == list(BASE_PRELOAD)\n"
+            "print('graders.registry' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=60)
+    assert done.stdout.strip() == "False"
