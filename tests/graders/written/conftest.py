@@ -6,7 +6,7 @@ import pytest
 
 from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer, ParsedSubmission
-from graders.results import ItemResult
+from graders.results import ItemResult, Status
 from graders.rubric import LoadedRubric, Rubric, bundled_rubric_paths, load_rubric
 from graders.written import GRADER
 
@@ -36,6 +36,18 @@ def grade_text(rubric: Rubric, question_id: str, text: str, resources: GradingRe
                              resources=resources)
     items = [i for i in question.items if i.grader == "written"]
     return GRADER.grade_items(items, answer, context)
+
+
+def graded_item(rubric: LoadedRubric, resources: GradingResources, question: str, item: str,
+                answer: str) -> ItemResult:
+    """One item's result of grading `answer` as the answer to `question`."""
+    return next(r for r in grade_text(rubric.rubric, question, answer, resources)
+                if r.item_id == item)
+
+
+def full_or_reviewed(result: ItemResult) -> bool:
+    """Full credit, or a person decides: never a confident partial or zero."""
+    return result.points == result.max_points or result.status is Status.NEEDS_REVIEW
 
 
 @pytest.fixture

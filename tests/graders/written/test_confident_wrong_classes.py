@@ -22,16 +22,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graders.context import GradingResources
-from graders.results import ItemResult, Status
+from graders.results import Status
 from graders.rubric import LoadedRubric
 from graders.written.patterns import find_affirmed
-from tests.graders.written.conftest import grade_text
-
-
-def _graded(rubric: LoadedRubric, resources: GradingResources, question: str, item: str,
-            answer: str) -> ItemResult:
-    return next(r for r in grade_text(rubric.rubric, question, answer, resources)
-                if r.item_id == item)
+from tests.graders.written.conftest import graded_item
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +60,7 @@ def test_a_stated_limit_behind_a_negation_earns_its_credit(
         limit: str) -> None:
     answer = (f"Learned absolute embeddings train one vector per position, so the model {verb} "
               f"{crossing} {limit}.")
-    result = _graded(rubric, resources, "A3", "a3.learned", answer)
+    result = graded_item(rubric, resources, "A3", "a3.learned", answer)
     assert result.points == Decimal(2), (result.points, result.status, result.feedback)
 
 
@@ -81,7 +75,7 @@ def test_a_denied_element_leading_to_a_wrong_conclusion_is_never_a_confident_cre
         resources: GradingResources, rubric: LoadedRubric, hidden: str, premise: str,
         conclusion: str) -> None:
     answer = f"{hidden}; {premise}, so {conclusion}."
-    result = _graded(rubric, resources, "A1", "a1.hidden_nonlinear", answer)
+    result = graded_item(rubric, resources, "A1", "a1.hidden_nonlinear", answer)
     assert result.points <= Decimal(1) or result.status is Status.NEEDS_REVIEW, (
         result.points, result.status, result.feedback)
 
@@ -100,6 +94,6 @@ def test_greedy_described_in_other_words_is_full_credit_or_reviewed(
         resources: GradingResources, rubric: LoadedRubric, subject: str, verb: str, top: str,
         tail: str) -> None:
     answer = f"{subject} {verb} the {top} token{tail}"
-    result = _graded(rubric, resources, "A6", "a6.greedy", answer)
+    result = graded_item(rubric, resources, "A6", "a6.greedy", answer)
     assert result.points == Decimal(4) or result.status is Status.NEEDS_REVIEW, (
         result.points, result.status, result.feedback)

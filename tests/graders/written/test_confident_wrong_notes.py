@@ -34,21 +34,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graders.context import GradingResources
-from graders.results import ItemResult, Status
+from graders.results import Status
 from graders.rubric import LoadedRubric
 from graders.written.patterns import find_affirmed
 from graders.written.text import normalise, split_sentences
-from tests.graders.written.conftest import grade_text
-
-
-def _graded(rubric: LoadedRubric, resources: GradingResources, question: str, item: str,
-            answer: str) -> ItemResult:
-    return next(r for r in grade_text(rubric.rubric, question, answer, resources)
-                if r.item_id == item)
-
-
-def _full_or_reviewed(result: ItemResult) -> bool:
-    return result.points == result.max_points or result.status is Status.NEEDS_REVIEW
+from tests.graders.written.conftest import full_or_reviewed, graded_item
 
 
 @pytest.fixture(scope="module")
@@ -97,8 +87,8 @@ def test_a_full_stop_before_a_label_or_a_formula_ends_a_sentence(first: str,
 def test_heads_in_parallel_followed_by_the_dimensions_is_full_credit_or_reviewed(
         resources: GradingResources, rubric: LoadedRubric, first: str, when: str,
         dims: str) -> None:
-    result = _graded(rubric, resources, "A5", "a5.why_heads", f"{first} {when}. {dims}")
-    assert _full_or_reviewed(result), (result.points, result.status, result.feedback)
+    result = graded_item(rubric, resources, "A5", "a5.why_heads", f"{first} {when}. {dims}")
+    assert full_or_reviewed(result), (result.points, result.status, result.feedback)
 
 
 _OPERANDS = ["d_model", "d_k", "h", "n", "768", "12", "W_Q"]
@@ -124,7 +114,7 @@ def test_a_division_said_in_words_is_the_formula(left: str, spoken: str, right: 
 def test_the_head_dimension_said_in_words_earns_its_credit(
         resources: GradingResources, rubric: LoadedRubric, relation: str, names: str) -> None:
     assert find_affirmed(r"d_?model ?/ ?h\b", normalise(relation)) is not None
-    result = _graded(rubric, resources, "A5", "a5.dims", f"{names}; {relation}.")
+    result = graded_item(rubric, resources, "A5", "a5.dims", f"{names}; {relation}.")
     assert result.points == Decimal(5), (result.points, result.status, result.feedback)
 
 
@@ -146,9 +136,10 @@ def test_a_primed_function_is_its_derivative(name: str, prime: str, claim: str) 
 @settings(max_examples=8, deadline=None)
 def test_relu_derivative_in_lagrange_notation_earns_its_credit(
         resources: GradingResources, rubric: LoadedRubric, relu: str, sigmoid: str) -> None:
-    result = _graded(rubric, resources, "A2", "a2.relu", f"ReLU helps: {relu}, while {sigmoid}.")
+    result = graded_item(rubric, resources, "A2", "a2.relu",
+                         f"ReLU helps: {relu}, while {sigmoid}.")
     # ("relu ... 0.25" in one sentence may be the wrong claim that ReLU's is at most 0.25)
-    assert _full_or_reviewed(result), (result.points, result.status, result.feedback)
+    assert full_or_reviewed(result), (result.points, result.status, result.feedback)
 
 
 @given(st.sampled_from(["XOR is not linearly separable", "XOR can't be separated by a line",
@@ -160,8 +151,8 @@ def test_relu_derivative_in_lagrange_notation_earns_its_credit(
 def test_a_comma_splice_states_each_of_its_claims(
         resources: GradingResources, rubric: LoadedRubric, first: str, second: str) -> None:
     answer = f"{first}, {second}. An MLP adds a hidden layer with a non-linear activation."
-    result = _graded(rubric, resources, "A1", "a1.linear_boundary", answer)
-    assert _full_or_reviewed(result), (result.points, result.status, result.feedback)
+    result = graded_item(rubric, resources, "A1", "a1.linear_boundary", answer)
+    assert full_or_reviewed(result), (result.points, result.status, result.feedback)
 
 
 @given(st.sampled_from(["- sinusoidal: fixed sin/cos", "sinusoidal PE: a fixed formula",
@@ -174,8 +165,8 @@ def test_a_notes_list_states_each_of_its_items(
         resources: GradingResources, rubric: LoadedRubric, fixed: str, free: str,
         length: str) -> None:
     answer = f"attention is permutation invariant.\n{fixed}, {free}, {length}"
-    result = _graded(rubric, resources, "A3", "a3.sinusoidal", answer)
-    assert _full_or_reviewed(result), (result.points, result.status, result.feedback)
+    result = graded_item(rubric, resources, "A3", "a3.sinusoidal", answer)
+    assert full_or_reviewed(result), (result.points, result.status, result.feedback)
 
 
 @given(st.sampled_from(["If the layers were linear", "Without an activation",
@@ -197,7 +188,7 @@ def test_a_condition_before_a_comma_is_not_split_off(first: str, second: str) ->
 @settings(max_examples=6, deadline=None)
 def test_a_wrong_claim_said_of_a_pronoun_is_never_a_confident_credit(
         resources: GradingResources, rubric: LoadedRubric, keeps: str, why: str) -> None:
-    result = _graded(rubric, resources, "A6", "a6.beam", f"{keeps} {why}.")
+    result = graded_item(rubric, resources, "A6", "a6.beam", f"{keeps} {why}.")
     assert result.status is Status.NEEDS_REVIEW or result.points == 0, (
         result.points, result.status, result.feedback)
 
@@ -212,8 +203,8 @@ def test_the_denial_of_a_wrong_claim_is_never_a_confident_zero(
         resources: GradingResources, rubric: LoadedRubric, subject: str, fixed: str,
         unlimited: str) -> None:
     answer = f"Attention ignores order. {subject} {fixed} and {unlimited}."
-    result = _graded(rubric, resources, "A3", "a3.sinusoidal", answer)
-    assert _full_or_reviewed(result), (result.points, result.status, result.feedback)
+    result = graded_item(rubric, resources, "A3", "a3.sinusoidal", answer)
+    assert full_or_reviewed(result), (result.points, result.status, result.feedback)
 
 
 _INDICES = ["i", "j", "m", "n"]
@@ -239,8 +230,8 @@ def test_a_difference_of_indices_is_the_relative_offset(left: str, minus: str,
 @settings(max_examples=12, deadline=None)
 def test_rope_with_an_index_difference_earns_its_credit(
         resources: GradingResources, rubric: LoadedRubric, rotates: str, offset: str) -> None:
-    result = _graded(rubric, resources, "A3", "a3.rope", f"{rotates} {offset}.")
-    assert _full_or_reviewed(result), (result.points, result.status, result.feedback)
+    result = graded_item(rubric, resources, "A3", "a3.rope", f"{rotates} {offset}.")
+    assert full_or_reviewed(result), (result.points, result.status, result.feedback)
 
 
 @given(st.sampled_from(["greedy", "greedy decoding"]),
@@ -253,7 +244,7 @@ def test_greedy_typed_fast_is_never_a_confident_zero(
         when: str) -> None:
     answer = (f"{subject} {verb} {top} {when}. beam search keeps the k best sequences by total "
               "log prob.")
-    result = _graded(rubric, resources, "A6", "a6.greedy", answer)
+    result = graded_item(rubric, resources, "A6", "a6.greedy", answer)
     assert result.status is Status.NEEDS_REVIEW or result.points >= 2, (
         result.points, result.status, result.feedback)
 
@@ -304,5 +295,5 @@ def test_a_misspelt_key_term_is_never_a_confident_zero(
         resources: GradingResources, rubric: LoadedRubric, slip: str, start: str) -> None:
     answer = (f"{start} linearly {slip} and a perceptron can only learn linearly {slip} "
               "functions. adding a hidden layer (with non linear activation) fixes this.")
-    result = _graded(rubric, resources, "A1", "a1.nonseparable", answer)
-    assert _full_or_reviewed(result), (result.points, result.status, result.feedback)
+    result = graded_item(rubric, resources, "A1", "a1.nonseparable", answer)
+    assert full_or_reviewed(result), (result.points, result.status, result.feedback)

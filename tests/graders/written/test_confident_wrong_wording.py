@@ -39,21 +39,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graders.context import GradingResources
-from graders.results import ItemResult, Status
+from graders.results import Status
 from graders.rubric import LoadedRubric
 from graders.written.doubts import CONDITION, swapped_order_example
 from graders.written.text import split_sentences
-from tests.graders.written.conftest import grade_text
-
-
-def _graded(rubric: LoadedRubric, resources: GradingResources, question: str, item: str,
-            answer: str) -> ItemResult:
-    return next(r for r in grade_text(rubric.rubric, question, answer, resources)
-                if r.item_id == item)
-
-
-def _full_or_reviewed(result: ItemResult) -> bool:
-    return result.points == result.max_points or result.status is Status.NEEDS_REVIEW
+from tests.graders.written.conftest import full_or_reviewed, graded_item
 
 
 @pytest.fixture(scope="module")
@@ -74,8 +64,8 @@ def test_no_single_line_said_as_an_inability_is_not_separable(
         resources: GradingResources, rubric: LoadedRubric, subject: str, verb: str, one: str,
         straight: str, line: str, points: str) -> None:
     answer = f"{subject} {verb} {one} {straight}{line} that puts {points} on one side."
-    result = _graded(rubric, resources, "A1", "a1.nonseparable", answer)
-    assert _full_or_reviewed(result), (answer, result.points, result.status, result.feedback)
+    result = graded_item(rubric, resources, "A1", "a1.nonseparable", answer)
+    assert full_or_reviewed(result), (answer, result.points, result.status, result.feedback)
 
 
 @given(st.sampled_from(["One", "A single"]), st.sampled_from(["", "straight "]),
@@ -87,8 +77,8 @@ def test_a_line_that_cannot_separate_is_not_separable(
         resources: GradingResources, rubric: LoadedRubric, one: str, straight: str, line: str,
         where: str, cannot: str, verb: str, points: str) -> None:
     answer = f"{one} {straight}{line}{where} {cannot} {verb} {points} from the others."
-    result = _graded(rubric, resources, "A1", "a1.nonseparable", answer)
-    assert _full_or_reviewed(result), (answer, result.points, result.status, result.feedback)
+    result = graded_item(rubric, resources, "A1", "a1.nonseparable", answer)
+    assert full_or_reviewed(result), (answer, result.points, result.status, result.feedback)
 
 
 @given(st.sampled_from(["a perceptron only ever makes", "A perceptron = sign(w.x+b), so",
@@ -100,10 +90,10 @@ def test_a_perceptrons_one_line_or_cut_is_its_linear_boundary(
         resources: GradingResources, rubric: LoadedRubric, subject: str, one: str,
         straight: str, line: str) -> None:
     answer = f"{subject} {one} {straight}{line}."
-    result = _graded(rubric, resources, "A1", "a1.linear_boundary", answer)
-    assert _full_or_reviewed(result), (answer, result.points, result.status, result.feedback)
+    result = graded_item(rubric, resources, "A1", "a1.linear_boundary", answer)
+    assert full_or_reviewed(result), (answer, result.points, result.status, result.feedback)
     # more than one line is not what a perceptron draws
-    wrong = _graded(rubric, resources, "A1", "a1.linear_boundary",
+    wrong = graded_item(rubric, resources, "A1", "a1.linear_boundary",
                     f"a perceptron can draw more than {one} {line}.")
     assert wrong.points < wrong.max_points or wrong.status is Status.NEEDS_REVIEW
 
@@ -117,7 +107,7 @@ def test_composition_in_a_formulas_words_is_the_collapse(
         resources: GradingResources, rubric: LoadedRubric, left: str, verb: str,
         right: str) -> None:
     answer = f"{left} {verb} {right}. gradients vanish bc of the chain rule."
-    result = _graded(rubric, resources, "A2", "a2.collapse", answer)
+    result = graded_item(rubric, resources, "A2", "a2.collapse", answer)
     assert result.points == result.max_points, (answer, result.points, result.feedback)
 
 
@@ -128,7 +118,7 @@ def test_composition_in_a_formulas_words_is_the_collapse(
 @settings(max_examples=4, deadline=None)
 def test_closure_and_the_matrix_product_are_the_collapse(
         resources: GradingResources, rubric: LoadedRubric, answer: str) -> None:
-    result = _graded(rubric, resources, "A2", "a2.collapse", answer)
+    result = graded_item(rubric, resources, "A2", "a2.collapse", answer)
     assert result.points == result.max_points, (answer, result.points, result.feedback)
 
 
@@ -142,7 +132,7 @@ def test_heads_that_jointly_attend_to_different_things_earn_full_credit(
         resources: GradingResources, rubric: LoadedRubric, subject: str, verb: str,
         what: str) -> None:
     answer = f"{subject} {verb} {what}. d_model: model dim. h: heads."
-    result = _graded(rubric, resources, "A5", "a5.why_heads", answer)
+    result = graded_item(rubric, resources, "A5", "a5.why_heads", answer)
     assert result.points == result.max_points, (answer, result.points, result.feedback)
 
 
@@ -153,8 +143,8 @@ def test_heads_that_jointly_attend_to_different_things_earn_full_credit(
 def test_the_value_described_by_a_verb_of_giving_is_its_role(
         resources: GradingResources, rubric: LoadedRubric, value: str) -> None:
     answer = f"Q: what I want. K: what I have. {value}"
-    result = _graded(rubric, resources, "A4", "a4.roles", answer)
-    assert _full_or_reviewed(result), (answer, result.points, result.status, result.feedback)
+    result = graded_item(rubric, resources, "A4", "a4.roles", answer)
+    assert full_or_reviewed(result), (answer, result.points, result.status, result.feedback)
 
 
 @given(st.sampled_from(["greedy", "Greedy decoding", "greedy search"]),
@@ -168,7 +158,7 @@ def test_a_label_before_a_definition_is_not_an_example(
         resources: GradingResources, rubric: LoadedRubric, greedy: str, mark: str,
         definition: str, beam: str) -> None:
     answer = f"{greedy} {mark} {definition}. {beam} e.g. translation."
-    result = _graded(rubric, resources, "A6", "a6.example", answer)
+    result = graded_item(rubric, resources, "A6", "a6.example", answer)
     assert result.points < result.max_points or result.status is Status.NEEDS_REVIEW, (
         answer, result.points, result.status)
 
@@ -182,7 +172,7 @@ def test_a_label_before_a_definition_is_not_an_example(
 def test_the_diagonal_read_as_attention_to_neighbours_is_not_credited(
         resources: GradingResources, rubric: LoadedRubric, subject: str, claim: str) -> None:
     answer = f"{subject} {claim}."
-    result = _graded(rubric, resources, "A4", "a4.diagonal", answer)
+    result = graded_item(rubric, resources, "A4", "a4.diagonal", answer)
     assert result.points == 0 or result.status is Status.NEEDS_REVIEW, (
         answer, result.points, result.status, result.feedback)
 
@@ -201,11 +191,11 @@ def test_a_credited_claim_restricted_by_a_condition_goes_to_review(
         resources: GradingResources, rubric: LoadedRubric, right: tuple[str, str, str],
         condition: str, what: str) -> None:
     question, item, claim = right
-    result = _graded(rubric, resources, question, item, f"{claim} {condition} {what}.")
+    result = graded_item(rubric, resources, question, item, f"{claim} {condition} {what}.")
     assert result.status is Status.NEEDS_REVIEW or result.points == 0, (
         result.points, result.status, result.feedback)
     # without the condition the claim keeps its confident credit
-    plain = _graded(rubric, resources, question, item, f"{claim}.")
+    plain = graded_item(rubric, resources, question, item, f"{claim}.")
     assert plain.points == plain.max_points and plain.status is not Status.NEEDS_REVIEW
     assert CONDITION.search(f"{claim} {condition} {what}.")
     assert not CONDITION.search(f"{claim}, if only in theory; the one that matters.")
@@ -245,7 +235,7 @@ def test_a_word_order_example_is_never_a_confident_zero(
         resources: GradingResources, rubric: LoadedRubric, pair: tuple[str, str],
         template: str) -> None:
     answer = template.format(a=f"'{pair[0]}'", b=f"'{pair[1]}'")
-    result = _graded(rubric, resources, "A3", "a3.order", answer)
+    result = graded_item(rubric, resources, "A3", "a3.order", answer)
     assert result.points > 0 or result.status is Status.NEEDS_REVIEW, (
         answer, result.points, result.status, result.feedback)
     assert result.points <= Decimal(3)
@@ -262,8 +252,8 @@ def test_a_word_order_example_is_never_a_confident_zero(
 def test_the_sigmoids_bound_as_a_fraction_is_a_factor_below_one(
         resources: GradingResources, rubric: LoadedRubric, bound: str, chain: str) -> None:
     answer = f"{chain}; {bound}, so the product goes to 0 exponentially."
-    result = _graded(rubric, resources, "A2", "a2.vanishing", answer)
-    assert _full_or_reviewed(result), (answer, result.points, result.status, result.feedback)
+    result = graded_item(rubric, resources, "A2", "a2.vanishing", answer)
+    assert full_or_reviewed(result), (answer, result.points, result.status, result.feedback)
 
 
 @given(st.sampled_from(["h = 8 heads", "h=12 heads", "we use h heads", "h: 16 attention heads"]))
@@ -271,7 +261,7 @@ def test_the_sigmoids_bound_as_a_fraction_is_a_factor_below_one(
 def test_h_given_as_a_count_of_heads_is_the_number_of_heads(
         resources: GradingResources, rubric: LoadedRubric, heads: str) -> None:
     answer = f"d_model = hidden size (512), {heads}, d_head = d_model/h."
-    result = _graded(rubric, resources, "A5", "a5.dims", answer)
+    result = graded_item(rubric, resources, "A5", "a5.dims", answer)
     assert result.points == result.max_points, (answer, result.points, result.feedback)
 
 
@@ -282,7 +272,7 @@ def test_h_given_as_a_count_of_heads_is_the_number_of_heads(
 def test_d_model_read_as_the_vocabulary_or_the_length_earns_nothing_confidently(
         resources: GradingResources, rubric: LoadedRubric, d_model: str, h: str) -> None:
     answer = f"More heads = better model. {d_model} {h}"
-    result = _graded(rubric, resources, "A5", "a5.dims", answer)
+    result = graded_item(rubric, resources, "A5", "a5.dims", answer)
     assert result.points == 0 or result.status is Status.NEEDS_REVIEW, (
         answer, result.points, result.status, result.feedback)
 
@@ -298,8 +288,8 @@ def test_roles_stated_of_indexed_symbols_are_the_roles(
     q, k, v = names
     answer = (f"${q} = W_Q x_i$ {query}, ${k} = W_K x_j$ {key}, ${v} = W_V x_j$ {value}: "
               r"$o_i = \sum_j \alpha_{ij} v_j$.")
-    result = _graded(rubric, resources, "A4", "a4.roles", answer)
-    assert _full_or_reviewed(result), (answer, result.points, result.status, result.feedback)
+    result = graded_item(rubric, resources, "A4", "a4.roles", answer)
+    assert full_or_reviewed(result), (answer, result.points, result.status, result.feedback)
 
 
 _ANALOGIES = [
@@ -319,7 +309,7 @@ def test_an_analogy_graded_zero_goes_to_review(
         marker: str) -> None:
     question, item, template = case
     answer = template.format(m=marker)
-    result = _graded(rubric, resources, question, item, answer)
+    result = graded_item(rubric, resources, question, item, answer)
     assert result.points > 0 or result.status is Status.NEEDS_REVIEW, (
         answer, result.points, result.status, result.feedback)
 
@@ -336,7 +326,7 @@ def test_an_analogy_graded_zero_goes_to_review(
 def test_a_token_attending_to_itself_is_not_read_as_attending_to_its_neighbours(
         resources: GradingResources, rubric: LoadedRubric, before: str, right: str) -> None:
     answer = f"{before} {right}".strip()
-    result = _graded(rubric, resources, "A4", "a4.diagonal", answer)
+    result = graded_item(rubric, resources, "A4", "a4.diagonal", answer)
     assert result.points >= 2, (answer, result.points, result.status, result.feedback)
 
 
@@ -346,9 +336,9 @@ def test_a_token_attending_to_itself_is_not_read_as_attending_to_its_neighbours(
 def test_a_self_match_named_in_one_word_is_a_token_against_itself(
         resources: GradingResources, rubric: LoadedRubric, name: str, large: str) -> None:
     answer = f"Diagonal entries: {name}, {large}."
-    result = _graded(rubric, resources, "A4", "a4.diagonal", answer)
+    result = graded_item(rubric, resources, "A4", "a4.diagonal", answer)
     assert result.points == result.max_points, (answer, result.points, result.feedback)
     # the self-attention map's diagonal names no self-match
-    plain = _graded(rubric, resources, "A4", "a4.diagonal",
+    plain = graded_item(rubric, resources, "A4", "a4.diagonal",
                     "The diagonal of the self-attention map, often the brightest cells.")
     assert plain.points < plain.max_points or plain.status is Status.NEEDS_REVIEW
