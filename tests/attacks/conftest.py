@@ -74,7 +74,6 @@ def _app_on_each(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
         admin.dispose()
 
 
-BROKER = "redis://127.0.0.1:6379/0"
 HOLD_SECONDS = 1.0  # how long `stalled` holds an upload back for a job to finish (30 s shipped)
 
 
@@ -92,27 +91,13 @@ def stalled(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     127.0.0.1:6379 that no worker reads (every grading worker busy, or none started): jobs stay
     waiting. An upload past the waiting limit is held back for HOLD_SECONDS, not the shipped 30,
     then refused. Skips when Redis does not answer."""
-    import redis
+    from tests.support.broker import BROKER, private_queue  # Celery only for these tests
 
-    from app.worker import fair_redis, tasks
-
-    try:
-        redis.Redis.from_url(BROKER, socket_connect_timeout=2).ping()
-    except redis.RedisError as exc:
-        pytest.skip(f"Redis at 127.0.0.1:6379 is unreachable: {type(exc).__name__}")
-    queue = f"gf-attack-{secrets.token_hex(4)}"
-    conf = tasks.celery_app.conf
-    saved = (conf.task_default_queue, conf.broker_url, conf.result_backend)
-    conf.task_default_queue = queue
-    try:
+    with private_queue("gf-attack") as queue:
         for api in _app_on_each(request, tmp_path_factory, sqlite_template,
                                 executor="celery", celery_broker_url=BROKER,
                                 upload_turn_seconds=HOLD_SECONDS):
             yield Stalled(api, queue)
-    finally:
-        conf.task_default_queue, conf.broker_url, conf.result_backend = saved
-        redis.Redis.from_url(BROKER).delete(
-            queue, *(f"{queue}:{p}" for p in range(1, fair_redis.PRIORITIES)))
 
 
 class Live:

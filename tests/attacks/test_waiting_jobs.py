@@ -23,7 +23,8 @@ from app.auth.service import create_token
 from app.db.models import Submission
 from app.db.session import unit_of_work
 from app.worker import fair_redis
-from tests.attacks.conftest import BROKER, HOLD_SECONDS, SLUG, UPLOAD, Stalled
+from tests.attacks.conftest import HOLD_SECONDS, SLUG, UPLOAD, Stalled
+from tests.support.broker import BROKER
 
 IN_PROGRESS = 4  # uploads_in_progress as shipped
 COOKIE = "gf_session"

@@ -3,45 +3,31 @@ PostgreSQL with the same grading function."""
 
 from __future__ import annotations
 
-import secrets
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import redis
 from celery.contrib.testing.worker import start_worker
 from fastapi.testclient import TestClient
 
 from app.db.session import make_engine, make_sessionmaker
 from app.main import create_app
 from app.settings import Settings
-from app.worker import fair_redis, tasks
+from app.worker import tasks
 from tests.app.conftest import make_tokens
 from tests.shared_data import REPO
+from tests.support.broker import BROKER, private_queue
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres]
 
-BROKER = "redis://127.0.0.1:6379/0"
 UPLOAD = "/api/v1/assignments/transformer-basics/submissions"
 
 
 @pytest.fixture
 def celery_queue() -> Iterator[str]:
-    try:
-        redis.Redis.from_url(BROKER, socket_connect_timeout=2).ping()
-    except redis.RedisError as exc:
-        pytest.skip(f"Redis at 127.0.0.1:6379 is unreachable: {type(exc).__name__}")
-    queue = f"gf-test-{secrets.token_hex(4)}"
-    conf = tasks.celery_app.conf
-    saved = (conf.task_default_queue, conf.broker_url, conf.result_backend)
-    conf.task_default_queue = queue
-    conf.broker_url = conf.result_backend = BROKER
-    yield queue
-    conf.task_default_queue, conf.broker_url, conf.result_backend = saved
-    # the queue's list for priority 0 and one more for each other priority (fair_redis.PRIORITIES)
-    redis.Redis.from_url(BROKER).delete(
-        queue, *(f"{queue}:{p}" for p in range(1, fair_redis.PRIORITIES)))
+    with private_queue("gf-test") as queue:
+        yield queue
 
 
 def test_api_enqueues_and_a_celery_worker_grades(postgres_db: str, celery_queue: str) -> None:
