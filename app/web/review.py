@@ -15,7 +15,13 @@ from app.assignments.service import require_assignment
 from app.deps import SessionDep
 from app.errors import NotFound
 from app.review import repository as reviews
-from app.review.service import ReviewEntry, review_queue, rubric_item, set_override
+from app.review.service import (
+    MAX_COMMENT,
+    ReviewEntry,
+    review_queue,
+    rubric_item,
+    set_override,
+)
 from app.review.undo import last_change, undo
 from app.sanitize import clean
 from app.submissions.service import get_for_staff, get_scored, scored
@@ -239,7 +245,7 @@ def decide(
     action: Annotated[str, Form(pattern="^(accept|points)$")],
     csrf: Annotated[str, Form(max_length=200)] = "",
     points: Annotated[str, Form(max_length=50)] = "",
-    comment: Annotated[str, Form(max_length=5000)] = "",
+    comment: Annotated[str, Form(max_length=MAX_COMMENT)] = "",
     at: Annotated[int, Form(ge=0, le=QUEUE_LIMIT)] = 0,
     only: Annotated[str, Form(max_length=100)] = "",
 ) -> Response:
@@ -253,7 +259,8 @@ def decide(
     if current is None or scored.assignment_slug != slug:
         raise NotFound(f"Submission {submission_id} of {slug} has no item {item_id!r}.")
     value = _points(action, points, current.machine_points)
-    set_override(session, submission_id, item_id, value, clean(comment, 5000).strip(), who.user)
+    set_override(session, submission_id, item_id, value, clean(comment, MAX_COMMENT).strip(),
+                 who.user)
     back: dict[str, object] = {"at": at, "saved": submission_id, "saved_item": item_id}
     if only:
         back["item_id"] = only

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from app.db.models import User
 from app.deps import IdPath, SessionDep
-from app.review.service import delete_override, set_override
+from app.review.service import MAX_COMMENT, delete_override, set_override
 from app.review.undo import last_change, undo
 from app.sanitize import clean
 from app.submissions.preview import published_view, student_preview
@@ -305,7 +305,7 @@ def set_item(
     session: SessionDep,
     item_id: Annotated[str, Form(max_length=100)],
     points: Annotated[str, Form(max_length=50)],
-    comment: Annotated[str, Form(max_length=5000)] = "",
+    comment: Annotated[str, Form(max_length=MAX_COMMENT)] = "",
     csrf: Annotated[str, Form(max_length=200)] = "",
 ) -> Response:
     """Set one item's points and comment in place (course staff, with the session's CSRF
@@ -314,7 +314,7 @@ def set_item(
     if not isinstance(who, Signed):
         return who
     set_override(session, submission_id, item_id, form_points(points),
-                 clean(comment, 5000).strip(), who.user)
+                 clean(comment, MAX_COMMENT).strip(), who.user)
     back = urlencode({"saved": item_id})
     return RedirectResponse(f"/submissions/{submission_id}?{back}#item-{quote(item_id)}",
                             status_code=303)
