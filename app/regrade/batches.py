@@ -35,7 +35,7 @@ from app.grading.advance import AdvancedRun, advance_runs
 from app.grading.repository import run_scores
 from app.grading.retry import kill_processes
 from app.regrade import jobs
-from app.regrade.changes import ScoreChange, Settled, settle
+from app.regrade.changes import ScoreChange, Settled, settle, stored_by_job
 from app.regrade.fast import FastPath, FastStats, Rescored
 from app.regrade.stored import StoredRun, stored_runs
 from app.submissions.repository import overrides_for
@@ -161,7 +161,7 @@ def here(factory: sessionmaker[Session], fast: FastPath, chunk: Batch, target: T
 
 def run_batches(factory: sessionmaker[Session], fast: FastPath, chunks: list[Batch],
                 target: Target, workers: int, stopping: threading.Event | None, send: Send,
-                done: Callable[[Rescoring], None], counted: Callable[[int], None]) -> None:
+                done: Callable[[Rescoring], None]) -> None:
     """Every fast batch, here or in forked workers; each one's answer to `done` here, in the
     order they come. Forked when there are two batches or more and most of the first is
     re-scored outside the grading processes (a battery change sends nearly all of it there:
@@ -178,7 +178,7 @@ def run_batches(factory: sessionmaker[Session], fast: FastPath, chunks: list[Bat
         else:
             _forked(_Shared(factory, make_sessionmaker(engine, read_only=True), fast, target,
                             first, stored), [first] * bool(first) + tapered(chunks[1:], workers),
-                    workers, stopped, send, done, counted)
+                    workers, stopped, send, done)
             return
         chunks = chunks[1:]
     for chunk in chunks:
@@ -212,8 +212,7 @@ _shared: _Shared | None = None
 
 
 def _forked(shared: _Shared, batches: list[Batch], workers: int, stopped: Callable[[], bool],
-            send: Send, done: Callable[[Rescoring], None], counted: Callable[[int], None]
-            ) -> None:
+            send: Send, done: Callable[[Rescoring], None]) -> None:
     global _shared
     engine = shared.factory.kw["bind"]
     context = multiprocessing.get_context("fork")
@@ -227,13 +226,15 @@ def _forked(shared: _Shared, batches: list[Batch], workers: int, stopped: Callab
     broken = False
 
     def lost(chunk: Batch) -> None:
-        """A batch no worker finished, done here; but for what the worker stored of it."""
+        """A batch no worker finished, done here; but for what the worker stored of it (its
+        changes read back from the stored runs)."""
         target = shared.target
         if target.job_id is not None and not target.dry_run:
             with unit_of_work(shared.factory) as session:
-                stored = jobs.regraded_by(session, target.job_id, chunk)
+                stored = stored_by_job(session, target.job_id, chunk)
             if stored:
-                counted(len(stored))
+                changes = [change for change in stored.values() if change is not None]
+                done(Rescoring(changes=changes, done=len(stored)))
             chunk = [sid for sid in chunk if sid not in stored]
         if chunk:
             done(here(shared.factory, shared.fast, chunk, target, send))

@@ -141,12 +141,6 @@ def count_done(session: Session, job_id: int, done: int, changed: int) -> None:
         .execution_options(synchronize_session=False))
 
 
-def regraded_by(session: Session, job_id: int, ids: Sequence[int]) -> set[int]:
-    """Those of `ids` the job has regraded already (stored under it)."""
-    return set(session.scalars(select(GradingRun.submission_id).where(
-        GradingRun.submission_id.in_(list(ids)), GradingRun.regrade_job_id == job_id)))
-
-
 def ids_to_regrade(session: Session, assignment_id: int, job_id: int | None) -> list[int]:
     """Submission ids in order; with a job, only those it has not regraded yet (resume)."""
     query = select(Submission.id).where(Submission.assignment_id == assignment_id)

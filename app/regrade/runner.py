@@ -264,7 +264,7 @@ def run_regrade(
         else:
             report.fast = fast.stats
             run_batches(factory, fast, chunks, target, worker_count(fast_workers, source.workers),
-                        stopping, pooled.send, pooled.rescored, pooled.counted)
+                        stopping, pooled.send, pooled.rescored)
         pooled.drain()
     finally:
         pooled.close()

@@ -139,9 +139,8 @@ def test_a_worker_that_fails_loses_no_submission(
     assert stored(setup.fast) == stored(setup.slow)
     job = _job(setup.fast, fast)
     assert (job.status, job.done) == ("done", len(ALL))
-    assert fast.total == slow.total
-    if how != "dies after storing":  # else its changes were stored, not reported here
-        _same_reports(fast, slow)
+    # What a worker stored before it died is read back: the report is the same either way.
+    _same_reports(fast, slow)
 
 
 def _ids(setup: Setup) -> list[int]:
@@ -224,7 +223,7 @@ def test_an_in_memory_database_is_never_forked(
         monkeypatch.setattr(batches, "triage", lambda *_: pytest.fail("triaged to fork"))
         target = batches.Target(1, None, dry_run=True)
         batches.run_batches(make_sessionmaker(engine), None,  # type: ignore[arg-type]
-                            [[1], [2], [3]], target, 2, None, *(lambda *_: None,) * 3)
+                            [[1], [2], [3]], target, 2, None, *(lambda *_: None,) * 2)
         assert ran == [[1], [2], [3]]
         engine.dispose()
     assert forks == []
