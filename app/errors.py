@@ -41,6 +41,12 @@ class PayloadTooLarge(DomainError):
     slug = "payload-too-large"
 
 
+class UnsupportedEncoding(DomainError):
+    status = 415
+    title = "Unsupported content encoding"
+    slug = "unsupported-content-encoding"
+
+
 class NotAuthenticated(DomainError):
     status = 401
     title = "Not authenticated"

@@ -138,7 +138,8 @@ async def upload(
     Errors: 401 no or an unknown token; 403 the assignment is not open, or past its cut-off;
     404 unknown assignment; 408 the body arrived too slowly; 409 the student's submission
     limit is reached, or the `Idempotency-Key` named another document or assignment; 413
-    larger than the upload limit, or the student's storage quota is used up; 422 unreadable or
+    larger than the upload limit, or the student's storage quota is used up; 415 a compressed
+    body (`Content-Encoding` other than identity: send the document itself); 422 unreadable or
     unsupported document, a staff upload with no student (neither `student` nor a file name)
     or one not on the assignment's roster, a bad `Idempotency-Key`, or a `handout` the rubric
     does not grade (`unknown-handout`, its editions in `allowed`); 429 too many uploads by this

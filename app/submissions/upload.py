@@ -9,7 +9,7 @@ from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import Request
 
-from app.errors import InvalidInput, PayloadTooLarge
+from app.errors import InvalidInput, PayloadTooLarge, UnsupportedEncoding
 
 # Multipart framing (boundaries, part headers, small fields) on top of the file itself.
 MULTIPART_SLACK = 64 * 1024
@@ -55,6 +55,13 @@ def _media_type(header: str | None) -> str:
 
 
 async def read_upload(request: Request, limit: int) -> Upload:
+    # A compressed body would be stored and graded as its compressed bytes: refused before it
+    # is read (nothing here decompresses a student's bytes).
+    encodings = [part.strip().lower() for header in request.headers.getlist("content-encoding")
+                 for part in header.split(",")]
+    if any(e not in ("", "identity") for e in encodings):
+        raise UnsupportedEncoding(
+            "Send the document itself: a compressed body (Content-Encoding) is not accepted.")
     content_type = request.headers.get("content-type")
     if _media_type(content_type) != "multipart/form-data":
         raw = await _read_capped(request, limit, limit)
