@@ -14,6 +14,7 @@ from app.appeals.service import close_on_withdrawal
 from app.assignments.service import require_assignment
 from app.audit.repository import record
 from app.db.base import utcnow
+from app.db.locks import hold_decisions
 from app.db.models import Assignment, CountedSubmission, User
 from app.errors import InvalidInput
 from app.review.service import waiting_per_item
@@ -102,6 +103,10 @@ def withdraw_grades(session: Session, slug: str, actor: User | None) -> Assignme
     """Students see only what is `visible` again; open regrade requests are closed with a note
     for their students (what they asked about is no longer released)."""
     assignment = require_assignment(session, slug)
+    # After any answer to a regrade request (or another withdrawal) in flight: a request is
+    # then either answered before the withdrawal or closed by it, never answered after it.
+    hold_decisions(session, assignment.id)
+    session.expire_all()
     if assignment.grades_published_at is not None:
         assignment.grades_published_at = None
         session.flush()

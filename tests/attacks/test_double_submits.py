@@ -17,8 +17,9 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 from sqlalchemy import func, select
 
+from app.appeals.models import RegradeRequest
 from app.auth.service import create_token
-from app.db.models import Override
+from app.db.models import AuditEntry, Override
 from app.db.session import unit_of_work
 from tests.app.conftest import Api
 from tests.attacks.conftest import SLUG, UPLOAD
@@ -85,6 +86,45 @@ def test_one_regrade_request_answered_at_once_is_answered_once(either: Api) -> N
         f"/api/v1/regrade-requests/{request_id}/answer",
         json={"reply": f"answer {n}", "points": "1"}, headers=either.auth("prof")))
     assert sorted(codes) == [200] + [409] * (AT_ONCE - 1), codes
+
+
+def test_a_withdrawal_at_once_with_answers_never_leaves_an_answer_after_it(either: Api) -> None:
+    """Withdrawing the grades closes open requests; an answer sent at the same moment is
+    either taken before the withdrawal (and stays answered) or refused (409) after it, never
+    stored on a request the withdrawal has closed, and the withdrawal is taken once."""
+    sid = _graded(either, "withdrawn-asker", "60")
+    assert either.client.post(f"{BASE}/publish", headers=either.auth("prof")).status_code == 200
+    asked = either.client.post(f"/api/v1/submissions/{sid}/items/{ITEM}/regrade-requests",
+                               json={"comment": "please look again"},
+                               headers=either.auth("withdrawn-asker"))
+    assert asked.status_code == 201, asked.text
+    request_id = asked.json()["id"]
+
+    def either_call(n: int) -> httpx.Response:
+        if n % 2:
+            return either.client.delete(f"{BASE}/publish", headers=either.auth("prof"))
+        return either.client.post(f"/api/v1/regrade-requests/{request_id}/answer",
+                                  json={"reply": f"answer {n}", "points": "1"},
+                                  headers=either.auth("prof"))
+
+    codes = _at_once(either_call)
+    assert 500 not in codes, codes
+    with unit_of_work(either.sessions) as session:
+        request = session.get(RegradeRequest, request_id)
+        assert request is not None
+        log = [(e.action, e.detail) for e in session.scalars(
+            select(AuditEntry).where(AuditEntry.action.in_(
+                ["grades.withdraw", "regrade_request.answer", "regrade_request.close"]))
+            .order_by(AuditEntry.id))]
+    actions = [action for action, _ in log]
+    assert actions.count("grades.withdraw") == 1, actions
+    answered = [detail for action, detail in log if action == "regrade_request.answer"
+                and detail.get("request_id") == request_id]
+    if request.status == "answered":
+        assert len(answered) == 1 and actions.index("regrade_request.answer") < actions.index(
+            "grades.withdraw"), actions
+    else:
+        assert request.status == "closed" and not answered and request.reply is None, actions
 
 
 def test_choosing_a_students_submissions_at_once_leaves_one_chosen(either: Api) -> None:
