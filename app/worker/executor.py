@@ -27,11 +27,10 @@ from app.grading.leases import release
 from app.settings import Settings
 from app.worker.fair_redis import PRIORITIES
 from app.worker.tasks import celery_app, celery_config, grade_stored
+from app.worker.waits import FinalWaits
 
 log = logging.getLogger(__name__)
 
-WAIT_SECONDS = 300
-WAIT_POLL_SECONDS = 0.2
 # After a failed publish the broker is taken for down this long: jobs meanwhile go straight
 # back to the outbox instead of each waiting out its own timeout.
 BROKER_DOWN_SECONDS = 2.0
@@ -46,8 +45,8 @@ class CeleryExecutor:
         self._connection: Any = None  # a kombu Connection (untyped)
         self._sessions = sessions
         self._publisher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="celery-publish")
-        # Only `?wait=true` callers block on a result; a few threads wait for them.
-        self._waiters = ThreadPoolExecutor(max_workers=8, thread_name_prefix="celery-wait")
+        # `?wait=true` callers: one thread polls the status of every waited submission.
+        self._waits = FinalWaits(sessions)
         self._lock = threading.Lock()
         self._publishing: set[int] = set()
         self._down_until = 0.0
@@ -61,19 +60,21 @@ class CeleryExecutor:
         if not track:
             return None
 
-        def wait() -> None:
-            if published.result() is None:  # not published: it stays queued for now
+        waited: Future[None] = Future()
+
+        def then_wait(done: Future[AsyncResult[Any] | None]) -> None:
+            if done.cancelled():  # shutting down
+                waited.cancel()
                 return
-            deadline = time.monotonic() + WAIT_SECONDS
-            while time.monotonic() < deadline and not self._final(job.submission_id):
-                time.sleep(WAIT_POLL_SECONDS)
+            if done.exception() is not None or done.result() is None:
+                waited.set_result(None)  # not published: it stays queued for now
+                return
+            final = self._waits.until_final(job.submission_id)
+            final.add_done_callback(lambda f: waited.cancel() if f.cancelled()
+                                    else waited.set_result(None))
 
-        return self._waiters.submit(wait)
-
-    def _final(self, submission_id: int) -> bool:
-        with unit_of_work(self._sessions) as session:
-            status = session.scalar(select(Submission.status).where(Submission.id == submission_id))
-        return status is None or SubmissionStatus(status).is_final
+        published.add_done_callback(then_wait)
+        return waited
 
     def _publish(self, job: GradingJob) -> AsyncResult[Any] | None:
         try:
@@ -146,4 +147,4 @@ class CeleryExecutor:
         self._publisher.shutdown(wait=True, cancel_futures=True)
         if self._connection is not None:
             self._connection.close()
-        self._waiters.shutdown(wait=False, cancel_futures=True)
+        self._waits.close()
