@@ -20,9 +20,12 @@ import sys
 import time
 import traceback
 from operator import attrgetter, is_
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:  # in the zygote, its text follows this one in the same namespace
+    from graders.sandbox.harness_clock import set_clock
 
 SUBMISSION = "<submission>"
 ARRAY_KINDS = "fiub"
@@ -345,6 +348,7 @@ def run(blob: bytes | memoryview, result_fd: int, close_when_done: bool = True) 
     # A syntax error ends the job without a "done" frame.
     namespace: dict[str, Any] = {"__name__": "submission", "__builtins__": builtins}
     ballast = _unsettle(int(job.get("stir", 0)))  # noqa: F841 (kept alive until the end)
+    set_clock(int(job.get("clock", 0)))
     guard = _guard(globals())
     intact, (code, defaults) = guard
     module = _execute_module(job["source"], namespace)
