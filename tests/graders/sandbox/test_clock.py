@@ -65,10 +65,22 @@ UNMOVED = {
     "_datetime": "__import__('_datetime').datetime.now().timestamp()",
     "a NumPy array of 'now'": "np.array('now', dtype='M8[s]').astype(np.int64)",
     "a pipe's modification time": "os.fstat(3).st_mtime",
+    "the syscall the child's set-up resolved, through the frames": "_set_up_syscall()",
 }
 SOURCE = """
-import calendar, datetime, os, time
+import calendar, ctypes, datetime, os, sys, time
 import numpy as np
+
+def _set_up_syscall():
+    # The frame below the harness's is the zygote's `main`, whose globals hold its libc,
+    # `syscall` already resolved (seccomp's set-up): clock_gettime (228) with no audit event.
+    frame = sys._getframe()
+    while "libc" not in frame.f_globals:
+        frame = frame.f_back
+    libc, moment = frame.f_globals["libc"], (ctypes.c_long * 2)()
+    assert "syscall" in vars(libc)
+    libc.syscall(228, 0, moment)
+    return moment[0] + moment[1] / 1e9
 
 def readings():
     return np.array([{readers}], dtype=np.float64)
