@@ -30,7 +30,7 @@ def set_clock(shift: int) -> None:
 
 def install_clock() -> None:
     """Replace the clock readers of `time`, `datetime.datetime` and `numpy.datetime64`."""
-    if getattr(_time.time, "_shifted", False):
+    if getattr(getattr(_time.time, "__func__", None), "_shifted", False):
         return
     real = {name: getattr(_time, name) for name in (
         "time", "time_ns", "localtime", "gmtime", "ctime", "asctime", "strftime",
@@ -86,7 +86,9 @@ def install_clock() -> None:
                                                   "perf_counter_ns")}}
     now._shifted = True  # type: ignore[attr-defined]
     for name, function in replaced.items():
-        setattr(_time, name, function)
+        # A static method, like the built-in it replaces, does not bind when a class keeps it
+        # (logging.Formatter.converter = time.localtime).
+        setattr(_time, name, staticmethod(function))
     _datetime.datetime = _moved_datetime(_datetime.datetime)  # type: ignore[misc]
     _numpy.datetime64 = _moved_datetime64(_numpy.datetime64)  # type: ignore[misc]
 

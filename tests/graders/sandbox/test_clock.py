@@ -125,3 +125,46 @@ def test_the_root_s_times_are_the_zygote_s_start(sandbox: Sandbox) -> None:
     assert call is not None and call.value is not None and call.value.array is not None
     built = float(call.value.array[0])
     assert built <= time.time() and np.isfinite(built)
+
+
+ORDINARY = """
+import dataclasses, datetime, logging, time, typing, warnings
+import numpy as np
+
+T = typing.TypeVar("T")
+
+class Pair(typing.NamedTuple):
+    first: float
+    second: float
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    d_k: int = 4
+
+def readings():
+    warnings.warn("a student's warning")
+    logging.basicConfig(format="%(asctime)s %(message)s", level=logging.INFO)
+    logging.getLogger("student").info("started")
+    now = datetime.datetime.now()
+    later = now + datetime.timedelta(hours=1)
+    dates = np.arange(np.datetime64("2026-01-01"), np.datetime64("2026-01-08"))
+    checks = [isinstance(now, datetime.date), isinstance(later, datetime.datetime),
+              type(later) is type(now), isinstance(dates[0], np.datetime64),
+              np.issubdtype(dates.dtype, np.datetime64), len(dates) == 7,
+              datetime.datetime.strptime("2026-11-29", "%Y-%m-%d").year == 2026,
+              Pair(1.0, 2.0).second == 2.0, Config().d_k == 4, time.sleep(0) is None,
+              str(np.datetime64("2026-11-29")) == "2026-11-29"]
+    return np.array(checks, dtype=np.float64)
+"""
+
+
+@pytest.mark.parametrize("shift", [0, 800 * 86_400 + 3600 + 60 + 5])
+def test_ordinary_code_that_meets_the_clock_runs_alike_under_a_shift(
+    sandbox: Sandbox, shift: int
+) -> None:
+    # typing, dataclasses, warnings and logging ask for frames and the time; dates in NumPy
+    # and datetime arithmetic meet the replaced classes.
+    outcome = sandbox.run(Job(ORDINARY, (), (Call("readings", ()),), clock_shift_s=shift))
+    call = outcome.calls[0]
+    assert call is not None and call.ok and call.value is not None, (outcome, outcome.output)
+    assert call.value.array is not None and bool(call.value.array.all()), call.value.array
