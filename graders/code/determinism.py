@@ -6,7 +6,9 @@ drawn from the source, so two students who hand in the same bytes share one run.
 sound for a program whose results depend on its inputs alone. So a job not found in the cache
 runs twice: the second time with its calls in the reverse order, each made twice (a function
 that counts its calls or remembers the previous one answers otherwise), in a child whose
-global random states and heap layout differ (unseeded draws, `id()` and addresses differ).
+global random states and heap layout differ (unseeded draws, `id()` and addresses differ) and
+whose clocks are moved by years, days, hours, minutes and seconds (a program that reads the
+date, the weekday, the hour or the minute answers otherwise; graders/sandbox/clock.py).
 When the two runs disagree, every item of the battery goes to review with the reason and
 nothing is stored. A program that reads the clock, draws random numbers, reads files, leaves
 memory uninitialised (`np.empty`) or reaches names dynamically (where the scan cannot see what
@@ -26,12 +28,16 @@ from graders.cache.sandbox import UNCACHEABLE, run_cached
 from graders.context import GradingContext
 from graders.results import ItemResult, Status
 from graders.sandbox import CallResult, Job, JobOutcome, ModuleResult, Sandbox, StudentError, Value
+from graders.sandbox.clock import clock_shift
 
 # Modules whose results depend on the world, not the inputs.
 _MODULES = frozenset({"time", "datetime", "random", "secrets", "uuid", "os", "socket",
                       "threading", "multiprocessing", "concurrent", "asyncio", "importlib",
                       "subprocess", "resource", "platform", "tempfile", "pathlib", "io", "ctypes",
-                      "gc", "inspect", "sys", "operator"})
+                      "gc", "inspect", "sys", "operator",
+                      # the C modules behind datetime, ctypes and os: clocks a second run's
+                      # shift does not reach (docs/result-cache.md)
+                      "_datetime", "_ctypes", "posix"})
 # Names and attributes that read the world or reach code the scan cannot see.
 _NAMES = frozenset({"open", "id", "hash", "input", "__import__", "eval", "exec", "compile",
                     "getattr", "globals", "vars", "locals", "breakpoint", "memoryview"})
@@ -109,14 +115,14 @@ def _observed(module: ModuleResult | None, calls: Sequence[CallResult | None]) -
 
 def _twice(sandbox: Sandbox, job: Job, reason: str) -> tuple[JobOutcome, str | None, bool]:
     """Run `job`, then again with its calls in the reverse order, each made twice in a row (in
-    a child whose random states and heap differ, see the harness): the first outcome; `reason`
-    when the two disagree; whether they agreed (a second run that did not complete agrees with
-    nothing)."""
+    a child whose random states, heap and clocks differ, see the harness): the first outcome;
+    `reason` when the two disagree; whether they agreed (a second run that did not complete
+    agrees with nothing)."""
     first = sandbox.run(job)
     if first.status != "completed":
         return first, None, False
     again = tuple(call for call in job.calls[::-1] for _ in range(2))
-    second = sandbox.run(replace(job, calls=again))
+    second = sandbox.run(replace(job, calls=again, clock_shift_s=clock_shift()))
     if second.status != "completed":
         return first, None, False
     seen = _observed(first.module, first.calls)

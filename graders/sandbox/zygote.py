@@ -40,7 +40,9 @@ del _name, _source, _module
 ZYGOTE_LOADER = _LOADER.format(sources=tuple(
     (f"graders.sandbox.{name}", (HERE / f"{name}.py").read_text()) for name in ZYGOTE_MODULES))
 ZYGOTE_SOURCE = ZYGOTE_LOADER + 'sys.modules["graders.sandbox.zygote_main"].main()\n'
-HARNESS_SOURCE = (HERE / "harness_main.py").read_text()
+# The child-side harness, and the clocks it moves per run (one namespace in the zygote).
+HARNESS_SOURCE = "\n".join((HERE / f"{name}.py").read_text()
+                            for name in ("harness_main", "harness_clock"))
 START_TIMEOUT_S = 20.0
 # Beyond the job's own timeout: fork, teardown and relaying, before we give up on the zygote;
 # longer by the time the zygote and the job waited for a processor (a loaded machine), up to

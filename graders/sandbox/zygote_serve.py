@@ -93,6 +93,7 @@ class Zygote(Isolation):
                "calls": [{"function": "f", "args": [0, 0]}, {"function": "g", "args": []}],
                "caps": {"result_bytes": 1 << 20, "salvage_elements": 64}}
         self.harness["install_streams"]()
+        self.harness["install_clock"]()
         raw = json.dumps(job).encode()
         blob = struct.pack(">II", len(raw), len(data)) + raw + data
         r, w = os.pipe()

@@ -70,6 +70,7 @@ def test_a_program_that_may_vary_is_never_served_from_the_cache(cached) -> None:
     "import numpy as np\nx = np.empty((3, 3))\n", "f = open('/proc/uptime')\n",
     "m = __import__('ti' + 'me')\n", "g = getattr(object, 'x')\n", "import os\n",
     "from numpy.random import default_rng\n",
+    "import _datetime\n", "from _ctypes import dlopen\n", "import posix\n",
 ])
 def test_what_may_vary_is_named(source: str) -> None:
     assert varying_reason(source) is not None
