@@ -49,12 +49,15 @@ def main() -> None:
             for item in question.items:
                 if item.id not in TRUE_POINTS:
                     continue
-                texts = [p.answers[question.id].text for p in parsed
-                         if question.id in p.answers and p.answers[question.id].text.strip()]
+                # Upload n is submission n + 1 in the HTTP run's fresh database: the audit
+                # draws hash the ids, so they pick the same answers.
+                kept = [(n + 1, p.answers[question.id].text) for n, p in enumerate(parsed)
+                        if question.id in p.answers and p.answers[question.id].text.strip()]
+                texts = [t for _, t in kept]
                 truth = [float(TRUE_POINTS[item.id][statement(question.id, t)]) for t in texts]
                 tolerance = 0.2 * float(item.points)
                 runs.append(simulate(loaded, question.id, item.id, texts, truth, args.cap,
-                                     resources, cache, tolerance, SLUG))
+                                     resources, cache, tolerance, SLUG, [n for n, _ in kept]))
                 print(f"{item.id}: {runs[-1].steps[-1].within}/{runs[-1].size} within",
                       file=sys.stderr)
     finally:

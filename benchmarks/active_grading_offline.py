@@ -2,11 +2,12 @@
 decide from the human grades, re-score the undecided answers with the decisions as exemplars,
 estimate), through the same functions the service calls (`app.active.rescore`,
 `graders.active`), in one process. For trying a change in a minute or two; the HTTP benchmark
-stays the measurement of record (the two differ only in the audit draws, which are salted by
-submission ids).
+stays the measurement of record. The audit draws hash the submission ids the HTTP run's fresh
+database gives (student n is submission n + 1), so the two take the same decisions: on 7-12 every
+item's curve is the HTTP run's. `--salt` draws other random checks.
 
     python benchmarks/active_grading_offline.py [--assignments 7-12] [--cap 0.5]
-                                                [--max-questions N] [--cache FILE]
+                                                [--max-questions N] [--cache FILE] [--salt S]
 
 `--cache`: re-scored suggestions kept by (item, decisions) between runs (a change to the
 chooser or the propagation re-uses what the grader already computed; delete the file after
@@ -86,9 +87,11 @@ def _scores(loaded: LoadedRubric, question: str, item: str, texts: list[str],
 
 def simulate(loaded: LoadedRubric, question: str, item: str, texts: list[str],
              truth: list[float], cap: float, resources: object, cache: Cache,
-             tolerance: float = TOLERANCE, salt: str = "mohler") -> ItemRun:
+             tolerance: float = TOLERANCE, salt: str = "mohler",
+             keys: list[int] | None = None) -> ItemRun:
     """The loop on one item: `tolerance` in points (20% of the item's), `salt` names the
-    assignment in the audit draws."""
+    assignment in the audit draws, `keys` are the answers' submission ids in the HTTP run (the
+    audit draws hash them; by default their positions)."""
     run = ItemRun(item, len(texts))
     limit = max(1, round(cap * len(texts)))
     cosines = rescore.similarity(loaded, question, texts, resources)  # type: ignore[arg-type]
@@ -111,11 +114,12 @@ def simulate(loaded: LoadedRubric, question: str, item: str, texts: list[str],
         if not waiting or len(decided) >= limit:
             break
         sub = None if cosines is None else cosines[waiting][:, waiting]
-        proposal = propose([Candidate(k, errors[k]) for k in waiting], sub, len(decided),
+        ids = list(range(len(texts))) if keys is None else keys
+        proposal = propose([Candidate(ids[k], errors[k]) for k in waiting], sub, len(decided),
                            f"{salt}\0{item}")
         assert proposal is not None
         run.reasons[proposal.reason] += 1
-        k = proposal.key
+        k = ids.index(proposal.key)
         decided[k] = round(truth[k], 2)
         held.append(HeldBack(errors[k], abs(points[k] - decided[k]) > tolerance + 1e-9,
                              points[k]))
@@ -130,6 +134,9 @@ def main() -> None:
     parser.add_argument("--cap", type=float, default=0.5)
     parser.add_argument("--max-questions", type=int, default=None)
     parser.add_argument("--cache", type=Path, default=None)
+    parser.add_argument("--salt", default="mohler",
+                        help="the audit draws' salt (the HTTP run's: its slug, mohler); another "
+                        "draws other random checks, to see how much a figure owes to them")
     parser.add_argument("--no-propagate", action="store_true",
                         help="the suggestions as the grader gives them (decisions as exemplars)")
     parser.add_argument("--json", type=Path, default=None, help="also write the runs here")
@@ -147,10 +154,12 @@ def main() -> None:
     runs = []
     try:
         for q, rows in questions.items():
-            kept = [r for r in rows if r["student_answer"].strip()]
-            runs.append(simulate(loaded, f"q{q}", f"m{q}", [r["student_answer"] for r in kept],
-                                 [float(r["score_avg"]) for r in kept], args.cap, resources,
-                                 cache))
+            # Student n is submission n + 1 in the HTTP run's fresh database (its uploads go in
+            # student order): the audit draws hash the ids, so they pick the same answers.
+            kept = [(n + 1, r) for n, r in enumerate(rows) if r["student_answer"].strip()]
+            runs.append(simulate(loaded, f"q{q}", f"m{q}", [r["student_answer"] for _, r in kept],
+                                 [float(r["score_avg"]) for _, r in kept], args.cap, resources,
+                                 cache, salt=args.salt, keys=[n for n, _ in kept]))
     finally:
         cache.save()
     print(report(runs, 0.0, args.cap, f"Offline simulation, Mohler {args.assignments}."))
