@@ -8,8 +8,9 @@ A pattern is a regular expression (case-insensitive) with three conveniences:
 - `NOT` (upper case) matches any negation: not, n't, never, cannot, no.
 A match preceded in its clause by a negation ("not", "n't", "never", "without", ...) does not
 count, unless the pattern itself contains the negation (`not linearly separable`), or a word of
-crossing stands between the two ("can't handle positions past max_len", "does not work beyond
-the maximum length"): the negation then covers going past the limit, which states the limit.
+crossing stands between the two or opens the match ("can't handle positions past max_len",
+"does not work beyond the maximum length", "can't go | beyond max_len"): the negation then
+covers going past the limit, which states the limit.
 """
 
 from __future__ import annotations
@@ -91,7 +92,9 @@ def is_negated(text: str, start: int) -> bool:
         before = before[breaks[-1].end() :]
     window = " ".join(before.split()[-_NEGATION_WINDOW_WORDS:])
     negations = list(_NEGATOR.finditer(window))
-    return bool(negations) and not CROSSING.search(window, negations[-1].end())
+    # (the phrase may itself open on the crossing: "can't handle positions | beyond max_len")
+    return bool(negations) and not CROSSING.search(window, negations[-1].end()) and \
+        not CROSSING.match(text, start)
 
 
 def find_affirmed(pattern: str, text: str) -> PatternHit | None:
