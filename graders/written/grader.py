@@ -195,7 +195,7 @@ class WrittenGrader(Grader):
                                      unfound_phrasings=missing_model is not None and config.phrased
                                      and verdict.level in ("none", "partial"))
             doubt(decision, verdict, part, item.points, offset_known, config,
-                  context.question.prompt)
+                  context.question.prompt, plan.rivals)
         elif used is not None:
             answer_text = " ".join(s.text for s in sentences)
             features = reference_features(used, config.reference, answer_text,

@@ -213,6 +213,11 @@ def overlap(phrasing: str, clause: str, demoted: frozenset[str] = frozenset()) -
     return len(wanted & _content(clause)) / len(wanted) if wanted else 0.0
 
 
+def content_words(text: str) -> frozenset[str]:
+    """The content words of `text`, stemmed, by term class (as `overlap` counts them)."""
+    return _content(text)
+
+
 def shared_words(text: str, other: str, demoted: frozenset[str] = frozenset()) -> int:
     """How many content words (stemmed, by term class; not `demoted`) two texts share."""
     return len((_content(text) & _content(other)) - demoted)

@@ -111,6 +111,24 @@ def find_affirmed(pattern: str, text: str) -> PatternHit | None:
     return None
 
 
+def negated_in_another_clause(pattern: str, text: str) -> PatternHit | None:
+    """A match of `pattern` that `find_affirmed` rejects only for a negation inside it that a
+    clause break separates from the match's last clause ("yes - X+P is no longer a permutation
+    of the rows, so the outputs differ" for `yes ... differ`): the negation may govern only its
+    own clause, so whether the match is stated only a reader can tell."""
+    if _NEGATOR.search(pattern) is not None:
+        return None
+    for match in compile_pattern(pattern).finditer(text):
+        inside = match.group(0)
+        breaks = list(_CLAUSE_BREAK.finditer(inside))
+        if not breaks or is_negated(text, match.start()):
+            continue
+        last = breaks[-1].end()
+        if _NEGATOR.search(inside[last:]) is None and _NEGATOR.search(inside[:last]):
+            return PatternHit(pattern, match.start(), match.end(), inside)
+    return None
+
+
 # Regrading the same answers is common (a rubric edit, a bulk regrade): remember the outcomes.
 @lru_cache(maxsize=200_000)
 def find_any(patterns: tuple[str, ...], text: str) -> PatternHit | None:

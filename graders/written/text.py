@@ -45,12 +45,12 @@ _SYMBOLS = {
     "ll": " << ", "sum": " sum ", "prod": " product ", "in": " in ", "propto": " proportional to ",
     "lVert": "||", "rVert": "||", "|": "||", "langle": "<", "rangle": ">", "top": "T",
 }
-_GREEK = frozenset(
+GREEK = frozenset(
     re.findall(r"\w+", "alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota "
                "kappa lambda mu nu xi pi rho sigma tau upsilon phi varphi chi psi omega "
                "Gamma Delta Theta Lambda Xi Pi Sigma Phi Psi Omega")
 )
-_OPERATORS = frozenset(
+OPERATORS = frozenset(
     re.findall(r"\w+", "max min exp log ln cos sin tan tanh arg argmax argmin det dim lim "
                "sup inf softmax Pr")
 )
@@ -117,7 +117,7 @@ def _command(match: re.Match[str]) -> str:
     name = match.group(1)
     if name in _SYMBOLS:
         return _SYMBOLS[name]
-    if name in _GREEK or name in _OPERATORS:
+    if name in GREEK or name in OPERATORS:
         return f" {name}"  # no space after: `\\alpha_a` -> `alpha_a`
     return " "
 

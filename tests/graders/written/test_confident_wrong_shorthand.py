@@ -12,7 +12,11 @@ and test_confident_wrong_wording.py):
   derivatives multiplied -> tiny"): a person decides, never a confident 0;
 - the subject of a missed element defined in other words, in an answer credited in part
   ("K: what it can be found by"): a person decides;
-- a property of greedy decoding after an arrow ("greedy -> can get stuck") is no example.
+- a property of greedy decoding after an arrow ("greedy -> can get stuck") is no example;
+- a negated crossing that opens a pattern's match ("can't handle positions | beyond max_len"):
+  the limit is stated;
+- a right claim for a reason the rubric does not give ("... is still linear because each layer
+  has a bias"): a person decides, never a confident full credit.
 """
 
 from __future__ import annotations
@@ -193,3 +197,61 @@ def test_a_negated_crossing_that_opens_the_match_states_the_limit(
     assert find_affirmed(f"{crossing} max_len", sentence) is not None
     # the negated verb itself stays negated
     assert find_affirmed(verb, sentence) is None
+
+
+@given(st.sampled_from(["A stack of linear layers is still linear",
+                        "Stacking linear layers is still linear",
+                        "Composing linear layers gives one linear map"]),
+       st.sampled_from(["because", "since", "due to the fact that"]),
+       st.sampled_from(["each layer has a bias", "the learning rate is constant",
+                        "dropout is off", "of the bias terms", "the optimizer is Adam"]))
+@settings(max_examples=40, deadline=None)
+def test_a_credited_claim_for_a_reason_the_rubric_does_not_give_goes_to_a_person(
+        rubric: LoadedRubric, resources: GradingResources, claim: str, because: str,
+        reason: str) -> None:
+    answer = f"{claim} {because} {reason}."
+    result = graded_item(rubric, resources, "A2", "a2.collapse", answer)
+    assert result.status is Status.NEEDS_REVIEW or result.points < result.max_points, \
+        (answer, result.points, result.confidence)
+
+
+@given(st.sampled_from(["the product of the weight matrices is one matrix",
+                        "composing linear maps gives a linear map",
+                        "W2(W1x) = (W2W1)x"]))
+@settings(max_examples=5, deadline=None)
+def test_a_credited_claim_for_the_rubrics_reason_keeps_its_confident_credit(
+        rubric: LoadedRubric, resources: GradingResources, reason: str) -> None:
+    answer = f"A stack of linear layers is still linear because {reason}."
+    result = graded_item(rubric, resources, "A2", "a2.collapse", answer)
+    assert result.status is Status.GRADED and result.points == result.max_points
+
+
+@given(st.sampled_from(["Yes —", "Yes,", "Yes -", "yes:"]),
+       st.sampled_from(["X+P is no longer a permutation of the same rows",
+                        "the rows of X+P are not just a reordering any more",
+                        "the sum can't be permuted back"]),
+       st.sampled_from(["so outputs differ for different orders",
+                        "hence the output differs when the words are swapped"]))
+@settings(max_examples=30, deadline=None)
+def test_an_idea_after_a_negation_in_another_clause_is_never_a_confident_zero(
+        cs224n: LoadedRubric, resources: GradingResources, yes: str, negated: str,
+        outcome: str) -> None:
+    answer = f"{yes} after adding p_i, {negated}, {outcome}"
+    result = graded_item(cs224n, resources, "2b.i", "2b.i", answer)
+    assert full_or_reviewed(result), (answer, result.points, result.confidence)
+
+
+@given(st.sampled_from(["does not differ", "never differs", "can't differ"]),
+       st.sampled_from(["isn't equal", "is not PX", "can't permute"]))
+@settings(max_examples=20, deadline=None)
+def test_only_a_negation_in_an_earlier_clause_than_the_idea_is_doubted(
+        negated_idea: str, negated_other: str) -> None:
+    from graders.written.patterns import negated_in_another_clause
+
+    # the negation in the idea's own clause governs it: no doubt
+    assert negated_in_another_clause("yes ... differ*", f"yes, so it {negated_idea}") is None
+    # a negation before the match governs the whole match: no doubt
+    assert negated_in_another_clause("yes ... differ*", "not yes, so it differs") is None
+    # a negation only in an earlier clause of the match: a doubt
+    assert negated_in_another_clause(
+        "yes ... differ*", f"yes, it {negated_other}, so differs") is not None
