@@ -40,7 +40,7 @@ from graders.written.patterns import PatternError, compile_pattern
 # word-order example below full credit and an analogy graded zero go to review (`doubts`);
 # transformer-basics reads the collapse, XOR's lack of one line, heads attending "jointly" and
 # roles of q_i, k_j, v_j in more words, and a label before a definition is not an example.
-VERSION = "15"
+VERSION = "16"
 
 
 class _Strict(BaseModel):

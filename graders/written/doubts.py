@@ -7,6 +7,27 @@ grade then goes to a person, its points unchanged.
 - an answer that explains by analogy ("think of each layer as a stretch-and-rotate", "greedy is
   like always taking the steepest path uphill") graded zero: the similarity that decides how
   sure a zero is compares it with a definition, which an analogy does not resemble;
+- a note whose steps are linked by arrows ("lots of small derivatives multiplied -> tiny",
+  "chain rule -> many small factors multiplied -> ~0") below full credit, where a step uses
+  two or more of the words of an element the answer is not credited with, one of them not
+  the question's own: the sentence encoder reads a chain of noun phrases and arrows as far from
+  any prose statement, so the similarity that decides how sure a grade is says nothing;
+- a credited sentence that gives its reason ("because ...", "since ...", "due to ...") in
+  words none of which are the item's (its reference, its elements' phrasings, statements
+  and labels; the question's own words aside): "a stack of linear layers is still linear
+  because each layer has a bias" states the collapse for a reason the rubric does not give,
+  which may be wrong; only a reader can tell;
+- a pattern of an element the answer is not credited with, matched across clauses and
+  rejected only for a negation in an earlier clause than the one the match ends in ("Yes -
+  after adding p_i, X+P is no longer a permutation of the same rows, so outputs differ" for
+  `yes ... differ`), below full credit: the negation may govern only its own clause;
+- a definition of what an element is about, left unrecognised, in an answer credited in part
+  ("Q: what a token asks, K: what it can be found by, V: what it passes on" credited for the
+  query and the value): the element says what a named thing is ("the key is what a token
+  offers to be matched on"), and the answer defines that thing (its name, or the capital
+  letter that stands for it when the question names it, then "=", ":", "is" or an arrow, then
+  a few words) in words no pattern or phrasing reads; the answer is on track, and whether
+  the definition is right only a reader can tell;
 - a word-order example, two quoted word sequences that are each other's words in another order
   ("attention can't tell 'dog bites man' from 'man bites dog'"), in an answer below full credit:
   the example may state an idea (attention ignores order) that no pattern or phrasing reads.
@@ -18,9 +39,12 @@ import re
 from collections.abc import Sequence
 from decimal import Decimal
 
+from graders.written.config import WrittenConfig
 from graders.written.matching import PatternVerdict
+from graders.written.meaning import content_words, question_words, shared_words
+from graders.written.patterns import negated_in_another_clause
 from graders.written.scoring import UNSURE_CONFIDENCE, Decision, sentence_evidence
-from graders.written.text import Sentence
+from graders.written.text import GREEK, OPERATORS, Sentence
 
 # A condition that restricts the claim of its sentence ("as long as" and a bare "provided" are
 # more often a length or a participle: "sequences as long as 512", "the content provided").
@@ -36,6 +60,109 @@ ANALOGY = re.compile(
     r"(?<![\w'’])(?:think\s+of|imagine|analog(?:y|ies|ous)|metaphor|as\s+if|"
     r"(?:is|are|it'?s|it\s+is|works|acts|behaves)\s+(?:just\s+|a\s+bit\s+|kind\s+of\s+)?like)"
     r"(?![\w'’])", re.IGNORECASE)
+
+
+# An arrow between two steps of a note (`text.normalise` writes every arrow as "->").
+ARROW = re.compile(r"(?:->|=>)")
+# Content words an arrowed note must share with an element it is not credited with.
+NOTE_WORDS = 2
+
+
+def arrow_note(config: WrittenConfig, verdict: PatternVerdict, sentences: Sequence[Sentence],
+               prompt: str = "") -> Sentence | None:
+    """A sentence of arrowed steps that uses `NOTE_WORDS` of the words of an element the
+    verdict misses (its phrasings, statement or label), one of them not the question's (a
+    note that echoes the question, "gradients vanish -> bad", says nothing more)."""
+    if not verdict.missing:
+        return None
+    asked = question_words(prompt)
+    texts = [t for e in verdict.missing
+             for t in (*e.phrasings, e.statement or "", e.label or "") if t]
+    for sentence in sentences:
+        if ARROW.search(sentence.norm) and any(
+                shared_words(t, sentence.norm) >= NOTE_WORDS
+                and shared_words(t, sentence.norm, asked) >= 1 for t in texts):
+            return sentence
+    return None
+
+
+# What an element's label or statement defines: "the key is what a token offers ...".
+_DEFINED = re.compile(r"^(?:the\s+|an?\s+)?([A-Za-z]{3,})\s+(?:is|are)\s")
+_DEFINITION = r"\s*(?:=|:|->|\bis\b|\bare\b)\s*\w+(?:\W+\w+){2}"
+_CLAUSE_START = r"(?:^|[,;(.]|\band\b)\W{0,3}(?:the\s+)?"
+_WORDS = re.compile(r"[A-Za-z]+")
+
+
+def unread_definition(verdict: PatternVerdict, sentences: Sequence[Sentence],
+                      prompt: str = "") -> Sentence | None:
+    """A sentence defining the subject of an element the partial verdict misses."""
+    if verdict.level != "partial":
+        return None
+    asked = {w.lower() for w in _WORDS.findall(prompt)}
+    for element in verdict.missing:
+        defined = _DEFINED.match(element.label or element.statement or "")
+        if defined is None:
+            continue
+        name = defined.group(1).lower().removesuffix("s")
+        names = [re.escape(name) + "s?"]
+        if name in asked or name + "s" in asked or name[:-1] + "ies" in asked:
+            names.append(name[0].upper())  # "K" for the key, where the question asks for keys
+        found = re.compile(_CLAUSE_START + r"(?:" + "|".join(names) + r")(?![\w'’])"
+                           + _DEFINITION, re.IGNORECASE if len(names) == 1 else 0)
+        for sentence in sentences:
+            if found.search(sentence.norm[:2000]):
+                return sentence
+    return None
+
+
+# A reason given for a claim, up to the end of its clause (a comma ends a fronted one: "since
+# the norm varies, c jumps").
+_REASON = re.compile(r"(?<![\w'’])(?:because|since|due\s+to|thanks\s+to|as\s+a\s+result\s+of)"
+                     r"(?![\w'’])([^.;:!?,()]{1,300})", re.IGNORECASE)
+# Content words a reason must have (the question's aside), none of which the item's texts use.
+# (A reason half in the rubric's words was too often right: on the development corpora, seven
+# right explanations in long sentences, "because their queries are orthogonal to the
+# problematic directions", went to review for one share bar of 0.5.)
+REASON_WORDS = 1
+# Words of a formula read out of LaTeX ("since epsilon_a ~ N(1, 1/2)"): no reason in words.
+FORMULA_WORDS = frozenset(content_words(" ".join(GREEK | OPERATORS)))
+
+
+def unsupported_reason(config: WrittenConfig, verdict: PatternVerdict, prompt: str = "",
+                       rivals: Sequence[str] = ()) -> Sentence | None:
+    """A credited sentence whose reason is in words that neither the item's texts nor
+    the question's other items' (`rivals`: a sentence may answer two parts) use. Words only:
+    a formula ("since a_i^T b_k = 0") is no reason in other words."""
+    if verdict.level not in ("full", "partial"):
+        return None
+    texts = [*config.reference, *rivals] + [
+        t for e in config.elements for t in (*e.phrasings, e.statement or "", e.label or "") if t]
+    known = frozenset().union(*(content_words(t) for t in texts))
+    asked = question_words(prompt)
+    for found in verdict.found.values():
+        for reason in _REASON.finditer(found.sentence.norm[:2000]):
+            words = [w for w in content_words(reason.group(1)) if w.isalpha() and len(w) >= 3
+                     and w not in FORMULA_WORDS and not _inflected(w, asked)]
+            if len(words) >= REASON_WORDS and not any(_inflected(w, known) for w in words):
+                return found.sentence
+    return None
+
+
+def _inflected(word: str, words: frozenset[str]) -> bool:
+    """Whether `word` (a stem) is one of `words` or a stem of one, or one is its stem ("var"
+    from "varies" and "vary")."""
+    return word in words or any(
+        len(w) >= 3 and (w.startswith(word) or word.startswith(w)) for w in words)
+
+
+def negation_elsewhere(verdict: PatternVerdict, sentences: Sequence[Sentence]
+                       ) -> Sentence | None:
+    """A sentence where a missed element's pattern is rejected for another clause's negation."""
+    for element in verdict.missing:
+        for sentence in sentences:
+            if any(negated_in_another_clause(p, sentence.norm[:2000]) for p in element.patterns):
+                return sentence
+    return None
 
 
 def conditioned_credit(verdict: PatternVerdict) -> Sentence | None:
@@ -79,13 +206,40 @@ def analogy_for_zero(verdict: PatternVerdict, sentences: Sequence[Sentence]) -> 
 
 
 def doubt(decision: Decision, verdict: PatternVerdict, sentences: Sequence[Sentence],
-          max_points: Decimal, offset_known: bool) -> None:
+          max_points: Decimal, offset_known: bool, config: WrittenConfig | None = None,
+          prompt: str = "", rivals: Sequence[str] = ()) -> None:
     """Keep a pattern verdict below any review threshold when one of the signals above holds."""
+    note = (arrow_note(config, verdict, sentences, prompt)
+            if config is not None and decision.points < max_points else None)
+    if note is not None:
+        decision.feedback.append("The answer is a note of steps linked by arrows, in words of "
+                                 "a key idea it is not credited with; a grader should check "
+                                 "it.")
+        decision.evidence.append(sentence_evidence(note, "a note of arrowed steps",
+                                                   offset_known))
     analogy = analogy_for_zero(verdict, sentences) if decision.points == 0 else None
     if analogy is not None:
         decision.feedback.append("The answer explains by an analogy, which may state an idea "
                                  "in other words; a grader should check it.")
         decision.evidence.append(sentence_evidence(analogy, "an analogy", offset_known))
+    defined = unread_definition(verdict, sentences, prompt) if config is not None else None
+    if defined is not None:
+        decision.feedback.append("The answer defines what a key idea it is not credited with is "
+                                 "about, in other words; a grader should check it.")
+        decision.evidence.append(sentence_evidence(defined, "an unrecognised definition",
+                                                   offset_known))
+    reason = unsupported_reason(config, verdict, prompt, rivals) if config is not None else None
+    if reason is not None:
+        decision.feedback.append("A credited sentence gives a reason in words the rubric does "
+                                 "not use; a grader should check that the reason holds.")
+        decision.evidence.append(sentence_evidence(reason, "gives its own reason",
+                                                   offset_known))
+    elsewhere = negation_elsewhere(verdict, sentences) if decision.points < max_points else None
+    if elsewhere is not None:
+        decision.feedback.append("A sentence states a key idea after a negation in another "
+                                 "clause; a grader should check which the negation governs.")
+        decision.evidence.append(sentence_evidence(elsewhere, "a negation in another clause",
+                                                   offset_known))
     conditioned = conditioned_credit(verdict)
     if conditioned is not None:
         decision.feedback.append("A credited sentence restricts its claim by a condition; a "
@@ -99,5 +253,7 @@ def doubt(decision: Decision, verdict: PatternVerdict, sentences: Sequence[Sente
                                  "should check it.")
         decision.evidence.append(sentence_evidence(
             example, "an example of the same words in another order", offset_known))
-    if conditioned is not None or example is not None or analogy is not None:
+    if conditioned is not None or example is not None or analogy is not None or \
+            note is not None or defined is not None or reason is not None or \
+            elsewhere is not None:
         decision.confidence = min(decision.confidence, UNSURE_CONFIDENCE)

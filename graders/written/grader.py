@@ -45,6 +45,7 @@ from graders.written.scoring import (
     two_steps,
 )
 from graders.written.settings import WrittenSettings
+from graders.written.shorthand import expand, question_words
 from graders.written.similarity import AnswerVectors, units_of, within_budget
 from graders.written.similarity_model import SimilarityModel
 from graders.written.spelling import respell, vocabulary
@@ -109,7 +110,7 @@ class WrittenGrader(Grader):
         self, items: Sequence[RubricItem], answer: LocatedAnswer, context: GradingContext
     ) -> list[ItemResult]:
         settings = _settings(context)
-        sentences = respell(split_sentences(answer.text, answer.start), _words(items, context))
+        sentences = _read(answer, items, context)
         plans = [self._plan(item, answer, sentences, settings, context, _rivals(items, item))
                  for item in items]
         embedder = shared_embedder(context)
@@ -129,7 +130,7 @@ class WrittenGrader(Grader):
                        context: GradingContext) -> list[str]:
         """Every text `grade_items` will embed for this answer (for batching many answers)."""
         settings = _settings(context)
-        sentences = respell(split_sentences(answer.text, answer.start), _words(items, context))
+        sentences = _read(answer, items, context)
         wanted = [t for item in items
                   for t in self._plan(item, answer, sentences, settings, context,
                                       _rivals(items, item)).targets]
@@ -193,7 +194,8 @@ class WrittenGrader(Grader):
                                      offset_known, unfound, opposite, weak,
                                      unfound_phrasings=missing_model is not None and config.phrased
                                      and verdict.level in ("none", "partial"))
-            doubt(decision, verdict, part, item.points, offset_known)
+            doubt(decision, verdict, part, item.points, offset_known, config,
+                  context.question.prompt, plan.rivals)
         elif used is not None:
             answer_text = " ".join(s.text for s in sentences)
             features = reference_features(used, config.reference, answer_text,
@@ -292,14 +294,18 @@ def _by_meaning(config: WrittenConfig, verdict: PatternVerdict) -> bool:
         verdict.level == "full" and bool(config.phrased_contradictions)))
 
 
-def _words(items: Sequence[RubricItem], context: GradingContext) -> frozenset[str]:
-    """The question's vocabulary that misspelt words are read as (`spelling.py`), when one of
-    its written items has elements (patterns and phrasings read words; similarity alone is
-    left as it was fitted)."""
+def _read(answer: LocatedAnswer, items: Sequence[RubricItem], context: GradingContext
+          ) -> list[Sentence]:
+    """The answer's sentences as read for matching and similarity: misspelt key terms
+    (`spelling.py`) and the shortenings of notes (`shorthand.py`) read as the question's words,
+    when one of its written items has elements."""
     configs = [_config(i) for i in items if i.grader == "written"]
+    sentences = split_sentences(answer.text, answer.start)
     if not any(c.elements for c in configs):
-        return frozenset()
-    return vocabulary(configs, context.question.prompt)
+        return sentences
+    prompt = context.question.prompt
+    return expand(respell(sentences, vocabulary(configs, prompt)),
+                  question_words(configs, prompt))
 
 
 def _rivals(items: Sequence[RubricItem], item: RubricItem) -> list[str]:

@@ -213,6 +213,16 @@ def overlap(phrasing: str, clause: str, demoted: frozenset[str] = frozenset()) -
     return len(wanted & _content(clause)) / len(wanted) if wanted else 0.0
 
 
+def content_words(text: str) -> frozenset[str]:
+    """The content words of `text`, stemmed, by term class (as `overlap` counts them)."""
+    return _content(text)
+
+
+def shared_words(text: str, other: str, demoted: frozenset[str] = frozenset()) -> int:
+    """How many content words (stemmed, by term class; not `demoted`) two texts share."""
+    return len((_content(text) & _content(other)) - demoted)
+
+
 def _negations(text: str, shared: frozenset[str]) -> int:
     # A negation counts once on the run of words it governs when one of them is shared ("not
     # linearly separable" is one), and on an implicit negation ("does not keep the softmax from

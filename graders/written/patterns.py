@@ -8,8 +8,9 @@ A pattern is a regular expression (case-insensitive) with three conveniences:
 - `NOT` (upper case) matches any negation: not, n't, never, cannot, no.
 A match preceded in its clause by a negation ("not", "n't", "never", "without", ...) does not
 count, unless the pattern itself contains the negation (`not linearly separable`), or a word of
-crossing stands between the two ("can't handle positions past max_len", "does not work beyond
-the maximum length"): the negation then covers going past the limit, which states the limit.
+crossing stands between the two or opens the match ("can't handle positions past max_len",
+"does not work beyond the maximum length", "can't go | beyond max_len"): the negation then
+covers going past the limit, which states the limit.
 """
 
 from __future__ import annotations
@@ -91,7 +92,9 @@ def is_negated(text: str, start: int) -> bool:
         before = before[breaks[-1].end() :]
     window = " ".join(before.split()[-_NEGATION_WINDOW_WORDS:])
     negations = list(_NEGATOR.finditer(window))
-    return bool(negations) and not CROSSING.search(window, negations[-1].end())
+    # (the phrase may itself open on the crossing: "can't handle positions | beyond max_len")
+    return bool(negations) and not CROSSING.search(window, negations[-1].end()) and \
+        not CROSSING.match(text, start)
 
 
 def find_affirmed(pattern: str, text: str) -> PatternHit | None:
@@ -105,6 +108,24 @@ def find_affirmed(pattern: str, text: str) -> PatternHit | None:
         if _NEGATOR.search(match.group(0)) or is_negated(text, match.start()):
             continue
         return PatternHit(pattern, match.start(), match.end(), match.group(0))
+    return None
+
+
+def negated_in_another_clause(pattern: str, text: str) -> PatternHit | None:
+    """A match of `pattern` that `find_affirmed` rejects only for a negation inside it that a
+    clause break separates from the match's last clause ("yes - X+P is no longer a permutation
+    of the rows, so the outputs differ" for `yes ... differ`): the negation may govern only its
+    own clause, so whether the match is stated only a reader can tell."""
+    if _NEGATOR.search(pattern) is not None:
+        return None
+    for match in compile_pattern(pattern).finditer(text):
+        inside = match.group(0)
+        breaks = list(_CLAUSE_BREAK.finditer(inside))
+        if not breaks or is_negated(text, match.start()):
+            continue
+        last = breaks[-1].end()
+        if _NEGATOR.search(inside[last:]) is None and _NEGATOR.search(inside[:last]):
+            return PatternHit(pattern, match.start(), match.end(), inside)
     return None
 
 

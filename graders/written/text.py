@@ -45,12 +45,12 @@ _SYMBOLS = {
     "ll": " << ", "sum": " sum ", "prod": " product ", "in": " in ", "propto": " proportional to ",
     "lVert": "||", "rVert": "||", "|": "||", "langle": "<", "rangle": ">", "top": "T",
 }
-_GREEK = frozenset(
+GREEK = frozenset(
     re.findall(r"\w+", "alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota "
                "kappa lambda mu nu xi pi rho sigma tau upsilon phi varphi chi psi omega "
                "Gamma Delta Theta Lambda Xi Pi Sigma Phi Psi Omega")
 )
-_OPERATORS = frozenset(
+OPERATORS = frozenset(
     re.findall(r"\w+", "max min exp log ln cos sin tan tanh arg argmax argmin det dim lim "
                "sup inf softmax Pr")
 )
@@ -82,6 +82,22 @@ _INDEX_DIFFERENCE = re.compile(r"(?<![\w'])([ijkmnst])\s*-\s*([ijkmnst])(?![\w'(
 # Quotation marks, but not apostrophes inside words (don't) or primes after symbols (q').
 _QUOTE = re.compile(r"[\"“”‘]|(?<![\w])'|'(?![\w])(?<=\w')")
 _SIMPLE = re.compile(r"^[\w.']+$")
+# A dot product written with a centred dot between two vectors' names ("q·k_j >> q·k_i",
+# "q \cdot k_{j}"): the transposed product a pattern or a phrasing spells ("q^T k_j"). Single
+# lower-case letters only: a product of numbers or of matrices keeps its dot.
+_VECTOR = r"[a-z](?:_\{?\w{1,6}\}?)?"
+_DOT_PRODUCT = re.compile(
+    rf"(?<![\w^\\])({_VECTOR})\s*(?:·|⋅|•|\\cdot(?![A-Za-z]))\s*({_VECTOR})(?![\w^(])")
+# A product of weight matrices said to be one matrix ("W2 W1 is just some W", "(W2W1)x = W'x",
+# "W3 W2 W1 is one matrix anyway"): said in words too, as the rubric's phrasings say it.
+_MATRIX = r"[Ww](?:_?\(?\d{1,2}\)?|\^\(?\d{1,2}\)?)"
+_MATRIX_PRODUCT = re.compile(
+    rf"(?<![\w])\(?{_MATRIX}(?:\s*\*?\s*{_MATRIX}){{1,7}}\)?\s*(?:\*\s*)?(?:x\b\s*)?"
+    r"(?:=|(?i:is|are|becomes|gives|collapses\s+(?:in)?to|reduces\s+to))\s*"
+    r"(?i:(?:just|simply|only|still|really|basically|effectively|equivalent\s+to)\s+){0,2}"
+    r"(?i:(?:some|a|one|another|single|a\s+single|just\s+one)\s+)?"
+    r"(?i:(?:new|big|combined|effective|different|single|other)\s+)?"
+    r"(?:(?i:(?:weight\s+)?matri(?:x|ces))\b|[Ww](?![\d_^(])(?:['’]|_\w+)?(?:\s*x\b)?)")
 
 
 @dataclass(frozen=True)
@@ -101,7 +117,7 @@ def _command(match: re.Match[str]) -> str:
     name = match.group(1)
     if name in _SYMBOLS:
         return _SYMBOLS[name]
-    if name in _GREEK or name in _OPERATORS:
+    if name in GREEK or name in OPERATORS:
         return f" {name}"  # no space after: `\\alpha_a` -> `alpha_a`
     return " "
 
@@ -113,6 +129,7 @@ NON_PREFIX = re.compile(r"\bnon[\s\-]+(?=[a-z])", re.IGNORECASE)
 @lru_cache(maxsize=50_000)
 def normalise(text: str) -> str:
     """Plain text from OCR'd prose and LaTeX (`d_{\\text{model}}` -> `d_model`)."""
+    text = _DOT_PRODUCT.sub(r"\1^T * \2", text)
     for symbol, plain in _UNICODE.items():
         text = text.replace(symbol, plain)
     text = _ENVIRONMENT.sub(" ", text)
@@ -142,6 +159,8 @@ def normalise(text: str) -> str:
     text = _SPOKEN_OPERATOR.sub(lambda m: f"{m.group(1)} "
                                 f"{_OPERATOR_SYMBOLS[' '.join(m.group(2).lower().split())]} "
                                 f"{m.group(3)}", text)
+    text = _MATRIX_PRODUCT.sub(
+        lambda m: f"{m.group(0)}, the product of the weight matrices is a single matrix", text)
     text = _QUOTE.sub(" ", text)
     text = _WORD_SLASH.sub(r"\1 or \2", text)  # "has/offers"; formulas like d_model/h stay
     return re.sub(r"\s+", " ", text).strip()

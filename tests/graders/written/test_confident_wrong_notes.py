@@ -216,7 +216,7 @@ _INDICES = ["i", "j", "m", "n"]
 def test_a_difference_of_indices_is_the_relative_offset(left: str, minus: str,
                                                         right: str) -> None:
     assert normalise(f"q·k depends only on {left}{minus}{right}") == \
-        f"q * k depends only on the relative offset {left} minus {right}"
+        f"q^T * k depends only on the relative offset {left} minus {right}"
     # a letter inside a word, a flag or an ordinal is no index
     for text in (f"python -{right} venv", f"the {left}-th token", f"top-{right}s"):
         assert "offset" not in normalise(text)
