@@ -12,6 +12,8 @@ import re
 import warnings
 from dataclasses import dataclass, field
 
+from graders.code.latex_listings import latex_code_blocks
+
 MAX_SOURCE = 64 * 1024
 MAX_LINES = 2000
 
@@ -370,6 +372,9 @@ def extract_code(text: str) -> ExtractedCode | None:
     if json_text is not None:
         text = json_text
     fenced = _fenced(text, log)
+    if fenced is None and (listings := latex_code_blocks(text)):
+        log.add(f"took the code of {len(listings)} LaTeX code environment(s)")
+        fenced = _strip_magics("\n\n".join(b.rstrip("\n") for b in listings), log)
     if fenced is not None:
         origin = "code blocks"
         source = fenced

@@ -28,6 +28,7 @@ from graders.code.forms import Form, Signature, Slot, build_job, forms_for
 from graders.code.functions import FunctionBattery, FunctionInstance, load_any
 from graders.code.general import job_for
 from graders.code.imports import borrowed_imports
+from graders.code.libraries import library_evidence, unavailable_imports
 from graders.context import GradingContext
 from graders.documents.model import LocatedAnswer
 from graders.results import Evidence, Status
@@ -176,9 +177,10 @@ def prepare(path: Path, battery_name: str, answer: LocatedAnswer, context: Gradi
         borrowed, sources = borrowed_imports(code.source, context)
         if borrowed:
             code = replace(code, source=code.source.rstrip("\n") + "\n\n" + borrowed + "\n")
-            notes.append(f"Your code uses names it never imports; the import(s) `{borrowed}` "
-                         f"from your answer to {', '.join(sources)} were added after it, as "
-                         "one notebook or file would have them.")
+            said = borrowed if len(borrowed) <= 200 else borrowed[:200] + " …"
+            notes.append(f"Your code uses names it never imports or defines; `{said}` from "
+                         f"your answer to {', '.join(sources)} were added after it, as one "
+                         "notebook or file would have them.")
     seed = input_seed(context, battery_name, code.source)
     try:
         instance = battery.instance(seed)
@@ -190,6 +192,7 @@ def prepare(path: Path, battery_name: str, answer: LocatedAnswer, context: Gradi
                          note="the inputs were drawn from this seed (a regrade with the same "
                          "secret reproduces them)")]
     evidence += [Evidence(kind="normalisation", text=n) for n in code.normalisations]
+    evidence += library_evidence(unavailable_imports(code.source))
     if code.normalisations:
         notes.append("Before running, the grader " + "; ".join(code.normalisations) + ".")
     function = battery.function
