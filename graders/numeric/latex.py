@@ -12,6 +12,8 @@ import re
 
 from graders.numeric.arith import SCALES
 
+_SCALE_LETTERS = {"K": "thousand", "M": "million", "B": "billion"}
+
 SEP = "§"
 MAX_SIDE = 600
 MAX_BRACES = 40
@@ -33,7 +35,8 @@ _SPACES = {",", ";", "!", " ", "quad", "qquad", "left", "right", "big", "Big", "
 _OPS = {"times": "*", "cdot": "*", "ast": "*", "div": "/", "pi": "pi", "%": "%",
         "exp": "exp", "ln": "ln", "log": "log"}
 _UNICODE = {"×": "*", "·": "*", "∙": "*", "÷": "/", "−": "-", "–": "-", "√": "sqrt",
-            "π": "pi", "²": "^2", "³": "^3"}
+            "π": "pi"}
+_SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-", strict=True))
 
 
 def glue_digit_groups(text: str) -> str:
@@ -140,6 +143,13 @@ class _Converter:
             return ")"
         if ch == "−" and self.pos < len(self.text) and self.text[self.pos] in "0123456789.":
             return " -"  # the minus sign written against its number is the number's sign
+        if ch in _SUPERSCRIPT:  # a typed power: `10⁶`, `2¹⁰`, `10⁻³`
+            found = ch
+            while self.pos < len(self.text) and self.text[self.pos] in _SUPERSCRIPT \
+                    and len(found) < 4:
+                found += self.text[self.pos]
+                self.pos += 1
+            return "^(" + "".join(_SUPERSCRIPT[c] for c in found) + ")"
         if ch in _UNICODE:
             return f" {_UNICODE[ch]} "
         if ch == "^":
@@ -156,8 +166,14 @@ class _Converter:
             m = re.compile(r"[A-Za-z]*\d*").match(self.text, self.pos)
             word = ch + (m.group(0) if m else "")
             self.pos += len(word) - 1
+            start = self.pos - len(word)
+            if word in ("e", "g") and (self.text[start - 1:start] == "."
+                                       or self.text[self.pos:self.pos + 1] == "."):
+                return SEP  # `i.e. 64`, `e.g. 64`: an abbreviation, not the constant e
             if word in ("e", "pi", "sqrt", "exp", "ln", "log"):
                 return f" {word} "
+            if word in _SCALE_LETTERS and self.text[self.pos - 2].isdigit():
+                return f" {_SCALE_LETTERS[word]} "  # `1.05M`, `590K`, `1.2B` (against the digit)
             return f" {word.lower()} " if word.lower() in SCALES else SEP
         return SEP
 
