@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 
 _FENCE_MARKERS = ("```", "~~~")
@@ -42,3 +43,30 @@ def fence_blocks(text: str) -> list[tuple[str, str]]:
                 continue
         index += 1
     return blocks
+
+
+def _parses(body: str) -> bool:
+    # notebook magics (`%timeit`, `!pip`) are skipped before running, so not judged here
+    code = "\n".join(line for line in body.splitlines()
+                     if not line.lstrip().startswith(("%", "!")))
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def runnable_cells(text: str) -> tuple[str, int]:
+    """The Python code cells of a rendered notebook's text, as fences, without those that do
+    not parse, and how many were left out: Jupyter compiles each cell alone, so a cell with a
+    SyntaxError fails by itself and the cells after it still run."""
+    kept: list[str] = []
+    skipped = 0
+    for language, body in fence_blocks(text):
+        if not is_python(language):
+            continue
+        if _parses(body):
+            kept.append(f"```python\n{body}\n```")
+        else:
+            skipped += 1
+    return "\n\n".join(kept), skipped

@@ -180,7 +180,8 @@ def build_function_battery(path: Path, raw: object) -> FunctionBattery:
                  for c in spec.cases if c.adjust}
     table = getattr(module, spec.variants, None) if spec.variants else {}
     if not isinstance(table, dict):
-        raise BatteryError(f"{spec.module}.{spec.variants} must be a dict")
+        raise BatteryError(f"variants: {spec.module} has no dict named {spec.variants!r} (the "
+                           "known bugs, each name: (feedback, function, ...))")
     variants: list[tuple[str, str, tuple[Callable[..., Any], ...]]] = []
     for name, entry in table.items():
         if not (isinstance(entry, tuple) and len(entry) >= 2 and isinstance(entry[0], str)

@@ -24,6 +24,7 @@ from pathlib import Path
 from graders.code.battery import BatteryError, Instance
 from graders.code.calling import CallPlan
 from graders.code.extract import ExtractedCode, extract_code
+from graders.code.fences import runnable_cells
 from graders.code.forms import Form, Signature, Slot, build_job, forms_for
 from graders.code.functions import FunctionBattery, FunctionInstance, load_any
 from graders.code.general import job_for
@@ -132,16 +133,20 @@ def input_seed(context: GradingContext, battery: str, source: str) -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
-def _notebook_program(answer: LocatedAnswer, context: GradingContext) -> str | None:
+def _notebook_program(answer: LocatedAnswer, context: GradingContext
+                      ) -> tuple[str, int] | None:
     """A notebook runs its cells in order in one namespace: the question's program is every
-    code cell from the top of the notebook to the end of its answer."""
+    code cell from the top of the notebook to the end of its answer, but an earlier cell that
+    does not parse (another question's) fails alone in Jupyter, so it is left out (how many:
+    the second value)."""
     submission = context.submission
     if submission.format != "notebook" or answer.end is None or answer.start is None:
         return None
     before = submission.text[:answer.start]
     if "```" not in before:
         return None
-    return submission.text[:answer.end]
+    earlier, skipped = runnable_cells(before)
+    return earlier + "\n\n" + submission.text[answer.start:answer.end], skipped
 
 
 @dataclass
@@ -164,7 +169,7 @@ def prepare(path: Path, battery_name: str, answer: LocatedAnswer, context: Gradi
         battery = load_any(path)
     except (BatteryError, ValueError) as exc:
         return NotRun(Status.GRADER_ERROR, f"The rubric's code battery is unusable: {exc}")
-    notebook = _notebook_program(answer, context)
+    notebook, skipped = _notebook_program(answer, context) or (None, 0)
     code = extract_code(notebook if notebook is not None else answer.text)
     if code is None:
         return NotRun(Status.NEEDS_REVIEW, "No Python code was found in this answer, so "
@@ -173,6 +178,9 @@ def prepare(path: Path, battery_name: str, answer: LocatedAnswer, context: Gradi
     if notebook is not None:
         notes.append("As in Jupyter, the notebook's code cells ran in order in one namespace, "
                       "up to and including this question's.")
+        if skipped:
+            notes.append(f"{skipped} earlier code cell(s) that do not parse were left out, as "
+                         "Jupyter runs the cells after a failing one.")
     else:
         borrowed, sources = borrowed_imports(code.source, context)
         if borrowed:

@@ -4,11 +4,31 @@ pydantic's report (its model names, input dumps and documentation links)."""
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from graders.code.spec import (
+    Adaptation,
+    CaseSpec,
+    CheckSpec,
+    DimSpec,
+    FunctionBatterySpec,
+    ParameterSpec,
+    ReferenceSpec,
+)
 from graders.rubric_checks import compose, line_of
+
+# every field a battery can spell, for "did you mean" on a misspelt one (`repeats`)
+FIELDS = sorted({name for model in (FunctionBatterySpec, ParameterSpec, CaseSpec, CheckSpec,
+                                    DimSpec, ReferenceSpec, Adaptation)
+                 for name in model.model_fields})
+
+
+def _unknown_field(name: str) -> str:
+    close = difflib.get_close_matches(name, FIELDS, n=1, cutoff=0.75)
+    return f"unknown field {name!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
 
 
 def spec_problems(path: Path, error: ValidationError) -> str:
@@ -21,6 +41,8 @@ def spec_problems(path: Path, error: ValidationError) -> str:
         loc = tuple(problem["loc"])
         where = ".".join(str(k) for k in loc) or "(top level)"
         message = str(problem["msg"]).removeprefix("Value error, ")
+        if problem["type"] == "extra_forbidden" and loc:
+            message = _unknown_field(str(loc[-1]))
         line = line_of(root, loc)
         found.append(f"{'' if line is None else f'line {line}: '}{where}: {message}")
     return f"{path.name}: " + "; ".join(found)

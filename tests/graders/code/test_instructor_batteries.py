@@ -7,13 +7,16 @@ the sandbox does not have, a helper defined in another answer, results off by fl
 from __future__ import annotations
 
 import shutil
+import tempfile
 from pathlib import Path
 
+import nbformat
 import numpy as np
 import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from graders.code import GRADER
 from graders.code.battery import BatteryError
@@ -22,7 +25,9 @@ from graders.code.functions import build_function_battery, load_function_battery
 from graders.code.imports import borrowed_imports
 from graders.code.libraries import unavailable_imports
 from graders.context import GradingContext, GradingResources
+from graders.documents import read_submission
 from graders.documents.model import LocatedAnswer, ParsedSubmission
+from graders.engine import grade_submission
 from graders.results import ItemResult, Status
 from graders.rubric import load_rubric, parse_rubric
 from tests.graders.code.test_function_batteries import Grade, grade_file, points
@@ -258,3 +263,62 @@ def test_the_docs_example_runs_its_reference_on_every_case() -> None:
     masked = [c for c in battery.instance(3).cases if c.spec.group == "masked"]
     weights = [np.asarray(c.inputs["mask"]) for c in masked]
     assert all(np.array_equal(w, np.tril(np.ones_like(w))) for w in weights)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([("cases", 0, "repeat", "repeats"), ("cases", 0, "name", "nmae"),
+                        ("checks", "output", "allclose", "allclose_"),
+                        ("checks", "output", "description", "descripton")]))
+def test_a_misspelt_battery_field_is_named_with_the_field_meant(
+        where: tuple[str, object, str, str]) -> None:
+    section, key, field, typo = where
+    raw = yaml.safe_load((EXAMPLE / "sdpa.yaml").read_text())
+    entry = raw[section][key]
+    entry[typo] = entry.pop(field)
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "sdpa.yaml"
+        shutil.copy(EXAMPLE / "attention.py", Path(folder) / "attention.py")
+        path.write_text(yaml.safe_dump(raw, sort_keys=False))
+        with pytest.raises(BatteryError) as caught:
+            build_function_battery(path, raw)
+    assert f"unknown field {typo!r} (did you mean {field!r}?)" in str(caught.value)
+
+
+NOTEBOOK_RUBRIC = """
+slug: notebook-cells
+title: A mask, then attention
+questions:
+  - id: Q3
+    labels: ["Question 3"]
+    answer_kind: code
+    items:
+      - {id: q3.interface, points: 1, grader: code, config: {battery: sdpa.yaml, check: interface}}
+  - id: Q4
+    labels: ["Question 4"]
+    answer_kind: code
+    items:
+      - {id: q4.output, points: 2, grader: code, config: {battery: sdpa.yaml, check: output}}
+      - {id: q4.masked, points: 2, grader: code, config: {battery: sdpa.yaml, check: masked}}
+"""
+
+
+@pytest.mark.parametrize("broken", [
+    "def causal_mask(n)\n    return np.tril(np.ones((n, n), dtype=bool))\n",
+    "def causal_mask(n):\n\treturn 1\n        return 2\n",
+    "print 'the mask'\n",
+])
+def test_a_cell_that_does_not_parse_fails_alone_as_in_jupyter(
+        resources: GradingResources, broken: str) -> None:
+    cells = [new_code_cell("import numpy as np"), new_markdown_cell("## Question 3"),
+             new_code_cell(broken), new_markdown_cell("## Question 4"),
+             new_code_cell(sdpa().replace("import numpy as np\n\n", ""))]
+    raw = nbformat.writes(new_notebook(cells=cells)).encode()  # type: ignore[no-untyped-call]
+    loaded = parse_rubric(NOTEBOOK_RUBRIC, rubric_dir=EXAMPLE)
+    submission = read_submission(raw, "hw.ipynb", None, loaded.rubric)
+    results = {r.item_id: r for r in grade_submission(loaded, submission, resources).items}
+    assert results["q3.interface"].status is Status.SUBMISSION_ERROR
+    for item in ("q4.output", "q4.masked"):
+        assert results[item].status is Status.GRADED and results[item].points == 2, \
+            results[item].feedback
+        assert "left out" in results[item].feedback
