@@ -79,6 +79,9 @@ def borrowed_imports(source: str, context: GradingContext) -> tuple[str, list[st
         earlier = _parse(code.source) if code is not None else None
         if earlier is not None:
             lenders.append((question.id, earlier.body))
+    preamble = _document_imports(context)
+    if preamble:
+        lenders.append((DOCUMENT, preamble))
     taken: list[tuple[int, int, str]] = []  # (lender, statement, text): kept in their order
     sources: list[str] = []
     seen: set[tuple[int, int]] = set()
@@ -103,6 +106,30 @@ def borrowed_imports(source: str, context: GradingContext) -> tuple[str, list[st
     imports = [t for *_, t in sorted(taken) if t.startswith(("import ", "from "))]
     others = [t for *_, t in sorted(taken) if not t.startswith(("import ", "from "))]
     return "\n".join(imports + others), sources
+
+
+DOCUMENT = "the top of your document"
+MAX_IMPORT_LINE = 200
+
+
+def _document_imports(context: GradingContext) -> list[ast.stmt]:
+    """Import lines of a text document (Markdown, LaTeX, a PDF, a transcript) before this
+    answer: a printed notebook imports NumPy once, above the first question, in no answer.
+    A JSON answer or a notebook has none (its cells already run in order)."""
+    submission = context.submission
+    answer = submission.answers.get(context.question.id)
+    if submission.format in ("json", "notebook") or answer is None or answer.start is None:
+        return []
+    found: list[ast.stmt] = []
+    for line in submission.text[:answer.start].splitlines():
+        stripped = line.strip().strip("`$")
+        if not stripped.startswith(("import ", "from ")) or len(stripped) > MAX_IMPORT_LINE:
+            continue
+        tree = _parse(stripped)
+        if tree is not None and len(tree.body) == 1 \
+                and isinstance(tree.body[0], ast.Import | ast.ImportFrom):
+            found.append(tree.body[0])
+    return found[:MAX_IMPORTS]
 
 
 def _bound_by(text: str) -> set[str]:

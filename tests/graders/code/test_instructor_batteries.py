@@ -322,3 +322,20 @@ def test_a_cell_that_does_not_parse_fails_alone_as_in_jupyter(
         assert results[item].status is Status.GRADED and results[item].points == 2, \
             results[item].feedback
         assert "left out" in results[item].feedback
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(["md", "txt", "tex"]),
+       st.sampled_from(["import numpy as np", "`import numpy as np`", "import numpy as np  "]))
+def test_an_import_above_the_first_question_of_a_document_is_lent_to_its_answers(
+        suffix: str, line: str) -> None:
+    """A printed notebook or a Markdown file imports NumPy once, above the first question, in
+    no answer: every answer used np and raised NameError, a confident 0 on correct code."""
+    loaded = parse_rubric(NOTEBOOK_RUBRIC, rubric_dir=EXAMPLE)
+    body = sdpa().replace("import numpy as np\n\n", "")
+    text = f"Homework 3\n\n{line}\n\nQuestion 3\n\nSee below.\n\nQuestion 4\n\n{body}"
+    submission = read_submission(text.encode(), f"hw.{suffix}", None, loaded.rubric)
+    context = GradingContext(rubric=loaded.rubric, question=loaded.rubric.questions[1],
+                             submission=submission, resources=GradingResources())
+    borrowed, sources = borrowed_imports(submission.answers["Q4"].text, context)
+    assert borrowed == "import numpy as np" and sources == ["the top of your document"]
