@@ -23,6 +23,10 @@ _SPACE_GROUPS = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?: \d{3})+)(?![\d,]|\.\d
 _COMMA_GROUPS = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?:,\d{3})+)(?![\d]|,\d)")
 # 1.769.472: full stops as group separators, unambiguous only with two groups or more
 _DOT_GROUPS = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?:\.\d{3}){2,})(?![\d.]\d|\d)")
+# OCR reads a handwritten 0 as O or o and a 1 as l or I inside a comma-grouped count
+# (`1,O50,624`): the groups are digits, so the letters are too
+_OCR_GROUPS = re.compile(r"(?<![\w.,])[1-9]\d{0,2}(?:,[0-9OolI]{3}){1,4}(?![\w,])")
+_OCR_DIGITS = str.maketrans("OolI", "0011")
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,])0,(\d+)(?![\d,])")
 _TIMES_X = re.compile(r"(?<=\d)\s*[xX]\s*(?=\d)")
 
@@ -41,6 +45,7 @@ _SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-", strict=
 
 def glue_digit_groups(text: str) -> str:
     """Remove thousands separators; `0,665` (a decimal comma) becomes `0.665`."""
+    text = _OCR_GROUPS.sub(lambda m: m.group(0).translate(_OCR_DIGITS), text)
     text = _THIN.sub("", text)
     text = _SPACE_GROUPS.sub(lambda m: m.group(1) + m.group(2).replace(" ", ""), text)
     text = _COMMA_GROUPS.sub(lambda m: m.group(1) + m.group(2).replace(",", ""), text)

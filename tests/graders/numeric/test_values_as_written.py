@@ -159,3 +159,20 @@ def test_the_expected_value_beside_a_chosen_known_mistake_is_never_a_confident_z
                              submission=ParsedSubmission(text=text, format="text", answers={}))
     [result] = GRADER.grade_items(question.items, LocatedAnswer("P2", text), context)
     assert result.points == 1 or result.status is Status.NEEDS_REVIEW, result.feedback
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1000, 10**9), st.data())
+def test_ocr_letters_inside_a_comma_grouped_count_read_as_digits(value: int,
+                                                                 data: st.DataObject) -> None:
+    """`1,O50,624` was read as 1: OCR takes a handwritten 0 for O or o and a 1 for l or I."""
+    written = f"{value:,}"
+    head, _, tail = written.partition(",")
+    swap = {"0": data.draw(st.sampled_from("0Oo")), "1": data.draw(st.sampled_from("1lI"))}
+    tail = "".join(swap.get(c, c) for c in tail)
+    assert value in _values(f"(a) attention: {head},{tail} parameters")
+
+
+def test_words_with_those_letters_stay_words() -> None:
+    assert _values("Hello, I am done") == []
+    assert _values("the values 1,Old and 2") == [1, 2]
