@@ -127,6 +127,22 @@ def test_an_answer_that_needs_a_library_the_sandbox_lacks_goes_to_review(run: Gr
     assert all(r.status is Status.GRADED and r.points == r.max_points for r in unused.values())
 
 
+def test_a_star_import_from_numpy_which_the_sandbox_cannot_load_goes_to_review(
+        run: Grade) -> None:
+    """`from numpy import *` loads numpy.f2py, which the sandbox's NumPy lacks: the import
+    fails as a whole and every name it binds is a NameError, the environment's fault."""
+    star = ("from numpy import *\n\n"
+            "def scaled_dot_product_attention(q, k, v, mask=None):\n"
+            "    s = matmul(q, swapaxes(k, -1, -2)) / sqrt(q.shape[-1])\n"
+            "    if mask is not None:\n        s = where(mask, s, -1e9)\n"
+            "    w = exp(s - s.max(-1, keepdims=True))\n    w = w / w.sum(-1, keepdims=True)\n"
+            "    return matmul(w, v), w\n")
+    results = run(RUBRIC, star)
+    assert all(r.status is Status.NEEDS_REVIEW or r.points == r.max_points
+               for r in results.values()), {k: r.feedback for k, r in results.items()}
+    assert unavailable_imports(star) == ["from numpy import *"]
+
+
 @settings(max_examples=50, deadline=None)
 @given(st.sampled_from(["scipy", "torch", "sklearn", "jax", "einops", "numba"]),
        st.sampled_from(["numpy", "math", "itertools", "functools", "typing", "collections"]),
