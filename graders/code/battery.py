@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from graders.code.arrays import same
 from graders.code.attention_form import AttentionFormError, check_names, legacy_spec
 from graders.code.spec import Adaptation, FunctionBatterySpec, is_function_battery
+from graders.code.spec_errors import spec_problems
 
 Array = np.ndarray[Any, Any]
 Pair = tuple[Array, Array]  # (output, weights)
@@ -261,7 +262,9 @@ def _build(path: Path) -> Battery:
             names = tuple(check_names(general).items())
         else:
             spec = BatterySpec.model_validate(raw)
-    except (OSError, yaml.YAMLError, ValidationError, AttentionFormError) as exc:
+    except ValidationError as exc:
+        raise BatteryError(spec_problems(path, exc)) from exc
+    except (OSError, yaml.YAMLError, AttentionFormError) as exc:
         raise BatteryError(f"{path}: {exc}") from exc
     module = load_module(path.parent / spec.module)
     reference = getattr(module, spec.reference, None)

@@ -105,7 +105,7 @@ def draw_case(spec: FunctionBatterySpec, case: CaseSpec, name: str, index: int, 
             raise DrawError(f"size {dim_name!r} uses {exc} before it is drawn") from exc
     inputs: dict[str, Any] = {}
     for param, parameter in spec.parameters.items():
-        if param in case.omit:
+        if param in case.omit or (parameter.default_none and param not in case.values):
             continue
         if param in case.values:
             inputs[param] = _fixed(case.values[param])

@@ -12,12 +12,13 @@ import re
 import warnings
 from dataclasses import dataclass, field
 
+from graders.code.fences import fence_blocks as _fence_blocks
+from graders.code.fences import is_python
+from graders.code.latex_listings import latex_code_blocks
+
 MAX_SOURCE = 64 * 1024
 MAX_LINES = 2000
 
-_FENCE_MARKERS = ("```", "~~~")
-_FENCE_LANG = re.compile(r"[\w+-]*")
-_CODE_LANGS = {"", "python", "py", "python3", "ipython", "ipython3", "numpy"}
 _STRIKE = re.compile(r"~~(.+?)~~")
 _MATH = re.compile(r"\$\$?")
 _CODE_START = re.compile(
@@ -128,39 +129,8 @@ def _from_json(text: str, log: _Log) -> str | None:
     return None
 
 
-def _fence_blocks(text: str) -> list[tuple[str, str]]:
-    """(language, body) of every closed ``` or ~~~ block, in one pass over the lines: each
-    line's next closing line is looked up in a table built from the end, so unclosed fences
-    cost nothing extra (a backtracking regex here was quadratic in the number of fences)."""
-    lines = text.split("\n")
-    bare = [line.strip(" \t\r") for line in lines]
-    following: dict[str, list[int]] = {}
-    for marker in _FENCE_MARKERS:
-        table = [len(lines)] * (len(lines) + 1)
-        for index in range(len(lines) - 1, -1, -1):
-            table[index] = index if bare[index] == marker else table[index + 1]
-        following[marker] = table
-    blocks: list[tuple[str, str]] = []
-    index = 0
-    while index < len(lines):
-        opener = lines[index].lstrip(" \t")
-        marker = opener[:3]
-        if marker in _FENCE_MARKERS:
-            close = following[marker][index + 1]
-            if close < len(lines):
-                info = opener[3:].lstrip(" \t")
-                language = _FENCE_LANG.match(info[:40])
-                blocks.append((language.group(0) if language else "",
-                               "\n".join(lines[index + 1:close])))
-                index = close + 1
-                continue
-        index += 1
-    return blocks
-
-
 def _fenced(text: str, log: _Log) -> str | None:
-    blocks = [body for language, body in _fence_blocks(text)
-              if language.lower() in _CODE_LANGS]
+    blocks = [body for language, body in _fence_blocks(text) if is_python(language)]
     if not blocks:
         return None
     if len(blocks) > 1:
@@ -370,6 +340,9 @@ def extract_code(text: str) -> ExtractedCode | None:
     if json_text is not None:
         text = json_text
     fenced = _fenced(text, log)
+    if fenced is None and (listings := latex_code_blocks(text)):
+        log.add(f"took the code of {len(listings)} LaTeX code environment(s)")
+        fenced = _strip_magics("\n\n".join(b.rstrip("\n") for b in listings), log)
     if fenced is not None:
         origin = "code blocks"
         source = fenced

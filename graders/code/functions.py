@@ -20,6 +20,7 @@ from graders.code.arrays import as_float, same
 from graders.code.battery import BatteryError, load_battery, load_module
 from graders.code.draw import DrawError, DrawnCase, draw_case, expand
 from graders.code.spec import FunctionBatterySpec, is_function_battery, uses_attention_checks
+from graders.code.spec_errors import spec_problems
 
 Array = np.ndarray[Any, Any]
 Outputs = dict[str, Array]
@@ -170,7 +171,7 @@ def build_function_battery(path: Path, raw: object) -> FunctionBattery:
     try:
         spec = FunctionBatterySpec.model_validate(raw)
     except ValidationError as exc:
-        raise BatteryError(f"{path}: {exc}") from exc
+        raise BatteryError(spec_problems(path, exc)) from exc
     module = load_module(path.parent / spec.module)
     reference = _callable(module, spec.reference.function, "reference")
     checks = {c.function: _callable(module, c.function, "check")
@@ -179,7 +180,8 @@ def build_function_battery(path: Path, raw: object) -> FunctionBattery:
                  for c in spec.cases if c.adjust}
     table = getattr(module, spec.variants, None) if spec.variants else {}
     if not isinstance(table, dict):
-        raise BatteryError(f"{spec.module}.{spec.variants} must be a dict")
+        raise BatteryError(f"variants: {spec.module} has no dict named {spec.variants!r} (the "
+                           "known bugs, each name: (feedback, function, ...))")
     variants: list[tuple[str, str, tuple[Callable[..., Any], ...]]] = []
     for name, entry in table.items():
         if not (isinstance(entry, tuple) and len(entry) >= 2 and isinstance(entry[0], str)

@@ -23,6 +23,7 @@ from graders.code.feedback import (
     where_raised,
 )
 from graders.code.forms import Form, Observation, choose
+from graders.code.libraries import review_outside_libraries
 from graders.code.plan import NotRun, Prepared, PreparedFunction, prepare
 from graders.context import GradingContext, GradingResources, Resource
 from graders.documents.model import LocatedAnswer
@@ -127,6 +128,7 @@ class CodeGrader(Grader):
         for path, group in by_battery.items():
             varied: list[str] = []  # why the program's two runs disagreed, if they did
             for result in self._grade_battery(path, group, configs, answer, context, varied):
+                result = review_outside_libraries(result)
                 results[result.item_id] = as_varied(result, varied[0]) if varied else result
         return [results[item.id] for item in items]
 
@@ -176,9 +178,8 @@ class CodeGrader(Grader):
         code = prepared.code
         if module is None:
             text = f"Your code produced no result: {outcome.stop_reason(timeout)}."
-            return all_items(Status.SUBMISSION_ERROR,
-                             " ".join([text, outcome.stop_detail(), *notes]), text,
-                             tuple(evidence))
+            return all_items(Status.SUBMISSION_ERROR, " ".join(
+                [text, outcome.stop_detail(), *notes]), text, tuple(evidence))
         if module.syntax_error is not None:
             # Said in the parser's words here, not the child's (a program that writes its own
             # module frame could otherwise put anything in the message).
@@ -206,8 +207,7 @@ class CodeGrader(Grader):
             names = ", ".join(f"`{n}`" for n in prepared.defined) or "none"
             text = (f"Your code defines no function `{prepared.instance.function}` (functions "
                     f"found: {names}).")
-            return all_items(Status.SUBMISSION_ERROR, " ".join([text, *notes]), text,
-                             tuple(evidence))
+            return all_items(Status.SUBMISSION_ERROR, " ".join([text, *notes]), text, (*evidence,))
         if isinstance(prepared, PreparedFunction):
             return self._grade_function(prepared, items, configs, sandbox, outcome, timeout,
                                         notes, evidence, context)

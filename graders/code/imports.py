@@ -1,10 +1,12 @@
-"""Imports an answer relies on from the same submission's earlier code answers.
+"""Names an answer relies on from the same submission's earlier code answers.
 
 A notebook exported question by question (or a form with one box per question) often imports
-NumPy once, in the first code answer; the later answers use `np` as the notebook did. Such an
-answer gets the earlier answers' import statements that bind a name it uses and never binds
-itself, appended after its own code (functions look names up when called, so every line keeps
-its number). Nothing else is taken from the other answers, and all of it is parsed, never run,
+NumPy once, in the first code answer, and defines a helper once (`softmax` in Q1, called by the
+attention of Q4); the later answers use them as the notebook did. Such an answer gets what the
+earlier answers bind at top level and it uses but never binds itself: import statements,
+function definitions and constant assignments (`EPS = 1e-5`), and, in turn, what those use,
+appended after its own code (functions look names up when called, so every line keeps its
+number). Nothing else is taken from the other answers, and all of it is parsed, never run,
 here.
 """
 
@@ -17,7 +19,8 @@ from graders.code.extract import extract_code
 from graders.context import GradingContext
 
 _BUILTINS = frozenset(dir(builtins))
-MAX_IMPORTS = 20
+MAX_IMPORTS = 20  # statements borrowed, at most
+MAX_BORROWED_CHARS = 20_000
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -27,7 +30,7 @@ def _parse(source: str) -> ast.Module | None:
         return None
 
 
-def _unbound(tree: ast.Module) -> set[str]:
+def _unbound(tree: ast.AST) -> set[str]:
     """Names the program reads but never binds anywhere (nor are builtins)."""
     used: set[str] = set()
     bound: set[str] = set()
@@ -43,16 +46,29 @@ def _unbound(tree: ast.Module) -> set[str]:
     return used - bound - _BUILTINS
 
 
+def _binds(node: ast.stmt) -> set[str]:
+    """The names a top-level statement of an earlier answer can lend: an import (not a
+    relative one: the sandbox has no package), a function definition, or an assignment of a
+    constant to plain names."""
+    if isinstance(node, ast.Import) or (isinstance(node, ast.ImportFrom) and not node.level):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}
+    if isinstance(node, ast.FunctionDef):
+        return {node.name}
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant | ast.UnaryOp) \
+            and all(isinstance(t, ast.Name) for t in node.targets):
+        return {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return set()
+
+
 def borrowed_imports(source: str, context: GradingContext) -> tuple[str, list[str]]:
-    """(the import lines to append, the questions they came from)."""
+    """(the statements to append, the questions they came from)."""
     tree = _parse(source)
     if tree is None:
         return "", []
     missing = _unbound(tree)
     if not missing:
         return "", []
-    lines: list[str] = []
-    sources: list[str] = []
+    lenders: list[tuple[str, list[ast.stmt]]] = []
     for question in context.rubric.questions:
         if question.id == context.question.id:
             break
@@ -61,16 +77,61 @@ def borrowed_imports(source: str, context: GradingContext) -> tuple[str, list[st
             continue
         code = extract_code(answer.text)
         earlier = _parse(code.source) if code is not None else None
-        if earlier is None:
+        if earlier is not None:
+            lenders.append((question.id, earlier.body))
+    preamble = _document_imports(context)
+    if preamble:
+        lenders.append((DOCUMENT, preamble))
+    taken: list[tuple[int, int, str]] = []  # (lender, statement, text): kept in their order
+    sources: list[str] = []
+    seen: set[tuple[int, int]] = set()
+    changed = True
+    while changed and missing and len(taken) < MAX_IMPORTS:
+        changed = False
+        for li, (qid, body) in enumerate(lenders):
+            for si, node in enumerate(body):
+                names = _binds(node)
+                if (li, si) in seen or not names & missing or len(taken) >= MAX_IMPORTS:
+                    continue
+                seen.add((li, si))
+                text = ast.unparse(node)
+                if sum(len(t) for _, _, t in taken) + len(text) > MAX_BORROWED_CHARS:
+                    continue
+                taken.append((li, si, text))
+                missing = (missing - names) | (_unbound(node) - {n for *_, t in taken
+                                                                 for n in _bound_by(t)})
+                if qid not in sources:
+                    sources.append(qid)
+                changed = True
+    imports = [t for *_, t in sorted(taken) if t.startswith(("import ", "from "))]
+    others = [t for *_, t in sorted(taken) if not t.startswith(("import ", "from "))]
+    return "\n".join(imports + others), sources
+
+
+DOCUMENT = "the top of your document"
+MAX_IMPORT_LINE = 200
+
+
+def _document_imports(context: GradingContext) -> list[ast.stmt]:
+    """Import lines of a text document (Markdown, LaTeX, a PDF, a transcript) before this
+    answer: a printed notebook imports NumPy once, above the first question, in no answer.
+    A JSON answer or a notebook has none (its cells already run in order)."""
+    submission = context.submission
+    answer = submission.answers.get(context.question.id)
+    if submission.format in ("json", "notebook") or answer is None or answer.start is None:
+        return []
+    found: list[ast.stmt] = []
+    for line in submission.text[:answer.start].splitlines():
+        stripped = line.strip().strip("`$")
+        if not stripped.startswith(("import ", "from ")) or len(stripped) > MAX_IMPORT_LINE:
             continue
-        for node in earlier.body:
-            if not isinstance(node, ast.Import | ast.ImportFrom) or (
-                    isinstance(node, ast.ImportFrom) and node.level):
-                continue  # a relative import names a package the sandbox does not have
-            names = {(a.asname or a.name).split(".")[0] for a in node.names}
-            if names & missing and len(lines) < MAX_IMPORTS:
-                lines.append(ast.unparse(node))
-                missing -= names
-                if question.id not in sources:
-                    sources.append(question.id)
-    return "\n".join(lines), sources
+        tree = _parse(stripped)
+        if tree is not None and len(tree.body) == 1 \
+                and isinstance(tree.body[0], ast.Import | ast.ImportFrom):
+            found.append(tree.body[0])
+    return found[:MAX_IMPORTS]
+
+
+def _bound_by(text: str) -> set[str]:
+    tree = _parse(text)
+    return set() if tree is None else {n for node in tree.body for n in _binds(node)}

@@ -24,10 +24,12 @@ from pathlib import Path
 from graders.code.battery import BatteryError, Instance
 from graders.code.calling import CallPlan
 from graders.code.extract import ExtractedCode, extract_code
+from graders.code.fences import runnable_cells
 from graders.code.forms import Form, Signature, Slot, build_job, forms_for
 from graders.code.functions import FunctionBattery, FunctionInstance, load_any
 from graders.code.general import job_for
-from graders.code.imports import borrowed_imports
+from graders.code.imports import DOCUMENT, borrowed_imports
+from graders.code.libraries import library_evidence, unavailable_imports
 from graders.context import GradingContext
 from graders.documents.model import LocatedAnswer
 from graders.results import Evidence, Status
@@ -131,16 +133,20 @@ def input_seed(context: GradingContext, battery: str, source: str) -> int:
     return int.from_bytes(digest[:8], "big") >> 1
 
 
-def _notebook_program(answer: LocatedAnswer, context: GradingContext) -> str | None:
+def _notebook_program(answer: LocatedAnswer, context: GradingContext
+                      ) -> tuple[str, int] | None:
     """A notebook runs its cells in order in one namespace: the question's program is every
-    code cell from the top of the notebook to the end of its answer."""
+    code cell from the top of the notebook to the end of its answer, but an earlier cell that
+    does not parse (another question's) fails alone in Jupyter, so it is left out (how many:
+    the second value)."""
     submission = context.submission
     if submission.format != "notebook" or answer.end is None or answer.start is None:
         return None
     before = submission.text[:answer.start]
     if "```" not in before:
         return None
-    return submission.text[:answer.end]
+    earlier, skipped = runnable_cells(before)
+    return earlier + "\n\n" + submission.text[answer.start:answer.end], skipped
 
 
 @dataclass
@@ -163,7 +169,7 @@ def prepare(path: Path, battery_name: str, answer: LocatedAnswer, context: Gradi
         battery = load_any(path)
     except (BatteryError, ValueError) as exc:
         return NotRun(Status.GRADER_ERROR, f"The rubric's code battery is unusable: {exc}")
-    notebook = _notebook_program(answer, context)
+    notebook, skipped = _notebook_program(answer, context) or (None, 0)
     code = extract_code(notebook if notebook is not None else answer.text)
     if code is None:
         return NotRun(Status.NEEDS_REVIEW, "No Python code was found in this answer, so "
@@ -172,13 +178,18 @@ def prepare(path: Path, battery_name: str, answer: LocatedAnswer, context: Gradi
     if notebook is not None:
         notes.append("As in Jupyter, the notebook's code cells ran in order in one namespace, "
                       "up to and including this question's.")
+        if skipped:
+            notes.append(f"{skipped} earlier code cell(s) that do not parse were left out, as "
+                         "Jupyter runs the cells after a failing one.")
     else:
         borrowed, sources = borrowed_imports(code.source, context)
         if borrowed:
             code = replace(code, source=code.source.rstrip("\n") + "\n\n" + borrowed + "\n")
-            notes.append(f"Your code uses names it never imports; the import(s) `{borrowed}` "
-                         f"from your answer to {', '.join(sources)} were added after it, as "
-                         "one notebook or file would have them.")
+            said = borrowed if len(borrowed) <= 200 else borrowed[:200] + " …"
+            where = " and ".join(s if s == DOCUMENT else f"your answer to {s}" for s in sources)
+            notes.append(f"Your code uses names it never imports or defines; `{said}` from "
+                         f"{where} were added after it, as one notebook or file would have "
+                         "them.")
     seed = input_seed(context, battery_name, code.source)
     try:
         instance = battery.instance(seed)
@@ -190,6 +201,7 @@ def prepare(path: Path, battery_name: str, answer: LocatedAnswer, context: Gradi
                          note="the inputs were drawn from this seed (a regrade with the same "
                          "secret reproduces them)")]
     evidence += [Evidence(kind="normalisation", text=n) for n in code.normalisations]
+    evidence += library_evidence(unavailable_imports(code.source))
     if code.normalisations:
         notes.append("Before running, the grader " + "; ".join(code.normalisations) + ".")
     function = battery.function

@@ -97,14 +97,26 @@ class ParameterSpec(_Strict):
     # Receives a leading axis of one under the `batch_dims` adaptation (Q, K, V; not weights).
     batch: bool = False
     # The asked interface gives it a default (and the drawn value is that default): a student's
-    # function without such a parameter is called without it.
+    # function without such a parameter is called without it. Optional with no kind: the
+    # default is None (`mask=None`), so it is passed only where a case gives it (`values`,
+    # `adjust`).
     optional: bool = False
+
+    @property
+    def default_none(self) -> bool:
+        return self.optional and self.array is None and self.size is None and self.value is None
 
     @model_validator(mode="after")
     def _one_kind(self) -> ParameterSpec:
-        if sum(x is not None for x in (self.array, self.size, self.value)) != 1:
+        kinds = sum(x is not None for x in (self.array, self.size, self.value))
+        if kinds > 1:
             raise ValueError("a parameter is exactly one of array (a shape), size (a size's "
-                             "name) or value (a fixed value)")
+                             "name) or value (a fixed value), not several")
+        if kinds == 0 and not self.optional:
+            raise ValueError("a parameter needs array (a shape), size (a size's name) or value "
+                             "(a fixed value); a parameter whose default is None (`mask=None`) "
+                             "is `optional: true` alone, given by the cases that pass it "
+                             "(`values`, or an `adjust` function)")
         if self.array is not None and len(self.array) > 6:
             raise ValueError("an array has at most 6 axes")
         return self

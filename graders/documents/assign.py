@@ -226,3 +226,23 @@ _POINTS_MARK = re.compile(r"\(\s*\d{1,2}(?:\.\d)?\s*(?:points?|pts?|marks?)\s*\)
 def is_statement(text: str, unit: Unit) -> bool:
     """A paragraph that carries a handout's points mark near its start is the question itself."""
     return _POINTS_MARK.search(text, unit.start, min(unit.end, unit.start + 80)) is not None
+
+
+
+def answer_start(unit: Unit, qi: int, keys: list[Path]) -> int:
+    """Where the answer of question `qi` located at `unit` starts. A unit headed by a bare
+    sub-part marker (`(a)`, `ii.`: no number of its own) that is none of the question's own
+    labels (`keys`: question 1c's `(c)` is its label) opens the answer's first sub-part
+    (Problem 3, then `(a) ...`): the marker stays in the answer, so its items still find `(a)`
+    among their cues and the sub-answers count up from it."""
+    mark = unit.mark
+    if mark is None or mark.num is not None or not unit.label_scores \
+            or unit.label_scores[qi] <= 0:
+        return unit.start
+    if mark.letter:
+        own = any(key[2] == mark.letter.lower() for key in keys)
+    elif mark.roman:
+        own = any(key[3] == mark.roman.lower() for key in keys)
+    else:
+        return unit.start
+    return unit.start if own else min(mark.start, unit.start)

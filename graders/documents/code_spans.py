@@ -156,12 +156,17 @@ def after_question_cells(
                       for s_j, e_j, kind_j in cells[k + 1:] if s_j < answer.end)
         question = questions.get(qid)
         words = prompt_words(question.prompt) if question is not None else frozenset()
-        own = None if follows or question is None or question.answer_kind not in NOT_CODE \
+        # Where no cell follows within the answer, moving on would leave it empty: the cell's
+        # own text is read, whatever the kind (a mixed answer under a sub-part marker, "(a)").
+        last = k + 1 >= len(cells) or cells[k + 1][0] >= answer.end
+        own = None if follows or question is None or (
+            question.answer_kind not in NOT_CODE and not last) \
             else _own_answer(text[answer.start:cell_end], words)
         if own is not None:
             start = answer.start + own
             kept = replace(answer, start=start, text=text[start:answer.end])
-            plain = own == 0 and bool(words) and prompt_overlap(text[start:cell_end], words) < 0.8
+            plain = own == 0 and bool(words) and prompt_overlap(text[start:cell_end], words) < 0.8 \
+                and question is not None and question.answer_kind in NOT_CODE
             answers[qid] = kept if plain else weak(kept, SAME_CELL if words else OWN_CELL)
             continue
         start = cells[k + 1][0] if k + 1 < len(cells) else answer.end

@@ -120,6 +120,9 @@ def _word_cue(cue: str, norm: str) -> CuePattern:
                       literal)
 
 
+_PREFIX_CUE = re.compile(r"[a-z]{2,20}(?: [a-z]{2,20}){0,3}\*")
+
+
 def compile_cue(cue: str) -> CuePattern | None:
     norm = normalise(cue)
     if not norm:
@@ -127,6 +130,11 @@ def compile_cue(cue: str) -> CuePattern | None:
     # words, also joined into an identifier (`self-attention`, `positional_encoding`); a single
     # letter makes it a symbol with a subscript (`d_model`, `W_Q`), matched as written
     words = norm.replace("_", " ").split()
+    if _PREFIX_CUE.fullmatch(norm):
+        # `divid*`, as in the written grader's patterns: any word that starts so (divided,
+        # dividing, division)
+        stem = norm[:-1]
+        return CuePattern(cue, re.compile(r"\b" + re.escape(stem) + r"[a-z]*"), True, stem)
     if re.fullmatch(r"[a-z_ ]+", norm) and words and min(map(len, words)) >= 2:
         return _word_cue(cue, " ".join(words))
     compact = norm.replace(" ", "")

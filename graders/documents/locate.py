@@ -21,6 +21,7 @@ from graders.documents.assign import (
     SUBPART,
     Path,
     Unit,
+    answer_start,
     assign_in_rubric_order,
     is_statement,
     runs_of,
@@ -304,7 +305,7 @@ def _located(
         body.pop(0)
     while len(body) > 1 and is_statement(text, body[-1]):
         body.pop()
-    start, end = body[0].start, body[-1].end
+    start, end = answer_start(body[0], qi, question_keys(question)), body[-1].end
     label_score = head.label_scores[qi]
     cues = sorted({c for u in units for c in u.content[qi][1]})
     content = min(CONTENT_CAP, sum(u.content[qi][0] for u in units))

@@ -118,7 +118,12 @@ def _from_json(text: str, data: dict[str, Any], rubric: Rubric) -> ParsedSubmiss
             missing[question.id] = f"The JSON answers have no key {question.id!r} or its items."
             continue
         lines = [own] if own is not None else []
-        lines.extend(f"{item_id}: {value}" for item_id, value in item_parts.items())
+        if any(item.grader == "code" for item in question.items):
+            # A program keyed by a code item's id is code, each once: an "item: " prefix
+            # made its first line (`import numpy as np`) prose, dropped before running.
+            lines.extend(dict.fromkeys(v for v in item_parts.values() if v not in lines))
+        else:
+            lines.extend(f"{item_id}: {value}" for item_id, value in item_parts.items())
         answers[question.id] = LocatedAnswer(
             question_id=question.id,
             text="\n".join(lines),

@@ -186,10 +186,17 @@ _SIGN = re.compile(r"-(?=[\d.(])")
 
 
 def _clean_piece(raw: str) -> str:
-    stripped = raw.strip()
+    # a full stop ending the sentence before the value (`the end. 64`, `i.e. 64`), not a
+    # decimal point (`.5`)
+    stripped = _STOP_BEFORE.sub("", raw.strip())
     sign = "-" if _SIGN.match(stripped.lstrip("*/^ ")) else ""  # `**-0.4**`: bold, signed
     piece = sign + balanced(stripped.strip("*/^+- \t\n"))
-    return re.sub(r"(?<=[\d%)])\s*\.+$", "", piece)  # the full stop ending a sentence
+    # the full stop ending a sentence, after the value or its scale word (`1.77 million.`)
+    return _FULL_STOP.sub("", piece)
+
+
+_STOP_BEFORE = re.compile(r"^\.+\s+")
+_FULL_STOP = re.compile(r"(?:(?<=[\d%)])|(?<=illion)|(?<=housand))\s*\.+$")
 
 
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)%?"

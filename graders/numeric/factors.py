@@ -75,6 +75,9 @@ _PRODUCT_AFTER = re.compile(r"\s*(?:\d|\(|\\|[A-Za-z](?:_|\^|\s*[=+*/)]|\s*$|[.,
 # (a lone `*`: `**x16**` is Markdown bold)
 _PRODUCT_BEFORE = re.compile(r"(?:[\d)\]}+/-]|(?<!\*)\*|(?<![A-Za-z])[A-Za-z]|_\{?\w+\}?"
                              r"|\^\{?\w+\}?)\s*$")
+# a sub-part marker right before the sign closes with `)` but is no value: `(b) x16`, `2) ×4`
+_MARKER_BEFORE = re.compile(r"(?:^|(?<=[\s:]))\(?(?:[a-hA-H]|[ivx]{1,4}|\d{1,2})\)[ \t]*$",
+                            re.MULTILINE)
 # after a prefix sign's number: a relation or operator makes it a name in an equation
 _EQUATION_AFTER = re.compile(r"\s*(?:[=_^'+/]|\*(?!\*)|-\s*[\w\\])")
 # a decrease: a verb in the clause before the factor (`the cost decreases by a factor of 4`,
@@ -129,7 +132,9 @@ def _multiplier(text: str, m: re.Match[str], kind: str) -> FactorReading | None:
         return None
     start, end = m.start(), m.end()
     if kind == "prefix":
-        if _PRODUCT_BEFORE.search(text, max(0, start - 12), start) \
+        window = max(0, start - 12)
+        if (_PRODUCT_BEFORE.search(text, window, start)
+                and not _MARKER_BEFORE.search(text, window, start)) \
                 or _EQUATION_AFTER.match(text, end):
             return None
     elif kind == "suffix":

@@ -12,6 +12,8 @@ import re
 
 from graders.numeric.arith import SCALES
 
+_SCALE_LETTERS = {"K": "thousand", "M": "million", "B": "billion"}
+
 SEP = "§"
 MAX_SIDE = 600
 MAX_BRACES = 40
@@ -21,6 +23,10 @@ _SPACE_GROUPS = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?: \d{3})+)(?![\d,]|\.\d
 _COMMA_GROUPS = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?:,\d{3})+)(?![\d]|,\d)")
 # 1.769.472: full stops as group separators, unambiguous only with two groups or more
 _DOT_GROUPS = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?:\.\d{3}){2,})(?![\d.]\d|\d)")
+# OCR reads a handwritten 0 as O or o and a 1 as l or I inside a comma-grouped count
+# (`1,O50,624`): the groups are digits, so the letters are too
+_OCR_GROUPS = re.compile(r"(?<![\w.,])[1-9]\d{0,2}(?:,[0-9OolI]{3}){1,4}(?![\w,])")
+_OCR_DIGITS = str.maketrans("OolI", "0011")
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,])0,(\d+)(?![\d,])")
 _TIMES_X = re.compile(r"(?<=\d)\s*[xX]\s*(?=\d)")
 
@@ -33,11 +39,13 @@ _SPACES = {",", ";", "!", " ", "quad", "qquad", "left", "right", "big", "Big", "
 _OPS = {"times": "*", "cdot": "*", "ast": "*", "div": "/", "pi": "pi", "%": "%",
         "exp": "exp", "ln": "ln", "log": "log"}
 _UNICODE = {"×": "*", "·": "*", "∙": "*", "÷": "/", "−": "-", "–": "-", "√": "sqrt",
-            "π": "pi", "²": "^2", "³": "^3"}
+            "π": "pi"}
+_SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-", strict=True))
 
 
 def glue_digit_groups(text: str) -> str:
     """Remove thousands separators; `0,665` (a decimal comma) becomes `0.665`."""
+    text = _OCR_GROUPS.sub(lambda m: m.group(0).translate(_OCR_DIGITS), text)
     text = _THIN.sub("", text)
     text = _SPACE_GROUPS.sub(lambda m: m.group(1) + m.group(2).replace(" ", ""), text)
     text = _COMMA_GROUPS.sub(lambda m: m.group(1) + m.group(2).replace(",", ""), text)
@@ -140,6 +148,13 @@ class _Converter:
             return ")"
         if ch == "−" and self.pos < len(self.text) and self.text[self.pos] in "0123456789.":
             return " -"  # the minus sign written against its number is the number's sign
+        if ch in _SUPERSCRIPT:  # a typed power: `10⁶`, `2¹⁰`, `10⁻³`
+            found = ch
+            while self.pos < len(self.text) and self.text[self.pos] in _SUPERSCRIPT \
+                    and len(found) < 4:
+                found += self.text[self.pos]
+                self.pos += 1
+            return "^(" + "".join(_SUPERSCRIPT[c] for c in found) + ")"
         if ch in _UNICODE:
             return f" {_UNICODE[ch]} "
         if ch == "^":
@@ -156,8 +171,14 @@ class _Converter:
             m = re.compile(r"[A-Za-z]*\d*").match(self.text, self.pos)
             word = ch + (m.group(0) if m else "")
             self.pos += len(word) - 1
+            start = self.pos - len(word)
+            if word in ("e", "g") and (self.text[start - 1:start] == "."
+                                       or self.text[self.pos:self.pos + 1] == "."):
+                return SEP  # `i.e. 64`, `e.g. 64`: an abbreviation, not the constant e
             if word in ("e", "pi", "sqrt", "exp", "ln", "log"):
                 return f" {word} "
+            if word in _SCALE_LETTERS and self.text[self.pos - 2].isdigit():
+                return f" {_SCALE_LETTERS[word]} "  # `1.05M`, `590K`, `1.2B` (against the digit)
             return f" {word.lower()} " if word.lower() in SCALES else SEP
         return SEP
 

@@ -169,6 +169,9 @@ def affinity(
     return score, cues
 
 
+SHARED_CONFIDENCE = 0.4  # below any review threshold in use: such a reading goes to a person
+
+
 def choose(
     extraction: Extraction,
     configs: Sequence[tuple[str, NumericConfig]],
@@ -200,6 +203,16 @@ def choose(
             assembled = _assemble(extraction, config, length, used)
             if assembled is not None:
                 chosen[item_id] = assembled
+    taken_by = {position: item_id for item_id, position in positions.items()}
+    for _score, position, item_id, candidate, cues in scored:
+        if item_id in chosen or not cues or position not in taken_by:
+            continue
+        # Nothing left for this item, but a value its own cues name was read for another item
+        # ("divided by sqrt(d_k) the variance is 1" for the variance and the scaled variance):
+        # a reader decides, with this value as the suggestion, rather than "no value found".
+        chosen[item_id] = Choice((candidate,), reading(candidate, by_id[item_id]), cues,
+                                 SHARED_CONFIDENCE, doubt=f"the value its cues name was also "
+                                 f"read for {taken_by[position]}")
     for item_id, position in positions.items():
         rivals = _rivals(surroundings, position, by_id[item_id], used)
         if rivals:
@@ -260,19 +273,30 @@ def _rivals(surroundings: _Surroundings, position: int, config: NumericConfig,
     chosen = reading(candidates[position], config)
     found: list[Candidate] = []
     for other_position, other in enumerate(candidates):
-        if other_position in used or other.working \
-                or other.is_vector != isinstance(chosen, tuple):
+        if other_position in used or other.is_vector != isinstance(chosen, tuple):
             continue
         value = reading(other, config)
-        if _same_answer(value, chosen, config) or not _plausible_rival(value, chosen, config):
+        if _same_answer(value, chosen, config):
+            continue
+        # The expected value itself, stated in the answer (not as the working of a chain that
+        # concludes another value, `768/12 = 96`) and read for no other item, is a rival
+        # wherever it stands ("d_k = 64 terms; variance 8" was a confident 0 for the 8).
+        expected = not other.working and _is_expected(value, config)
+        if not expected and (other.working or not _plausible_rival(value, chosen, config)):
             continue
         label = surroundings.of(other_position)[0]
         statement = surroundings.extraction.statement_text(other.statement)
-        if any(True for _ in found_cues(label, patterns)) \
-                and not any(True for _ in found_cues(label, avoid)) \
-                and not _HYPOTHETICAL.search(statement):
+        if _HYPOTHETICAL.search(statement):
+            continue
+        if expected or (any(True for _ in found_cues(label, patterns))
+                        and not any(True for _ in found_cues(label, avoid))):
             found.append(other)
     return tuple(found)
+
+
+def _is_expected(value: Value, config: NumericConfig) -> bool:
+    return config.mode == "exact" and isinstance(config.expected, int | float) \
+        and not isinstance(value, tuple) and close(value, float(config.expected), config)
 
 
 def _assemble(

@@ -89,3 +89,14 @@ def test_reading_words_leaves_the_symbol_form_as_it_was(text: str) -> None:
     """Symbol cues (`d_model`, `QK^T`) read the compact form; the words form's extra spaces
     (braces, camelCase seams) and dropped marks never reach it."""
     assert NormalisedText.of(text).compact == normalise(text).replace(" ", "")
+
+
+@given(st.sampled_from(["divid", "scal", "normali", "saturat", "quadrat"]),
+       st.sampled_from(["e", "ed", "ing", "ion", "es", "ation", ""]),
+       st.sampled_from(["", "after we ", "(b) ", "the value "]))
+def test_a_cue_ending_in_a_star_matches_any_word_that_starts_so(
+        stem_: str, ending: str, before: str) -> None:
+    """`divid*`, as the written grader's patterns are written: an instructor writes numeric
+    and question cues the same way (it matched nothing before, silently)."""
+    assert _found(f"{stem_}*", f"{before}{stem_}{ending} by sqrt(d_k) it is 1")
+    assert not _found(f"{stem_}*", f"in{stem_}{ending} by sqrt(d_k)")

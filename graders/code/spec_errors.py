@@ -1,0 +1,48 @@
+"""A battery file's schema problems as an instructor reads them: one per problem, with the
+line of the YAML and the path to the field (`sdpa.yaml: line 9: parameters.mask: ...`), not
+pydantic's report (its model names, input dumps and documentation links)."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from graders.code.spec import (
+    Adaptation,
+    CaseSpec,
+    CheckSpec,
+    DimSpec,
+    FunctionBatterySpec,
+    ParameterSpec,
+    ReferenceSpec,
+)
+from graders.rubric_checks import compose, line_of
+
+# every field a battery can spell, for "did you mean" on a misspelt one (`repeats`)
+FIELDS = sorted({name for model in (FunctionBatterySpec, ParameterSpec, CaseSpec, CheckSpec,
+                                    DimSpec, ReferenceSpec, Adaptation)
+                 for name in model.model_fields})
+
+
+def _unknown_field(name: str) -> str:
+    close = difflib.get_close_matches(name, FIELDS, n=1, cutoff=0.75)
+    return f"unknown field {name!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+
+
+def spec_problems(path: Path, error: ValidationError) -> str:
+    try:
+        root = compose(path.read_bytes())
+    except OSError:
+        root = None
+    found: list[str] = []
+    for problem in error.errors():
+        loc = tuple(problem["loc"])
+        where = ".".join(str(k) for k in loc) or "(top level)"
+        message = str(problem["msg"]).removeprefix("Value error, ")
+        if problem["type"] == "extra_forbidden" and loc:
+            message = _unknown_field(str(loc[-1]))
+        line = line_of(root, loc)
+        found.append(f"{'' if line is None else f'line {line}: '}{where}: {message}")
+    return f"{path.name}: " + "; ".join(found)
