@@ -1,7 +1,6 @@
 """Code that imports a library the sandbox does not have (SciPy, PyTorch, ...).
 
-The sandbox holds the standard library and NumPy only (without `numpy.f2py`, so `from numpy
-import *` fails there too). A correct answer that calls
+The sandbox holds the standard library and NumPy only. A correct answer that calls
 `scipy.special.softmax` or `logsumexp` fails there with a NameError or ModuleNotFoundError that
 is the grading environment's limit, not the student's bug: a confident 0 would be wrong. Such
 an answer is still run; every item it does not earn in full goes to review with the machine's
@@ -20,7 +19,6 @@ from graders.results import Evidence, ItemResult, Status
 AVAILABLE = frozenset(sys.stdlib_module_names) | {"numpy", "__future__"}
 KIND = "library"  # the evidence that names a library the sandbox lacks
 REVIEW_CONFIDENCE = 0.5
-STAR = "from numpy import *"
 
 
 def unavailable_imports(source: str) -> list[str]:
@@ -34,11 +32,6 @@ def unavailable_imports(source: str) -> list[str]:
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            if node.module == "numpy" and any(a.name == "*" for a in node.names):
-                # the sandbox's NumPy has no numpy.f2py, which the star import loads: it
-                # fails as a whole and every name it would bind is a NameError
-                found[STAR] = None
-                continue
             names = [node.module]
         else:
             continue

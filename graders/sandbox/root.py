@@ -32,7 +32,8 @@ STDLIB_SKIPPED = frozenset({"site-packages", "test", "tests", "idlelib", "tkinte
                             "ensurepip", "lib2to3", "__phello__", "pydoc_data", "distutils",
                             "venv", "sqlite3", "curses", "wsgiref", "xmlrpc"})
 SKIPPED_PREFIXES = ("config-",)
-NUMPY_SKIPPED = frozenset({"tests", "include", "f2py", "_pyinstaller", "distutils"})
+# numpy.f2py stays (0.5 MiB of Python): `from numpy import *` loads it.
+NUMPY_SKIPPED = frozenset({"tests", "include", "_pyinstaller", "distutils"})
 # Extension modules a student's NumPy program has no use for in the sandbox, which (with the
 # shared libraries only they load, OpenSSL's 5 MiB among them) every zygote would copy: the
 # test modules of CPython and NumPy (NumPy's SIMD test module alone is 1.5 MiB); TLS (no

@@ -127,10 +127,9 @@ def test_an_answer_that_needs_a_library_the_sandbox_lacks_goes_to_review(run: Gr
     assert all(r.status is Status.GRADED and r.points == r.max_points for r in unused.values())
 
 
-def test_a_star_import_from_numpy_which_the_sandbox_cannot_load_goes_to_review(
-        run: Grade) -> None:
-    """`from numpy import *` loads numpy.f2py, which the sandbox's NumPy lacks: the import
-    fails as a whole and every name it binds is a NameError, the environment's fault."""
+def test_a_star_import_from_numpy_works_in_the_sandbox(run: Grade) -> None:
+    """`from numpy import *` loads numpy.f2py: the sandbox's NumPy has it, so a correct answer
+    written with the star import's bare names earns full credit, graded."""
     star = ("from numpy import *\n\n"
             "def scaled_dot_product_attention(q, k, v, mask=None):\n"
             "    s = matmul(q, swapaxes(k, -1, -2)) / sqrt(q.shape[-1])\n"
@@ -138,9 +137,9 @@ def test_a_star_import_from_numpy_which_the_sandbox_cannot_load_goes_to_review(
             "    w = exp(s - s.max(-1, keepdims=True))\n    w = w / w.sum(-1, keepdims=True)\n"
             "    return matmul(w, v), w\n")
     results = run(RUBRIC, star)
-    assert all(r.status is Status.NEEDS_REVIEW or r.points == r.max_points
+    assert all(r.status is Status.GRADED and r.points == r.max_points
                for r in results.values()), {k: r.feedback for k, r in results.items()}
-    assert unavailable_imports(star) == ["from numpy import *"]
+    assert unavailable_imports(star) == []
 
 
 @settings(max_examples=50, deadline=None)

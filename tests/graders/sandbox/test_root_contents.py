@@ -23,7 +23,8 @@ from tests.graders.sandbox.conftest import assert_healthy, run
 # functional standard library, text, serialisation, hashing, dates, the test helpers.
 STUDENT_IMPORTS = (
     "numpy", "numpy.linalg", "numpy.random", "numpy.fft", "numpy.polynomial", "numpy.ma",
-    "numpy.testing", "numpy.lib.stride_tricks", "math", "cmath", "statistics", "fractions",
+    "numpy.testing", "numpy.lib.stride_tricks", "numpy.f2py", "math", "cmath", "statistics",
+    "fractions",
     "decimal", "numbers", "random", "functools", "itertools", "operator", "collections",
     "collections.abc", "heapq", "bisect", "array", "copy", "dataclasses", "typing", "enum",
     "abc", "types", "contextlib", "warnings", "weakref", "re", "string", "textwrap",
