@@ -4,6 +4,7 @@ contradictions."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from decimal import Decimal
 from typing import Annotated
@@ -298,3 +299,15 @@ def element_label(element: Element) -> str:
 def element_statement(element: Element) -> str:
     return element.statement or (element.phrasings[0] if element.phrasings
                                  else element_label(element))
+
+
+def question_texts(configs: Iterable[WrittenConfig], prompt: str = "") -> list[str]:
+    """Every text the question gives: its prompt, and its written items' references, element
+    phrasings, statements and labels, and contradictions (the question's own vocabulary)."""
+    texts = [prompt]
+    for config in configs:
+        texts += config.reference
+        for element in config.elements:
+            texts += [*element.phrasings, element.statement or "", element.label or ""]
+        texts += [t for c in config.contradictions for t in c.phrasings]
+    return texts

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from functools import lru_cache
 
-from graders.written.config import WrittenConfig
+from graders.written.config import WrittenConfig, question_texts
 from graders.written.text import Sentence
 
 # A shortening and the words it may stand for (singular; a trailing "s" on the shortening is
@@ -45,13 +45,8 @@ _CONNECTIVE = re.compile(r"(?<![\w/])(w/o|w/|b/c|b/w)(?![\w/])", re.IGNORECASE)
 
 def question_words(configs: Iterable[WrittenConfig], prompt: str = "") -> frozenset[str]:
     """Every word (lower case) of the question's prompt and its written items' texts."""
-    texts = [prompt]
-    for config in configs:
-        texts += config.reference
-        for element in config.elements:
-            texts += [*element.phrasings, element.statement or "", element.label or ""]
-        texts += [t for c in config.contradictions for t in c.phrasings]
-    return frozenset(w.lower() for t in texts for w in _WORD.findall(t))
+    return frozenset(w.lower() for t in question_texts(configs, prompt)
+                     for w in _WORD.findall(t))
 
 
 @lru_cache(maxsize=256)

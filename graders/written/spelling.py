@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from functools import lru_cache
 
-from graders.written.config import WrittenConfig
+from graders.written.config import WrittenConfig, question_texts
 from graders.written.text import Sentence
 
 # Letters of a word that is corrected, and of a word it is corrected to.
@@ -28,13 +28,7 @@ _WORD = re.compile(r"[A-Za-z]+")
 
 def vocabulary(configs: Iterable[WrittenConfig], prompt: str = "") -> frozenset[str]:
     """The question's long words (lower case), from its written items and its prompt."""
-    texts = [prompt]
-    for config in configs:
-        texts += config.reference
-        for element in config.elements:
-            texts += [*element.phrasings, element.statement or "", element.label or ""]
-        texts += [t for c in config.contradictions for t in c.phrasings]
-    return _words(tuple(texts))
+    return _words(tuple(question_texts(configs, prompt)))
 
 
 @lru_cache(maxsize=1024)

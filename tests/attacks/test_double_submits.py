@@ -74,14 +74,18 @@ def test_a_group_decision_sent_at_once_is_taken_once(either: Api) -> None:
     assert sorted(codes) == [200] + [409] * (AT_ONCE - 1), codes
 
 
-def test_one_regrade_request_answered_at_once_is_answered_once(either: Api) -> None:
-    sid = _graded(either, "asker", "60")
+def _published_and_asked(either: Api, who: str) -> int:
+    """A graded submission of `who`, the grades published, and `who`'s regrade request on it."""
+    sid = _graded(either, who, "60")
     assert either.client.post(f"{BASE}/publish", headers=either.auth("prof")).status_code == 200
     asked = either.client.post(f"/api/v1/submissions/{sid}/items/{ITEM}/regrade-requests",
-                               json={"comment": "please look again"},
-                               headers=either.auth("asker"))
+                               json={"comment": "please look again"}, headers=either.auth(who))
     assert asked.status_code == 201, asked.text
-    request_id = asked.json()["id"]
+    return int(asked.json()["id"])
+
+
+def test_one_regrade_request_answered_at_once_is_answered_once(either: Api) -> None:
+    request_id = _published_and_asked(either, "asker")
     codes = _at_once(lambda n: either.client.post(
         f"/api/v1/regrade-requests/{request_id}/answer",
         json={"reply": f"answer {n}", "points": "1"}, headers=either.auth("prof")))
@@ -92,13 +96,7 @@ def test_a_withdrawal_at_once_with_answers_never_leaves_an_answer_after_it(eithe
     """Withdrawing the grades closes open requests; an answer sent at the same moment is
     either taken before the withdrawal (and stays answered) or refused (409) after it, never
     stored on a request the withdrawal has closed, and the withdrawal is taken once."""
-    sid = _graded(either, "withdrawn-asker", "60")
-    assert either.client.post(f"{BASE}/publish", headers=either.auth("prof")).status_code == 200
-    asked = either.client.post(f"/api/v1/submissions/{sid}/items/{ITEM}/regrade-requests",
-                               json={"comment": "please look again"},
-                               headers=either.auth("withdrawn-asker"))
-    assert asked.status_code == 201, asked.text
-    request_id = asked.json()["id"]
+    request_id = _published_and_asked(either, "withdrawn-asker")
 
     def either_call(n: int) -> httpx.Response:
         if n % 2:
