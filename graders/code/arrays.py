@@ -17,6 +17,10 @@ STRICT_RTOL, STRICT_ATOL = 1e-6, 1e-8
 # Matches to this and not to the item's tolerance: the function rounds its results (a check
 # that passes only so earns the rubric's `rounded` share).
 LOOSE_RTOL, LOOSE_ATOL = 1e-3, 1e-3
+# What a correct computation in single precision (float32 inputs or arithmetic, an epsilon of
+# 1e-6 or less in a denominator) is off by: relative to each value, and absolute relative to
+# the largest value (float32's 1.2e-7 per operation, summed over a row): right, not rounded.
+SINGLE_RTOL, SINGLE_ATOL = 1e-5, 1e-6
 # Softmax weights of a scaled score matrix: the fitted scale times the spread of the scores
 # within a row must exceed this, or the weights are (near) uniform and ignore the scores.
 MIN_LOGIT_SPREAD = 0.05
@@ -48,6 +52,12 @@ def squeeze_batch(array: Array) -> tuple[Array, bool]:
 
 def finite(array: Array) -> bool:
     return bool(array.size) and bool(np.isfinite(array).all())
+
+
+def close_single(actual: Array | None, expected: Array) -> bool:
+    """`actual` equals `expected` to single precision (SINGLE_RTOL, SINGLE_ATOL)."""
+    scale = float(np.max(np.abs(expected), initial=1.0)) if np.isfinite(expected).all() else 1.0
+    return close(actual, expected, SINGLE_RTOL, SINGLE_ATOL * scale)
 
 
 def close(actual: Array | None, expected: Array, rtol: float = STRICT_RTOL,

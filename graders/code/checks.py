@@ -18,9 +18,11 @@ import numpy as np
 from graders.code.arrays import (
     LOOSE_ATOL,
     LOOSE_RTOL,
+    SINGLE_RTOL,
     Array,
     as_float,
     close,
+    close_single,
     finite,
     relation,
 )
@@ -78,6 +80,9 @@ def _matches(actual: Array | None, expected: Array, config: CodeCheckConfig, wha
         return Outcome(False, f"{what} has shape {actual.shape}, expected {expected.shape}")
     if close(actual, expected, config.rtol, config.atol):
         return Outcome(True)
+    if config.rtol <= SINGLE_RTOL and close_single(actual, expected):
+        # float32 arithmetic is right, not rounded (unless the item asks for looser anyway)
+        return Outcome(True, f"the {what} matches to single precision (float32)")
     if close(actual, expected, LOOSE_RTOL, LOOSE_ATOL):
         return Outcome(True, f"the {what} matches only to about 1e-3 (rounded?)", rounded=True)
     if not np.isfinite(actual).all():

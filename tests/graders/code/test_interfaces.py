@@ -202,6 +202,30 @@ def test_rounded_results_cost_the_rubric_share_on_the_matching_items_only(
     assert results["b3.output"].confidence < 1
 
 
+@settings(max_examples=8, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(single=st.sampled_from([
+    "    Q, K, V = (np.asarray(t, dtype=np.float32) for t in (Q, K, V))\n",
+    "    Q, K, V = Q.astype('float32'), K.astype('float32'), V.astype(np.float32)\n",
+    "    Q = np.float32(Q)\n    K = np.float32(K)\n    V = np.float32(V)\n"]),
+       eps=st.sampled_from(["", " + 1e-9", " + 1e-7", " + 1e-6"]))
+def test_attention_in_single_precision_is_right_not_rounded(
+        grade: Grade, single: str, eps: str) -> None:
+    """Learners used to PyTorch compute in float32, or add a small epsilon to the softmax's
+    denominator: their results differ from the float64 reference by about 1e-7 relative
+    (more where an output entry is near 0). A careful grader gives full credit, not the
+    share the rubric gives rounded results."""
+    source = ("import numpy as np\n"
+              "def attention(Q, K, V):\n" + single +
+              "    s = Q @ K.T / np.sqrt(Q.shape[-1])\n"
+              "    w = np.exp(s - s.max(axis=-1, keepdims=True))\n"
+              f"    w = w / (w.sum(axis=-1, keepdims=True){eps})\n"
+              "    return w @ V, w\n")
+    results = grade("B3", source)
+    assert all(r.points == r.max_points and r.confidence == 1.0 for r in results.values()), {
+        k: (r.points, r.feedback) for k, r in results.items()}
+
+
 def test_code_for_batch_and_head_dimensions_is_called_with_one_of_each(grade: Grade) -> None:
     source = ("import numpy as np\n\n"
               "def masked_attention(Q, K, V):\n"
