@@ -6,15 +6,10 @@ first document, on the way to its first result. So the server imports what gradi
 the kinds the pool grades: `import`, `submit` and a regrade read their rubric's first; a
 server grades any.
 
-`import` and `submit` start the server before their own imports (`start_fork_server_now`),
-with every kind's graders, as a server that grades any assignment does: it imports them on
-the other core while the command imports its own and reads the rubric (about 0.45 s), so
-the grading processes forked once the rubric is known start their sandboxes at once. With
-only what every process needs there (the rubric unknown), each process imported its kinds'
-graders itself on its way to its first document: a code rubric's 0.2 s of CPU (NumPy, the
-code grader, the sandbox root's plan) twice, on the way to the first result, against about
-0.27 s once for every kind, mostly before the rubric is known. A rubric of no code or written
-item loses the difference (NumPy is the larger part of both).
+`import` and `submit` start the server before their own imports (`start_fork_server_now`):
+it then imports the modules every grading process needs while the command imports its own
+and reads the rubric, instead of after. Their kinds' own modules are then imported by each
+grading process (`warm`), no longer by the server.
 """
 
 from __future__ import annotations
@@ -49,11 +44,11 @@ def fork_server(kinds: Iterable[str] | None = None) -> ForkServerContext:
 
 
 def start_fork_server_now() -> None:
-    """Start the fork server now, importing what grading any kind needs, while this process
-    goes on with its own imports and reads which kinds its rubric has."""
+    """Start the fork server now, importing what every grading process needs (of no kind in
+    particular), while this process goes on with its own imports."""
     from multiprocessing import forkserver
 
-    fork_server(None)
+    fork_server(())
     forkserver.ensure_running()
 
 

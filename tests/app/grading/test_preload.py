@@ -54,9 +54,8 @@ def test_code_items_warm_the_sandboxs_host_side() -> None:
 
 
 def test_a_command_that_grades_now_starts_its_fork_server_before_its_own_imports() -> None:
-    """`import` and `submit` start the fork server (what grading any kind needs: their rubric
-    is not known yet) before their module is imported; a command that grades in no pool
-    starts none."""
+    """`import` and `submit` start the fork server (what every grading process needs, no kind's
+    grader) before their module is imported; a command that grades in no pool starts none."""
     code = ("import sys\n"
             "from multiprocessing import forkserver\n"
             "from app.cli.program import load_command\n"
@@ -71,8 +70,8 @@ def test_a_command_that_grades_now_starts_its_fork_server_before_its_own_imports
             "load_command(name)\n"
             "server = forkserver._forkserver\n"
             "print(seen, server._forkserver_pid is not None, server._preload_modules)\n")
-    for name, expected in (("import", f"[False] True {preload_modules(None)}"),
-                           ("submit", f"[False] True {preload_modules(None)}"),
+    for name, expected in (("import", f"[False] True {list(BASE_PRELOAD)}"),
+                           ("submit", f"[False] True {list(BASE_PRELOAD)}"),
                            ("grade", "[] False ['__main__']")):
         done = subprocess.run([sys.executable, "-c", code, name], capture_output=True, text=True,
                               check=True, timeout=120)
