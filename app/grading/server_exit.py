@@ -7,7 +7,10 @@ all their objects, then each module torn down) took 50-120 ms after the command 
 exited, all the while holding the standard output and error it inherited: a caller reading
 the command's output (a script, `subprocess.run`) waited for it. Nothing of the server's
 needs finalizing: it writes nothing of its own and keeps no files, and its grading processes
-end by `os._exit` without running exit handlers, so they never run this one."""
+end by `os._exit` without running exit handlers, so they never run this one.
+
+Imported anywhere else (by mistake, or by a tool that imports every module) it does nothing:
+the handler is registered only when the import is the fork server's preload."""
 
 from __future__ import annotations
 
@@ -15,8 +18,20 @@ import atexit
 import contextlib
 import os
 import sys
+from types import FrameType
 
 _SERVER = os.getpid()
+
+
+def _preloaded_by_fork_server() -> bool:
+    """Whether this import runs inside multiprocessing's fork server loop (`main`)."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if (frame.f_code.co_name == "main"
+                and frame.f_globals.get("__name__") == "multiprocessing.forkserver"):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _leave() -> None:
@@ -28,4 +43,5 @@ def _leave() -> None:
     os._exit(0)
 
 
-atexit.register(_leave)
+if _preloaded_by_fork_server():
+    atexit.register(_leave)
