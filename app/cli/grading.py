@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -46,11 +48,14 @@ def _start_early(pools: ProcessPools, kinds: list[str]) -> threading.Thread:
     return thread
 
 
+@contextmanager
 def _store_and_grade(
     slug: str, files: list[Path], students: list[str | None], workers: int,
     handout: str | None = None,
-) -> list[tuple[Path, int | None, WorkerOutcome | None, str | None]]:
-    """Store every readable file, then grade them all in parallel."""
+) -> Iterator[list[tuple[Path, int | None, WorkerOutcome | None, str | None]]]:
+    """Store every readable file, then grade them all in parallel. The caller reports the
+    rows while the grading processes exit (they are let go once every result is in, and
+    waited for when the caller is done)."""
     rows: list[tuple[Path, int | None, WorkerOutcome | None, str | None]] = []
     jobs: list[GradingJob] = []
     cfg = settings()
@@ -80,12 +85,13 @@ def _store_and_grade(
                     rows.append((path, accepted.submission.id, None, None))
             with Progress(console=errors, transient=True) as progress:
                 task = progress.add_task("grading", total=len(jobs))
-                outcomes = grade_jobs(sessions, jobs, pools, lambda n: progress.advance(task, n))
+                outcomes = grade_jobs(sessions, jobs, pools, lambda n: progress.advance(task, n),
+                                      finished=pools.release)
+            by_id = {job.submission_id: o for job, o in zip(jobs, outcomes, strict=True)}
+            yield [(p, i, by_id.get(i) if i is not None else None, e) for p, i, _, e in rows]
         finally:
             starting.join()
             pools.close()
-    by_id = {job.submission_id: o for job, o in zip(jobs, outcomes, strict=True)}
-    return [(p, i, by_id.get(i) if i is not None else None, e) for p, i, _, e in rows]
 
 
 def submit(
@@ -96,14 +102,15 @@ def submit(
     handout: Annotated[str | None, typer.Option(help=HANDOUT_HELP)] = None,
 ) -> None:
     """Store a submission in the database and grade it now."""
-    [(path, sid, outcome, error)] = _store_and_grade(assignment, [file], [student], 1, handout)
-    if sid is None:
-        raise fail(f"{path}: {error}", 2)
-    status = "grader_error" if outcome is None else outcome.status
-    total = "" if outcome is None else f", {outcome_json(assignment, outcome)['total']} points"
-    console.print(f"submission {sid}: {status}{total}")
-    if outcome is not None:
-        say_doubt(outcome)
+    with _store_and_grade(assignment, [file], [student], 1, handout) as graded:
+        [(path, sid, outcome, error)] = graded
+        if sid is None:
+            raise fail(f"{path}: {error}", 2)
+        status = "grader_error" if outcome is None else outcome.status
+        total = "" if outcome is None else f", {outcome_json(assignment, outcome)['total']} points"
+        console.print(f"submission {sid}: {status}{total}")
+        if outcome is not None:
+            say_doubt(outcome)
 
 
 def import_folder(
@@ -120,18 +127,17 @@ def import_folder(
     files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
     if not files:
         raise fail(f"{folder} has no files")
-    rows = _store_and_grade(
-        assignment, files, [None] * len(files), workers or settings().workers, handout
-    )
-    table = Table("file", "submission", "status", "total")
-    rejected = 0
-    for path, sid, outcome, error in rows:
-        if sid is None:
-            rejected += 1
-            table.add_row(safe(path.name), "-", "rejected", safe(error or ""))
-        else:
-            status = "grader_error" if outcome is None else outcome.status
-            total = "" if outcome is None else str(outcome_json(assignment, outcome)["total"])
-            table.add_row(safe(path.name), str(sid), status, total)
-    console.print(table)
-    console.print(f"imported {len(rows) - rejected} of {len(rows)} files")
+    with _store_and_grade(assignment, files, [None] * len(files),
+                          workers or settings().workers, handout) as rows:
+        table = Table("file", "submission", "status", "total")
+        rejected = 0
+        for path, sid, outcome, error in rows:
+            if sid is None:
+                rejected += 1
+                table.add_row(safe(path.name), "-", "rejected", safe(error or ""))
+            else:
+                status = "grader_error" if outcome is None else outcome.status
+                total = "" if outcome is None else str(outcome_json(assignment, outcome)["total"])
+                table.add_row(safe(path.name), str(sid), status, total)
+        console.print(table)
+        console.print(f"imported {len(rows) - rejected} of {len(rows)} files")

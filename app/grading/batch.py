@@ -26,14 +26,21 @@ def grade_jobs(
     progress: Callable[[int], None] | None = None,
     batch: int = 100,
     grade: Grade = grade_document,
+    finished: Callable[[], None] | None = None,
 ) -> list[WorkerOutcome | None]:
     """Outcomes in job order (None where grading failed: stored as grader_error). `pool` is a
     pool source (replaced when broken, retries alone) or one executor used as it is; `grade`
-    is a module-level function (pickled to the processes)."""
+    is a module-level function (pickled to the processes); `finished` is called once every
+    outcome is in, before the last of them are stored (the CLI lets its processes go then).
+
+    Results are stored while the others are graded, at most `batch` in a transaction and
+    at most as many as are still being graded: the batches halve towards the end, so the
+    last result is followed by one or two rows to store, not by up to `batch` of them."""
     windowed = WindowedPool(as_pools(pool))
     futures = {windowed.retrying(None, grade, *job_arguments(j)): i for i, j in enumerate(jobs)}
     results: list[WorkerOutcome | None] = [None] * len(jobs)
     pending: list[Result] = []
+    left = len(jobs)
     try:
         for future in concurrent.futures.as_completed(futures):
             index, result = futures[future], future.result()
@@ -44,10 +51,13 @@ def grade_jobs(
                             result if result is not None else BrokenProcessPool("stopped")))
             if progress is not None:
                 progress(1)
-            if len(pending) >= batch:
+            left -= 1
+            if left and len(pending) >= min(batch, left):
                 # A result that cannot be stored marks its own submission; the others are kept.
                 store_results(factory, pending)
                 pending = []
+        if finished is not None:
+            finished()
         store_results(factory, pending)
     finally:
         windowed.shutdown(cancel_futures=True)

@@ -20,9 +20,10 @@ from multiprocessing.context import ForkServerContext
 
 # What every grading process imports before its first document, whatever it grades: the
 # worker; the upload checks' document reader, which forks from the same server (its PDF
-# library too); the answer locator every document but a JSON one needs.
-BASE_PRELOAD = ("app.grading.worker", "app.submissions.decoding", "pypdf",
-                "graders.documents.locate")
+# library too); the answer locator every document but a JSON one needs. First, what lets the
+# server end without a finalization its caller would wait for (app/grading/server_exit.py).
+BASE_PRELOAD = ("app.grading.server_exit", "app.grading.worker", "app.submissions.decoding",
+                "pypdf", "graders.documents.locate")
 
 
 # One BLAS thread per grading process: N processes on N cores, each spinning extra BLAS threads,

@@ -14,11 +14,8 @@ from __future__ import annotations
 
 import functools
 import logging
-import multiprocessing
-import multiprocessing.connection
 import queue
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from concurrent.futures import CancelledError, Executor, Future, ProcessPoolExecutor
@@ -27,65 +24,20 @@ from typing import Any, Protocol, TypeVar
 
 from app.grading.fair import FairQueue
 from app.grading.leases import died_message
+from app.grading.processes import (
+    Released,
+    await_exit,
+    kill_processes,
+    let_go,
+    process_pool,
+    release,
+)
 
 log = logging.getLogger(__name__)
 
 MAX_BACKOFF = 10.0
 
 T = TypeVar("T")
-
-
-def process_pool(workers: int, options: Mapping[str, Any],
-                 kinds: Iterable[str] | None = None) -> ProcessPoolExecutor:
-    """`kinds`: what its processes grade (`preload_modules`; None: every kind)."""
-    # Imported when a pool starts, not by every importer of this module (issue #16).
-    from app.grading.preload import fork_server
-    from app.grading.worker import init_pool_worker
-
-    # forkserver: workers fork from a clean server that has the graders imported already, not
-    # from a parent that runs threads (uvicorn, the writer) whose locks a fork would copy.
-    context = fork_server(kinds)
-    return ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=init_pool_worker, initargs=(options,)
-    )
-
-
-def _processes(pool: Executor) -> list[multiprocessing.process.BaseProcess]:
-    # ProcessPoolExecutor has no public way to stop a running call; its process table is the
-    # only handle on the processes.
-    return list((getattr(pool, "_processes", None) or {}).values())
-
-
-def kill_processes(pool: Executor) -> None:
-    """End a pool's processes now: shutdown() alone waits for the jobs they are running."""
-    for process in _processes(pool):
-        if process.is_alive():
-            process.kill()
-    pool.shutdown(wait=False, cancel_futures=True)
-
-
-def stop_pool(pool: Executor, grace: float = 30.0) -> None:
-    """Shut a pool down once its work is done, waiting up to `grace` seconds for its processes
-    to exit; those still there are killed. A process waiting on a queue lock that a killed
-    sibling held never exits, and joining it would hang this process's exit."""
-    if not isinstance(pool, ProcessPoolExecutor):
-        pool.shutdown(wait=True)
-        return
-    sentinels = [p.sentinel for p in _processes(pool)]
-    pool.shutdown(wait=False)
-    deadline = time.monotonic() + grace
-    while sentinels and (left := deadline - time.monotonic()) > 0:
-        for ended in multiprocessing.connection.wait(sentinels, left):
-            sentinels.remove(ended)  # type: ignore[arg-type]
-    if sentinels:
-        log.error("grading processes did not exit within %.0f s; killing them", grace)
-        kill_processes(pool)
-
-
-def let_go(pool: Executor | None, *, kill: bool = False) -> None:
-    """Stop a pool once its work is done (`kill`: now)."""
-    if pool is not None:
-        (kill_processes if kill else stop_pool)(pool)
 
 
 def backoff(attempts: int) -> float:
@@ -134,6 +86,7 @@ class ProcessPools:
         self.kinds = None if kinds is None else frozenset(kinds)
         self._lock = threading.Lock()
         self._pool: ProcessPoolExecutor | None = None
+        self._released: list[Released] = []
 
     def get(self) -> ProcessPoolExecutor:
         with self._lock:
@@ -155,9 +108,20 @@ class ProcessPools:
     def solo(self) -> Executor:
         return process_pool(1, self.options, self.kinds)
 
+    def release(self) -> None:
+        """Let the processes exit once their calls are done, without waiting (`close` waits):
+        the caller, holding every result, stores and prints them meanwhile."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+            if pool is not None:
+                self._released.append(release(pool))
+
     def close(self, *, kill: bool = False) -> None:
         with self._lock:
             pool, self._pool = self._pool, None
+            released, self._released = self._released, []
+        for processes in released:
+            await_exit(processes, kill=kill)
         let_go(pool, kill=kill)
 
 

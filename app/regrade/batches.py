@@ -32,8 +32,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.session import make_sessionmaker, unit_of_work
 from app.grading.advance import AdvancedRun, advance_runs
+from app.grading.processes import kill_processes
 from app.grading.repository import run_scores
-from app.grading.retry import kill_processes
 from app.regrade import jobs
 from app.regrade.changes import ScoreChange, Settled, settle, stored_by_job
 from app.regrade.fast import FastPath, FastStats, Rescored

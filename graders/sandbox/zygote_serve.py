@@ -22,6 +22,8 @@ from graders.sandbox.zygote_layers import Isolation
 from graders.sandbox.zygote_sys import (
     CLONE_NEWIPC,
     kill,
+    libc,
+    private_buffer,
     read_exact,
     read_into,
     unshare,
@@ -62,8 +64,9 @@ class Zygote(Isolation):
         limits = config["limits"]
         # Student data (the job, the results, the output) only ever lives in these buffers,
         # wiped after each job, never in Python objects of ours that a later child could find.
-        self.job_buffer = bytearray(1 << 20)
-        self.result_buffer = bytearray(limits["result_bytes"] + (1 << 16))
+        # The two large ones take memory only as far as jobs have written into them.
+        self.job_buffer = private_buffer(1 << 20)
+        self.result_buffer = private_buffer(limits["result_bytes"] + (1 << 16))
         self.output_buffer = bytearray(limits["output_keep"])
         self.scratch = bytearray(1 << 16)
         # The child-side harness is our own source, sent by the parent and run here before any
@@ -106,6 +109,11 @@ class Zygote(Isolation):
             os.close(r)
         gc.collect()
         gc.freeze()
+        # The heap's free pages back to the kernel: a child neither inherits nor copies them
+        # (one it allocates into starts as a fresh zero page). glibc's; other C libraries
+        # may not have it.
+        with contextlib.suppress(AttributeError):
+            libc.malloc_trim(0)
 
     # ---- jobs ------------------------------------------------------------------------------
     def serve(self) -> None:
@@ -122,7 +130,7 @@ class Zygote(Isolation):
                 return
             header = json.loads(control)
             if plen > len(self.job_buffer):
-                self.job_buffer = bytearray(plen)
+                self.job_buffer = private_buffer(plen)
             if not read_into(self.proto_in, self.job_buffer, plen):
                 return
             result_len = output_len = 0
