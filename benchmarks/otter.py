@@ -44,6 +44,7 @@ from tests.support.synthetic import ATTENTION_NO_SCALE, ATTENTION_OK
 REPO = Path(__file__).resolve().parent.parent
 SLUG = "otter-attention"
 OTTER = "otter-grader>=7,<8"
+RUNS = 5  # gradeformer imports of the 50, of which the median is reported
 # Softmax over the whole score matrix: each row's scale is right, the rows do not sum to 1.
 ATTENTION_WHOLE_MATRIX = ATTENTION_OK.replace(".max(axis=-1, keepdims=True)", ".max()").replace(
     ".sum(axis=-1, keepdims=True)", ".sum()")
@@ -335,10 +336,11 @@ def report(count: int, variant: dict[str, str], otter: Timed,
         "|---|---:|---:|---:|",
         f"| `otter run`, {count} commands in turn | {otter.wall:.1f} s | {otter.cpu:.1f} s | "
         f"{otter.wall / count:.2f} s |",
-        f"| `gradeformer import`, one command | {ours.wall:.1f} s | {ours.cpu:.1f} s | "
+        f"| `gradeformer import`, one command (median of {RUNS}) | {ours.wall:.2f} s | "
+        f"{ours.cpu:.2f} s | "
         f"{ours.wall / count:.3f} s |",
-        f"| ratio (Otter / gradeformer) | {otter.wall / ours.wall:.0f}× | "
-        f"{otter.cpu / max(ours.cpu, 1e-9):.0f}× | |",
+        f"| ratio (Otter / gradeformer) | {otter.wall / ours.wall:.1f}× | "
+        f"{otter.cpu / max(ours.cpu, 1e-9):.1f}× | |",
         f"| `gradeformer import --workers 1`, all {count} | {serial.wall:.1f} s | "
         f"{serial.cpu:.1f} s | {serial.wall / count:.3f} s |",
         f"| `gradeformer import --workers 1`, the first alone (the fixed cost) | "
@@ -408,7 +410,13 @@ def main() -> None:
     shutil.copy(files[0], alone)
     before = os.getloadavg()[0]
     try:
-        ours, graded = run_gradeformer(run / "all", run / "submissions", rubric)
+        # The import takes under two seconds, where the machine's noise is a tenth of it: the
+        # median of RUNS imports (each into a fresh database), where Otter's minutes average
+        # it out in one.
+        runs = [run_gradeformer(run / f"all-{n}", run / "submissions", rubric)
+                for n in range(RUNS)]
+        ours, graded = sorted(runs, key=lambda r: r[0].wall)[RUNS // 2]
+        assert all(g == graded for _, g in runs), "the imports graded differently"
         # the fixed and the marginal cost, with one grading process (one sandbox pool)
         one, _ = run_gradeformer(run / "one", alone, rubric, workers=1)
         serial, _ = run_gradeformer(run / "serial", run / "submissions", rubric, workers=1)
