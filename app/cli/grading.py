@@ -62,7 +62,8 @@ def _store_and_grade(
     limit = cfg.max_upload_bytes
     with database() as sessions:
         with domain_errors(), unit_of_work(sessions) as session:
-            # The kinds its processes grade: what their fork server imports first.
+            # The kinds its processes grade: each warms them before its first document (the
+            # fork server, started with the command, preloaded app.grading.preload's COMMAND_KINDS).
             rubric = current_rubric(session, slug).loaded.rubric
             kinds = sorted({item.grader for item in rubric.items()})
         pools = ProcessPools(workers, cfg.grading_options(), cfg.max_grading_attempts, kinds)

@@ -85,6 +85,8 @@ def borrowed_imports(source: str, context: GradingContext) -> tuple[str, list[st
     taken: list[tuple[int, int, str]] = []  # (lender, statement, text): kept in their order
     sources: list[str] = []
     seen: set[tuple[int, int]] = set()
+    provided: set[str] = set()  # what the statements taken bind
+    size = 0
     changed = True
     while changed and missing and len(taken) < MAX_IMPORTS:
         changed = False
@@ -95,11 +97,12 @@ def borrowed_imports(source: str, context: GradingContext) -> tuple[str, list[st
                     continue
                 seen.add((li, si))
                 text = ast.unparse(node)
-                if sum(len(t) for _, _, t in taken) + len(text) > MAX_BORROWED_CHARS:
+                if size + len(text) > MAX_BORROWED_CHARS:
                     continue
                 taken.append((li, si, text))
-                missing = (missing - names) | (_unbound(node) - {n for *_, t in taken
-                                                                 for n in _bound_by(t)})
+                size += len(text)
+                provided |= names
+                missing = (missing - names) | (_unbound(node) - provided)
                 if qid not in sources:
                     sources.append(qid)
                 changed = True
@@ -130,8 +133,3 @@ def _document_imports(context: GradingContext) -> list[ast.stmt]:
                 and isinstance(tree.body[0], ast.Import | ast.ImportFrom):
             found.append(tree.body[0])
     return found[:MAX_IMPORTS]
-
-
-def _bound_by(text: str) -> set[str]:
-    tree = _parse(text)
-    return set() if tree is None else {n for node in tree.body for n in _binds(node)}

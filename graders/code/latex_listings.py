@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 
+from graders.code.fences import is_python
+
 ENVIRONMENTS = ("lstlisting", "verbatim", "Verbatim", "minted", "pycode", "pyblock",
                 "pyverbatim", "python", "code")
 _BEGIN = re.compile(r"[ \t]{0,40}\\begin\{(" + "|".join(ENVIRONMENTS) + r")\*?\}")
 _LANGUAGE = re.compile(r"language[ \t]{0,3}=[ \t]{0,3}\{?[ \t]{0,3}([\w+-]{0,20})")
 _MINTED = re.compile(r"\{([\w+-]{0,20})\}")
-PYTHON = {"", "python", "python3", "py", "ipython", "ipython3", "numpy"}
 
 
 def _language(environment: str, rest: str) -> str:
@@ -40,7 +41,7 @@ def latex_code_blocks(text: str) -> list[str]:
         close = next((j for j in range(index + 1, len(lines)) if end_mark in lines[j]), None)
         if close is None:
             return blocks
-        if _language(environment, lines[index][begin.end():]) in PYTHON:
+        if is_python(_language(environment, lines[index][begin.end():])):
             blocks.append("\n".join(lines[index + 1:close]))
         index = close + 1
     return blocks

@@ -38,12 +38,6 @@ def install_clock() -> None:
         "perf_counter_ns")}
     shift = _SHIFT
 
-    def now(_real: Any = real["time"]) -> float:
-        return _real() + shift[0]  # type: ignore[no-any-return]
-
-    def now_ns(_real: Any = real["time_ns"]) -> int:
-        return _real() + shift[0] * 1_000_000_000  # type: ignore[no-any-return]
-
     def moved(name: str) -> Any:
         original, unit = real[name], 1_000_000_000 if name.endswith("_ns") else 1
 
@@ -52,6 +46,8 @@ def install_clock() -> None:
 
         clock.__name__ = clock.__qualname__ = name
         return clock
+
+    now = moved("time")
 
     def broken_down(name: str) -> Any:
         original = real[name]
@@ -77,14 +73,12 @@ def install_clock() -> None:
         return _real(clock) + (  # type: ignore[no-any-return]
             shift[0] * 1_000_000_000 if clock in _SHIFTED_CLOCKS else 0)
 
-    now.__name__ = now.__qualname__ = "time"
-    now_ns.__name__ = now_ns.__qualname__ = "time_ns"
-    replaced = {"time": now, "time_ns": now_ns, "asctime": asctime, "strftime": strftime,
+    replaced = {"time": now, "asctime": asctime, "strftime": strftime,
                 "clock_gettime": clock_gettime, "clock_gettime_ns": clock_gettime_ns,
                 **{name: broken_down(name) for name in ("localtime", "gmtime", "ctime")},
-                **{name: moved(name) for name in ("monotonic", "monotonic_ns", "perf_counter",
-                                                  "perf_counter_ns")}}
-    now._shifted = True  # type: ignore[attr-defined]
+                **{name: moved(name) for name in ("time_ns", "monotonic", "monotonic_ns",
+                                                  "perf_counter", "perf_counter_ns")}}
+    now._shifted = True
     for name, function in replaced.items():
         # A static method, like the built-in it replaces, does not bind when a class keeps it
         # (logging.Formatter.converter = time.localtime).

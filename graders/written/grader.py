@@ -45,7 +45,7 @@ from graders.written.scoring import (
     two_steps,
 )
 from graders.written.settings import WrittenSettings
-from graders.written.shorthand import expand, question_words
+from graders.written.shorthand import expand, question_vocabulary
 from graders.written.similarity import AnswerVectors, units_of, within_budget
 from graders.written.similarity_model import SimilarityModel
 from graders.written.spelling import respell, vocabulary
@@ -305,7 +305,7 @@ def _read(answer: LocatedAnswer, items: Sequence[RubricItem], context: GradingCo
         return sentences
     prompt = context.question.prompt
     return expand(respell(sentences, vocabulary(configs, prompt)),
-                  question_words(configs, prompt))
+                  question_vocabulary(configs, prompt))
 
 
 def _rivals(items: Sequence[RubricItem], item: RubricItem) -> list[str]:

@@ -43,7 +43,7 @@ _STUB = re.compile(r"(?<![\w/^'’])([A-Za-z]+)(?![\w/'’(])")
 _CONNECTIVE = re.compile(r"(?<![\w/])(w/o|w/|b/c|b/w)(?![\w/])", re.IGNORECASE)
 
 
-def question_words(configs: Iterable[WrittenConfig], prompt: str = "") -> frozenset[str]:
+def question_vocabulary(configs: Iterable[WrittenConfig], prompt: str = "") -> frozenset[str]:
     """Every word (lower case) of the question's prompt and its written items' texts."""
     return frozenset(w.lower() for t in question_texts(configs, prompt)
                      for w in _WORD.findall(t))

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from graders.context import GradingResources
 from graders.results import Status
 from graders.rubric import LoadedRubric, bundled_rubric_paths, load_rubric
-from graders.written.shorthand import SHORTENINGS, expand, question_words, readings
+from graders.written.shorthand import SHORTENINGS, expand, question_vocabulary, readings
 from graders.written.text import normalise, split_sentences
 from tests.graders.written.conftest import full_or_reviewed, graded_item
 
@@ -180,7 +180,7 @@ def test_the_question_words_come_from_its_items(rubric: LoadedRubric) -> None:
 
     question = next(q for q in rubric.rubric.questions if q.id == "A3")
     configs = [WrittenConfig.model_validate(i.config) for i in question.items]
-    assert {"position", "positive"} & question_words(configs, question.prompt) >= {"position"}
+    assert {"position", "positive"} & question_vocabulary(configs, question.prompt) >= {"position"}
 
 
 @given(st.sampled_from(["can't", "cannot", "doesn't", "won't", "is unable to"]),
