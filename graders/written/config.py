@@ -46,7 +46,8 @@ from graders.written.patterns import PatternError, compile_pattern
 # 17: a result clause denying what an element prevents states it ("... so the softmax doesn't
 # saturate"); a statistic written as a function ("var(q·k)") is its word; a restated question
 # with a reason that does not carry the idea, an answer that is only an example graded zero,
-# and a note linked by "=" or with a product in symbols where a product is missed go to review.
+# and a note linked by "=" or with a product in symbols where a product is missed go to review;
+# "argmax" is a term of the largest/best class, "overall"/"total"/"joint" one class.
 VERSION = "17"
 
 

@@ -82,7 +82,7 @@ ARROW = re.compile(r"(?:->|=>|(?<=[A-Za-z]{3})\s*=\s*(?=[A-Za-z]{3}))")
 # A product written in symbols: a power ("0.25^10", "(0.25)^L"; not a transpose "^T"), a
 # factor times a count ("x 10 layers", "× many layers"), or a repeated product ("a × a × ...").
 PRODUCT = re.compile(
-    r"\^\s*\(?\s*(?:\d+|[A-SU-Za-z])(?![\w'’])|"
+    r"\^\s*\(?\s*(?!T(?![\w'’])|top(?![\w'’]))(?:\d+|[A-Za-z][\w'’]{0,20})(?![\w'’])|"
     r"(?<![\w'’])[x*]\s*(?:\d+|many|lots|n|L|several)(?![\w'’])|\*\s*\.\.\.")
 # The term a text uses when it speaks of a product ("multiplied", "a product of").
 _PRODUCT_TERM = next(iter(content_words("multiply")))

@@ -11,6 +11,9 @@ held-out batch found graded confidently wrong, generated over several items and 
 - a note that writes a product in symbols or links its steps by "=" ("sigmoid' <= 0.25, x 10
   layers = 0.25^10 ~ 0", "tiny local derivs multiplied = vanishing") where the idea it misses
   is a product: a person decides;
+- a locally best choice said in notation or everyday words ("greedy = argmax each step, can
+  miss the best overall sequence"): "argmax" is one of the largest/best terms, and "overall",
+  "total", "joint" one class (`terms.py`), so the note is a weak match: a person decides;
 - an answer that is only an example ("e.g. P(A)=0.6, P(B)=0.4 ...", "for example one head
   tracks agreement while another follows coreference"): never a confident zero.
 """
@@ -276,3 +279,40 @@ def test_a_transpose_a_formula_or_a_number_is_no_product_note(text: str) -> None
     norm = normalise(text)
     assert PRODUCT.search(norm) is None
     assert ARROW.search(norm) is None
+
+
+# Notes on a locally best choice in notation and everyday words ("argmax", "each"/"every",
+# "overall"/"total"/"joint"): a person decides, never a confident zero.
+@given(st.sampled_from(["greedy = argmax each step", "greedy takes the argmax at every step",
+                        "greedy: argmax per step", "greedy picks the top word every time"]),
+       st.sampled_from(["can miss the best overall sequence",
+                        "so it may miss the best total sentence",
+                        "might not give the sequence with the best joint probability"]),
+       st.sampled_from([", ", "; ", " -> "]))
+@settings(max_examples=30, deadline=None)
+def test_greedy_in_notation_is_never_a_confident_zero(
+        rubric: LoadedRubric, resources: GradingResources, what: str, why: str,
+        sep: str) -> None:
+    assert full_or_reviewed(graded_item(rubric, resources, "A6", "a6.greedy",
+                                        f"{what}{sep}{why}"))
+
+
+_LOCAL = [
+    ("Why can a greedy algorithm give the wrong amount of coins for change?",
+     "taking the largest coin at each step can miss the best total solution",
+     ["taking the biggest coin every step can miss the best overall answer",
+      "argmax coin each step, may not give the optimal overall count"]),
+    ("Why can hill climbing fail to find the highest peak?",
+     "moving to the best neighbour at each step can miss the best overall peak",
+     ["it takes the top neighbour every step so it can miss the highest total point",
+      "argmax neighbour each move -> can miss the best overall peak"]),
+]
+
+
+@given(st.sampled_from(_LOCAL), st.integers(0, 1))
+@settings(max_examples=8, deadline=None)
+def test_a_locally_best_choice_in_other_subjects_is_never_a_confident_zero(
+        resources: GradingResources, subject: tuple[str, str, list[str]], which: int) -> None:
+    prompt, phrasing, notes = subject
+    element = {"id": "e", "label": phrasing, "phrasings": [phrasing]}
+    assert full_or_reviewed(_grade(_rubric(prompt, [element], ["e"]), notes[which], resources))
