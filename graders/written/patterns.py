@@ -156,10 +156,15 @@ def find_prevented(pattern: str, text: str) -> PatternHit | None:
     for match in compile_pattern(pattern).finditer(text):
         if _NEGATOR.search(match.group(0)) or not is_negated(text, match.start()):
             continue
-        before = text[max(0, match.start() - 80):match.start()]
+        before = text[max(0, match.start() - 160):match.start()]
         opened = [m for m in re.finditer(r"(?<![\w'’])(?:so|such|in)\s", before)]
-        if opened and _RESULT.match(before, opened[-1].start()) and \
-                len(_NEGATOR.findall(before[opened[-1].start():])) == 1:
+        if not opened or not _RESULT.match(before, opened[-1].start()) or \
+                len(_NEGATOR.findall(before[opened[-1].start():])) != 1:
+            continue
+        # the step it results from is affirmed ("we do not scale, so the softmax doesn't
+        # saturate" says no such thing)
+        step = re.split(r"[.;:!?]", before[:opened[-1].start()])[-1]
+        if _NEGATOR.search(step) is None:
             return PatternHit(pattern, match.start(), match.end(), match.group(0), True)
     return None
 

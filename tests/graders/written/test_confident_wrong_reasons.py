@@ -99,6 +99,9 @@ def test_a_result_clause_denying_what_the_step_prevents_states_the_idea(
     # a denial that is no result of a step says the opposite, and is left as it was
     assert find_prevented(pattern, f"{what} {_denied(verb, denial)}") is None
     assert find_prevented(pattern, f"{step}, but {what} {_denied(verb, denial)}") is None
+    # nor a result of a step denied
+    assert find_prevented(pattern, f"we do not do it, {so} {what} {_denied(verb, denial)}") \
+        is None
 
 
 @given(st.sampled_from(_PREVENTED), st.sampled_from(["so", "so that"]),
