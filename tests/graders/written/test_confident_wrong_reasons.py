@@ -319,3 +319,27 @@ def test_a_locally_best_choice_in_other_subjects_is_never_a_confident_zero(
     prompt, phrasing, notes = subject
     element = {"id": "e", "label": phrasing, "phrasings": [phrasing]}
     assert full_or_reviewed(_grade(_rubric(prompt, [element], ["e"]), notes[which], resources))
+
+
+# Other subjects: an answer that is only an example of what a definition asks for.
+_EXAMPLE_SUBJECTS = [
+    ("What does an enzyme do?", "an enzyme speeds up a chemical reaction without being used up",
+     "(speed*|accelerat*|catalys*) ... reaction*",
+     ["e.g. amylase in saliva breaks starch down into sugar",
+      "for example, catalase turns hydrogen peroxide into water and oxygen in seconds"]),
+    ("What is a hash collision?", "two different keys map to the same slot of the table",
+     "(two|different) ... (same) (slot|bucket|index|hash)",
+     ["e.g. with h(k) = k mod 10, 13 and 23 both land in 3",
+      "for instance 'abc' and 'cab' give the same sum of character codes"]),
+]
+
+
+@given(st.sampled_from(_EXAMPLE_SUBJECTS), st.integers(0, 1))
+@settings(max_examples=8, deadline=None)
+def test_an_example_only_answer_is_never_a_confident_zero_in_other_subjects(
+        resources: GradingResources, subject: tuple[str, str, str, list[str]],
+        which: int) -> None:
+    prompt, phrasing, pattern, answers = subject
+    element = {"id": "e", "label": phrasing, "patterns": [pattern], "phrasings": [phrasing]}
+    assert full_or_reviewed(_grade(_rubric(prompt, [element], ["e"]), answers[which],
+                                   resources))
