@@ -47,7 +47,8 @@ from graders.written.patterns import PatternError, compile_pattern
 # saturate"); a statistic written as a function ("var(q·k)") is its word; a restated question
 # with a reason that does not carry the idea, an answer that is only an example graded zero,
 # and a note linked by "=" or with a product in symbols where a product is missed go to review;
-# "argmax" is a term of the largest/best class, "overall"/"total"/"joint" one class.
+# "argmax" is a term of the largest/best class, "overall"/"total"/"joint" one class; "mult"
+# in a note is "multiply" where the question says so.
 VERSION = "17"
 
 

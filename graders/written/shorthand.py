@@ -8,8 +8,9 @@ depth" for "position information is added once and fades with depth"). The commo
 shortenings of a field's notes are listed here with the words they stand for; a shortening is
 read as its word only where the question uses that word (its prompt and its written items'
 texts), and not where it could stand for two of the question's words ("pos": position or
-positive). Connectives ("w/", "b/c") are read everywhere. A statistic written as a function
-("var(q·k) = d_k") is its word ("the variance of (q·k)") where the question uses that word.
+positive; "mult": multiply or multiple). Connectives ("w/", "b/c") are read everywhere. A
+statistic written as a function ("var(q·k) = d_k") is its word ("the variance of (q·k)") where
+the question uses that word.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ SHORTENINGS: dict[str, tuple[str, ...]] = {
     "vec": ("vector",), "mat": ("matrix",), "tok": ("token",), "len": ("length",),
     "avg": ("average",), "ctx": ("context",), "enc": ("encoding",), "dist": ("distribution",),
     "seqlen": ("sequence length",), "pe": ("positional encoding",),
+    "mult": ("multiply", "multiple"),
 }
 # A statistic written as a function of what it is taken of ("var(q·k) = d_k", "Var[X]",
 # "cov(x, y)"): read as its word where the question uses it ("the variance of (q·k) = d_k").

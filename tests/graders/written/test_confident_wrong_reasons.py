@@ -35,6 +35,7 @@ from graders.written.config import WrittenConfig
 from graders.written.doubts import ARROW, PRODUCT, example_for_zero, restated_reason
 from graders.written.matching import PatternVerdict, pattern_verdict
 from graders.written.patterns import find_affirmed, find_prevented
+from graders.written.shorthand import readings
 from graders.written.text import normalise, split_sentences
 from tests.graders.written.conftest import full_or_reviewed, graded_item
 
@@ -343,3 +344,17 @@ def test_an_example_only_answer_is_never_a_confident_zero_in_other_subjects(
     element = {"id": "e", "label": phrasing, "patterns": [pattern], "phrasings": [phrasing]}
     assert full_or_reviewed(_grade(_rubric(prompt, [element], ["e"]), answers[which],
                                    resources))
+
+
+# "mult" in notes: multiplies where the question says so, left alone where it may be "multiple".
+@given(st.sampled_from(["chain rule mult many sigmoid derivs ≤ 0.25 -> tiny",
+                        "chain rule mults the derivs of every layer, each < 1",
+                        "backprop mult one deriv per layer, all < 1"]))
+@settings(max_examples=6, deadline=None)
+def test_mult_in_a_note_reads_as_multiplies_where_the_question_says_so(
+        rubric: LoadedRubric, resources: GradingResources, note: str) -> None:
+    graded = graded_item(rubric, resources, "A2", "a2.vanishing", note)
+    assert graded.points == graded.max_points  # a 0 in review on main
+    assert readings(frozenset({"multiplies", "chain"}))["mult"] == "multiply"
+    assert "mult" not in readings(frozenset({"multiple", "heads"}))
+    assert "mult" not in readings(frozenset({"multiplied", "multiple"}))
