@@ -41,7 +41,15 @@ from graders.written.patterns import PatternError, compile_pattern
 # word-order example below full credit and an analogy graded zero go to review (`doubts`);
 # transformer-basics reads the collapse, XOR's lack of one line, heads attending "jointly" and
 # roles of q_i, k_j, v_j in more words, and a label before a definition is not an example.
-VERSION = "16"
+# 16: shortenings of typed notes read as the question's words; a centred-dot product; arrowed
+# notes, unread definitions, reasons in new words and negations in other clauses go to review.
+# 17: a result clause denying what an element prevents states it ("... so the softmax doesn't
+# saturate"); a statistic written as a function ("var(q·k)") is its word; a restated question
+# with a reason that does not carry the idea, an answer that is only an example graded zero,
+# and a note linked by "=" or with a product in symbols where a product is missed go to review;
+# "argmax" is a term of the largest/best class, "overall"/"total"/"joint" one class; "mult"
+# in a note is "multiply" where the question says so.
+VERSION = "17"
 
 
 class _Strict(BaseModel):

@@ -7,10 +7,12 @@ grade then goes to a person, its points unchanged.
 - an answer that explains by analogy ("think of each layer as a stretch-and-rotate", "greedy is
   like always taking the steepest path uphill") graded zero: the similarity that decides how
   sure a zero is compares it with a definition, which an analogy does not resemble;
-- a note whose steps are linked by arrows ("lots of small derivatives multiplied -> tiny",
-  "chain rule -> many small factors multiplied -> ~0") below full credit, where a step uses
-  two or more of the words of an element the answer is not credited with, one of them not
-  the question's own: the sentence encoder reads a chain of noun phrases and arrows as far from
+- a note whose steps are linked by arrows or an equals sign ("lots of small derivatives
+  multiplied -> tiny", "tiny local derivs multiplied = vanishing") below full credit, where a
+  step uses two or more of the words of an element the answer is not credited with, one of
+  them not the question's own; or a note with a product in symbols ("sigmoid' <= 0.25, x 10
+  layers = 0.25^10 ~ 0", "small deriv × small deriv × ...") where such an element speaks of a
+  product: the sentence encoder reads a chain of noun phrases, arrows and signs as far from
   any prose statement, so the similarity that decides how sure a grade is says nothing;
 - a credited sentence that gives its reason ("because ...", "since ...", "due to ...") in
   words none of which are the item's (its reference, its elements' phrasings, statements
@@ -28,6 +30,17 @@ grade then goes to a person, its points unchanged.
   letter that stands for it when the question names it, then "=", ":", "is" or an arrow, then
   a few words) in words no pattern or phrasing reads; the answer is on track, and whether
   the definition is right only a reader can tell;
+- an answer that is only an example (of at most three sentences, or opening on one: "e.g.
+  P(A)=0.6 ... greedy takes A, beam finds B", "for example one head tracks agreement while
+  another follows coreference") graded zero: as with an analogy, the similarity that decides
+  how sure a zero is compares it with a definition, which an example does not resemble,
+  though it may show the idea;
+- a credited sentence whose claim only restates the question and whose reason ("because ...")
+  does not carry the element: the claim matches the element's pattern or phrasing because the
+  question's words say it ("a stack of linear layers is still linear because the weights are
+  shared across layers"), so the credit rests on the reason, which neither matches one of the
+  element's patterns nor uses two of its own words (the question's aside; a formula is a
+  reason in symbols): a person decides whether the reason holds;
 - a word-order example, two quoted word sequences that are each other's words in another order
   ("attention can't tell 'dog bites man' from 'man bites dog'"), in an answer below full credit:
   the example may state an idea (attention ignores order) that no pattern or phrasing reads.
@@ -42,7 +55,7 @@ from decimal import Decimal
 from graders.written.config import WrittenConfig
 from graders.written.matching import PatternVerdict
 from graders.written.meaning import content_words, question_words, shared_words
-from graders.written.patterns import negated_in_another_clause
+from graders.written.patterns import find_any, negated_in_another_clause
 from graders.written.scoring import UNSURE_CONFIDENCE, Decision, sentence_evidence
 from graders.written.text import GREEK, OPERATORS, Sentence
 
@@ -62,8 +75,17 @@ ANALOGY = re.compile(
     r"(?![\w'’])", re.IGNORECASE)
 
 
-# An arrow between two steps of a note (`text.normalise` writes every arrow as "->").
-ARROW = re.compile(r"(?:->|=>)")
+# An arrow between two steps of a note (`text.normalise` writes every arrow as "->"), or an
+# equals sign between two words ("tiny local derivs multiplied = vanishing"; not a formula's
+# "d_model = 768").
+ARROW = re.compile(r"(?:->|=>|(?<=[A-Za-z]{3})\s*=\s*(?=[A-Za-z]{3}))")
+# A product written in symbols: a power ("0.25^10", "(0.25)^L"; not a transpose "^T"), a
+# factor times a count ("x 10 layers", "× many layers"), or a repeated product ("a × a × ...").
+PRODUCT = re.compile(
+    r"\^\s*\(?\s*(?!T(?![\w'’])|top(?![\w'’]))(?:\d+|[A-Za-z][\w'’]{0,20})(?![\w'’])|"
+    r"(?<![\w'’])[x*]\s*(?:\d+|many|lots|n|L|several)(?![\w'’])|\*\s*\.\.\.")
+# The term a text uses when it speaks of a product ("multiplied", "a product of").
+_PRODUCT_TERM = next(iter(content_words("multiply")))
 # Content words an arrowed note must share with an element it is not credited with.
 NOTE_WORDS = 2
 
@@ -78,10 +100,13 @@ def arrow_note(config: WrittenConfig, verdict: PatternVerdict, sentences: Sequen
     asked = question_words(prompt)
     texts = [t for e in verdict.missing
              for t in (*e.phrasings, e.statement or "", e.label or "") if t]
+    product = any(_PRODUCT_TERM in content_words(t) for t in texts)
     for sentence in sentences:
         if ARROW.search(sentence.norm) and any(
                 shared_words(t, sentence.norm) >= NOTE_WORDS
                 and shared_words(t, sentence.norm, asked) >= 1 for t in texts):
+            return sentence
+        if product and PRODUCT.search(sentence.norm[:2000]):
             return sentence
     return None
 
@@ -198,6 +223,60 @@ def swapped_order_example(sentences: Sequence[Sentence]) -> Sentence | None:
     return None
 
 
+# What announces an example.
+EXAMPLE = re.compile(r"(?<![\w'’])(?:e\.\s?g\.?|eg\.|for\s+(?:example|instance)|"
+                     r"example\s*:|say\s+(?:p|the\s+probabilit)|suppose|consider)(?![\w'’])",
+                     re.IGNORECASE)
+
+
+# An answer of more sentences than this is only an example when its first opens on one.
+EXAMPLE_SENTENCES = 3
+EXAMPLE_OPENING = 40
+
+
+def example_for_zero(verdict: PatternVerdict, sentences: Sequence[Sentence]
+                     ) -> Sentence | None:
+    """A sentence announcing an example, in an answer that the patterns found nothing in."""
+    if verdict.level != "none" or not sentences:
+        return None
+    if len(sentences) > EXAMPLE_SENTENCES:  # a long answer: only one that opens on it
+        opening = EXAMPLE.search(sentences[0].text[:EXAMPLE_OPENING])
+        return sentences[0] if opening is not None else None
+    return next((s for s in sentences if EXAMPLE.search(s.text[:2000])), None)
+
+
+# Verbs that link a claim's subject to what it says of it ("stacked layers stay linear").
+COPULAS = content_words("stay stays stayed remain remains remained become becomes still")
+# Content words of the element's own (not the question's) a reason must use to carry it.
+ELEMENT_REASON_WORDS = 2
+# A reason in symbols: a formula's name with a digit or a sign ("because W2W1 = W").
+_SYMBOLIC = re.compile(r"[=^*/+×·∘√]|\b[A-Za-z]+_?\d|\d\s*[A-Za-z]")
+
+
+def restated_reason(verdict: PatternVerdict, prompt: str) -> Sentence | None:
+    """A credited sentence whose claim is the question's words and whose reason does not
+    carry the element it is credited with."""
+    if verdict.level not in ("full", "partial") or not prompt:
+        return None
+    asked = question_words(prompt)
+    for found in verdict.found.values():
+        norm = found.sentence.norm[:2000]
+        reason = _REASON.search(norm)
+        if reason is None or _SYMBOLIC.search(reason.group(1)):
+            continue
+        claim = [w for w in content_words(norm[:reason.start()])
+                 if w.isalpha() and w not in COPULAS]
+        if not claim or not all(_inflected(w, asked) for w in claim):
+            continue
+        element = found.element
+        texts = [t for t in (*element.phrasings, element.statement, element.label) if t]
+        carried = any(find_any((p,), reason.group(1)) for p in element.patterns) or any(
+            shared_words(t, reason.group(1), asked) >= ELEMENT_REASON_WORDS for t in texts)
+        if not carried:
+            return found.sentence
+    return None
+
+
 def analogy_for_zero(verdict: PatternVerdict, sentences: Sequence[Sentence]) -> Sentence | None:
     """A sentence announcing an analogy, in an answer that the patterns found nothing in."""
     if verdict.level != "none":
@@ -209,51 +288,41 @@ def doubt(decision: Decision, verdict: PatternVerdict, sentences: Sequence[Sente
           max_points: Decimal, offset_known: bool, config: WrittenConfig | None = None,
           prompt: str = "", rivals: Sequence[str] = ()) -> None:
     """Keep a pattern verdict below any review threshold when one of the signals above holds."""
-    note = (arrow_note(config, verdict, sentences, prompt)
-            if config is not None and decision.points < max_points else None)
-    if note is not None:
-        decision.feedback.append("The answer is a note of steps linked by arrows, in words of "
-                                 "a key idea it is not credited with; a grader should check "
-                                 "it.")
-        decision.evidence.append(sentence_evidence(note, "a note of arrowed steps",
-                                                   offset_known))
-    analogy = analogy_for_zero(verdict, sentences) if decision.points == 0 else None
-    if analogy is not None:
-        decision.feedback.append("The answer explains by an analogy, which may state an idea "
-                                 "in other words; a grader should check it.")
-        decision.evidence.append(sentence_evidence(analogy, "an analogy", offset_known))
-    defined = unread_definition(verdict, sentences, prompt) if config is not None else None
-    if defined is not None:
-        decision.feedback.append("The answer defines what a key idea it is not credited with is "
-                                 "about, in other words; a grader should check it.")
-        decision.evidence.append(sentence_evidence(defined, "an unrecognised definition",
-                                                   offset_known))
-    reason = unsupported_reason(config, verdict, prompt, rivals) if config is not None else None
-    if reason is not None:
-        decision.feedback.append("A credited sentence gives a reason in words the rubric does "
-                                 "not use; a grader should check that the reason holds.")
-        decision.evidence.append(sentence_evidence(reason, "gives its own reason",
-                                                   offset_known))
-    elsewhere = negation_elsewhere(verdict, sentences) if decision.points < max_points else None
-    if elsewhere is not None:
-        decision.feedback.append("A sentence states a key idea after a negation in another "
-                                 "clause; a grader should check which the negation governs.")
-        decision.evidence.append(sentence_evidence(elsewhere, "a negation in another clause",
-                                                   offset_known))
-    conditioned = conditioned_credit(verdict)
-    if conditioned is not None:
-        decision.feedback.append("A credited sentence restricts its claim by a condition; a "
-                                 "grader should check that the claim holds as stated.")
-        decision.evidence.append(sentence_evidence(
-            conditioned, "states a condition on its claim", offset_known))
-    example = swapped_order_example(sentences) if decision.points < max_points else None
-    if example is not None:
-        decision.feedback.append("The answer gives an example of the same words in another "
-                                 "order, which may state an idea in other words; a grader "
-                                 "should check it.")
-        decision.evidence.append(sentence_evidence(
-            example, "an example of the same words in another order", offset_known))
-    if conditioned is not None or example is not None or analogy is not None or \
-            note is not None or defined is not None or reason is not None or \
-            elsewhere is not None:
-        decision.confidence = min(decision.confidence, UNSURE_CONFIDENCE)
+    below, zero = decision.points < max_points, decision.points == 0
+    signals: list[tuple[Sentence | None, str, str]] = [
+        (arrow_note(config, verdict, sentences, prompt) if config is not None and below
+         else None,
+         "The answer is a note of steps linked by arrows, in words of a key idea it is not "
+         "credited with; a grader should check it.", "a note of arrowed steps"),
+        (analogy_for_zero(verdict, sentences) if zero else None,
+         "The answer explains by an analogy, which may state an idea in other words; a grader "
+         "should check it.", "an analogy"),
+        (example_for_zero(verdict, sentences) if zero else None,
+         "The answer gives an example, which may show an idea no definition states; a grader "
+         "should check it.", "an example"),
+        (unread_definition(verdict, sentences, prompt) if config is not None else None,
+         "The answer defines what a key idea it is not credited with is about, in other "
+         "words; a grader should check it.", "an unrecognised definition"),
+        (unsupported_reason(config, verdict, prompt, rivals) if config is not None else None,
+         "A credited sentence gives a reason in words the rubric does not use; a grader "
+         "should check that the reason holds.", "gives its own reason"),
+        (restated_reason(verdict, prompt),
+         "A credited sentence restates the question and gives a reason that does not state "
+         "the key idea; a grader should check that the reason holds.",
+         "restates the question with a reason"),
+        (negation_elsewhere(verdict, sentences) if below else None,
+         "A sentence states a key idea after a negation in another clause; a grader should "
+         "check which the negation governs.", "a negation in another clause"),
+        (conditioned_credit(verdict),
+         "A credited sentence restricts its claim by a condition; a grader should check that "
+         "the claim holds as stated.", "states a condition on its claim"),
+        (swapped_order_example(sentences) if below else None,
+         "The answer gives an example of the same words in another order, which may state an "
+         "idea in other words; a grader should check it.",
+         "an example of the same words in another order"),
+    ]
+    for sentence, feedback, label in signals:
+        if sentence is not None:
+            decision.feedback.append(feedback)
+            decision.evidence.append(sentence_evidence(sentence, label, offset_known))
+            decision.confidence = min(decision.confidence, UNSURE_CONFIDENCE)

@@ -176,7 +176,7 @@ class WrittenGrader(Grader):
         offset_known = answer.start is not None
         part = in_subpart(config.subpart, answer.text, answer.start or 0, sentences)
         read = on_topic(_topic(item, config, context), part)
-        opposite = _opposite(config, read)
+        opposite = _opposite(config, read, verdict)
         used = vectors if vectors is not None and plan.targets else None
         decision: Decision
         weak: list[PhrasingMatch] = []
@@ -324,10 +324,16 @@ def _cohort_features(context: GradingContext, text: str, vectors: AnswerVectors
     return cohort.features(text, vector)
 
 
-def _opposite(config: WrittenConfig, sentences: list[Sentence]) -> Opposite | None:
-    """A sentence that may state the opposite of a reference statement (or of an element's)."""
+def _opposite(config: WrittenConfig, sentences: list[Sentence],
+              verdict: PatternVerdict | None = None) -> Opposite | None:
+    """A sentence that may state the opposite of a reference statement (or of an element's).
+    Not one credited for saying what a result clause prevents ("... so the softmax doesn't
+    saturate"), whose negation the element's texts state too ("scaling prevents saturation")."""
     statements = [*config.reference, *(e.statement for e in config.elements if e.statement)]
-    return opposite_of([s.norm for s in sentences], statements) if statements else None
+    prevented = {f.sentence for f in (verdict.found.values() if verdict else ())
+                 if f.hit is not None and f.hit.prevented}
+    return opposite_of([s.norm for s in sentences if s not in prevented],
+                       statements) if statements else None
 
 
 def review_threshold(config: WrittenConfig, decision: Decision, context: GradingContext

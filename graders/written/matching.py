@@ -15,7 +15,13 @@ from graders.written.config import (
     condition_ids,
     conditions_met,
 )
-from graders.written.patterns import PatternHit, compile_pattern, find_any
+from graders.written.patterns import (
+    PREVENTS,
+    PatternHit,
+    compile_pattern,
+    find_any,
+    find_prevented,
+)
 from graders.written.text import Sentence
 
 # The `element_id` of a doubt that is no element: a stretch that denies a known wrong claim
@@ -79,12 +85,22 @@ def find_elements(config: WrittenConfig, sentences: Sequence[Sentence]) -> dict[
     for element in config.elements:
         if not element.patterns:
             continue
+        prevents = _stated_as_prevented(element)
         for sentence in sentences:
             hit = find_any(element.patterns, sentence.norm)
+            if hit is None and prevents:
+                hit = next((h for p in element.patterns
+                            if (h := find_prevented(p, sentence.norm)) is not None), None)
             if hit is not None:
                 found[element.id] = ElementFound(element, sentence, hit)
                 break
     return found
+
+
+def _stated_as_prevented(element: Element) -> bool:
+    """Whether the element's own texts state it as what something prevents."""
+    return any(PREVENTS.search(t) for t in (*element.phrasings, element.statement,
+                                             element.label))
 
 
 def find_contradiction(

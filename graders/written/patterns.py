@@ -11,6 +11,11 @@ count, unless the pattern itself contains the negation (`not linearly separable`
 crossing stands between the two or opens the match ("can't handle positions past max_len",
 "does not work beyond the maximum length", "can't go | beyond max_len"): the negation then
 covers going past the limit, which states the limit.
+
+An element whose own texts state it as what something prevents ("scaling prevents softmax
+saturation", "... keeps the scores from growing") is also stated by a result clause that
+denies the match ("we divide by sqrt(d_k) so the softmax doesn't saturate", "..., so that
+the scores won't blow up"): `find_prevented`.
 """
 
 from __future__ import annotations
@@ -82,6 +87,8 @@ class PatternHit:
     start: int
     end: int
     text: str
+    # Stated as what a result clause says will not happen (`find_prevented`).
+    prevented: bool = False
 
 
 def is_negated(text: str, start: int) -> bool:
@@ -126,6 +133,39 @@ def negated_in_another_clause(pattern: str, text: str) -> PatternHit | None:
         last = breaks[-1].end()
         if _NEGATOR.search(inside[last:]) is None and _NEGATOR.search(inside[:last]):
             return PatternHit(pattern, match.start(), match.end(), inside)
+    return None
+
+
+# An element stated as what something prevents, in its own texts.
+PREVENTS = re.compile(
+    r"(?<![\w'’])(?:prevent\w*|avoid\w*|stops?|stopping|keep\w*(?:\s+\w+){1,3}\s+from)"
+    r"(?![\w'’])", re.IGNORECASE)
+# A clause of result or purpose, and the negation that opens what it says will not happen:
+# "so (that) the softmax doesn't saturate", "so it won't blow up", "so as not to saturate".
+_RESULT = re.compile(
+    r"(?<![\w'’])(?:so(?:\s+that|\s+as)?|such\s+that|in\s+order)\s+(?:[\w'’]+\s+){0,3}?"
+    r"(?:not|\w+n['’]t|cant|dont|doesnt|isnt|arent|wont|never|cannot)\s+(?:\w+\s+)?$",
+    re.IGNORECASE)
+
+
+def find_prevented(pattern: str, text: str) -> PatternHit | None:
+    """A match of `pattern` negated only by a result clause's negation that opens it ("so the
+    softmax doesn't | saturate"): the clause says what the thing before prevents."""
+    if _NEGATOR.search(pattern) is not None:
+        return None
+    for match in compile_pattern(pattern).finditer(text):
+        if _NEGATOR.search(match.group(0)) or not is_negated(text, match.start()):
+            continue
+        before = text[max(0, match.start() - 160):match.start()]
+        opened = [m for m in re.finditer(r"(?<![\w'’])(?:so|such|in)\s", before)]
+        if not opened or not _RESULT.match(before, opened[-1].start()) or \
+                len(_NEGATOR.findall(before[opened[-1].start():])) != 1:
+            continue
+        # the step it results from is affirmed ("we do not scale, so the softmax doesn't
+        # saturate" says no such thing)
+        step = re.split(r"[.;:!?]", before[:opened[-1].start()])[-1]
+        if _NEGATOR.search(step) is None:
+            return PatternHit(pattern, match.start(), match.end(), match.group(0), True)
     return None
 
 

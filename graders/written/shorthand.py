@@ -8,7 +8,9 @@ depth" for "position information is added once and fades with depth"). The commo
 shortenings of a field's notes are listed here with the words they stand for; a shortening is
 read as its word only where the question uses that word (its prompt and its written items'
 texts), and not where it could stand for two of the question's words ("pos": position or
-positive). Connectives ("w/", "b/c") are read everywhere.
+positive; "mult": multiply or multiple). Connectives ("w/", "b/c") are read everywhere. A
+statistic written as a function ("var(q·k) = d_k") is its word ("the variance of (q·k)") where
+the question uses that word.
 """
 
 from __future__ import annotations
@@ -33,7 +35,13 @@ SHORTENINGS: dict[str, tuple[str, ...]] = {
     "vec": ("vector",), "mat": ("matrix",), "tok": ("token",), "len": ("length",),
     "avg": ("average",), "ctx": ("context",), "enc": ("encoding",), "dist": ("distribution",),
     "seqlen": ("sequence length",), "pe": ("positional encoding",),
+    "mult": ("multiply", "multiple"),
 }
+# A statistic written as a function of what it is taken of ("var(q·k) = d_k", "Var[X]",
+# "cov(x, y)"): read as its word where the question uses it ("the variance of (q·k) = d_k").
+STATISTICS: dict[str, str] = {"var": "variance", "cov": "covariance",
+                              "std": "standard deviation", "stdev": "standard deviation"}
+_STATISTIC = re.compile(r"(?<![\w.])(var|cov|std|stdev)\s*(?=[(\[])", re.IGNORECASE)
 # Connectives written with a slash, read everywhere ("w/o" before "w/").
 CONNECTIVES: dict[str, str] = {"w/o": "without", "w/": "with", "b/c": "because",
                                "b/w": "between"}
@@ -75,6 +83,11 @@ def _uses(meaning: str, words: frozenset[str]) -> bool:
     return any(w.startswith(head) for w in words)
 
 
+def _statistic(written: str, words: frozenset[str]) -> str:
+    meaning = STATISTICS[written.strip().lower()]
+    return f"{meaning} of " if _uses(meaning, words) else written
+
+
 def expand(sentences: Sequence[Sentence], words: frozenset[str]) -> list[Sentence]:
     """The sentences with their shortenings read as the question's words (in the text read for
     matching and similarity; what the student wrote is kept for the evidence)."""
@@ -85,5 +98,6 @@ def expand(sentences: Sequence[Sentence], words: frozenset[str]) -> list[Sentenc
     for sentence in sentences:
         norm = _CONNECTIVE.sub(lambda m: CONNECTIVES[m.group(1).lower()], sentence.norm)
         norm = _STUB.sub(lambda m: stubs.get(m.group(1).lower(), m.group(1)), norm)
+        norm = _STATISTIC.sub(lambda m: _statistic(m.group(0), words), norm)
         out.append(sentence if norm == sentence.norm else replace(sentence, norm=norm))
     return out

@@ -33,7 +33,8 @@ look search seek
 pick choose chose chosen select take took
 attend attention
 large big high
-largest biggest highest best top
+largest biggest highest best top argmax
+total overall joint cumulative
 """
 
 

@@ -89,11 +89,12 @@ _VECTOR = r"[a-z](?:_\{?\w{1,6}\}?)?"
 _DOT_PRODUCT = re.compile(
     rf"(?<![\w^\\])({_VECTOR})\s*(?:·|⋅|•|\\cdot(?![A-Za-z]))\s*({_VECTOR})(?![\w^(])")
 # A product of weight matrices said to be one matrix ("W2 W1 is just some W", "(W2W1)x = W'x",
-# "W3 W2 W1 is one matrix anyway"): said in words too, as the rubric's phrasings say it.
+# "W3 W2 W1 is one matrix anyway", "(W2W1)x, one matrix"): said in words too, as the rubric's
+# phrasings say it.
 _MATRIX = r"[Ww](?:_?\(?\d{1,2}\)?|\^\(?\d{1,2}\)?)"
 _MATRIX_PRODUCT = re.compile(
     rf"(?<![\w])\(?{_MATRIX}(?:\s*\*?\s*{_MATRIX}){{1,7}}\)?\s*(?:\*\s*)?(?:x\b\s*)?"
-    r"(?:=|(?i:is|are|becomes|gives|collapses\s+(?:in)?to|reduces\s+to))\s*"
+    r"(?:=|,|->|(?i:is|are|becomes|gives|collapses\s+(?:in)?to|reduces\s+to))\s*"
     r"(?i:(?:just|simply|only|still|really|basically|effectively|equivalent\s+to)\s+){0,2}"
     r"(?i:(?:some|a|one|another|single|a\s+single|just\s+one)\s+)?"
     r"(?i:(?:new|big|combined|effective|different|single|other)\s+)?"

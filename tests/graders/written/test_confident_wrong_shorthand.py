@@ -92,7 +92,8 @@ def _matrix(k: int, style: str) -> str:
 @given(st.integers(min_value=2, max_value=4), st.sampled_from(["plain", "underscore", "latex"]),
        st.sampled_from([" ", ""]), st.sampled_from(["x ", ""]),
        st.sampled_from(["is just some W", "= W", "is one matrix anyway", "= W'",
-                        "is a single matrix", "is really just another W"]))
+                        "is a single matrix", "is really just another W", ", one matrix",
+                        "-> a single matrix", ", just one W"]))
 @settings(max_examples=60, deadline=None)
 def test_a_product_of_weight_matrices_said_to_be_one_matrix_states_the_collapse(
         rubric: LoadedRubric, resources: GradingResources, count: int, style: str, gap: str,
@@ -104,7 +105,8 @@ def test_a_product_of_weight_matrices_said_to_be_one_matrix_states_the_collapse(
     assert full_or_reviewed(result), (answer, result.points, result.confidence)
 
 
-@given(st.sampled_from(["W · x", "0.5·0.4", "W2 W1 x + b", "W_Q W_K"]))
+@given(st.sampled_from(["W · x", "0.5·0.4", "W2 W1 x + b", "W_Q W_K", "W1, W2 and W3 are learned",
+                        "W2 W1 x, then a ReLU"]))
 @settings(max_examples=10, deadline=None)
 def test_products_of_numbers_or_of_a_matrix_with_an_input_are_left_alone(text: str) -> None:
     assert "^T" not in normalise(text)
