@@ -8,6 +8,7 @@ so the first column can differ a little). The HTTP benchmark stays the measureme
 
     python benchmarks/active_grading_course_offline.py [--students 120] [--seed 15]
                                                        [--cap 0.25] [--cache FILE]
+                                                       [--every-check | --near-done F]
 """
 
 from __future__ import annotations
@@ -21,7 +22,12 @@ sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 
 from active_grading import report  # noqa: E402
 from active_grading_course import SLUG, TRUE_POINTS, statement  # noqa: E402
-from active_grading_offline import Cache, simulate  # noqa: E402
+from active_grading_offline import (  # noqa: E402
+    Cache,
+    checks_options,
+    simulate,
+    use_checks_options,
+)
 from answer_groups_course import course  # noqa: E402
 
 from app.active import rescore  # noqa: E402
@@ -37,7 +43,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--cap", type=float, default=0.25)
     parser.add_argument("--cache", type=Path, default=None)
+    checks_options(parser)
     args = parser.parse_args()
+    use_checks_options(args)
     loaded = load_rubric(BUNDLED_RUBRICS / f"{SLUG}.yaml")
     parsed = [read_submission(raw, name, kind, loaded.rubric)
               for _, raw, name, kind in course(args.students, args.seed)]

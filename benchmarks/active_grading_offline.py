@@ -8,6 +8,10 @@ item's curve is the HTTP run's. `--salt` draws other random checks.
 
     python benchmarks/active_grading_offline.py [--assignments 7-12] [--cap 0.5]
                                                 [--max-questions N] [--cache FILE] [--salt S]
+                                                [--every-check | --near-done F]
+
+`--every-check`: a random check at every `AUDIT_EVERY`-th decision, due or not (as before
+`checks_due`); `--near-done F`: checks due from F targets instead of `NEAR_DONE`.
 
 `--cache`: re-scored suggestions kept by (item, decisions) between runs (a change to the
 chooser or the propagation re-uses what the grader already computed; delete the file after
@@ -39,9 +43,12 @@ from app.calibration.context import (  # noqa: E402
     apply_context,
 )
 from app.settings import Settings  # noqa: E402
+from graders import active  # noqa: E402
 from graders.active import (  # noqa: E402
+    NEAR_DONE,
     Candidate,
     HeldBack,
+    checks_due,
     estimate,
     propagate,
     propose,
@@ -52,6 +59,7 @@ from graders.written.settings import MAX_EXEMPLARS  # noqa: E402
 TARGET = 0.05
 TOLERANCE = 1.0  # 20% of 5 points
 PROPAGATE = True  # carry decisions over to the answers like them (`--no-propagate`: not)
+GATED = True  # random checks only where they are due (`checks_due`; `--every-check`: always)
 
 
 class Cache:
@@ -116,7 +124,7 @@ def simulate(loaded: LoadedRubric, question: str, item: str, texts: list[str],
         sub = None if cosines is None else cosines[waiting][:, waiting]
         ids = list(range(len(texts))) if keys is None else keys
         proposal = propose([Candidate(ids[k], errors[k]) for k in waiting], sub, len(decided),
-                           f"{salt}\0{item}")
+                           f"{salt}\0{item}", GATED is False or checks_due(est, TARGET))
         assert proposal is not None
         run.reasons[proposal.reason] += 1
         k = ids.index(proposal.key)
@@ -125,6 +133,20 @@ def simulate(loaded: LoadedRubric, question: str, item: str, texts: list[str],
                              points[k]))
     run.seconds = time.monotonic() - began
     return run
+
+
+def checks_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--every-check", action="store_true",
+                        help="a random check every AUDIT_EVERY-th decision, due or not")
+    parser.add_argument("--near-done", type=float, default=None,
+                        help=f"random checks due from this many targets (default {NEAR_DONE})")
+
+
+def use_checks_options(args: argparse.Namespace) -> None:
+    global GATED
+    GATED = not args.every_check
+    if args.near_done is not None:
+        active.NEAR_DONE = args.near_done
 
 
 def main() -> None:
@@ -140,9 +162,11 @@ def main() -> None:
     parser.add_argument("--no-propagate", action="store_true",
                         help="the suggestions as the grader gives them (decisions as exemplars)")
     parser.add_argument("--json", type=Path, default=None, help="also write the runs here")
+    checks_options(parser)
     args = parser.parse_args()
     global PROPAGATE
     PROPAGATE = not args.no_propagate
+    use_checks_options(args)
     if not args.data.is_file():
         raise SystemExit(f"Mohler data not found at {args.data}: nothing measured.")
     low, _, high = args.assignments.partition("-")

@@ -11,8 +11,9 @@ between. Where answers restate a few statements, a decision on a doubtful one se
 near-copies and the cluster comes first; where answers are varied, each settles little beyond
 itself and the least sure comes first.
 Every `AUDIT_EVERY`-th proposal is instead an answer drawn at random (deterministically, from
-the item and the count of decisions): the machine's own choices are the answers it is least
-sure of, and a few uniform draws keep the error estimate honest about the rest.
+the item and the count of decisions) while the item's estimate is within `NEAR_DONE` targets
+(`checks_due`): the machine's own choices are the answers it is least sure of, and a few
+uniform draws keep the error estimate honest about the rest where "done" is within reach.
 
 Decisions carry over (`propagate`): the decided answers vote for the answers like them, and
 the vote replaces the machine's suggestion where it has been right more often, leave-one-out
@@ -45,6 +46,10 @@ FAR = 0.6  # cosine below which it does not move it
 SETTLE_FAR = 0.75
 OTHERS = 0.5
 AUDIT_EVERY = 4  # every 4th proposal is a uniform draw among the undecided
+# ... while the item's estimate is at most NEAR_DONE x its target (`checks_due`): a random check
+# is there to keep "done" honest, so it is spent where "done" is within reach; an item far from
+# it spends its decisions on the answers the machine doubts (docs/active-grading.md).
+NEAR_DONE = 2.0
 PRIOR = 2.0  # predicted errors' worth of belief that the probabilities are calibrated
 MIN_CHECKS = 3  # held-back decisions before an item can be done (fewer when it is smaller)
 VOTE_PRIOR = 2.0  # votes' worth of a coin toss in how often the decided answers' vote misses
@@ -105,17 +110,25 @@ def _draw(keys: Sequence[int], salt: str) -> int:
     return min(keys, key=lambda k: hashlib.sha256(f"{salt}\0{k}".encode()).digest())
 
 
+def checks_due(estimated: ErrorEstimate, target: float) -> bool:
+    """Whether the item's random checks are due: its estimate is within `NEAR_DONE` times the
+    target, where "done" is within reach and a check can change it."""
+    return estimated.share <= NEAR_DONE * target
+
+
 def propose(candidates: Sequence[Candidate], similarity: NDArray[np.float64] | None,
-            decided: int, salt: str) -> Proposal | None:
+            decided: int, salt: str, audit: bool = True) -> Proposal | None:
     """The undecided answer to ask about next (None when every answer is decided).
 
     `similarity`: cosines between the candidates' answers (in their order), None without an
     encoder (then each answer settles only itself, and the least sure comes first). `decided`:
-    decisions so far; `salt` names the item (the audit draws differ between items)."""
+    decisions so far; `salt` names the item (the audit draws differ between items). `audit`:
+    whether this turn's random check is due (`checks_due`); without it every proposal is the
+    machine's own choice."""
     if not candidates:
         return None
     keys = [c.key for c in candidates]
-    if decided % AUDIT_EVERY == AUDIT_EVERY - 1:
+    if audit and decided % AUDIT_EVERY == AUDIT_EVERY - 1:
         key = _draw(keys, f"{salt}\0{decided}")
         index = keys.index(key)
         return Proposal(key, "audit", _settled(similarity, index),

@@ -38,6 +38,7 @@ from graders.active import (
     ErrorEstimate,
     HeldBack,
     Proposal,
+    checks_due,
     estimate,
     propagate,
     propose,
@@ -164,7 +165,7 @@ def item_state(session: Session, slug: str, item_id: str,
     at = [i for i, a in enumerate(out) if a.decision is None]
     proposal = propose([Candidate(a.submission_id, a.error_probability) for a in waiting],
                        None if cosines is None else cosines[np.ix_(at, at)], len(decided),
-                       f"{slug}\0{item_id}")
+                       f"{slug}\0{item_id}", checks_due(estimated, target))
     return ItemState(slug, item_id, question_id, item.title or item_id, item.points, tolerance,
                      target, out, estimated, proposal, rescored)
 

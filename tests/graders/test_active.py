@@ -11,9 +11,11 @@ from hypothesis import strategies as st
 from graders.active import (
     AUDIT_EVERY,
     MIN_CHECKS,
+    NEAR_DONE,
     SETTLE_FAR,
     Candidate,
     HeldBack,
+    checks_due,
     estimate,
     propagate,
     propose,
@@ -120,6 +122,43 @@ def test_audit_draws_differ_between_items_and_decision_counts() -> None:
     draws = {(salt, t): propose(candidates, None, t, salt) for salt in ("a", "b") for t in turns}
     assert all(p is not None and p.reason == "audit" for p in draws.values())
     assert len({p.key for p in draws.values() if p is not None}) > 3
+
+
+@given(pools, st.integers(0, 50), st.randoms(use_true_random=False))
+@settings(max_examples=60, deadline=None)
+def test_a_random_check_that_is_not_due_leaves_the_machine_its_choice(
+    pool: list[tuple[int, float]], turn: int, rng: random.Random
+) -> None:
+    """On an audit turn whose check is not due, the proposal is the one of a turn without a
+    check: the machine's own choice, never a draw."""
+    candidates = [Candidate(k, p) for k, p in pool]
+    cosines = _cosines([(rng.uniform(0, 1.5), 0.0) for _ in pool])
+    audit_turn = AUDIT_EVERY * turn + AUDIT_EVERY - 1
+    skipped = propose(candidates, cosines, audit_turn, "item", audit=False)
+    own = propose(candidates, cosines, audit_turn - 1, "item")
+    assert skipped is not None and own is not None
+    assert skipped == own and skipped.reason != "audit"
+    drawn = propose(candidates, cosines, audit_turn, "item", audit=True)
+    assert drawn is not None and drawn.reason == "audit"
+
+
+@given(st.lists(probabilities, min_size=1, max_size=30),
+       st.lists(st.tuples(probabilities, st.booleans()), max_size=30),
+       st.floats(0.001, 0.5), st.floats(0.0, 0.5))
+def test_random_checks_are_due_wherever_done_is_within_reach(
+    undecided: list[float], held: list[tuple[float, bool]], target: float, more: float
+) -> None:
+    """A check is due wherever the item could say done (it is there to keep done honest), and
+    a laxer target never makes it not due; an item whose estimate is further than NEAR_DONE
+    targets from done spends its turns on the machine's own choices."""
+    checks = [HeldBack(p, w) for p, w in held]
+    found = estimate(undecided, checks, target, len(undecided) + len(checks))
+    if found.done or found.share <= target:
+        assert checks_due(found, target)
+    if checks_due(found, target):
+        assert checks_due(found, target + more)
+    if found.share > NEAR_DONE * target:
+        assert not checks_due(found, target)
 
 
 @given(st.lists(probabilities, max_size=30),

@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from app.db.models import ActiveCheck, AuditEntry, Override
 from app.db.session import unit_of_work
+from graders.active import AUDIT_EVERY, NEAR_DONE
 from tests.app.conftest import Api
 
 SLUG = "transformer-basics"
@@ -26,10 +27,10 @@ ANSWERS = [
 ]
 
 
-def _submit(api: Api, student: str, text: str) -> int:
+def _submit(api: Api, student: str, text: str, question: str = "A2") -> int:
     response = api.client.post(
         f"/api/v1/assignments/{SLUG}/submissions?wait=true&student={student}",
-        json={"answers": {"A2": text}}, headers=api.auth("prof"))
+        json={"answers": {question: text}}, headers=api.auth("prof"))
     assert response.status_code == 201, response.text
     return int(response.json()["id"])
 
@@ -124,6 +125,38 @@ def test_decisions_carry_over_to_near_copies_the_machine_doubts(api: Api) -> Non
     assert float(after[ids[2]]["suggested_points"]) == 2
     assert after[ids[2]]["decision"] is None
     assert after[other]["suggested_points"] == before[other]["suggested_points"]
+
+
+def test_a_random_check_is_proposed_only_where_done_is_within_reach(api: Api) -> None:
+    """The audit turn (every AUDIT_EVERY-th decision) draws a random check only while the
+    estimate is within NEAR_DONE targets; the target is the question's risk-control target."""
+    item = f"/api/v1/assignments/{SLUG}/items/a1.nonseparable/active"
+    target = f"/api/v1/assignments/{SLUG}/risk/questions/A1/target"
+    texts = ["XOR's true points cannot be split from its false points by one straight line.",
+             "A perceptron is a linear classifier and XOR is not linearly separable.",
+             "The perceptron needs more training epochs to learn XOR.",
+             "XOR outputs 1 when the inputs differ.",
+             "Hidden layers add non-linearity, so an MLP can carve out the XOR regions.",
+             "Perceptrons are too slow for XOR.",
+             "One line cannot separate (0,1),(1,0) from (0,0),(1,1)."]
+    for n, text in enumerate(texts):
+        _submit(api, f"due{n}", text, "A1")
+    while (progress := _get(api, item))["decided"] < AUDIT_EVERY - 1:
+        proposal = progress["proposal"]
+        _decide_on(api, item, proposal["submission_id"], 0)
+    for value, due in ((0.5, True), (0.001, False)):
+        response = api.client.put(target, json={"target": value}, headers=api.auth("prof"))
+        assert response.status_code == 200, response.text
+        state = _get(api, f"{item}/next")
+        share = state["estimate"]["estimated_error"]
+        assert (state["proposal"]["reason"] == "audit") == (share <= NEAR_DONE * value)
+        assert (state["proposal"]["reason"] == "audit") is due, (value, share)
+
+
+def _decide_on(api: Api, item: str, submission: int, points: float) -> None:
+    response = api.client.post(f"{item}/decisions", headers=api.auth("prof"), json={
+        "submission_id": submission, "points": points})
+    assert response.status_code == 200, response.text
 
 
 def test_active_grading_refuses_what_it_must(api: Api) -> None:
