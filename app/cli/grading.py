@@ -17,7 +17,16 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from app.assignments.service import current_rubric
-from app.cli.context import console, database, domain_errors, errors, fail, safe, settings
+from app.cli.context import (
+    collector_paused,
+    console,
+    database,
+    domain_errors,
+    errors,
+    fail,
+    safe,
+    settings,
+)
 from app.cli.grade import HANDOUT_HELP, outcome_json, say_doubt
 from app.db.session import unit_of_work
 from app.grading.retry import ProcessPools
@@ -57,11 +66,12 @@ def _store(sessions: sessionmaker[Session], slug: str, files: list[Path],
            ) -> tuple[list[Row], list[GradingJob]]:
     """Store every readable file as a submission (one transaction): a row per file, and the
     stored ones' grading jobs."""
-    from app.cli.offline import content_type, read_upload
-    from app.errors import DomainError
-    from app.submissions import service as submissions
-    from app.submissions.filing import staff_student
-    from app.submissions.upload import Upload
+    with collector_paused():  # imported now, beside the grading processes' start (above)
+        from app.cli.offline import content_type, read_upload
+        from app.errors import DomainError
+        from app.submissions import service as submissions
+        from app.submissions.filing import staff_student
+        from app.submissions.upload import Upload
 
     rows: list[Row] = []
     jobs: list[GradingJob] = []
@@ -101,9 +111,10 @@ def _store_and_grade(
         starting = _start_early(pools, kinds)
         try:
             rows, jobs = _store(sessions, slug, files, students, handout, cfg.max_upload_bytes)
-            from rich.progress import Progress
+            with collector_paused():
+                from rich.progress import Progress
 
-            from app.grading.batch import grade_jobs
+                from app.grading.batch import grade_jobs
 
             with Progress(console=errors, transient=True) as progress:
                 task = progress.add_task("grading", total=len(jobs))
@@ -151,7 +162,8 @@ def import_folder(
         raise fail(f"{folder} has no files")
     with _store_and_grade(assignment, files, [None] * len(files),
                           workers or settings().workers, handout) as rows:
-        from rich.table import Table
+        with collector_paused():
+            from rich.table import Table
 
         table = Table("file", "submission", "status", "total")
         rejected = 0
