@@ -15,10 +15,10 @@ that it need not import the kind registry (about 0.1 s) before the server starts
 that server import the upload checks' document reader, which only a web server starts.
 Other kinds' modules are then imported by each grading process (`warm`), not by the server.
 The code kind's are the costly ones to repeat per process (about 0.19 s of CPU each, on the
-way to its first result): once in the server, 50 attention
-submissions took 1.57 s instead of 1.81 s on the quiet machine, 3.9 s instead of 5.6 s with
-two other busy processes (benchmarks/otter_ab.py); a rubric without code items pays about
-0.06 s of the server's time on the other core for them.
+way to its first result): once in the server, 50 attention submissions took 1.57 s instead of
+1.81 s on the quiet machine, 3.9 s instead of 5.6 s with two other busy processes
+(benchmarks/otter_ab.py); a rubric without code items pays about 0.06 s of the server's time
+on the other core for them.
 """
 
 from __future__ import annotations

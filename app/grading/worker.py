@@ -78,8 +78,8 @@ def init_worker(options: Mapping[str, Any]) -> None:
     What the process inherited from the process it was forked from (the fork server's
     preloads: NumPy, pydantic, the graders; about 50,000 objects) lives as long as it does:
     it is frozen, so the collector never walks it. Else the process's first collection was a
-    full one over all of it (inherited counts), 27-30 ms of CPU on the way to its first result
-    that also copied every page it touched (issue #32's seventh sitting)."""
+    full pass over all of it (the counts are inherited): 27-30 ms of CPU in each of `import`'s
+    grading processes (docs/benchmarks.md, issue #32's seventh sitting)."""
     global _resources
     gc.freeze()  # moves every tracked object to the permanent generation, walking none
     _die_with_parent()
