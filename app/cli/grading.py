@@ -1,4 +1,10 @@
-"""`gradeformer submit|import`: store submissions and grade them (offline `grade`: cli/grade.py)."""
+"""`gradeformer submit|import`: store submissions and grade them (offline `grade`: cli/grade.py).
+
+What the command needs only once its grading processes are starting (storing the uploads,
+the progress bar and the table: rich, the submissions service and starlette's upload types,
+about 50 ms of imports) is imported then, not with this module: until the processes start,
+everything the command does is on the way to its first result (docs/benchmarks.md, issue #32's
+seventh sitting)."""
 
 from __future__ import annotations
 
@@ -6,25 +12,32 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import Progress
-from rich.table import Table
 
 from app.assignments.service import current_rubric
-from app.cli.context import console, database, domain_errors, errors, fail, safe, settings
+from app.cli.context import (
+    collector_paused,
+    console,
+    database,
+    domain_errors,
+    errors,
+    fail,
+    safe,
+    settings,
+)
 from app.cli.grade import HANDOUT_HELP, outcome_json, say_doubt
-from app.cli.offline import content_type, read_upload
 from app.db.session import unit_of_work
-from app.errors import DomainError
-from app.grading.batch import grade_jobs
-from app.grading.jobs import GradingJob
 from app.grading.retry import ProcessPools
 from app.grading.worker import WorkerOutcome, warm
-from app.submissions import service as submissions
-from app.submissions.filing import staff_student
-from app.submissions.upload import Upload
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session, sessionmaker
+
+    from app.grading.jobs import GradingJob
+
+Row = tuple[Path, int | None, WorkerOutcome | None, str | None]
 
 STUDENT_HOW = "pass --student ID, or name the file after the student (alice.txt for alice)"
 
@@ -48,18 +61,46 @@ def _start_early(pools: ProcessPools, kinds: list[str]) -> threading.Thread:
     return thread
 
 
+def _store(sessions: sessionmaker[Session], slug: str, files: list[Path],
+           students: list[str | None], handout: str | None, limit: int,
+           ) -> tuple[list[Row], list[GradingJob]]:
+    """Store every readable file as a submission (one transaction): a row per file, and the
+    stored ones' grading jobs."""
+    with collector_paused():  # imported now, beside the grading processes' start (above)
+        from app.cli.offline import content_type, read_upload
+        from app.errors import DomainError
+        from app.submissions import service as submissions
+        from app.submissions.filing import staff_student
+        from app.submissions.upload import Upload
+
+    rows: list[Row] = []
+    jobs: list[GradingJob] = []
+    with domain_errors(), unit_of_work(sessions) as session:
+        for path, student in zip(files, students, strict=True):
+            try:
+                # the same rule as the API's and the web app's staff uploads
+                named = staff_student(session, slug, student, path.name, STUDENT_HOW)
+                upload = Upload(read_upload(path), path.name, content_type(path), named, handout)
+                accepted = submissions.accept(session, slug, upload, None, limit)
+            except DomainError as exc:
+                if exc.status == 404:
+                    raise
+                rows.append((path, None, None, exc.detail))
+                continue
+            jobs.append(accepted.job)
+            rows.append((path, accepted.submission.id, None, None))
+    return rows, jobs
+
+
 @contextmanager
 def _store_and_grade(
     slug: str, files: list[Path], students: list[str | None], workers: int,
     handout: str | None = None,
-) -> Iterator[list[tuple[Path, int | None, WorkerOutcome | None, str | None]]]:
+) -> Iterator[list[Row]]:
     """Store every readable file, then grade them all in parallel. The caller reports the
     rows while the grading processes exit (they are let go once every result is in, and
     waited for when the caller is done)."""
-    rows: list[tuple[Path, int | None, WorkerOutcome | None, str | None]] = []
-    jobs: list[GradingJob] = []
     cfg = settings()
-    limit = cfg.max_upload_bytes
     with database() as sessions:
         with domain_errors(), unit_of_work(sessions) as session:
             # The kinds its processes grade: each warms them before its first document (the
@@ -69,21 +110,12 @@ def _store_and_grade(
         pools = ProcessPools(workers, cfg.grading_options(), cfg.max_grading_attempts, kinds)
         starting = _start_early(pools, kinds)
         try:
-            with domain_errors(), unit_of_work(sessions) as session:
-                for path, student in zip(files, students, strict=True):
-                    try:
-                        # the same rule as the API's and the web app's staff uploads
-                        named = staff_student(session, slug, student, path.name, STUDENT_HOW)
-                        upload = Upload(read_upload(path), path.name, content_type(path),
-                                        named, handout)
-                        accepted = submissions.accept(session, slug, upload, None, limit)
-                    except DomainError as exc:
-                        if exc.status == 404:
-                            raise
-                        rows.append((path, None, None, exc.detail))
-                        continue
-                    jobs.append(accepted.job)
-                    rows.append((path, accepted.submission.id, None, None))
+            rows, jobs = _store(sessions, slug, files, students, handout, cfg.max_upload_bytes)
+            with collector_paused():
+                from rich.progress import Progress
+
+                from app.grading.batch import grade_jobs
+
             with Progress(console=errors, transient=True) as progress:
                 task = progress.add_task("grading", total=len(jobs))
                 outcomes = grade_jobs(sessions, jobs, pools, lambda n: progress.advance(task, n),
@@ -130,6 +162,9 @@ def import_folder(
         raise fail(f"{folder} has no files")
     with _store_and_grade(assignment, files, [None] * len(files),
                           workers or settings().workers, handout) as rows:
+        with collector_paused():
+            from rich.table import Table
+
         table = Table("file", "submission", "status", "total")
         rejected = 0
         for path, sid, outcome, error in rows:

@@ -6,15 +6,19 @@ first document, on the way to its first result. So the server imports what gradi
 the kinds the pool grades: `import`, `submit` and a regrade read their rubric's first; a
 server grades any.
 
-`import` and `submit` start the server before their own imports (`start_fork_server_now`):
-it then imports the modules every grading process needs, and the code kind's (NumPy, the
-sandbox's root plan and seccomp filter), while the command imports its own and reads the
-rubric, instead of after. Other kinds' modules are then imported by each grading process
-(`warm`), not by the server. The code kind's are the costly ones to repeat per process (about
-0.19 s of CPU each, on the way to its first result): once in the server, 50 attention
-submissions took 1.57 s instead of 1.81 s on the quiet machine, 3.9 s instead of 5.6 s with
-two other busy processes (benchmarks/otter_ab.py); a rubric without code items pays about
-0.06 s of the server's time on the other core for them.
+`import` and `submit` start the server before their own imports (`start_fork_server_now`,
+called by the program's entry point before it imports typer): it then imports the modules every
+grading process needs, and the code kind's (NumPy, the sandbox's root plan and seccomp filter),
+while the command imports its own and reads the rubric, instead of after. The command names
+the code kind's modules through app/grading/command_preload.py, which the server imports, so
+that it need not import the kind registry (about 0.1 s) before the server starts; nor does
+that server import the upload checks' document reader, which only a web server starts.
+Other kinds' modules are then imported by each grading process (`warm`), not by the server.
+The code kind's are the costly ones to repeat per process (about 0.19 s of CPU each, on the
+way to its first result): once in the server, 50 attention submissions took 1.57 s instead of
+1.81 s on the quiet machine, 3.9 s instead of 5.6 s with two other busy processes
+(benchmarks/otter_ab.py); a rubric without code items pays about 0.06 s of the server's time
+on the other core for them.
 """
 
 from __future__ import annotations
@@ -31,6 +35,11 @@ COMMAND_KINDS = ("code",)
 # server end without a finalization its caller would wait for (app/grading/server_exit.py).
 BASE_PRELOAD = ("app.grading.server_exit", "app.grading.worker", "app.submissions.decoding",
                 "pypdf", "graders.documents.locate")
+# What `import` and `submit` start their server with: BASE_PRELOAD but the document reader
+# (the commands read their uploads themselves, app/submissions/service.py `prepare`), then
+# COMMAND_KINDS' modules, named by the server itself (app/grading/command_preload.py).
+COMMAND_PRELOAD = (*(name for name in BASE_PRELOAD if name != "app.submissions.decoding"),
+                   "app.grading.command_preload")
 
 
 # One BLAS thread per grading process: N processes on N cores, each spinning extra BLAS threads,
@@ -51,11 +60,15 @@ def fork_server(kinds: Iterable[str] | None = None) -> ForkServerContext:
 
 
 def start_fork_server_now() -> None:
-    """Start the fork server now, importing what every grading process needs and what the
-    code kind needs (COMMAND_KINDS), while this process goes on with its own imports."""
+    """Start the fork server now, importing what every grading process of a command needs and
+    what the code kind needs (COMMAND_PRELOAD), while this process goes on with its own
+    imports. Only the first call starts one; the pools the command makes later fork from it."""
+    import multiprocessing
     from multiprocessing import forkserver
 
-    fork_server(COMMAND_KINDS)
+    for name in SINGLE_THREADED:
+        os.environ.setdefault(name, "1")
+    multiprocessing.get_context("forkserver").set_forkserver_preload(list(COMMAND_PRELOAD))
     forkserver.ensure_running()
 
 
@@ -67,8 +80,15 @@ def preload_modules(kinds: Iterable[str] | None = None) -> list[str]:
     names = list(BASE_PRELOAD)
     if kinds is not None and not kinds:
         return names
+    return names + [name for name in kind_modules(kinds) if name not in names]
+
+
+def kind_modules(kinds: Iterable[str] | None = None) -> list[str]:
+    """What the graders of `kinds` (None: every kind) import first (`Kind.preload_modules`),
+    each once, in the kinds' order."""
     from graders.registry import KINDS, get_kind
 
+    names: list[str] = []
     for kind in sorted(KINDS) if kinds is None else sorted(set(kinds)):
         strategy = get_kind(kind)
         if strategy is not None:

@@ -7,6 +7,7 @@ only plain values and keeps its expensive state (sandbox pool, models) for the p
 from __future__ import annotations
 
 import atexit
+import gc
 import hashlib
 import multiprocessing
 import multiprocessing.connection
@@ -72,8 +73,15 @@ _rubrics: dict[str, LoadedRubric] = {}
 
 
 def init_worker(options: Mapping[str, Any]) -> None:
-    """Process-pool initializer: one GradingResources per process, kept for its lifetime."""
+    """Process-pool initializer: one GradingResources per process, kept for its lifetime.
+
+    What the process inherited from the process it was forked from (the fork server's
+    preloads: NumPy, pydantic, the graders; about 50,000 objects) lives as long as it does:
+    it is frozen, so the collector never walks it. Else the process's first collection was a
+    full pass over all of it (the counts are inherited): 27-30 ms of CPU in each of `import`'s
+    grading processes (docs/benchmarks.md, issue #32's seventh sitting)."""
     global _resources
+    gc.freeze()  # moves every tracked object to the permanent generation, walking none
     _die_with_parent()
     # Grading is throughput work; accepting uploads is latency work on the same cores.
     niceness = GradingOptions.from_mapping(options).worker_nice

@@ -10,7 +10,13 @@ import sys
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.grading.preload import BASE_PRELOAD, COMMAND_KINDS, preload_modules
+from app.grading.preload import (
+    BASE_PRELOAD,
+    COMMAND_KINDS,
+    COMMAND_PRELOAD,
+    kind_modules,
+    preload_modules,
+)
 from graders.registry import KINDS, get_kind
 
 BUILT = sorted(kind for kind in KINDS if get_kind(kind) is not None)
@@ -54,8 +60,9 @@ def test_code_items_warm_the_sandboxs_host_side() -> None:
 
 
 def test_a_command_that_grades_now_starts_its_fork_server_before_its_own_imports() -> None:
-    """`import` and `submit` start the fork server (what every grading process needs, no kind's
-    grader) before their module is imported; a command that grades in no pool starts none."""
+    """`import` and `submit` start the fork server (what every grading process needs, and
+    COMMAND_KINDS' modules named by the server) before their module is imported, without
+    importing the kind registry; a command that grades in no pool starts none."""
     code = ("import sys\n"
             "from multiprocessing import forkserver\n"
             "from app.cli.program import load_command\n"
@@ -64,13 +71,14 @@ def test_a_command_that_grades_now_starts_its_fork_server_before_its_own_imports
             "import app.grading.preload as preload\n"
             "start = preload.start_fork_server_now\n"
             "def spy():\n"
-            "    seen.append('app.cli.grading' in sys.modules)\n"
+            "    seen.append(any(m in sys.modules for m in ('app.cli.grading', "
+            "'graders.registry')))\n"
             "    start()\n"
             "preload.start_fork_server_now = spy\n"
             "load_command(name)\n"
             "server = forkserver._forkserver\n"
             "print(seen, server._forkserver_pid is not None, server._preload_modules)\n")
-    command = preload_modules(COMMAND_KINDS)
+    command = list(COMMAND_PRELOAD)
     for name, expected in (("import", f"[False] True {command}"),
                            ("submit", f"[False] True {command}"),
                            ("grade", "[] False ['__main__']")):
@@ -86,3 +94,43 @@ def test_kinds_known_to_import_nothing_leave_the_registry_unimported() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True, timeout=60)
     assert done.stdout.strip() == "False"
+
+
+def test_the_program_starts_a_grading_commands_fork_server_before_it_imports_typer() -> None:
+    """The entry point starts `import`'s server first (load_command's start is then a no-op);
+    `--help` of the program starts none."""
+    code = ("import sys\n"
+            "import app.grading.preload as preload\n"
+            "start = preload.start_fork_server_now\n"
+            "seen = []\n"
+            "def spy():\n"
+            "    seen.append('typer' in sys.modules)\n"
+            "    start()\n"
+            "preload.start_fork_server_now = spy\n"
+            "from app.cli.main import main\n"
+            "sys.argv = ['gradeformer', *sys.argv[1:]]\n"
+            "try:\n"
+            "    main()\n"
+            "except SystemExit:\n"
+            "    pass\n"
+            "print(seen, file=sys.stderr)\n")
+    for argv, expected in ((["import", "--help"], "[False, True]"), (["--help"], "[]")):
+        done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True,
+                              text=True, check=True, timeout=120)
+        assert done.stderr.strip().splitlines()[-1] == expected, (argv, done.stderr)
+
+
+def test_the_commands_server_imports_the_command_kinds_modules_and_no_document_reader() -> None:
+    assert COMMAND_PRELOAD[0] == "app.grading.server_exit"
+    assert "app.submissions.decoding" not in COMMAND_PRELOAD
+    assert set(COMMAND_PRELOAD) - {"app.grading.command_preload"} <= set(BASE_PRELOAD)
+    code = ("import sys\n"
+            "import app.grading.command_preload as c\n"
+            "print(' '.join(c.preload()))\n"
+            "print('app.submissions.decoding' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=120)
+    imported, decoding = done.stdout.split("\n")[:2]
+    assert imported.split() == kind_modules(COMMAND_KINDS)
+    assert {"graders.code.grader", "graders.sandbox.warm"} <= set(imported.split())
+    assert decoding == "False"
