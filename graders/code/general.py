@@ -13,7 +13,7 @@ quote them; the staff feedback does.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from graders.code.calling import CallPlan, Observed, build_job, observe, parameters_of, plan_call
@@ -67,7 +67,7 @@ def job_for(instance: FunctionInstance, source: str, function: str, batched: boo
     plan = plan_call(tuple(spec.parameters), spec.extras, parameters_of(source, function),
                      optional)
     if batched:
-        plan = CallPlan(plan.keyword, plan.extras, plan.unsupplied, True, plan.left_out)
+        plan = replace(plan, batched=True)
     return plan, build_job(instance, source, function, plan)
 
 
