@@ -354,3 +354,27 @@ def test_an_import_above_the_first_question_of_a_document_is_lent_to_its_answers
                              submission=submission, resources=GradingResources())
     borrowed, sources = borrowed_imports(submission.answers["Q4"].text, context)
     assert borrowed == "import numpy as np" and sources == ["the top of your document"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(["md", "txt", "tex", "py"]),
+       st.sampled_from(["np", "numpy"]))
+def test_a_transcribed_answer_that_never_imports_numpy_gets_the_usual_import(
+        suffix: str, alias: str) -> None:
+    """Code written by hand and transcribed (OCR), or typed into a report, leaves out
+    `import numpy as np`: it raised NameError, a confident 0 on correct code. A document gets
+    the usual import; a .py file, run as it stands, keeps its bug."""
+    loaded = parse_rubric(NOTEBOOK_RUBRIC, rubric_dir=EXAMPLE)
+    body = sdpa().replace("import numpy as np\n\n", "").replace("np.", f"{alias}.")
+    text = f"Question 3\n\nSee below.\n\nQuestion 4\n\n{body}"
+    if suffix == "py":
+        text = body
+    submission = read_submission(text.encode(), f"hw.{suffix}", None, loaded.rubric)
+    context = GradingContext(rubric=loaded.rubric, question=loaded.rubric.questions[1],
+                             submission=submission, resources=GradingResources())
+    borrowed, sources = borrowed_imports(submission.answers["Q4"].text, context)
+    if suffix == "py":
+        assert borrowed == "" and sources == []
+    else:
+        wanted = "import numpy as np" if alias == "np" else "import numpy"
+        assert borrowed == wanted and sources == ["the usual NumPy import"]
