@@ -378,3 +378,28 @@ def test_a_transcribed_answer_that_never_imports_numpy_gets_the_usual_import(
     else:
         wanted = "import numpy as np" if alias == "np" else "import numpy"
         assert borrowed == wanted and sources == ["the usual NumPy import"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["MultiHeadAttention", "LayerNorm", "Model", "attn"]),
+       st.sampled_from(["forward", "__call__", "apply"]),
+       st.sampled_from(["function", "reference"]))
+def test_a_method_named_as_the_battery_function_is_refused_in_words(
+        cls: str, method: str, where: str) -> None:
+    """`function: MultiHeadAttention.forward`: the schema's "String should match pattern" told
+    an instructor nothing; the problem names the field and says what a battery calls."""
+    raw = yaml.safe_load((EXAMPLE / "sdpa.yaml").read_text())
+    if where == "function":
+        raw["function"] = f"{cls}.{method}"
+    else:
+        raw["reference"]["function"] = f"{cls}.{method}"
+    with tempfile.TemporaryDirectory() as folder:
+        shutil.copy(EXAMPLE / "attention.py", Path(folder) / "attention.py")
+        path = Path(folder) / "sdpa.yaml"
+        path.write_text(yaml.safe_dump(raw, sort_keys=False))
+        with pytest.raises(BatteryError) as caught:
+            build_function_battery(path, raw)
+    message = str(caught.value)
+    field = "function" if where == "function" else "reference.function"
+    assert f"{field}: '{cls}.{method}' is not a plain name" in message, message
+    assert "class's methods are not called" in message and "pattern" not in message
