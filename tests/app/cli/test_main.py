@@ -105,6 +105,17 @@ def test_rubric_validate(tmp_path: Path) -> None:
     assert "slug" in out
 
 
+def test_rubric_validate_a_folder_checks_its_rubrics_not_its_batteries(tmp_path: Path) -> None:
+    """A rubric's folder holds its batteries too: `rubric validate FOLDER` said "cannot read:
+    Is a directory", while `evaluate --rubric FOLDER` took the folder."""
+    example = Path(__file__).resolve().parents[3] / "docs" / "examples" / "positional-encoding"
+    out = run("rubric", "validate", str(example))
+    assert "ok " in out and "numpy-positional-encoding" in out and "pe.yaml" not in out
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert "holds no rubric" in run("rubric", "validate", str(empty), code=1)
+
+
 def test_tokens_db_import_export_regrade(env: Path, tmp_path: Path) -> None:
     run("db", "upgrade")
     assert env.exists()
