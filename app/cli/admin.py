@@ -77,9 +77,16 @@ def rubric_validate(files: Annotated[list[Path], typer.Argument(exists=False)]) 
 @rubric_app.command("load")
 def rubric_load(files: Annotated[list[Path], typer.Argument()]) -> None:
     """Store rubric files as assignments (a changed file becomes the current version); a folder
-    stands for its rubric files."""
+    stands for its rubric files. A file whose code batteries do not build is refused, with the
+    problems `rubric validate` prints, and nothing is loaded."""
+    paths = rubric_paths(files)
+    refused = [f"{path}: {problem}" for path in paths for problem in _battery_problems(path)]
+    for line in refused:
+        errors.print(line, soft_wrap=True, markup=False, highlight=False)
+    if refused:
+        raise typer.Exit(1)
     with database() as sessions, domain_errors():
-        for path in rubric_paths(files):
+        for path in paths:
             try:
                 text = path.read_bytes().decode("utf-8")
             except (OSError, UnicodeDecodeError) as exc:
@@ -89,6 +96,15 @@ def rubric_load(files: Annotated[list[Path], typer.Argument()]) -> None:
                 slug, version = result.assignment.slug, result.version.content_hash[:12]
             state = "loaded" if result.changed else "unchanged"
             console.print(f"{slug}: {state} (rubric {version})")
+
+
+def _battery_problems(path: Path) -> list[str]:
+    """The batteries of a rubric file that do not build (its other problems are the loader's
+    to report, in its own words)."""
+    try:
+        return battery_problems(path.read_bytes(), load_rubric(path).rubric)
+    except (RubricError, OSError):
+        return []
 
 
 @rubric_app.command("list")
