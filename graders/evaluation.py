@@ -192,8 +192,7 @@ def parse_grades(data: Any) -> ExpectedGrades:
             note = ""
             answered = True
         items.append(ExpectedItem(str(item_id), points, low, high, note, answered))
-    total = _decimal(data.get("total"), "total")
-    total_low, total_high = _range(data.get("total_range"), "total_range", total)
+    total, total_low, total_high = _total(data, items)
     must_name: dict[str, tuple[str, ...]] = {}
     raw_names = data.get("must_name") or {}
     if not isinstance(raw_names, Mapping):
@@ -211,6 +210,20 @@ def parse_grades(data: Any) -> ExpectedGrades:
         items=tuple(items),
         must_name=must_name,
     )
+
+
+def _total(data: Mapping[str, Any], items: Sequence[ExpectedItem]
+           ) -> tuple[Decimal, Decimal, Decimal]:
+    """The grader's total and its range. A file that gives no `total` (an instructor who graded
+    item by item) totals its items: the points, and the range from the items' low and high ends;
+    a `total_range` without a `total` is refused (which total is it the range of?)."""
+    if data.get("total") is None:
+        if data.get("total_range") is not None:
+            raise GradesError("total_range: give the `total` it is the range of")
+        return (sum((i.points for i in items), Decimal(0)),
+                sum((i.low for i in items), Decimal(0)), sum((i.high for i in items), Decimal(0)))
+    total = _decimal(data.get("total"), "total")
+    return (total, *_range(data.get("total_range"), "total_range", total))
 
 
 def _answered(explicit: Any, low: Decimal, high: Decimal, note: str, where: str) -> bool:

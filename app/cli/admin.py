@@ -11,6 +11,7 @@ from rich.table import Table
 from app.assignments.service import load_rubric_text, rubric_versions
 from app.auth import service as auth
 from app.cli.context import console, database, domain_errors, errors, fail, settings
+from app.cli.offline import rubric_paths
 from app.db import migrate
 from app.db.session import unit_of_work
 from graders.engine import unrun_items
@@ -34,14 +35,15 @@ def db_upgrade(revision: Annotated[str, typer.Argument()] = "head") -> None:
 
 @rubric_app.command("validate")
 def rubric_validate(files: Annotated[list[Path], typer.Argument(exists=False)]) -> None:
-    """Check rubric files: schema, references between items (carry-forward), point bounds.
+    """Check rubric files (a folder: its rubric files, not the batteries beside them): schema,
+    references between items (carry-forward), point bounds.
 
     Every problem is one line, `FILE: line N: path: what is wrong`; the exit code is 1 when any
     file has a problem, 0 otherwise. A `note` line (exit code unchanged) names the items of a
     code question that read the program's text without running it: they always need review.
     """
     bad = 0
-    for path in files:
+    for path in rubric_paths(files):
         try:
             loaded = load_rubric(path)
             late = battery_problems(path.read_bytes(), loaded.rubric)
@@ -74,9 +76,17 @@ def rubric_validate(files: Annotated[list[Path], typer.Argument(exists=False)]) 
 
 @rubric_app.command("load")
 def rubric_load(files: Annotated[list[Path], typer.Argument()]) -> None:
-    """Store rubric files as assignments (a changed file becomes the current version)."""
+    """Store rubric files as assignments (a changed file becomes the current version); a folder
+    stands for its rubric files. A file whose code batteries do not build is refused, with the
+    problems `rubric validate` prints, and nothing is loaded."""
+    paths = rubric_paths(files)
+    refused = [f"{path}: {problem}" for path in paths for problem in _battery_problems(path)]
+    for line in refused:
+        errors.print(line, soft_wrap=True, markup=False, highlight=False)
+    if refused:
+        raise typer.Exit(1)
     with database() as sessions, domain_errors():
-        for path in files:
+        for path in paths:
             try:
                 text = path.read_bytes().decode("utf-8")
             except (OSError, UnicodeDecodeError) as exc:
@@ -86,6 +96,15 @@ def rubric_load(files: Annotated[list[Path], typer.Argument()]) -> None:
                 slug, version = result.assignment.slug, result.version.content_hash[:12]
             state = "loaded" if result.changed else "unchanged"
             console.print(f"{slug}: {state} (rubric {version})")
+
+
+def _battery_problems(path: Path) -> list[str]:
+    """The batteries of a rubric file that do not build (its other problems are the loader's
+    to report, in its own words)."""
+    try:
+        return battery_problems(path.read_bytes(), load_rubric(path).rubric)
+    except (RubricError, OSError):
+        return []
 
 
 @rubric_app.command("list")

@@ -60,8 +60,9 @@ def load_or_fail(path: Path) -> tuple[LoadedRubric, str]:
         raise fail(str(exc)) from None
 
 
-def given_rubrics(paths: Sequence[Path]) -> dict[str, str]:
-    """Slug -> rubric text of every file named, a folder standing for its *.yaml/*.yml files."""
+def rubric_paths(paths: Sequence[Path]) -> list[Path]:
+    """The files named, a folder standing for its rubric files (*.yaml/*.yml but the batteries
+    beside them)."""
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
@@ -74,8 +75,13 @@ def given_rubrics(paths: Sequence[Path]) -> dict[str, str]:
             files.extend(found)
         else:
             files.append(path)
+    return files
+
+
+def given_rubrics(paths: Sequence[Path]) -> dict[str, str]:
+    """Slug -> rubric text of every file named, a folder standing for its *.yaml/*.yml files."""
     rubrics: dict[str, str] = {}
-    for file in files:
+    for file in rubric_paths(paths):
         loaded, text = load_or_fail(file)
         slug = loaded.rubric.slug
         if slug in rubrics:

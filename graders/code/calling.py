@@ -68,6 +68,9 @@ class CallPlan:
     unsupplied: tuple[str, ...]  # required parameters the grader cannot supply
     batched: bool = False
     left_out: tuple[str, ...] = ()  # optional asked parameters the student's function lacks
+    # Asked parameters the function declares keyword-only (`def softmax(x, *, temperature)`):
+    # passed by their names, as the asked interface's callers would; not an adaptation.
+    named: tuple[str, ...] = ()
 
     @property
     def adaptations(self) -> frozenset[FunctionAdaptation]:
@@ -92,16 +95,19 @@ def plan_call(asked: tuple[str, ...], extras: dict[str, str], signature: Paramet
     left_out = tuple(n for i, n in enumerate(asked)
                      if n in optional and n not in everything and i >= len(names))
     asked = tuple(n for n in asked if n not in left_out)
-    keyword = names[:len(asked)] != asked and set(asked) <= everything
+    keyword_only = {n for n, _ in signature.keyword_only}
+    named = tuple(n for n in asked if n in keyword_only)
+    in_order = tuple(n for n in asked if n not in keyword_only)
+    keyword = names[:len(in_order)] != in_order and set(asked) <= everything
     if keyword:
         required_extra = [n for n in names[:signature.required] if n not in asked]
     else:
-        required_extra = list(names[len(asked):signature.required])
+        required_extra = list(names[len(in_order):signature.required])
     required_extra += [n for n, has_default in signature.keyword_only
                        if not has_default and n not in asked]
     supplied = tuple((n, extras[n]) for n in required_extra if n in extras)
     unsupplied = tuple(n for n in required_extra if n not in extras)
-    return CallPlan(keyword, supplied, unsupplied, left_out=left_out)
+    return CallPlan(keyword, supplied, unsupplied, left_out=left_out, named=named)
 
 
 def build_job(instance: FunctionInstance, source: str, function: str, plan: CallPlan
@@ -125,7 +131,8 @@ def build_job(instance: FunctionInstance, source: str, function: str, plan: Call
             arrays.append(array)
             extra = name not in spec.parameters
             # After a parameter the case leaves out, the rest go by name.
-            if plan.keyword or extra or len(args) != list(spec.parameters).index(name):
+            if plan.keyword or extra or name in plan.named \
+                    or len(args) != list(spec.parameters).index(name):
                 kwargs.append((name, len(arrays) - 1))
             else:
                 args.append(len(arrays) - 1)

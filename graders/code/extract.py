@@ -331,6 +331,27 @@ def _typed(text: str, log: _Log) -> str | None:
     return "\n".join(["" for _ in lines[:start]] + lines[start:]).rstrip("\n") + "\n"
 
 
+def _without_cut_fence(text: str, log: _Log) -> str:
+    """An answer cut out of one code block that answers several questions ("# Q3" ... "```")
+    keeps the block's closing fence, or its opening one, without the other: an odd number of
+    fence lines, the first of them opening the text (its closer lies after the answer) or a bare
+    fence after code (its opener lies before). That line is blanked (every line keeps its
+    number), and so is the text on its other side, outside the block (prose after the
+    closing fence, before the opening one)."""
+    lines = text.split("\n")
+    fences = [i for i, line in enumerate(lines) if line.strip().startswith(("```", "~~~"))]
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    if len(fences) % 2 == 0 or not filled:
+        return text
+    cut = fences[0]
+    if cut != filled[0] and lines[cut].strip() not in ("```", "~~~"):
+        return text
+    log.add("left out a code fence whose other half lies outside this answer")
+    if cut == filled[0]:  # an opening fence: the code follows it
+        return "\n".join(["" for _ in lines[:cut + 1]] + lines[cut + 1:])
+    return "\n".join(lines[:cut])  # a closing fence: the code is what came before it
+
+
 def extract_code(text: str) -> ExtractedCode | None:
     """The program to run for this answer, or None when the answer holds no code at all."""
     if len(text) > MAX_SOURCE or text.count("\n") > MAX_LINES:
@@ -339,6 +360,7 @@ def extract_code(text: str) -> ExtractedCode | None:
     json_text = _from_json(text, log)
     if json_text is not None:
         text = json_text
+    text = _without_cut_fence(text, log)
     fenced = _fenced(text, log)
     if fenced is None and (listings := latex_code_blocks(text)):
         log.add(f"took the code of {len(listings)} LaTeX code environment(s)")

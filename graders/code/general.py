@@ -13,8 +13,10 @@ quote them; the staff feedback does.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
+
+import numpy as np
 
 from graders.code.calling import CallPlan, Observed, build_job, observe, parameters_of, plan_call
 from graders.code.checks import Verdict
@@ -67,7 +69,7 @@ def job_for(instance: FunctionInstance, source: str, function: str, batched: boo
     plan = plan_call(tuple(spec.parameters), spec.extras, parameters_of(source, function),
                      optional)
     if batched:
-        plan = CallPlan(plan.keyword, plan.extras, plan.unsupplied, True, plan.left_out)
+        plan = replace(plan, batched=True)
     return plan, build_job(instance, source, function, plan)
 
 
@@ -107,6 +109,20 @@ def _relied_on(check: CheckSpec, judged: list[Judged], run: FunctionRun
     return frozenset(found)
 
 
+def _without_place(judged: Judged, run: FunctionRun) -> Judged:
+    """Fails a passing case that gives a left-out parameter another value than its default:
+    the function cannot be called so (at its default, leaving it out is the same call)."""
+    inputs = run.instance.cases[judged.index].inputs
+    parameters = run.instance.battery.spec.parameters
+    given = [n for n in run.plan.left_out if n in inputs
+             and not np.array_equal(np.asarray(inputs[n]), np.asarray(parameters[n].value))]
+    if judged.verdict is not Verdict.PASS or not given:
+        return judged
+    named = ", ".join(f"`{n}`" for n in given)
+    return Judged(judged.index, Verdict.FAIL, f"the function has no parameter {named}, which "
+                  "the asked call passes")
+
+
 def grade_item(item: RubricItem, config: CodeCheckConfig, run: FunctionRun, make: Make,
                notes: list[str], evidence: list[Evidence]) -> ItemResult:
     battery = run.instance.battery
@@ -121,6 +137,10 @@ def grade_item(item: RubricItem, config: CodeCheckConfig, run: FunctionRun, make
         said = ", ".join(sorted(run.plan.adaptations))
         judged = [Judged(v.index, Verdict.FAIL, f"called through an adapted interface ({said})")
                   if v.verdict is Verdict.PASS else v for v in judged]
+    if check.kind == "interface" and run.plan.left_out:
+        # An optional asked parameter the function has no place for (`def softmax(x, *, T=1)`
+        # for `temperature`): where an input gives it, the asked call would raise TypeError.
+        judged = [_without_place(v, run) for v in judged]
     if check.kind == "interface" and run.renamed:
         # The interface asks for the function by its name: another one graded in its place
         # earns the other checks, never this one.

@@ -108,10 +108,30 @@ def borrowed_imports(source: str, context: GradingContext) -> tuple[str, list[st
                 changed = True
     imports = [t for *_, t in sorted(taken) if t.startswith(("import ", "from "))]
     others = [t for *_, t in sorted(taken) if not t.startswith(("import ", "from "))]
+    conventional = _conventional_imports(missing, context)
+    if conventional:
+        imports = conventional + imports
+        sources.append(CONVENTION)
     return "\n".join(imports + others), sources
 
 
 DOCUMENT = "the top of your document"
+CONVENTION = "the usual NumPy import"
+# The sandbox's one library under the names every course uses for it.
+_CONVENTIONAL = {"np": "import numpy as np", "numpy": "import numpy"}
+# Documents whose code is typed or transcribed to be read (a handwritten page, a report), not a
+# program run as it stands: a .py file or a notebook that never imports NumPy has a real bug.
+_TRANSCRIBED = frozenset({"text", "markdown", "latex", "pdf"})
+
+
+def _conventional_imports(missing: set[str], context: GradingContext) -> list[str]:
+    """`np` (or `numpy`) used and bound nowhere in the answer, the earlier answers or the top
+    of a document's text: `import numpy as np`, as the course's every program starts."""
+    if context.submission.format not in _TRANSCRIBED:
+        return []
+    return [_CONVENTIONAL[name] for name in sorted(missing & _CONVENTIONAL.keys())]
+
+
 MAX_IMPORT_LINE = 200
 
 

@@ -28,7 +28,7 @@ from graders.code.fences import runnable_cells
 from graders.code.forms import Form, Signature, Slot, build_job, forms_for
 from graders.code.functions import FunctionBattery, FunctionInstance, load_any
 from graders.code.general import job_for
-from graders.code.imports import DOCUMENT, borrowed_imports
+from graders.code.imports import CONVENTION, DOCUMENT, borrowed_imports
 from graders.code.libraries import library_evidence, unavailable_imports
 from graders.context import GradingContext
 from graders.documents.model import LocatedAnswer
@@ -186,7 +186,8 @@ def prepare(path: Path, battery_name: str, answer: LocatedAnswer, context: Gradi
         if borrowed:
             code = replace(code, source=code.source.rstrip("\n") + "\n\n" + borrowed + "\n")
             said = borrowed if len(borrowed) <= 200 else borrowed[:200] + " …"
-            where = " and ".join(s if s == DOCUMENT else f"your answer to {s}" for s in sources)
+            where = " and ".join(s if s in (DOCUMENT, CONVENTION) else f"your answer to {s}"
+                                 for s in sources)
             notes.append(f"Your code uses names it never imports or defines; `{said}` from "
                          f"{where} were added after it, as one notebook or file would have "
                          "them.")

@@ -5,6 +5,7 @@ pydantic's report (its model names, input dumps and documentation links)."""
 from __future__ import annotations
 
 import difflib
+import re
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -43,6 +44,25 @@ def spec_problems(path: Path, error: ValidationError) -> str:
         message = str(problem["msg"]).removeprefix("Value error, ")
         if problem["type"] == "extra_forbidden" and loc:
             message = _unknown_field(str(loc[-1]))
+        elif loc and loc[-1] == "function" and problem["type"] == "string_pattern_mismatch":
+            message = _not_a_name(problem.get("input"))
         line = line_of(root, loc)
         found.append(f"{'' if line is None else f'line {line}: '}{where}: {message}")
     return f"{path.name}: " + "; ".join(found)
+
+
+def _not_a_name(value: object) -> str:
+    """`function: MultiHeadAttention.forward` (a method) or `np.softmax`: a battery calls a
+    function its module (or the student's) binds at top level, by a plain name."""
+    text = str(value)
+    if "." in text:
+        return (f"{text!r} is not a plain name: a battery calls a function bound at top level "
+                "of the module (the student's, or yours for a reference or check); a class's "
+                "methods are not called (ask students for a function, such as "
+                f"{_snake(text.partition('.')[0]) or 'f'}(x, ...), that the class may call)")
+    return f"{text!r} is not a Python name (letters, digits and _, not starting with a digit)"
+
+
+def _snake(name: str) -> str:
+    """`MultiHeadAttention` -> `multi_head_attention`."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()

@@ -178,14 +178,20 @@ def named_in_words(marks: Sequence[LabelMark], length: int) -> list[tuple[int, i
     "Inline Question 3") at a line's start."""
     ordered = sorted(marks, key=lambda m: m.start)
     bounds = [0] + [m.start for m in ordered if m.heading] + [length]
-    worded = [m.start for m in ordered
-              if (m.question is not None and not m.prompted)
-              or (not m.inline and m.num is not None and WORDED.match(m.raw))]
+    marks_in_words = [m for m in ordered
+                      if (m.question is not None and not m.prompted)
+                      or (not m.inline and m.num is not None and WORDED.match(m.raw))]
+    worded = [m.start for m in marks_in_words]
     spans: list[tuple[int, int]] = []
     for low, high in itertools.pairwise(bounds):
         k = bisect.bisect_left(worded, low)
         if k < len(worded) and worded[k] < high:
-            spans.append((low, high))
+            first = marks_in_words[k]
+            # "1)" ... "5)", then "**Q6**": the student named the later questions in words,
+            # and the numbers before the first of them are the earlier questions
+            switched = (first.question > 0 if first.question is not None
+                        else first.num is not None and first.num > 1)
+            spans.append((first.start if switched else low, high))
     return spans
 
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from graders.documents.handout import is_handout, prompt_overlap, prompt_words
 from graders.documents.model import LocatedAnswer
-from graders.documents.notebook import Cell
+from graders.documents.notebook import OUTPUT, Cell
 from graders.documents.strength import CODE_FOR_PROSE, weak
 from graders.rubric_model import Question
 
@@ -83,7 +83,9 @@ def prose_of(
         if s >= end:
             break
         if not text[start:s].strip():
-            return None  # code right under the question: its answer cell is empty or absent
+            # code right under the question: its answer cell is empty or absent, unless a
+            # value is asked and the code printed one
+            return _output_answer(text, answer, question, spans, s, end)
         end = s  # the answer cell ends where the next code cell starts
         break
     heading = _HEADING_CELL.search(text, start, end)
@@ -100,6 +102,38 @@ def prose_of(
         return None
     note = "; ".join(n for n in (answer.note, "code cells after the answer left out") if n)
     return replace(answer, text=text[start:end], start=start, end=end, note=note)
+
+
+FROM_OUTPUT = "read from the output of the code under the question (no written answer)"
+
+
+def _output_answer(text: str, answer: LocatedAnswer, question: Question,
+                   spans: Sequence[tuple[int, int]], first: int, end: int
+                   ) -> LocatedAnswer | None:
+    """A numeric question answered by code cells whose short output (`Out: 2097152`) follows
+    them, before the next cell that is not code: that output, as weak evidence (the printed
+    value may be an intermediate one)."""
+    if question.answer_kind != "numeric":
+        return None
+    lines: list[tuple[int, int]] = []
+    cursor = first
+    for s, e in spans:
+        if s < first:
+            continue
+        if s >= end or text[cursor:s].strip():
+            break  # the code cells under the question end at the first other cell
+        cursor = e
+        while text.startswith("\n" + OUTPUT, cursor) and cursor < end:
+            stop = text.find("\n", cursor + 1)
+            stop = end if stop < 0 else min(stop, end)
+            lines.append((cursor + 1, stop))
+            cursor = stop
+    if not lines:
+        return None
+    start, stop = lines[-1]
+    found = replace(answer, text=text[start:stop], start=start, end=stop,
+                    note="; ".join(n for n in (answer.note, FROM_OUTPUT) if n))
+    return weak(found, FROM_OUTPUT)
 
 
 # a question's own cell: the answer of a student who wrote under the label in the same cell

@@ -199,6 +199,7 @@ def find_labels(text: str) -> list[LabelMark]:
     marks: list[LabelMark] = []
     fences: list[tuple[int, int]] = []  # fenced code: its comments ("# 1. Linear") are no labels
     fence_start: int | None = None
+    in_fence: list[LabelMark] = []  # comments naming questions in the open fence
     for line_start in _line_starts(text):
         if len(marks) >= MAX_LABELS:
             break  # a real solution set has a few dozen labels; past this it is not prose
@@ -206,12 +207,17 @@ def find_labels(text: str) -> list[LabelMark]:
             if fence_start is not None:
                 fences.append((fence_start, line_start))
                 fence_start = None
+                marks.extend(_several(in_fence))
+                in_fence = []
                 continue
             fence_start = line_start
             if text.startswith(("```", "~~~"), line_start + _indent(text, line_start)):
                 continue
             # "3. ```python": the label before the fence still counts
         elif fence_start is not None:
+            fenced = _fenced_label(text, line_start)
+            if fenced is not None:
+                in_fence.append(fenced)
             continue
         prefix = _LINE_PREFIX.match(text, line_start)
         pos = prefix.end() if prefix else line_start
@@ -243,6 +249,7 @@ def find_labels(text: str) -> list[LabelMark]:
                              bullet=bullet))
     if fence_start is not None:
         fences.append((fence_start, len(text)))
+        marks.extend(_several(in_fence))
     fence_starts = [f for f, _ in fences]
     marks.extend(m for m in _inline_labels(text, [(m.start, m.end) for m in marks])
                  if not _in_spans(fences, fence_starts, m.start))
@@ -251,6 +258,33 @@ def find_labels(text: str) -> list[LabelMark]:
 
 
 _FENCE_CAP = 400
+# "# Q2", "## Question 3: top-k": a comment that names a question in words, alone on its line
+_FENCED_COMMENT = re.compile(r"[ \t]{0,8}#{1,3}[ \t]*")
+_FENCED_LINE_CAP = 60
+
+
+def _several(fenced: list[LabelMark]) -> list[LabelMark]:
+    """The comments naming questions in one code block, when they name several: a block that
+    answers several questions. One such comment ("# Problem 1: load data" in a notebook's code
+    cell) is the template's, not a label."""
+    return fenced if len({m.num for m in fenced}) >= 2 else []
+
+
+def _fenced_label(text: str, line_start: int) -> LabelMark | None:
+    """A question named in words by a comment line of fenced code: one code block that answers
+    several questions ("# Q1" ... "# Q2" ...). A comment that only numbers ("# 1. scores") is a
+    step of the code, not a question."""
+    end = text.find("\n", line_start, line_start + _FENCE_CAP)
+    line = text[line_start:end if end >= 0 else line_start + _FENCE_CAP]
+    comment = _FENCED_COMMENT.match(line)
+    if comment is None or len(line.strip()) > _FENCED_LINE_CAP or WORDED.match(line) is None:
+        return None
+    group = _group(text, line_start + comment.end(), allow_num=True)
+    if group is None:
+        return None
+    label_end, fields = group
+    # the rest of the comment ("top-k") is its title, not code of the answer
+    return replace(_mark(text, line_start, label_end, fields), end=line_start + len(line))
 
 
 def _indent(text: str, line_start: int) -> int:

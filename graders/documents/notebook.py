@@ -83,6 +83,37 @@ def _source(cell: Mapping[str, Any]) -> str:
 
 Cell = tuple[int, int, str]  # start, end in the rendered text, and "markdown" or "code"
 
+OUTPUT = "Out:"  # opens each line of a code cell's short text output, after its fence
+MAX_OUTPUT_CHARS = 200
+MAX_OUTPUT_LINES = 4
+
+
+def _outputs(cell: Mapping[str, Any]) -> str:
+    """A code cell's short text output (printed, or the last expression's value) as `Out:`
+    lines after its fence: a value computed in the notebook (`print(8 * 512 ** 2)`) is how
+    many students answer a numeric question. Longer outputs (tables, logs) are left out; every
+    line carries the prefix, so no output line reads as a label."""
+    raw = cell.get("outputs")
+    if not isinstance(raw, list):
+        return ""
+    texts: list[str] = []
+    for output in raw[:8]:
+        if not isinstance(output, Mapping):
+            continue
+        if output.get("output_type") == "stream" and output.get("name") == "stdout":
+            value = output.get("text", "")
+        elif output.get("output_type") == "execute_result":
+            data = output.get("data")
+            value = data.get("text/plain", "") if isinstance(data, Mapping) else ""
+        else:
+            continue
+        texts.append("".join(value) if isinstance(value, list) else str(value))
+    text = "\n".join(t.strip("\n") for t in texts if t.strip())
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines or len(text) > MAX_OUTPUT_CHARS or len(lines) > MAX_OUTPUT_LINES:
+        return ""
+    return "".join(f"\n{OUTPUT} {line}" for line in lines)
+
 
 def render_cells(cells: Iterable[Mapping[str, Any]]) -> str:
     return render_notebook(cells)[0]
@@ -100,7 +131,8 @@ def render_notebook(cells: Iterable[Mapping[str, Any]]) -> tuple[str, tuple[Cell
             continue
         kind = cell.get("cell_type")
         if kind == "code":
-            blocks.append("```python\n" + source.rstrip() + "\n```")
+            shown = _outputs(cell)
+            blocks.append("```python\n" + source.rstrip() + "\n```" + shown)
             kinds.append("code")
         elif kind == "markdown":
             blocks.append(_with_plain_marker(source))
@@ -113,4 +145,5 @@ def render_notebook(cells: Iterable[Mapping[str, Any]]) -> tuple[str, tuple[Cell
     return "\n\n".join(blocks), tuple(spans)
 
 
-__all__ = ["ANSWER", "MAX_CELLS", "Cell", "answer_cell", "render_cells", "render_notebook"]
+__all__ = ["ANSWER", "MAX_CELLS", "OUTPUT", "Cell", "answer_cell", "render_cells",
+           "render_notebook"]

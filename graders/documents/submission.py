@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import replace
 from typing import Any
 
 from graders.documents.edition import resolve_declared, set_aside
@@ -51,6 +53,7 @@ def read_submission(
         notes = list(location.notes)
         if document.format == "python":
             _whole_file_for_code(document.text, rubric, answers, missing, notes)
+            _comment_answers(document.text, rubric, answers, missing)
         unsure = {qid: why for qid, why in location.unsure.items() if qid in missing}
     if edition is not None:
         set_aside(rubric, edition, answers, missing)
@@ -181,3 +184,37 @@ def answers_as_json(parsed: ParsedSubmission) -> str:
                "label": a.label, "text": a.text[:200]} for qid, a in parsed.answers.items()},
         indent=2, ensure_ascii=False,
     )
+
+
+_COMMENT = re.compile(r"(?m)^([ \t]*)#[ \t]?(.*)$")
+
+
+def comments_only(text: str) -> str:
+    """A Python file's comments as prose, line for line: each comment line without its `#` and
+    indentation (spaces after it keep the line's length), every other line blanked."""
+    kept = [" " * len(line) for line in text.split("\n")]
+    for m in _COMMENT.finditer(text):
+        line = text.count("\n", 0, m.start())
+        opening = m.group(0)[:len(m.group(0)) - len(m.group(2))]
+        kept[line] = m.group(2) + " " * len(opening)
+    return "\n".join(kept)
+
+
+def _comment_answers(text: str, rubric: Rubric, answers: dict[str, LocatedAnswer],
+                     missing: dict[str, str]) -> None:
+    """A .py upload answers its written and numeric questions in comments (`# Question 5`,
+    `# (a) 1536 parameters`): a question that asks no code is read from the file's comments
+    alone, where the comment lines are the document (the code between them is no answer); one
+    the comments do not answer keeps what the whole file gave (a docstring, say)."""
+    from graders.documents.locate import locate  # with the locator (above)
+
+    wanted = [q.id for q in rubric.questions if q.answer_kind != "code"]
+    if not wanted or "#" not in text:
+        return
+    found = locate(comments_only(text), rubric).answers
+    for qid in wanted:
+        answer = found.get(qid)
+        if answer is not None:
+            missing.pop(qid, None)
+            answers[qid] = replace(answer, note="; ".join(
+                n for n in (answer.note, "read from the .py file's comments") if n))

@@ -42,14 +42,23 @@ def _exact(target: float) -> Fraction:
 def coarser_rounding(value: Number, target: float, policy: RoundingPolicy | None) -> bool:
     """True when `value` is `target` rounded to fewer digits, keeping at least the policy's
     significant digits. A computed float (e^2 evaluated) is not a rounding anyone wrote."""
-    if policy is None or not isinstance(value, Fraction):
+    if policy is None:
         return False
+    digits = rounded_digits(value, target)
+    return digits is not None and digits >= policy.min_significant
+
+
+def rounded_digits(value: Number, target: float) -> int | None:
+    """The significant digits `value` keeps when it is `target` rounded (2 for `2.1 million`
+    against 2,097,152), else None."""
+    if not isinstance(value, Fraction):
+        return None
     place = _place(value)
     if place is None:
-        return False
+        return None
     exponent, significant = place
-    if significant < policy.min_significant:
-        return False
     half_unit = Fraction(1, 2) * Fraction(10) ** exponent
     expected = _exact(float(target))
-    return value != expected and abs(value - expected) <= half_unit
+    if value != expected and abs(value - expected) <= half_unit:
+        return significant
+    return None

@@ -11,7 +11,7 @@ from fractions import Fraction
 
 from graders.numeric.arith import Number
 from graders.numeric.config import NumericConfig
-from graders.numeric.rounding import coarser_rounding
+from graders.numeric.rounding import coarser_rounding, rounded_digits
 from graders.numeric.select import Choice, close
 from graders.results import Status
 
@@ -104,6 +104,14 @@ def _wrong(value: Number, expected: float, config: NumericConfig) -> Verdict:
         hint = " The digits look swapped: check the copying."
         return Verdict(Decimal(0), text + hint, student + hint)
     if expected and abs(float(value) - expected) <= 0.02 * abs(expected):
+        digits = rounded_digits(value, expected) if config.rounding is not None else None
+        if digits is not None and config.rounding is not None:
+            # the item credits roundings, but to more digits than this one keeps
+            least = config.rounding.min_significant
+            return Verdict(Decimal(0), f"{text} It is rounded to {digits} significant "
+                           f"digit{'s' if digits > 1 else ''}; the item's rounding policy "
+                           f"credits {least} or more.", f"{student} It is rounded too "
+                           f"coarsely: give at least {least} significant digits.")
         if config.kind == "integer":
             hint = " It is close, but a count must be exact, not rounded."
             return Verdict(Decimal(0), text + hint, student + hint)

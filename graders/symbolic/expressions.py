@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 
 from graders.notation import expand_set_sums, fold_width, norm_names, standard_mu
+from graders.symbolic.shorthand import braced
 
 MAX_EXPRESSION = 400
 MAX_NESTING = 30
@@ -53,7 +54,8 @@ _UNICODE_REVERSE = {"alpha": "α", "beta": "β", "gamma": "γ", "lambda": "λ", 
 _RELATION = r"\s*(?::=|=|\\approx|≈|\\sim(?![a-z])|\\simeq|∼)\s*"
 # What may stand just before the target for it to be the whole left-hand side.
 _LEFT_OK = re.compile(
-    r"(?:^|[$(,:;&\n]|\\(?:Rightarrow|implies|therefore|to|quad|qquad|[,;])|\}|[A-Za-z]{2,}\.?|"
+    r"(?:^|[$(,:;&\n]|=>|->|[⇒→∴]|\\(?:Rightarrow|implies|therefore|to|quad|qquad|[,;])|\}|"
+    r"[A-Za-z]{2,}\.?|"
     r"\\text\{[^{}]*\}|(?:^|[\s$])(?:\\(?:mathbf|boldsymbol|bm|vec)\s*\{\s*[A-Za-z]\s*\}|[A-Za-z])"
     r"_\s*(?:\{\w+\}|\w)\s*=)\s*$"
 )
@@ -85,7 +87,9 @@ def find_assignments(text: str, target: str) -> list[Assignment]:
         if before.endswith(("\\|", "|", "^", "_")) or _FACTOR_BEFORE.search(before):
             continue
         stripped = before.rstrip()
-        if stripped and not _LEFT_OK.search(stripped):
+        # the target opens its line (the line before may end in anything: "(sum of d_k terms)")
+        opens_line = "\n" in before and not before.rpartition("\n")[2].strip()
+        if stripped and not opens_line and not _LEFT_OK.search(stripped):
             continue
         start, end = m.end(), _rhs_end(text, m.end())
         chained = _CHAIN.match(text, end)
@@ -131,7 +135,7 @@ def _drop_condition(expression: str) -> str:
 
 def tidy(expression: str) -> str:
     """Unicode and plain-text spellings to LaTeX the parser reads; spacing normalised."""
-    out = expand_set_sums(standard_mu(fold_width(expression)))
+    out = braced(expand_set_sums(standard_mu(fold_width(expression))))
     for char, latex in _UNICODE.items():
         out = out.replace(char, latex)
     out = re.sub(rf"(?<![\\A-Za-z])({_GREEK})(?![A-Za-z])", r"\\\1", out)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graders.evaluation import GradesError, compare, parse_grades, summarise
 from graders.results import ItemResult, Status
@@ -145,3 +147,22 @@ def test_auto_graded_counts_final_statuses_and_confident_wrong_the_sure_ones() -
 def test_answered_must_be_true_or_false() -> None:
     with pytest.raises(GradesError, match="answered"):
         parse_grades({"total": 0, "items": {"a": {"points": 0, "answered": "no"}}})
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 8), st.integers(0, 4), st.integers(0, 4)),
+                min_size=1, max_size=6))
+def test_grades_without_a_total_total_their_items(rows: list[tuple[int, int, int]]) -> None:
+    """An instructor who grades item by item writes no `total`: it is the items' sum, and its
+    range runs from the sum of their low ends to the sum of their high ends."""
+    items = {f"i{k}": {"points": p, "range": [p - below, p + above]}
+             for k, (p, below, above) in enumerate(rows)}
+    grades = parse_grades({"items": items})
+    assert grades.total == sum(p for p, _, _ in rows)
+    assert grades.total_low == sum(p - b for p, b, _ in rows)
+    assert grades.total_high == sum(p + a for p, _, a in rows)
+
+
+def test_a_total_range_without_its_total_is_refused() -> None:
+    with pytest.raises(GradesError, match="total_range"):
+        parse_grades({"items": {"a": 1}, "total_range": [0, 1]})

@@ -105,6 +105,33 @@ def test_rubric_validate(tmp_path: Path) -> None:
     assert "slug" in out
 
 
+def test_rubric_validate_a_folder_checks_its_rubrics_not_its_batteries(tmp_path: Path) -> None:
+    """A rubric's folder holds its batteries too: `rubric validate FOLDER` said "cannot read:
+    Is a directory", while `evaluate --rubric FOLDER` took the folder."""
+    example = Path(__file__).resolve().parents[3] / "docs" / "examples" / "positional-encoding"
+    out = run("rubric", "validate", str(example))
+    assert "ok " in out and "numpy-positional-encoding" in out and "pe.yaml" not in out
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert "holds no rubric" in run("rubric", "validate", str(empty), code=1)
+
+
+def test_rubric_load_refuses_a_rubric_whose_battery_does_not_build(
+        env: Path, tmp_path: Path) -> None:
+    """`rubric load` stored a rubric whose battery names a class's method: every code item of
+    every submission was then a grader error, and the instructor was told nothing at load."""
+    example = Path(__file__).resolve().parents[3] / "docs" / "examples" / "positional-encoding"
+    for name in ("pe.yaml", "pos_encoding.py", "numpy-positional-encoding.yaml"):
+        (tmp_path / name).write_text((example / name).read_text())
+    battery = tmp_path / "pe.yaml"
+    battery.write_text(battery.read_text().replace("function: pos_encoding\n",
+                                                   "function: Encoder.encode\n", 1))
+    run("db", "upgrade")
+    out = run("rubric", "load", str(tmp_path / "numpy-positional-encoding.yaml"), code=1)
+    assert "does not build" in out and "not a plain name" in out
+    assert "numpy-positional-encoding" not in run("rubric", "list")
+
+
 def test_tokens_db_import_export_regrade(env: Path, tmp_path: Path) -> None:
     run("db", "upgrade")
     assert env.exists()

@@ -259,3 +259,24 @@ def test_outputs_are_read_by_their_shapes_in_any_order(order: list[int], extra_a
     assert ("swapped" in found.adaptations) == (order != [0, 1, 2])
     assert ("extra_leading_axis" in found.adaptations) == extra_axis
     assert ("extra_outputs" in found.adaptations) == extra_item
+
+
+@settings(max_examples=80, deadline=None)
+@given(n_positional=st.integers(1, 3), n_keyword=st.integers(1, 3), defaults=st.booleans(),
+       star_args=st.sampled_from(["*", "*args"]))
+def test_asked_parameters_declared_keyword_only_are_passed_by_name_without_adaptation(
+        n_positional: int, n_keyword: int, defaults: bool, star_args: str) -> None:
+    """`def softmax(x, *, temperature=1.0)`, asked as such: the keyword-only parameters go by
+    their names (a positional call would raise TypeError) and the call is the asked interface,
+    not `by_name` (which a battery need not list, and the interface check never passes)."""
+    positional = [f"p{i}" for i in range(n_positional)]
+    keyword = [f"k{i}" for i in range(n_keyword)]
+    declared = [f"{k}=1.0" if defaults else k for k in keyword]
+    source = f"def f({', '.join([*positional, star_args, *declared])}):\n    return 0\n"
+    asked = (*positional, *keyword)
+    plan = plan_call(asked, {}, parameters_of(source, "f"))
+    if star_args == "*args":  # variadic: called as asked, positionally
+        assert plan.named == ()
+        return
+    assert plan.named == tuple(keyword)
+    assert not plan.keyword and not plan.adaptations and not plan.unsupplied

@@ -354,3 +354,52 @@ def test_an_import_above_the_first_question_of_a_document_is_lent_to_its_answers
                              submission=submission, resources=GradingResources())
     borrowed, sources = borrowed_imports(submission.answers["Q4"].text, context)
     assert borrowed == "import numpy as np" and sources == ["the top of your document"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(["md", "txt", "tex", "py"]),
+       st.sampled_from(["np", "numpy"]))
+def test_a_transcribed_answer_that_never_imports_numpy_gets_the_usual_import(
+        suffix: str, alias: str) -> None:
+    """Code written by hand and transcribed (OCR), or typed into a report, leaves out
+    `import numpy as np`: it raised NameError, a confident 0 on correct code. A document gets
+    the usual import; a .py file, run as it stands, keeps its bug."""
+    loaded = parse_rubric(NOTEBOOK_RUBRIC, rubric_dir=EXAMPLE)
+    body = sdpa().replace("import numpy as np\n\n", "").replace("np.", f"{alias}.")
+    text = f"Question 3\n\nSee below.\n\nQuestion 4\n\n{body}"
+    if suffix == "py":
+        text = body
+    submission = read_submission(text.encode(), f"hw.{suffix}", None, loaded.rubric)
+    context = GradingContext(rubric=loaded.rubric, question=loaded.rubric.questions[1],
+                             submission=submission, resources=GradingResources())
+    borrowed, sources = borrowed_imports(submission.answers["Q4"].text, context)
+    if suffix == "py":
+        assert borrowed == "" and sources == []
+    else:
+        wanted = "import numpy as np" if alias == "np" else "import numpy"
+        assert borrowed == wanted and sources == ["the usual NumPy import"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["MultiHeadAttention", "LayerNorm", "Model", "attn"]),
+       st.sampled_from(["forward", "__call__", "apply"]),
+       st.sampled_from(["function", "reference"]))
+def test_a_method_named_as_the_battery_function_is_refused_in_words(
+        cls: str, method: str, where: str) -> None:
+    """`function: MultiHeadAttention.forward`: the schema's "String should match pattern" told
+    an instructor nothing; the problem names the field and says what a battery calls."""
+    raw = yaml.safe_load((EXAMPLE / "sdpa.yaml").read_text())
+    if where == "function":
+        raw["function"] = f"{cls}.{method}"
+    else:
+        raw["reference"]["function"] = f"{cls}.{method}"
+    with tempfile.TemporaryDirectory() as folder:
+        shutil.copy(EXAMPLE / "attention.py", Path(folder) / "attention.py")
+        path = Path(folder) / "sdpa.yaml"
+        path.write_text(yaml.safe_dump(raw, sort_keys=False))
+        with pytest.raises(BatteryError) as caught:
+            build_function_battery(path, raw)
+    message = str(caught.value)
+    field = "function" if where == "function" else "reference.function"
+    assert f"{field}: '{cls}.{method}' is not a plain name" in message, message
+    assert "class's methods are not called" in message and "pattern" not in message
