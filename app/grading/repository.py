@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, NamedTuple, cast
 
-from sqlalchemy import Table, func, insert, select, update
+from sqlalchemy import Executable, Table, func, insert, select, update
 from sqlalchemy.orm import Session, selectinload
 
 from app.db.models import GradingRun, ItemScore, Submission, SubmissionStatus
@@ -130,27 +130,37 @@ class ItemRow:
     student_feedback: str | None = None
 
 
-def current_item_rows(session: Session, submission_ids: Sequence[int]) -> dict[int, list[ItemRow]]:
-    """Submission id -> its current run's items in order (feedback and evidence not loaded);
-    submissions without a current run, or whose run has no items, are absent."""
+# An ItemRow's columns, in its order (feedback and evidence not loaded).
+_ROW_COLUMNS = (ItemScore.item_id, ItemScore.question_id, ItemScore.points, ItemScore.max_points,
+                ItemScore.status, ItemScore.confidence, ItemScore.grader, ItemScore.grader_version)
+
+
+def _rows_by(session: Session, query: Executable) -> dict[int, list[ItemRow]]:
+    """The query's rows (a key, then _ROW_COLUMNS) as ItemRows by key, in its order. Core, not
+    the ORM's row loading: a bulk regrade reads every item of every submission."""
     found: dict[int, list[ItemRow]] = {}
-    if not submission_ids:
-        return found
-    # Core, not the ORM's row loading: a bulk regrade reads every item of every submission.
-    rows = session.connection().execute(
-        select(
-            GradingRun.submission_id, ItemScore.item_id, ItemScore.question_id, ItemScore.points,
-            ItemScore.max_points, ItemScore.status, ItemScore.confidence, ItemScore.grader,
-            ItemScore.grader_version,
-        )
-        .join(ItemScore, ItemScore.run_id == GradingRun.id)
-        .where(GradingRun.submission_id.in_(submission_ids), GradingRun.is_current.is_(True))
-        .order_by(GradingRun.submission_id, ItemScore.position)
-    ).all()
-    for sid, item, question, points, max_points, status, confidence, grader, version in rows:
-        found.setdefault(sid, []).append(
-            ItemRow(item, question, points, max_points, status, confidence, grader, version))
+    for key, *values in session.connection().execute(query):
+        found.setdefault(key, []).append(ItemRow(*values))
     return found
+
+
+def current_item_rows(session: Session, submission_ids: Sequence[int]) -> dict[int, list[ItemRow]]:
+    """Submission id -> its current run's items in order; submissions without a current run,
+    or whose run has no items, are absent."""
+    if not submission_ids:
+        return {}
+    return _rows_by(session, select(GradingRun.submission_id, *_ROW_COLUMNS)
+                    .join(ItemScore, ItemScore.run_id == GradingRun.id)
+                    .where(GradingRun.submission_id.in_(submission_ids),
+                           GradingRun.is_current.is_(True))
+                    .order_by(GradingRun.submission_id, ItemScore.position))
+
+
+def run_item_rows(session: Session, run_ids: Sequence[int]) -> dict[int, list[ItemRow]]:
+    """Run id -> its items in order; runs without items are absent."""
+    return _rows_by(session, select(ItemScore.run_id, *_ROW_COLUMNS)
+                    .where(ItemScore.run_id.in_(run_ids))
+                    .order_by(ItemScore.run_id, ItemScore.position))
 
 
 class Score(NamedTuple):

@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from app.db.models import GradingRun, ItemScore, Override, Submission, SubmissionStatus
-from app.grading.repository import ItemRow, RunScores
+from app.grading.repository import ItemRow, RunScores, run_item_rows
 from app.grading.worker import WorkerOutcome
 from app.points import JsonPoints
 from app.submissions.repository import overrides_for
@@ -144,16 +144,7 @@ def stored_by_job(session: Session, job_id: int, ids: Sequence[int]
         .group_by(GradingRun.submission_id))}
     statuses: dict[int, str] = {run_id: status for run_id, status in session.execute(
         select(GradingRun.id, GradingRun.status).where(GradingRun.id.in_(list(previous.values()))))}
-    rows: dict[int, list[ItemRow]] = {}
-    query = (select(ItemScore.run_id, ItemScore.item_id, ItemScore.question_id, ItemScore.points,
-                    ItemScore.max_points, ItemScore.status, ItemScore.confidence,
-                    ItemScore.grader, ItemScore.grader_version)
-             .where(ItemScore.run_id.in_([r for r, _, _ in current.values()] + list(statuses)))
-             .order_by(ItemScore.run_id, ItemScore.position))
-    for run_id, item, question, points, most, status, confidence, grader, version in (
-            session.execute(query)):
-        rows.setdefault(run_id, []).append(
-            ItemRow(item, question, points, most, status, confidence, grader, version))
+    rows = run_item_rows(session, [r for r, _, _ in current.values()] + list(statuses))
     overrides = overrides_for(session, list(current))
     found: dict[int, ScoreChange | None] = {}
     for sid, (run_id, status, student) in current.items():
