@@ -262,7 +262,12 @@ def _grade(rubric: Rubric, question_id: str, text: str,
     return GRADER.grade_items(items, answer, context)
 
 
-def run() -> tuple[dict[str, list[int]], list[str], int]:
+Note = tuple[str, str, str, str, dict[str, tuple[int, int]]]
+
+
+def run(notes: list[Note] | None = None) -> tuple[dict[str, list[int]], list[str], int]:
+    """Grade `notes` (by default this probe's) and count, per batch, the item grades, those
+    within range, to review, auto-graded out of range and confidently wrong."""
     rubrics = {p.stem: load_rubric(p).rubric for p in bundled_rubric_paths()
                if p.stem in (TB, CS)}
     if D2L.exists():
@@ -271,7 +276,7 @@ def run() -> tuple[dict[str, list[int]], list[str], int]:
     stats: dict[str, list[int]] = {}
     wrong: list[str] = []
     skipped = 0
-    for batch, slug, question, text, ranges in NOTES:
+    for batch, slug, question, text, ranges in NOTES if notes is None else notes:
         if slug not in rubrics:
             skipped += 1
             continue
