@@ -47,6 +47,7 @@ from graders.written.patterns import CROSSING
 from graders.written.similarity import AnswerVectors
 from graders.written.terms import term
 from graders.written.text import NON_PREFIX, Sentence
+from graders.written.wording import one_or_several, plain_claim
 
 # Cosine from which a clause states a phrasing (strong), and from which it may (weak, review).
 # Chosen on the bundled rubrics' written items over the seeds and the CS224N corpus (the
@@ -94,7 +95,7 @@ _CLAUSE_BREAK = re.compile(
     r"\s*(?:[;:]|,\s*(?=(?:but|whereas|while|although|so|because|since|which|and|"
     r"for (?:example|instance)|such as)\b|e\.g\.|i\.e\.)|"
     r"\s(?=(?:but|whereas|although|because|since|so that|so|hence|thus|therefore|"
-    r"and (?:it|they|this|these|those|we|its|their|a|an|the|each|every))\s))\s*",
+    r"and (?:it|they|this|these|those|we|its|their|a|an|the|each|every|never|not))\s))\s*",
     re.IGNORECASE)
 # A clause's leading connective says how it relates to the one before, not what it claims.
 _LEADING = re.compile(r"^(?:but|whereas|while|although|so that|so|because|since|which|and|"
@@ -115,12 +116,6 @@ _CONDITIONAL = re.compile(
     r"^\W*(?:if|when|whenever|unless|without|with|once|although|though|even|while|whereas|"
     r"since|because|as|after|before|whether|given|assuming|suppose|in\s+case)\b", re.IGNORECASE)
 _FRONTED = re.compile(r"\b(?:instead of|rather than)\b[^,;:]{0,160},\s*", re.IGNORECASE)
-# Phrases that say one word: "how many" is "the number", "at once" and "at the same time" are
-# "simultaneously" (a term of `terms.py`'s "parallel" class), "each time" is "each step".
-_PHRASES = {"how many": "number", "at once": "simultaneously",
-            "at the same time": "simultaneously", "in one go": "simultaneously",
-            "each time": "each step", "every time": "every step"}
-_PHRASE = re.compile(r"\b(?:" + "|".join(_PHRASES) + r")\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -197,8 +192,9 @@ def meaning_targets(config: WrittenConfig, sentences: Sequence[Sentence],
 @lru_cache(maxsize=50_000)
 def _content(text: str) -> frozenset[str]:
     # A term counts as any other of its class ("trained" is "learned", `terms.py`).
-    # "non-linear", "non linear" and "nonlinear" are one word; so is each of `_PHRASES`.
-    joined = _PHRASE.sub(lambda m: _PHRASES[m.group(0).lower()], NON_PREFIX.sub("non", text))
+    # "non-linear", "non linear" and "nonlinear" are one word; so is each of
+    # `wording.PHRASES`, and a negated absence is "ignores" (`wording.plain_claim`).
+    joined = NON_PREFIX.sub("non", plain_claim(text))
     return frozenset(term(w.key) for w in words_of(joined) if w.text not in STOP_WORDS)
 
 
@@ -248,7 +244,7 @@ def any_negations(text: str) -> int:
     included, whatever it governs: a wrong claim caps only a stretch negated as it is. A
     negation of going past a limit ("can't handle positions past the max length") states the
     limit and is not counted (as `patterns.is_negated` reads it)."""
-    text = text[:2000]
+    text = plain_claim(text)
     crossing = sum(1 for m in _ANY_NEGATION.finditer(text)
                    if CROSSING.search(" ".join(text[m.end():].split()[:_CROSSING_WORDS])))
     return (len(_ANY_NEGATION.findall(text)) - crossing
@@ -258,6 +254,7 @@ def any_negations(text: str) -> int:
 @lru_cache(maxsize=50_000)
 def turned_around(clause: str, phrasing: str) -> str | None:
     """Why the clause claims the opposite of the phrasing, or None when it does not."""
+    clause, phrasing = plain_claim(clause), plain_claim(phrasing)
     shared = _content(clause) & _content(phrasing)
     flips = (_negations(clause, shared) - _negations(phrasing, shared)) % 2
     antonym = antonym_pair(clause, phrasing)
@@ -266,6 +263,9 @@ def turned_around(clause: str, phrasing: str) -> str | None:
     if flips:
         return (f"'{antonym[0]}' where the phrasing says '{antonym[1]}'" if antonym
                 else "a negation the phrasing does not have (or the reverse)")
+    counted = one_or_several(clause, phrasing)
+    if counted is not None:
+        return counted
     swapped = role_swap(clause, phrasing)
     if swapped is not None:
         return f"'{swapped[0]}' and '{swapped[1]}' swapped around"
