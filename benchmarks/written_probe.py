@@ -14,6 +14,9 @@ confidently wrong (auto-graded at confidence >= 0.8 and out of range), with each
 First run (2026-11-29) on written grader version 16, before any fix: P 96 item grades, 75
 within range, 27 to review, 7 auto-graded out of range, 4 confidently wrong; H 66, 52, 19, 5,
 4. The classes fixed from P are in tests/graders/written/test_confident_wrong_reasons.py.
+Version 18 (the paraphrase classes of tests/graders/written/test_paraphrase_words.py, which
+the held-out notes below named by their class): P 77 within, 1 auto-graded out of range, 0
+confidently wrong; H 52, 1, 0 (3 confidently wrong on version 17).
 
 Usage: python benchmarks/written_probe.py [--no-write]
 """

@@ -9,6 +9,9 @@ opposite of the idea). Each answer's point range per item was set BEFORE it was 
 an item of the question the note does not address has the range 0-0. Batch P was used when
 fixing (grader version 18); batch H is HELD OUT: never fix against it.
 
+First run (2026-11-29) on written grader version 17, before any fix: P 59 item grades, 52
+within range, 15 to review, 1 auto-graded out of range, 0 confidently wrong; H 58, 54, 9, 2, 0.
+
 Reported per batch as `written_probe.py` reports: item grades, within range, sent to review,
 auto-graded out of range and confidently wrong (auto-graded at confidence >= 0.8 and out of
 range), with each such grade.
@@ -115,7 +118,9 @@ def main() -> None:
              "(ranges set before grading)", "",
              f"{len(NOTES)} notes written here for the transformer-basics rubric's written "
              "items; batch P was used when fixing, batch H is held out. Written grader version "
-             f"{GRADER.version}.", "",
+             f"{GRADER.version}. First run, on version 17 before any fix: P 52 of 59 within "
+             "range, 15 to review, 1 auto-graded out of range, 0 confidently wrong; H 54 of 58, "
+             "9, 2, 0.", "",
              "| batch | item grades | within range | to review | auto-graded out of range "
              "| confidently wrong (>= 0.8) |", "|---|---|---|---|---|---|"]
     lines += [f"| {b} | {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} |"

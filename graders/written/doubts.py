@@ -41,6 +41,13 @@ grade then goes to a person, its points unchanged.
   shared across layers"), so the credit rests on the reason, which neither matches one of the
   element's patterns nor uses two of its own words (the question's aside; a formula is a
   reason in symbols): a person decides whether the reason holds;
+- a credited sentence whose chained reason rests on a ground in none of the item's words ("a
+  hidden layer fixes it because it's nonlinear since it has more neurons"): each reason is read
+  up to the next (`reasons_of`), so the ground is read on its own;
+- a missed element's pattern that matches once one of its qualifier groups is left out ("a
+  trainable table added to the embeddings" for `add* ... (input|token|word) (embedding*|...)`)
+  in an answer below full credit: the pattern may name the thing more narrowly than the answer
+  does, which only a reader can weigh;
 - a word-order example, two quoted word sequences that are each other's words in another order
   ("attention can't tell 'dog bites man' from 'man bites dog'"), in an answer below full credit:
   the example may state an idea (attention ignores order) that no pattern or phrasing reads.

@@ -4,7 +4,7 @@ A phrasing is compared with every sentence of the answer and with each clause of
 that has several: the sentence encoder's cosine (all-MiniLM-L6-v2), and the share of the
 phrasing's content words (stemmed) that the clause uses. A clause close in meaning may still
 claim the opposite, which the encoder barely sees ("the softmax won't saturate" against "the
-softmax saturates" is a cosine of about 0.9), so three guards from `contradiction.py` read the
+softmax saturates" is a cosine of about 0.9), so guards (three from `contradiction.py`) read the
 words:
 
 - **polarity**: the negations that govern the words the two share, counted with the implicit
@@ -15,7 +15,12 @@ words:
   softmax from saturating" states "without the scale the softmax saturates";
 - **antonyms**: a word whose antonym the phrasing uses flips the claim once more ("the scores
   stay small" states "without it the scores are large");
-- **swapped roles** around a directional word ("the key is compared with the query").
+- **swapped roles** around a directional word ("the key is compared with the query");
+- **counts**: "several" (or "the k best") where the phrasing says "a single" one, or the
+  reverse.
+
+All of them, and the word counts, read a claim as `wording.plain_claim` writes it ("has no
+notion of order" is "ignores order", "at once" is "simultaneously").
 
 The elements of one question share their subject, and the encoder's cosine is dominated by the
 subject ("greedy decoding picks the likeliest token" is 0.74 from "greedy decoding never
@@ -223,11 +228,16 @@ def _negations(text: str, shared: frozenset[str]) -> int:
     # A negation counts once on the run of words it governs when one of them is shared ("not
     # linearly separable" is one), and on an implicit negation ("does not keep the softmax from
     # saturating" is two: it says the softmax saturates).
-    governed, before = 0, False
+    # (Counted at whichever word of the run is shared: "not linearly separable" shares only
+    # "separable" with "cannot be split".)
+    governed, run_counted = 0, False
     for w in words_of(text):
-        counted = w.negated and (term(w.key) in shared or w.text.startswith(_IMPLICIT_WORDS))
-        governed += counted and not before
-        before = w.negated
+        if not w.negated:
+            run_counted = False
+            continue
+        if not run_counted and (term(w.key) in shared or w.text.startswith(_IMPLICIT_WORDS)):
+            governed += 1
+            run_counted = True
     return governed + len(_IMPLICIT_NEGATION.findall(text[:2000]))
 
 

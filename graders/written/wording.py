@@ -18,7 +18,8 @@ PHRASES = {"how many": "number", "at once": "simultaneously",
            "went back": "backtrack"}
 _PHRASE = re.compile(r"\b(?:" + "|".join(PHRASES) + r")\b", re.IGNORECASE)
 # A negated absence says the verb "ignores": "has no notion of order", "is blind to word
-# order", "doesn't know the positions" claim what "ignores the order" claims, without a
+# order", "doesn't know the positions", "cannot distinguish the positions" claim what
+# "ignores the order" claims (and "knows the order" the opposite, `contradiction`), without a
 # negation of the words the two share (which would read as the opposite) and with the verb a
 # phrasing of the idea uses. Read so on both sides (the answer's stretch and the phrasing)
 # wherever words and negations are counted; the encoder reads the text as written.
@@ -30,7 +31,8 @@ _ABSENCE = re.compile(
     r"(?:is|are|was|were)\s+unaware\s+of|"
     r"(?:cannot|can['’]?t|can\s+not|does\s*n['’]?t|do\s*n['’]?t|did\s*n['’]?t|"
     r"(?:does|do|did)\s+not)\s+(?:know|notice|care\s+about|account\s+for|"
-    r"take\s+into\s+account))\b", re.IGNORECASE)
+    r"take\s+into\s+account|distinguish(?:\s+between)?|differentiate(?:\s+between)?|"
+    r"tell\s+the\s+difference\s+between))\b", re.IGNORECASE)
 
 
 # A beam width's letter says how many ("keeps the k best sequences", "the top-k candidates"):

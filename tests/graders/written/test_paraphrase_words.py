@@ -29,9 +29,12 @@ from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.results import ItemResult, Status
 from graders.rubric import LoadedRubric, Rubric
 from graders.written import GRADER
+from graders.written.config import WrittenConfig
 from graders.written.doubts import reasons_of
+from graders.written.matching import find_elements
 from graders.written.meaning import content_words, plain_claim, turned_around
 from graders.written.patterns import find_any, without_qualifier
+from graders.written.text import split_sentences
 from tests.graders.written.conftest import full_or_reviewed, graded_item
 
 
@@ -66,7 +69,8 @@ def _grade(rubric: Rubric, text: str, resources: GradingResources) -> ItemResult
 # ---- a negated absence is "ignores" ----
 _ABSENT = ["has no notion of", "has no real sense of", "has no built-in idea of",
            "is blind to", "is completely oblivious to", "is unaware of", "doesn't know",
-           "does not know", "can't take into account", "does not care about"]
+           "does not know", "can't take into account", "does not care about",
+           "cannot distinguish", "can't differentiate between"]
 # (subject, what it ignores, the phrasing that says so with "ignores")
 _IGNORED = [("self-attention", "the order of the words",
              "self-attention by itself ignores the order of the words"),
@@ -220,3 +224,48 @@ def test_a_pattern_without_a_qualifier_is_not_loosened() -> None:
     for pattern in ("permutation (invariant|equivariant)", "hidden (layer|unit)*",
                     "bias ... attention", "(keeps?|holds?) ... (k|top ?k) (best )?sequence*"):
         assert without_qualifier(pattern) == ()
+
+
+# ---- a negation counted at whichever word of its run is shared ----
+@given(st.sampled_from(["linearly", "easily", "cleanly", "directly"]),
+       st.sampled_from([("separable", "split"), ("separated", "divided"),
+                        ("trained", "learned")]))
+@settings(max_examples=24, deadline=None)
+def test_a_negation_before_an_adverb_counts_on_the_shared_word(
+        adverb: str, words: tuple[str, str]) -> None:
+    word, synonym = words
+    phrasing = f"the points are not {adverb} {word}"
+    assert turned_around(f"the points cannot be {synonym}", phrasing) is None
+    assert turned_around(f"the points can be {synonym}", phrasing) is not None
+
+
+# ---- patterns read the words as the phrasings do ----
+@given(st.sampled_from([("at once", "simultaneous*"), ("at the same time", "simultaneous*"),
+                        ("has no notion of order", "ignor* ... order"),
+                        ("is blind to the order", "ignor* ... order"),
+                        ("can go back and fix a choice", "backtrack*")]))
+@settings(max_examples=10, deadline=None)
+def test_a_pattern_reads_a_phrase_as_its_one_word(case: tuple[str, str]) -> None:
+    words, pattern = case
+    element = {"id": "e", "label": "what it says", "patterns": [pattern]}
+    config = WrittenConfig.model_validate(
+        _rubric("What happens?", [element]).questions[0].items[0].config)
+    found = find_elements(config, split_sentences(f"the model {words}."))
+    assert "e" in found
+    # the pattern's own words still come first, and a negation of them still counts
+    assert "e" not in find_elements(config, split_sentences("the model does the usual thing."))
+
+
+def test_several_heads_at_once_is_full_credit(
+        rubric: LoadedRubric, resources: GradingResources) -> None:
+    graded = graded_item(rubric, resources, "A5", "a5.why_heads",
+                         "several heads look at different kinds of relationships at once")
+    assert graded.points == graded.max_points
+
+
+def test_a_phrase_read_as_one_word_keeps_its_negation() -> None:
+    element = {"id": "e", "label": "it backtracks", "patterns": ["backtrack*"]}
+    config = WrittenConfig.model_validate(
+        _rubric("What happens?", [element]).questions[0].items[0].config)
+    assert "e" not in find_elements(config, split_sentences("the model never goes back."))
+    assert "e" in find_elements(config, split_sentences("the model goes back."))
