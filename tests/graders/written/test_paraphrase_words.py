@@ -269,3 +269,17 @@ def test_a_phrase_read_as_one_word_keeps_its_negation() -> None:
         _rubric("What happens?", [element]).questions[0].items[0].config)
     assert "e" not in find_elements(config, split_sentences("the model never goes back."))
     assert "e" in find_elements(config, split_sentences("the model goes back."))
+
+
+# ---- a product said after its factors ----
+@given(st.sampled_from(["the", "tiny", "small", "the local"]),
+       st.sampled_from(["derivatives", "derivs", "gradients"]),
+       st.sampled_from(["are multiplied over", "get multiplied across", "are multiplied through"]),
+       st.sampled_from(["many layers", "the many layers"]))
+@settings(max_examples=30, deadline=None)
+def test_derivatives_multiplied_over_the_layers_states_the_product(
+        rubric: LoadedRubric, resources: GradingResources, adjective: str, noun: str,
+        multiplied: str, layers: str) -> None:
+    graded = graded_item(rubric, resources, "A2", "a2.vanishing",
+                         f"{adjective} {noun} {multiplied} {layers}")
+    assert "the chain rule multiplies one derivative per layer" not in graded.feedback
