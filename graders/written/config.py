@@ -49,7 +49,7 @@ from graders.written.patterns import PatternError, compile_pattern
 # and a note linked by "=" or with a product in symbols where a product is missed go to review;
 # "argmax" is a term of the largest/best class, "overall"/"total"/"joint" one class; "mult"
 # in a note is "multiply" where the question says so.
-VERSION = "17"
+VERSION = "18"
 
 
 class _Strict(BaseModel):

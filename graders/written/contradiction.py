@@ -51,6 +51,7 @@ success failure; succeed fail; win lose; positive negative; upper lower; above b
 parallel sequential; synchronous asynchronous; stable unstable; mutable immutable
 compile runtime; increase reduce; large small; big small; high low; strong weak
 attend ignore; large tiny; overfit underfit; underfitting overfitting; vanish explode
+know ignore; notice ignore
 recent old; recent oldest; recently earliest; newest oldest; latest earliest; new old
 """
 _STEM_KEEP = 6

@@ -41,6 +41,13 @@ grade then goes to a person, its points unchanged.
   shared across layers"), so the credit rests on the reason, which neither matches one of the
   element's patterns nor uses two of its own words (the question's aside; a formula is a
   reason in symbols): a person decides whether the reason holds;
+- a credited sentence whose chained reason rests on a ground in none of the item's words ("a
+  hidden layer fixes it because it's nonlinear since it has more neurons"): each reason is read
+  up to the next (`reasons_of`), so the ground is read on its own;
+- a missed element's pattern that matches once one of its qualifier groups is left out ("a
+  trainable table added to the embeddings" for `add* ... (input|token|word) (embedding*|...)`)
+  in an answer below full credit: the pattern may name the thing more narrowly than the answer
+  does, which only a reader can weigh;
 - a word-order example, two quoted word sequences that are each other's words in another order
   ("attention can't tell 'dog bites man' from 'man bites dog'"), in an answer below full credit:
   the example may state an idea (attention ignores order) that no pattern or phrasing reads.
@@ -55,7 +62,7 @@ from decimal import Decimal
 from graders.written.config import WrittenConfig
 from graders.written.matching import PatternVerdict
 from graders.written.meaning import content_words, question_words, shared_words
-from graders.written.patterns import find_any, negated_in_another_clause
+from graders.written.patterns import find_any, negated_in_another_clause, without_qualifier
 from graders.written.scoring import UNSURE_CONFIDENCE, Decision, sentence_evidence
 from graders.written.text import GREEK, OPERATORS, Sentence
 
@@ -144,6 +151,26 @@ def unread_definition(verdict: PatternVerdict, sentences: Sequence[Sentence],
 # the norm varies, c jumps").
 _REASON = re.compile(r"(?<![\w'’])(?:because|since|due\s+to|thanks\s+to|as\s+a\s+result\s+of)"
                      r"(?![\w'’])([^.;:!?,()]{1,300})", re.IGNORECASE)
+_REASON_MARK = re.compile(r"(?<![\w'’])(?:because|since|due\s+to|thanks\s+to|as\s+a\s+result\s+of)"
+                          r"(?![\w'’])", re.IGNORECASE)
+_REASON_END = re.compile(r"[.;:!?,()]")
+_REASON_LENGTH = 300
+
+
+def reasons_of(text: str) -> list[str]:
+    """Each reason the text gives, up to the next reason: a chained one ("it fixes it because
+    it's nonlinear since it has more neurons") gives two, and the second, the ground the
+    first rests on, is read on its own."""
+    marks = list(_REASON_MARK.finditer(text[:2000]))
+    out = []
+    for index, mark in enumerate(marks):
+        stop = marks[index + 1].start() if index + 1 < len(marks) else len(text)
+        reason = text[mark.end():min(stop, mark.end() + _REASON_LENGTH)]
+        end = _REASON_END.search(reason)
+        out.append(reason[:end.start()] if end else reason)
+    return [r for r in out if r.strip()]
+
+
 # Content words a reason must have (the question's aside), none of which the item's texts use.
 # (A reason half in the rubric's words was too often right: on the development corpora, seven
 # right explanations in long sentences, "because their queries are orthogonal to the
@@ -165,8 +192,8 @@ def unsupported_reason(config: WrittenConfig, verdict: PatternVerdict, prompt: s
     known = frozenset().union(*(content_words(t) for t in texts))
     asked = question_words(prompt)
     for found in verdict.found.values():
-        for reason in _REASON.finditer(found.sentence.norm[:2000]):
-            words = [w for w in content_words(reason.group(1)) if w.isalpha() and len(w) >= 3
+        for reason in reasons_of(found.sentence.norm):
+            words = [w for w in content_words(reason) if w.isalpha() and len(w) >= 3
                      and w not in FORMULA_WORDS and not _inflected(w, asked)]
             if len(words) >= REASON_WORDS and not any(_inflected(w, known) for w in words):
                 return found.sentence
@@ -186,6 +213,22 @@ def negation_elsewhere(verdict: PatternVerdict, sentences: Sequence[Sentence]
     for element in verdict.missing:
         for sentence in sentences:
             if any(negated_in_another_clause(p, sentence.norm[:2000]) for p in element.patterns):
+                return sentence
+    return None
+
+
+def qualifier_left_out(verdict: PatternVerdict, sentences: Sequence[Sentence]
+                       ) -> Sentence | None:
+    """A sentence that a missed element's pattern matches once one of its qualifier groups is
+    left out ("added to the embeddings" for `add* ... (input|token|word) (embedding*|...)`):
+    a pattern names the thing more narrowly than an answer may, which only a reader can
+    weigh."""
+    for element in verdict.missing:
+        relaxed = tuple(v for p in element.patterns for v in without_qualifier(p))
+        if not relaxed:
+            continue
+        for sentence in sentences:
+            if find_any(relaxed, sentence.norm[:2000]) is not None:
                 return sentence
     return None
 
@@ -313,6 +356,9 @@ def doubt(decision: Decision, verdict: PatternVerdict, sentences: Sequence[Sente
         (negation_elsewhere(verdict, sentences) if below else None,
          "A sentence states a key idea after a negation in another clause; a grader should "
          "check which the negation governs.", "a negation in another clause"),
+        (qualifier_left_out(verdict, sentences) if below else None,
+         "A sentence states a key idea in words a pattern of it reads once a qualifier is left "
+         "out; a grader should check it.", "a qualifier left out"),
         (conditioned_credit(verdict),
          "A credited sentence restricts its claim by a condition; a grader should check that "
          "the claim holds as stated.", "states a condition on its claim"),

@@ -23,6 +23,7 @@ from graders.written.patterns import (
     find_prevented,
 )
 from graders.written.text import Sentence
+from graders.written.wording import plain_claim
 
 # The `element_id` of a doubt that is no element: a stretch that denies a known wrong claim
 # (`verdict.doubted_contradiction`; a stretch that may state one has "").
@@ -87,7 +88,7 @@ def find_elements(config: WrittenConfig, sentences: Sequence[Sentence]) -> dict[
             continue
         prevents = _stated_as_prevented(element)
         for sentence in sentences:
-            hit = find_any(element.patterns, sentence.norm)
+            hit = _find_read(element.patterns, sentence.norm)
             if hit is None and prevents:
                 hit = next((h for p in element.patterns
                             if (h := find_prevented(p, sentence.norm)) is not None), None)
@@ -95,6 +96,15 @@ def find_elements(config: WrittenConfig, sentences: Sequence[Sentence]) -> dict[
                 found[element.id] = ElementFound(element, sentence, hit)
                 break
     return found
+
+
+def _find_read(patterns: tuple[str, ...], norm: str) -> PatternHit | None:
+    """A pattern's hit in the sentence as written, or else as the phrasing matcher reads it
+    (`wording.plain_claim`: "at once" is "simultaneously", "has no notion of" is "ignores"):
+    a pattern and a phrasing of one element read the same words."""
+    hit = find_any(patterns, norm)
+    plain = plain_claim(norm) if hit is None else norm
+    return find_any(patterns, plain) if plain != norm[:2000] and hit is None else hit
 
 
 def _stated_as_prevented(element: Element) -> bool:
@@ -112,7 +122,7 @@ def find_contradiction(
         if not contradiction.patterns:
             continue  # given by phrasings only: `graders.written.meaning` looks for it
         for sentence in sentences:
-            hit = find_any(contradiction.patterns, sentence.norm)
+            hit = _find_read(contradiction.patterns, sentence.norm)
             if hit is None:
                 continue
             if worst is None or contradiction.points < worst.contradiction.points:

@@ -4,7 +4,7 @@ A phrasing is compared with every sentence of the answer and with each clause of
 that has several: the sentence encoder's cosine (all-MiniLM-L6-v2), and the share of the
 phrasing's content words (stemmed) that the clause uses. A clause close in meaning may still
 claim the opposite, which the encoder barely sees ("the softmax won't saturate" against "the
-softmax saturates" is a cosine of about 0.9), so three guards from `contradiction.py` read the
+softmax saturates" is a cosine of about 0.9), so guards (three from `contradiction.py`) read the
 words:
 
 - **polarity**: the negations that govern the words the two share, counted with the implicit
@@ -15,7 +15,12 @@ words:
   softmax from saturating" states "without the scale the softmax saturates";
 - **antonyms**: a word whose antonym the phrasing uses flips the claim once more ("the scores
   stay small" states "without it the scores are large");
-- **swapped roles** around a directional word ("the key is compared with the query").
+- **swapped roles** around a directional word ("the key is compared with the query");
+- **counts**: "several" (or "the k best") where the phrasing says "a single" one, or the
+  reverse.
+
+All of them, and the word counts, read a claim as `wording.plain_claim` writes it ("has no
+notion of order" is "ignores order", "at once" is "simultaneously").
 
 The elements of one question share their subject, and the encoder's cosine is dominated by the
 subject ("greedy decoding picks the likeliest token" is 0.74 from "greedy decoding never
@@ -47,6 +52,7 @@ from graders.written.patterns import CROSSING
 from graders.written.similarity import AnswerVectors
 from graders.written.terms import term
 from graders.written.text import NON_PREFIX, Sentence
+from graders.written.wording import one_or_several, plain_claim
 
 # Cosine from which a clause states a phrasing (strong), and from which it may (weak, review).
 # Chosen on the bundled rubrics' written items over the seeds and the CS224N corpus (the
@@ -94,7 +100,7 @@ _CLAUSE_BREAK = re.compile(
     r"\s*(?:[;:]|,\s*(?=(?:but|whereas|while|although|so|because|since|which|and|"
     r"for (?:example|instance)|such as)\b|e\.g\.|i\.e\.)|"
     r"\s(?=(?:but|whereas|although|because|since|so that|so|hence|thus|therefore|"
-    r"and (?:it|they|this|these|those|we|its|their|a|an|the|each|every))\s))\s*",
+    r"and (?:it|they|this|these|those|we|its|their|a|an|the|each|every|never|not))\s))\s*",
     re.IGNORECASE)
 # A clause's leading connective says how it relates to the one before, not what it claims.
 _LEADING = re.compile(r"^(?:but|whereas|while|although|so that|so|because|since|which|and|"
@@ -115,12 +121,6 @@ _CONDITIONAL = re.compile(
     r"^\W*(?:if|when|whenever|unless|without|with|once|although|though|even|while|whereas|"
     r"since|because|as|after|before|whether|given|assuming|suppose|in\s+case)\b", re.IGNORECASE)
 _FRONTED = re.compile(r"\b(?:instead of|rather than)\b[^,;:]{0,160},\s*", re.IGNORECASE)
-# Phrases that say one word: "how many" is "the number", "at once" and "at the same time" are
-# "simultaneously" (a term of `terms.py`'s "parallel" class), "each time" is "each step".
-_PHRASES = {"how many": "number", "at once": "simultaneously",
-            "at the same time": "simultaneously", "in one go": "simultaneously",
-            "each time": "each step", "every time": "every step"}
-_PHRASE = re.compile(r"\b(?:" + "|".join(_PHRASES) + r")\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -197,8 +197,9 @@ def meaning_targets(config: WrittenConfig, sentences: Sequence[Sentence],
 @lru_cache(maxsize=50_000)
 def _content(text: str) -> frozenset[str]:
     # A term counts as any other of its class ("trained" is "learned", `terms.py`).
-    # "non-linear", "non linear" and "nonlinear" are one word; so is each of `_PHRASES`.
-    joined = _PHRASE.sub(lambda m: _PHRASES[m.group(0).lower()], NON_PREFIX.sub("non", text))
+    # "non-linear", "non linear" and "nonlinear" are one word; so is each of
+    # `wording.PHRASES`, and a negated absence is "ignores" (`wording.plain_claim`).
+    joined = NON_PREFIX.sub("non", plain_claim(text))
     return frozenset(term(w.key) for w in words_of(joined) if w.text not in STOP_WORDS)
 
 
@@ -227,11 +228,16 @@ def _negations(text: str, shared: frozenset[str]) -> int:
     # A negation counts once on the run of words it governs when one of them is shared ("not
     # linearly separable" is one), and on an implicit negation ("does not keep the softmax from
     # saturating" is two: it says the softmax saturates).
-    governed, before = 0, False
+    # (Counted at whichever word of the run is shared: "not linearly separable" shares only
+    # "separable" with "cannot be split".)
+    governed, run_counted = 0, False
     for w in words_of(text):
-        counted = w.negated and (term(w.key) in shared or w.text.startswith(_IMPLICIT_WORDS))
-        governed += counted and not before
-        before = w.negated
+        if not w.negated:
+            run_counted = False
+            continue
+        if not run_counted and (term(w.key) in shared or w.text.startswith(_IMPLICIT_WORDS)):
+            governed += 1
+            run_counted = True
     return governed + len(_IMPLICIT_NEGATION.findall(text[:2000]))
 
 
@@ -248,7 +254,7 @@ def any_negations(text: str) -> int:
     included, whatever it governs: a wrong claim caps only a stretch negated as it is. A
     negation of going past a limit ("can't handle positions past the max length") states the
     limit and is not counted (as `patterns.is_negated` reads it)."""
-    text = text[:2000]
+    text = plain_claim(text)
     crossing = sum(1 for m in _ANY_NEGATION.finditer(text)
                    if CROSSING.search(" ".join(text[m.end():].split()[:_CROSSING_WORDS])))
     return (len(_ANY_NEGATION.findall(text)) - crossing
@@ -258,6 +264,7 @@ def any_negations(text: str) -> int:
 @lru_cache(maxsize=50_000)
 def turned_around(clause: str, phrasing: str) -> str | None:
     """Why the clause claims the opposite of the phrasing, or None when it does not."""
+    clause, phrasing = plain_claim(clause), plain_claim(phrasing)
     shared = _content(clause) & _content(phrasing)
     flips = (_negations(clause, shared) - _negations(phrasing, shared)) % 2
     antonym = antonym_pair(clause, phrasing)
@@ -266,6 +273,9 @@ def turned_around(clause: str, phrasing: str) -> str | None:
     if flips:
         return (f"'{antonym[0]}' where the phrasing says '{antonym[1]}'" if antonym
                 else "a negation the phrasing does not have (or the reverse)")
+    counted = one_or_several(clause, phrasing)
+    if counted is not None:
+        return counted
     swapped = role_swap(clause, phrasing)
     if swapped is not None:
         return f"'{swapped[0]}' and '{swapped[1]}' swapped around"

@@ -177,3 +177,23 @@ def find_any(patterns: tuple[str, ...], text: str) -> PatternHit | None:
         if hit is not None:
             return hit
     return None
+
+
+# A group of alternative words before another word of the pattern: a qualifier ("(input|token|
+# word) (embedding*|tensor)"), which an answer may leave out ("added to the embeddings").
+_QUALIFIER = re.compile(r"\((?:[A-Za-z_]+\|)+[A-Za-z_]+\) (?=[\w(])")
+# What a pattern keeps once a qualifier is dropped: at least this many words or word groups.
+_KEPT_WORDS = 2
+
+
+@lru_cache(maxsize=4096)
+def without_qualifier(pattern: str) -> tuple[str, ...]:
+    """The pattern with one of its qualifier groups left out, each way it can be (never one
+    of fewer than `_KEPT_WORDS` words or groups, which would match almost anything)."""
+    out = []
+    for match in _QUALIFIER.finditer(pattern):
+        relaxed = pattern[:match.start()] + pattern[match.end():]
+        kept = re.findall(r"\((?:[^()]*)\)(?!\?)|(?<![\w(|])[A-Za-z]\w*\*?(?![\w|)])", relaxed)
+        if len(kept) >= _KEPT_WORDS:
+            out.append(relaxed)
+    return tuple(out)

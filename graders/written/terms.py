@@ -35,6 +35,7 @@ attend attention
 large big high
 largest biggest highest best top argmax
 total overall joint cumulative
+backtrack reconsider revisit revise undo
 """
 
 
