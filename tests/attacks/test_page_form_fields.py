@@ -1,12 +1,14 @@
 """The web pages' own routes (left out of the OpenAPI document, so the sweeps of
 test_oversized_numbers.py and test_unstorable_strings.py never reach them): every path, query
 and form field of every page route, set to integers past 64 bits, negative ids, numbers
-written in Arabic-Indic or full-width digits, and CSRF tokens and sign-in form marks holding
+written in Arabic-Indic, full-width or superscript digits, and CSRF tokens and sign-in form marks holding
 non-ASCII text, sent by a signed-in staff member. Each is answered 4xx or taken, never a 500.
 
-Found by it: a CSRF token holding non-ASCII text was a 500 on every staff form (hmac's
-compare_digest refuses to compare such strings: TypeError), and so was a sign-in form mark sent
-with `Origin: null`."""
+On SQLite and PostgreSQL. Found by it: a CSRF token holding non-ASCII text was a 500 on every
+staff form (hmac's compare_digest refuses to compare such strings: TypeError), and so was a
+sign-in form mark sent with `Origin: null`; a batch of ids holding `²` (str.isdigit takes it,
+int() does not) was a 500; and on PostgreSQL every id from 2^31 on, in a path, a query or a
+form, was a 500 ("integer out of range": the id columns are 32 bits there)."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from tests.app.conftest import Api
 from tests.attacks.conftest import UPLOAD
 
 VALUES = ("9223372036854775808", "-9223372036854775809", "1" + "0" * 40, "-1", "0",
-          "2147483648", "1e3", "nan", "", "١٢", "１２", "é" * 64, "\u202e" + "a" * 63)
+          "2147483648", "1e3", "nan", "", "١٢", "１２", "²", "1,²", "é" * 64, "\u202e" + "a" * 63)
 
 
 def _page_routes(routes: list[Any], prefix: str = "") -> Iterator[tuple[str, APIRoute]]:
@@ -43,7 +45,8 @@ def _sample(name: str, submission_id: int) -> str:
     return str(submission_id) if name.endswith("id") else "1"
 
 
-def test_every_page_field_at_hostile_values_is_4xx_or_taken(target: Api) -> None:
+def test_every_page_field_at_hostile_values_is_4xx_or_taken(either: Api) -> None:
+    target = either
     client = target.client
     signed = client.post("/sign-in", data={"token": target.tokens["root"], "next": "/"},
                          follow_redirects=False)
@@ -69,8 +72,13 @@ def test_every_page_field_at_hostile_values_is_4xx_or_taken(target: Api) -> None
                         form[param.name] = value
                     url = prefix + route.path_format.format(**path)
                     tried += 1
-                    answer = client.request(method, url, params=query, data=form or None,
-                                            follow_redirects=False)
+                    try:
+                        answer = client.request(method, url, params=query,
+                                                data=form or None, follow_redirects=False)
+                    except Exception as exc:  # the test client re-raises the server's error
+                        failures.append(f"{method} {url} {param.name}={value[:12]!r}: "
+                                        f"{type(exc).__name__}")
+                        continue
                     if answer.status_code >= 500:
                         failures.append(f"{method} {url} {param.name}={value[:12]!r}: "
                                         f"{answer.status_code}")
