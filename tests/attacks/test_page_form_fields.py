@@ -1,8 +1,9 @@
 """The web pages' own routes (left out of the OpenAPI document, so the sweeps of
 test_oversized_numbers.py and test_unstorable_strings.py never reach them): every path, query
 and form field of every page route, set to integers past 64 bits, negative ids, numbers
-written in Arabic-Indic, full-width or superscript digits, and CSRF tokens and sign-in form marks holding
-non-ASCII text, sent by a signed-in staff member. Each is answered 4xx or taken, never a 500.
+written in Arabic-Indic, full-width or superscript digits, and CSRF tokens and sign-in form
+marks holding non-ASCII text, sent by a signed-in staff member. Each is answered 4xx or
+taken, never a 500.
 
 On SQLite and PostgreSQL. Found by it: a CSRF token holding non-ASCII text was a 500 on every
 staff form (hmac's compare_digest refuses to compare such strings: TypeError), and so was a
