@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import pytest
 from fastapi.routing import APIRoute
 
 from app.web.auth import FORM_COOKIE
@@ -46,10 +47,13 @@ def _sample(name: str, submission_id: int) -> str:
     return str(submission_id) if name.endswith("id") else "1"
 
 
-def test_every_page_field_at_hostile_values_is_4xx_or_taken(either: Api) -> None:
+@pytest.mark.parametrize("who", ["root", "alice"])
+def test_every_page_field_at_hostile_values_is_4xx_or_taken(either: Api, who: str) -> None:
+    """As staff, and as the student whose submission the ids name."""
     target = either
     client = target.client
-    signed = client.post("/sign-in", data={"token": target.tokens["root"], "next": "/"},
+    client.cookies.clear()
+    signed = client.post("/sign-in", data={"token": target.tokens[who], "next": "/"},
                          follow_redirects=False)
     assert signed.status_code == 303, signed.text
     uploaded = client.post(UPLOAD, params={"wait": "true"}, json={"answers": {"b1.d_head": "64"}},
