@@ -49,8 +49,10 @@ async def get_clock(request: Request) -> Clock:
     return clock
 
 
-# Database ids are signed 64-bit: a larger number names nothing (and would overflow the driver).
-MAX_ID = 2**63 - 1
+# Database ids are integer columns, 32 bits on PostgreSQL: a larger number names nothing, and
+# PostgreSQL refuses to compare one with them ("integer out of range": a 500 for any id
+# between 2^31 and 2^63 in a path, a query or a form, while SQLite took it).
+MAX_ID = 2**31 - 1
 IdPath = Annotated[int, Path(ge=1, le=MAX_ID)]
 
 # scope="function": the commit happens when the route returns, before its response is sent, so

@@ -35,11 +35,14 @@ _INVISIBLE = re.compile(
 )
 # A spreadsheet runs a cell that starts with one of these as a formula (=HYPERLINK(...) leaks
 # data when clicked; DDE payloads run commands). Tab and CR start formulas in some too, and some
-# take the full-width signs an input method types, and the minus, small and raised sign
-# look-alikes (U+2212, U+FE62, U+207A, ...) that an autocorrecting import turns into the signs.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20",
-                  "\ufe62", "\ufe63", "\ufe66", "\u207a", "\u207b", "\u208a", "\u208b",
-                  "\u2212")
+# take the full-width signs an input method types, and every other look-alike that an
+# autocorrecting or normalising import (NFKC) turns into a sign: the minus sign U+2212 and each
+# character whose compatibility form is `=`, `+`, `-` or `@` (the small, raised and lowered
+# signs, the Hebrew alternative plus). tests/attacks/test_formula_compatibility.py derives that
+# class from the Unicode tables (a list made by hand had missed U+207C, U+208C, U+FB29, U+FE6B).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\u2212",
+                  "\u207a", "\u207b", "\u207c", "\u208a", "\u208b", "\u208c", "\ufb29",
+                  "\ufe62", "\ufe63", "\ufe66", "\ufe6b", "\uff0b", "\uff0d", "\uff1d", "\uff20")
 # A number as a spreadsheet reads one: ASCII digits only (other scripts' digits are text there).
 _NUMBER = re.compile(r"[+-]?[0-9]{1,30}(\.[0-9]{1,30})?")
 

@@ -84,6 +84,8 @@ class PageSessions:
         return hmac.new(self._csrf_key, session_id.encode(), hashlib.sha256).hexdigest()
 
     def csrf_ok(self, session_id: str | None, value: str | None) -> bool:
-        if not session_id or not value or self.token(session_id) is None:
+        # The token is hex: any other text is not it (and compare_digest raises TypeError on
+        # a str that is not ASCII, a 500 for a form field anyone can fill).
+        if not session_id or not value or not value.isascii() or self.token(session_id) is None:
             return False
         return hmac.compare_digest(self.csrf(session_id), value)

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query, status
 from pydantic import BaseModel, Field
 
 from app.auth.dependencies import InstructorUser
-from app.deps import IdPath, SessionDep
+from app.deps import MAX_ID, IdPath, SessionDep
 from app.points import JsonPoints
 from app.review import service, undo
 
@@ -108,7 +108,7 @@ def undo_override(
     item_id: str,
     session: SessionDep,
     user: InstructorUser,
-    decision: Annotated[int | None, Query(ge=1, le=2**63 - 1, description=(
+    decision: Annotated[int | None, Query(ge=1, le=MAX_ID, description=(
         "The audit entry id of the decision to undo: refused (409) unless it is still the "
         "latest one not undone. Omitted: the latest."))] = None,
 ) -> UndoneOut:

@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse, Response
 from sqlalchemy.orm import Session
 
 from app.db.models import SubmissionStatus, User
-from app.deps import SessionDep
+from app.deps import MAX_ID, SessionDep
 from app.errors import DomainError
 from app.roster.service import roster_for_assignment
 from app.submissions.service import ScoredSubmission, get_scored
@@ -27,7 +27,9 @@ MAX_BATCH = 200
 
 
 def _ids(text: str) -> list[int]:
-    return [int(p) for p in text.split(",")[:MAX_BATCH] if p.isdigit() and len(p) <= 12]
+    # ASCII digits only (int() refuses "²", which isdigit() takes), within the ids' range
+    return [int(p) for p in text.split(",")[:MAX_BATCH]
+            if p.isascii() and p.isdigit() and len(p) <= 12 and int(p) <= MAX_ID]
 
 
 def batch_row(s: ScoredSubmission) -> dict[str, object]:

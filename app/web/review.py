@@ -12,7 +12,7 @@ from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app.assignments.service import require_assignment
-from app.deps import SessionDep
+from app.deps import MAX_ID, SessionDep
 from app.errors import NotFound
 from app.review import repository as reviews
 from app.review.service import (
@@ -175,9 +175,9 @@ def review_page(
     request: Request,
     session: SessionDep,
     at: Annotated[int, Query(ge=0, le=QUEUE_LIMIT)] = 0,
-    saved: Annotated[int | None, Query(ge=1, le=2**63 - 1)] = None,
+    saved: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
     saved_item: Annotated[str | None, Query(max_length=100)] = None,
-    undone: Annotated[int | None, Query(ge=1, le=2**63 - 1)] = None,
+    undone: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
     undone_item: Annotated[str | None, Query(max_length=100)] = None,
     item_id: Annotated[str | None, Query(max_length=100)] = None,
 ) -> HTMLResponse:
@@ -240,7 +240,7 @@ def decide(
     slug: str,
     request: Request,
     session: SessionDep,
-    submission_id: Annotated[int, Form(ge=1, le=2**63 - 1)],
+    submission_id: Annotated[int, Form(ge=1, le=MAX_ID)],
     item_id: Annotated[str, Form(max_length=100)],
     action: Annotated[str, Form(pattern="^(accept|points)$")],
     csrf: Annotated[str, Form(max_length=200)] = "",
@@ -273,9 +273,9 @@ def undo_decision(
     slug: str,
     request: Request,
     session: SessionDep,
-    submission_id: Annotated[int, Form(ge=1, le=2**63 - 1)],
+    submission_id: Annotated[int, Form(ge=1, le=MAX_ID)],
     item_id: Annotated[str, Form(max_length=100)],
-    audit_id: Annotated[int, Form(ge=1, le=2**63 - 1)],
+    audit_id: Annotated[int, Form(ge=1, le=MAX_ID)],
     csrf: Annotated[str, Form(max_length=200)] = "",
     at: Annotated[int, Form(ge=0, le=QUEUE_LIMIT)] = 0,
     only: Annotated[str, Form(max_length=100)] = "",

@@ -65,7 +65,10 @@ def _from_another_site(request: Request, form_mark: str) -> bool:
     if site in ("same-origin", "none"):
         return False
     cookie = request.cookies.get(FORM_COOKIE, "")
-    return not (cookie and form_mark and hmac.compare_digest(cookie, form_mark))
+    # (compared as bytes: compare_digest raises TypeError on a str that is not ASCII)
+    return not (cookie and form_mark
+                and hmac.compare_digest(cookie.encode(errors="surrogatepass"),
+                                        form_mark.encode(errors="surrogatepass")))
 
 
 def _check(sessions_factory: sessionmaker[Session], token: str) -> int:

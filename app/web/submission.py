@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy.orm import Session
 
 from app.db.models import User
-from app.deps import IdPath, SessionDep
+from app.deps import MAX_ID, IdPath, SessionDep
 from app.review.service import MAX_COMMENT, delete_override, set_override
 from app.review.undo import last_change, undo
 from app.sanitize import clean
@@ -326,7 +326,7 @@ def undo_item(
     request: Request,
     session: SessionDep,
     item_id: Annotated[str, Form(max_length=100)],
-    audit_id: Annotated[int, Form(ge=1, le=2**63 - 1)],
+    audit_id: Annotated[int, Form(ge=1, le=MAX_ID)],
     csrf: Annotated[str, Form(max_length=200)] = "",
 ) -> Response:
     """Undo the latest decision on one item (app/review/undo.py); 409 when it was changed

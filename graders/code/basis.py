@@ -1,8 +1,9 @@
 """What of a located submission the code grader reads, as one digest (its group's key basis).
 
 A code group's results are a function of its question's answer text, the answers to the code
-questions before it (whose imports an answer may borrow, `graders.code.imports`) and, for a
-notebook, the document up to the end of the answer (its cells run in order, `graders.code.plan`).
+questions before it and the import lines of a text document above the answer (whose imports an
+answer may borrow, `graders.code.imports`) and, for a notebook, the document up to the end of
+the answer (its cells run in order, `graders.code.plan`).
 Keyed by that rather than by the whole located submission, two documents with the same programs
 share their results: a battery change then reruns the grader once per distinct program, not
 once per submission.
@@ -10,11 +11,16 @@ once per submission.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 
+from graders.code.imports import document_imports
 from graders.context import GradingContext
 
-VERSION = "code-basis-1"
+# 2: the document's import lines are part of the basis (without them a program borrowing
+# `import numpy as np` from above the questions shared its results with the same program
+# under no such line, which cannot run).
+VERSION = "code-basis-2"
 
 
 def code_basis(context: GradingContext) -> str | None:
@@ -38,6 +44,7 @@ def code_basis(context: GradingContext) -> str | None:
             continue
         earlier = submission.answers.get(question.id)
         parts += [question.id, "-" if earlier is None else "+" + earlier.text]
+    parts += ["imports", *(ast.unparse(statement) for statement in document_imports(context))]
     hasher = hashlib.sha256()
     for part in parts:
         encoded = part.encode("utf-8", "surrogatepass")

@@ -138,7 +138,12 @@ def where_raised(source: str, error: StudentError) -> str:
     number = error.lines[-1]
     lines = source.splitlines()
     text = lines[number - 1].strip() if 1 <= number <= len(lines) else ""
-    return f" at line {number}" + (f": `{text}`" if text else "")
+    if not text or text.startswith("#"):
+        # No code of the program is there (past its end, a blank or a comment line): the
+        # program rewrote a code object's line numbers or compiled text of its own under the
+        # submission's name, and the number it reports can be a value of the inputs.
+        return ""
+    return f" at line {number}: `{text}`"
 
 
 def sentence(text: str) -> str:

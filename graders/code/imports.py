@@ -79,7 +79,7 @@ def borrowed_imports(source: str, context: GradingContext) -> tuple[str, list[st
         earlier = _parse(code.source) if code is not None else None
         if earlier is not None:
             lenders.append((question.id, earlier.body))
-    preamble = _document_imports(context)
+    preamble = document_imports(context)
     if preamble:
         lenders.append((DOCUMENT, preamble))
     taken: list[tuple[int, int, str]] = []  # (lender, statement, text): kept in their order
@@ -135,7 +135,7 @@ def _conventional_imports(missing: set[str], context: GradingContext) -> list[st
 MAX_IMPORT_LINE = 200
 
 
-def _document_imports(context: GradingContext) -> list[ast.stmt]:
+def document_imports(context: GradingContext) -> list[ast.stmt]:
     """Import lines of a text document (Markdown, LaTeX, a PDF, a transcript) before this
     answer: a printed notebook imports NumPy once, above the first question, in no answer.
     A JSON answer or a notebook has none (its cells already run in order)."""

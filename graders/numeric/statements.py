@@ -61,6 +61,12 @@ def split_statements(masked: str) -> list[Span]:
                 cuts.append(m.end())
                 i = m.end()
                 continue
+            if ch == ".":
+                # No later full stop of this run ends a statement where its first did not
+                # (each follows a full stop, neither a word nor a value); matching at each
+                # one read the rest of the run again: quadratic in a run of dots.
+                while i + 1 < n and masked[i + 1] == ".":
+                    i += 1
         i += 1
     bounds = [0, *cuts, n]
     statements = []

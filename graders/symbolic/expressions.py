@@ -177,8 +177,10 @@ def refusal(expression: str) -> str | None:
     return None
 
 
-# a scalar's name, with a short subscript (t_1, t_{2}: one scale factor per head)
-_NAME = r"(\\?[A-Za-z]+(?:_\s*\{?\s*\w{1,3}\s*\}?)?|[αβγλμθσ])"
+# a scalar's name, with a short subscript (t_1, t_{2}: one scale factor per head), read from a
+# word's start and once (from each letter of a word of n letters, `[A-Za-z]+` read to its end
+# before failing: quadratic)
+_NAME = r"(\\?(?<![A-Za-z])[A-Za-z]++(?:_\s*\{?\s*\w{1,3}\s*\}?)?|[αβγλμθσ])"
 _DECLARATIONS = (
     # "where S is a big scalar", "s is some large constant" (the adjective may be misread)
     re.compile(_NAME + r"\s+is\s+(?:a|an|some)\s+(?:\w+\s+){0,2}?"

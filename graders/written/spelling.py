@@ -49,10 +49,18 @@ def _slips(word: str) -> Iterable[str]:
         yield from (word[:i] + c + word[i:] for c in "abcdefghijklmnopqrstuvwxyz")
 
 
+@lru_cache(maxsize=1024)
+def _longest(words: frozenset[str]) -> int:
+    return max(map(len, words), default=0)
+
+
 @lru_cache(maxsize=100_000)
 def corrected(word: str, words: frozenset[str]) -> str | None:
     """The question's word that `word` (lower case) misspells, or None (none, or several)."""
-    if len(word) < MIN_LETTERS - 1 or word in words:
+    # A slip changes a word's length by one letter at most, and the slips of a word are about
+    # 30 per letter, each as long as the word: a word longer than the question's longest but
+    # one is none of them, and trying them all cost a 50,000-letter word 25 s (quadratic).
+    if len(word) < MIN_LETTERS - 1 or len(word) > _longest(words) + 1 or word in words:
         return None
     found = {s for s in _slips(word) if s in words and len(s) >= MIN_LETTERS}
     return found.pop() if len(found) == 1 else None

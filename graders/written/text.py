@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
 _STRUCK = re.compile(r"~~.*?~~", re.S)
-_CHUNK = re.compile(r"\$\$.*?\$\$|\\\[.*?\\\]|[^\n]+", re.S)
 # A full stop ends a sentence unless a lower-case word follows (OCR'd notes abbreviate: "mult."),
 # except a word that starts sentences: answers typed all in lower case ("... two halves. for
 # XOR you'd need ...") are several sentences, not one.
@@ -27,8 +27,14 @@ _NOTE_START = re.compile(
 _LOWER_END = re.compile(
     r"(?<=[.!?])\s+(?=[a-z])(?!(?:by|of|to|from|than|per|into|via|vs)\b)")
 _CAPITAL_START = re.compile(r"(?:^|[.!?])\s*[A-Z]")
+# A line that starts with a capital, after signs on that line (`^\W*` crossed line breaks, so
+# each of n empty lines read all the others: quadratic; a capital it found after blank lines
+# starts its own line as well).
+_LINE_CAPITAL = re.compile(r"(?m)^[^\w\n]*+[A-Z]")
 _ABBREVIATION = re.compile(
-    r"(?:\b(?:e\.g|i\.e|eg|ie|vs|etc|resp|approx|cf|no|fig|eq)\.|(?:^|[\s(])\d+\.)$", re.I)
+    r"(?:\b(?:e\.g|i\.e|eg|ie|vs|etc|resp|approx|cf|no|fig|eq)\.|(?<![^\s(])\d+\.)$", re.I)
+# How far back from a full stop an abbreviation can start ("approx." and its boundary).
+_ABBREVIATION_REACH = 12
 
 _UNICODE = {
     "≠": " != ", "→": " -> ", "⇒": " -> ", "⟹": " -> ", "←": " <- ", "≤": " <= ", "≥": " >= ",
@@ -74,7 +80,9 @@ _OPERATOR_SYMBOLS = {"divided by": "/", "over": "/", "times": "*", "multiplied b
 # A derivative in Lagrange's notation ("relu'(x) = 1", "sigmoid' <= 1/4", "σ'(z)"): the
 # derivative of the function named.
 # (A primed single letter without an argument, "q' = W q", is another variable.)
-_PRIME = re.compile(r"\b([A-Za-z]{3,}\w*'(?:\s*\(\s*\w*\s*\))?|[A-Za-z]\w*'\s*\(\s*\w*\s*\))"
+# (`\w*+`: a word is read once; `[A-Za-z]{3,}\w*` gave a word of n letters n ways to split,
+# each tried to its end: quadratic)
+_PRIME = re.compile(r"\b([A-Za-z]{3}\w*+'(?:\s*\(\s*\w*\s*\))?|[A-Za-z]\w*+'\s*\(\s*\w*\s*\))"
                     r"(?=\s*(?:[=<>~]|is\b|$))")
 # The offset between two positions written as a difference of their indices ("q_m·k_n
 # depends only on m - n", "a function of i-j"): the relative offset, in words.
@@ -167,6 +175,41 @@ def normalise(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+def _abbreviation_before(chunk: str, start: int, end: int) -> bool:
+    """Whether the sentence chunk[start:end] ends in an abbreviation or a list number (`3.`).
+
+    Only the end is read (a word's length, or the number's digits): searching the whole
+    sentence so far at each full stop it did not end at was quadratic ("e.g. A e.g. A ..."
+    repeated: 56 KB took 50 s). The characters before `begin` still answer the pattern's
+    boundary and look-behind, as they did for the whole sentence."""
+    begin = max(start, end - _ABBREVIATION_REACH)
+    while begin > start and chunk[begin - 1].isdigit():
+        begin -= 1
+    return _ABBREVIATION.search(chunk, begin, end) is not None
+
+
+def _chunks(text: str) -> Iterator[tuple[int, str]]:
+    """(start, text) of each display-math block (`$$...$$`, `\\[...\\]`, lines and all) and each
+    line between them, as `$$.*?$$|\\[.*?\\]|[^\n]+` would find them; an opening with no
+    closing after it is read as a line without searching the rest of the text for one each
+    time (a line of `$$` or `\\[` repeated was quadratic)."""
+    last = {"$$": text.rfind("$$"), "\\[": text.rfind("\\]")}
+    closing = {"$$": "$$", "\\[": "\\]"}
+    at, n = 0, len(text)
+    while at < n:
+        opening = text[at:at + 2]
+        if opening in last and last[opening] >= at + 2:
+            end = text.index(closing[opening], at + 2) + 2
+        elif text[at] == "\n":
+            at += 1
+            continue
+        else:
+            end = text.find("\n", at)
+            end = n if end < 0 else end
+        yield at, text[at:end]
+        at = end
+
+
 def _split_prose(chunk: str, lower: bool = False) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     start = 0
@@ -175,7 +218,7 @@ def _split_prose(chunk: str, lower: bool = False) -> list[tuple[int, int]]:
                         key=lambda m: m.start()):
         if match.start() < start:
             continue
-        if _ABBREVIATION.search(chunk[start : match.start()]):
+        if _abbreviation_before(chunk, start, match.start()):
             continue
         spans.append((start, match.start()))
         start = match.end()
@@ -192,10 +235,9 @@ def split_sentences(text: str, offset: int | None = None) -> list[Sentence]:
     visible = _STRUCK.sub(lambda m: " " * len(m.group(0)), text)
     # typed without capitals: no sentence (nor line) of the answer starts with one
     lower = _CAPITAL_START.search(visible) is None and \
-        re.search(r"(?m)^\W*[A-Z]", visible) is None
+        _LINE_CAPITAL.search(visible) is None
     sentences: list[Sentence] = []
-    for chunk in _CHUNK.finditer(visible):
-        raw = chunk.group(0)
+    for at, raw in _chunks(visible):
         pieces = [(0, len(raw))] if raw.startswith(("$$", "\\[")) else _split_prose(raw, lower)
         for begin, end in pieces:
             piece = raw[begin:end]
@@ -206,6 +248,6 @@ def split_sentences(text: str, offset: int | None = None) -> list[Sentence]:
             norm = normalise(stripped)
             if not re.search(r"\w", norm):
                 continue
-            first = chunk.start() + begin + lead
+            first = at + begin + lead
             sentences.append(Sentence(stripped, base + first, base + first + len(stripped), norm))
     return sentences

@@ -67,10 +67,13 @@ def _requests(spec: dict[str, Any], values: tuple[object, ...] = HUGE,
         numeric = [p for p in params if wanted(_resolve(spec, p.get("schema", {})))]
         for param in numeric:
             for value in values:
-                values = {**base, param["name"]: value}
-                url = path.format(**{p["name"]: values[p["name"]] for p in params
+                # (named apart from `values`: reusing the name made every parameter after the
+                # first sweep the previous one's field names, never a number: no id in a path
+                # was ever set past 2^31)
+                chosen = {**base, param["name"]: value}
+                url = path.format(**{p["name"]: chosen[p["name"]] for p in params
                                      if p["in"] == "path"})
-                query = {p["name"]: values[p["name"]] for p in params if p["in"] == "query"}
+                query = {p["name"]: chosen[p["name"]] for p in params if p["in"] == "query"}
                 yield method, url, query, body or None, f"{param['name']}={value}"
         if not body_schema:
             continue

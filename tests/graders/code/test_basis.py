@@ -3,6 +3,7 @@ with the same programs share their results, anything the grader reads changes th
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 
 from hypothesis import given, settings
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 from graders.cache import CACHE_KEY, MemoryStore, ResultCache
 from graders.cache.groups import key_basis
 from graders.code.basis import code_basis
+from graders.code.imports import document_imports
 from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.documents.submission import read_submission
@@ -68,8 +70,37 @@ def test_documents_with_the_same_programs_share_the_basis(
         pair: tuple[ParsedSubmission, ParsedSubmission]) -> None:
     first, second = pair
     for question in (B3, B4):
-        if question.id in first.answers:
+        if question.id in first.answers and _imports(question, first) == _imports(question,
+                                                                                 second):
             assert code_basis(_context(question, first)) == code_basis(_context(question, second))
+
+
+def _imports(question: Question, document: ParsedSubmission) -> list[str]:
+    return [ast.unparse(s) for s in document_imports(_context(question, document))]
+
+
+IMPORT_LINES = ["import numpy as np", "import numpy as jnp", "from numpy import sqrt, exp",
+                "import math", "from math import *", "`import numpy as np`", "import numpy"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(IMPORT_LINES), max_size=3),
+       st.lists(st.sampled_from(IMPORT_LINES), max_size=3), texts,
+       st.sampled_from(FORMATS))
+def test_the_import_lines_a_program_may_borrow_are_in_its_basis(
+        first: list[str], second: list[str], prose: str, form: str) -> None:
+    """A text document lends its import lines above an answer to the program (a printed
+    notebook imports NumPy once, in no answer): the same program under other import lines
+    must not share its results (one that cannot run would get the marks of one that can)."""
+
+    def document(lines: list[str]) -> ParsedSubmission:
+        head = "\n".join([prose.replace("\n", " "), *lines, "## B3", ""])
+        return ParsedSubmission(text=head + B3_BODY, format=form, answers={
+            "B3": _answer("B3", B3_BODY, len(head), "")})
+
+    one, other = document(first), document(second)
+    lent = _imports(B3, one) != _imports(B3, other)
+    assert (code_basis(_context(B3, one)) != code_basis(_context(B3, other))) == lent
 
 
 @settings(max_examples=200, deadline=None)
