@@ -2,8 +2,9 @@
 
 A code group's results are a function of its question's answer text, the answers to the code
 questions before it and the import lines of a text document above the answer (whose imports an
-answer may borrow, `graders.code.imports`) and, for a notebook, the document up to the end of
-the answer (its cells run in order, `graders.code.plan`).
+answer may borrow, `graders.code.imports`), whether its format lends the usual NumPy import
+and, for a notebook, the document up to the end of the answer (its cells run in order,
+`graders.code.plan`).
 Keyed by that rather than by the whole located submission, two documents with the same programs
 share their results: a battery change then reruns the grader once per distinct program, not
 once per submission.
@@ -14,7 +15,7 @@ from __future__ import annotations
 import ast
 import hashlib
 
-from graders.code.imports import document_imports
+from graders.code.imports import document_imports, lends_conventional
 from graders.context import GradingContext
 
 # 2: the document's import lines are part of the basis (without them a program borrowing
@@ -45,6 +46,9 @@ def code_basis(context: GradingContext) -> str | None:
         earlier = submission.answers.get(question.id)
         parts += [question.id, "-" if earlier is None else "+" + earlier.text]
     parts += ["imports", *(ast.unparse(statement) for statement in document_imports(context))]
+    # a typed or transcribed answer is lent `import numpy as np`; the same text in a .py file
+    # that never imports NumPy fails, and must not share the other's results
+    parts += ["usual imports", "lent" if lends_conventional(context) else "none"]
     hasher = hashlib.sha256()
     for part in parts:
         encoded = part.encode("utf-8", "surrogatepass")

@@ -124,10 +124,17 @@ _CONVENTIONAL = {"np": "import numpy as np", "numpy": "import numpy"}
 _TRANSCRIBED = frozenset({"text", "markdown", "latex", "pdf"})
 
 
+def lends_conventional(context: GradingContext) -> bool:
+    """Whether the submission's format lends the usual NumPy import to a program that uses it
+    unbound (a transcribed or typed answer), so that the same program text grades differently
+    in a .py file or a notebook (part of the code grader's key basis, graders.code.basis)."""
+    return context.submission.format in _TRANSCRIBED
+
+
 def _conventional_imports(missing: set[str], context: GradingContext) -> list[str]:
     """`np` (or `numpy`) used and bound nowhere in the answer, the earlier answers or the top
     of a document's text: `import numpy as np`, as the course's every program starts."""
-    if context.submission.format not in _TRANSCRIBED:
+    if not lends_conventional(context):
         return []
     return [_CONVENTIONAL[name] for name in sorted(missing & _CONVENTIONAL.keys())]
 

@@ -8,7 +8,10 @@ program with no such line (it cannot run: NameError) was then given those marks 
 cache, and in the other order the student with the import got the other's zero.
 
 Each document here is graded by a server that saw the other one first and by a fresh server
-(its own empty cache) that did not: every item gets the same status and points either way."""
+(its own empty cache) that did not: every item gets the same status and points either way.
+The program uses `math`, not `np`: a typed answer that uses `np` unbound is lent the usual
+NumPy import whatever the lines above it (graders/code/imports.py), so `np` would not tell the
+documents apart; `math` is lent only by a line of the document."""
 
 from __future__ import annotations
 
@@ -21,15 +24,15 @@ from tests.app.conftest import Api, copy_sqlite
 from tests.attacks.conftest import UPLOAD, _app_on
 
 PROGRAM = """def attention(Q, K, V):
-    scores = Q @ K.T / np.sqrt(K.shape[-1])
-    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    scores = Q @ K.T / math.sqrt(K.shape[-1])
+    weights = math.e ** (scores - scores.max(axis=-1, keepdims=True))
     weights = weights / weights.sum(axis=-1, keepdims=True)
     return weights @ V, weights
 """
 DOCUMENTS = {
-    "imports NumPy above the questions": "import numpy as np\n\n",
+    "imports math above the questions": "import math\n\n",
     "imports nothing": "My answers.\n\n",
-    "imports NumPy under another name": "import numpy as jnp\n\n",
+    "imports math under another name": "import math as m\n\n",
 }
 
 
@@ -67,3 +70,4 @@ def test_a_program_is_graded_with_the_lines_it_borrowed_not_anothers(target: Api
     differ = {name: (shared[name], alone[name]) for name in names
               if shared[name] != alone[name]}
     assert not differ, differ
+

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from graders.cache import CACHE_KEY, MemoryStore, ResultCache
 from graders.cache.groups import key_basis
 from graders.code.basis import code_basis
-from graders.code.imports import document_imports
+from graders.code.imports import document_imports, lends_conventional
 from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.documents.submission import read_submission
@@ -70,9 +70,14 @@ def test_documents_with_the_same_programs_share_the_basis(
         pair: tuple[ParsedSubmission, ParsedSubmission]) -> None:
     first, second = pair
     for question in (B3, B4):
-        if question.id in first.answers and _imports(question, first) == _imports(question,
-                                                                                 second):
+        if (question.id in first.answers
+                and _imports(question, first) == _imports(question, second)
+                and _lent(question, first) == _lent(question, second)):
             assert code_basis(_context(question, first)) == code_basis(_context(question, second))
+
+
+def _lent(question: Question, document: ParsedSubmission) -> bool:
+    return lends_conventional(_context(question, document))
 
 
 def _imports(question: Question, document: ParsedSubmission) -> list[str]:
@@ -101,6 +106,24 @@ def test_the_import_lines_a_program_may_borrow_are_in_its_basis(
     one, other = document(first), document(second)
     lent = _imports(B3, one) != _imports(B3, other)
     assert (code_basis(_context(B3, one)) != code_basis(_context(B3, other))) == lent
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(FORMATS), st.sampled_from(FORMATS), texts)
+def test_a_program_lent_the_usual_numpy_import_does_not_share_with_one_that_is_not(
+        first: str, second: str, prose: str) -> None:
+    """A typed or transcribed answer that uses `np` unbound is lent `import numpy as np`; the
+    same text in a .py file has a real NameError: they must not share results, either way."""
+    body = B3_BODY  # uses np and binds it nowhere
+
+    def document(form: str) -> ParsedSubmission:
+        head = prose.replace("\n", " ") + "\n## B3\n"
+        return ParsedSubmission(text=head + body, format=form,
+                                answers={"B3": _answer("B3", body, len(head), "")})
+
+    one, other = document(first), document(second)
+    differs = _lent(B3, one) != _lent(B3, other)
+    assert (code_basis(_context(B3, one)) != code_basis(_context(B3, other))) == differs
 
 
 @settings(max_examples=200, deadline=None)
