@@ -299,6 +299,17 @@ def run(notes: list[Note] | None = None) -> tuple[dict[str, list[int]], list[str
     return stats, wrong, skipped
 
 
+def tables(stats: dict[str, list[int]], wrong: list[str]) -> list[str]:
+    """A probe's figures per batch, then its out-of-range grades (Markdown table lines)."""
+    lines = ["| batch | item grades | within range | to review | auto-graded out of range "
+             "| confidently wrong (>= 0.8) |", "|---|---|---|---|---|---|"]
+    lines += [f"| {b} | {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} |"
+              for b, r in sorted(stats.items())]
+    if wrong:
+        lines += ["", "| batch | item | graded | range | answer |", "|---|---|---|---|---|", *wrong]
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--no-write", action="store_true", help="print, do not edit the docs")
@@ -309,12 +320,7 @@ def main() -> None:
              "D2L exercises' rubric; batch P was used when fixing, batch H is held out. "
              f"Written grader version {GRADER.version}."
              + (f" {skipped} D2L notes skipped: {D2L} is absent." if skipped else ""), "",
-             "| batch | item grades | within range | to review | auto-graded out of range "
-             "| confidently wrong (>= 0.8) |", "|---|---|---|---|---|---|"]
-    lines += [f"| {b} | {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} |"
-              for b, r in sorted(stats.items())]
-    if wrong:
-        lines += ["", "| batch | item | graded | range | answer |", "|---|---|---|---|---|", *wrong]
+             *tables(stats, wrong)]
     body = "\n".join(lines)
     print(body)
     if not args.no_write:

@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.report import write_section
-from benchmarks.written_probe import TB, Note, run
+from benchmarks.written_probe import TB, Note, run, tables
 from graders.written import GRADER
 
 NOTES: list[Note] = [
@@ -121,12 +121,7 @@ def main() -> None:
              f"{GRADER.version}. First run, on version 17 before any fix: P 52 of 59 within "
              "range, 15 to review, 1 auto-graded out of range, 0 confidently wrong; H 54 of 58, "
              "9, 2, 0.", "",
-             "| batch | item grades | within range | to review | auto-graded out of range "
-             "| confidently wrong (>= 0.8) |", "|---|---|---|---|---|---|"]
-    lines += [f"| {b} | {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} |"
-              for b, r in sorted(stats.items())]
-    if wrong:
-        lines += ["", "| batch | item | graded | range | answer |", "|---|---|---|---|---|", *wrong]
+             *tables(stats, wrong)]
     body = "\n".join(lines)
     print(body)
     if not args.no_write:
