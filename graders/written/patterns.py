@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from graders.written.lexical import STOP_WORDS
 from graders.written.text import NON_PREFIX
 
 _GAP = r"\W+(?:[\w'’]+\W+){0,6}?"
@@ -182,7 +183,9 @@ def find_any(patterns: tuple[str, ...], text: str) -> PatternHit | None:
 # A group of alternative words before another word of the pattern: a qualifier ("(input|token|
 # word) (embedding*|tensor)"), which an answer may leave out ("added to the embeddings").
 _QUALIFIER = re.compile(r"\((?:[A-Za-z_]+\|)+[A-Za-z_]+\) (?=[\w(])")
-# What a pattern keeps once a qualifier is dropped: at least this many words or word groups.
+# What a pattern keeps once a qualifier is dropped: at least this many words or word groups,
+# not counting function words ("(set|bag) of (tokens|words)" without its head noun is "of
+# (tokens|words)", which any "the position of each word" matches).
 _KEPT_WORDS = 2
 
 
@@ -194,6 +197,7 @@ def without_qualifier(pattern: str) -> tuple[str, ...]:
     for match in _QUALIFIER.finditer(pattern):
         relaxed = pattern[:match.start()] + pattern[match.end():]
         kept = re.findall(r"\((?:[^()]*)\)(?!\?)|(?<![\w(|])[A-Za-z]\w*\*?(?![\w|)])", relaxed)
-        if len(kept) >= _KEPT_WORDS:
+        content = [k for k in kept if k.rstrip("*").lower() not in STOP_WORDS]
+        if len(content) >= _KEPT_WORDS:
             out.append(relaxed)
     return tuple(out)

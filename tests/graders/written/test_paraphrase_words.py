@@ -226,6 +226,18 @@ def test_a_pattern_without_a_qualifier_is_not_loosened() -> None:
         assert without_qualifier(pattern) == ()
 
 
+@given(st.sampled_from(["(set|bag)", "(sum|average)", "(mean|max)", "(copy|clone)"]),
+       st.sampled_from(["of", "over", "for", "to the", "in"]),
+       st.sampled_from(["(tokens|words|vectors)", "(values|outputs)", "(rows|columns)"]))
+@settings(max_examples=30, deadline=None)
+def test_a_qualifier_is_never_a_head_noun_before_a_function_word(
+        head: str, function: str, noun: str) -> None:
+    """"(set|bag) of (tokens|words)" without its first group is "of (tokens|words)", which
+    "the position of each word" matches: what is left must hold two words of content."""
+    assert without_qualifier(f"{head} {function} {noun}") == ()
+    assert without_qualifier(f"{head} {function} (input|token) {noun}") != ()
+
+
 # ---- a negation counted at whichever word of its run is shared ----
 @given(st.sampled_from(["linearly", "easily", "cleanly", "directly"]),
        st.sampled_from([("separable", "split"), ("separated", "divided"),
