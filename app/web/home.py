@@ -92,7 +92,7 @@ def _student_home(
         parts.append(f"<p class='muted'>{'Due ' + e(when(due)) + '. ' if due else ''}"
                      f"{e(counting_rule(view.schedule))}</p>")
         parts.append('<div class="wide">'
-                     + table(["submission", "uploaded", "file", "status", "score"], rows)
+                     + table(["submission", "uploaded", "file", "status", "score"], rows, "cards")
                      + "</div>")
     body = "".join(parts) or "<p>No assignments yet.</p>"
     return layout("My submissions", body, viewer, nonce(request))

@@ -25,7 +25,17 @@ from app.web import repository
 from app.web.appeals import student_regrades, submission_section
 from app.web.auth import Signed, form_points, nonce, signed_in, staff_post
 from app.web.document import document_spans, document_text
-from app.web.markup import Viewer, e, hidden, highlight, layout, pct, pts, table
+from app.web.markup import (
+    Viewer,
+    e,
+    hidden,
+    highlight,
+    layout,
+    math_view,
+    pct,
+    pts,
+    table,
+)
 from app.web.preview import preview_html
 from app.web.review import group_url
 from app.web.routing import PageRoute
@@ -181,6 +191,7 @@ def _staff_page(session: Session, s: ScoredSubmission, viewer: Viewer, now: Any)
     if s.run is not None and s.run.answers:
         answers = "".join(
             f"<h3>{e(q)}</h3><div class='doc'>{e(text)}</div>"
+            + math_view(text, f"<p class='muted'>{e(q)}, math rendered</p>")
             for q, text in sorted(s.run.answers.items())
         )
     runs = table(

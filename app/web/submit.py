@@ -176,7 +176,8 @@ def _result(session: Session, s: ScoredSubmission, assignment: Assignment, now: 
     warning = (f'<p class="flag" id="doubt">{e(doubt)} Only part of {e(assignment.title)} was '
                "found in your file; course staff will check it.</p>" if doubt else "")
     error = student_error(s)
-    total = (f"Total: {e(shown.total_note or '')}" if shown.total is None
+    # No number yet: the note says why in a sentence of its own ("Grades are not published yet.")
+    total = (e(shown.total_note or "") if shown.total is None
              else f"Total: <b>{pts(shown.total)} / {pts(shown.max_points)}</b>.")
     rows = [[f"<b>{e(i.id)}</b>" + (f"<br><span class='muted'>{e(i.title)}</span>"
                                      if i.title else ""),
@@ -217,7 +218,7 @@ def _mine(
     note = ("<p class='muted'>Which submission counts is shown once grades are published (your "
             "best one counts).</p>" if unknown else "")
     headers = ["submission", "uploaded", "file", "status", "score", "counts"]
-    return scroll(table(headers, rows)) + note
+    return scroll(table(headers, rows, "cards")) + note
 
 
 @router.get("/assignments/{slug}/submit", response_class=HTMLResponse, include_in_schema=False)

@@ -23,7 +23,8 @@ SLUG = "transformer-basics"
 SIZES = {"1366": DESKTOP, "390": PHONE}
 LONG = "x" * 5000  # one unbroken line: it wraps or scrolls inside its box
 # Two readings of d_head (needs review), the long line in the same answer, a written A2 answer.
-DOCUMENT = (f"# Homework\n\n## A2\nStacked linear layers are one linear map.\n\n"
+MATH = "$W_2 W_1 x = W x$"  # LaTeX in a located answer: rendered beside the raw text
+DOCUMENT = (f"# Homework\n\n## A2\nStacked linear layers are one linear map, {MATH}.\n\n"
             f"## B1\nd_head = 12 maybe 64 {LONG}\n\n## B2\nSum = 11.107\n")
 REPORTED = {"serious", "critical", "moderate", "minor"}  # every impact: none is allowed
 FOCUSABLE = ("a[href], button, input:not([type=hidden]), select, textarea, summary, "
@@ -173,6 +174,9 @@ def test_the_submission_page_with_a_long_line(tabs: dict[str, Any], course: Cour
     page = tabs["prof"]
     _open(page, f"/submissions/{course.long}")
     assert LONG in page.inner_text("main")
+    # The located answer's LaTeX is shown rendered (MathML) next to the raw text, not as $...$.
+    page.wait_for_selector(".math-view:not([hidden]) math")
+    assert "$" not in page.inner_text(".math-view .tex")
     check_page(page, "submission")
 
 
@@ -234,17 +238,36 @@ def test_the_sign_in_pages(tabs: dict[str, Any]) -> None:
     check_page(page, "sign-in-refused")
 
 
+def _columns_off_screen(page: Any) -> list[str]:
+    """At phone width, the tables of a student page that hide a column behind a sideways
+    scroll (a student's score is the column they came for): their first row's text."""
+    page.set_viewport_size(PHONE)
+    hidden: list[str] = page.evaluate(
+        """() => Array.from(document.querySelectorAll('main table'))
+             .filter(t => t.scrollWidth > t.clientWidth + 1
+                          || t.getBoundingClientRect().right > window.innerWidth + 1)
+             .map(t => t.innerText.slice(0, 80))""")
+    page.set_viewport_size(DESKTOP)
+    return hidden
+
+
 def test_student_pages(tabs: dict[str, Any], course: Course) -> None:
     page = tabs["alice"]
     _open(page, "/")
     check_page(page, "student-home")
+    assert not _columns_off_screen(page)
     _open(page, f"/assignments/{SLUG}/submit")
     check_page(page, "student-submit")
     _open(page, f"/assignments/{SLUG}/submit?submission={course.alice}")
     page.wait_for_selector("#result table")
+    # No number yet: the reason is its own sentence, not "Total: Grades are not ...".
+    assert page.inner_text("#result-status") == ("Received and checked. Grades are not "
+                                                 "published yet.")
     check_page(page, "student-submit-result")
+    assert not _columns_off_screen(page)
     _open(page, f"/submissions/{course.alice}")
     check_page(page, "student-submission")
+    assert not _columns_off_screen(page)
 
 
 def test_student_error_pages(tabs: dict[str, Any], course: Course) -> None:

@@ -96,13 +96,14 @@ for (const doc of document.querySelectorAll(".doc")) {
     undo.requestSubmit();
   });
 })();
-// Math in an answer (review page): the answer's LaTeX ($...$, $$...$$, \(...\), \[...\])
-// rendered by the vendored KaTeX as MathML (no inline styles, no fonts: the CSP holds),
-// loaded only on a page that shows math. Student text never becomes HTML: text pieces are
-// text nodes, math pieces go through katex.render with trust off and bounded expansion.
+// Math in an answer (the review page's answer, the staff submission page's located answers):
+// each box's LaTeX ($...$, $$...$$, \(...\), \[...\]) rendered by the vendored KaTeX as
+// MathML (no inline styles, no fonts: the CSP holds), loaded only on a page that shows math.
+// Student text never becomes HTML: text pieces are text nodes, math pieces go through
+// katex.render with trust off and bounded expansion.
 (function () {
-  const box = document.getElementById("answer-math");
-  if (!box) return;
+  const boxes = document.querySelectorAll("[data-math-view] .tex");
+  if (!boxes.length) return;
   const MAX_TEXT = 20000;
   const MAX_PIECES = 300;
   const PAIRS = [["$$", "$$"], ["\\[", "\\]"], ["\\(", "\\)"], ["$", "$"]];
@@ -127,7 +128,7 @@ for (const doc of document.querySelectorAll(".doc")) {
     if (at < text.length) found.push({ text: text.slice(at) });
     return found;
   }
-  function render() {
+  function render(box) {
     const text = box.textContent.slice(0, MAX_TEXT);
     box.textContent = "";
     for (const piece of pieces(text)) {
@@ -142,12 +143,12 @@ for (const doc of document.querySelectorAll(".doc")) {
       });
       box.appendChild(span);
     }
-    document.getElementById("math-view").hidden = false;
+    box.closest("[data-math-view]").hidden = false;
   }
   const script = document.createElement("script");
   script.src = "/static/katex.min.js";
   script.nonce = document.currentScript ? document.currentScript.nonce : "";
-  script.addEventListener("load", render);
+  script.addEventListener("load", () => boxes.forEach(render));
   document.head.appendChild(script);
 })();
 // Upload forms (a student's submit page, the staff Submissions page): drag and drop, one XHR
