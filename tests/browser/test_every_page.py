@@ -180,6 +180,19 @@ def test_the_submission_page_with_a_long_line(tabs: dict[str, Any], course: Cour
     check_page(page, "submission")
 
 
+@pytest.mark.parametrize("path", [f"/assignments/{SLUG}/groups/a2.collapse",
+                                  f"/assignments/{SLUG}/active/a2.collapse"])
+def test_an_answer_s_math_is_shown_rendered(tabs: dict[str, Any], path: str) -> None:
+    """Where staff read an answer (its group, active grading), its LaTeX is rendered beside the
+    raw text: the MathML holds the symbols, not the dollar signs."""
+    page = tabs["prof"]
+    _open(page, path)
+    page.wait_for_selector(".math-view:not([hidden]) math")
+    rendered = page.locator(".math-view .tex").first
+    assert "$" not in rendered.inner_text() and rendered.locator("math msub").count() == 2
+    check_page(page, "math-" + path.split("/")[3], keyboard=False)
+
+
 def test_the_review_item_keeps_its_decision_panel_on_screen(tabs: dict[str, Any],
                                                             course: Course) -> None:
     page = tabs["prof"]

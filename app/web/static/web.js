@@ -101,6 +101,26 @@ for (const doc of document.querySelectorAll(".doc")) {
 // MathML (no inline styles, no fonts: the CSP holds), loaded only on a page that shows math.
 // Student text never becomes HTML: text pieces are text nodes, math pieces go through
 // katex.render with trust off and bounded expansion.
+// An answer group's or active grading's answer (pre.answer, written by pages outside app/web)
+// gets the same rendered copy beside it here, built from its text, when it has a delimiter.
+(function () {
+  for (const pre of document.querySelectorAll("main pre.answer")) {
+    const text = pre.textContent;
+    if (!["$", "\\(", "\\["].some((mark) => text.includes(mark))) continue;
+    const view = document.createElement("div");
+    view.className = "math-view";
+    view.dataset.mathView = "";
+    view.hidden = true;
+    const label = document.createElement("p");
+    label.className = "muted";
+    label.textContent = "Math rendered";
+    const box = document.createElement("div");
+    box.className = "doc math tex";
+    box.textContent = text;
+    view.append(label, box);
+    pre.after(view);
+  }
+})();
 (function () {
   const boxes = document.querySelectorAll("[data-math-view] .tex");
   if (!boxes.length) return;
