@@ -52,17 +52,6 @@ WHEN = "%Y-%m-%d %H:%M UTC"
 # The roster choice that files a staff upload under its file name's stem (alice.txt: alice).
 FROM_NAME = "@name"
 REFRESH_SECONDS = 2
-# A submission's state in a student's words (the machine's statuses are staff vocabulary).
-STATUS_WORDS = {
-    "queued": "waiting to be graded",
-    "grading": "being graded",
-    "graded": "graded",
-    "needs_review": "some parts are being checked by course staff",
-    "pending": "waiting to be graded",
-    "grader_error": "course staff will grade it",
-    "submission_error": "could not be read",
-    "missing": "no answers found",
-}
 
 
 def scroll(markup: str) -> str:
@@ -210,7 +199,7 @@ def _mine(
             f'<a href="/submissions/{s.submission.id}">#{s.submission.id}</a>',
             e(s.submission.created_at.strftime("%Y-%m-%d %H:%M")),
             e(s.submission.filename),
-            e(STATUS_WORDS.get(shown.status, shown.status)),
+            e(shown.status_text),  # the words of the student's home page
             e(shown.total_note or "") if shown.total is None
             else f"{pts(shown.total)} / {pts(shown.max_points)}",
             counts,

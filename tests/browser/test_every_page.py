@@ -269,8 +269,12 @@ def test_student_pages(tabs: dict[str, Any], course: Course) -> None:
     _open(page, "/")
     check_page(page, "student-home")
     assert not _columns_off_screen(page)
+    status = "td[data-label=status]"
+    said = page.inner_text(status)
     _open(page, f"/assignments/{SLUG}/submit")
     check_page(page, "student-submit")
+    # One submission, one status in the same words wherever a student reads it.
+    assert page.inner_text(status) == said
     _open(page, f"/assignments/{SLUG}/submit?submission={course.alice}")
     page.wait_for_selector("#result table")
     # No number yet: the reason is its own sentence, not "Total: Grades are not ...".
