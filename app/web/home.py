@@ -145,7 +145,8 @@ def submissions_page(
     body = scroll(table(["submission", "student", "uploaded", "status", "total", "chosen"], rows))
     if not rows:
         body = "<p class='muted'>No submissions yet: upload students' files above.</p>"
-    upload = upload_section(session, slug, who.viewer, rubric, who.user, batch)
+    upload = upload_section(session, slug, who.viewer, rubric, who.user, batch,
+                            request.app.state.settings.max_upload_bytes)
     return layout(f"Submissions: {slug}", upload + "<h2>All submissions</h2>" + body
                   + f"<p>{pager}</p>", who.viewer, nonce(request),
                   slug=slug)

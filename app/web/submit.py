@@ -111,9 +111,19 @@ def _schedule(schedule: Schedule, used: int) -> str:
     return table(["", ""], rows, "facts")
 
 
-def upload_form(slug: str, viewer: Viewer, rubric: Rubric, staff_choice: str = "") -> str:
+def size_words(size: int) -> str:
+    """A byte count as a person reads it: 2 MB, 1.5 MB, 300 KB (1 MB = 1,048,576 bytes, as
+    the limit is set)."""
+    if size >= 1024 * 1024:
+        return f"{size / (1024 * 1024):.1f}".removesuffix(".0") + " MB"
+    return f"{max(1, round(size / 1024))} KB"
+
+
+def upload_form(slug: str, viewer: Viewer, rubric: Rubric, max_bytes: int,
+                staff_choice: str = "") -> str:
     """The upload form: one file (or, staff with the script, many), the CSRF token, the handout
-    edition when the rubric has several, a drop zone and a progress bar."""
+    edition when the rubric has several, a drop zone that says the largest file accepted (the
+    script refuses a bigger one before sending it) and a progress bar."""
     editions = ""
     if rubric.handouts:
         options = "".join(f'<option value="{e(h)}">{e(h)}</option>' for h in rubric.handouts)
@@ -123,9 +133,11 @@ def upload_form(slug: str, viewer: Viewer, rubric: Rubric, staff_choice: str = "
     accept = ",".join(ACCEPTED_EXTENSIONS)
     return (
         f'<form id="upload-form" class="upload panel" method="post" action="{submit_url(slug)}"'
-        f' enctype="multipart/form-data" data-batch="{"1" if staff_choice else ""}">'
+        f' enctype="multipart/form-data" data-batch="{"1" if staff_choice else ""}"'
+        f' data-max-bytes="{max_bytes}" data-max-words="{size_words(max_bytes)}">'
         f'{hidden("csrf", viewer.csrf)}{staff_choice}{editions}'
         '<label class="drop" id="drop">Choose a file or drop it here'
+        f'<span class="muted"> (at most {size_words(max_bytes)})</span>'
         f'<input type="file" name="file" id="file" accept="{e(accept)}" required{multiple}>'
         "</label>"
         '<p><button type="submit" id="upload">Upload</button></p>'
@@ -236,7 +248,8 @@ def submit_page(
         mine = list_own_scored(session, slug, who.user)
         refused = schedule.refusal(now, len(mine))
         action = (f'<p class="error" id="closed">{e(refused.detail)}</p>' if refused
-                  else upload_form(slug, who.viewer, rubric))
+                  else upload_form(slug, who.viewer, rubric,
+                                   request.app.state.settings.max_upload_bytes))
         if submission is not None:
             s = get_scored(session, submission, who.user)  # 404 unless their own
             if s.submission.assignment_id == assignment.id:

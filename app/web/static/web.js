@@ -191,12 +191,21 @@ for (const doc of document.querySelectorAll(".doc")) {
   drop.addEventListener("drop", (ev) => {
     if (ev.dataTransfer && ev.dataTransfer.files.length) input.files = ev.dataTransfer.files;
   });
+  // The largest file accepted, in bytes and in words (the server's limit, on the form).
+  const maxBytes = Number(form.dataset.maxBytes || 0);
+  const maxWords = form.dataset.maxWords || "the upload limit";
+  function tooBig(file) {
+    if (!maxBytes || file.size <= maxBytes) return "";
+    const mb = (file.size / (1024 * 1024)).toFixed(1);
+    return `Not uploaded: ${file.name} (${mb} MB) is over the limit of ${maxWords} per file.`;
+  }
   function words(status, body, retry) {
+    // the server's 413 counts bytes of the whole request: say the limit in words instead
+    if (status === 413) return `Not uploaded: the file is larger than ${maxWords}.`;
     if (body && body.detail) {
       const wait = status === 429 && retry ? ` (try again in ${retry} s)` : "";
       return `Not uploaded: ${body.detail}${wait}`;
     }
-    if (status === 413) return "Not uploaded: the file is larger than the upload limit.";
     if (status === 0) return "Not uploaded: the connection failed. Check it and try again.";
     return `Not uploaded (error ${status}). Reload the page and try again.`;
   }
@@ -308,10 +317,14 @@ for (const doc of document.querySelectorAll(".doc")) {
     for (const file of files) {
       bar.value = 0;
       const row = batch ? addRow(file.name) : null;
-      const answer = await send(file);
+      const big = tooBig(file);
+      const answer = big ? { ok: false, message: big } : await send(file);
       if (!batch) {
         if (answer.ok) window.location.href = answer.body.url;
-        else { error.textContent = words(answer.status, answer.body, answer.retry); bar.hidden = true; }
+        else {
+          error.textContent = answer.message || words(answer.status, answer.body, answer.retry);
+          bar.hidden = true;
+        }
         return;
       }
       if (answer.ok) {
@@ -319,7 +332,7 @@ for (const doc of document.querySelectorAll(".doc")) {
         update(row, { ...answer.body, total: "", doubt: "", url: `/submissions/${answer.body.id}` });
       } else {
         cell(row, 3, "refused");
-        cell(row, 5, words(answer.status, answer.body, answer.retry));
+        cell(row, 5, answer.message || words(answer.status, answer.body, answer.retry));
         row.classList.add("disputed");
       }
     }
