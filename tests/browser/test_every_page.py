@@ -86,10 +86,31 @@ def _axe_problems(page: Any) -> list[str]:
     ]
 
 
+# Run on each control Tab reaches (`el`): its focus outline is at least 2 px and contrasts 3:1
+# with the background it is drawn on, the nearest opaque one outside the control (WCAG 2.4.7,
+# 1.4.11): e.g. the blue ring on the dark blue top bar was 2.4:1.
+FAINT_FOCUS = """
+  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  let under = el.parentElement, back = [255, 255, 255];
+  while (under) { const c = rgb(getComputedStyle(under).backgroundColor);
+    if (c.length === 3 || c[3] > 0.5) { back = c.slice(0, 3); break; }
+    under = under.parentElement; }
+  const st = getComputedStyle(el), ring = rgb(st.outlineColor).slice(0, 3);
+  const [hi, lo] = [lum(ring), lum(back)].sort((a, b) => b - a);
+  if (st.outlineStyle === 'none' || parseFloat(st.outlineWidth) < 2
+      || (hi + 0.05) / (lo + 0.05) < 3)
+    (window.faintFocus = window.faintFocus || []).push(el.outerHTML.slice(0, 100) + ' ring ' +
+      st.outlineColor + ' on ' + back);
+"""
+
+
 def _unreachable(page: Any) -> list[str]:
     """Controls that Tab never reaches, pressing Tab until focus comes back to the first one (a
     date box takes several presses, one per field; a radio group is one stop, its arrow keys
-    choose)."""
+    choose); and those Tab reaches whose focus ring is hard to see (FAINT_FOCUS)."""
     page.evaluate("document.activeElement && document.activeElement.blur()")
     marker = "data-tab-seen"
     first = None
@@ -98,12 +119,14 @@ def _unreachable(page: Any) -> list[str]:
         at = page.evaluate(
             f"""() => {{ const el = document.activeElement;
               if (!el || el === document.body) return null;
-              if (!el.hasAttribute('{marker}')) el.setAttribute('{marker}', Math.random());
+              if (!el.hasAttribute('{marker}')) {{ {FAINT_FOCUS}
+                el.setAttribute('{marker}', Math.random()); }}
               return el.getAttribute('{marker}'); }}""")
         if at is not None and first is None:
             first = at
         elif at is not None and at == first:
             break
+    faint: list[str] = page.evaluate("window.faintFocus || []")
     missing: list[str] = page.evaluate(
         f"""() => {{
           // inside a closed <details> only its summary shows (Enter opens it)
@@ -118,7 +141,8 @@ def _unreachable(page: Any) -> list[str]:
             .map(el => el.outerHTML.slice(0, 120)); }}""")
     page.evaluate(f"document.querySelectorAll('[{marker}]')"
                   f".forEach(el => el.removeAttribute('{marker}'))")
-    return missing
+    return ([f"not reachable with Tab: {html}" for html in missing]
+            + [f"focus hard to see: {html}" for html in faint])
 
 
 def check_page(page: Any, name: str, keyboard: bool = True) -> None:
@@ -137,7 +161,7 @@ def check_page(page: Any, name: str, keyboard: bool = True) -> None:
         screenshot(page, f"pages/{name}-{size}")
     page.set_viewport_size(DESKTOP)
     if keyboard:
-        problems += [f"not reachable with Tab: {html}" for html in _unreachable(page)]
+        problems += _unreachable(page)
     assert not problems, f"{name}:\n" + "\n".join(problems)
 
 
