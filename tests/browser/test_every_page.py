@@ -158,6 +158,13 @@ def check_page(page: Any, name: str, keyboard: bool = True) -> None:
         if wide > viewport["width"]:
             problems.append(f"{wide} px wide at {size} px")
         problems += [f"at {size} px: {p}" for p in _axe_problems(page)]
+        # a figure drawn smaller than its own size (the dashboard's histogram on a phone)
+        # keeps its words readable: no text under 9 px tall
+        tiny = page.evaluate("""() => Array.from(document.querySelectorAll('main svg text'))
+            .filter(t => t.textContent.trim() && t.getBoundingClientRect().height < 9)
+            .map(t => t.textContent)""")
+        if tiny:
+            problems.append(f"at {size} px: text under 9 px in a figure: {tiny[:5]}")
         screenshot(page, f"pages/{name}-{size}")
     page.set_viewport_size(DESKTOP)
     if keyboard:
