@@ -53,8 +53,9 @@ def _facts(s: ScoredSubmission, total: str, staff: bool, status: str) -> str:
     sub = s.submission
     assignment = e(s.assignment_slug)
     rows = [
-        ["assignment", f'<a href="/assignments/{assignment}/dashboard">{assignment}</a>'
-         if staff else assignment],
+        # a student goes back to the handout, the upload form and their other submissions
+        ["assignment", f'<a href="/assignments/{assignment}/'
+         f'{"dashboard" if staff else "submit"}">{assignment}</a>'],
         ["student", e(sub.student)],
         ["file", e(sub.filename)],
         ["uploaded", _when(sub.created_at)],

@@ -316,6 +316,10 @@ def test_student_pages(tabs: dict[str, Any], course: Course) -> None:
     _open(page, f"/submissions/{course.alice}")
     check_page(page, "student-submission")
     assert not _columns_off_screen(page)
+    # Back to the assignment's own page (handout, upload, the other submissions) in one click.
+    with page.expect_navigation():
+        page.click(f"table.facts a:text-is('{SLUG}')")
+    assert page.url.endswith(f"/assignments/{SLUG}/submit")
 
 
 def test_student_error_pages(tabs: dict[str, Any], course: Course) -> None:
