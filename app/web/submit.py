@@ -206,19 +206,19 @@ def _mine(
     rows = []
     for s in mine:
         shown = student_score(s, view)
-        counts = "–" if unknown else ("<b>counts</b>" if counted.get(student_key(s)) is s else "")
-        rows.append([
-            f'<a href="/submissions/{s.submission.id}">#{s.submission.id}</a>',
+        counts = not unknown and counted.get(student_key(s)) is s
+        rows.append([  # as on the student's home page: the badge beside the one that counts
+            f'<a href="/submissions/{s.submission.id}">#{s.submission.id}</a>'
+            + (' <span class="badge">counts</span>' if counts else ""),
             e(s.submission.created_at.strftime("%Y-%m-%d %H:%M")),
             e(s.submission.filename),
             e(shown.status_text),  # the words of the student's home page
             e(shown.total_note or "") if shown.total is None
             else f"{pts(shown.total)} / {pts(shown.max_points)}",
-            counts,
         ])
     note = ("<p class='muted'>Which submission counts is shown once grades are published (your "
             "best one counts).</p>" if unknown else "")
-    headers = ["submission", "uploaded", "file", "status", "score", "counts"]
+    headers = ["submission", "uploaded", "file", "status", "score"]
     return scroll(table(headers, rows, "cards")) + note
 
 

@@ -300,12 +300,12 @@ def test_student_pages(tabs: dict[str, Any], course: Course) -> None:
     _open(page, "/")
     check_page(page, "student-home")
     assert not _columns_off_screen(page)
-    status = "td[data-label=status]"
-    said = page.inner_text(status)
+    row = f"tr:has(a[href='/submissions/{course.alice}'])"
+    said = page.inner_text(row)
     _open(page, f"/assignments/{SLUG}/submit")
     check_page(page, "student-submit")
-    # One submission, one status in the same words wherever a student reads it.
-    assert page.inner_text(status) == said
+    # One submission reads the same wherever a student sees it listed (status, score, counts).
+    assert page.inner_text(row) == said and "counts" in said
     _open(page, f"/assignments/{SLUG}/submit?submission={course.alice}")
     page.wait_for_selector("#result table")
     # No number yet: the reason is its own sentence, not "Total: Grades are not ...".
