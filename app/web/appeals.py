@@ -25,7 +25,7 @@ from app.review.service import rubric_item
 from app.settings import Settings
 from app.web import repository as pages
 from app.web.auth import Signed, csrf_refusal, form_points, nonce, signed_in, staff, staff_post
-from app.web.markup import Viewer, e, hidden, layout, pct, pts, table
+from app.web.markup import Viewer, e, hidden, layout, math_view, pct, pts, table
 from app.web.preview import item_preview
 from app.web.routing import PageRoute
 from app.web.rubric_panel import rubric_panel
@@ -292,7 +292,8 @@ def request_page(
             f" (the machine's, {e(item.status)}, confidence {pct(item.confidence)})")],
     ], "facts")
     answer_text = "" if s.run is None else str(s.run.answers.get(item.question, ""))
-    answer = (f"<div class='doc' id='answer'>{e(answer_text)}</div>" if answer_text
+    answer = (f"<div class='doc' id='answer'>{e(answer_text)}</div>"
+              + math_view(answer_text, "<p class='muted'>Math rendered</p>") if answer_text
               else "<p class='muted'>(no answer was located for this question)</p>")
     try:
         panel = rubric_panel(rubric_item(session, found.submission, item.item_id))

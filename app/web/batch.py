@@ -73,7 +73,8 @@ def _cells(row: dict[str, object]) -> list[str]:
 
 
 def upload_section(
-    session: Session, slug: str, viewer: Viewer, rubric: Rubric, user: User, batch: str
+    session: Session, slug: str, viewer: Viewer, rubric: Rubric, user: User, batch: str,
+    max_bytes: int,
 ) -> str:
     """The Submissions page's upload form and the current batch's table."""
     roster = sorted(roster_for_assignment(session, slug).values(), key=lambda r: r.student_id)
@@ -92,7 +93,8 @@ def upload_section(
     body = scroll(table(["submission", "file", "student", "status", "total", "warning"],
                         [_cells(r) for r in rows], "batch"))
     return (
-        "<h2>Upload for students</h2>" + upload_form(slug, viewer, rubric, staff_choice=choice)
+        "<h2>Upload for students</h2>"
+        + upload_form(slug, viewer, rubric, max_bytes, staff_choice=choice)
         + f'<div id="batch" data-slug="{e(slug)}" data-ids="'
         + e(",".join(str(r["id"]) for r in rows)) + f'">{body}</div>'
     )

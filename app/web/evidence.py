@@ -59,7 +59,9 @@ def spans(answer: str, evidence: Iterable[Any]) -> list[tuple[int, int, str]]:
         start, end = _int(_field(item, "start")), _int(_field(item, "end"))
         if base is not None and start is not None and end is not None:
             rel = start - base
-            if end > start and rel >= 0 and quotes(answer[rel : rel + end - start], text):
+            # a span that runs past the answer's end is not trusted (a slice would shorten it)
+            if (end > start and rel >= 0 and rel + end - start <= len(answer)
+                    and quotes(answer[rel : rel + end - start], text)):
                 found.append((rel, rel + (end - start), label))
                 continue
         if len(text) >= MIN_FIND:

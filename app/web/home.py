@@ -92,7 +92,7 @@ def _student_home(
         parts.append(f"<p class='muted'>{'Due ' + e(when(due)) + '. ' if due else ''}"
                      f"{e(counting_rule(view.schedule))}</p>")
         parts.append('<div class="wide">'
-                     + table(["submission", "uploaded", "file", "status", "score"], rows)
+                     + table(["submission", "uploaded", "file", "status", "score"], rows, "cards")
                      + "</div>")
     body = "".join(parts) or "<p>No assignments yet.</p>"
     return layout("My submissions", body, viewer, nonce(request))
@@ -145,7 +145,8 @@ def submissions_page(
     body = scroll(table(["submission", "student", "uploaded", "status", "total", "chosen"], rows))
     if not rows:
         body = "<p class='muted'>No submissions yet: upload students' files above.</p>"
-    upload = upload_section(session, slug, who.viewer, rubric, who.user, batch)
+    upload = upload_section(session, slug, who.viewer, rubric, who.user, batch,
+                            request.app.state.settings.max_upload_bytes)
     return layout(f"Submissions: {slug}", upload + "<h2>All submissions</h2>" + body
                   + f"<p>{pager}</p>", who.viewer, nonce(request),
                   slug=slug)

@@ -123,3 +123,18 @@ def highlight(text: str, spans: Iterable[tuple[int, int, str]]) -> str:
         at = end
     out.append(e(text[at:]))
     return "".join(out)
+
+
+MATH_MARKS = ("$", "\\(", "\\[")
+
+
+def math_view(text: str, heading: str, box_id: str = "", view_id: str = "") -> str:
+    """`text` again, for web.js to show with its LaTeX rendered (vendored KaTeX, MathML output)
+    under `heading` (markup): only when it has math delimiters; hidden until rendered, so a
+    browser without the script shows the raw text alone."""
+    if not any(mark in text for mark in MATH_MARKS):
+        return ""
+    box = f' id="{e(box_id)}"' if box_id else ""
+    view = f' id="{e(view_id)}"' if view_id else ""
+    return (f'<div class="math-view"{view} data-math-view hidden>{heading}'
+            f'<div class="doc math tex"{box}>{e(text)}</div></div>')

@@ -29,7 +29,17 @@ from app.web.appeals import queue_section
 from app.web.auth import Signed, form_points, nonce, staff, staff_post
 from app.web.document import document_spans, document_text
 from app.web.evidence import spans
-from app.web.markup import Viewer, e, hidden, highlight, layout, pct, pts, table
+from app.web.markup import (
+    Viewer,
+    e,
+    hidden,
+    highlight,
+    layout,
+    math_view,
+    pct,
+    pts,
+    table,
+)
 from app.web.preview import accept_preview, item_preview
 from app.web.routing import PageRoute
 from app.web.rubric_panel import rubric_panel
@@ -58,16 +68,9 @@ def _evidence_list(entry: ReviewEntry) -> str:
     return table(["kind", "text", "note"], rows) if rows else "<p class='muted'>None.</p>"
 
 
-MATH_MARKS = ("$", "\\(", "\\[")
-
-
 def _math(answer: str) -> str:
-    """The answer again, for web.js to show with its LaTeX rendered (KaTeX, MathML output):
-    only when it has math delimiters; hidden until rendered."""
-    if not any(mark in answer for mark in MATH_MARKS):
-        return ""
-    return ('<section id="math-view" hidden><h2>Answer, math rendered</h2>'
-            f'<div class="doc math" id="answer-math">{e(answer)}</div></section>')
+    """The answer again with its LaTeX rendered, when it has any (markup.math_view)."""
+    return math_view(answer, "<h2>Answer, math rendered</h2>", "answer-math", "math-view")
 
 
 def _document(document: str | None, entry: ReviewEntry) -> str:

@@ -25,7 +25,17 @@ from app.web import repository
 from app.web.appeals import student_regrades, submission_section
 from app.web.auth import Signed, form_points, nonce, signed_in, staff_post
 from app.web.document import document_spans, document_text
-from app.web.markup import Viewer, e, hidden, highlight, layout, pct, pts, table
+from app.web.markup import (
+    Viewer,
+    e,
+    hidden,
+    highlight,
+    layout,
+    math_view,
+    pct,
+    pts,
+    table,
+)
 from app.web.preview import preview_html
 from app.web.review import group_url
 from app.web.routing import PageRoute
@@ -43,8 +53,9 @@ def _facts(s: ScoredSubmission, total: str, staff: bool, status: str) -> str:
     sub = s.submission
     assignment = e(s.assignment_slug)
     rows = [
-        ["assignment", f'<a href="/assignments/{assignment}/dashboard">{assignment}</a>'
-         if staff else assignment],
+        # a student goes back to the handout, the upload form and their other submissions
+        ["assignment", f'<a href="/assignments/{assignment}/'
+         f'{"dashboard" if staff else "submit"}">{assignment}</a>'],
         ["student", e(sub.student)],
         ["file", e(sub.filename)],
         ["uploaded", _when(sub.created_at)],
@@ -181,6 +192,7 @@ def _staff_page(session: Session, s: ScoredSubmission, viewer: Viewer, now: Any)
     if s.run is not None and s.run.answers:
         answers = "".join(
             f"<h3>{e(q)}</h3><div class='doc'>{e(text)}</div>"
+            + math_view(text, f"<p class='muted'>{e(q)}, math rendered</p>")
             for q, text in sorted(s.run.answers.items())
         )
     runs = table(

@@ -52,17 +52,6 @@ WHEN = "%Y-%m-%d %H:%M UTC"
 # The roster choice that files a staff upload under its file name's stem (alice.txt: alice).
 FROM_NAME = "@name"
 REFRESH_SECONDS = 2
-# A submission's state in a student's words (the machine's statuses are staff vocabulary).
-STATUS_WORDS = {
-    "queued": "waiting to be graded",
-    "grading": "being graded",
-    "graded": "graded",
-    "needs_review": "some parts are being checked by course staff",
-    "pending": "waiting to be graded",
-    "grader_error": "course staff will grade it",
-    "submission_error": "could not be read",
-    "missing": "no answers found",
-}
 
 
 def scroll(markup: str) -> str:
@@ -122,9 +111,19 @@ def _schedule(schedule: Schedule, used: int) -> str:
     return table(["", ""], rows, "facts")
 
 
-def upload_form(slug: str, viewer: Viewer, rubric: Rubric, staff_choice: str = "") -> str:
+def size_words(size: int) -> str:
+    """A byte count as a person reads it: 2 MB, 1.5 MB, 300 KB (1 MB = 1,048,576 bytes, as
+    the limit is set)."""
+    if size >= 1024 * 1024:
+        return f"{size / (1024 * 1024):.1f}".removesuffix(".0") + " MB"
+    return f"{max(1, round(size / 1024))} KB"
+
+
+def upload_form(slug: str, viewer: Viewer, rubric: Rubric, max_bytes: int,
+                staff_choice: str = "") -> str:
     """The upload form: one file (or, staff with the script, many), the CSRF token, the handout
-    edition when the rubric has several, a drop zone and a progress bar."""
+    edition when the rubric has several, a drop zone that says the largest file accepted (the
+    script refuses a bigger one before sending it) and a progress bar."""
     editions = ""
     if rubric.handouts:
         options = "".join(f'<option value="{e(h)}">{e(h)}</option>' for h in rubric.handouts)
@@ -134,9 +133,11 @@ def upload_form(slug: str, viewer: Viewer, rubric: Rubric, staff_choice: str = "
     accept = ",".join(ACCEPTED_EXTENSIONS)
     return (
         f'<form id="upload-form" class="upload panel" method="post" action="{submit_url(slug)}"'
-        f' enctype="multipart/form-data" data-batch="{"1" if staff_choice else ""}">'
+        f' enctype="multipart/form-data" data-batch="{"1" if staff_choice else ""}"'
+        f' data-max-bytes="{max_bytes}" data-max-words="{size_words(max_bytes)}">'
         f'{hidden("csrf", viewer.csrf)}{staff_choice}{editions}'
         '<label class="drop" id="drop">Choose a file or drop it here'
+        f'<span class="muted"> (at most {size_words(max_bytes)})</span>'
         f'<input type="file" name="file" id="file" accept="{e(accept)}" required{multiple}>'
         "</label>"
         '<p><button type="submit" id="upload">Upload</button></p>'
@@ -176,7 +177,8 @@ def _result(session: Session, s: ScoredSubmission, assignment: Assignment, now: 
     warning = (f'<p class="flag" id="doubt">{e(doubt)} Only part of {e(assignment.title)} was '
                "found in your file; course staff will check it.</p>" if doubt else "")
     error = student_error(s)
-    total = (f"Total: {e(shown.total_note or '')}" if shown.total is None
+    # No number yet: the note says why in a sentence of its own ("Grades are not published yet.")
+    total = (e(shown.total_note or "") if shown.total is None
              else f"Total: <b>{pts(shown.total)} / {pts(shown.max_points)}</b>.")
     rows = [[f"<b>{e(i.id)}</b>" + (f"<br><span class='muted'>{e(i.title)}</span>"
                                      if i.title else ""),
@@ -204,20 +206,20 @@ def _mine(
     rows = []
     for s in mine:
         shown = student_score(s, view)
-        counts = "–" if unknown else ("<b>counts</b>" if counted.get(student_key(s)) is s else "")
-        rows.append([
-            f'<a href="/submissions/{s.submission.id}">#{s.submission.id}</a>',
+        counts = not unknown and counted.get(student_key(s)) is s
+        rows.append([  # as on the student's home page: the badge beside the one that counts
+            f'<a href="/submissions/{s.submission.id}">#{s.submission.id}</a>'
+            + (' <span class="badge">counts</span>' if counts else ""),
             e(s.submission.created_at.strftime("%Y-%m-%d %H:%M")),
             e(s.submission.filename),
-            e(STATUS_WORDS.get(shown.status, shown.status)),
+            e(shown.status_text),  # the words of the student's home page
             e(shown.total_note or "") if shown.total is None
             else f"{pts(shown.total)} / {pts(shown.max_points)}",
-            counts,
         ])
     note = ("<p class='muted'>Which submission counts is shown once grades are published (your "
             "best one counts).</p>" if unknown else "")
-    headers = ["submission", "uploaded", "file", "status", "score", "counts"]
-    return scroll(table(headers, rows)) + note
+    headers = ["submission", "uploaded", "file", "status", "score"]
+    return scroll(table(headers, rows, "cards")) + note
 
 
 @router.get("/assignments/{slug}/submit", response_class=HTMLResponse, include_in_schema=False)
@@ -246,7 +248,8 @@ def submit_page(
         mine = list_own_scored(session, slug, who.user)
         refused = schedule.refusal(now, len(mine))
         action = (f'<p class="error" id="closed">{e(refused.detail)}</p>' if refused
-                  else upload_form(slug, who.viewer, rubric))
+                  else upload_form(slug, who.viewer, rubric,
+                                   request.app.state.settings.max_upload_bytes))
         if submission is not None:
             s = get_scored(session, submission, who.user)  # 404 unless their own
             if s.submission.assignment_id == assignment.id:

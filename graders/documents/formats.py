@@ -123,15 +123,18 @@ def _bounded_int(digits: str) -> int:
     return int(digits)
 
 
-def _load_json(text: str, what: str) -> Any:
+def _load_json(text: str, what: str, advice: str = "") -> Any:
+    """`what` names the file for its author ("the notebook"); `advice` says what to do when it
+    is not JSON (a notebook cut short, or saved as something else, is re-saved in Jupyter)."""
     try:
         data = json.loads(text, parse_int=_bounded_int)
     except json.JSONDecodeError as exc:
         raise InvalidDocument(
-            f"malformed {what}: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+            f"{what} is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})"
+            f"{advice}"
         ) from exc
     except RecursionError as exc:
-        raise InvalidDocument(f"malformed {what}: arrays or objects nested too deeply") from exc
+        raise InvalidDocument(f"{what} has arrays or objects nested too deeply") from exc
     # a lone surrogate can only come from a \\u escape: UTF-8 and UTF-16 text decoding refuse one
     return _without_surrogates(data) if "\\u" in text else data
 
@@ -205,7 +208,8 @@ def _notebook_text(text: str) -> tuple[str, Any, tuple[Cell, ...]]:
 
     from graders.documents.notebook import render_notebook
 
-    data = _load_json(text, "notebook JSON")
+    data = _load_json(text, "the notebook", "; open it in Jupyter, save it and upload the saved "
+                      ".ipynb file again")
     if not isinstance(data, dict) or "cells" not in data:
         raise InvalidDocument("not a Jupyter notebook: no cells")
     if isinstance(data["cells"], list) and len(data["cells"]) > MAX_CELLS:
@@ -279,7 +283,7 @@ def decode_document(
     if not text.strip():
         raise InvalidDocument("the upload contains only whitespace")
     if fmt == "json":
-        data = _load_json(text, "JSON")
+        data = _load_json(text, "the file")
         if isinstance(data, dict) and "cells" in data and "answers" not in data:
             if light_only:
                 raise NeedsReader("notebook")

@@ -23,7 +23,8 @@ SLUG = "transformer-basics"
 SIZES = {"1366": DESKTOP, "390": PHONE}
 LONG = "x" * 5000  # one unbroken line: it wraps or scrolls inside its box
 # Two readings of d_head (needs review), the long line in the same answer, a written A2 answer.
-DOCUMENT = (f"# Homework\n\n## A2\nStacked linear layers are one linear map.\n\n"
+MATH = "$W_2 W_1 x = W x$"  # LaTeX in a located answer: rendered beside the raw text
+DOCUMENT = (f"# Homework\n\n## A2\nStacked linear layers are one linear map, {MATH}.\n\n"
             f"## B1\nd_head = 12 maybe 64 {LONG}\n\n## B2\nSum = 11.107\n")
 REPORTED = {"serious", "critical", "moderate", "minor"}  # every impact: none is allowed
 FOCUSABLE = ("a[href], button, input:not([type=hidden]), select, textarea, summary, "
@@ -85,10 +86,31 @@ def _axe_problems(page: Any) -> list[str]:
     ]
 
 
+# Run on each control Tab reaches (`el`): its focus outline is at least 2 px and contrasts 3:1
+# with the background it is drawn on, the nearest opaque one outside the control (WCAG 2.4.7,
+# 1.4.11): e.g. the blue ring on the dark blue top bar was 2.4:1.
+FAINT_FOCUS = """
+  const rgb = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+    .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+  let under = el.parentElement, back = [255, 255, 255];
+  while (under) { const c = rgb(getComputedStyle(under).backgroundColor);
+    if (c.length === 3 || c[3] > 0.5) { back = c.slice(0, 3); break; }
+    under = under.parentElement; }
+  const st = getComputedStyle(el), ring = rgb(st.outlineColor).slice(0, 3);
+  const [hi, lo] = [lum(ring), lum(back)].sort((a, b) => b - a);
+  if (st.outlineStyle === 'none' || parseFloat(st.outlineWidth) < 2
+      || (hi + 0.05) / (lo + 0.05) < 3)
+    (window.faintFocus = window.faintFocus || []).push(el.outerHTML.slice(0, 100) + ' ring ' +
+      st.outlineColor + ' on ' + back);
+"""
+
+
 def _unreachable(page: Any) -> list[str]:
     """Controls that Tab never reaches, pressing Tab until focus comes back to the first one (a
     date box takes several presses, one per field; a radio group is one stop, its arrow keys
-    choose)."""
+    choose); and those Tab reaches whose focus ring is hard to see (FAINT_FOCUS)."""
     page.evaluate("document.activeElement && document.activeElement.blur()")
     marker = "data-tab-seen"
     first = None
@@ -97,12 +119,14 @@ def _unreachable(page: Any) -> list[str]:
         at = page.evaluate(
             f"""() => {{ const el = document.activeElement;
               if (!el || el === document.body) return null;
-              if (!el.hasAttribute('{marker}')) el.setAttribute('{marker}', Math.random());
+              if (!el.hasAttribute('{marker}')) {{ {FAINT_FOCUS}
+                el.setAttribute('{marker}', Math.random()); }}
               return el.getAttribute('{marker}'); }}""")
         if at is not None and first is None:
             first = at
         elif at is not None and at == first:
             break
+    faint: list[str] = page.evaluate("window.faintFocus || []")
     missing: list[str] = page.evaluate(
         f"""() => {{
           // inside a closed <details> only its summary shows (Enter opens it)
@@ -117,7 +141,8 @@ def _unreachable(page: Any) -> list[str]:
             .map(el => el.outerHTML.slice(0, 120)); }}""")
     page.evaluate(f"document.querySelectorAll('[{marker}]')"
                   f".forEach(el => el.removeAttribute('{marker}'))")
-    return missing
+    return ([f"not reachable with Tab: {html}" for html in missing]
+            + [f"focus hard to see: {html}" for html in faint])
 
 
 def check_page(page: Any, name: str, keyboard: bool = True) -> None:
@@ -133,10 +158,17 @@ def check_page(page: Any, name: str, keyboard: bool = True) -> None:
         if wide > viewport["width"]:
             problems.append(f"{wide} px wide at {size} px")
         problems += [f"at {size} px: {p}" for p in _axe_problems(page)]
+        # a figure drawn smaller than its own size (the dashboard's histogram on a phone)
+        # keeps its words readable: no text under 9 px tall
+        tiny = page.evaluate("""() => Array.from(document.querySelectorAll('main svg text'))
+            .filter(t => t.textContent.trim() && t.getBoundingClientRect().height < 9)
+            .map(t => t.textContent)""")
+        if tiny:
+            problems.append(f"at {size} px: text under 9 px in a figure: {tiny[:5]}")
         screenshot(page, f"pages/{name}-{size}")
     page.set_viewport_size(DESKTOP)
     if keyboard:
-        problems += [f"not reachable with Tab: {html}" for html in _unreachable(page)]
+        problems += _unreachable(page)
     assert not problems, f"{name}:\n" + "\n".join(problems)
 
 
@@ -173,7 +205,23 @@ def test_the_submission_page_with_a_long_line(tabs: dict[str, Any], course: Cour
     page = tabs["prof"]
     _open(page, f"/submissions/{course.long}")
     assert LONG in page.inner_text("main")
+    # The located answer's LaTeX is shown rendered (MathML) next to the raw text, not as $...$.
+    page.wait_for_selector(".math-view:not([hidden]) math")
+    assert "$" not in page.inner_text(".math-view .tex")
     check_page(page, "submission")
+
+
+@pytest.mark.parametrize("path", [f"/assignments/{SLUG}/groups/a2.collapse",
+                                  f"/assignments/{SLUG}/active/a2.collapse"])
+def test_an_answer_s_math_is_shown_rendered(tabs: dict[str, Any], path: str) -> None:
+    """Where staff read an answer (its group, active grading), its LaTeX is rendered beside the
+    raw text: the MathML holds the symbols, not the dollar signs."""
+    page = tabs["prof"]
+    _open(page, path)
+    page.wait_for_selector(".math-view:not([hidden]) math")
+    rendered = page.locator(".math-view .tex").first
+    assert "$" not in rendered.inner_text() and rendered.locator("math msub").count() == 2
+    check_page(page, "math-" + path.split("/")[3], keyboard=False)
 
 
 def test_the_review_item_keeps_its_decision_panel_on_screen(tabs: dict[str, Any],
@@ -234,17 +282,44 @@ def test_the_sign_in_pages(tabs: dict[str, Any]) -> None:
     check_page(page, "sign-in-refused")
 
 
+def _columns_off_screen(page: Any) -> list[str]:
+    """At phone width, the tables of a student page that hide a column behind a sideways
+    scroll (a student's score is the column they came for): their first row's text."""
+    page.set_viewport_size(PHONE)
+    hidden: list[str] = page.evaluate(
+        """() => Array.from(document.querySelectorAll('main table'))
+             .filter(t => t.scrollWidth > t.clientWidth + 1
+                          || t.getBoundingClientRect().right > window.innerWidth + 1)
+             .map(t => t.innerText.slice(0, 80))""")
+    page.set_viewport_size(DESKTOP)
+    return hidden
+
+
 def test_student_pages(tabs: dict[str, Any], course: Course) -> None:
     page = tabs["alice"]
     _open(page, "/")
     check_page(page, "student-home")
+    assert not _columns_off_screen(page)
+    row = f"tr:has(a[href='/submissions/{course.alice}'])"
+    said = page.inner_text(row)
     _open(page, f"/assignments/{SLUG}/submit")
     check_page(page, "student-submit")
+    # One submission reads the same wherever a student sees it listed (status, score, counts).
+    assert page.inner_text(row) == said and "counts" in said
     _open(page, f"/assignments/{SLUG}/submit?submission={course.alice}")
     page.wait_for_selector("#result table")
+    # No number yet: the reason is its own sentence, not "Total: Grades are not ...".
+    assert page.inner_text("#result-status") == ("Received and checked. Grades are not "
+                                                 "published yet.")
     check_page(page, "student-submit-result")
+    assert not _columns_off_screen(page)
     _open(page, f"/submissions/{course.alice}")
     check_page(page, "student-submission")
+    assert not _columns_off_screen(page)
+    # Back to the assignment's own page (handout, upload, the other submissions) in one click.
+    with page.expect_navigation():
+        page.click(f"table.facts a:text-is('{SLUG}')")
+    assert page.url.endswith(f"/assignments/{SLUG}/submit")
 
 
 def test_student_error_pages(tabs: dict[str, Any], course: Course) -> None:

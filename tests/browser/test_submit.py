@@ -51,6 +51,26 @@ def test_a_refused_upload_is_explained_in_words(page: Any, live_server: LiveServ
     page.click("#upload")
     page.wait_for_selector("#upload-error:has-text('Not uploaded')")
     assert ".docx" in page.inner_text("#upload-error")
+    # A notebook cut short: what is wrong with it and what to do, in the student's words.
+    page.set_input_files("#file", files=[{"name": "hw.ipynb", "mimeType": "application/json",
+                                          "buffer": b'{"cells": ['}])
+    page.click("#upload")
+    page.wait_for_selector("#upload-error:has-text('notebook')")
+    said = page.inner_text("#upload-error")
+    assert "is not valid JSON" in said and "save it" in said and "malformed" not in said
+    # A file over the limit is refused before it is sent, the limit said in megabytes as on
+    # the form (the server's own refusal counts the bytes of the whole request).
+    limit = int(str(page.get_attribute("#upload-form", "data-max-bytes")))
+    assert "(at most 2 MB)" in page.inner_text("#drop")
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if r.method == "POST" else None)
+    page.set_input_files("#file", files=[{"name": "scan.txt", "mimeType": "text/plain",
+                                          "buffer": b"x" * (limit + 300 * 1024)}])
+    page.click("#upload")
+    page.wait_for_selector("#upload-error:has-text('over the limit')")
+    assert page.inner_text("#upload-error") == (
+        "Not uploaded: scan.txt (2.3 MB) is over the limit of 2 MB per file.")
+    assert not sent
 
 
 def test_staff_bulk_upload_and_watch_the_batch_grade(

@@ -96,13 +96,34 @@ for (const doc of document.querySelectorAll(".doc")) {
     undo.requestSubmit();
   });
 })();
-// Math in an answer (review page): the answer's LaTeX ($...$, $$...$$, \(...\), \[...\])
-// rendered by the vendored KaTeX as MathML (no inline styles, no fonts: the CSP holds),
-// loaded only on a page that shows math. Student text never becomes HTML: text pieces are
-// text nodes, math pieces go through katex.render with trust off and bounded expansion.
+// Math in an answer (the review page's answer, the staff submission page's located answers):
+// each box's LaTeX ($...$, $$...$$, \(...\), \[...\]) rendered by the vendored KaTeX as
+// MathML (no inline styles, no fonts: the CSP holds), loaded only on a page that shows math.
+// Student text never becomes HTML: text pieces are text nodes, math pieces go through
+// katex.render with trust off and bounded expansion.
+// An answer group's or active grading's answer (pre.answer, written by pages outside app/web)
+// gets the same rendered copy beside it here, built from its text, when it has a delimiter.
 (function () {
-  const box = document.getElementById("answer-math");
-  if (!box) return;
+  for (const pre of document.querySelectorAll("main pre.answer")) {
+    const text = pre.textContent;
+    if (!["$", "\\(", "\\["].some((mark) => text.includes(mark))) continue;
+    const view = document.createElement("div");
+    view.className = "math-view";
+    view.dataset.mathView = "";
+    view.hidden = true;
+    const label = document.createElement("p");
+    label.className = "muted";
+    label.textContent = "Math rendered";
+    const box = document.createElement("div");
+    box.className = "doc math tex";
+    box.textContent = text;
+    view.append(label, box);
+    pre.after(view);
+  }
+})();
+(function () {
+  const boxes = document.querySelectorAll("[data-math-view] .tex");
+  if (!boxes.length) return;
   const MAX_TEXT = 20000;
   const MAX_PIECES = 300;
   const PAIRS = [["$$", "$$"], ["\\[", "\\]"], ["\\(", "\\)"], ["$", "$"]];
@@ -127,7 +148,7 @@ for (const doc of document.querySelectorAll(".doc")) {
     if (at < text.length) found.push({ text: text.slice(at) });
     return found;
   }
-  function render() {
+  function render(box) {
     const text = box.textContent.slice(0, MAX_TEXT);
     box.textContent = "";
     for (const piece of pieces(text)) {
@@ -142,12 +163,12 @@ for (const doc of document.querySelectorAll(".doc")) {
       });
       box.appendChild(span);
     }
-    document.getElementById("math-view").hidden = false;
+    box.closest("[data-math-view]").hidden = false;
   }
   const script = document.createElement("script");
   script.src = "/static/katex.min.js";
   script.nonce = document.currentScript ? document.currentScript.nonce : "";
-  script.addEventListener("load", render);
+  script.addEventListener("load", () => boxes.forEach(render));
   document.head.appendChild(script);
 })();
 // Upload forms (a student's submit page, the staff Submissions page): drag and drop, one XHR
@@ -170,12 +191,21 @@ for (const doc of document.querySelectorAll(".doc")) {
   drop.addEventListener("drop", (ev) => {
     if (ev.dataTransfer && ev.dataTransfer.files.length) input.files = ev.dataTransfer.files;
   });
+  // The largest file accepted, in bytes and in words (the server's limit, on the form).
+  const maxBytes = Number(form.dataset.maxBytes || 0);
+  const maxWords = form.dataset.maxWords || "the upload limit";
+  function tooBig(file) {
+    if (!maxBytes || file.size <= maxBytes) return "";
+    const mb = (file.size / (1024 * 1024)).toFixed(1);
+    return `Not uploaded: ${file.name} (${mb} MB) is over the limit of ${maxWords} per file.`;
+  }
   function words(status, body, retry) {
+    // the server's 413 counts bytes of the whole request: say the limit in words instead
+    if (status === 413) return `Not uploaded: the file is larger than ${maxWords}.`;
     if (body && body.detail) {
       const wait = status === 429 && retry ? ` (try again in ${retry} s)` : "";
       return `Not uploaded: ${body.detail}${wait}`;
     }
-    if (status === 413) return "Not uploaded: the file is larger than the upload limit.";
     if (status === 0) return "Not uploaded: the connection failed. Check it and try again.";
     return `Not uploaded (error ${status}). Reload the page and try again.`;
   }
@@ -287,10 +317,14 @@ for (const doc of document.querySelectorAll(".doc")) {
     for (const file of files) {
       bar.value = 0;
       const row = batch ? addRow(file.name) : null;
-      const answer = await send(file);
+      const big = tooBig(file);
+      const answer = big ? { ok: false, message: big } : await send(file);
       if (!batch) {
         if (answer.ok) window.location.href = answer.body.url;
-        else { error.textContent = words(answer.status, answer.body, answer.retry); bar.hidden = true; }
+        else {
+          error.textContent = answer.message || words(answer.status, answer.body, answer.retry);
+          bar.hidden = true;
+        }
         return;
       }
       if (answer.ok) {
@@ -298,7 +332,7 @@ for (const doc of document.querySelectorAll(".doc")) {
         update(row, { ...answer.body, total: "", doubt: "", url: `/submissions/${answer.body.id}` });
       } else {
         cell(row, 3, "refused");
-        cell(row, 5, words(answer.status, answer.body, answer.retry));
+        cell(row, 5, answer.message || words(answer.status, answer.body, answer.retry));
         row.classList.add("disputed");
       }
     }

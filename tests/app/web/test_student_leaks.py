@@ -96,6 +96,9 @@ def _staff_only(api: Api, sid: int, mine: dict[str, Any]) -> set[str]:
     }
 
 
+UPLOAD_LIMIT = re.compile(r'data-max-(?:bytes|words)="[^"]{0,20}"|\(at most [^)<]{0,20}\)')
+
+
 def _no_leak(
     texts: dict[str, str], bob_sid: int, staff_only: set[str], key: tuple[set[str], set[str]] | None
 ) -> None:
@@ -109,6 +112,9 @@ def _no_leak(
         if not where.startswith("/api") and "(script)" not in where:  # pages speak words
             assert "needs_review" not in text and "grader_error" not in text, where
         if key is not None:
+            # The upload form states the server's size limit, here 64 KB: a number that is also
+            # an answer (d_head = 64) but says nothing of it.
+            text = UPLOAD_LIMIT.sub("", text)
             assert not leaks(text, *key), (where, leaks(text, *key)[:3])
 
 

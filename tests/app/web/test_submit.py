@@ -86,7 +86,7 @@ def test_a_plain_form_post_stores_the_file_and_shows_the_result(api: Api) -> Non
         if item["feedback"] and item["feedback"] != item.get("student_feedback"):
             assert item["feedback"] not in result.text
     assert "a grader should check" not in result.text and "confidence" not in result.text
-    assert "<b>counts</b>" in result.text
+    assert '<span class="badge">counts</span>' in result.text
     bob = _browser(api.client.app, api.tokens["bob"])
     assert bob.get(f"{SUBMIT}?submission={submission_id}").status_code == 404
 
