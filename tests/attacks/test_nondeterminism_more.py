@@ -15,7 +15,6 @@ from tests.attacks.test_nondeterminism import cached as cached  # the fixture, r
 
 VARYING = {
     "time.monotonic_ns": ("import time", "factor = 1 + time.monotonic_ns() // 1000 % 2"),
-    "the process's CPU time": ("import time", "factor = 1 + time.process_time_ns() // 1000 % 2"),
     "uuid4": ("import uuid", "factor = 1 + uuid.uuid4().int % 2"),
     "the system's random source": ("import random",
                                    "factor = 1 + random.SystemRandom().random()"),
@@ -28,6 +27,9 @@ VARYING = {
 # Read the world, but may give the same answer twice in a row.
 MAYBE = {
     "the input array's address": ("", "factor = 1 + (Q.ctypes.data // 4096) % 2"),
+    # a child forked from the same zygote doing the same work can read the same microseconds
+    # in both runs (one CI run in many: three gradings, no two runs apart)
+    "the process's CPU time": ("import time", "factor = 1 + time.process_time_ns() // 1000 % 2"),
     "the allocator's block count": ("import sys", "factor = 1 + sys.getallocatedblocks() % 2"),
     "the collector's counters": ("import gc", "factor = 1 + sum(gc.get_count()) % 2"),
     "resource usage": ("import resource",
