@@ -165,6 +165,11 @@ class Kind:
         that does not build): `gradeformer rubric validate` reports it."""
         return []
 
+    def rubric_notes(self, rubric: Rubric) -> list[Finding]:
+        """What a valid rubric may want a second look at, not a problem (a code check that
+        looks at one drawn case): `gradeformer rubric validate` prints it as a note."""
+        return []
+
     def key_basis(self, context: GradingContext) -> str | None:
         """What of the located submission the kind's results depend on, as a digest; None: the
         whole located submission."""

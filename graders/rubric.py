@@ -195,6 +195,18 @@ def battery_problems(raw: bytes, rubric: Rubric) -> list[str]:
     return [lines.at(f.loc, f"{_location(f.loc, data)}: {f.message}") for f in findings]
 
 
+def battery_notes(raw: bytes, rubric: Rubric) -> list[str]:
+    """What a valid rubric's kinds suggest a second look at, one line each with its line
+    (`gradeformer rubric validate` prints them as notes; the exit code is unchanged)."""
+    notes = [note for kind in sorted({item.grader for item in rubric.items()})
+             if (strategy := get_kind(kind)) is not None
+             for note in strategy.rubric_notes(rubric)]
+    if not notes:
+        return []
+    lines, data = _Lines(raw), _safe_load(raw)
+    return [lines.at(n.loc, f"{_location(n.loc, data)}: {n.message}") for n in notes]
+
+
 def load_rubric(path: Path | str) -> LoadedRubric:
     path = Path(path)
     try:

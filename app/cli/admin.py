@@ -15,7 +15,7 @@ from app.cli.offline import rubric_paths
 from app.db import migrate
 from app.db.session import unit_of_work
 from graders.engine import unrun_items
-from graders.rubric import RubricError, battery_problems, load_rubric
+from graders.rubric import RubricError, battery_notes, battery_problems, load_rubric
 
 UNRUN_HOW = ("A code battery runs the program and grades it automatically: docs/rubrics.md, "
              "'A battery for any NumPy function'.")
@@ -40,7 +40,8 @@ def rubric_validate(files: Annotated[list[Path], typer.Argument(exists=False)]) 
 
     Every problem is one line, `FILE: line N: path: what is wrong`; the exit code is 1 when any
     file has a problem, 0 otherwise. A `note` line (exit code unchanged) names the items of a
-    code question that read the program's text without running it: they always need review.
+    code question that read the program's text without running it (they always need review),
+    and a battery's checks that look at one case drawn per submission.
     """
     bad = 0
     for path in rubric_paths(files):
@@ -63,6 +64,9 @@ def rubric_validate(files: Annotated[list[Path], typer.Argument(exists=False)]) 
             f"{items} items, {rubric.max_points} points, hash {loaded.content_hash[:12]}",
             soft_wrap=True, markup=False, highlight=False,
         )
+        for note in battery_notes(path.read_bytes(), rubric):
+            console.print(f"note {path}: {note}", soft_wrap=True, markup=False,
+                          highlight=False)
         for question, unrun in unrun_items(rubric):
             console.print(
                 f"note {path}: question {question.id} is answered with code, but "

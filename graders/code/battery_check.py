@@ -6,9 +6,57 @@ from pathlib import Path
 
 from graders.code.battery import BatteryError
 from graders.code.config import item_config
-from graders.code.functions import load_any
+from graders.code.functions import FunctionBattery, load_any
+from graders.code.spec import FunctionBatterySpec
 from graders.rubric_checks import item_locs
-from graders.rubric_model import Finding, Rubric
+from graders.rubric_model import Finding, Loc, Rubric
+
+
+def _batteries(rubric: Rubric) -> list[tuple[Loc, str, Path]]:
+    """(the first item's location, the battery's name, its path) of each battery named."""
+    found, seen = [], set()
+    for loc, item in item_locs(rubric):
+        if item.grader != "code" or not isinstance(item.config.get("battery"), str):
+            continue
+        try:
+            path = item_config(item).path
+        except ValueError:
+            continue  # the config's own problem, reported by parse_rubric
+        if path not in seen:
+            seen.add(path)
+            found.append((loc, str(item.config["battery"]), path))
+    return found
+
+
+def single_draws(spec: FunctionBatterySpec) -> list[tuple[str, str]]:
+    """(check, case) for each check whose groups hold one case, drawn per submission (no
+    `seed`, no `repeat`): whether a program wrong only at an edge the case is meant to reach
+    passes it is then its draw's doing ("large logits" scaled by 1000 overflow an unguarded
+    softmax only where some logit drawn is large enough)."""
+    found = []
+    for name, check in spec.checks.items():
+        cases = [case for case in spec.cases if case.group in check.groups]
+        if len(cases) == 1 and cases[0].repeat == 1 and cases[0].seed is None:
+            found.append((name, cases[0].name))
+    return found
+
+
+def battery_notes(rubric: Rubric) -> list[Finding]:
+    """A general battery's checks that look at one drawn case (`single_draws`)."""
+    notes = []
+    for loc, name, path in _batteries(rubric):
+        try:
+            battery = load_any(path)
+        except (BatteryError, ValueError):
+            continue  # reported by battery_findings
+        if not isinstance(battery, FunctionBattery):
+            continue  # an attention battery draws its stability case to overflow every row
+        for check, case in single_draws(battery.spec):
+            notes.append(Finding((*loc, "config", "battery"), (
+                f"battery {name!r}: check {check!r} looks at one case, {case!r}, drawn for "
+                "each submission: a program wrong only where that draw reaches passes or fails "
+                "by its draw; give the case repeat: 3 or more, or fixed values or a seed")))
+    return notes
 
 
 def battery_findings(rubric: Rubric) -> list[Finding]:
@@ -18,18 +66,7 @@ def battery_findings(rubric: Rubric) -> list[Finding]:
     variant that the cases cannot tell from the reference is reported too: it could never name
     its bug."""
     findings: list[Finding] = []
-    seen: set[Path] = set()
-    for loc, item in item_locs(rubric):
-        if item.grader != "code" or not isinstance(item.config.get("battery"), str):
-            continue
-        try:
-            path = item_config(item).path
-        except ValueError:
-            continue  # the config's own problem, reported by parse_rubric
-        if path in seen:
-            continue
-        seen.add(path)
-        name = item.config["battery"]
+    for loc, name, path in _batteries(rubric):
         try:
             battery = load_any(path)
             same = battery.indistinguishable()

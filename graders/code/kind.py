@@ -51,5 +51,10 @@ class CodeKind(Kind):
         findings: list[Finding] = check.battery_findings(rubric)
         return findings
 
+    def rubric_notes(self, rubric: Rubric) -> list[Finding]:
+        check = import_module("graders.code.battery_check")
+        notes: list[Finding] = check.battery_notes(rubric)
+        return notes
+
 
 KIND = CodeKind()

@@ -116,6 +116,21 @@ def test_rubric_validate_a_folder_checks_its_rubrics_not_its_batteries(tmp_path:
     assert "holds no rubric" in run("rubric", "validate", str(empty), code=1)
 
 
+def test_rubric_validate_notes_a_check_of_one_drawn_case(tmp_path: Path) -> None:
+    """Each submission's cases are its own draw: a check of an edge (large logits) on one drawn
+    case passes a program wrong at that edge whenever the draw misses it (an unguarded softmax
+    passed the trial homework's 'stable' in two CI runs of three). Validate says so; the exit
+    code is unchanged."""
+    example = Path(__file__).resolve().parents[3] / "docs" / "examples" / "softmax-temperature"
+    for name in ("softmax.yaml", "softmax.py", "softmax-temperature.yaml"):
+        (tmp_path / name).write_text((example / name).read_text())
+    assert "looks at one case" not in run("rubric", "validate", str(tmp_path))
+    battery = tmp_path / "softmax.yaml"
+    battery.write_text(battery.read_text().replace("group: large, repeat: 3,", "group: large,"))
+    out = run("rubric", "validate", str(tmp_path))
+    assert "ok " in out and "check 'stable' looks at one case, 'large logits'" in out
+
+
 def test_rubric_load_refuses_a_rubric_whose_battery_does_not_build(
         env: Path, tmp_path: Path) -> None:
     """`rubric load` stored a rubric whose battery names a class's method: every code item of
