@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +13,13 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from graders.disclosure import answer_values, states_value
+from graders.kind import Kind
 from graders.registry import config_model_for, get_kind, is_known_kind
 from graders.rubric_checks import compose, cross_checks, line_of
 from graders.rubric_model import (
     BUNDLED_RUBRICS,
     AnswerKind,
+    Finding,
     LoadedRubric,
     Question,
     Release,
@@ -186,25 +189,26 @@ def parse_rubric(text: str | bytes, source: str = "<rubric>",
 def battery_problems(raw: bytes, rubric: Rubric) -> list[str]:
     """The code batteries a valid rubric names that do not build, one line each with its line
     (what `gradeformer rubric validate` adds to the checks of parse_rubric)."""
-    findings = [finding for kind in sorted({item.grader for item in rubric.items()})
-                if (strategy := get_kind(kind)) is not None
-                for finding in strategy.rubric_findings(rubric)]
-    if not findings:
-        return []
-    lines, data = _Lines(raw), _safe_load(raw)
-    return [lines.at(f.loc, f"{_location(f.loc, data)}: {f.message}") for f in findings]
+    return _kind_lines(raw, rubric, lambda kind: kind.rubric_findings(rubric))
 
 
 def battery_notes(raw: bytes, rubric: Rubric) -> list[str]:
     """What a valid rubric's kinds suggest a second look at, one line each with its line
     (`gradeformer rubric validate` prints them as notes; the exit code is unchanged)."""
-    notes = [note for kind in sorted({item.grader for item in rubric.items()})
-             if (strategy := get_kind(kind)) is not None
-             for note in strategy.rubric_notes(rubric)]
-    if not notes:
+    return _kind_lines(raw, rubric, lambda kind: kind.rubric_notes(rubric))
+
+
+def _kind_lines(raw: bytes, rubric: Rubric, ask: Callable[[Kind], list[Finding]]
+                ) -> list[str]:
+    """What each kind of the rubric's items says of it (`ask` of its strategy), one line
+    each with the line of the file it points at."""
+    findings = [finding for kind in sorted({item.grader for item in rubric.items()})
+                if (strategy := get_kind(kind)) is not None
+                for finding in ask(strategy)]
+    if not findings:
         return []
     lines, data = _Lines(raw), _safe_load(raw)
-    return [lines.at(n.loc, f"{_location(n.loc, data)}: {n.message}") for n in notes]
+    return [lines.at(f.loc, f"{_location(f.loc, data)}: {f.message}") for f in findings]
 
 
 def load_rubric(path: Path | str) -> LoadedRubric:

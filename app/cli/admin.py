@@ -47,7 +47,8 @@ def rubric_validate(files: Annotated[list[Path], typer.Argument(exists=False)]) 
     for path in rubric_paths(files):
         try:
             loaded = load_rubric(path)
-            late = battery_problems(path.read_bytes(), loaded.rubric)
+            raw = path.read_bytes()
+            late = battery_problems(raw, loaded.rubric)
             if late:
                 raise RubricError(str(path), late)
         except RubricError as exc:
@@ -64,7 +65,7 @@ def rubric_validate(files: Annotated[list[Path], typer.Argument(exists=False)]) 
             f"{items} items, {rubric.max_points} points, hash {loaded.content_hash[:12]}",
             soft_wrap=True, markup=False, highlight=False,
         )
-        for note in battery_notes(path.read_bytes(), rubric):
+        for note in battery_notes(raw, rubric):
             console.print(f"note {path}: {note}", soft_wrap=True, markup=False,
                           highlight=False)
         for question, unrun in unrun_items(rubric):

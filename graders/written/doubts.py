@@ -149,10 +149,9 @@ def unread_definition(verdict: PatternVerdict, sentences: Sequence[Sentence],
 
 # A reason given for a claim, up to the end of its clause (a comma ends a fronted one: "since
 # the norm varies, c jumps").
-_REASON = re.compile(r"(?<![\w'’])(?:because|since|due\s+to|thanks\s+to|as\s+a\s+result\s+of)"
-                     r"(?![\w'’])([^.;:!?,()]{1,300})", re.IGNORECASE)
 _REASON_MARK = re.compile(r"(?<![\w'’])(?:because|since|due\s+to|thanks\s+to|as\s+a\s+result\s+of)"
                           r"(?![\w'’])", re.IGNORECASE)
+_REASON = re.compile(_REASON_MARK.pattern + r"([^.;:!?,()]{1,300})", re.IGNORECASE)
 _REASON_END = re.compile(r"[.;:!?,()]")
 _REASON_LENGTH = 300
 
