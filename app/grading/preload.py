@@ -50,26 +50,28 @@ SINGLE_THREADED = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 def fork_server(kinds: Iterable[str] | None = None) -> ForkServerContext:
     """The fork server's context, to import what grading `kinds` needs when it starts (None:
     every kind). Only the first preload counts: the server then runs for the process's life."""
-    import multiprocessing
-
-    for name in SINGLE_THREADED:
-        os.environ.setdefault(name, "1")  # inherited by the server, hence by every process
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(preload_modules(kinds))
-    return context
+    return _server(preload_modules(kinds))
 
 
 def start_fork_server_now() -> None:
     """Start the fork server now, importing what every grading process of a command needs and
     what the code kind needs (COMMAND_PRELOAD), while this process goes on with its own
     imports. Only the first call starts one; the pools the command makes later fork from it."""
-    import multiprocessing
     from multiprocessing import forkserver
 
-    for name in SINGLE_THREADED:
-        os.environ.setdefault(name, "1")
-    multiprocessing.get_context("forkserver").set_forkserver_preload(list(COMMAND_PRELOAD))
+    _server(list(COMMAND_PRELOAD))
     forkserver.ensure_running()
+
+
+def _server(preload: list[str]) -> ForkServerContext:
+    """The fork server's context, with its preload and one BLAS thread per process."""
+    import multiprocessing
+
+    for name in SINGLE_THREADED:
+        os.environ.setdefault(name, "1")  # inherited by the server, hence by every process
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(preload)
+    return context
 
 
 def preload_modules(kinds: Iterable[str] | None = None) -> list[str]:
