@@ -30,7 +30,12 @@ from graders.written.calibration import (
 )
 from graders.written.cohort import COHORT_FEATURES
 from graders.written.features import FEATURES
-from graders.written.scoring import FAR_FROM_REFERENCE, SimilarityModel, round_to_step
+from graders.written.scoring import (
+    FAR_FROM_REFERENCE,
+    TERSE_REFERENCE_WORDS,
+    SimilarityModel,
+    round_to_step,
+)
 
 # The points model's terms: chosen looking at assignments 1-6 only; the contextual alignment
 # (`ctx_*`, `graders/written/alignment.py`) by leave-one-assignment-out cross-validation within
@@ -251,6 +256,9 @@ def fit_two_way(features: Mapping[str, np.ndarray], human: np.ndarray,
             & (features["best"] >= FAR_FROM_REFERENCE))
     out["agreement_threshold"] = agreement_threshold(
         np.minimum(folds["per_answer"], folds["cohort"]), full, correct)
+    # Fragment references are exempt from the bar of closeness at grading (`scoring.terse`);
+    # the threshold above is chosen without their far answers, as before.
+    out["terse_reference_words"] = TERSE_REFERENCE_WORDS
     # The verdict "less than full credit", per answer and with the cohort (both models must
     # say not correct): its confidence calibrated, and its threshold (`fit_not_full`).
     out["not_full"] = fit_not_full(1 - folds["per_answer"],

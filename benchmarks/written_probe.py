@@ -295,7 +295,7 @@ def run(notes: list[Note] | None = None) -> tuple[dict[str, list[int]], list[str
             if confident:
                 wrong.append(f"| {batch} | {result.item_id} | {result.points:g} of "
                              f"{result.max_points:g} at {result.confidence:.2f} | {low}-{high} "
-                             f"| {text[:70]} |")
+                             f"| {' '.join(text[:70].split())} |")
     return stats, wrong, skipped
 
 

@@ -7,7 +7,13 @@ right answer with one wrong claim inside it; an answer that quotes the question 
 answer after it, or with nothing but the question's words); a long rambling answer whose key
 idea is only in its last sentence; British spellings and typos. Each answer's point range per
 item was set BEFORE it was first graded; an item of the question the note does not address has
-the range 0-0. Batch P was used when fixing; batch H is HELD OUT: never fix against it.
+the range 0-0. Batch P was used when fixing (grader version 19); batch H is HELD OUT: never
+fix against it.
+
+First run (2026-11-29) on written grader version 18, before any fix: P 63 item grades, 58
+within range, 14 to review, 2 auto-graded out of range, 1 confidently wrong; H 61, 54, 21, 2,
+2. Fixed from P: a phrasing naming a number matched by meaning with a stretch naming another
+(tests/graders/written/test_quantities.py).
 
 Reported per batch as `written_probe.py` reports: item grades, within range, sent to review,
 auto-graded out of range and confidently wrong (auto-graded at confidence >= 0.8 and out of
@@ -170,7 +176,11 @@ def main() -> None:
              "items: terse bullet notes, a wrong claim inside a mostly right answer, the "
              "question quoted back, rambling with the key idea last, British spellings and "
              "typos; batch P was used when fixing, batch H is held out. Written grader version "
-             f"{GRADER.version}.", "",
+             f"{GRADER.version}. First run, on version 18 before any fix: P 58 of 63 within "
+             "range, 14 to review, 2 auto-graded out of range, 1 confidently wrong (a2.relu 3 of 3 "
+             "at 0.95 for \"the sigmoid's derivative can be as large as 4\": a bound matched by "
+             "meaning with another number, fixed in `graders/written/quantities.py`); H 54 of 61, "
+             "21, 2, 2 (not fixed: held out).", "",
              *tables(stats, wrong)]
     body = "\n".join(lines)
     print(body)

@@ -113,13 +113,14 @@ def _cells(full: np.ndarray, review: np.ndarray, truth: np.ndarray) -> dict[str,
 
 
 def before_rule(calibration: Calibration) -> Calibration:
-    """The same fitted calibration without its calibrated verdict "less than full credit": the
-    rule of written grader version 10 (its confidence P(not correct) from the cohort model
-    alone, held to the threshold of the full credits' model), measured beside in the same run."""
+    """The same fitted calibration without the exemption of fragment references from the bar
+    of closeness to the reference: the rule of written grader version 18 (a full credit given
+    with the cohort to an answer whose closest stretch is below cosine 0.5 goes to review,
+    whatever the reference), measured beside in the same run."""
     two_way = calibration.two_way
     if two_way is None:
         return calibration
-    return replace(calibration, two_way=replace(two_way, not_full=None, cohort_not_full=None))
+    return replace(calibration, two_way=replace(two_way, terse_reference_words=None))
 
 
 def run(rows: list[Row], resources: GradingResources,
@@ -225,10 +226,13 @@ def report(result: Mapping[str, Mapping[str, float]],
            "correct (1 - the higher probability of correct), its confidence calibrated on how "
            "often such verdicts of the fitting assignments were right (out of fold) and held "
            "to the lowest threshold at which they erred at most 5% counted with one error added "
-           f"({folds}). Nothing was chosen by looking at the held-out assignment. `was`: the "
-           "same run, the same fitted models, under the rule before (written grader version "
-           "10: P(not correct) of the cohort model alone, held "
-           "to the full credits' threshold)." if before else ""),
+           f"({folds}). The bar of closeness does not apply where the reference is a "
+           "fragment of at most 4 words (\"By reference.\", \"File scope.\"; a sentence "
+           "restating it stays below 0.5): there the agreement threshold alone decides. The "
+           "models and thresholds were fitted without the held-out assignment; the 4 words were "
+           "chosen on this proxy over all assignments (2 to 8 compared), like the bar itself. "
+           "`was`: the same run, the same fitted models, under the rule before (written grader "
+           "version 18: the bar for every reference)." if before else ""),
         "",
         "| held out | answers | to review | auto-graded full credits | wrong among them "
         "| auto-graded less than full | wrong among them | wrong among all auto-graded "

@@ -22,7 +22,9 @@ Both models are small sets of coefficients in `calibration.json` beside this mod
   from a probability `full_credit_from` (chosen for the best 2-way macro-F1 when fitted); the
   confidence is the probability of the verdict (full credit correct, or less than full credit
   correct). A full credit given with the cohort is auto-graded only where both models agree:
-  its confidence is the lower of the two probabilities, held to `agreement_threshold`. Less
+  its confidence is the lower of the two probabilities, held to `agreement_threshold` (an answer far
+  from every reference statement goes to review, unless the reference is a fragment:
+  `terse_reference_words`). Less
   than full credit is auto-graded only where both models say not correct, and its confidence
   is calibrated on how often such verdicts were right out of fold (`NotFull`): on Mohler they
   never reach 95%, so they go to review.
@@ -136,6 +138,11 @@ class TwoWayCalibration:
     # data's such full credits erred at most 5% with one error added (out of fold). None (a
     # calibration file from before it): the cohort's own threshold and bar (`scoring.py`).
     agreement_threshold: float | None = None
+    # A reference statement of at most this many words is a fragment ("By reference.", "File
+    # scope."): a full credit given with the cohort to an answer of such an item is held to
+    # `agreement_threshold` without the bar of closeness to the reference (`scoring.terse`).
+    # None (a calibration file from before it): that bar applies to every item.
+    terse_reference_words: int | None = None
     # The verdict "less than full credit", per answer and with the cohort. None (a calibration
     # file from before it): its confidence is P(not correct), held to the threshold above.
     not_full: NotFull | None = None
@@ -200,6 +207,8 @@ def calibration_from_mapping(value: Mapping[str, Any]) -> Calibration:
             cohort_full_credit_from=float(two_way.get("cohort_full_credit_from", 0.5)),
             agreement_threshold=(None if two_way.get("agreement_threshold") is None
                                  else float(two_way["agreement_threshold"])),
+            terse_reference_words=(None if two_way.get("terse_reference_words") is None
+                                   else int(two_way["terse_reference_words"])),
             not_full=_not_full(two_way.get("not_full")),
             cohort_not_full=_not_full(two_way.get("cohort_not_full"))),
     )

@@ -49,7 +49,10 @@ from graders.written.patterns import PatternError, compile_pattern
 # and a note linked by "=" or with a product in symbols where a product is missed go to review;
 # "argmax" is a term of the largest/best class, "overall"/"total"/"joint" one class; "mult"
 # in a note is "multiply" where the question says so.
-VERSION = "18"
+# 19: a phrasing naming a number is not established by a stretch naming only other numbers
+# (`quantities`); a full credit given with the cohort on an item whose reference is a fragment
+# of a few words is no longer sent to review for being far from it (`scoring.terse`).
+VERSION = "19"
 
 
 class _Strict(BaseModel):

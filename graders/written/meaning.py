@@ -49,6 +49,7 @@ from graders.written.contradiction import NEGATORS, antonym_pair, role_swap, wor
 from graders.written.lexical import STOP_WORDS
 from graders.written.matching import PhrasingMatch
 from graders.written.patterns import CROSSING
+from graders.written.quantities import other_quantity
 from graders.written.similarity import AnswerVectors
 from graders.written.terms import term
 from graders.written.text import NON_PREFIX, Sentence
@@ -352,7 +353,10 @@ def match_phrasings(config: WrittenConfig, vectors: AnswerVectors,
                 shared >= 1.0 and own >= ALL_WORDS_MIN)
             if turned_around(stretch.text, phrasing) is not None:
                 continue
-            strong = bool(element.phrasings) and not shadowed and is_strong(cosine, shared, own)
+            # A phrasing that names a quantity is not established by a stretch naming only
+            # others ("as large as 4" for "at most 0.25"): the encoder hardly reads digits.
+            strong = (bool(element.phrasings) and not shadowed and is_strong(cosine, shared, own)
+                      and not other_quantity(stretch.text, phrasing))
             match = PhrasingMatch(element.id, phrasing, stretch.sentence, stretch.text,
                                   cosine, shared, strong)
             if best is None or (match.strong, cosine) > (best.strong, best.cosine):

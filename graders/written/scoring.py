@@ -32,6 +32,11 @@ NO_PROSE_CONFIDENCE = 0.3
 # reference statement (the bar from which a clause may state an element, `meaning.py`): a full
 # credit given with the cohort to such an answer is not auto-graded (`_agreed`).
 FAR_FROM_REFERENCE = 0.5
+# A reference statement of at most this many words is a fragment ("By reference.", "File
+# scope."): a sentence that restates it stays below `FAR_FROM_REFERENCE` ("Arrays are passed by
+# reference.": cosine 0.32), so that bar says nothing about such an item's answers. Written
+# into the calibration when fitted (`TwoWayCalibration.terse_reference_words`).
+TERSE_REFERENCE_WORDS = 4
 # Confidence at most when a grade rests on an uncertain finding: a phrasing matched weakly
 # (it would change the points), or an element stated only outside the item's topic.
 UNSURE_CONFIDENCE = 0.5
@@ -270,8 +275,10 @@ def _two_way_verdict(
         points, confidence = max_points, correct
         if use_cohort:
             confidence, threshold = _agreed(two_way, correct, alone, threshold)
+            fragment = two_way.terse_reference_words is not None and terse(
+                config.reference, two_way.terse_reference_words)
             if two_way.agreement_threshold is not None and \
-                    features["best"] < FAR_FROM_REFERENCE:
+                    features["best"] < FAR_FROM_REFERENCE and not fragment:
                 confidence = min(confidence, UNSURE_CONFIDENCE)
                 feedback.append(
                     f"No stretch of the answer is close to a reference statement (cosine "
@@ -301,12 +308,18 @@ def _agreed(two_way: TwoWayCalibration, with_cohort: float, alone: float,
     turn, docs/benchmarks.md). Without it (a calibration from before), the answer alone must
     clear its own model's bar, else its lower probability is the confidence. (With the
     agreement threshold, an answer far from every reference statement is held to review too,
-    as the threshold was chosen without such answers: `FAR_FROM_REFERENCE`.)"""
+    as the threshold was chosen without such answers: `FAR_FROM_REFERENCE`; not when the
+    reference is a fragment, `terse`.)"""
     if two_way.agreement_threshold is not None:
         return min(with_cohort, alone), two_way.agreement_threshold
     if alone < max(two_way.cut(False), two_way.threshold_95):
         return min(with_cohort, alone), threshold
     return with_cohort, threshold
+
+
+def terse(references: Sequence[str], words: int = TERSE_REFERENCE_WORDS) -> bool:
+    """Whether every reference statement is a fragment of at most `words` words."""
+    return bool(references) and all(len(r.split()) <= words for r in references)
 
 
 def two_steps(max_points: Decimal, step: Decimal) -> bool:
