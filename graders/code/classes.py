@@ -139,15 +139,17 @@ def resolve(source: str, asked: str, functions: list[str],
             said = (f"The question asks for a class `{cls}` with a method `{method}`; your code "
                     f"defines the function `{like[0]}` instead, and no class `{cls}`.")
         return MethodTarget(cls, method, problem=said)
-    if method in shape.methods or shape.foreign_base:
+    if method in shape.methods:
         return MethodTarget(cls, method)
     public = [m for m in shape.methods if not m.startswith("_")]
     spelt = [m for m in _ALIASES.get(method, ()) if m in shape.methods]
-    if not spelt and len(public) == 1:
+    if not spelt and not shape.foreign_base and len(public) == 1:
         spelt = public
     if spelt:
         return MethodTarget(cls, spelt[0], True, f"Your class `{cls}` has no method `{method}`; "
                             f"graded its `{spelt[0]}` in its place.")
+    if shape.foreign_base:  # the base may define it: the sandbox decides
+        return MethodTarget(cls, method)
     found = ", ".join(f"`{m}`" for m in shape.methods if m != "__init__") or "none"
     return MethodTarget(cls, method, problem=f"Your class `{cls}` has no method `{method}` "
                         f"(methods found: {found}).")

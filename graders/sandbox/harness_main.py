@@ -238,9 +238,8 @@ def _run_calls(calls: list[dict[str, Any]], first_index: int, namespace: dict[st
                inputs: list[Any], budget: _Budget, salvage_elements: int, result_fd: int,
                seal: str, guard: Any) -> bool:
     """Whether every call was reported (False: the harness was tampered with, and nothing
-    more is written). A call with `init` is a method's: the class is constructed first (or the
-    instance the call before built is kept, with `again`), and a constructor that raises is
-    reported as the call's error with `stage: init`."""
+    more is written). A call with `init` is a method's: its class constructed first (or the
+    last instance kept, `again`); a constructor's exception is reported with `stage: init`."""
     intact, (code, defaults) = guard
     built: Any = None
     for offset, call in enumerate(calls):
@@ -251,8 +250,7 @@ def _run_calls(calls: list[dict[str, Any]], first_index: int, namespace: dict[st
         header: dict[str, Any] = {"kind": "call", "index": first_index + offset, "seal": seal}
         if not callable(function):
             header.update(ok=False, missing=True, error={
-                "type": "NameError", "message": f"no function named {name!r}",
-                "frames": []})
+                "type": "NameError", "message": f"no function named {name!r}", "frames": []})
             _frame(result_fd, header, chunks)
             continue
         items = call.get("items") or ()

@@ -6,19 +6,24 @@ otherwise; a function where a class is asked."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from graders.cache.keys import sandbox_key
 from graders.code import GRADER
 from graders.code.functions import load_function_battery
 from graders.code.general import job_for
+from graders.code.spec import FunctionBatterySpec
 from graders.context import GradingContext, GradingResources
 from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.results import ItemResult, Status
@@ -190,3 +195,27 @@ def test_the_results_cache_key_covers_the_constructor(case: int, eps: float, wha
 
     assert key(changed) != key(job)
     assert key(replace(job)) == key(job)
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    (lambda raw: raw.update(function="layer_norm"), "has a reference method"),
+    (lambda raw: raw["cases"][0].update(same_instance=True), "same_instance needs a case before"),
+    (lambda raw: raw["init"].update(x={"value": 1}), "the constructor's (init) or the method's"),
+    (lambda raw: raw["init"].update(rng={"generator": True, "value": 3}), "not several"),
+    (lambda raw: raw["init"].update(w={"array": ["k"]}), "parameter 'w' uses undeclared sizes"),
+])
+def test_a_class_battery_written_wrong_is_refused_in_words(
+        change: Callable[[dict[str, Any]], None], said: str) -> None:
+    raw = yaml.safe_load((EXAMPLE / "layer-norm.yaml").read_text())
+    change(raw)
+    with pytest.raises(ValidationError) as caught:
+        FunctionBatterySpec.model_validate(raw)
+    assert said in str(caught.value)
+
+
+def test_init_and_same_instance_belong_to_a_method() -> None:
+    raw = yaml.safe_load((EXAMPLE / "layer-norm.yaml").read_text())
+    raw.update(function="layer_norm", reference={"function": "layer_norm", "outputs": ["y"]})
+    with pytest.raises(ValidationError) as caught:
+        FunctionBatterySpec.model_validate(raw)
+    assert "init and same_instance belong to a class's method" in str(caught.value)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -71,7 +72,8 @@ def test_every_shape_of_the_asked_class_is_graded_as_asked(resources: GradingRes
     results = grade(resources, LN_RUBRIC, source)
     wanted = Decimal(0) if bug else Decimal(1)
     got = {k: Decimal(str(r.points)) for k, r in results.items()}
-    assert got == {"ln.interface": 1, "ln.values": wanted, "ln.eps": wanted}, (source, results)
+    assert got == {"ln.interface": 1, "ln.values": wanted, "ln.eps": wanted}, (
+        source, {k: r.feedback for k, r in results.items()})
     if bug:
         assert "Likely bug: The mean and variance are taken over the whole array" in (
             results["ln.values"].student_feedback or ""), source
@@ -99,3 +101,27 @@ def test_the_constructors_and_methods_parameters_are_read_without_self(
     assert method_parameters(shape, method) == Parameters(("x", "y"), 1, (), False)
     assert resolve(source, f"Model.{method}", [], None).method == method
 
+
+
+@pytest.mark.parametrize(("source", "cls", "method", "renamed", "problem"), [
+    # the base may be a framework's with `forward`: called as asked, the sandbox decides
+    ("import nn\nclass M(nn.Module):\n    def __init__(self):\n        pass\n",
+     "M", "forward", False, False),
+    # its own `__call__` is what it spells `forward` with, whatever its base
+    ("import nn\nclass M(nn.Module):\n    def __call__(self, x):\n        return x\n",
+     "M", "__call__", True, False),
+    ("class M:\n    def apply(self, x):\n        return x\n", "M", "apply", True, False),
+    ("class M:\n    def apply(self, x):\n        return x\n    def run(self, x):\n"
+     "        return x\n", "M", "forward", False, True),
+    ("class Other:\n    def forward(self, x):\n        return x\n", "Other", "forward", True,
+     False),
+    ("class A:\n    def forward(self, x):\n        return x\nclass B(A):\n    pass\n", "B",
+     "forward", True, True),  # two classes have it: neither is guessed
+])
+def test_the_class_and_method_called(source: str, cls: str, method: str, renamed: bool,
+                                     problem: bool) -> None:
+    asked = "M.forward" if cls != "B" else "Model.forward"
+    target = resolve(source, asked, [], None)
+    assert bool(target.problem) == problem, target
+    if not problem:
+        assert (target.cls, target.method, target.renamed) == (cls, method, renamed), target
