@@ -58,7 +58,7 @@ def classes_in(source: str) -> dict[str, ClassShape] | None:
 def _shape(node: ast.ClassDef, nodes: dict[str, ast.ClassDef]) -> ClassShape:
     methods: dict[str, ast.FunctionDef] = {}
     foreign = False
-    fields: list[tuple[str, bool]] = []
+    visited: list[ast.ClassDef] = []
     seen: set[str] = set()
     pending = [node]
     while pending:  # the bases in a breadth-first order: close to Python's for simple trees
@@ -66,6 +66,7 @@ def _shape(node: ast.ClassDef, nodes: dict[str, ast.ClassDef]) -> ClassShape:
         if current.name in seen:
             continue
         seen.add(current.name)
+        visited.append(current)
         for statement in current.body:
             if isinstance(statement, ast.FunctionDef) and "property" not in \
                     _decorator_names(statement):
@@ -77,11 +78,13 @@ def _shape(node: ast.ClassDef, nodes: dict[str, ast.ClassDef]) -> ClassShape:
             elif name != "object":
                 foreign = True
     is_dataclass = "dataclass" in _decorator_names(node)
-    if is_dataclass:
-        fields = [(s.target.id, s.value is not None) for s in node.body
-                  if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
-                  and "ClassVar" not in ast.dump(s.annotation)]
-    return ClassShape(node.name, methods, foreign, is_dataclass, tuple(fields))
+    fields: dict[str, bool] = {}  # a base's fields first; a redeclared one keeps its place
+    for current in visited[::-1] if is_dataclass else ():
+        for statement in current.body:
+            if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
+                    and "ClassVar" not in ast.dump(statement.annotation):
+                fields[statement.target.id] = statement.value is not None
+    return ClassShape(node.name, methods, foreign, is_dataclass, tuple(fields.items()))
 
 
 def method_parameters(shape: ClassShape, method: str) -> Parameters | None:

@@ -125,3 +125,21 @@ def test_the_class_and_method_called(source: str, cls: str, method: str, renamed
     assert bool(target.problem) == problem, target
     if not problem:
         assert (target.cls, target.method, target.renamed) == (cls, method, renamed), target
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(NAMES, st.booleans()), unique_by=lambda f: f[0], max_size=3),
+       st.lists(st.tuples(NAMES, st.booleans()), unique_by=lambda f: f[0], max_size=3))
+def test_a_dataclass_is_constructed_with_its_bases_fields_then_its_own(
+        base: list[tuple[str, bool]], own: list[tuple[str, bool]]) -> None:
+    def body(fields: list[tuple[str, bool]]) -> str:
+        lines = [f"    {n}: int" + (" = 1" if d else "") for n, d in fields]
+        return "\n".join(lines or ["    pass"])
+
+    source = (f"from dataclasses import dataclass\n\n@dataclass\nclass Base:\n{body(base)}\n\n"
+              f"@dataclass(frozen=True)\nclass Model(Base):\n{body(own)}\n"
+              "    def forward(self, x):\n        return x\n")
+    merged = dict(base) | dict(own)
+    shape = (classes_in(source) or {})["Model"]
+    assert method_parameters(shape, "__init__") == Parameters(
+        tuple(merged), sum(not d for d in merged.values()), (), False)
