@@ -130,26 +130,26 @@ def build_job(instance: FunctionInstance, source: str, function: str, plan: Call
     generators = {n for n, p in spec.arguments.items() if p.generator}
     for case in instance.cases:
         items: list[int] = []
-        places: list[int] = []
+        seeds: list[int] = []
         args, kwargs = _place(case.inputs, case.sizes, spec.parameters, plan, arrays, items,
-                              places, generators)
+                              seeds, generators)
         init = None
         if method is not None:
             init_args, init_kwargs = _place(case.init, case.sizes, spec.init, method.plan,
-                                            arrays, items, places, generators)
+                                            arrays, items, seeds, generators)
             init = Construct(method.cls, tuple(init_args), tuple(init_kwargs),
                              case.spec.same_instance)
         calls.append(Call(function, tuple(args), tuple(kwargs), tuple(items), init,
-                          tuple(places)))
+                          tuple(seeds)))
     return Job(source=source, arrays=tuple(arrays), calls=tuple(calls),
                timeout_s=instance.battery.timeout_s)
 
 
 def _place(given: dict[str, Any], sizes: dict[str, int], parameters: dict[str, ParameterSpec],
-           plan: CallPlan, arrays: list[Array], items: list[int], places: list[int],
+           plan: CallPlan, arrays: list[Array], items: list[int], seeds: list[int],
            generators: set[str]) -> tuple[list[int], list[tuple[str, int]]]:
     """One call's arguments appended to the job's arrays: (positional, by name) indexes; the
-    indexes of scalars go to `items` and of generator seeds to `places`."""
+    indexes of scalars go to `items` and of generator seeds to `seeds`."""
     args: list[int] = []
     kwargs: list[tuple[str, int]] = []
     values = [(name, given[name]) for name in parameters
@@ -162,7 +162,7 @@ def _place(given: dict[str, Any], sizes: dict[str, int], parameters: dict[str, P
         if not isinstance(value, np.ndarray):
             items.append(len(arrays))
         if name in generators:
-            places.append(len(arrays))
+            seeds.append(len(arrays))
         arrays.append(array)
         extra = name not in parameters
         # After a parameter the case leaves out, the rest go by name.

@@ -94,7 +94,8 @@ def job_for(instance: FunctionInstance, source: str, function: str, batched: boo
         # The constructor's adaptations count as the call's (the interface check sees them).
         init_plan = constructor.plan
         plan = replace(plan, constructor=init_plan.adaptations,
-                       unsupplied=plan.unsupplied + init_plan.unsupplied)
+                       unsupplied=plan.unsupplied + init_plan.unsupplied,
+                       left_out=plan.left_out + init_plan.left_out)
     if batched:
         plan = replace(plan, batched=True)
     return plan, build_job(instance, source, method or function, plan, constructor)
@@ -139,8 +140,9 @@ def _relied_on(check: CheckSpec, judged: list[Judged], run: FunctionRun
 def _without_place(judged: Judged, run: FunctionRun) -> Judged:
     """Fails a passing case that gives a left-out parameter another value than its default:
     the function cannot be called so (at its default, leaving it out is the same call)."""
-    inputs = run.instance.cases[judged.index].inputs
-    parameters = run.instance.battery.spec.parameters
+    case = run.instance.cases[judged.index]
+    inputs = {**case.init, **case.inputs}
+    parameters = run.instance.battery.spec.arguments
     given = [n for n in run.plan.left_out if n in inputs
              and not np.array_equal(np.asarray(inputs[n]), np.asarray(parameters[n].value))]
     if judged.verdict is not Verdict.PASS or not given:

@@ -133,6 +133,17 @@ def test_state_kept_between_calls_on_one_instance(resources: GradingResources,
     assert "keep the running total" in (results["mean.state"].student_feedback or "")
 
 
+def test_a_constructor_without_the_optional_argument_is_built_without_it(
+        resources: GradingResources) -> None:
+    """`__init__(self, d)` with eps fixed inside: built as `LayerNorm(d)`, right where the asked
+    call passes the default, and not the asked interface where it passes another eps."""
+    fixed = LAYER_NORM.replace("def __init__(self, d, eps=1e-5)", "def __init__(self, d)") \
+        .replace("self.eps = eps", "self.eps = 1e-5")
+    results = grade(resources, LN_RUBRIC, fixed)
+    assert points(results) == {"ln.interface": 0, "ln.values": 1, "ln.eps": 0}, results
+    assert "has no parameter `eps`" in results["ln.interface"].feedback
+
+
 def test_call_in_place_of_forward_earns_all_but_the_interface(
         resources: GradingResources) -> None:
     results = grade(resources, LN_RUBRIC, LAYER_NORM.replace("def forward", "def __call__"))
