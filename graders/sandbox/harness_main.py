@@ -250,7 +250,8 @@ def _run_calls(calls: list[dict[str, Any]], first_index: int, namespace: dict[st
         header: dict[str, Any] = {"kind": "call", "index": first_index + offset, "seal": seal}
         if not callable(function):
             header.update(ok=False, missing=True, error={
-                "type": "NameError", "message": f"no function named {name!r}", "frames": []})
+                "type": "NameError", "frames": [],
+                "message": f"no {'class' if init else 'function'} named {name!r}"})
             _frame(result_fd, header, chunks)
             continue
         items = call.get("items") or ()
