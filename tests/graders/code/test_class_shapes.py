@@ -27,7 +27,8 @@ STATS = {
 def layer_norms(draw: st.DrawFn) -> tuple[str, bool]:
     bug = draw(st.booleans())
     helper, prop, delegate = draw(st.booleans()), draw(st.booleans()), draw(st.booleans())
-    shape = draw(st.sampled_from(["plain", "dataclass", "base_forward", "base_call"]))
+    shape = draw(st.sampled_from(["plain", "dataclass", "base_forward", "base_call",
+                                  "base_init"]))
     keyword_only = draw(st.booleans()) and shape != "dataclass"
     mean, var = STATS[bug]
     scale = "self.scale" if prop else "self.gamma"
@@ -37,7 +38,10 @@ def layer_norms(draw: st.DrawFn) -> tuple[str, bool]:
         body = "        mu, var = self._stats(x)\n"
     else:
         stats, body = "", f"        {mean}\n        {var}\n"
-    forward = (f"{stats}    def forward(self, x):\n{body}"
+    # another name for the input, an optional argument the question never passes
+    argument = draw(st.sampled_from(["x", "X", "inputs", "x, training=False"]))
+    forward = (f"{stats}    def forward(self, {argument}):\n"
+               + ("" if argument.startswith("x") else f"        x = {argument}\n") + body +
                f"        return {scale} * (x - mu) / np.sqrt(var + self.eps) + self.beta\n")
     extras = ""
     if prop:
@@ -59,6 +63,8 @@ def layer_norms(draw: st.DrawFn) -> tuple[str, bool]:
         source += ("class Module:\n    def __call__(self, *args):\n"
                    "        return self.forward(*args)\n\n"
                    f"class LayerNorm(Module):\n{init}{extras}{forward}")
+    elif shape == "base_init":  # the constructor inherited, the method the subclass's own
+        source += (f"class Norm:\n{init}\nclass LayerNorm(Norm):\n{extras}{forward}")
     else:
         source += f"class LayerNorm:\n{init}{extras}{forward}"
     return source, bug
