@@ -144,6 +144,17 @@ def test_a_constructor_without_the_optional_argument_is_built_without_it(
     assert "has no parameter `eps`" in results["ln.interface"].feedback
 
 
+def test_a_constructor_with_its_parameters_in_another_order_is_an_adaptation(
+        resources: GradingResources) -> None:
+    """`__init__(self, eps=1e-5, d=8)`: built by name, which the example's battery does not
+    accept (no `by_name` in its adaptations): as for a function, no credit, and why."""
+    swapped = LAYER_NORM.replace("def __init__(self, d, eps=1e-5)",
+                                 "def __init__(self, eps=1e-5, d=8)")
+    results = grade(resources, LN_RUBRIC, swapped)
+    assert points(results) == {"ln.interface": 0, "ln.values": 0, "ln.eps": 0}, results
+    assert "called with them by name" in results["ln.values"].feedback
+
+
 def test_call_in_place_of_forward_earns_all_but_the_interface(
         resources: GradingResources) -> None:
     results = grade(resources, LN_RUBRIC, LAYER_NORM.replace("def forward", "def __call__"))
