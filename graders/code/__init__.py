@@ -6,7 +6,10 @@ input is drawn, the reference's named outputs, the checks, the interface adaptat
 accepts and their cost, with the reference, known-bug variants and the instructor's own checks
 in a Python module beside it) runs once for all of the question's items, in a child of its own.
 A battery for any NumPy function is graded by `general` (calls planned over the student's
-signature by `calling`, checks decided by `judging`). An attention battery (checks
+signature by `calling`, checks decided by `judging`); one that asks for a class's method
+(`LayerNorm.forward`) has the class and method found in the source by `classes`, and the child
+constructs the class before each call (or keeps the instance the call before built). An
+attention battery (checks
 `attention: ...`, `attention_form`) is called as asked and, when that does not give
 (output, weights), in the forms
 students write (`forms`): output only, the pair reversed, a required mask argument, batched

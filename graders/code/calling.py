@@ -26,8 +26,8 @@ import numpy as np
 
 from graders.code.draw import DrawnCase
 from graders.code.functions import FunctionInstance, Outputs, Raised
-from graders.code.spec import FunctionAdaptation
-from graders.sandbox import Call, CallResult, Job, StudentError, Value
+from graders.code.spec import FunctionAdaptation, ParameterSpec
+from graders.sandbox import Call, CallResult, Construct, Job, StudentError, Value
 
 Array = np.ndarray[Any, Any]
 
@@ -51,8 +51,10 @@ def parameters_of(source: str, function: str) -> Parameters | None:
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == function:
             found = node  # the last definition wins, as when the module runs
-    if found is None:
-        return None
+    return None if found is None else parameters_from(found)
+
+
+def parameters_from(found: ast.FunctionDef) -> Parameters:
     args = found.args
     positional = tuple(a.arg for a in (*args.posonlyargs, *args.args))
     keyword_only = tuple((a.arg, d is not None) for a, d in zip(args.kwonlyargs, args.kw_defaults,
@@ -71,10 +73,12 @@ class CallPlan:
     # Asked parameters the function declares keyword-only (`def softmax(x, *, temperature)`):
     # passed by their names, as the asked interface's callers would; not an adaptation.
     named: tuple[str, ...] = ()
+    # A method's battery: the adaptations its class's constructor was called through.
+    constructor: frozenset[FunctionAdaptation] = frozenset()
 
     @property
     def adaptations(self) -> frozenset[FunctionAdaptation]:
-        found: set[FunctionAdaptation] = set()
+        found: set[FunctionAdaptation] = set(self.constructor)
         if self.keyword:
             found.add("by_name")
         if self.extras:
@@ -110,35 +114,64 @@ def plan_call(asked: tuple[str, ...], extras: dict[str, str], signature: Paramet
     return CallPlan(keyword, supplied, unsupplied, left_out=left_out, named=named)
 
 
-def build_job(instance: FunctionInstance, source: str, function: str, plan: CallPlan
-              ) -> Job:
+@dataclass(frozen=True)
+class MethodCall:
+    """A method's battery: the class constructed (with its own call plan) before the call."""
+
+    cls: str
+    plan: CallPlan
+
+
+def build_job(instance: FunctionInstance, source: str, function: str, plan: CallPlan,
+              method: MethodCall | None = None) -> Job:
     arrays: list[Array] = []
     calls: list[Call] = []
     spec = instance.battery.spec
+    generators = {n for n, p in spec.arguments.items() if p.generator}
     for case in instance.cases:
-        args: list[int] = []
-        kwargs: list[tuple[str, int]] = []
         items: list[int] = []
-        values = [(name, case.inputs[name]) for name in spec.parameters
-                  if name in case.inputs and name not in plan.left_out]
-        for name, value in (*values, *((n, case.sizes[s]) for n, s in plan.extras)):
-            batch = plan.batched and name in spec.parameters and spec.parameters[name].batch
-            array = np.asarray(value)
-            if batch:
-                array = array.reshape((1, *array.shape))
-            if not isinstance(value, np.ndarray):
-                items.append(len(arrays))
-            arrays.append(array)
-            extra = name not in spec.parameters
-            # After a parameter the case leaves out, the rest go by name.
-            if plan.keyword or extra or name in plan.named \
-                    or len(args) != list(spec.parameters).index(name):
-                kwargs.append((name, len(arrays) - 1))
-            else:
-                args.append(len(arrays) - 1)
-        calls.append(Call(function, tuple(args), tuple(kwargs), tuple(items)))
+        seeds: list[int] = []
+        args, kwargs = _place(case.inputs, case.sizes, spec.parameters, plan, arrays, items,
+                              seeds, generators)
+        init = None
+        if method is not None:
+            init_args, init_kwargs = _place(case.init, case.sizes, spec.init, method.plan,
+                                            arrays, items, seeds, generators)
+            init = Construct(method.cls, tuple(init_args), tuple(init_kwargs),
+                             case.spec.same_instance)
+        calls.append(Call(function, tuple(args), tuple(kwargs), tuple(items), init,
+                          tuple(seeds)))
     return Job(source=source, arrays=tuple(arrays), calls=tuple(calls),
                timeout_s=instance.battery.timeout_s)
+
+
+def _place(given: dict[str, Any], sizes: dict[str, int], parameters: dict[str, ParameterSpec],
+           plan: CallPlan, arrays: list[Array], items: list[int], seeds: list[int],
+           generators: set[str]) -> tuple[list[int], list[tuple[str, int]]]:
+    """One call's arguments appended to the job's arrays: (positional, by name) indexes; the
+    indexes of scalars go to `items` and of generator seeds to `seeds`."""
+    args: list[int] = []
+    kwargs: list[tuple[str, int]] = []
+    values = [(name, given[name]) for name in parameters
+              if name in given and name not in plan.left_out]
+    for name, value in (*values, *((n, sizes[s]) for n, s in plan.extras)):
+        batch = plan.batched and name in parameters and parameters[name].batch
+        array = np.asarray(value)
+        if batch:
+            array = array.reshape((1, *array.shape))
+        if not isinstance(value, np.ndarray):
+            items.append(len(arrays))
+        if name in generators:
+            seeds.append(len(arrays))
+        arrays.append(array)
+        extra = name not in parameters
+        # After a parameter the case leaves out, the rest go by name.
+        if plan.keyword or extra or name in plan.named \
+                or len(args) != list(parameters).index(name):
+            kwargs.append((name, len(arrays) - 1))
+        else:
+            args.append(len(arrays) - 1)
+    return args, kwargs
 
 
 @dataclass(frozen=True)
@@ -159,6 +192,11 @@ class Observed:
     @property
     def error(self) -> StudentError | None:
         return self.call.error if self.call is not None else None
+
+    @property
+    def in_init(self) -> bool:
+        """The class's constructor raised (a method's battery): the method never ran."""
+        return self.call is not None and self.call.in_init
 
 
 def _arrays(value: Value) -> list[Array | None]:

@@ -121,13 +121,24 @@ def _twice(sandbox: Sandbox, job: Job, reason: str) -> tuple[JobOutcome, str | N
     first = sandbox.run(job)
     if first.status != "completed":
         return first, None, False
-    again = tuple(call for call in job.calls[::-1] for _ in range(2))
+    # A method called again on the instance the call before built (`Construct.again`) moves
+    # with that call: the chain is the unit reversed and made twice.
+    units: list[list[int]] = []
+    for index, call in enumerate(job.calls):
+        if call.init is not None and call.init.again and units:
+            units[-1].append(index)
+        else:
+            units.append([index])
+    placed = [(index, copy) for unit in units[::-1] for copy in (0, 1) for index in unit]
+    again = tuple(job.calls[index] for index, _ in placed)
     second = sandbox.run(replace(job, calls=again, clock_shift_s=clock_shift()))
     if second.status != "completed":
         return first, None, False
     seen = _observed(first.module, first.calls)
     for copy in (0, 1):
-        if seen != _observed(second.module, second.calls[::-1][copy::2]):
+        ordered = sorted((index, call) for (index, made), call
+                         in zip(placed, second.calls, strict=True) if made == copy)
+        if seen != _observed(second.module, [call for _, call in ordered]):
             return first, reason, False
     return first, None, True
 

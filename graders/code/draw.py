@@ -7,7 +7,7 @@ can pass."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -30,6 +30,8 @@ class DrawnCase:
     index: int
     sizes: dict[str, int]
     inputs: dict[str, Any]  # parameter -> array or Python scalar, in the asked order
+    # A method's battery: the constructor's arguments (a generator's as its seed), in order.
+    init: dict[str, Any] = field(default_factory=dict)
 
 
 def _term(term: Term, sizes: dict[str, int]) -> int:
@@ -91,23 +93,36 @@ def _fixed(value: Literal_) -> Any:
 
 
 def draw_case(spec: FunctionBatterySpec, case: CaseSpec, name: str, index: int, seed: int,
-              adjust: Any = None) -> DrawnCase:
+              adjust: Any = None, kept: dict[str, int] | None = None) -> DrawnCase:
+    """`kept`: the sizes of the case before, for a case calling the instance it built again
+    (`same_instance`: the instance was made for them)."""
     if case.seed is None:
         rng = np.random.default_rng([seed, index])
     else:  # fixed for everyone; a repeated fixed case differs by its position
         rng = np.random.default_rng(case.seed if case.repeat == 1 else [case.seed, index])
-    sizes: dict[str, int] = {}
-    dims: dict[str, DimSpec | int] = {**spec.dims, **case.dims}
+    sizes: dict[str, int] = dict(kept or {})
+    dims: dict[str, DimSpec | int] = {} if kept is not None else {**spec.dims, **case.dims}
     for dim_name, dim in dims.items():
         try:
             sizes[dim_name] = draw_size(dim_name, dim, sizes, rng)
         except KeyError as exc:
             raise DrawError(f"size {dim_name!r} uses {exc} before it is drawn") from exc
+    init = _draw_arguments(spec.init, case, sizes, rng)
+    inputs = _draw_arguments(spec.parameters, case, sizes, rng)
+    if adjust is not None:
+        inputs = dict(adjust(dict(inputs), dict(sizes), rng))
+    return DrawnCase(case, name, index, sizes, inputs, init)
+
+
+def _draw_arguments(parameters: dict[str, ParameterSpec], case: CaseSpec, sizes: dict[str, int],
+                    rng: np.random.Generator) -> dict[str, Any]:
     inputs: dict[str, Any] = {}
-    for param, parameter in spec.parameters.items():
+    for param, parameter in parameters.items():
         if param in case.omit or (parameter.default_none and param not in case.values):
             continue
-        if param in case.values:
+        if parameter.generator:
+            inputs[param] = int(rng.integers(2**31))
+        elif param in case.values:
             inputs[param] = _fixed(case.values[param])
         elif parameter.value is not None:
             inputs[param] = _fixed(parameter.value)
@@ -115,9 +130,7 @@ def draw_case(spec: FunctionBatterySpec, case: CaseSpec, name: str, index: int, 
             inputs[param] = sizes[parameter.size]
         else:
             inputs[param] = _array(param, parameter, sizes, case.scale.get(param, 1.0), rng)
-    if adjust is not None:
-        inputs = dict(adjust(dict(inputs), dict(sizes), rng))
-    return DrawnCase(case, name, index, sizes, inputs)
+    return inputs
 
 
 def expand(spec: FunctionBatterySpec) -> list[tuple[CaseSpec, str]]:

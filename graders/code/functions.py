@@ -56,14 +56,45 @@ def named_outputs(value: Any, names: tuple[str, ...]) -> Outputs:
     return {name: np.asarray(item) for name, item in zip(names, value, strict=True)}
 
 
-def run_trusted(fn: Callable[..., Any], case: DrawnCase, names: tuple[str, ...]
-                ) -> Outputs | Raised:
-    arguments = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in case.inputs.items()}
+def _copied(inputs: dict[str, Any], generators: frozenset[str]) -> dict[str, Any]:
+    return {k: np.random.default_rng(v) if k in generators else
+            v.copy() if isinstance(v, np.ndarray) else v for k, v in inputs.items()}
+
+
+def run_trusted(fn: Callable[..., Any], case: DrawnCase, names: tuple[str, ...],
+                generators: frozenset[str] = frozenset()) -> Outputs | Raised:
     with np.errstate(all="ignore"):
         try:
-            return named_outputs(fn(**arguments), names)
+            return named_outputs(fn(**_copied(case.inputs, generators)), names)
         except Exception as exc:
             return Raised(type(exc).__name__, " ".join(str(exc).split())[:300])
+
+
+def run_cases(target: Callable[..., Any], method: str | None, cases: tuple[DrawnCase, ...],
+              names: tuple[str, ...], generators: frozenset[str] = frozenset()
+              ) -> tuple[Outputs | Raised, ...]:
+    """A trusted function on every case; or, with `method`, a trusted class constructed with
+    each case's `init` (or kept from the case before, `same_instance`) and its method called."""
+    if method is None:
+        return tuple(run_trusted(target, c, names, generators) for c in cases)
+    results: list[Outputs | Raised] = []
+    built: Any = None
+    for case in cases:
+        if not case.spec.same_instance or built is None:
+            with np.errstate(all="ignore"):
+                try:
+                    built = target(**_copied(case.init, generators))
+                except Exception as exc:
+                    built = None
+                    results.append(Raised(type(exc).__name__, "in __init__: " + " ".join(
+                        str(exc).split())[:300]))
+                    continue
+        bound = getattr(built, method, None)
+        if not callable(bound):
+            results.append(Raised("AttributeError", f"no method {method!r}"))
+            continue
+        results.append(run_trusted(bound, case, names, generators))
+    return tuple(results)
 
 
 @dataclass(frozen=True)
@@ -87,9 +118,8 @@ class FunctionInstance:
     def variants(self) -> tuple[FunctionVariant, ...]:
         """Computed only when a diagnosis needs them."""
         return tuple(
-            FunctionVariant(name, feedback, tuple(
-                tuple(run_trusted(fn, c, self.battery.outputs) for c in self.cases)
-                for fn in functions))
+            FunctionVariant(name, feedback, tuple(self.battery.run(fn, self.cases)
+                                                  for fn in functions))
             for name, feedback, functions in self.battery.variant_table)
 
     @property
@@ -118,23 +148,38 @@ class FunctionBattery:
     def outputs(self) -> tuple[str, ...]:
         return self.spec.reference.outputs
 
+    @property
+    def method(self) -> str | None:
+        """A class's method: the name called on the instance (the reference's, and the asked
+        one unless the battery names another)."""
+        return self.spec.reference.function.partition(".")[2] or None
+
+    def run(self, target: Callable[..., Any], cases: tuple[DrawnCase, ...]
+            ) -> tuple[Outputs | Raised, ...]:
+        generators = frozenset(n for n, p in self.spec.arguments.items() if p.generator)
+        return run_cases(target, self.method, cases, self.outputs, generators)
+
     def draw(self, seed: int) -> tuple[DrawnCase, ...]:
-        return tuple(
-            draw_case(self.spec, case, name, index, seed,
-                      self.adjusters.get(case.adjust) if case.adjust else None)
-            for index, (case, name) in enumerate(expand(self.spec)))
+        drawn: list[DrawnCase] = []
+        for index, (case, name) in enumerate(expand(self.spec)):
+            kept = drawn[-1].sizes if case.same_instance else None
+            drawn.append(draw_case(self.spec, case, name, index, seed,
+                                   self.adjusters.get(case.adjust) if case.adjust else None,
+                                   kept))
+        return tuple(drawn)
 
     def instance(self, seed: int) -> FunctionInstance:
         try:
             cases = self.draw(seed)
         except DrawError as exc:
             raise BatteryError(str(exc)) from exc
-        expected = tuple(run_trusted(self.reference, c, self.outputs) for c in cases)
+        expected = self.run(self.reference, cases)
         for case, result in zip(cases, expected, strict=True):
             if isinstance(result, Raised) and not self._expects_raise(case):
+                arguments = describe_inputs({**case.init, **case.inputs})
                 raise BatteryError(
                     f"the reference fails on case {case.name!r}: "
-                    f"{self.spec.reference.function}({describe_inputs(case.inputs)}) raised "
+                    f"{self.spec.reference.function}({arguments}) raised "
                     f"{result.type}: {result.message}")
         return FunctionInstance(self, seed, cases, expected)
 
@@ -173,7 +218,7 @@ def build_function_battery(path: Path, raw: object) -> FunctionBattery:
     except ValidationError as exc:
         raise BatteryError(spec_problems(path, exc)) from exc
     module = load_module(path.parent / spec.module)
-    reference = _callable(module, spec.reference.function, "reference")
+    reference = _callable(module, spec.reference.function.partition(".")[0], "reference")
     checks = {c.function: _callable(module, c.function, "check")
               for c in spec.checks.values() if c.function}
     adjusters = {c.adjust: _callable(module, c.adjust, "adjust")

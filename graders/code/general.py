@@ -18,8 +18,17 @@ from fractions import Fraction
 
 import numpy as np
 
-from graders.code.calling import CallPlan, Observed, build_job, observe, parameters_of, plan_call
+from graders.code.calling import (
+    CallPlan,
+    MethodCall,
+    Observed,
+    build_job,
+    observe,
+    parameters_of,
+    plan_call,
+)
 from graders.code.checks import Verdict
+from graders.code.classes import classes_in, method_parameters
 from graders.code.config import CodeCheckConfig
 from graders.code.feedback import safe_message, student_problem, where_raised
 from graders.code.functions import FunctionBattery, FunctionInstance
@@ -55,22 +64,41 @@ class FunctionRun:
     observations: list[Observed]
     renamed: bool = False  # another function was called in place of the asked one
 
-    def crash(self, error: StudentError, case: str, for_student: bool) -> str:
+    def crash(self, error: StudentError, case: str, for_student: bool, in_init: bool = False
+              ) -> str:
         shown = safe_message(error, for_student, self.source)
         where = where_raised(self.source, error)
         on = "" if for_student else f" (on the input '{case}')"
+        if in_init:  # a method's battery: the class's constructor, before the method ran
+            return f"Your class's __init__ raised {shown}{where}{on}, so no method was called."
         return f"Your code raised {shown}{where}{on}."
 
 
 def job_for(instance: FunctionInstance, source: str, function: str, batched: bool = False
             ) -> tuple[CallPlan, Job]:
+    """The call plan and job for `function`, or for a method's battery `Class.method`: the
+    class constructed with the battery's `init` (planned as a call is), then the method."""
     spec = instance.battery.spec
+    cls, _, method = function.rpartition(".")
+    signature = parameters_of(source, function)
+    constructor = None
+    if cls:
+        shape = (classes_in(source) or {}).get(cls)
+        signature = method_parameters(shape, method) if shape else None
+        init = method_parameters(shape, "__init__") if shape else None
+        optional_init = frozenset(n for n, p in spec.init.items() if p.optional)
+        constructor = MethodCall(cls, plan_call(tuple(spec.init), {}, init, optional_init))
     optional = frozenset(n for n, p in spec.parameters.items() if p.optional)
-    plan = plan_call(tuple(spec.parameters), spec.extras, parameters_of(source, function),
-                     optional)
+    plan = plan_call(tuple(spec.parameters), spec.extras, signature, optional)
+    if constructor is not None:
+        # The constructor's adaptations count as the call's (the interface check sees them).
+        init_plan = constructor.plan
+        plan = replace(plan, constructor=init_plan.adaptations,
+                       unsupplied=plan.unsupplied + init_plan.unsupplied,
+                       left_out=plan.left_out + init_plan.left_out)
     if batched:
         plan = replace(plan, batched=True)
-    return plan, build_job(instance, source, function, plan)
+    return plan, build_job(instance, source, method or function, plan, constructor)
 
 
 def can_batch(battery: FunctionBattery) -> bool:
@@ -112,8 +140,9 @@ def _relied_on(check: CheckSpec, judged: list[Judged], run: FunctionRun
 def _without_place(judged: Judged, run: FunctionRun) -> Judged:
     """Fails a passing case that gives a left-out parameter another value than its default:
     the function cannot be called so (at its default, leaving it out is the same call)."""
-    inputs = run.instance.cases[judged.index].inputs
-    parameters = run.instance.battery.spec.parameters
+    case = run.instance.cases[judged.index]
+    inputs = {**case.init, **case.inputs}
+    parameters = run.instance.battery.spec.arguments
     given = [n for n in run.plan.left_out if n in inputs
              and not np.array_equal(np.asarray(inputs[n]), np.asarray(parameters[n].value))]
     if judged.verdict is not Verdict.PASS or not given:
@@ -144,7 +173,8 @@ def grade_item(item: RubricItem, config: CodeCheckConfig, run: FunctionRun, make
     if check.kind == "interface" and run.renamed:
         # The interface asks for the function by its name: another one graded in its place
         # earns the other checks, never this one.
-        judged = [Judged(v.index, Verdict.FAIL, f"no function is named `{battery.function}`")
+        what = "method" if battery.spec.is_method else "function"
+        judged = [Judged(v.index, Verdict.FAIL, f"no {what} is named `{battery.function}`")
                   if v.verdict is Verdict.PASS else v for v in judged]
     cases = run.instance.cases
     shown = tuple(Evidence(kind="check", text=f"{cases[v.index].name}: {v.verdict.value}",
@@ -163,8 +193,10 @@ def grade_item(item: RubricItem, config: CodeCheckConfig, run: FunctionRun, make
         status, points = Status.SUBMISSION_ERROR, Fraction(0)
         what = f"Not checked ({check.description})"
         if first_crash is not None and first_crash.error is not None:
-            staff.append(f"{what}: {run.crash(first_crash.error, first_crash.case.name, False)}")
-            student.append(f"{what}: {run.crash(first_crash.error, '', True)}")
+            in_init = first_crash.in_init
+            staff.append(f"{what}: "
+                         f"{run.crash(first_crash.error, first_crash.case.name, False, in_init)}")
+            student.append(f"{what}: {run.crash(first_crash.error, '', True, in_init)}")
         else:
             reason = crashed[0].note or "no result"
             staff.append(f"{what}: {reason}.")
@@ -181,8 +213,9 @@ def grade_item(item: RubricItem, config: CodeCheckConfig, run: FunctionRun, make
         for verdict in [v for v in judged if v.verdict is not Verdict.PASS][:3]:
             staff.append(f"'{cases[verdict.index].name}': {verdict.note}.")
         if first_crash is not None and first_crash.error is not None:
-            staff.append(run.crash(first_crash.error, first_crash.case.name, False))
-            said = run.crash(first_crash.error, "", True)
+            staff.append(run.crash(first_crash.error, first_crash.case.name, False,
+                                   first_crash.in_init))
+            said = run.crash(first_crash.error, "", True, first_crash.in_init)
             # Which class of inputs crashed, by the battery's group names (never a value).
             groups = sorted({cases[v.index].spec.group for v in crashed})
             which = f" (the {', '.join(groups)} inputs)" if len(check.groups) > 1 else ""

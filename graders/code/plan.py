@@ -23,6 +23,7 @@ from pathlib import Path
 
 from graders.code.battery import BatteryError, Instance
 from graders.code.calling import CallPlan
+from graders.code.classes import resolve
 from graders.code.extract import ExtractedCode, extract_code
 from graders.code.fences import runnable_cells
 from graders.code.forms import Form, Signature, Slot, build_job, forms_for
@@ -163,6 +164,13 @@ class PreparedFunction:
     notes: list[str] = field(default_factory=list)
 
 
+def _unsupplied(plan: CallPlan, notes: list[str]) -> list[str]:
+    if plan.unsupplied:
+        notes.append(f"Your function requires {', '.join(f'`{n}`' for n in plan.unsupplied)}, "
+                     "which the question does not pass; it was called without it.")
+    return notes
+
+
 def prepare(path: Path, battery_name: str, answer: LocatedAnswer, context: GradingContext
             ) -> Prepared | PreparedFunction | NotRun:
     try:
@@ -207,6 +215,16 @@ def prepare(path: Path, battery_name: str, answer: LocatedAnswer, context: Gradi
         notes.append("Before running, the grader " + "; ".join(code.normalisations) + ".")
     function = battery.function
     defined = _top_level_functions(code.source)
+    if isinstance(instance, FunctionInstance) and instance.battery.spec.is_method:
+        target = resolve(code.source, function, list(defined), module_bindings(code.source))
+        if target.problem:
+            return NotRun(Status.SUBMISSION_ERROR, target.problem + " Nothing was run.",
+                          target.problem, 1.0)
+        notes += [target.note] if target.note else []
+        function = f"{target.cls}.{target.method}"
+        plan, job = job_for(instance, code.source, function)
+        return PreparedFunction(instance, code, job, plan, function, defined, evidence,
+                                _unsupplied(plan, notes))
     asked = len(battery.spec.parameters) if isinstance(battery, FunctionBattery) else 3
     bindings = module_bindings(code.source)
     # Bound at top level but not by a `def` (a lambda, an alias, a callable object): that is
@@ -231,10 +249,8 @@ def prepare(path: Path, battery_name: str, answer: LocatedAnswer, context: Gradi
         return NotRun(Status.SUBMISSION_ERROR, said + " Nothing was run.", said, 1.0)
     if isinstance(instance, FunctionInstance):
         plan, job = job_for(instance, code.source, function)
-        if plan.unsupplied:
-            notes.append(f"Your function requires {', '.join(f'`{n}`' for n in plan.unsupplied)}"
-                         ", which the question does not pass; it was called without it.")
-        return PreparedFunction(instance, code, job, plan, function, defined, evidence, notes)
+        return PreparedFunction(instance, code, job, plan, function, defined, evidence,
+                                _unsupplied(plan, notes))
     forms = forms_for(defined.get(function))
     job, slots = build_job(instance, code.source, function, forms, battery.timeout_s)
     return Prepared(instance, code, job, slots, function, defined, forms, evidence, notes)

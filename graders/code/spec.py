@@ -15,6 +15,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
+# A function, or a class's method (`LayerNorm.forward`): the class constructed, then its method
+# called (graders.code.classes).
+TARGET = r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$"
 Scalar = int | float | bool
 # A fixed value: a scalar, or nested lists of numbers (an array); checked when drawn.
 Literal_ = int | float | bool | list[Any]
@@ -101,6 +104,9 @@ class ParameterSpec(_Strict):
     # default is None (`mask=None`), so it is passed only where a case gives it (`values`,
     # `adjust`).
     optional: bool = False
+    # A NumPy generator (`rng`): drawn as a seed per case and passed as
+    # `np.random.default_rng(seed)`, the same seed to the reference and to the student's code.
+    generator: bool = False
 
     @property
     def default_none(self) -> bool:
@@ -108,10 +114,10 @@ class ParameterSpec(_Strict):
 
     @model_validator(mode="after")
     def _one_kind(self) -> ParameterSpec:
-        kinds = sum(x is not None for x in (self.array, self.size, self.value))
+        kinds = sum(x is not None for x in (self.array, self.size, self.value)) + self.generator
         if kinds > 1:
             raise ValueError("a parameter is exactly one of array (a shape), size (a size's "
-                             "name) or value (a fixed value), not several")
+                             "name), value (a fixed value) or generator, not several")
         if kinds == 0 and not self.optional:
             raise ValueError("a parameter needs array (a shape), size (a size's name) or value "
                              "(a fixed value); a parameter whose default is None (`mask=None`) "
@@ -139,6 +145,9 @@ class CaseSpec(_Strict):
     omit: tuple[str, ...] = ()  # optional parameters this case does not pass
     # A trusted function of the module, (inputs, sizes, rng) -> inputs: draws no spec can say.
     adjust: str | None = Field(default=None, pattern=NAME)
+    # A method's battery: call the method again on the instance the case before this one built
+    # (state kept between calls), instead of constructing a new one.
+    same_instance: bool = False
 
 
 class Adaptation(_Strict):
@@ -204,7 +213,7 @@ class CheckSpec(_Strict):
 
 
 class ReferenceSpec(_Strict):
-    function: str = Field(pattern=NAME)
+    function: str = Field(pattern=TARGET)  # a class's method when the battery asks for one
     # The names of what it returns: one name for a single value, several for a tuple's elements.
     outputs: tuple[str, ...] = Field(default=("output",), min_length=1, max_length=8)
 
@@ -214,9 +223,11 @@ def _no_adaptations() -> dict[FunctionAdaptation, Adaptation]:
 
 
 class FunctionBatterySpec(_Strict):
-    function: str = Field(pattern=NAME)
+    function: str = Field(pattern=TARGET)
     module: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*\.py$")
     reference: ReferenceSpec
+    # A method's battery: the constructor's parameters, in order, drawn as `parameters` are.
+    init: dict[str, ParameterSpec] = Field(default_factory=dict)
     parameters: dict[str, ParameterSpec] = Field(min_length=1)
     dims: dict[str, DimSpec | int] = Field(default_factory=dict)
     cases: tuple[CaseSpec, ...] = Field(min_length=1)
@@ -229,6 +240,34 @@ class FunctionBatterySpec(_Strict):
     # Attention built-ins: what a required mask argument must express.
     mask: Literal["causal", "none"] = "none"
 
+    @property
+    def is_method(self) -> bool:
+        return "." in self.function
+
+    @property
+    def arguments(self) -> dict[str, ParameterSpec]:
+        """Every drawn argument, the constructor's first (their names never collide)."""
+        return {**self.init, **self.parameters}
+
+    @model_validator(mode="after")
+    def _method(self) -> FunctionBatterySpec:
+        if self.is_method != ("." in self.reference.function):
+            raise ValueError("a class's method (`function: LayerNorm.forward`) has a reference "
+                             "method (`reference: {function: MyLayerNorm.forward}`), and a "
+                             "function a reference function")
+        if not self.is_method and (self.init or any(c.same_instance for c in self.cases)):
+            raise ValueError("init and same_instance belong to a class's method "
+                             "(`function: LayerNorm.forward`)")
+        if self.is_method and any(c.attention for c in self.checks.values()):
+            raise ValueError("the attention built-in checks call a function, not a method")
+        if self.cases[0].same_instance:
+            raise ValueError(f"case {self.cases[0].name!r}: same_instance needs a case before it")
+        shared = sorted(set(self.init) & set(self.parameters))
+        if shared:
+            raise ValueError(f"{shared}: a name is the constructor's (init) or the method's "
+                             "(parameters), not both")
+        return self
+
     @model_validator(mode="after")
     def _names(self) -> FunctionBatterySpec:
         declared: set[str] = set()
@@ -239,17 +278,17 @@ class FunctionBatterySpec(_Strict):
                     raise ValueError(f"size {name!r} uses {unknown}, not declared before it")
             declared.add(name)
         case_dims = {n for c in self.cases for n in c.dims}
-        for name, parameter in self.parameters.items():
+        for name, parameter in self.arguments.items():
             unknown = [r for r in parameter.references() if r not in declared | case_dims]
             if unknown:
                 raise ValueError(f"parameter {name!r} uses undeclared sizes {unknown}")
         for case in self.cases:
             for field in ("values", "scale"):
-                unknown = sorted(set(getattr(case, field)) - set(self.parameters))
+                unknown = sorted(set(getattr(case, field)) - set(self.arguments))
                 if unknown:
                     raise ValueError(f"case {case.name!r}: {field} names unknown parameters "
                                      f"{unknown}")
-            if set(case.omit) - set(self.parameters):
+            if set(case.omit) - set(self.arguments):
                 raise ValueError(f"case {case.name!r} omits unknown parameters")
         groups = {c.group for c in self.cases}
         outputs = set(self.reference.outputs)

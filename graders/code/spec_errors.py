@@ -5,7 +5,6 @@ pydantic's report (its model names, input dumps and documentation links)."""
 from __future__ import annotations
 
 import difflib
-import re
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -52,17 +51,18 @@ def spec_problems(path: Path, error: ValidationError) -> str:
 
 
 def _not_a_name(value: object) -> str:
-    """`function: MultiHeadAttention.forward` (a method) or `np.softmax`: a battery calls a
-    function its module (or the student's) binds at top level, by a plain name."""
+    """`function: np.linalg.norm` or `function: 2fast`: a battery calls a function its module
+    (or the student's) binds at top level by a plain name, or a class's method
+    (`LayerNorm.forward`); a check, a variants table or an adjust function is a plain name."""
     text = str(value)
     if "." in text:
-        return (f"{text!r} is not a plain name: a battery calls a function bound at top level "
-                "of the module (the student's, or yours for a reference or check); a class's "
-                "methods are not called (ask students for a function, such as "
-                f"{_snake(text.partition('.')[0]) or 'f'}(x, ...), that the class may call)")
+        return (f"{text!r} is not a plain name: the battery's `function` and its reference's are "
+                "a function bound at top level (`layer_norm`) or a class's method "
+                f"(`{_camel(text.partition('.')[0])}.forward`); a check's, the variants' or an "
+                "adjust function is a plain name of your module")
     return f"{text!r} is not a Python name (letters, digits and _, not starting with a digit)"
 
 
-def _snake(name: str) -> str:
-    """`MultiHeadAttention` -> `multi_head_attention`."""
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+def _camel(name: str) -> str:
+    """`layer_norm` -> `LayerNorm`."""
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_")) or "Model"

@@ -5,6 +5,7 @@ from graders.sandbox.layers import LayerStatus
 from graders.sandbox.policy import DEFAULT_REQUIRED, LAYERS, SandboxPolicy
 from graders.sandbox.pool import (
     Call,
+    Construct,
     Job,
     JobOutcome,
     Sandbox,
@@ -19,6 +20,7 @@ __all__ = [
     "LAYERS",
     "Call",
     "CallResult",
+    "Construct",
     "Job",
     "JobOutcome",
     "LayerStatus",

@@ -35,6 +35,7 @@ MAX_SALVAGED = 12
 _write = os.write
 _dumps = json.dumps
 _pack = struct.pack
+_default_rng = np.random.default_rng
 
 
 def _frame(fd: int, header: dict[str, Any], chunks: list[bytes]) -> None:
@@ -216,40 +217,62 @@ def install_streams() -> None:
                                   errors="replace", line_buffering=True)
 
 
-def _argument(array: Any, scalar: bool) -> Any:
+def _argument(array: Any, scalar: bool, generator: bool = False) -> Any:
     # A scalar argument travels as a 0-d array and is handed over as the Python int, float or
-    # bool it stands for; arrays are copied so one call cannot change the next one's inputs.
+    # bool it stands for; arrays are copied so one call cannot change the next one's inputs. A
+    # generator (`rng`) travels as its seed and is built here, a fresh one per call.
+    if generator:
+        return _default_rng(int(array.item()))
     return array.item() if scalar and array.ndim == 0 else array.copy()
+
+
+def _arguments(part: dict[str, Any], inputs: list[Any], items: Any, generators: Any
+               ) -> tuple[list[Any], dict[str, Any]]:
+    args = [_argument(inputs[i], i in items, i in generators) for i in part["args"]]
+    kwargs = {str(name): _argument(inputs[i], i in items, i in generators)
+              for name, i in part.get("kwargs") or ()}
+    return args, kwargs
 
 
 def _run_calls(calls: list[dict[str, Any]], first_index: int, namespace: dict[str, Any],
                inputs: list[Any], budget: _Budget, salvage_elements: int, result_fd: int,
                seal: str, guard: Any) -> bool:
     """Whether every call was reported (False: the harness was tampered with, and nothing
-    more is written)."""
+    more is written). A call with `init` is a method's: its class constructed first (or the
+    last instance kept, `again`); a constructor's exception is reported with `stage: init`."""
     intact, (code, defaults) = guard
+    built: Any = None
     for offset, call in enumerate(calls):
-        function = namespace.get(call["function"])
+        init = call.get("init")
+        name = init["cls"] if init else call["function"]
+        function = namespace.get(name)
         chunks: list[bytes] = []
         header: dict[str, Any] = {"kind": "call", "index": first_index + offset, "seal": seal}
         if not callable(function):
             header.update(ok=False, missing=True, error={
-                "type": "NameError", "message": f"no function named {call['function']!r}",
-                "frames": []})
+                "type": "NameError", "frames": [],
+                "message": f"no {'class' if init else 'function'} named {name!r}"})
             _frame(result_fd, header, chunks)
             continue
         items = call.get("items") or ()
-        args = [_argument(inputs[i], i in items) for i in call["args"]]
-        kwargs = {str(name): _argument(inputs[i], i in items)
-                  for name, i in call.get("kwargs") or ()}
+        generators = call.get("generators") or ()
+        args, kwargs = _arguments(call, inputs, items, generators)
         started = time.perf_counter()
+        stage = "call"
         try:
+            if init:
+                if not init.get("again") or built is None:
+                    stage, built = "init", None
+                    init_args, init_kwargs = _arguments(init, inputs, items, generators)
+                    built = function(*init_args, **init_kwargs)
+                    stage = "call"
+                function = getattr(built, call["function"])
             value = function(*args, **kwargs)
             if not (intact.__code__ is code and intact.__defaults__ is defaults
                     and intact()):
                 return False
         except BaseException as exc:
-            header.update(ok=False, error=_error(exc),
+            header.update(ok=False, error=_error(exc), stage=stage,
                           salvage=_salvage(exc, chunks, budget, salvage_elements))
         else:
             try:

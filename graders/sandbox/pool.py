@@ -47,13 +47,28 @@ class SandboxRefused(Exception):
 
 
 @dataclass(frozen=True)
+class Construct:
+    """The instance a method call is made on: `cls(*args, **kwargs)` (indexes into Job.arrays,
+    as a call's), or, with `again`, the instance the call before this one was made on (state
+    kept between calls)."""
+
+    cls: str
+    args: tuple[int, ...] = ()
+    kwargs: tuple[tuple[str, int], ...] = ()
+    again: bool = False
+
+
+@dataclass(frozen=True)
 class Call:
-    function: str
+    function: str  # a function of the module, or with `init` a method of the instance
     args: tuple[int, ...]  # indexes into Job.arrays
     kwargs: tuple[tuple[str, int], ...] = ()  # (parameter name, index into Job.arrays)
     # Indexes of 0-d arrays passed as Python scalars (`.item()`): an int argument such as
     # d_model arrives as an int, as the question's caller would pass it.
     items: tuple[int, ...] = ()
+    init: Construct | None = None
+    # Indexes of 0-d integer arrays passed as `np.random.default_rng(seed)` (an `rng` argument).
+    generators: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -137,7 +152,11 @@ def _encode_job(job: Job, policy: SandboxPolicy, timeout_s: float, seal: str
         "stir": secrets.randbelow(2**62), "clock": int(job.clock_shift_s),
         "calls": [{"function": c.function, "args": list(c.args),
                    "kwargs": [[name, index] for name, index in c.kwargs],
-                   "items": list(c.items)} for c in job.calls],
+                   "items": list(c.items), "generators": list(c.generators),
+                   "init": None if c.init is None else {
+                       "cls": c.init.cls, "args": list(c.init.args), "again": c.init.again,
+                       "kwargs": [[name, index] for name, index in c.init.kwargs]}}
+                  for c in job.calls],
         "caps": {"result_bytes": policy.result_bytes - 65536,
                  "salvage_elements": policy.salvage_elements},
     }

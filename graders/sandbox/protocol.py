@@ -75,7 +75,8 @@ class CallResult:
     ok: bool
     value: Value | None = None
     error: StudentError | None = None
-    missing: bool = False  # the function was not defined
+    missing: bool = False  # the function (or the method's class) was not defined
+    in_init: bool = False  # the class's constructor raised, before the method was called
     salvage: dict[str, np.ndarray[Any, Any]] = field(default_factory=dict)
 
 
@@ -214,7 +215,8 @@ def _call(header: dict[str, Any], payload: bytes, n_calls: int) -> CallResult:
                 raise ProtocolViolation("a salvaged array must be an object")
             salvage[_text(desc.get("name"), 64)] = arrays.take(desc)
         result = CallResult(index=index, ok=False, error=_error(header.get("error")),
-                            missing=header.get("missing") is True, salvage=salvage)
+                            missing=header.get("missing") is True, salvage=salvage,
+                            in_init=header.get("stage") == "init")
     else:
         raise ProtocolViolation("a call frame says ok: true or ok: false")
     arrays.finish()

@@ -133,8 +133,9 @@ def test_rubric_validate_notes_a_check_of_one_drawn_case(tmp_path: Path) -> None
 
 def test_rubric_load_refuses_a_rubric_whose_battery_does_not_build(
         env: Path, tmp_path: Path) -> None:
-    """`rubric load` stored a rubric whose battery names a class's method: every code item of
-    every submission was then a grader error, and the instructor was told nothing at load."""
+    """`rubric load` stored a rubric whose battery did not build (here: a class's method asked
+    with a reference function): every code item of every submission was then a grader error,
+    and the instructor was told nothing at load."""
     example = Path(__file__).resolve().parents[3] / "docs" / "examples" / "positional-encoding"
     for name in ("pe.yaml", "pos_encoding.py", "numpy-positional-encoding.yaml"):
         (tmp_path / name).write_text((example / name).read_text())
@@ -143,7 +144,7 @@ def test_rubric_load_refuses_a_rubric_whose_battery_does_not_build(
                                                    "function: Encoder.encode\n", 1))
     run("db", "upgrade")
     out = run("rubric", "load", str(tmp_path / "numpy-positional-encoding.yaml"), code=1)
-    assert "does not build" in out and "not a plain name" in out
+    assert "does not build" in out and "has a reference method" in out
     assert "numpy-positional-encoding" not in run("rubric", "list")
 
 
