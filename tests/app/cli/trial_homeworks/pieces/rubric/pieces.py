@@ -108,6 +108,18 @@ def constant_token(inputs: dict[str, Any], sizes: dict[str, int], rng: np.random
     return inputs | {"x": x}
 
 
+def constant_token_gives_beta(inputs: dict[str, Any], observed: dict[str, Any],
+                             reference: dict[str, Any]) -> tuple[bool, str]:
+    """The constant token alone: the other tokens are the values check's."""
+    y = np.asarray(observed["y"], dtype=float)
+    if y.shape != np.shape(reference["y"]):
+        return False, f"shape {y.shape}, expected {np.shape(reference['y'])}"
+    token = y[0, 0]
+    if np.allclose(token, inputs["beta"], rtol=1e-5, atol=1e-6):
+        return True, ""
+    return False, f"the constant token gives {np.round(token, 4).tolist()}, not beta"
+
+
 LN_VARIANTS = {
     "eps_outside": ("eps is added to the standard deviation, not inside the square root.",
                     _eps_outside),
