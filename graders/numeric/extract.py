@@ -177,6 +177,8 @@ def _side_candidates(text: str, masked: str, s: int, e: int, index: int) -> list
                 start, end = span
                 source = text[start:end].strip()
                 cursor = end
+                if _BEFORE_A_POWER.match(masked, end, e):
+                    continue  # `4T^2d`, `2 d^2`: the coefficient of a formula, not a value
             out.append(Candidate(result.value, source, start, end, index,
                                  expression=result.operators > 0, percent=percent,
                                  working=note))
@@ -204,6 +206,10 @@ _STOP_AFTER_MARKUP = re.compile(r"(?<=\*)\s*\.+$")
 # `4·T²·d`, `(2 × d_model`: an operator between the number and a name (a name reads as a
 # separator, so the run ends in the operator): the number is a coefficient, not a value
 _COEFFICIENT = re.compile(r"(?<!\*)[*/]\s*$")
+
+
+# a name raised to a power right after the number: `4T^2d`, `4 n^2 d`, `2d_{model}^2`
+_BEFORE_A_POWER = re.compile(r"[ \t]?[A-Za-z](?:_\{?\w{1,8}\}?)?[ \t]?\^")
 
 
 def _is_coefficient(run: str) -> bool:

@@ -181,7 +181,7 @@ class _Converter:
             if word in ("e", "pi", "sqrt", "exp", "ln", "log"):
                 return f" {word} "
             prefixed = _PREFIXED_FLOPS.fullmatch(word)
-            if prefixed and re.search(r"\d[ \t]?$", self.text[max(0, start - 2):start]):
+            if prefixed and re.search(r"\d[ \t]{0,3}$", self.text[max(0, start - 4):start]):
                 return f" {_PREFIXES[prefixed.group(1).lower()]} "
             if word in _SCALE_LETTERS and self.text[self.pos - 2].isdigit():
                 return f" {_SCALE_LETTERS[word]} "  # `1.05M`, `590K`, `1.2B` (against the digit)

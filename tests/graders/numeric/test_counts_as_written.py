@@ -65,3 +65,14 @@ def test_products_and_working_notes_are_still_read() -> None:
     assert values("590592 (768*768 + bias)") == [590592, 589824]
     assert values("2 * 2 * 512 = 2048") == [2048, 2048]
     assert values("it is **-0.4**.") == [Fraction(-2, 5)]
+
+
+@PROPERTY
+@given(st.integers(2, 16), st.sampled_from(["", " "]), st.sampled_from(["T", "n", "d_{model}",
+                                                                         "d_k"]),
+       st.sampled_from(["", " d", "d"]), st.integers(10**6, 10**10),
+       st.sampled_from(["=", r"\approx", "≈"]))
+def test_the_coefficient_of_a_power_of_a_name_is_no_value(coefficient, gap, name, rest, count,
+                                                          relation):
+    text = f"FLOPs: ${coefficient}{gap}{name}^2{rest} {relation} {count:,}$"
+    assert values(text) == [count], text
