@@ -47,11 +47,20 @@ def settings() -> Settings:
 
 @contextmanager
 def database() -> Iterator[sessionmaker[Session]]:
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+
     from app.db.session import make_engine, make_sessionmaker
 
     engine = make_engine(settings().database_url)
     try:
         yield make_sessionmaker(engine)
+    except (OperationalError, ProgrammingError) as exc:
+        # a new SQLite file or an empty server: "no such table" (SQLite), "relation ... does
+        # not exist" (PostgreSQL) was a traceback; only `serve` migrates on its own
+        if "no such table" in str(exc) or "does not exist" in str(exc):
+            raise fail("the database has no schema yet (or an older one): run "
+                       "`gradeformer db upgrade`") from None
+        raise
     finally:
         engine.dispose()
 

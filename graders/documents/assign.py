@@ -55,6 +55,9 @@ class Unit:
     # the labelled unit this paragraph follows (None before the first label), and the next one
     head: Unit | None = None
     next_head: Unit | None = None
+    # its question's number was written in words (`Question 5`, `Q5.`), by its own label or by
+    # the numbered label its letter is under (`Question 5` then `(a)`)
+    in_words: bool = False
     # set on the head of a block moved to rubric order: the question it was moved for
     moved_for: int | None = None
     # handout paragraphs (the pasted question) left out before this label's answer
@@ -148,8 +151,9 @@ def assign(units: list[Unit], n_questions: int) -> list[int | None]:
 
 def anchor(unit: Unit) -> int | None:
     """The question a unit clearly answers: its label names that question best, at full
-    reliability, and its content agrees (cues of that question, none stronger anywhere). A
-    label that fits two questions equally ("Q3": A3 or B3) is settled by the content."""
+    reliability, and its content agrees (cues of that question, none stronger anywhere), or,
+    where no question's cues claim it, the label names the question in words. A label that fits
+    two questions equally ("Q3": A3 or B3) is settled by the content."""
     if not unit.labelled or unit.reliability < 1.0 or not unit.label_scores:
         return None
     top = max(unit.label_scores)
@@ -159,7 +163,11 @@ def anchor(unit: Unit) -> int | None:
     named = sorted((i for i, s in enumerate(unit.label_scores) if s == top),
                    key=lambda i: content[i], reverse=True)
     q = named[0]
-    if content[q] <= 0 or content[q] < max(content):
+    # a label naming its question in words ("Question 5", "Q5.") stands alone where no
+    # question's cues claim the block (prose and derivations rarely have cues); a bare "5." is
+    # too often a point of an answer to move a block by itself
+    alone = len(named) == 1 and unit.in_words and max(content) <= 0
+    if content[q] < max(content) or (content[q] <= 0 and not alone):
         return None
     if len(named) > 1 and content[named[1]] >= content[q]:
         return None

@@ -253,12 +253,15 @@ def units_of(
     units: list[Unit] = []
     previous_path: Path | None = None
     head_unit: Unit | None = None
+    in_words = False  # the number of the latest numbered label was written in words ("Q5")
     for start, end, index in bounds:
         pieces = paragraphs(text, start, end)
         if index is None:
             units.extend(Unit(start=s, end=e, head=head_unit) for s, e in pieces)
             continue
         mark, path = accepted[index]
+        if mark.num is not None:
+            in_words = WORDED.match(mark.raw) is not None
         if index in shape.intro:
             continue
         words = words_for(path)
@@ -272,7 +275,7 @@ def units_of(
             continue
         reliability = INLINE_RELIABILITY if mark.inline else 1.0
         head = Unit(start=pieces[0][0], end=pieces[0][1], mark=mark, path=path,
-                    reliability=reliability, handout=dropped)
+                    reliability=reliability, handout=dropped, in_words=in_words)
         if path == previous_path and units:
             head.reliability *= DUPLICATE_RELIABILITY
             for unit in reversed(units):

@@ -97,6 +97,13 @@ _QDASH = re.compile(
     r"(?:[.):])?",
     re.IGNORECASE,
 )
+# "Q5.a Because", "Q3.a:", "Question 2b:": a worded question number and its letter written as
+# one token, the letter closed by a colon or by nothing (after a bare "5. a" it would be prose)
+_QLETTER = re.compile(
+    r"(?:(?:Inline[ \t]+)?Q(?:uestion)?|Problem|Prob\.|Exercise|Ex\.|Task)[ \t]*\.?[ \t]*"
+    r"(\d{1,2})\.?([a-h])(?:[ \t]*:)?(?=\s|$)",
+    re.IGNORECASE,
+)
 _PAREN_NUM = re.compile(r"\((\d{1,2})\)")
 _BULLET = re.compile(r"[ \t]*[-*•+][ \t]")
 _BARE_NUM = re.compile(r"(\d{1,2})[ \t]+(?=\(?[a-h](?:\.\)|[.)]))")
@@ -124,6 +131,9 @@ def _token(text: str, pos: int, level: int) -> tuple[int, dict[str, object]] | N
             if m.group(3):
                 compact["roman"] = m.group(3)
             return m.end(), compact
+        m = _QLETTER.match(text, pos)
+        if m:
+            return m.end(), {"num": int(m.group(1)), "letter": m.group(2).lower()}
         m = _QDASH.match(text, pos)
         if m and 1 <= int(m.group(2)) <= len(LETTERS):
             return m.end(), {"num": int(m.group(1)), "letter": LETTERS[int(m.group(2)) - 1]}

@@ -35,7 +35,7 @@ class Token:
 
 _FUNCS = {"sqrt", "exp", "ln", "log"}
 # `1.77 million`: a scale word multiplies the number before it; it is notation, not arithmetic
-SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9}
+SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
 _TOKEN = re.compile(r"\s*(?:(?P<num>(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d{1,3}(?![\d.]))?)"
                     r"|(?P<word>[A-Za-z]+)|(?P<sym>[-+*/^()%]))")
 

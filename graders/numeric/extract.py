@@ -86,8 +86,11 @@ def _blank(m: re.Match[str]) -> str:
 
 _STRUCK = re.compile(r"~~[^~]{0,2000}~~")
 _CIRCLED = re.compile(r"\\textcircled\{[^{}]{0,4}\}")
+# a label opening a line, its sub-part letter written against the number included (`3b)`,
+# `Q3.a:`, `Q5b`): the number of a question is not a value
 _LINE_LABEL = re.compile(
-    r"(?m)^[ \t>*\-]*(?:Q\d{1,2}|\d{1,2}[.)](?!\d)|\(?[a-h]\)|\(?(?:i|ii|iii|iv|v|vi)\))[ \t]"
+    r"(?m)^[ \t>*\-]*(?:Q\d{1,2}(?:\.?[a-h])?[.):]?|\d{1,2}\.?[a-h][.):]|\d{1,2}[.)](?!\d)"
+    r"|\(?[a-h]\)|\(?(?:i|ii|iii|iv|v|vi)\))[ \t]"
 )
 
 
@@ -174,6 +177,8 @@ def _side_candidates(text: str, masked: str, s: int, e: int, index: int) -> list
                 start, end = span
                 source = text[start:end].strip()
                 cursor = end
+                if _BEFORE_A_POWER.match(masked, end, e):
+                    continue  # `4T^2d`, `2 d^2`: the coefficient of a formula, not a value
             out.append(Candidate(result.value, source, start, end, index,
                                  expression=result.operators > 0, percent=percent,
                                  working=note))
@@ -189,6 +194,7 @@ def _clean_piece(raw: str) -> str:
     # a full stop ending the sentence before the value (`the end. 64`, `i.e. 64`), not a
     # decimal point (`.5`)
     stripped = _STOP_BEFORE.sub("", raw.strip())
+    stripped = _STOP_AFTER_MARKUP.sub("", stripped)  # `**3,152,384**.`: bold, then the stop
     sign = "-" if _SIGN.match(stripped.lstrip("*/^ ")) else ""  # `**-0.4**`: bold, signed
     piece = sign + balanced(stripped.strip("*/^+- \t\n"))
     # the full stop ending a sentence, after the value or its scale word (`1.77 million.`)
@@ -196,13 +202,27 @@ def _clean_piece(raw: str) -> str:
 
 
 _STOP_BEFORE = re.compile(r"^\.+\s+")
+_STOP_AFTER_MARKUP = re.compile(r"(?<=\*)\s*\.+$")
+# `4·T²·d`, `(2 × d_model`: an operator between the number and a name (a name reads as a
+# separator, so the run ends in the operator): the number is a coefficient, not a value
+_COEFFICIENT = re.compile(r"(?<!\*)[*/]\s*$")
+
+
+# a name raised to a power right after the number: `4T^2d`, `4 n^2 d`, `2d_{model}^2`
+_BEFORE_A_POWER = re.compile(r"[ \t]?[A-Za-z](?:_\{?\w{1,8}\}?)?[ \t]?\^")
+
+
+def _is_coefficient(run: str) -> bool:
+    """`4 * ` before a name; not `*1,000*`, a value in italics."""
+    return _COEFFICIENT.search(run) is not None and not run.strip().startswith("*")
 _FULL_STOP = re.compile(r"(?:(?<=[\d%)])|(?<=illion)|(?<=housand))\s*\.+$")
 
 
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)%?"
 _ROW = re.compile(rf"(?:{_NUM}[ \t]+){{1,63}}{_NUM}")
 # A value followed by a bracketed working note: `590592 (768*768 + bias)`.
-_REMARK = re.compile(r"^(?P<head>[^()\[\]]*?[\d%.])\s+[(\[](?P<inner>[^()\[\]]*)[)\]]?\s*$")
+_REMARK = re.compile(
+    r"^(?P<head>[^()\[\]]*?(?:[\d%.]|illion|housand))\s+[(\[](?P<inner>[^()\[\]]*)[)\]]?\s*$")
 
 
 # `64 (768 / 12)`: a plain value, a space, then its working in brackets; `3(589824)` and
@@ -219,6 +239,8 @@ def _evaluated_pieces(run: str) -> list[tuple[str, Evaluated]]:
     remark = _REMARK.match(run.strip())
     if remark is not None and _NOTE_AFTER_VALUE.match(run.strip()):
         return _remark_pieces(remark)
+    if _is_coefficient(run):  # `2.1 GFLOPs (4·T²·d)`: the value, never the coefficient
+        return _remark_pieces(remark) if remark is not None else []
     try:
         return [(whole, evaluate(whole.rstrip("% ")))]
     except (ZeroDivisionError, OverflowError):
@@ -234,6 +256,8 @@ def _evaluated_pieces(run: str) -> list[tuple[str, Evaluated]]:
 def _remark_pieces(remark: re.Match[str]) -> list[tuple[str, Evaluated]]:
     found: list[tuple[str, Evaluated]] = []
     for part in (remark.group("head"), remark.group("inner")):
+        if _is_coefficient(part):
+            continue
         piece = _clean_piece(part)
         if not re.search(r"\d", piece):
             continue

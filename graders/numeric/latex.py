@@ -13,6 +13,9 @@ import re
 from graders.numeric.arith import SCALES
 
 _SCALE_LETTERS = {"K": "thousand", "M": "million", "B": "billion"}
+# a unit of operations with its SI prefix (`2.1 GFLOPs`, `3 TFLOP`, `590 kFLOPS`)
+_PREFIXED_FLOPS = re.compile(r"([kKmMgGtT])(?i:flops?)")
+_PREFIXES = {"k": "thousand", "m": "million", "g": "billion", "t": "trillion"}
 
 SEP = "§"
 MAX_SIDE = 600
@@ -177,6 +180,9 @@ class _Converter:
                 return SEP  # `i.e. 64`, `e.g. 64`: an abbreviation, not the constant e
             if word in ("e", "pi", "sqrt", "exp", "ln", "log"):
                 return f" {word} "
+            prefixed = _PREFIXED_FLOPS.fullmatch(word)
+            if prefixed and re.search(r"\d[ \t]{0,3}$", self.text[max(0, start - 4):start]):
+                return f" {_PREFIXES[prefixed.group(1).lower()]} "
             if word in _SCALE_LETTERS and self.text[self.pos - 2].isdigit():
                 return f" {_SCALE_LETTERS[word]} "  # `1.05M`, `590K`, `1.2B` (against the digit)
             return f" {word.lower()} " if word.lower() in SCALES else SEP

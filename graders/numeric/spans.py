@@ -9,8 +9,8 @@ _LITERAL = re.compile(r"\d+(?:\.\d+)?|\.\d+")
 # what may separate digit groups in the source: 589,824 / 589 824 / 589\,824 / 589{,}824
 _GROUP_SEP = r"(?:,|\\[,;! ]|\{,\}|~|\.|[ \t\u2009\u202f\u00a0'])?"
 _OPENERS = re.compile(r"(?:\\(?:boxed|frac|dfrac|tfrac|cfrac|sqrt)\s*\{|\be\s*\^\s*\{?|[({\[])\s*$")
-_SCALE_TAIL = re.compile(r"\s*(?:thousand|million|billion)\b|(?-i:[KMB])(?![A-Za-z0-9_])",
-                         re.IGNORECASE)
+_SCALE_TAIL = re.compile(r"\s*(?:thousand|million|billion|trillion)\b|(?-i:[KMB])(?![A-Za-z0-9_])"
+                         r"|[ \t]{0,3}[kmgt]flops?\b", re.IGNORECASE)
 _PERCENT_TAIL = re.compile(r"\s*\\?%")
 
 

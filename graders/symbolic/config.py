@@ -35,6 +35,9 @@ class SymbolicConfig(BaseModel):
     aliases: dict[str, str] = Field(default_factory=dict)
     # for mode depends_on_difference: the pair (t_1, t_2)
     pair: tuple[str, str] | None = None
+    # the derivative the (single) target names, `dL/dz`: an answer may write `∂L/∂z = ...`,
+    # `\frac{\partial L}{\partial z} = ...` or `\nabla_z L = ...` (or one component) in its place
+    derivative: str | None = Field(default=None, pattern=r"^d[A-Za-z]\w{0,2}/d[A-Za-z]\w{0,2}$")
 
     @field_validator("without_scalar_points", mode="before")
     @classmethod
@@ -57,6 +60,8 @@ class SymbolicConfig(BaseModel):
             if self.pair is None:
                 raise ValueError("mode depends_on_difference needs `pair: [t_1, t_2]`")
             return self
+        if self.derivative is not None and len(self.targets) != 1:
+            raise ValueError("`derivative` names what one target is: give one `target`")
         if not self.expectations:
             raise ValueError("`expected` is required for this mode")
         if len(self.expectations) != len(self.targets):

@@ -18,7 +18,7 @@ _UNICODE = {
     "α": r"\alpha ", "β": r"\beta ", "γ": r"\gamma ", "λ": r"\lambda ", "μ": r"\mu ",
     "µ": r"\mu ",  # U+00B5, the micro sign, which keyboards type for mu
     "θ": r"\theta ", "σ": r"\sigma ", "Σ": r"\Sigma ", "√": r"\sqrt ", "·": r"\cdot ",
-    "×": r"\times ", "−": "-", "–": "-", "≫": r"\gg ", "≈": r"\approx ", "∞": r"\infty ",
+    "×": r"\times ", "−": "-", "–": "-", "—": "-", "≫": r"\gg ", "≈": r"\approx ", "∞": r"\infty ",
 }
 _GREEK = r"alpha|beta|gamma|delta|lambda|mu|theta|sigma|kappa|eta|omega|tau|phi|psi|rho|nu"
 
@@ -73,7 +73,6 @@ _FACTOR_BEFORE = re.compile(
 )
 _SIMPLE_NAME = (r"(?:\\(?:mathbf|boldsymbol|bm|vec|mathbold|mathit)\s*\{\s*\\?[A-Za-z]+\s*\}"
                 r"|bold\(\s*\\?[A-Za-z]+\s*\)|\\?[A-Za-z]+)(?:_\s*(?:\{[^{}]*\}|\w))?")
-_CHAIN = re.compile(_RELATION)
 
 
 def find_assignments(text: str, target: str) -> list[Assignment]:
@@ -91,18 +90,49 @@ def find_assignments(text: str, target: str) -> list[Assignment]:
         opens_line = "\n" in before and not before.rpartition("\n")[2].strip()
         if stripped and not opens_line and not _LEFT_OK.search(stripped):
             continue
-        start, end = m.end(), _rhs_end(text, m.end())
-        chained = _CHAIN.match(text, end)
-        if re.fullmatch(_SIMPLE_NAME, text[start:end].strip()) and chained:
-            # q_1 = q_2 = beta(u_a + u_b): the value is further along the chain
-            start, end = chained.end(), _rhs_end(text, chained.end())
+        found.extend(chain_values(text, written, target, m.end()))
+    return found
+
+
+def chain_values(text: str, written: str, target: str, start: int) -> list[Assignment]:
+    """The values a chain of equalities gives its target, in order: `q_1 = q_2 = beta(u_a +
+    u_b)` gives the last (a bare name is no value), and `g = -sum_i y_i (delta_ij - p_j) = p - y`
+    gives each link (the last, the chain's conclusion, is graded first); a later link that is
+    only a number (`c = 1/sqrt(64) = 0.125`) is a value of the expression, not another one."""
+    found: list[Assignment] = []
+    while True:
+        end = _rhs_end(text, start)
+        chained = _LINK.match(text, end)
         # a LaTeX space or line break (`\;`, `\\`) cut at its second character leaves a backslash
         expression = text[start:end].strip().rstrip(".,;").rstrip("\\").rstrip()
-        expression = _drop_condition(expression)
-        if expression:
+        expression = _REMARK.sub("", _drop_condition(expression))
+        # a bare name or the derivative again, with the chain going on, only names the target
+        named = chained is not None and (re.fullmatch(_SIMPLE_NAME, expression) is not None
+                                         or _names_a_derivative(expression))
+        if expression and not named and (not found or re.search(r"[A-Za-z]", expression)):
             found.append(Assignment(target, written[start:start + len(expression)], start,
                                     start + len(expression)))
-    return found
+        if chained is None or len(found) >= MAX_LINKS:
+            return found
+        start = chained.end()
+
+
+MAX_LINKS = 6
+# `p - y (the softmax output minus the target)`: a remark in words after the expression
+_REMARK = re.compile(r"\s+\((?=[^()]*\b[A-Za-z]{3,}\s+[A-Za-z]{2,})[^()]*\)\s*$")
+_LINK = re.compile(r"\s*=\s*(?!=)")
+# `\frac{\partial L}{\partial z}`, `dL/dz`, `\nabla_z L`: a link that names the quantity again
+_OPERAND = r"(?:\\(?:mathbf|boldsymbol|bm|vec)\s*\{\s*\w{1,3}\s*\}|\w{1,3})"
+_BRACED = r"(?:[^{}]|\{[^{}]*\}){1,24}"  # one level of braces inside: `d\mathbf{z}`
+_DERIVATIVE_NAME = re.compile(
+    rf"\\[dt]?frac\s*\{{\s*(?:\\partial|∂|d){_BRACED}\}}\s*\{{\s*(?:\\partial|∂|d){_BRACED}\}}"
+    rf"|(?:\\partial|∂|d)\s*{_OPERAND}\s*/\s*(?:\\partial|∂|d)\s*{_OPERAND}(?:_\s*\{{?\w{{1,3}}\}}?)?"
+    rf"|(?:\\nabla|∇)\s*_\s*(?:\{{{_BRACED}\}}|\w)\s*\w{{1,3}}"
+)
+
+
+def _names_a_derivative(expression: str) -> bool:
+    return _DERIVATIVE_NAME.fullmatch(expression.strip()) is not None
 
 
 def _rhs_end(text: str, start: int) -> int:

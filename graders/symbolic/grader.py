@@ -14,6 +14,7 @@ from graders.kind import Grader
 from graders.results import Evidence, ItemResult, Status
 from graders.rubric_model import RubricItem
 from graders.symbolic.config import VERSION, SymbolicConfig
+from graders.symbolic.derivatives import derivative_assignments
 from graders.symbolic.expressions import (
     Assignment,
     declared_scalars,
@@ -78,10 +79,20 @@ def _compare(pool: SymbolicPool, config: SymbolicConfig, expression: str,
         return pool.run({"op": "depends_on_difference", "student": tidy(expression),
                          "pair": list(config.pair or ())})
     return pool.run({
-        "op": "compare", "mode": config.mode, "student": tidy(expression),
+        "op": "compare", "mode": config.mode, "student": spelled_out(tidy(expression), config),
         "expected": tidy(expected), "scalars": list(config.large_scalars),
         "aliases": dict(config.aliases), "large_number": config.large_number,
     })
+
+
+def spelled_out(student: str, config: SymbolicConfig) -> str:
+    """An alias that is no plain name (`softmax(z): p`, `\\hat{y}: p`) is the symbol written as
+    what defines it: it is replaced, as written, by that symbol before parsing."""
+    for written, name in config.aliases.items():
+        if re.fullmatch(r"\\?[A-Za-z]\w*", written) is None:
+            spaced = r"\s*".join(re.escape(ch) for ch in tidy(written).replace(" ", ""))
+            student = re.sub(rf"(?<![A-Za-z\\]){spaced}", f" {name} ", student)
+    return student
 
 
 def _candidates(text: str, target: str, whole_is_expression: bool) -> list[Assignment]:
@@ -96,6 +107,10 @@ def _candidates(text: str, target: str, whole_is_expression: bool) -> list[Assig
 def _read(pool: SymbolicPool, config: SymbolicConfig, text: str, target: str, expected: str,
           whole_is_expression: bool) -> Reading:
     found = _candidates(text, target, whole_is_expression)
+    if config.derivative is not None:
+        # `g = dL/dz` asked: `∂L/∂z = p - y` answers it too; the document's last value is graded
+        found = sorted([*found, *derivative_assignments(text, target, config.derivative)],
+                       key=lambda a: a.start)
     # a name the rubric accepts for the target ({q_a: q_1}: the student named the queries by
     # the values they pick out)
     for alias, name in config.aliases.items():

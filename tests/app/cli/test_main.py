@@ -148,6 +148,21 @@ def test_rubric_load_refuses_a_rubric_whose_battery_does_not_build(
     assert "numpy-positional-encoding" not in run("rubric", "list")
 
 
+def test_a_database_without_its_schema_says_to_upgrade_it(env: Path, tmp_path: Path) -> None:
+    """An instructor following the docs with a fresh GRADEFORMER_DATABASE_URL ran `rubric load`
+    and `import` before `db upgrade` (only `serve` migrates by itself): SQLAlchemy's "no such
+    table" traceback, not what to do."""
+    env.parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "subs").mkdir()
+    (tmp_path / "subs" / "ada.md").write_text("Q1: 64\n")
+    for args in (("rubric", "load", str(BUNDLED_RUBRICS / f"{SLUG}.yaml")),
+                 ("import", str(tmp_path / "subs"), "--assignment", SLUG), ("rubric", "list")):
+        out = run(*args, code=1)
+        assert "gradeformer db upgrade" in out and "Traceback" not in out, (args, out)
+    run("db", "upgrade")
+    assert "loaded" in run("rubric", "load", str(BUNDLED_RUBRICS / f"{SLUG}.yaml"))
+
+
 def test_tokens_db_import_export_regrade(env: Path, tmp_path: Path) -> None:
     run("db", "upgrade")
     assert env.exists()
