@@ -15,10 +15,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import select
 from typer.testing import CliRunner
 
 from app.cli.main import app
+from app.cli.offline import UnreadableFile, read_within
 from app.db.models import Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from app.settings import get_settings
@@ -106,3 +109,21 @@ def test_a_huge_hand_in_costs_no_more_memory_than_the_limit(tmp_path: Path) -> N
     code, peak_kib = (int(n) for n in first.split())
     assert code == 2 and "larger than the upload limit" in rest, done.stdout
     assert peak_kib < 512 * 1024, f"peak {peak_kib} KiB reading a 1 GiB file"
+
+
+@settings(max_examples=60, deadline=None)
+@given(size=st.integers(0, 4096), limit=st.integers(1, 4096), fill=st.binary(min_size=1,
+                                                                        max_size=16))
+def test_a_file_is_read_whole_within_the_limit_and_refused_past_it(
+    tmp_path_factory: pytest.TempPathFactory, size: int, limit: int, fill: bytes
+) -> None:
+    """Every size on either side of every limit, the limit itself included."""
+    content = (fill * (size // len(fill) + 1))[:size]
+    path = tmp_path_factory.mktemp("read") / "hand-in.txt"
+    path.write_bytes(content)
+    if size <= limit:
+        assert read_within(path, limit) == content
+    else:
+        with pytest.raises(UnreadableFile) as refused:
+            read_within(path, limit)
+        assert refused.value.code == 2 and f"limit of {limit} bytes" in str(refused.value)
