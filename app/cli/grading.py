@@ -84,7 +84,7 @@ def _store(sessions: sessionmaker[Session], slug: str, files: list[Path],
                                 handout)
                 accepted = submissions.accept(session, slug, upload, None, limit)
             except UnreadableFile as exc:  # this file's row; the others are still stored
-                rows.append((path, None, None, str(exc)))
+                rows.append((path, None, None, exc.reason))
                 continue
             except DomainError as exc:
                 if exc.status == 404:

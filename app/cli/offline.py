@@ -20,10 +20,11 @@ RUBRIC_SUFFIXES = (".yaml", ".yml")
 
 
 class UnreadableFile(Exception):
-    """A file the commands do not read, in words (`code`: the command's exit status)."""
+    """A file the commands do not read: `reason` in words, `code` the command's exit status."""
 
-    def __init__(self, message: str, code: int) -> None:
-        super().__init__(message)
+    def __init__(self, path: Path, reason: str, code: int) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.reason = reason
         self.code = code
 
 
@@ -34,9 +35,9 @@ def read_within(path: Path, limit: int) -> bytes:
         with path.open("rb") as handle:
             raw = handle.read(limit + 1)
     except OSError as exc:
-        raise UnreadableFile(f"cannot read {path}: {exc.strerror}", 1) from None
+        raise UnreadableFile(path, f"cannot be read ({exc.strerror})", 1) from None
     if len(raw) > limit:
-        raise UnreadableFile(f"{path} is larger than the upload limit of {limit} bytes", 2)
+        raise UnreadableFile(path, f"larger than the upload limit of {limit} bytes", 2)
     return raw
 
 
