@@ -16,7 +16,12 @@ MAX_TEXT = 20_000
 MAX_VALUE_TEXT = 400
 MAX_NUMBERS = 64
 
-_NON_WORD = re.compile(r"[\W_]+")
+# A word, or one mark that is neither a word's nor a blank: marks are kept when they carry
+# meaning (below), prose punctuation is dropped.
+_WORD_OR_MARK = re.compile(r"[^\W_]+|[^\w\s]")
+# A hyphen joining two letters ("linearly-separable") is spelling; elsewhere "-" is a minus.
+_JOINING_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+_OPERATORS = frozenset("^/*%-")
 _THOUSANDS = re.compile(r"(?<=\d)[,\u2009\u202f](?=\d{3}(?!\d))")
 _NUMBER = re.compile(
     r"(?P<m>[-+\u2212]?\d{1,40}(?:\.\d{1,40})?)"
@@ -42,9 +47,18 @@ class Answer:
 
 
 def normalise_text(text: str) -> str:
-    """Case, accents, punctuation and spacing removed: what two copies of an answer share."""
+    """Case, prose punctuation and spacing removed: what two copies of an answer share. Signs
+    that change what a formula says stay (every mathematical symbol: =, ≠, <, >, +, −, ×, √,
+    ¬, ...; and ^ / * % -): "W2 W1 = W" and "W2 W1 ≠ W", or "x > 0" and "x < 0", are two
+    answers, not one answer in two spellings."""
     folded = unicodedata.normalize("NFKC", text[:MAX_TEXT]).casefold()
-    return _NON_WORD.sub(" ", folded).strip()
+    folded = _JOINING_HYPHEN.sub(" ", folded.replace("\u2212", "-"))
+    return " ".join(t for t in _WORD_OR_MARK.findall(folded) if _kept(t))[:MAX_TEXT]
+
+
+def _kept(token: str) -> bool:
+    return (len(token) > 1 or token.isalnum() or token in _OPERATORS
+            or unicodedata.category(token) == "Sm")
 
 
 def _decimal(mantissa: str, exponent: str | None) -> Decimal | None:

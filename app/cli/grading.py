@@ -67,7 +67,7 @@ def _store(sessions: sessionmaker[Session], slug: str, files: list[Path],
     """Store every readable file as a submission (one transaction): a row per file, and the
     stored ones' grading jobs."""
     with collector_paused():  # imported now, beside the grading processes' start (above)
-        from app.cli.offline import content_type, read_upload
+        from app.cli.offline import UnreadableFile, content_type, read_within
         from app.errors import DomainError
         from app.submissions import service as submissions
         from app.submissions.filing import staff_student
@@ -80,8 +80,12 @@ def _store(sessions: sessionmaker[Session], slug: str, files: list[Path],
             try:
                 # the same rule as the API's and the web app's staff uploads
                 named = staff_student(session, slug, student, path.name, STUDENT_HOW)
-                upload = Upload(read_upload(path), path.name, content_type(path), named, handout)
+                upload = Upload(read_within(path, limit), path.name, content_type(path), named,
+                                handout)
                 accepted = submissions.accept(session, slug, upload, None, limit)
+            except UnreadableFile as exc:  # this file's row; the others are still stored
+                rows.append((path, None, None, exc.reason))
+                continue
             except DomainError as exc:
                 if exc.status == 404:
                     raise
@@ -156,9 +160,14 @@ def import_folder(
 ) -> None:
     """Every file of FOLDER becomes a submission; the student id is the file name's stem.
 
-    With a roster loaded, a file named after no student on it is rejected."""
-    files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
-    if not files:
+    With a roster loaded, a file named after no student on it is rejected, and so is a symbolic
+    link: only what was handed in is read."""
+    entries = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    # A link in a hand-in folder (a student's repository clones one as git stores it) points
+    # wherever its author chose: /etc/passwd, the grader's keys. Never read, never stored.
+    links = [p for p in entries if p.is_symlink()]
+    files = [p for p in entries if not p.is_symlink()]
+    if not entries:
         raise fail(f"{folder} has no files")
     with _store_and_grade(assignment, files, [None] * len(files),
                           workers or settings().workers, handout) as rows:
@@ -166,7 +175,9 @@ def import_folder(
             from rich.table import Table
 
         table = Table("file", "submission", "status", "total")
-        rejected = 0
+        rejected = len(links)
+        for path in links:
+            table.add_row(safe(path.name), "-", "rejected", "a symbolic link: not read")
         for path, sid, outcome, error in rows:
             if sid is None:
                 rejected += 1
@@ -176,4 +187,4 @@ def import_folder(
                 total = "" if outcome is None else str(outcome_json(assignment, outcome)["total"])
                 table.add_row(safe(path.name), str(sid), status, total)
         console.print(table)
-        console.print(f"imported {len(rows) - rejected} of {len(rows)} files")
+        console.print(f"imported {len(entries) - rejected} of {len(entries)} files")

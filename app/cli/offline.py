@@ -19,15 +19,33 @@ from graders.rubric import (
 RUBRIC_SUFFIXES = (".yaml", ".yml")
 
 
+class UnreadableFile(Exception):
+    """A file the commands do not read: `reason` in words, `code` the command's exit status."""
+
+    def __init__(self, path: Path, reason: str, code: int) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.reason = reason
+        self.code = code
+
+
+def read_within(path: Path, limit: int) -> bytes:
+    """At most `limit` bytes of `path`, else UnreadableFile: never more than limit + 1 bytes are
+    read, so a file of many gigabytes (or /dev/zero) costs no more memory than the limit."""
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(limit + 1)
+    except OSError as exc:
+        raise UnreadableFile(path, f"cannot be read ({exc.strerror})", 1) from None
+    if len(raw) > limit:
+        raise UnreadableFile(path, f"larger than the upload limit of {limit} bytes", 2)
+    return raw
+
+
 def read_upload(path: Path) -> bytes:
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise fail(f"cannot read {path}: {exc.strerror}") from None
-    limit = settings().max_upload_bytes
-    if len(raw) > limit:
-        raise fail(f"{path} is larger than the upload limit of {limit} bytes", 2)
-    return raw
+        return read_within(path, settings().max_upload_bytes)
+    except UnreadableFile as exc:
+        raise fail(str(exc), exc.code) from None
 
 
 def content_type(path: Path) -> str | None:

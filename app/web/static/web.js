@@ -142,6 +142,7 @@ for (const doc of document.querySelectorAll(".doc")) {
       if (end < 0) break;
       if (best.start > at) found.push({ text: text.slice(at, best.start) });
       found.push({ tex: text.slice(best.start + best.open.length, end),
+                   raw: text.slice(best.start, end + best.close.length),
                    display: best.open === "$$" || best.open === "\\[" });
       at = end + best.close.length;
     }
@@ -157,10 +158,17 @@ for (const doc of document.querySelectorAll(".doc")) {
         continue;
       }
       const span = document.createElement("span");
-      window.katex.render(piece.tex, span, {
-        output: "mathml", displayMode: piece.display, throwOnError: false, trust: false,
-        strict: "ignore", maxSize: 10, maxExpand: 200,
-      });
+      try {
+        window.katex.render(piece.tex, span, {
+          output: "mathml", displayMode: piece.display, throwOnError: false, trust: false,
+          strict: "ignore", maxSize: 10, maxExpand: 200,
+        });
+      } catch (error) {
+        // throwOnError covers KaTeX's parse errors only: LaTeX nested a few thousand deep
+        // overflows the stack (RangeError). Uncaught, it stopped every box after this one,
+        // other students' answers on the same page: this piece stays text instead.
+        span.textContent = piece.raw;
+      }
       box.appendChild(span);
     }
     box.closest("[data-math-view]").hidden = false;
