@@ -55,7 +55,8 @@ from graders.written.patterns import PatternError, compile_pattern
 # 20: the opposite doubt reads claims (`contradiction.words_of(claims=True)`): a negated
 # antonym, "instead of"/"rather than"/"avoids" + verb, a double negation, a condition, the
 # other side of a contrast ("pre-LN is never normalised" against "post-LN normalises") and a
-# quantifier or antonym about another word agree with the reference.
+# quantifier or antonym about another word agree with the reference; a pattern's hyphen
+# between letters ('warm-?up') matches a hyphen, a space or none, as answers are read.
 VERSION = "20"
 
 
