@@ -29,6 +29,7 @@ PLACES = [("inside", "outside"), ("above", "below"), ("before", "after")]
 SCOPES = ["the loop", "the function", "the block", "the barrier"]
 
 
+@settings(deadline=None)  # a loaded machine is no failure
 @given(st.sampled_from(SUBJECTS), st.sampled_from(PLACES), st.sampled_from(SCOPES),
        st.booleans())
 def test_a_negated_antonym_agrees(subject: str, places: tuple[str, str], scope: str,
@@ -51,6 +52,7 @@ OBJECTS = ["keys and values", "partial sums", "activations", "index pages"]
 INSTEAD = ["instead of", "rather than"]
 
 
+@settings(deadline=None)  # a loaded machine is no failure
 @given(st.sampled_from(VERBS), st.sampled_from(KEEPERS), st.sampled_from(OBJECTS),
        st.sampled_from(INSTEAD))
 def test_instead_of_a_verb_is_its_negation(verb: tuple[str, str, str], keeper: str,
@@ -72,6 +74,7 @@ NEEDS = ["warm-up", "learning-rate schedule", "gradient clipping", "careful init
 WORKS = ["converge", "train", "work", "stay stable"]
 
 
+@settings(deadline=None)  # a loaded machine is no failure
 @given(st.sampled_from(RUNS), st.sampled_from(NEEDS), st.sampled_from(WORKS),
        st.sampled_from(["does not", "doesn't", "cannot", "will never"]))
 def test_a_double_negation_affirms(run: str, need: str, work: str, negation: str) -> None:
@@ -92,6 +95,7 @@ ACTS = [("normalise", "normalises"), ("mask", "masks"), ("rescale", "rescales"),
 TARGETS = ["residual sum", "attention scores", "hidden states", "layer outputs"]
 
 
+@settings(deadline=None)  # a loaded machine is no failure
 @given(st.sampled_from(SIDES), st.sampled_from(ACTS), st.sampled_from(TARGETS),
        st.booleans())
 def test_a_negation_of_the_other_side_of_a_contrast_agrees(
@@ -113,6 +117,7 @@ def test_a_negation_of_the_other_side_of_a_contrast_agrees(
 NOUNS = ["layer", "token", "head", "block"]
 
 
+@settings(deadline=None)  # a loaded machine is no failure
 @given(st.sampled_from(NOUNS), st.sampled_from(NEEDS), st.sampled_from(RUNS))
 def test_a_quantifier_of_another_word_is_no_antonym(noun: str, need: str, run: str) -> None:
     reference = f"In {run} the gradients reach every {noun} unchanged."
@@ -126,6 +131,7 @@ SYSTEMS = [("compiler", "default constructor"), ("runtime", "thread pool"),
            ("framework", "default optimizer"), ("loader", "symbol table")]
 
 
+@settings(deadline=None)  # a loaded machine is no failure
 @given(st.sampled_from(SYSTEMS), st.sampled_from(["defined", "given", "provided"]))
 def test_a_negation_in_a_condition_is_no_claim(system: tuple[str, str], given_: str) -> None:
     maker, thing = system
@@ -143,6 +149,7 @@ ORDERS = [("removed", "removes"), ("popped", "pops"), ("deleted", "deletes")]
 HOLDERS = ["A stack", "The undo history", "A call stack", "This structure"]
 
 
+@settings(deadline=None)  # a loaded machine is no failure
 @given(st.sampled_from(ITEMS), st.sampled_from(ORDERS), st.sampled_from(HOLDERS),
        st.sampled_from(["never", "does not", "doesn't"]))
 def test_the_reference_claim_negated_about_its_subject_is_still_the_opposite(

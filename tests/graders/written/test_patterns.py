@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graders.written.patterns import PatternError, compile_pattern, find_affirmed, is_negated
@@ -68,6 +68,7 @@ COMPOUNDS = [("warm", "up"), ("pre", "LN"), ("self", "attention"), ("learning", 
              ("top", "k"), ("multi", "head")]
 
 
+@settings(deadline=None)  # a loaded machine is no failure
 @given(st.sampled_from(COMPOUNDS), st.sampled_from(["-", " ", ""]), st.booleans(),
        st.sampled_from(["it needs a {} first.", "the {} matters", "({}) is used"]))
 def test_a_hyphenated_compound_matches_as_answers_are_read(
