@@ -15,7 +15,10 @@ both calibrated models called correct): a quantifier's negation said with "not" 
 has no children" and "a node that does not have any children"; a word after "no" in its clause
 is not compared), and an enumeration that the reference lists in both orders ("constant
 pointer to nonconstant data, nonconstant pointer to constant data" in another order is no
-role swap).
+role swap). Both sides are read as claims (`words_of(..., claims=True)`, written grader version
+20), so that only a polarity conflict about the same subject and predicate counts: a negated
+antonym, "instead of" + verb, a double negation, a condition, the other side of a contrast,
+a quantifier or antonym about another word agree (docs/rubrics.md, "May state the opposite").
 
 The signal does not take points by itself: it keeps a high-overlap answer from full credit at
 high confidence (the item goes to review, the reason in the feedback).
