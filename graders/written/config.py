@@ -52,7 +52,12 @@ from graders.written.patterns import PatternError, compile_pattern
 # 19: a phrasing naming a number is not established by a stretch naming only other numbers
 # (`quantities`); a full credit given with the cohort on an item whose reference is a fragment
 # of a few words is no longer sent to review for being far from it (`scoring.terse`).
-VERSION = "19"
+# 20: the opposite doubt reads claims (`contradiction.words_of(claims=True)`): a negated
+# antonym, "instead of"/"rather than"/"avoids" + verb, a double negation, a condition, the
+# other side of a contrast ("pre-LN is never normalised" against "post-LN normalises") and a
+# quantifier or antonym about another word agree with the reference; a pattern's hyphen
+# between letters ('warm-?up') matches a hyphen, a space or none, as answers are read.
+VERSION = "20"
 
 
 class _Strict(BaseModel):

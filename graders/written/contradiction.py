@@ -15,7 +15,10 @@ both calibrated models called correct): a quantifier's negation said with "not" 
 has no children" and "a node that does not have any children"; a word after "no" in its clause
 is not compared), and an enumeration that the reference lists in both orders ("constant
 pointer to nonconstant data, nonconstant pointer to constant data" in another order is no
-role swap).
+role swap). Both sides are read as claims (`words_of(..., claims=True)`, written grader version
+20), so that only a polarity conflict about the same subject and predicate counts: a negated
+antonym, "instead of" + verb, a double negation, a condition, the other side of a contrast,
+a quantifier or antonym about another word agree (docs/rubrics.md, "May state the opposite").
 
 The signal does not take points by itself: it keeps a high-overlap answer from full credit at
 high confidence (the item goes to review, the reason in the feedback).
@@ -28,71 +31,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from graders.written.lexical import STOP_WORDS, stem
+from graders.written.antonyms import ANTONYMS, CONTRAST, QUANTIFYING, stem_key
+from graders.written.lexical import STOP_WORDS
 from graders.written.text import NON_PREFIX
 
-# Antonym pairs of the kind short technical answers turn around. Both words are matched by
-# stem, so inflections count ("separates", "separated", "separation" share "separa").
-_PAIRS = """
-connected separated; connected disconnected; connect separate; join split; joined separated
-increase decrease; increases decreases; increasing decreasing; grows shrinks; rise fall
-larger smaller; bigger smaller; greater smaller; greater less; more fewer; higher lower
-maximum minimum; max min; maximize minimize; largest smallest; highest lowest; most least
-before after; first last; beginning end; start end; earlier later; previous next
-always never; all none; every no; everything nothing; many few
-true false; correct incorrect; valid invalid; possible impossible; able unable
-linear nonlinear; finite infinite; dependent independent; sorted unsorted; visible invisible
-static dynamic; public private; global local; explicit implicit; direct indirect
-inside outside; internal external; input output; push pop; top bottom; head tail
-fast slow; faster slower; quick slow; efficient inefficient; short long; shorter longer
-same different; similar different; equal unequal; identical different; include exclude
-add remove; insert delete; allocate deallocate; open close; enable disable; accept reject
-success failure; succeed fail; win lose; positive negative; upper lower; above below
-parallel sequential; synchronous asynchronous; stable unstable; mutable immutable
-compile runtime; increase reduce; large small; big small; high low; strong weak
-attend ignore; large tiny; overfit underfit; underfitting overfitting; vanish explode
-know ignore; notice ignore
-recent old; recent oldest; recently earliest; newest oldest; latest earliest; new old
-"""
-_STEM_KEEP = 6
-_DOUBLING = ("ing", "ed", "er", "ers")
-_DOUBLED = re.compile(r"[a-z]{2}([bdgmnprt])\1$")
-
-
-@lru_cache(maxsize=100_000)
-def _stem(word: str) -> str:
-    # The stemmer leaves a base form's final "e" ("remove") but not its inflections' ("removes",
-    # "removed"): dropped here, so that "does not remove" negates "removes". Nor does it undo a
-    # consonant doubled before a suffix ("running", "stopped", "fitted"): undone here (not
-    # "ll", "ss" or "ff", "spelling", "passed", and not on a base of two letters, "added").
-    key = stem(word)[:_STEM_KEEP]
-    if word.endswith(_DOUBLING) and _DOUBLED.search(key):
-        key = key[:-1]
-    return key[:-1] if len(key) > 3 and key.endswith("e") else key
-
-
-def _antonyms() -> dict[str, frozenset[str]]:
-    table: dict[str, set[str]] = {}
-    for pair in _PAIRS.replace("\n", ";").split(";"):
-        words = pair.split()
-        if len(words) != 2:
-            continue
-        a, b = (_stem(w) for w in words)
-        if a == b:
-            continue
-        table.setdefault(a, set()).add(b)
-        table.setdefault(b, set()).add(a)
-    return {k: frozenset(v) for k, v in table.items()}
-
-
-ANTONYMS = _antonyms()
-
-
-def stem_key(word: str) -> str:
-    """A word's key as `words_of` gives it (its stem, the base form's final "e" dropped)."""
-    return _stem(word.lower())
 # Words that give an order to the two things around them ("A calls B", "A is larger than B").
-_DIRECTIONAL = frozenset(_stem(w) for w in re.findall(r"\S+", """
+_DIRECTIONAL = frozenset(stem_key(w) for w in re.findall(r"\S+", """
     than before after to into from onto calls call contains contain inherits inherit extends
     extend points point precedes follows sends send receives returns passes pass owns uses
     compared compares over above below under parent child larger smaller greater bigger more
@@ -103,6 +47,14 @@ NEGATORS = frozenset(re.findall(r"\S+", """not never cannot without cant dont do
     arent wont"""))
 _QUANTIFIERS = frozenset({"no", "none", "nothing", "neither", "nor"})
 _BREAK = re.compile(r"[,;:.!?()]|\b(?:but|whereas|while|although|however|because|so)\b")
+_PART = re.compile(r"[;.!?]")  # a sentence part: what a condition opening it governs
+# Said before a word, a negation of it (read so in claims only: the phrasing matcher has its
+# own reading of them).
+_AGREEING = re.compile(r"\b(?:no\s+need\s+to|need\s+not|no\s+longer|(?:instead\s+of|rather\s+than|"
+                       r"avoid(?:s|ed|ing)?)(?=\s+[a-z]+(?:ing|ed|ions?)\b)|"
+                       r"sav(?:e|es|ed|ing)(?=\s+[a-z]+(?:ing|ed)\b))\b")
+_CONDITIONS = frozenset({"if", "unless", "when", "whenever", "otherwise", "without"})
+_COORDINATION = frozenset({"and", "or"})
 _WORD = re.compile(r"[a-z][a-z0-9]*(?:[_'][a-z0-9]+)*")
 _MAX_CHARS = 2000  # a sentence longer than this is read only to here (bounded work)
 _SIDE = 4  # words either side of a directional word that name what it orders
@@ -119,6 +71,13 @@ class Word:
     # provided"): not read as negated, but it may be the same claim as "does not have any
     # children" or "if a constructor is not provided".
     quantified: bool = False
+    clause: int = 0  # which clause of the text (`_BREAK` separates them)
+    part: int = 0  # which sentence part (`_PART` separates them)
+    # Read as a claim (`words_of(..., claims=True)`): an odd number of negations in its clause,
+    # wherever they stand ("outside the function it cannot be accessed"); and whether it is
+    # part of a condition ("if ... not provided", "Without the cache, ... recomputes").
+    clause_negated: bool = False
+    conditional: bool = False
 
 
 @dataclass(frozen=True)
@@ -143,55 +102,90 @@ class Opposite:
 
 
 @lru_cache(maxsize=20_000)
-def words_of(text: str) -> tuple[Word, ...]:
+def words_of(text: str, claims: bool = False) -> tuple[Word, ...]:
     """The words of `text`; a word is negated when a negation governs it: the negation stands
     before it in its clause with no other content word in between ("not separated in every
-    case" negates "separated", not "case"); a clause break ends it."""
+    case" negates "separated", not "case"); a clause break ends it.
+
+    Read as claims (`claims`, the opposite doubt), three more agreements: "no need to",
+    "need not" and "no longer" negate what follows, and so do "instead of", "rather than",
+    "avoids" before a verb or an action ("cached instead of recomputed" is "not recomputed",
+    "avoiding recomputation" "no recomputation") and "saves" before a verb ("saves
+    recomputing"); a second negation in a clause turns the first
+    back ("does not diverge without a warm-up" affirms the warm-up; "and" and "or" start a
+    new count); and a condition is no claim: the words of an "if", "unless", "when" or
+    "otherwise" clause, and when such a clause or "without" opens a sentence part ("Without
+    the cache, each token recomputes the prefix; ..."), those of the whole part."""
     text = NON_PREFIX.sub("non", text[:_MAX_CHARS]).lower()  # "non-linear" is one word
-    out: list[Word] = []
+    if claims:
+        text = _AGREEING.sub(lambda m: "not".ljust(len(m.group(0))), text)
+    read: list[tuple[re.Match[str], bool, bool, int, int, bool]] = []
     pending = quantifier = False  # a negation waits for the content word it governs
-    last = 0
+    last = clause = part = negations = 0
+    negations_in: dict[int, int] = {}
+    condition = ""  # "" none, "clause" to the clause's end, "part" to the part's end
+    opening = True
     for match in _WORD.finditer(text):
-        word = match.group(0)
-        if _BREAK.search(text[last:match.start()]):
+        word, gap = match.group(0), text[last:match.start()]
+        if _BREAK.search(gap):
             pending = quantifier = False
-        last = match.end()
-        if word in NEGATORS or word.endswith("n't"):
-            pending = True
+            clause, negations = clause + 1, 0
+            condition = "" if condition == "clause" else condition
+        if _PART.search(gap):
+            opening, condition, part = True, "", part + 1
+        # a label before it ("(b) Without the cache, ...") does not stop a part's opening
+        last, first, opening = match.end(), opening, opening and len(word) < 2
+        if claims and word in _CONDITIONS and (first or word != "without"):
+            condition = "part" if first else "clause"
             continue
+        if word in NEGATORS or word.endswith("n't"):
+            pending, negations = True, negations + 1
+            negations_in[clause] = negations_in.get(clause, 0) + 1
+            continue
+        if claims and word in _COORDINATION:
+            negations = 0
         quantifier = quantifier or word in _QUANTIFIERS
         if len(word) < 2:
             continue
         content = word not in STOP_WORDS
-        negated = pending and content
-        out.append(Word(word, _stem(word), match.start(), negated, quantifier and content))
+        negated = pending and content and (not claims or negations % 2 == 1)
+        read.append((match, negated, quantifier and content, clause, part, bool(condition)))
         if content and not word.endswith("ly"):  # "not linearly separable" negates both
             pending = False
-    return tuple(out)
+    return tuple(Word(m.group(0), stem_key(m.group(0)), m.start(), negated, quantified, clause,
+                      part, negations_in.get(clause, 0) % 2 == 1, conditional)
+                 for m, negated, quantified, clause, part, conditional in read)
 
 
 def _content(words: Sequence[Word]) -> list[Word]:
     return [w for w in words if w.text not in STOP_WORDS]
 
 
+def _plain(word: Word) -> bool:
+    """Whether the word's polarity is its own: negated, or in a clause no negation turns."""
+    return word.negated or not word.clause_negated
+
+
 def _negation(answer: Sequence[Word], reference: Sequence[Word], shared: set[str]
-              ) -> tuple[str, str] | None:
+              ) -> tuple[str, str, str] | None:
     """A shared word that one side only negates and the other only affirms (a word used both
     ways on one side is left alone: "cannot be separated ...; not separable" is consistent; a
     word under a quantifier's negation, "no children", may be "does not have any children",
-    and is not compared)."""
+    and is not compared, nor one in a condition; a word a negation of its clause does not
+    govern, "without passing through a normalisation", is left out)."""
     def polarity(words: Sequence[Word]) -> dict[str, tuple[set[bool | None], str]]:
         out: dict[str, tuple[set[bool | None], str]] = {}
         for w in words:
-            if w.key in shared:
+            if w.key in shared and _plain(w):
                 out.setdefault(w.key, (set(), w.text))[0].add(
-                    None if w.quantified else w.negated)
+                    None if w.quantified or w.conditional else w.negated)
         return out
     ours, theirs = polarity(answer), polarity(reference)
-    for key in sorted(shared):
+    for key in sorted(set(ours) & set(theirs)):
         (a, a_text), (r, r_text) = ours[key], theirs[key]
-        if len(a) == 1 and len(r) == 1 and a != r and None not in a | r:
-            return a_text, r_text
+        if len(a) == 1 and len(r) == 1 and a != r and None not in a | r \
+                and not _other_side(answer, reference, key):
+            return a_text, r_text, key
     return None
 
 
@@ -206,6 +200,80 @@ def _antonym(answer: Sequence[Word], reference: Sequence[Word]) -> tuple[str, st
             if opposite in ref_affirmed and opposite not in ans_affirmed \
                     and word.key not in ref_affirmed:
                 return word.text, ref_affirmed[opposite].text
+    return None
+
+
+def _opposed(one: Word, other: Word) -> bool:
+    """Antonyms (`ANTONYMS`, `CONTRAST`) or one the other with "un" or "non" before it."""
+    if other.key in ANTONYMS.get(one.key, ()) or other.key in CONTRAST.get(one.key, ()):
+        return True
+    return any(a.text.startswith(p) and stem_key(a.text[len(p):]) == b.key
+               for a, b in ((one, other), (other, one)) for p in ("un", "non"))
+
+
+def _telling(word: Word) -> bool:
+    """A content word, or one with an antonym ("above", "before" are stop words)."""
+    return word.text not in STOP_WORDS or word.key in ANTONYMS
+
+
+def _other_side(answer: Sequence[Word], reference: Sequence[Word], key: str) -> bool:
+    """Whether the answer says the word's claim of the other side of a contrast: its sentence
+    has the opposite (`_opposed`) of a word of a reference's sentence part holding `key`
+    (its subject may be a clause before, "post-LN normalises the sum, so ... it needs a
+    warm-up"), the answer's clause holding `key` not that word, nor that part the answer's
+    ("with pre-LN the stream is never normalised" against "post-LN normalises the sum";
+    "pre-LN does not need a warm-up, post-LN does" against "post-LN needs a warm-up"; "the
+    path is left unnormalised so the gradient passes through it" against "reach every layer
+    without passing through a normalisation")."""
+    clauses = {w.clause for w in answer if w.key == key}
+    ours = {w.key for w in answer if w.clause in clauses}
+    for part in sorted({w.part for w in reference if w.key == key and _plain(w)}):
+        theirs = [w for w in reference if w.part == part and _telling(w)]
+        their_keys = {w.key for w in theirs}
+        if any(_opposed(w, o) and o.key not in ours and w.key not in their_keys
+               for w in answer if _telling(w) for o in theirs):
+            return True
+    return False
+
+
+def _next_content(words: Sequence[Word], i: int) -> str:
+    """The key of the first content word after words[i] in its clause ("" when none)."""
+    for w in words[i + 1:]:
+        if w.clause != words[i].clause:
+            break
+        if w.text not in STOP_WORDS:
+            return w.key
+    return ""
+
+
+def _claim_antonym(answer: Sequence[Word], reference: Sequence[Word]
+                   ) -> tuple[str, str] | None:
+    """`_antonym` of claims: the two words' clauses negated alike (a negated antonym agrees:
+    "cannot be accessed outside the function" and "accessed only inside the function"), not
+    in a condition, and the same claim around them: a quantifier ("no", "every") of the
+    same word ("no warm-up" is not the opposite of "every layer"), another antonym sharing
+    another content word of its clause with the reference's, past the word each qualifies
+    ("store the K and V of old tokens" against "each new token computes its own key")."""
+    for i, word in enumerate(answer):
+        if word.negated or word.conditional or word.key not in ANTONYMS:
+            continue
+        if any(w.key == word.key and not w.negated for w in reference):
+            continue
+        for j, other in enumerate(reference):
+            if other.negated or other.conditional or other.key not in ANTONYMS[word.key] \
+                    or any(w.key == other.key and not w.negated for w in answer) \
+                    or word.clause_negated != other.clause_negated:
+                continue
+            ours, theirs = _next_content(answer, i), _next_content(reference, j)
+            if word.key in QUANTIFYING:
+                if ours and ours == theirs:
+                    return word.text, other.text
+                continue
+            around = {w.key for w in answer if w.clause == word.clause
+                      and w.text not in STOP_WORDS} - {word.key, ours}
+            if around & ({w.key for w in reference if w.clause == other.clause
+                          and w.text not in STOP_WORDS} - {other.key, theirs}):
+                return word.text, other.text
     return None
 
 
@@ -247,22 +315,24 @@ def _role_swap(answer: Sequence[Word], reference: Sequence[Word], shared: set[st
 
 
 def opposite_of(sentences: Sequence[str], references: Sequence[str]) -> Opposite | None:
-    """The first answer sentence that states the opposite of a reference statement, if any."""
-    parsed = [(r, words_of(r)) for r in references]
+    """The first answer sentence that states the opposite of a reference statement, if any:
+    both read as claims (`words_of(..., claims=True)`), an opposite about the same subject and
+    predicate (`_claim_antonym`, `_negation` and `_other_side`)."""
+    parsed = [(r, words_of(r, claims=True)) for r in references]
     for sentence in sentences:
-        answer = words_of(sentence)
+        answer = words_of(sentence, claims=True)
         answer_keys = {w.key for w in _content(answer)}
         for reference, ref_words in parsed:
             shared = answer_keys & {w.key for w in _content(ref_words)}
             found: tuple[str, str] | None
-            antonym = _antonym(answer, ref_words)
+            antonym = _claim_antonym(answer, ref_words)
             if antonym is not None and len(shared) >= _MIN_SHARED - 1:
                 return Opposite("antonym", antonym[0], antonym[1], sentence, reference)
             if len(shared) < _MIN_SHARED:
                 continue
-            found = _negation(answer, ref_words, shared)
-            if found is not None:
-                return Opposite("negation", found[0], found[1], sentence, reference)
+            negated = _negation(answer, ref_words, shared)
+            if negated is not None:
+                return Opposite("negation", negated[0], negated[1], sentence, reference)
             found = _role_swap(answer, ref_words, shared)
             if found is not None:
                 return Opposite("role swap", found[0], found[1], sentence, reference)

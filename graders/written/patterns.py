@@ -54,12 +54,21 @@ class PatternError(ValueError):
     """A rubric pattern that does not compile."""
 
 
+_HYPHEN = re.compile(r"(?<=[A-Za-z])-\??(?=[A-Za-z(])")
+_CLASS = re.compile(r"(\[[^\]]*\])")
+
+
 @lru_cache(maxsize=4096)
 def compile_pattern(pattern: str) -> re.Pattern[str]:
     source = pattern.strip()
     if not source:
         raise PatternError("empty pattern")
     source = NON_PREFIX.sub("non", source)  # as answers are read ("non-linear" is one word)
+    # Answers are read with a hyphen between letters as a space ("warm-up" is "warm up",
+    # `text.normalise`): a pattern's hyphen there ('warm-?up', 'pre-LN') matches either, or
+    # none; a character class ('memory[- ]saving') is left as written.
+    source = "".join(part if part.startswith("[") else _HYPHEN.sub(r"[-\\s]?", part)
+                     for part in _CLASS.split(source))
     source = re.sub(r"\s+\.\.\.\s+", "\x00", source)
     source = _STEM.sub(r"\\w*", source)
     source = re.sub(r"(?<![A-Za-z])NOT(?![A-Za-z])", lambda _: _NOT, source)

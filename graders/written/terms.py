@@ -4,7 +4,7 @@ A small curated lexicon, not a thesaurus: each line is one class of interchangea
 ("learned", "trained", "trainable", "learnable" say the same of a parameter; "derivative",
 "gradient" and "slope" of an activation). The phrasing matcher (`graders.written.meaning`)
 counts a word of the class as any other when it measures how many of a phrasing's words a
-clause uses. Words are matched by stem (`graders.written.contradiction._stem`), so inflections
+clause uses. Words are matched by stem (`graders.written.antonyms.stem_key`), so inflections
 count ("trains", "training").
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from graders.written.contradiction import stem_key
+from graders.written.antonyms import stem_key
 
 _CLASSES = """
 learned trained trainable learnable

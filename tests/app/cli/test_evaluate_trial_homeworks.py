@@ -66,12 +66,14 @@ def _overall(name: str, folder: Path) -> dict[str, Any]:
     # disagreements
     ("blocks", 213, 2),
     ("notebook", 78, 0),   # of 87 (79 in a quiet run)
-    # of 301 answered (299 in 2 runs): lou's pre-LN answer ("... needs a warm-up; pre-LN does
-    # not.") goes to review at 0, its elliptic negation read as denying the warm-up, and mo's
-    # "The K and V of the previous tokens are cached" is past the rubric's six-word gap (0.5 at
-    # 0.75). kofi, lena, mo and ren were written after the fixes and graded once untuned:
-    # 42/44, one confident wrong ("$4T^2d \approx 2.147$ GFLOPs" read 4), fixed since
-    ("pieces", 296, 0),
+    # of 301 answered (299 in 2 runs; 300 since written grader version 20): mo's "The K and V
+    # of the previous tokens are cached" is past the rubric's six-word gap (0.5 at 0.75). lou's
+    # pre-LN answer ("... needs a warm-up; pre-LN does not.") went to review at 0 before: the
+    # pattern 'warm-?up' never matched "warm up" as answers are read (fixed in
+    # `patterns.compile_pattern`). kofi, lena, mo and ren were written after the fixes and
+    # graded once untuned: 42/44, one confident wrong ("$4T^2d \approx 2.147$ GFLOPs" read 4),
+    # fixed since
+    ("pieces", 297, 0),
 ])
 def test_the_trial_homeworks_grade_as_their_instructor_did(
         name: str, within: int, confident_wrong: int, tmp_path: Path) -> None:
