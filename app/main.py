@@ -28,6 +28,7 @@ from app.clock import Clock, system_clock
 from app.dashboard.page import router as dashboard_page_router
 from app.dashboard.router import router as dashboard_router
 from app.db.session import make_engine, make_sessionmaker, read_only_engine, unit_of_work
+from app.editions.router import router as editions_router
 from app.exports.router import router as exports_router
 from app.grading.jobs import Executor
 from app.grading.local import LocalExecutor
@@ -233,6 +234,7 @@ def create_app(
         review_router,
         exports_router,
         roster_router,
+        editions_router,
         dashboard_router,
         regrade_router,
         risk_router,
