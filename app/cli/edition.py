@@ -20,9 +20,15 @@ STUDENT_HELP = "One student's edition (default: the assignment's, for everyone e
 
 def _report(change: service.EditionChange) -> None:
     who = f"student {change.student}" if change.student else "every student without their own"
-    what = f"handout {change.handout}" if change.handout else "the edition each upload declares"
-    console.print(clean(f"{change.assignment}: {who} is graded under {what}"),
-                  soft_wrap=True, markup=False, highlight=False)
+    if change.handout is not None:
+        line = f"{who} is graded under handout {change.handout}"
+    elif change.student is not None:
+        line = (f"{who} has no edition of their own: graded under the assignment's, else under "
+                "the one each upload declares")
+    else:
+        line = f"{who} is graded under the edition each upload declares"
+    console.print(clean(f"{change.assignment}: {line}"), soft_wrap=True, markup=False,
+                  highlight=False)
     if change.resubmitted:
         count = len(change.resubmitted)
         console.print(
