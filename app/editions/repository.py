@@ -19,7 +19,11 @@ def staff_editions(session: Session, assignment_id: int, student: str | None) ->
         str | None, str | None]:
     """(the assignment's fixed edition, the student's): one statement, in the caller's
     transaction (an upload reads them where it writes its row)."""
-    fixed = session.scalar(select(Assignment.handout).where(Assignment.id == assignment_id))
+    # FOR SHARE (PostgreSQL; SQLite's write lock already orders them): a change of editions
+    # (lock_assignment) waits for this upload's commit, then re-decides its row too; or this
+    # upload waits for the change and reads it.
+    fixed = session.scalar(select(Assignment.handout).where(Assignment.id == assignment_id)
+                           .with_for_update(read=True))
     if student is None:
         return fixed, None
     own = session.scalar(
@@ -27,6 +31,12 @@ def staff_editions(session: Session, assignment_id: int, student: str | None) ->
                                              StudentEdition.student == student)
     )
     return fixed, own
+
+
+def lock_assignment(session: Session, assignment_id: int) -> None:
+    """Until the transaction ends, uploads to the assignment wait (they read its row FOR SHARE):
+    the submissions re-decided now include every upload committed before."""
+    session.execute(select(Assignment.id).where(Assignment.id == assignment_id).with_for_update())
 
 
 def students(session: Session, assignment_id: int) -> list[StudentEdition]:

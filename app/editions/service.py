@@ -15,7 +15,6 @@ from sqlalchemy.orm import Session
 
 from app.assignments.service import current_rubric
 from app.audit import repository as audit
-from app.db.locks import hold
 from app.db.models import StudentEdition, User
 from app.editions import repository
 from app.editions.policy import Edition, decide, declared_risk
@@ -88,7 +87,7 @@ def set_edition(session: Session, slug: str, student: str | None, handout: str |
     assignment = current.assignment
     value = None if handout is None else _edition(current.loaded.rubric.handouts, handout)
     who = None if student is None else _student(student)
-    hold(session, "editions", assignment.slug)
+    repository.lock_assignment(session, assignment.id)
     if who is None:
         assignment.handout = value
     else:

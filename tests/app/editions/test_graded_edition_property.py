@@ -6,8 +6,7 @@ else its own declaration: generated sequences through the real services on a SQL
 from __future__ import annotations
 
 import json
-import tempfile
-from pathlib import Path
+import threading
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -22,7 +21,6 @@ from app.editions.service import set_edition
 from app.errors import UnknownEdition
 from app.submissions.service import accept
 from app.submissions.upload import Upload
-from tests.app.conftest import copy_sqlite
 from tests.app.submissions.test_handout_editions import SLUG, rubric_text
 
 EDITIONS = [None, "2021", "2022"]
@@ -64,46 +62,46 @@ def _check(sessions: sessionmaker[Session], fixed: str | None, mine: dict[str, s
         assert graded == decide(fixed, mine.get(student), said).graded
 
 
-def test_the_graded_edition_is_staffs_whenever_set(sqlite_template: Path) -> None:
-    with tempfile.TemporaryDirectory() as directory:
-        engine = make_engine(copy_sqlite(sqlite_template, Path(directory)))
-        sessions = make_sessionmaker(engine)
-        with unit_of_work(sessions) as session:
-            load_rubric_text(session, rubric_text(), "<editions>")
+def test_the_graded_edition_is_staffs_whenever_set(db_url: str) -> None:
+    """On SQLite and PostgreSQL (where uploads and changes order by the assignment's row)."""
+    engine = make_engine(db_url)
+    sessions = make_sessionmaker(engine)
+    with unit_of_work(sessions) as session:
+        load_rubric_text(session, rubric_text(), "<editions>")
 
-        @settings(max_examples=60, deadline=None)
-        @given(steps)
-        def run(sequence: list[tuple[str | None, ...]]) -> None:
-            _reset(sessions)
-            fixed: str | None = None
-            mine: dict[str, str] = {}
-            for step in sequence:
-                with unit_of_work(sessions) as session:
-                    if step[0] == "fix":
-                        fixed = step[1]
-                        set_edition(session, SLUG, None, fixed)
-                    elif step[0] == "own":
-                        _, who, value = step
-                        assert who is not None
-                        set_edition(session, SLUG, who, value)
-                        if value is None:
-                            mine.pop(who, None)
-                        else:
-                            mine[who] = value
+    @settings(max_examples=60, deadline=None)
+    @given(steps)
+    def run(sequence: list[tuple[str | None, ...]]) -> None:
+        _reset(sessions)
+        fixed: str | None = None
+        mine: dict[str, str] = {}
+        for step in sequence:
+            with unit_of_work(sessions) as session:
+                if step[0] == "fix":
+                    fixed = step[1]
+                    set_edition(session, SLUG, None, fixed)
+                elif step[0] == "own":
+                    _, who, value = step
+                    assert who is not None
+                    set_edition(session, SLUG, who, value)
+                    if value is None:
+                        mine.pop(who, None)
                     else:
-                        _, who, field, in_document = step
-                        assert who is not None
-                        try:
-                            _upload(session, who, field, in_document)
-                        except UnknownEdition:  # the field and the document disagree
-                            assert field is not None and in_document is not None
-                            assert field.strip() != in_document
-                _check(sessions, fixed, mine)
+                        mine[who] = value
+                else:
+                    _, who, field, in_document = step
+                    assert who is not None
+                    try:
+                        _upload(session, who, field, in_document)
+                    except UnknownEdition:  # the field and the document disagree
+                        assert field is not None and in_document is not None
+                        assert field.strip() != in_document
+            _check(sessions, fixed, mine)
 
-        try:
-            run()
-        finally:
-            engine.dispose()
+    try:
+        run()
+    finally:
+        engine.dispose()
 
 
 @given(edition, edition, edition)
@@ -113,3 +111,33 @@ def test_decide_prefers_the_student_then_the_assignment(fixed: str | None, own: 
     assert chosen.graded == (own or fixed or said)
     assert chosen.declared == said and chosen.by_staff == (own is not None or fixed is not None)
     assert chosen.overridden == (chosen.by_staff and said is not None and said != chosen.graded)
+
+
+def test_an_upload_in_flight_is_re_decided_by_a_change_made_meanwhile(postgres_db: str) -> None:
+    """PostgreSQL: the change waits for the open upload's commit (it read the assignment's row
+    FOR SHARE), so the upload's row is graded under the new edition, not its declaration."""
+    engine = make_engine(postgres_db)
+    sessions = make_sessionmaker(engine)
+    try:
+        with unit_of_work(sessions) as session:
+            load_rubric_text(session, rubric_text(), "<editions>")
+        uploading = sessions()
+        _upload(uploading, "s1", "2022", None)
+        uploading.flush()
+        changing = threading.Thread(target=_fix, args=(sessions, "2021"))
+        changing.start()
+        changing.join(timeout=2)  # it waits for the upload: nothing to see yet either way
+        uploading.commit()
+        uploading.close()
+        changing.join(timeout=60)
+        assert not changing.is_alive()
+        with unit_of_work(sessions) as session:
+            assert session.execute(select(Submission.handout, Submission.declared_handout)
+                                   ).one() == ("2021", "2022")
+    finally:
+        engine.dispose()
+
+
+def _fix(sessions: sessionmaker[Session], handout: str) -> None:
+    with unit_of_work(sessions) as session:
+        set_edition(session, SLUG, None, handout)
