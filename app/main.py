@@ -50,6 +50,7 @@ from app.submissions.router import router as submissions_router
 from app.submissions.upload import MULTIPART_SLACK
 from app.web.appeals import router as web_appeals_router
 from app.web.batch import router as web_batch_router
+from app.web.editions import router as web_editions_router
 from app.web.home import router as web_home_router
 from app.web.regrade import router as web_regrade_router
 from app.web.review import router as web_review_router
@@ -248,6 +249,7 @@ def create_app(
         web_submit_router,
         web_batch_router,
         web_settings_router,
+        web_editions_router,
         web_static_router,
         groups_router,
         groups_page_router,

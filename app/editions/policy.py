@@ -44,9 +44,10 @@ def declared_risk(rubric: Rubric, fixed: str | None, students: Sequence[str] = (
     differ = questions_by_edition(rubric)
     if not differ or fixed is not None:
         return None
-    some = f" (set for {len(students)} students)" if students else ""
+    some = f" (staff set it for {len(students)} students)" if students else ""
     return (
-        f"editions differ by question {', '.join(differ)}, and the edition graded is the one "
-        f"each submission declares{some}: a student chooses which of these questions count. "
-        "Fix the assignment's edition or set each student's (`gradeformer edition set`)."
+        f"editions differ by question {', '.join(differ)}: where staff set no edition, the "
+        f"edition graded is the one each submission declares{some}, so a student chooses which "
+        "of these questions count. Fix the assignment's edition or set each student's "
+        "(`gradeformer edition set`)."
     )

@@ -17,6 +17,8 @@ from app.db.models import AuditEntry
 from app.db.session import unit_of_work
 from tests.app.conftest import Api
 from tests.app.submissions.test_handout_editions import SLUG, UPLOAD, rubric_text
+from tests.app.web.test_pages import _browser
+from tests.support.pages import csrf_of
 
 EDITIONS = f"/api/v1/assignments/{SLUG}/editions"
 # Q2 (asked by 2021 only) is wrong: declaring 2022 would make it count 0 of 0.
@@ -81,6 +83,11 @@ def test_a_declaration_against_the_students_edition_does_not_move_the_grade(
         (2, 3, "2021")}
     assert grades[other["id"]]["declared_handout"] == "2022"
     assert grades[silent["id"]]["declared_handout"] is None
+    staff_page = _browser(course, "prof").get(f"/submissions/{other['id']}").text
+    assert "(the upload declared 2022; graded under staff's edition)" in staff_page.replace(
+        "&#x27;", "'")
+    own_page = _browser(course, "bob").get(f"/submissions/{other['id']}").text
+    assert "the upload declared" not in own_page
     own = course.client.get(f"/api/v1/submissions/{other['id']}",
                             headers=course.auth("bob")).json()
     assert own["handout"] == "2021" and "declared_handout" not in own
@@ -137,3 +144,29 @@ def test_an_edition_the_rubric_does_not_grade_is_refused(course: Api) -> None:
     assert refused.json()["type"].endswith("unknown-handout")
     missing = _put(course, "/api/v1/assignments/no-such/edition", "2021")
     assert missing.status_code == 404
+
+
+def test_the_settings_page_sets_editions_and_follows_the_regrade(course: Api) -> None:
+    prof = _browser(course, "prof")
+    settings_url = f"/assignments/{SLUG}/settings"
+    page = prof.get(settings_url).text
+    assert "<h2>Handout editions</h2>" in page
+    token = csrf_of(page)
+    sid = _upload(course, "alice", "2022")["id"]
+    action = f"{settings_url}/edition"
+    refused = prof.post(action, data={"csrf": token, "student": "alice", "handout": "2030"})
+    assert refused.status_code == 422 and "is not an edition of this assignment" in refused.text
+    forged = _browser(course, "alice").post(action, data={"csrf": token, "handout": "2021"})
+    assert forged.status_code == 403
+    done = prof.post(action, data={"csrf": token, "student": "alice", "handout": "2021"},
+                     follow_redirects=False)
+    assert done.status_code == 303 and done.headers["location"].startswith("/regrades/")
+    _wait_regrade(course, "/api/v1" + done.headers["location"])
+    moved = _staff_view(course, sid)
+    assert (moved["handout"], moved["declared_handout"], moved["total"]) == ("2021", "2022", 2)
+    page = prof.get(settings_url).text
+    assert ('<tr><td data-label="student">alice</td><td data-label="edition">2021</td></tr>'
+            in page)
+    again = prof.post(action, data={"csrf": token, "student": "alice", "handout": "2021"},
+                      follow_redirects=False)
+    assert again.headers["location"] == f"{settings_url}?saved=edition"
