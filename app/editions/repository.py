@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from app.db.models import Assignment, StudentEdition, Submission
+
+CHUNK = 500  # students per IN list
 
 
 def student_edition(session: Session, assignment_id: int, student: str) -> StudentEdition | None:
@@ -15,21 +19,23 @@ def student_edition(session: Session, assignment_id: int, student: str) -> Stude
     )
 
 
-def staff_editions(session: Session, assignment_id: int, student: str | None) -> tuple[
-        str | None, str | None]:
-    """(the assignment's fixed edition, the student's): one statement, in the caller's
-    transaction (an upload reads them where it writes its row)."""
+def staff_editions(session: Session, assignment_id: int, students: Collection[str]) -> tuple[
+        str | None, dict[str, str]]:
+    """(the assignment's fixed edition, student -> their own edition for these students), in
+    the caller's transaction: an upload reads them where it writes its rows."""
     # FOR SHARE (PostgreSQL; SQLite's write lock already orders them): a change of editions
     # (lock_assignment) waits for this upload's commit, then re-decides its row too; or this
     # upload waits for the change and reads it.
     fixed = session.scalar(select(Assignment.handout).where(Assignment.id == assignment_id)
                            .with_for_update(read=True))
-    if student is None:
-        return fixed, None
-    own = session.scalar(
-        select(StudentEdition.handout).where(StudentEdition.assignment_id == assignment_id,
-                                             StudentEdition.student == student)
-    )
+    own: dict[str, str] = {}
+    names = sorted(students)
+    for start in range(0, len(names), CHUNK):
+        rows = session.execute(
+            select(StudentEdition.student, StudentEdition.handout).where(
+                StudentEdition.assignment_id == assignment_id,
+                StudentEdition.student.in_(names[start:start + CHUNK])))
+        own.update((student, handout) for student, handout in rows)
     return fixed, own
 
 

@@ -9,6 +9,7 @@ regrade, which the caller starts (HTTP) or names (CLI).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
@@ -49,11 +50,30 @@ class Editions:
     warning: str | None  # the edition is left to students' declarations while editions differ
 
 
+@dataclass(frozen=True)
+class StaffEditions:
+    """What staff set for an assignment, read once for a batch of uploads."""
+
+    fixed: str | None
+    students: Mapping[str, str]
+
+    def decide(self, student: str | None, declared: str | None) -> Edition:
+        return decide(self.fixed, None if student is None else self.students.get(student),
+                      declared)
+
+
+def staff_editions(session: Session, assignment_id: int,
+                   students: Iterable[str | None]) -> StaffEditions:
+    """Staff's editions for uploads of these students (in the uploads' own transaction)."""
+    fixed, own = repository.staff_editions(session, assignment_id,
+                                           {s for s in students if s is not None})
+    return StaffEditions(fixed, own)
+
+
 def staff_decision(session: Session, assignment_id: int, student: str | None,
                    declared: str | None) -> Edition:
-    """The edition an upload is graded under (in the upload's own transaction)."""
-    fixed, own = repository.staff_editions(session, assignment_id, student)
-    return decide(fixed, own, declared)
+    """The edition one upload is graded under (in the upload's own transaction)."""
+    return staff_editions(session, assignment_id, [student]).decide(student, declared)
 
 
 def _edition(handouts: tuple[str, ...], value: str) -> str:
@@ -108,7 +128,7 @@ def set_edition(session: Session, slug: str, student: str | None, handout: str |
 
 def _redecide(session: Session, assignment_id: int, student: str | None) -> list[int]:
     """Store the edition each affected submission is now graded under; the ids that changed."""
-    fixed = repository.staff_editions(session, assignment_id, None)[0]
+    fixed = repository.staff_editions(session, assignment_id, ())[0]
     own = {r.student: r.handout for r in repository.students(session, assignment_id)}
     moved: dict[str | None, list[int]] = defaultdict(list)
     for sid, who, declared, graded in repository.declarations(session, assignment_id, student):

@@ -36,7 +36,7 @@ from app.calibration.service import context_text
 from app.clock import Clock, system_clock
 from app.db.models import Submission, SubmissionStatus, User
 from app.editions.policy import Edition
-from app.editions.service import staff_decision
+from app.editions.service import StaffEditions, staff_editions
 from app.errors import Conflict, DomainError, Unavailable
 from app.grading.jobs import GradingJob, owner_of
 from app.grading.leases import lease_until
@@ -216,6 +216,10 @@ class SubmissionIntake:
         # An upload repeated under its Idempotency-Key is answered with the first one's
         # submission; only the others are new.
         previous = _earlier_uploads(session, storable)
+        # Staff's editions, read once per assignment of the batch (not once per upload).
+        staff = {slug: staff_editions(session, target.assignment_id,
+                                      (p.new.student for p in storable if p.new.slug == slug))
+                 for slug, target in targets.items()}
         fresh: list[_Pending] = []
         first_of: dict[tuple[int | None, str | None], _Pending] = {}
         for p in storable:
@@ -234,7 +238,7 @@ class SubmissionIntake:
         for pending in fresh:
             target = targets[pending.new.slug]
             try:
-                editions[id(pending)] = _edition(session, pending.new, target)
+                editions[id(pending)] = _edition(pending.new, target, staff[pending.new.slug])
                 if pending.uploader is not None:
                     admission.admit(target.assignment_id, pending.uploader)
             except DomainError as exc:
@@ -276,8 +280,8 @@ class SubmissionIntake:
                 handout = editions[id(first_of[key])].graded
                 student = first_of[key].new.student
             stored[id(p)] = _replay(
-                session, p, (submission_id, sha256, state, assignment_id, handout, student),
-                targets[p.new.slug])
+                p, (submission_id, sha256, state, assignment_id, handout, student),
+                targets[p.new.slug], staff[p.new.slug])
         out: list[Stored | DomainError] = []
         for pending in batch:
             error = errors.get(pending.new.slug) or refused.get(id(pending))
@@ -339,21 +343,20 @@ def _earlier_uploads(
     return {k: v for k, v in found.items() if k in keys}
 
 
-def _edition(session: Session, new: NewSubmission, target: _Target) -> Edition:
+def _edition(new: NewSubmission, target: _Target, staff: StaffEditions) -> Edition:
     """The edition graded: staff's for this student or assignment, else the declaration."""
-    declared = declared_edition(new, target.version.handouts)
-    return staff_decision(session, target.assignment_id, new.student, declared)
+    return staff.decide(new.student, declared_edition(new, target.version.handouts))
 
 
-def _replay(session: Session, pending: _Pending, first: _First,
-            target: _Target) -> Stored | DomainError:
+def _replay(pending: _Pending, first: _First, target: _Target,
+            staff: StaffEditions) -> Stored | DomainError:
     """The upload stored first under this uploader's key, if this one repeats it: the same
     document to the same assignment for the same student, declaring the same handout edition.
     A key names one upload: with another document, assignment, student or edition it is a
     client's mistake (409), never an answer about a different upload."""
     submission_id, sha256, state, assignment_id, handout, student = first
     try:  # the edition graded, as for a new upload (a document's own under no editions: none)
-        graded = _edition(session, pending.new, target).graded
+        graded = _edition(pending.new, target, staff).graded
     except DomainError as exc:
         return exc
     if graded != handout:

@@ -19,7 +19,8 @@ from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from app.editions.policy import decide
 from app.editions.service import set_edition
 from app.errors import UnknownEdition
-from app.submissions.service import accept
+from app.submissions.intake import SubmissionIntake
+from app.submissions.service import accept, prepare
 from app.submissions.upload import Upload
 from tests.app.submissions.test_handout_editions import SLUG, rubric_text
 
@@ -57,9 +58,11 @@ def _check(sessions: sessionmaker[Session], fixed: str | None, mine: dict[str, s
         rows = session.execute(select(Submission.student, Submission.declared_handout,
                                       Submission.handout)).all()
     for student, said, graded in rows:
-        staff = mine.get(student, fixed)
+        assert student is not None
+        own = mine.get(student)
+        staff = own if own is not None else fixed
         assert graded == (staff if staff is not None else said), (student, said, graded)
-        assert graded == decide(fixed, mine.get(student), said).graded
+        assert graded == decide(fixed, own, said).graded
 
 
 def test_the_graded_edition_is_staffs_whenever_set(db_url: str) -> None:
@@ -141,3 +144,49 @@ def test_an_upload_in_flight_is_re_decided_by_a_change_made_meanwhile(postgres_d
 def _fix(sessions: sessionmaker[Session], handout: str) -> None:
     with unit_of_work(sessions) as session:
         set_edition(session, SLUG, None, handout)
+
+
+BATCH_STUDENTS = [f"b{i}" for i in range(6)]
+
+
+def test_a_batch_of_api_uploads_takes_each_students_edition(db_url: str) -> None:
+    """The API's intake stores many uploads per transaction and reads staff's editions once per
+    batch: each upload still gets its own student's edition (or the assignment's)."""
+    engine = make_engine(db_url)
+    sessions = make_sessionmaker(engine)
+    with unit_of_work(sessions) as session:
+        load_rubric_text(session, rubric_text(), "<editions>")
+    intake = SubmissionIntake(engine)
+
+    @settings(max_examples=25, deadline=None)
+    @given(edition, st.lists(edition, min_size=6, max_size=6),
+           st.lists(st.tuples(st.sampled_from(BATCH_STUDENTS), edition), min_size=1,
+                    max_size=20))
+    def run(fixed: str | None, own: list[str | None],
+            uploads: list[tuple[str, str | None]]) -> None:
+        _reset(sessions)
+        with unit_of_work(sessions) as session:
+            set_edition(session, SLUG, None, fixed)
+            for student, value in zip(BATCH_STUDENTS, own, strict=True):
+                set_edition(session, SLUG, student, value)
+        news = [prepare(SLUG, Upload(b"Q1: 10\n", "s.md", "text/markdown", student=who,
+                                     handout=said), None, 64 * 1024) for who, said in uploads]
+        futures = [intake.submit(new, None) for new in news]
+        stored = {f.result(timeout=60).submission_id: u for f, u in zip(futures, uploads,
+                                                                        strict=True)}
+        mine = {s: v for s, v in zip(BATCH_STUDENTS, own, strict=True) if v is not None}
+        with unit_of_work(sessions) as session:
+            rows = session.execute(select(Submission.id, Submission.handout,
+                                          Submission.declared_handout)).all()
+        assert len(rows) == len(uploads)
+        for sid, graded, said in rows:
+            who, declared = stored[sid]
+            assert said == declared
+            staff = mine.get(who, fixed)
+            assert graded == (staff if staff is not None else declared), (who, staff, declared)
+
+    try:
+        run()
+    finally:
+        intake.close()
+        engine.dispose()
