@@ -28,6 +28,7 @@ from app.clock import Clock, system_clock
 from app.dashboard.page import router as dashboard_page_router
 from app.dashboard.router import router as dashboard_router
 from app.db.session import make_engine, make_sessionmaker, read_only_engine, unit_of_work
+from app.editions.router import router as editions_router
 from app.exports.router import router as exports_router
 from app.grading.jobs import Executor
 from app.grading.local import LocalExecutor
@@ -49,6 +50,7 @@ from app.submissions.router import router as submissions_router
 from app.submissions.upload import MULTIPART_SLACK
 from app.web.appeals import router as web_appeals_router
 from app.web.batch import router as web_batch_router
+from app.web.editions import router as web_editions_router
 from app.web.home import router as web_home_router
 from app.web.regrade import router as web_regrade_router
 from app.web.review import router as web_review_router
@@ -233,6 +235,7 @@ def create_app(
         review_router,
         exports_router,
         roster_router,
+        editions_router,
         dashboard_router,
         regrade_router,
         risk_router,
@@ -246,6 +249,7 @@ def create_app(
         web_submit_router,
         web_batch_router,
         web_settings_router,
+        web_editions_router,
         web_static_router,
         groups_router,
         groups_page_router,

@@ -14,6 +14,7 @@ from app.assignments.schedule import ReleaseState, Schedule
 from app.auth.dependencies import CurrentUser, InstructorUser, is_staff
 from app.db.models import Assignment, CountedSubmission
 from app.deps import ClockDep, SessionDep
+from app.editions.policy import declared_risk
 from app.points import JsonPoints
 from app.submissions.visibility import AssignmentView
 from graders.rubric import SolutionRelease, Visibility
@@ -88,6 +89,10 @@ class AssignmentOut(BaseModel):
     solutions: SolutionRelease
     schedule: ScheduleOut
     items: list[ItemInfo]
+    # The edition staff fixed for everyone (app/editions), and a warning when none is fixed
+    # while the editions differ by a question (each submission's declaration decides).
+    handout: str | None = None
+    edition_warning: str | None = None
 
 
 class StudentItemInfo(BaseModel):
@@ -147,6 +152,8 @@ def _staff_view(current: service.CurrentRubric) -> AssignmentOut:
             for q in rubric.questions
             for i in q.items
         ],
+        handout=current.assignment.handout,
+        edition_warning=declared_risk(rubric, current.assignment.handout),
     )
 
 

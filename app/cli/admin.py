@@ -14,6 +14,7 @@ from app.cli.context import console, database, domain_errors, errors, fail, sett
 from app.cli.offline import rubric_paths
 from app.db import migrate
 from app.db.session import unit_of_work
+from app.editions.policy import declared_risk
 from graders.engine import unrun_items
 from graders.rubric import RubricError, battery_notes, battery_problems, load_rubric
 
@@ -65,6 +66,9 @@ def rubric_validate(files: Annotated[list[Path], typer.Argument(exists=False)]) 
             f"{items} items, {rubric.max_points} points, hash {loaded.content_hash[:12]}",
             soft_wrap=True, markup=False, highlight=False,
         )
+        risk = declared_risk(rubric, None)
+        if risk is not None:
+            console.print(f"note {path}: {risk}", soft_wrap=True, markup=False, highlight=False)
         for note in battery_notes(raw, rubric):
             console.print(f"note {path}: {note}", soft_wrap=True, markup=False,
                           highlight=False)

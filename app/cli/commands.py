@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rubric": ("app.cli.admin", "rubric_app"),
     "token": ("app.cli.admin", "token_app"),
     "roster": ("app.cli.roster", "roster_app"),
+    "edition": ("app.cli.edition", "edition_app"),
     "risk": ("app.cli.risk", "risk_app"),
 }
 # Commands that grade in this process's own pool as soon as they have stored the uploads: the
@@ -53,6 +54,7 @@ SUMMARIES: dict[str, str] = {
     "rubric": "Rubric files.",
     "token": "API tokens.",
     "roster": "The class roster (student ids, names, LMS ids).",
+    "edition": "The handout edition graded: staff's, per assignment or per student.",
     "risk": "Risk control: error targets and calibrated thresholds per question.",
 }
 

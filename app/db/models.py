@@ -67,6 +67,8 @@ class Assignment(Base):
     max_submissions: Mapped[int | None] = mapped_column(default=None)
     counts: Mapped[str] = mapped_column(String(20), default=CountedSubmission.LATEST.value)
     grades_published_at: Mapped[datetime | None] = mapped_column(default=None)
+    # The handout edition staff fixed for everyone (app/editions); None: per student or declared.
+    handout: Mapped[str | None] = mapped_column(String(40), default=None)
 
     versions: Mapped[list[RubricVersion]] = relationship(
         back_populates="assignment", order_by="RubricVersion.id"
@@ -137,9 +139,12 @@ class Submission(Base):
     student: Mapped[str | None] = mapped_column(String(200))
     filename: Mapped[str | None] = mapped_column(String(500))
     content_type: Mapped[str | None] = mapped_column(String(200))
-    # The handout edition declared with the upload or in the document (the rubric's spelling,
-    # graders.documents.edition); None: not declared.
+    # The handout edition graded (the rubric's spelling, graders.documents.edition); None:
+    # neither staff nor the upload named one.
     handout: Mapped[str | None] = mapped_column(String(40), default=None)
+    # What the upload itself declared (None: nothing). `handout` is the edition graded: staff's
+    # when they set one for the student or the assignment (app/editions), else this.
+    declared_handout: Mapped[str | None] = mapped_column(String(40), default=None)
     size: Mapped[int]
     sha256: Mapped[str] = mapped_column(String(64), index=True)
     # Deferred: listings and dashboards never need the bytes, only grading does.
@@ -343,3 +348,19 @@ class ActiveCheck(Base):
     error_probability: Mapped[float]  # a probability, not points
     reason: Mapped[str] = mapped_column(String(20))  # why it was proposed (or "instructor")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class StudentEdition(Base):
+    """The handout edition staff set for one student of one assignment: it is the edition
+    graded, whatever the student's uploads declare (app/editions)."""
+
+    __tablename__ = "student_editions"
+    __table_args__ = (UniqueConstraint("assignment_id", "student"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    assignment_id: Mapped[int] = mapped_column(ForeignKey("assignments.id", ondelete="CASCADE"))
+    student: Mapped[str] = mapped_column(String(200))
+    handout: Mapped[str] = mapped_column(String(40))
+    set_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"),
+                                               default=None)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

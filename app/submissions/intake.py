@@ -35,6 +35,8 @@ from app.batches import STOP, drain
 from app.calibration.service import context_text
 from app.clock import Clock, system_clock
 from app.db.models import Submission, SubmissionStatus, User
+from app.editions.policy import Edition
+from app.editions.service import StaffEditions, staff_editions
 from app.errors import Conflict, DomainError, Unavailable
 from app.grading.jobs import GradingJob, owner_of
 from app.grading.leases import lease_until
@@ -214,6 +216,10 @@ class SubmissionIntake:
         # An upload repeated under its Idempotency-Key is answered with the first one's
         # submission; only the others are new.
         previous = _earlier_uploads(session, storable)
+        # Staff's editions, read once per assignment of the batch (not once per upload).
+        staff = {slug: staff_editions(session, target.assignment_id,
+                                      (p.new.student for p in storable if p.new.slug == slug))
+                 for slug, target in targets.items()}
         fresh: list[_Pending] = []
         first_of: dict[tuple[int | None, str | None], _Pending] = {}
         for p in storable:
@@ -227,12 +233,12 @@ class SubmissionIntake:
         # take a student's last attempt.
         now = self._clock()
         refused: dict[int, DomainError] = {}
-        editions: dict[int, str | None] = {}
+        editions: dict[int, Edition] = {}
         admission = Admission(session, now, self._in_progress, (p.uploader for p in fresh))
         for pending in fresh:
             target = targets[pending.new.slug]
             try:
-                editions[id(pending)] = declared_edition(pending.new, target.version.handouts)
+                editions[id(pending)] = _edition(pending.new, target, staff[pending.new.slug])
                 if pending.uploader is not None:
                     admission.admit(target.assignment_id, pending.uploader)
             except DomainError as exc:
@@ -248,10 +254,11 @@ class SubmissionIntake:
             session,
             "submission.create",
             "submission",
-            [(p.uploader, i, audit_detail(p.new)) for p, i in zip(fresh, ids, strict=True)],
+            [(p.uploader, i, audit_detail(p.new, editions[id(p)]))
+             for p, i in zip(fresh, ids, strict=True)],
         )
         stored: dict[int, Stored | DomainError] = {
-            id(p): Stored(i, _job(i, targets[p.new.slug], p.new, editions[id(p)]))
+            id(p): Stored(i, _job(i, targets[p.new.slug], p.new, editions[id(p)].graded))
             for p, i in zip(fresh, ids, strict=True)
         }
         for p in storable:
@@ -270,11 +277,11 @@ class SubmissionIntake:
                     SubmissionStatus.QUEUED.value
                 )
                 assignment_id = targets[first_of[key].new.slug].assignment_id
-                handout = editions.get(id(first_of[key]))
+                handout = editions[id(first_of[key])].graded
                 student = first_of[key].new.student
             stored[id(p)] = _replay(
                 p, (submission_id, sha256, state, assignment_id, handout, student),
-                targets[p.new.slug])
+                targets[p.new.slug], staff[p.new.slug])
         out: list[Stored | DomainError] = []
         for pending in batch:
             error = errors.get(pending.new.slug) or refused.get(id(pending))
@@ -336,17 +343,23 @@ def _earlier_uploads(
     return {k: v for k, v in found.items() if k in keys}
 
 
-def _replay(pending: _Pending, first: _First, target: _Target) -> Stored | DomainError:
+def _edition(new: NewSubmission, target: _Target, staff: StaffEditions) -> Edition:
+    """The edition graded: staff's for this student or assignment, else the declaration."""
+    return staff.decide(new.student, declared_edition(new, target.version.handouts))
+
+
+def _replay(pending: _Pending, first: _First, target: _Target,
+            staff: StaffEditions) -> Stored | DomainError:
     """The upload stored first under this uploader's key, if this one repeats it: the same
     document to the same assignment for the same student, declaring the same handout edition.
     A key names one upload: with another document, assignment, student or edition it is a
     client's mistake (409), never an answer about a different upload."""
     submission_id, sha256, state, assignment_id, handout, student = first
-    try:  # the edition as the rubric resolves it (a document's own under no editions: none)
-        declared = declared_edition(pending.new, target.version.handouts)
+    try:  # the edition graded, as for a new upload (a document's own under no editions: none)
+        graded = _edition(pending.new, target, staff).graded
     except DomainError as exc:
         return exc
-    if declared != handout:
+    if graded != handout:
         return Conflict(
             "This Idempotency-Key was already used for an upload declaring another handout "
             "edition; use a new key for a new upload.",
@@ -377,7 +390,7 @@ def _replay(pending: _Pending, first: _First, target: _Target) -> Stored | Domai
 
 
 def _row(
-    new: NewSubmission, assignment_id: int, now: datetime, until: datetime, handout: str | None
+    new: NewSubmission, assignment_id: int, now: datetime, until: datetime, edition: Edition
 ) -> dict[str, Any]:
     return {
         "created_at": now,
@@ -387,7 +400,8 @@ def _row(
         "student": new.student,
         "filename": new.filename,
         "content_type": new.content_type,
-        "handout": handout,
+        "handout": edition.graded,
+        "declared_handout": edition.declared,
         "size": len(new.raw),
         "sha256": new.sha256,
         "raw": new.raw,

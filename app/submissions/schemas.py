@@ -98,7 +98,8 @@ class SubmissionSummary(BaseModel):
     assignment: str
     student: str | None
     filename: str | None
-    # The handout edition declared with the upload or in the document; None: not declared.
+    # The handout edition graded: staff's when they set one (app/editions), else the one
+    # declared with the upload or in the document; None: neither.
     handout: str | None = None
     status: str
     total: JsonPoints | None
@@ -121,6 +122,9 @@ class SubmissionSummary(BaseModel):
 
 
 class SubmissionOut(SubmissionSummary):
+    # What the upload itself declared; differs from `handout` when staff set another edition
+    # for the student or the assignment (graded as staff's, app/editions).
+    declared_handout: str | None = None
     content_type: str | None
     size: int
     sha256: str
@@ -137,6 +141,7 @@ class SubmissionOut(SubmissionSummary):
         later = None if view is None else published_view(view)
         return cls(
             **summary.model_dump(),
+            declared_handout=s.submission.declared_handout,
             content_type=s.submission.content_type,
             size=s.submission.size,
             sha256=s.submission.sha256,

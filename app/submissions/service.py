@@ -17,6 +17,8 @@ from app.calibration.service import context_text
 from app.db.base import utcnow
 from app.db.locks import hold
 from app.db.models import Assignment, GradingRun, Submission, SubmissionStatus, User
+from app.editions.policy import Edition
+from app.editions.service import staff_decision
 from app.errors import InvalidInput, NotFound, PayloadTooLarge, UnknownEdition, UnreadableUpload
 from app.grading.jobs import GradingJob, job_for
 from app.grading.repository import current_runs
@@ -124,8 +126,13 @@ def declared_edition(new: NewSubmission, handouts: Sequence[str]) -> str | None:
                              allowed=list(exc.allowed)) from exc
 
 
-def audit_detail(new: NewSubmission) -> dict[str, object]:
-    return {"assignment": new.slug, "format": new.document_format, "size": len(new.raw)}
+def audit_detail(new: NewSubmission, edition: Edition | None = None) -> dict[str, object]:
+    detail: dict[str, object] = {"assignment": new.slug, "format": new.document_format,
+                                 "size": len(new.raw)}
+    if edition is not None and edition.overridden:
+        # Staff read it: the student declared another edition than staff's (graded as staff's).
+        detail["handout"] = {"declared": edition.declared, "graded": edition.graded}
+    return detail
 
 
 def check_upload_allowed(
@@ -159,7 +166,8 @@ def accept(
     now = now or utcnow()
     check_upload_allowed(session, current.assignment, uploader, now)
     new = prepare(slug, upload, uploader, max_bytes)
-    edition = declared_edition(new, current.loaded.rubric.handouts)
+    edition = staff_decision(session, current.assignment.id, new.student,
+                             declared_edition(new, current.loaded.rubric.handouts))
     submission = repository.add(
         session,
         Submission(
@@ -168,7 +176,8 @@ def accept(
             student=new.student,
             filename=new.filename,
             content_type=new.content_type,
-            handout=edition,
+            handout=edition.graded,
+            declared_handout=edition.declared,
             size=len(new.raw),
             sha256=new.sha256,
             raw=new.raw,
@@ -177,7 +186,8 @@ def accept(
             updated_at=now,
         ),
     )
-    record(session, uploader, "submission.create", "submission", submission.id, audit_detail(new))
+    record(session, uploader, "submission.create", "submission", submission.id,
+           audit_detail(new, edition))
     context = context_text(session, current.assignment.id)
     return Accepted(submission, job_for(submission, current.version, context))
 

@@ -1,7 +1,7 @@
 """An assignment's settings page (course staff): publish or withdraw its grades, with a warning
 naming what is still in review, and its schedule (opening, due date, late window and penalty,
-submission limit, which submission counts). The forms call the same services as the API and
-the CLI (app/assignments/release.py)."""
+submission limit, which submission counts), and the handout edition graded (app/web/editions.py).
+The forms call the same services as the API and the CLI (app/assignments/release.py)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from app.db.models import CountedSubmission
 from app.deps import SessionDep
 from app.errors import InvalidInput
 from app.web.auth import Signed, nonce, staff, staff_post
+from app.web.editions import editions_section
 from app.web.markup import Viewer, e, hidden, layout, table
 from app.web.routing import PageRoute
 
@@ -143,6 +144,7 @@ def _page(request: Request, session: Session, who: Signed, slug: str, message: s
         notice + f"<p>{badges(schedule, now)}</p>"
         "<h2>Grades</h2>" + _publish_section(slug, schedule, waiting, who.viewer)
         + "<h2>Schedule</h2>" + _schedule_form(slug, schedule, who.viewer)
+        + editions_section(session, slug, who.viewer)
     )
     return layout(f"Settings: {slug}", body, who.viewer, nonce(request), slug=slug,
                   status=status)
@@ -156,7 +158,8 @@ def settings_page(slug: str, request: Request, session: SessionDep,
     if not isinstance(who, Signed):
         return who
     messages = {"publish": "Grades published.", "withdraw": "Grades withdrawn.",
-                "schedule": "Schedule saved."}
+                "schedule": "Schedule saved.",
+                "edition": "Edition saved; no stored submission changed edition."}
     return _page(request, session, who, slug, messages.get(saved, ""))
 
 

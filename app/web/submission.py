@@ -62,8 +62,12 @@ def _facts(s: ScoredSubmission, total: str, staff: bool, status: str) -> str:
         ["status", f"<b>{e(status)}</b>"],
         ["total", total],
     ]
-    if sub.handout is not None:  # declared with the upload or in the document
-        rows.insert(3, ["handout", e(sub.handout)])
+    if sub.handout is not None:  # staff's edition, else the one the upload declared
+        declared = sub.declared_handout
+        other = (f" <span class='muted' id='declared-handout'>(the upload declared {e(declared)};"
+                 " graded under staff's edition)</span>"
+                 if staff and declared is not None and declared != sub.handout else "")
+        rows.insert(3, ["handout", e(sub.handout) + other])
     return table(["", ""], rows, "facts")
 
 

@@ -28,6 +28,7 @@ TABLES = {
     "calibration_snapshots",
     "active_checks",
     "regrade_requests",
+    "student_editions",
 }
 
 

@@ -1,0 +1,1 @@
+"""The handout edition graded: staff's decision (per assignment, per student) over a student's."""
