@@ -23,6 +23,7 @@ from tests.graders.code.test_class_batteries import grade, points, student
 # A chain of layers: the reference draws W1 (d0, d1), W2 (d1, d2), ... in order, then computes
 # tanh(x W1) W2 ... ; every weight shapes the output, so another arrangement gives others.
 CHAIN = '''
+import numpy as np
 
 
 def _chain(x, weights):
@@ -135,6 +136,7 @@ def test_weights_scaled_otherwise_are_not_a_rearrangement(
 
 
 FFN_MODULE = '''
+import numpy as np
 
 
 class FeedForward:
