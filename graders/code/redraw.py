@@ -121,11 +121,11 @@ class Arrangement:
 
 
 def _arrangements(cases: list[list[tuple[str, Shape]]]) -> Iterator[Arrangement]:
-    """Every order and layout of the draws but the asked one; a draw is transposed only where
-    it is a matrix not square in some case (on a square one alone, no draw tells the two)."""
+    """Every order and layout of the draws but the asked one (a matrix may be drawn
+    transposed, a square one too: its values then lie elsewhere)."""
     count = len(cases[0])
-    flips = [(False, True) if any(len(draws[i][1]) == 2 and draws[i][1][0] != draws[i][1][1]
-                                  for draws in cases) else (False,) for i in range(count)]
+    flips = [(False, True) if all(len(draws[i][1]) == 2 for draws in cases) else (False,)
+             for i in range(count)]
     made = 0
     for order in itertools.permutations(range(count)):
         for transposed in itertools.product(*flips):

@@ -112,11 +112,7 @@ def test_weights_drawn_in_any_order_or_layout_are_recognised(
     instance, observed = _observed(path, seed)
     indices = list(range(len(observed)))
     found = rearranged(instance, observed, indices, "y", 1e-6, 1e-8)  # type: ignore[arg-type]
-    asked = tuple(order) == tuple(range(layers))
-    square = all(  # a draw transposed on square shapes alone changes nothing it could tell
-        case.init[f"d{i}"] == case.init[f"d{i + 1}"] for i in flipped
-        for case in instance.cases)  # type: ignore[attr-defined]
-    if asked and (not flipped or square):
+    if tuple(order) == tuple(range(layers)) and not flipped:
         return  # the asked draws: the reference's own results, nothing to rearrange
     assert found is not None, (order, flipped)
     assert found.describe()
