@@ -31,7 +31,7 @@ from graders.code.functions import FunctionInstance, Outputs, run_trusted
 Array = np.ndarray[Any, Any]
 Shape = tuple[int, ...]
 MAX_DRAWS = 4  # arrays per constructor: 4! orders x 2^4 layouts at most
-MAX_ARRANGEMENTS = 96
+MAX_ARRANGEMENTS = 128
 _STREAMS = {"standard_normal": "normal", "normal": "normal", "random": "uniform",
             "uniform": "uniform"}
 
@@ -122,19 +122,18 @@ class Arrangement:
 
 def _arrangements(cases: list[list[tuple[str, Shape]]]) -> Iterator[Arrangement]:
     """Every order and layout of the draws but the asked one (a matrix may be drawn
-    transposed, a square one too: its values then lie elsewhere)."""
+    transposed, a square one too: its values then lie elsewhere), the simplest first (another
+    order alone or another layout alone, then both; the fewest changes first), at most
+    MAX_ARRANGEMENTS."""
     count = len(cases[0])
     flips = [(False, True) if all(len(draws[i][1]) == 2 for draws in cases) else (False,)
              for i in range(count)]
-    made = 0
-    for order in itertools.permutations(range(count)):
-        for transposed in itertools.product(*flips):
-            if order == tuple(range(count)) and not any(transposed):
-                continue
-            made += 1
-            if made > MAX_ARRANGEMENTS:
-                return
-            yield Arrangement(order, tuple(transposed))
+    every = [Arrangement(order, tuple(transposed))
+             for order in itertools.permutations(range(count))
+             for transposed in itertools.product(*flips)]
+    every.sort(key=lambda a: (a.order != tuple(range(count)) and any(a.transposed),
+                              sum(i != j for i, j in enumerate(a.order)) + sum(a.transposed)))
+    yield from every[1:MAX_ARRANGEMENTS + 1]  # the first is the asked arrangement itself
 
 
 def _blocks(seed: int, draws: list[tuple[str, Shape]], arrangement: Arrangement) -> list[Array]:

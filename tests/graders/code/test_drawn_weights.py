@@ -118,6 +118,18 @@ def test_weights_drawn_in_any_order_or_layout_are_recognised(
     assert found.describe()
 
 
+@pytest.mark.parametrize(("order", "flipped"), [((3, 0, 1, 2), set()), ((1, 0, 3, 2), set()),
+                                               ((0, 1, 2, 3), {0, 1, 2, 3})])
+def test_four_weights_in_another_order_or_all_transposed_are_recognised(
+        tmp_path: Path, order: tuple[int, ...], flipped: set[int]) -> None:
+    """An output projection drawn first (W_o, then W_q, W_k, W_v), pairs swapped, every matrix
+    stored (out, in): within the arrangements tried for four draws."""
+    path = _battery(tmp_path, 4, order, flipped, 1.0)
+    instance, observed = _observed(path, 7)
+    indices = list(range(len(observed)))
+    assert rearranged(instance, observed, indices, "y", 1e-6, 1e-8) is not None  # type: ignore[arg-type]
+
+
 @settings(max_examples=15, deadline=None)
 @given(st.integers(1, 3).flatmap(lambda k: st.tuples(st.just(k), st.permutations(range(k)))),
        st.sampled_from([0.5, 2.0, 0.02]), st.integers(0, 2**31))
