@@ -67,10 +67,19 @@ def _shape(node: ast.ClassDef, nodes: dict[str, ast.ClassDef]) -> ClassShape:
             continue
         seen.add(current.name)
         visited.append(current)
+        own: dict[str, ast.FunctionDef] = {}
         for statement in current.body:
             if isinstance(statement, ast.FunctionDef) and "property" not in \
                     _decorator_names(statement):
-                methods.setdefault(statement.name, statement)
+                own[statement.name] = statement
+            elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Name) \
+                    and statement.value.id in own:
+                # An alias in the class body (`forward = __call__`): the same method.
+                for target in statement.targets:
+                    if isinstance(target, ast.Name):
+                        own[target.id] = own[statement.value.id]
+        for spelt, method in own.items():
+            methods.setdefault(spelt, method)
         for base in current.bases:
             name = base.id if isinstance(base, ast.Name) else None
             if name in nodes:

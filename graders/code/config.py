@@ -26,7 +26,7 @@ DEFAULT_SALVAGE_NAMES: tuple[str, ...] = (
 
 # The grader's version (CodeGrader.version), one definition: it names the grader's code in every
 # cache key, and the keys read it here without importing the grader (graders.registry).
-VERSION = "3"
+VERSION = "4"
 
 
 # Resolving walks the file system (realpath); a rubric names the same few batteries for every

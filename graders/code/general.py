@@ -33,6 +33,7 @@ from graders.code.config import CodeCheckConfig
 from graders.code.feedback import safe_message, student_problem, where_raised
 from graders.code.functions import FunctionBattery, FunctionInstance
 from graders.code.judging import Judged, judge, name_bug
+from graders.code.redraw import drawn_generator, rearranged
 from graders.code.spec import CheckSpec, FunctionAdaptation
 from graders.results import Evidence, ItemResult, Status
 from graders.rubric_model import RubricItem
@@ -152,6 +153,53 @@ def _without_place(judged: Judged, run: FunctionRun) -> Judged:
                   "the asked call passes")
 
 
+def _drawn_weights(item: RubricItem, config: CodeCheckConfig, check: CheckSpec,
+                   judged: list[Judged], run: FunctionRun, points: Fraction
+                   ) -> tuple[Status, Fraction, str, str] | None:
+    """A failed `allclose` check of a class whose constructor draws from the rng, results of
+    the reference's shapes and no known bug named: weights drawn in another order or layout
+    (graded as the `draw_order` adaptation says, else reviewed), or a difference nothing
+    explains, which a person decides (the weights may be drawn otherwise, the computation
+    right). None: not such a failure."""
+    instance = run.instance
+    output = check.output
+    if check.kind != "allclose" or output is None or drawn_generator(instance) is None:
+        return None
+    if any(v.verdict is Verdict.CRASH for v in judged):
+        return None
+    for verdict in judged:
+        expected = instance.expected[verdict.index]
+        got = run.observations[verdict.index].outputs.get(output)
+        if not isinstance(expected, dict) or got is None \
+                or np.shape(got) != np.shape(expected[output]):
+            return None
+    indices = [v.index for v in judged]
+    found = rearranged(instance, run.observations, indices, output, check.rtol, check.atol)
+    suggested = f"the machine suggests {float(points):g} of {item.points} points"
+    if found is None:
+        return (Status.NEEDS_REVIEW, points, "Needs review: the results differ from the "
+                "reference's built with the same rng, and neither a known bug nor the asked "
+                "draws rearranged explains it; a constructor that draws other weights (scaled, "
+                f"another shape or method of the rng) may still compute the asked function: "
+                f"{suggested}.", "A person will check this item.")
+    said = (f"the results equal the reference's with the rng's draws rearranged "
+            f"({found.describe()}): the computation is right, the weights are drawn in "
+            "another order or layout than the question asks.")
+    told = ("Your code computes the asked function, but your constructor draws its weights "
+            "from rng in another order or layout than the question asks, so they differ "
+            "from the expected ones.")
+    policy = instance.battery.spec.adaptation("draw_order")
+    if not policy.allowed:
+        return (Status.NEEDS_REVIEW, points, f"Needs review: {said} {suggested} (list the "
+                "`draw_order` adaptation in the battery to grade this alone).",
+                f"{told} A person will check this item.")
+    earned = Fraction(str(item.points)) * policy.credit  # every case explained
+    portion = "all" if policy.credit == 1 else str(policy.credit)
+    return (Status.GRADED, earned, f"{said} The rubric gives this item {portion} of its "
+            "points for it.", f"{told} The rubric gives this item {portion} of its points "
+            "for it.")
+
+
 def grade_item(item: RubricItem, config: CodeCheckConfig, run: FunctionRun, make: Make,
                notes: list[str], evidence: list[Evidence]) -> ItemResult:
     battery = run.instance.battery
@@ -247,7 +295,13 @@ def grade_item(item: RubricItem, config: CodeCheckConfig, run: FunctionRun, make
         for bug in bugs:
             staff.append(f"Likely bug: {bug.feedback} ({bug.evidence}.)")
             student.append(f"Likely bug: {bug.feedback}")
-    if status is Status.GRADED and not bugs and any(
+    redrawn = _drawn_weights(item, config, check, judged, run, points) \
+        if status is Status.GRADED and not bugs and failed else None
+    if redrawn is not None:
+        status, points, said_staff, said_student = redrawn
+        staff.append(said_staff)
+        student.append(said_student)
+    elif status is Status.GRADED and not bugs and any(
             v.rounded and v.verdict is not Verdict.PASS for v in judged):
         # Off by about 1e-3 (float32, rounding) and no known bug explains it: a careful grader
         # may read it either way, so a person decides, the machine's points the suggestion.
@@ -261,7 +315,7 @@ def grade_item(item: RubricItem, config: CodeCheckConfig, run: FunctionRun, make
     everything = frozenset(a for v in judged for a in run.observations[v.index].adaptations) \
         | run.plan.adaptations
     # A near miss (about 1e-3) is one a careful grader may read either way.
-    near = any(v.rounded for v in judged)
+    near = any(v.rounded for v in judged) or redrawn is not None
     confidence = ADAPTED_CONFIDENCE if everything or near else 1.0
     if check.kind == "interface" and everything:
         words = "; ".join(ADAPTED[a] for a in sorted(everything))

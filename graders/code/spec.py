@@ -37,6 +37,7 @@ FunctionAdaptation = Literal[
     "derived_weights",     # the weights read from the output with V = I
     "mask_argument",       # needs a mask argument: called with the one that fits
     "rounded",             # matches to 1e-3 but not to the tolerance
+    "draw_order",          # a class's weights drawn from the rng in another order or layout
 ]
 AttentionCheck = Literal["interface", "scaling", "row_softmax", "weights", "output", "stable",
                          "causal"]

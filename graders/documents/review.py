@@ -20,7 +20,7 @@ from dataclasses import replace
 from graders.documents.assign import Unit
 from graders.documents.cues import compile_cues, found_cues
 from graders.documents.model import LocatedAnswer
-from graders.documents.strength import BY_NEIGHBOUR, BY_STRAY, weak
+from graders.documents.strength import BY_CONTENT, BY_NEIGHBOUR, BY_STRAY, weak
 from graders.rubric_model import Question
 
 CANDIDATE_CONFIDENCE = 0.3
@@ -164,10 +164,17 @@ def unlabelled_answers(
     unsure: dict[str, str] = {}
     for qi, question in enumerate(questions):
         reason = missing.get(question.id)
+        placed = answers.get(question.id)
+        if placed is not None and placed.method == "order" and question.cues and not any(
+                True for _ in found_cues(placed.text, compile_cues(question.cues))):
+            # a code question's gap text that does not name its code ("Here is my code for
+            # questions 1-4:"): the program that names it is the better candidate
+            answers[question.id] = shared_program(question, questions, answers) or placed
         if (reason is None or only_handout in reason
                 or (question.handouts and handout not in question.handouts)):
             continue
         candidate = (sibling_candidate(question, questions, answers)
+                     or shared_program(question, questions, answers)
                      or stray_candidate(text, question, qi, units, claimed))
         if candidate is not None:
             del missing[question.id]
@@ -263,6 +270,30 @@ def sibling_candidate(
               f"part {sibling.question_id} (graded here as the best candidate) - a grader "
               "should check"),
     ), BY_NEIGHBOUR.format(part=sibling.question_id))
+
+
+def shared_program(
+    question: Question, order: Sequence[Question], answers: Mapping[str, LocatedAnswer]
+) -> LocatedAnswer | None:
+    """For a code question nothing placed: the located code answer of another question whose
+    text names this question's own cues (`class FeedForward` in the one program a student
+    wrote for "questions 1-4"). Each code question runs its whole program, so one program may
+    answer several; unlabelled, the share is weak (a person confirms)."""
+    if question.answer_kind != "code" or not question.cues:
+        return None
+    for other in order:
+        found = answers.get(other.id)
+        if other.id == question.id or other.answer_kind != "code" or found is None \
+                or found.start is None or not _names_this_run(question, other, found.text):
+            continue
+        return weak(LocatedAnswer(
+            question_id=question.id, text=found.text, start=found.start, end=found.end,
+            confidence=min(CANDIDATE_CONFIDENCE, found.confidence), method="content",
+            label=found.label,
+            note=(f"no label of its own; the program answering {other.id} names this "
+                  "question's code (graded here as the best candidate) - a grader should "
+                  "check")), BY_CONTENT)
+    return None
 
 
 def _names_this_run(question: Question, sibling: Question, text: str) -> bool:

@@ -104,9 +104,11 @@ def _describe(value: Any, depth: int, chunks: list[bytes], budget: _Budget) -> d
     if value is None:
         return {"t": "none"}
     kind = type(value)
-    if kind in (list, tuple) and value and _number_list(list(value), 0, [budget.left // 8]):
+    if kind in (list, tuple) and value and _number_list(list(value), 0, [budget.left // 8]) \
+            and not (kind is tuple and all(type(v) is list for v in value)):
         # A result returned as nested lists (`.tolist()`) travels as the array it spells; a
-        # ragged one is a sequence as before.
+        # ragged one, or a tuple of such lists (`return K.tolist(), V.tolist()`: several
+        # outputs), is a sequence as before.
         try:
             return _encode_array(np.asarray(value), chunks, budget)
         except Exception:

@@ -5,6 +5,7 @@ float16 results come back as validated arrays of their own dtype."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from graders.sandbox import Call, Job, Sandbox
 
@@ -68,3 +69,21 @@ def test_a_result_returned_as_nested_lists_comes_back_as_its_array(sandbox: Sand
     assert np.array_equal(listed.array, x)  # every row, beyond a sequence's 8 items
     assert ragged is not None and ragged.kind == "seq" and ragged.length == 2
     assert pair is not None and pair.kind == "seq" and len(pair.items) == 2  # arrays stay apart
+
+
+@pytest.mark.parametrize("rows", [1, 2, 5])
+def test_several_outputs_returned_as_nested_lists_stay_apart(sandbox: Sandbox, rows: int) -> None:
+    """`return K.tolist(), V.tolist()`: two outputs, each the array its lists spell, however
+    alike their shapes (a tuple of equal lists is no 3-d array); one tuple of numbers is still
+    the vector it spells."""
+    source = SOURCE + ("\ndef two(x):\n    return x.tolist(), (2 * x).tolist()\n"
+                       "\ndef numbers(x):\n    return (1.0, 2.0, 3.0)\n")
+    x = np.arange(rows * 3.0).reshape(rows, 3)
+    outcome = sandbox.run(Job(source, (x,), (Call("two", (0,)), Call("numbers", (0,)))))
+    two, numbers = (c.value for c in outcome.calls if c is not None)
+    assert two is not None and two.kind == "seq" and len(two.items) == 2, two
+    first, second = (item.array for item in two.items)
+    assert first is not None and np.array_equal(first, x)
+    assert second is not None and np.array_equal(second, 2 * x)
+    assert numbers is not None and numbers.kind == "array" and numbers.array is not None
+    assert numbers.array.shape == (3,)
