@@ -36,6 +36,11 @@ class RubricError(Exception):
         self.problems = problems
         super().__init__(f"{source}: " + "; ".join(problems))
 
+    def __reduce__(self) -> tuple[type[RubricError], tuple[str, list[str]]]:
+        # Raised in a grading process, it crosses back by pickle: with its own arguments (the
+        # default rebuilds it from the message alone, which breaks the process pool).
+        return (RubricError, (self.source, self.problems))
+
 
 Loc = tuple[int | str, ...]
 

@@ -12,7 +12,7 @@ from app.assignments import repository
 from app.audit.repository import record
 from app.db.base import utcnow
 from app.db.models import Assignment, RubricVersion, User
-from app.errors import InvalidInput, NotFound
+from app.errors import InvalidInput, NotFound, Unavailable
 from graders.rubric import LoadedRubric, RubricError, bundled_rubric_paths, parse_rubric
 
 log = logging.getLogger(__name__)
@@ -38,7 +38,18 @@ def parsed_version(version: RubricVersion) -> LoadedRubric:
     """The stored rubric text, validated once per process (it is immutable per hash)."""
     loaded = _parsed.get(version.content_hash)
     if loaded is None:
-        loaded = parse_rubric(version.source_text, version.source_name)
+        try:
+            loaded = parse_rubric(version.source_text, version.source_name)
+        except RubricError as exc:
+            # Valid when it was loaded: what it names beside its file (a code battery) has
+            # moved or changed since. The problems name the staff's files: logged, not shown.
+            log.error("the stored rubric %s cannot be rebuilt: %s", version.source_name,
+                      "; ".join(exc.problems))
+            raise Unavailable(
+                "This assignment's rubric cannot be read now: a file it names beside it (a "
+                "code battery) is missing or changed since it was loaded. Staff: load the "
+                "rubric again (gradeformer rubric load)."
+            ) from None
         _parsed[version.content_hash] = loaded
     return loaded
 

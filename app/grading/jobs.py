@@ -27,6 +27,9 @@ class GradingJob:
     # Whose turn this job takes in a fair queue: the student it is filed under, else the
     # uploader (app/grading/fair.py).
     owner: str = ""
+    # The file its rubric was loaded from (`rubric_versions.source_name`): where a grading
+    # process that never read it finds its code batteries.
+    rubric_source: str | None = None
 
 
 def job_for(
@@ -36,6 +39,7 @@ def job_for(
         submission_id=submission.id,
         rubric_version_id=version.id,
         rubric_text=version.source_text,
+        rubric_source=version.source_name,
         raw=submission.raw,
         filename=submission.filename,
         content_type=submission.content_type,

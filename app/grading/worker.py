@@ -9,6 +9,7 @@ from __future__ import annotations
 import atexit
 import gc
 import hashlib
+import logging
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -17,6 +18,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -35,9 +37,12 @@ from graders.engine import grade_submission
 from graders.options import GradingOptions
 from graders.results import ItemResult
 from graders.rubric import LoadedRubric, parse_rubric
+from graders.rubric_model import RubricError
 
 if TYPE_CHECKING:  # the grading processes import no ORM model
     from app.grading.jobs import GradingJob
+
+log = logging.getLogger(__name__)
 
 ANSWER_CHARS = 4000
 
@@ -139,17 +144,43 @@ def warm(kinds: Sequence[str]) -> int:
     return os.getpid()
 
 
-def _rubric(text: str, options: GradingOptions) -> LoadedRubric:
+class RubricText(NamedTuple):
+    """A stored rubric as the grading processes get it: its text and the file it was loaded
+    from (`rubric_versions.source_name`), whose folder holds its code batteries."""
+
+    text: str
+    source: str | None = None
+
+
+def _rubric(rubric: str | RubricText, options: GradingOptions) -> LoadedRubric:
+    text, source = (rubric, None) if isinstance(rubric, str) else rubric
     key = hashlib.sha256(text.encode()).hexdigest()
     if key not in _rubrics:
-        # A process that never read the rubric's file looks for its code batteries in the
-        # operator's rubrics folder (the process that loaded it remembers the file's own).
-        _rubrics[key] = parse_rubric(text, "<stored rubric>", default_dir=options.rubrics_dir)
+        # A process that never read the rubric's file (a grading process forked before the
+        # command read it) finds its code batteries beside the file it was loaded from, else
+        # in the operator's rubrics folder.
+        _rubrics[key] = parse_rubric(text, source or "<stored rubric>",
+                                     default_dir=options.rubrics_dir)
     return _rubrics[key]
 
 
+def _unbuildable(rubric: str | RubricText, exc: RubricError) -> WorkerOutcome:
+    """A stored rubric this process cannot rebuild (its batteries moved or changed since it was
+    loaded): the submission waits for staff, never a student's zero. The problems are logged
+    here; the outcome names the rubric's file only (staff see it, students never do)."""
+    text, source = (rubric, None) if isinstance(rubric, str) else rubric
+    log.error("the stored rubric %s cannot be rebuilt in a grading process: %s",
+              source or "<stored rubric>", "; ".join(exc.problems))
+    return WorkerOutcome(
+        status="grader_error", rubric_hash=hashlib.sha256(text.encode()).hexdigest(),
+        error=f"The rubric ({Path(source).name if source else 'as stored'}) could not be "
+              "rebuilt in the grading process: its code batteries were not found where it was "
+              "loaded from, or changed since. Load the rubric again (gradeformer rubric load) "
+              "and regrade.")
+
+
 def grade_document(
-    rubric_text: str,
+    rubric_text: str | RubricText,
     raw: bytes,
     filename: str | None,
     content_type: str | None,
@@ -171,18 +202,18 @@ def grade_document(
 # grade_document's signature: what a transport hands the pipeline (a module-level function:
 # it is pickled to the processes; tests hand in one that injects faults).
 Grade = Callable[
-    [str, bytes, str | None, str | None, GradingResources | None, str | None, int | None,
-     str | None],
+    [str | RubricText, bytes, str | None, str | None, GradingResources | None, str | None,
+     int | None, str | None],
     WorkerOutcome,
 ]
 
 
 def job_arguments(
     job: GradingJob,
-) -> tuple[str, bytes, str | None, str | None, None, str | None, int, str | None]:
+) -> tuple[RubricText, bytes, str | None, str | None, None, str | None, int, str | None]:
     """`grade_document`'s arguments for a job."""
-    return (job.rubric_text, job.raw, job.filename, job.content_type, None, job.context,
-            job.submission_id, job.handout)
+    return (RubricText(job.rubric_text, job.rubric_source), job.raw, job.filename,
+            job.content_type, None, job.context, job.submission_id, job.handout)
 
 
 class _Upload(NamedTuple):
@@ -224,14 +255,17 @@ def _read(loaded: LoadedRubric, upload: _Upload, resources: GradingResources
     return parsed, key
 
 
-def _grade_one(rubric_text: str, upload: _Upload, resources: GradingResources,
+def _grade_one(rubric_text: str | RubricText, upload: _Upload, resources: GradingResources,
                context: str | None, submission_id: int | None) -> WorkerOutcome:
     """`grade_document` without writing what it computed to the cache (the caller does)."""
     started = time.perf_counter()
     cache = _cache(resources)
     cache.reset_stats()
     cache.take_keys()
-    loaded = _rubric(rubric_text, resources.settings)
+    try:
+        loaded = _rubric(rubric_text, resources.settings)
+    except RubricError as exc:
+        return _unbuildable(rubric_text, exc)
     learned = parse_context(context) if context else None
     if learned is not None:
         loaded = apply_context(loaded, learned, submission_id)
@@ -306,7 +340,7 @@ Document = tuple[bytes, str | None, str | None] | tuple[bytes, str | None, str |
 
 
 def grade_many(
-    rubric_text: str,
+    rubric_text: str | RubricText,
     documents: Sequence[Document],
     context: str | None = None,
     submission_ids: list[int] | None = None,

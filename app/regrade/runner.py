@@ -33,7 +33,7 @@ from app.errors import Conflict
 from app.grading.repository import current_item_rows
 from app.grading.retry import Pools, Quarantine, WindowedPool, as_pools
 from app.grading.store import store_results
-from app.grading.worker import WorkerOutcome, grade_many
+from app.grading.worker import RubricText, WorkerOutcome, grade_many
 from app.regrade import jobs
 from app.regrade.batches import Rescoring, Target, fast_path, run_batches, worker_count
 from app.regrade.changes import ScoreChange, diff_of, new_score, stored_score
@@ -94,7 +94,7 @@ class _Pooled:
     is stored), each compared with its stored scores and stored a batch per transaction."""
 
     def __init__(self, factory: sessionmaker[Session], source: Pools,
-                 rubric: tuple[str, str | None], target: Target, report: RegradeReport,
+                 rubric: tuple[RubricText, str | None], target: Target, report: RegradeReport,
                  progress: Progress | None, stopping: threading.Event | None,
                  batch_size: int) -> None:
         self.factory, self.rubric, self.target = factory, rubric, target
@@ -249,8 +249,9 @@ def run_regrade(
     report.total = len(ids)
     target = Target(current.version.id, job_id, dry_run)
     fast = fast_path(current.loaded, context, options)
-    pooled = _Pooled(factory, source, (current.version.source_text, context), target, report,
-                     progress, stopping, batch_size)
+    stored = RubricText(current.version.source_text, current.version.source_name)
+    pooled = _Pooled(factory, source, (stored, context), target, report, progress, stopping,
+                     batch_size)
     # Re-scoring here costs little per submission, and each batch is one commit: larger
     # batches (what the pool does not take stays in a batch of the usual size).
     step = batch_size if fast is None else max(batch_size, fast_batch or FAST_BATCH)

@@ -63,6 +63,7 @@ class _Version:
     id: int
     source_text: str
     handouts: tuple[str, ...] = ()  # the editions it grades: what an upload may declare
+    source_name: str | None = None  # the file it was loaded from: its batteries are beside it
 
 
 @dataclass(frozen=True)
@@ -301,7 +302,8 @@ class SubmissionIntake:
         if version is None:
             row = get_version(session, version_id)
             assert row is not None
-            version = _Version(row.id, row.source_text, parsed_version(row).rubric.handouts)
+            version = _Version(row.id, row.source_text, parsed_version(row).rubric.handouts,
+                               row.source_name)
             self._versions[version_id] = version
         return _Target(assignment_id, version, context_text(session, assignment_id))
 
@@ -418,6 +420,7 @@ def _job(
         submission_id=submission_id,
         rubric_version_id=target.version.id,
         rubric_text=target.version.source_text,
+        rubric_source=target.version.source_name,
         raw=new.raw,
         filename=new.filename,
         content_type=new.content_type,

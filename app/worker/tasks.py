@@ -27,7 +27,7 @@ from app.calibration.service import context_text
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from app.grading.leases import claim, store_if_unfinished
 from app.grading.store import store_batch
-from app.grading.worker import WorkerOutcome, grade_document, init_worker
+from app.grading.worker import RubricText, WorkerOutcome, grade_document, init_worker
 from app.settings import Settings, get_settings
 from app.worker.fair_redis import PRIORITIES, TRANSPORT
 
@@ -133,7 +133,7 @@ def grade_stored(self: Task[Any, Any], submission_id: int, rubric_version_id: in
         version = get_version(session, rubric_version_id)
         if version is None:
             return "gone"
-        rubric_text = version.source_text
+        rubric_text = RubricText(version.source_text, version.source_name)
         parsed_version(version)  # remembers the folder of its file: its code batteries are there
         context = context_text(session, version.assignment_id)
         taken = claim(

@@ -1,6 +1,6 @@
 """A stored rubric's code batteries are found beside its file by every process that grades it:
-the one that read the file remembers its folder; a grading process that only has the stored text
-looks in the operator's rubrics folder (GRADEFORMER_RUBRICS_DIR)."""
+the one that read the file remembers its folder; a grading process gets the file's path with the
+job, else looks in the operator's rubrics folder (GRADEFORMER_RUBRICS_DIR)."""
 
 from __future__ import annotations
 
@@ -48,10 +48,26 @@ def test_a_grading_process_finds_the_battery_in_the_operators_rubrics_folder(
     assert sum(item.points for item in outcome.items) == 7
 
 
-def test_without_the_folder_the_stored_text_cannot_find_its_battery(folder: Path) -> None:
+def test_without_the_folder_the_stored_text_is_a_grader_error(folder: Path) -> None:
+    # Data, not an exception: raised in a pool's process it broke the pool ("died 3 times").
     text = (folder / "numpy-positional-encoding.yaml").read_text()
-    with pytest.raises(rubric_module.RubricError, match=r"battery file 'pe\.yaml' not found"):
-        _grade(text, {})
+    outcome = _grade(text, {})
+    assert outcome.status == "grader_error" and not outcome.items
+    assert outcome.error is not None and "could not be rebuilt" in outcome.error
+
+
+def test_a_grading_process_finds_the_battery_beside_the_file_the_job_names(
+        folder: Path) -> None:
+    source = folder / "numpy-positional-encoding.yaml"
+    raw = json.dumps({"student_id": "s1", "answers": {"PE": CORRECT}}).encode()
+    resources = GradingResources(options={"sandbox_timeout_s": 2.0})
+    try:
+        outcome = worker.grade_document(worker.RubricText(source.read_text(), str(source)), raw,
+                                        "s1.json", "application/json", resources)
+    finally:
+        resources.close()
+    assert outcome.status == "graded", outcome.error
+    assert sum(item.points for item in outcome.items) == 7
 
 
 def test_a_rubrics_folder_holding_batteries_beside_rubrics_lists_only_the_rubrics(
