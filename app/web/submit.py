@@ -41,7 +41,7 @@ from app.submissions.service import ScoredSubmission, get_scored, list_own_score
 from app.submissions.upload import Upload, read_upload
 from app.submissions.visibility import assignment_view, student_error, student_score
 from app.web.auth import Signed, nonce, page_sessions, signed_in
-from app.web.markup import Viewer, e, hidden, layout, pts, table
+from app.web.markup import Viewer, e, hidden, layout, pts, student_text, table
 from app.web.routing import PageRoute
 from graders.documents.formats import ACCEPTED_EXTENSIONS
 from graders.documents.strength import doubt_in
@@ -183,7 +183,7 @@ def _result(session: Session, s: ScoredSubmission, assignment: Assignment, now: 
     rows = [[f"<b>{e(i.id)}</b>" + (f"<br><span class='muted'>{e(i.title)}</span>"
                                      if i.title else ""),
              "–" if i.points is None else f"{pts(i.points)} / {pts(i.max_points)}",
-             f"<div class='staff'>{e(i.feedback)}</div>"] for i in shown.items]
+             student_text(i.feedback)] for i in shown.items]
     return (
         f'<section class="panel" id="result"><h2>Submission #{s.submission.id}: '
         f"{e(s.submission.filename)}</h2>"
