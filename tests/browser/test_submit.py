@@ -173,6 +173,8 @@ def test_a_student_s_whole_task_with_the_keyboard_alone(
     first = tmp_path / "hw.ipynb"
     first.write_bytes(_notebook("12"))
     sid = _upload_with_the_keyboard(page, first)
+    # the parts of a question that wait alike share a row, not a wall of the same sentence
+    assert "A1 (3 parts)" in page.inner_text("#result")
     fits(page)
     screenshot(page, f"{shot}-result")
     # Staff decide B1's first part with a comment written in LaTeX, and publish.
