@@ -32,7 +32,7 @@ import pytest
 from app.db.migrate import upgrade
 from app.db.session import make_engine, make_sessionmaker
 from graders.disclosure import answer_values, solution_text
-from graders.rubric import Rubric, load_rubric
+from graders.rubric import Question, Rubric, load_rubric
 from tests.app.conftest import make_tokens, sqlite_url
 from tests.app.pdfs import text_pdf
 from tests.support.faultkit import Server
@@ -40,6 +40,8 @@ from tests.support.faultkit import Server
 REPO = Path(__file__).resolve().parents[2]
 RUBRICS = REPO / "rubrics"
 SLUG = "transformer-basics"
+OTHER = "cs224n-attention"  # symbolic items; its grades are never published here
+SYMBOLIC = {"answers": {"1b": "q = k_a + k_b", "1c.i": "q = \\beta (\\mu_a - \\mu_b)"}}
 # Keys of a grader's config whose strings are the key or how it is found.
 SECRET_KEYS = {"patterns", "phrasings", "reference", "statement", "expected", "require",
                "full_credit_if_mentions", "large_scalars", "value"}
@@ -94,9 +96,9 @@ class Course:
             yield client
 
 
-def _upload(course: Course, who: str, **kwargs: Any) -> int:
+def _upload(course: Course, who: str, slug: str = SLUG, **kwargs: Any) -> int:
     with course.client(who) as client:
-        answer = client.post(f"/api/v1/assignments/{SLUG}/submissions", params={"wait": "true"},
+        answer = client.post(f"/api/v1/assignments/{slug}/submissions", params={"wait": "true"},
                              **kwargs)
     assert answer.status_code in (200, 201), answer.text
     return int(answer.json()["id"])
@@ -115,6 +117,7 @@ def course(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Course]:
     server.start()
     try:
         c = Course(server.base, tokens, directory)
+        c.alice.append(_upload(c, "alice", OTHER, json=SYMBOLIC))
         c.alice.append(_upload(c, "alice", json={"answers": {**JSON_DOC["answers"],
                                                              "B3": HOSTILE}}))
         for name, body in (("hw.ipynb", json.dumps(NOTEBOOK).encode()),
@@ -142,12 +145,14 @@ def _leaves(value: Any, key: str = "") -> Iterator[tuple[str, Any]]:
 
 def _own_text(course: Course) -> str:
     """Everything alice wrote herself (her uploads), which her pages may show back."""
-    return "\n".join([json.dumps(JSON_DOC), CRASH, LOOP, HOSTILE, json.dumps(NOTEBOOK), LATEX,
-                      *PDF_PAGES]).lower()
+    return "\n".join([json.dumps(JSON_DOC), json.dumps(SYMBOLIC), CRASH, LOOP, HOSTILE,
+                      json.dumps(NOTEBOOK), LATEX, *PDF_PAGES]).lower()
 
 
-def _rubric() -> Rubric:
-    return load_rubric(RUBRICS / f"{SLUG}.yaml").rubric
+def _rubrics(published: bool) -> list[tuple[Rubric, bool]]:
+    """Each assignment alice answered, and whether its grades are published."""
+    return [(load_rubric(RUBRICS / f"{slug}.yaml").rubric, published and slug == SLUG)
+            for slug in (SLUG, OTHER)]
 
 
 def _public(rubric: Rubric, published: bool, staff: list[dict[str, Any]]) -> str:
@@ -185,26 +190,35 @@ class Secrets:
     ids: set[str]
 
 
+def _key_of(question: Question, published: bool, values: set[str], ids: set[str]) -> set[str]:
+    """The question's answer key as its rubric holds it (texts returned; the answer values and
+    the ids that name what is checked added to `values` and `ids` until published)."""
+    texts: set[str] = set()
+    for item in question.items:
+        texts |= {str(v) for k, v in _leaves(item.config)
+                  if k in SECRET_KEYS and isinstance(v, str) and len(v) >= 8}
+        if not published:
+            values |= set(answer_values(item))
+            texts.add(solution_text(item))
+            named = item.visibility == "visible" or item.title_public
+            if item.id != question.id and not named:
+                ids.add(item.id)
+    return texts
+
+
 def _secrets(course: Course, published: bool) -> Secrets:
-    rubric = _rubric()
     with course.client("prof") as prof:
         staff = [prof.get(f"/api/v1/submissions/{sid}").json() for sid in course.alice]
         bob = [prof.get(f"/api/v1/submissions/{sid}").json() for sid in course.bob]
-    allowed = _public(rubric, published, staff) + "\n" + _own_text(course)
+    rubrics = _rubrics(published)
+    allowed = "\n".join([*(_public(r, p, staff) for r, p in rubrics), _own_text(course)])
     texts: set[str] = {BOB_MARK, BOB_FILE, str(REPO), str(course.directory), "Traceback"}
     texts |= {str(v) for _, v in _leaves(bob) if isinstance(v, str) and BOB_MARK in v}
     values: set[str] = set()
     ids: set[str] = set()
-    for question in rubric.questions:
-        for item in question.items:
-            texts |= {str(v) for k, v in _leaves(item.config)
-                      if k in SECRET_KEYS and isinstance(v, str) and len(v) >= 8}
-            if not published:
-                values |= set(answer_values(item))
-                texts.add(solution_text(item))
-                named = item.visibility == "visible" or item.title_public
-                if item.id != question.id and not named:
-                    ids.add(item.id)
+    for rubric, shown in rubrics:
+        for question in rubric.questions:
+            texts |= _key_of(question, shown, values, ids)
     for code in (RUBRICS / SLUG).glob("*.py"):
         texts |= {line.strip() for line in code.read_text().splitlines()
                   if len(line.strip()) >= 24 and not line.strip().startswith("#")}
@@ -229,7 +243,8 @@ def _student_paths(course: Course) -> list[str]:
            "request_id": course.request_id or 1, "job_id": 1, "group_id": 1, "token_id": 1}
     paths = [p.format(**ids) for p, item in spec["paths"].items() if "get" in item]
     paths += [f"/api/v1/submissions/{s}" for s in course.alice[:-1]]
-    pages = ["/", "/assignments", f"/assignments/{SLUG}/submit",
+    paths.append(f"/api/v1/assignments/{OTHER}")
+    pages = ["/", "/assignments", f"/assignments/{SLUG}/submit", f"/assignments/{OTHER}/submit",
              *(f"/submissions/{s}" for s in course.alice), f"/assignments/{SLUG}/regrade-requests",
              f"/regrade-requests/{ids['request_id']}", "/static/web.js"]
     return paths + pages
