@@ -175,7 +175,7 @@ def _student_view(current: service.CurrentRubric, now: datetime) -> StudentAssig
                 points=sum((i.points for i in q.items), Decimal(0)),
                 items=[
                     StudentItemInfo(
-                        id=i.id,
+                        id=view.name_of(i.id, q.id),
                         points=i.points,
                         title=view.title_of(i),
                         solution=view.solution_of(i),

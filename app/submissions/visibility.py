@@ -115,6 +115,28 @@ class AssignmentView:
     def item(self, item_id: str) -> RubricItem | None:
         return self._items.get(item_id)
 
+    @cached_property
+    def _places(self) -> dict[str, str]:
+        """Each item's place in its question, as a student may call it before release."""
+        places: dict[str, str] = {}
+        for question in () if self.rubric is None else self.rubric.questions:
+            several = len(question.items) > 1
+            for number, i in enumerate(question.items, start=1):
+                places.setdefault(i.id, f"{question.id} part {number}" if several
+                                  else question.id)
+        return places
+
+    def name_of(self, item_id: str, question: str) -> str:
+        """What a student calls an item: its id once its points are released or its title is
+        public; before that its place in its question ("B3 part 3"), since an id such as
+        `b3.row_softmax` says what is checked as plainly as the title hidden beside it. The
+        place has a space, so it is never taken for another item's id."""
+        item = self.item(item_id)
+        if self.state.shows(self.visibility(item_id)) or (
+                item is not None and self.title_of(item) is not None):
+            return item_id
+        return self._places.get(item_id, question)
+
     @property
     def solutions_released(self) -> bool:
         return self.rubric is not None and self.state.solutions(self.rubric.release.solutions)
@@ -138,7 +160,7 @@ def assignment_view(session: Session, assignment: Assignment, now: datetime) -> 
 
 @dataclass(frozen=True)
 class StudentItem:
-    id: str
+    id: str  # the item's id, or its place in its question before release (`name_of`)
     question: str
     status: str
     max_points: Decimal
@@ -169,7 +191,7 @@ def student_item(
         feedback = neutral_message(item, show_points)
     rubric_item = view.item(item.item_id)
     return StudentItem(
-        id=item.item_id,
+        id=view.name_of(item.item_id, item.question),
         question=item.question,
         status=item.status,
         max_points=item.max_points,

@@ -138,3 +138,14 @@ def math_view(text: str, heading: str, box_id: str = "", view_id: str = "") -> s
     view = f' id="{e(view_id)}"' if view_id else ""
     return (f'<div class="math-view"{view} data-math-view hidden>{heading}'
             f'<div class="doc math tex"{box}>{e(text)}</div></div>')
+
+
+def student_text(feedback: str, solution: str | None = None) -> str:
+    """An item's feedback (and its solution once released) as its student reads it: an
+    instructor's comment or a solution written with LaTeX is shown rendered too."""
+    rendered = "<p class='muted'>Math rendered</p>"
+    shown = f"<div class='staff'>{e(feedback)}</div>" + math_view(feedback, rendered)
+    if solution:
+        shown += (f"<details><summary>solution</summary><div class='doc'>{e(solution)}</div>"
+                  f"{math_view(solution, rendered)}</details>")
+    return shown

@@ -34,6 +34,7 @@ from app.web.markup import (
     math_view,
     pct,
     pts,
+    student_text,
     table,
 )
 from app.web.preview import preview_html
@@ -247,9 +248,7 @@ def _student_page(session: Session, s: ScoredSubmission, now: Any,
             f"<b>{e(i.id)}</b>" + (f"<br><span class='muted'>{e(i.title)}</span>" if i.title
                                    else ""),
             "–" if i.points is None else f"{pts(i.points)} / {pts(i.max_points)}",
-            f"<div class='staff'>{e(i.feedback)}</div>"
-            + (f"<details><summary>solution</summary><div class='doc'>{e(i.solution)}</div>"
-               "</details>" if i.solution else "") + regrade.get(i.id, ""),
+            student_text(i.feedback, i.solution) + regrade.get(i.id, ""),
         ]
         for i in shown.items
     ]

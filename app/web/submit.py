@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from contextlib import nullcontext
 from datetime import datetime
 from decimal import Decimal
+from itertools import groupby
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
@@ -39,9 +40,14 @@ from app.submissions.limits import UploadLimits
 from app.submissions.receive import receive
 from app.submissions.service import ScoredSubmission, get_scored, list_own_scored
 from app.submissions.upload import Upload, read_upload
-from app.submissions.visibility import assignment_view, student_error, student_score
+from app.submissions.visibility import (
+    StudentItem,
+    assignment_view,
+    student_error,
+    student_score,
+)
 from app.web.auth import Signed, nonce, page_sessions, signed_in
-from app.web.markup import Viewer, e, hidden, layout, pts, table
+from app.web.markup import Viewer, e, hidden, layout, pts, student_text, table
 from app.web.routing import PageRoute
 from graders.documents.formats import ACCEPTED_EXTENSIONS
 from graders.documents.strength import doubt_in
@@ -163,6 +169,28 @@ def wrong_assignment(feedbacks: Iterable[str]) -> str | None:
     return f"{counted}: is this the right assignment?"
 
 
+def _waiting(item: StudentItem) -> tuple[str, str] | None:
+    """The key a part shares with its neighbours while it waits alike: no points, no title."""
+    return None if item.points is not None or item.title else (item.question, item.feedback)
+
+
+def part_rows(items: Iterable[StudentItem]) -> list[list[str]]:
+    """One row per part, except that neighbouring parts of one question that wait alike (no
+    points yet, the same message) share one: before release the result of a long assignment
+    was a wall of "Being reviewed by course staff." above the upload form."""
+    rows: list[list[str]] = []
+    for _, run in groupby(items, key=lambda i: _waiting(i) or id(i)):
+        parts = list(run)
+        first = parts[0]
+        name = (f"<b>{e(first.question)}</b> ({len(parts)} parts)" if len(parts) > 1 else
+                f"<b>{e(first.id)}</b>" + (f"<br><span class='muted'>{e(first.title)}</span>"
+                                            if first.title else ""))
+        points = ("–" if first.points is None or len(parts) > 1
+                  else f"{pts(first.points)} / {pts(first.max_points)}")
+        rows.append([name, points, student_text(first.feedback)])
+    return rows
+
+
 def _result(session: Session, s: ScoredSubmission, assignment: Assignment, now: datetime) -> str:
     """What the student may see of one of their submissions, with the doubt that it answers
     this assignment."""
@@ -180,10 +208,7 @@ def _result(session: Session, s: ScoredSubmission, assignment: Assignment, now: 
     # No number yet: the note says why in a sentence of its own ("Grades are not published yet.")
     total = (e(shown.total_note or "") if shown.total is None
              else f"Total: <b>{pts(shown.total)} / {pts(shown.max_points)}</b>.")
-    rows = [[f"<b>{e(i.id)}</b>" + (f"<br><span class='muted'>{e(i.title)}</span>"
-                                     if i.title else ""),
-             "–" if i.points is None else f"{pts(i.points)} / {pts(i.max_points)}",
-             f"<div class='staff'>{e(i.feedback)}</div>"] for i in shown.items]
+    rows = part_rows(shown.items)
     return (
         f'<section class="panel" id="result"><h2>Submission #{s.submission.id}: '
         f"{e(s.submission.filename)}</h2>"

@@ -4,10 +4,14 @@ upload several files at once on the Submissions page and watch the batch grade b
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
-from tests.browser.conftest import DESKTOP, PHONE, LiveServer, screenshot, sign_in
+import httpx
+import pytest
+
+from tests.browser.conftest import DESKTOP, PHONE, LiveServer, fits, screenshot, sign_in
 
 SLUG = "transformer-basics"
 ANSWER = "A1. XOR is not linearly separable; a hidden layer with a non-linearity fixes it.\n"
@@ -99,3 +103,106 @@ def test_staff_bulk_upload_and_watch_the_batch_grade(
     page.set_viewport_size(PHONE)
     _no_horizontal_scroll(page)
     screenshot(page, "staff-bulk-upload-phone")
+
+
+# A notebook as students hand it in: markdown answers with LaTeX, code under its heading.
+def _notebook(d_head: str) -> bytes:
+    cells = [
+        ("markdown", f"## B1\n$d_{{head}} = 768 / 12 = {d_head}$\n"),
+        ("markdown", "## A4\nWe divide by $\\sqrt{d_k}$: $q \\cdot k$ has variance $d_k$.\n"),
+        ("markdown", "## B3\n"),
+        ("code", "import numpy as np\n\ndef attention(Q, K, V):\n"
+                 "    s = Q @ K.T / np.sqrt(Q.shape[-1])\n"
+                 "    w = np.exp(s - s.max(-1, keepdims=True))\n"
+                 "    w = w / w.sum(-1, keepdims=True)\n    return w @ V, w\n"),
+    ]
+    return json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": kind, "metadata": {}, "source": text.splitlines(keepends=True),
+         **({"outputs": [], "execution_count": None} if kind == "code" else {})}
+        for kind, text in cells]}).encode()
+
+
+def _tab_to(page: Any, selector: str, presses: int = 60) -> None:
+    """Press Tab until the element matching `selector` has the focus (the page's own order)."""
+    for _ in range(presses):
+        page.keyboard.press("Tab")
+        if page.evaluate("(s) => document.activeElement.matches(s)", selector):
+            return
+    raise AssertionError(f"{selector} is not reached with Tab on {page.url}")
+
+
+def _upload_with_the_keyboard(page: Any, document: Path) -> int:
+    """On the assignment's page: the file field reached and the file sent with Tab and Enter;
+    the page shows the grading, then the result. Returns the submission's id."""
+    page.wait_for_load_state("networkidle")  # the form's script set up (progress, drop zone)
+    _tab_to(page, "#file")
+    # The file dialog is the system's, not the page's: the file is chosen for the focused field
+    # (headless Chromium opens the dialog on Enter only now and then).
+    page.locator("#file:focus").set_input_files(str(document))
+    _tab_to(page, "#upload")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#result-status")
+    seen = page.inner_text("#result-status")
+    assert seen.startswith(("Grading hw", "Received and checked")), seen
+    page.wait_for_selector("text=Received and checked", timeout=120_000)
+    return int(page.url.rsplit("submission=", 1)[1])
+
+
+def _staff(server: LiveServer, method: str, path: str, **body: Any) -> httpx.Response:
+    return httpx.request(method, f"{server.base}{path}", timeout=60, json=body or None,
+                         headers={"Authorization": f"Bearer {server.tokens['prof']}"})
+
+
+@pytest.mark.parametrize(("who", "size"), [("alice", DESKTOP), ("bob", PHONE)])
+def test_a_student_s_whole_task_with_the_keyboard_alone(
+    page: Any, live_server: LiveServer, tmp_path: Path, who: str, size: dict[str, int]
+) -> None:
+    """Sign in, find the assignment, upload a notebook, watch it grade, read the feedback
+    (an instructor's LaTeX rendered), upload again: Tab and Enter only, at desktop and phone
+    width, nothing wider than the screen."""
+    shot = f"student-task-{'phone' if size is PHONE else 'desktop'}"
+    page.set_viewport_size(size)
+    page.goto("/")
+    _tab_to(page, "input[name=token]")
+    page.keyboard.type(live_server.tokens[who])
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    _tab_to(page, f'a[href="/assignments/{SLUG}/submit"]')
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    first = tmp_path / "hw.ipynb"
+    first.write_bytes(_notebook("12"))
+    sid = _upload_with_the_keyboard(page, first)
+    # the parts of a question that wait alike share a row, not a wall of the same sentence
+    assert "A1 (3 parts)" in page.inner_text("#result")
+    fits(page)
+    screenshot(page, f"{shot}-result")
+    # Staff decide B1's first part with a comment written in LaTeX, and publish.
+    comment = "Not 12: that is h. $d_{head} = d_{model} / h = 64$."
+    decided = _staff(live_server, "PUT", f"/api/v1/submissions/{sid}/items/b1.d_head/override",
+                     points=1, comment=comment)
+    assert decided.status_code == 200, decided.text
+    assert _staff(live_server, "POST", f"/api/v1/assignments/{SLUG}/publish").is_success
+    page.reload()
+    _tab_to(page, f'#result a[href="/submissions/{sid}"]')
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    page.wait_for_selector(".math-view:not([hidden]) math")
+    assert comment in page.inner_text("main")
+    rendered = page.locator(".math-view .tex").first
+    assert "$" not in rendered.inner_text() and rendered.locator("math msub").count() == 2
+    fits(page)
+    screenshot(page, f"{shot}-feedback")
+    # Upload again from the submission page: its assignment link leads back to the form.
+    _tab_to(page, f'a[href="/assignments/{SLUG}/submit"]')
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    second = tmp_path / "hw.ipynb"
+    second.write_bytes(_notebook("64"))
+    again = _upload_with_the_keyboard(page, second)
+    assert again != sid
+    mine = page.inner_text("main")
+    assert f"#{again} counts" in mine and f"#{sid}" in mine
+    fits(page)
+    screenshot(page, f"{shot}-again")
+    assert _staff(live_server, "DELETE", f"/api/v1/assignments/{SLUG}/publish").is_success

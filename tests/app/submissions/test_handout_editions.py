@@ -74,7 +74,9 @@ def _upload(api: Api, who: str = "alice", *, query: str = "", data: dict[str, st
 
 def _items(api: Api, submission: int, who: str = "prof") -> tuple[dict[str, Any], dict[str, Any]]:
     body = api.client.get(f"/api/v1/submissions/{submission}", headers=api.auth(who)).json()
-    return body, {i["id"]: i for i in body["items"]}
+    # keyed by the item's id: a student reads an unreleased item by its place (q2), in order
+    staff = api.client.get(f"/api/v1/submissions/{submission}", headers=api.auth("prof")).json()
+    return body, {s["id"]: i for s, i in zip(staff["items"], body["items"], strict=True)}
 
 
 def test_an_upload_field_declares_the_edition_for_staff_and_the_student(editions: Api) -> None:

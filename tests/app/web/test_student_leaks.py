@@ -88,11 +88,11 @@ def _student_texts(api: Api, alice: TestClient, sid: int) -> dict[str, str]:
 def _staff_only(api: Api, sid: int, mine: dict[str, Any]) -> set[str]:
     """The machine's own words for alice's items wherever they differ from what she reads."""
     staff = _ok(api.client.get(f"/api/v1/submissions/{sid}", headers=api.auth("prof")))
-    hers = {i["id"]: i["feedback"] for i in mine["items"]}
+    # the same items in the same order (a student reads an unreleased item's place, not its id)
     return {
         i["feedback"]
-        for i in staff["items"]
-        if len(i["feedback"]) > 20 and i["feedback"] != hers[i["id"]]
+        for i, hers in zip(staff["items"], mine["items"], strict=True)
+        if len(i["feedback"]) > 20 and i["feedback"] != hers["feedback"]
     }
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,8 @@ from app.db.session import make_engine, make_sessionmaker
 from app.main import create_app
 from app.settings import Settings
 from app.submissions.filing import student_from_name
-from app.web.submit import wrong_assignment
+from app.submissions.visibility import StudentItem
+from app.web.submit import part_rows, wrong_assignment
 from graders.documents.formats import ACCEPTED_EXTENSIONS
 from graders.documents.model import LocatedAnswer
 from graders.documents.strength import assignment_doubt
@@ -244,3 +246,38 @@ def test_with_a_roster_a_staff_upload_goes_to_a_listed_student(api: Api) -> None
                        files={"file": ("scan.txt", ANSWERS)})
     assert (listed.status_code, chosen.status_code) == (202, 202)
     assert (listed.json()["student"], chosen.json()["student"]) == ("zoe", "yann")
+
+
+# A submission's parts as its student reads them: parts of a few questions, each waiting (no
+# points, one of the neutral messages) or shown (points, its own feedback, maybe a title).
+_PARTS = st.lists(st.tuples(
+    st.sampled_from(["A1", "A2", "B3"]),
+    st.sampled_from(["Being reviewed by course staff.", "No answer was found for this part.",
+                     "Full credit."]),
+    st.booleans(), st.booleans()), max_size=30)
+
+
+@given(_PARTS)
+def test_parts_waiting_alike_share_a_row_and_every_other_part_has_its_own(
+    parts: list[tuple[str, str, bool, bool]]
+) -> None:
+    items = [StudentItem(id=f"{q} part {n}", question=q, status="graded", max_points=Decimal(2),
+                         points=Decimal(1) if shown else None, feedback=said, released=shown,
+                         title="A title" if titled else None, solution=None)
+             for n, (q, said, shown, titled) in enumerate(parts)]
+    rows = part_rows(items)
+    counted = 0
+    for name, _, _ in rows:
+        many = re.search(r"\((\d+) parts\)", name)
+        counted += int(many.group(1)) if many else 1
+        assert (many is None) == ("part " in name)
+    assert counted == len(items)
+    # a row is shared only by neighbours of one question that wait with the same message
+    expected = 0
+    for n, item in enumerate(items):
+        waiting = item.points is None and item.title is None
+        before = items[n - 1] if n else None
+        expected += not (waiting and before is not None and before.points is None
+                         and before.title is None and before.question == item.question
+                         and before.feedback == item.feedback)
+    assert len(rows) == expected
