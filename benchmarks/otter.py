@@ -416,7 +416,10 @@ def main() -> None:
         runs = [run_gradeformer(run / f"all-{n}", run / "submissions", rubric)
                 for n in range(RUNS)]
         ours, graded = sorted(runs, key=lambda r: r[0].wall)[RUNS // 2]
-        assert all(g == graded for _, g in runs), "the imports graded differently"
+        differ = sorted({(n, k) for n, (_, g) in enumerate(runs) for k in g
+                         if g.get(k) != graded.get(k)})
+        assert not differ, "the imports graded differently: " + "; ".join(
+            f"run {n}, {k}: {runs[n][1][k]} against {graded.get(k)}" for n, k in differ)
         # the fixed and the marginal cost, with one grading process (one sandbox pool)
         one, _ = run_gradeformer(run / "one", alone, rubric, workers=1)
         serial, _ = run_gradeformer(run / "serial", run / "submissions", rubric, workers=1)
