@@ -151,9 +151,13 @@ class RubricText(NamedTuple):
     text: str
     source: str | None = None
 
+    @classmethod
+    def of(cls, rubric: str | RubricText) -> RubricText:
+        return cls(rubric) if isinstance(rubric, str) else rubric
+
 
 def _rubric(rubric: str | RubricText, options: GradingOptions) -> LoadedRubric:
-    text, source = (rubric, None) if isinstance(rubric, str) else rubric
+    text, source = RubricText.of(rubric)
     key = hashlib.sha256(text.encode()).hexdigest()
     if key not in _rubrics:
         # A process that never read the rubric's file (a grading process forked before the
@@ -168,7 +172,7 @@ def _unbuildable(rubric: str | RubricText, exc: RubricError) -> WorkerOutcome:
     """A stored rubric this process cannot rebuild (its batteries moved or changed since it was
     loaded): the submission waits for staff, never a student's zero. The problems are logged
     here; the outcome names the rubric's file only (staff see it, students never do)."""
-    text, source = (rubric, None) if isinstance(rubric, str) else rubric
+    text, source = RubricText.of(rubric)
     log.error("the stored rubric %s cannot be rebuilt in a grading process: %s",
               source or "<stored rubric>", "; ".join(exc.problems))
     return WorkerOutcome(
