@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
 import queue
 import threading
 from collections.abc import Hashable
@@ -146,21 +147,27 @@ class _Pool:
         loop = asyncio.get_running_loop()
         answered: asyncio.Future[None] = loop.create_future()
         fd = helper.conn.fileno()
+
         def readable() -> None:
             if not answered.done():
                 answered.set_result(None)
 
-        loop.add_reader(fd, readable)
         try:
-            helper.conn.send((raw, filename, content_type, limits))
-            await asyncio.wait_for(answered, limits.seconds + HELPER_MARGIN_S)
+            helper.conn.send((raw, filename, content_type, limits))  # fits the pipe's buffer
+            loop.add_reader(fd, readable)
+            try:
+                await asyncio.wait_for(answered, limits.seconds + HELPER_MARGIN_S)
+            finally:
+                loop.remove_reader(fd)
+                # uvloop (what `serve` runs) leaves a watched descriptor non-blocking: a bigger
+                # document later sent to this helper from a worker thread would fail with
+                # BlockingIOError once the pipe filled, and its student would get a 503.
+                os.set_blocking(fd, True)
             answer: tuple[Verdict, bool] = helper.conn.recv()
             verdict, retire = answer
         except (OSError, EOFError, TimeoutError) as exc:
-            loop.remove_reader(fd)
             await run_in_threadpool(self._discard, helper)
             raise Unavailable("Documents cannot be read right now; try again shortly.") from exc
-        loop.remove_reader(fd)
         if retire:
             await run_in_threadpool(self._discard, helper)
         else:

@@ -14,6 +14,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, make_url, text
+from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.session import make_engine, make_sessionmaker
 from app.main import create_app
@@ -137,3 +138,41 @@ def live(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Ite
         import signal
 
         server.signal_group(signal.SIGTERM)
+
+
+@dataclass
+class Served:
+    """A real `gradeformer serve` over HTTP, with the face of `Api` the bomb helpers use: a
+    client (httpx, over a socket), the database's sessions for making tokens, and tokens."""
+
+    client: httpx.Client
+    sessions: sessionmaker[Session]
+    tokens: dict[str, str]
+
+    def auth(self, who: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.tokens[who]}"}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Iterator[Served]:
+    """`gradeformer serve` in a process of its own over a migrated SQLite file, for the attacks
+    that time /healthz while bombs are read: measured across a socket, the server's event loop
+    is timed, not this process (whose client threads and heap share a GIL with an in-process
+    app). Upload rates are loosened as for `target`; every other limit is as shipped."""
+    import signal
+
+    directory = tmp_path_factory.mktemp("served")
+    url = copy_sqlite(sqlite_template, directory)
+    engine = make_engine(url)
+    sessions = make_sessionmaker(engine)
+    shipped = {f"GRADEFORMER_{name.upper()}": str(Settings.model_fields[name].default)
+               for name in ("uploads_in_progress", "student_quota_bytes")}
+    server = Server({"GRADEFORMER_DATABASE_URL": url, "GRADEFORMER_WORKERS": "1", **shipped},
+                    directory / "server.log")
+    server.start()
+    try:
+        with httpx.Client(base_url=server.base, timeout=120) as client:
+            yield Served(client, sessions, make_tokens(sessions))
+    finally:
+        server.signal_group(signal.SIGTERM)
+        engine.dispose()

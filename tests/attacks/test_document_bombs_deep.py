@@ -15,6 +15,7 @@ import zlib
 from functools import cache
 
 from tests.app.conftest import Api
+from tests.attacks.conftest import Served
 from tests.attacks.test_document_bombs import upload_at_once
 
 
@@ -142,7 +143,7 @@ BOMBS: dict[str, tuple[str, bytes | None, str]] = {
 }
 
 
-def until_final(target: Api, sid: int, seconds: float = 120) -> dict[str, object]:
+def until_final(target: Api | Served, sid: int, seconds: float = 120) -> dict[str, object]:
     deadline = time.monotonic() + seconds
     while True:
         body: dict[str, object] = target.client.get(f"/api/v1/submissions/{sid}",
@@ -152,16 +153,16 @@ def until_final(target: Api, sid: int, seconds: float = 120) -> dict[str, object
         time.sleep(0.3)
 
 
-def test_deep_bombs_are_answered_graded_and_healthz_stays_under_a_second(target: Api) -> None:
-    inflating = _inflating()  # made before the clock starts: this process is the server's too
+def test_deep_bombs_are_answered_graded_and_healthz_stays_under_a_second(served: Served) -> None:
+    inflating = _inflating()  # made before the clock starts
     bombs = {name: (filename, raw or inflating, content_type)
              for name, (filename, raw, content_type) in BOMBS.items()}
-    answers, slowest = upload_at_once(target, bombs, "deep")
+    answers, slowest = upload_at_once(served, bombs, "deep")
     broken = {}
     for name, (status, text) in answers.items():
         if status != 202:
             continue
-        final = until_final(target, json.loads(text)["id"])
+        final = until_final(served, json.loads(text)["id"])
         shown = json.dumps(final)
         errors = [i["id"] for i in final["items"]  # type: ignore[attr-defined]
                   if i["status"] == "grader_error"]

@@ -15,7 +15,7 @@ import base64
 import gzip
 import json
 
-from tests.app.conftest import Api
+from tests.attacks.conftest import Served
 from tests.attacks.test_document_bombs import upload_at_once
 from tests.attacks.test_document_bombs_deep import until_final
 
@@ -103,14 +103,14 @@ def _bombs() -> dict[str, tuple[str, bytes, str]]:
     }
 
 
-def test_fourth_round_bombs_are_answered_graded_and_healthz_stays_fast(target: Api) -> None:
+def test_fourth_round_bombs_are_answered_graded_and_healthz_stays_fast(served: Served) -> None:
     bombs = _bombs()
-    answers, slowest = upload_at_once(target, bombs, "fourth")
+    answers, slowest = upload_at_once(served, bombs, "fourth")
     broken = {}
     for name, (status, text) in answers.items():
         if status != 202:
             continue
-        final = until_final(target, json.loads(text)["id"], seconds=300)
+        final = until_final(served, json.loads(text)["id"], seconds=300)
         errors = [i["id"] for i in final["items"]  # type: ignore[attr-defined]
                   if i["status"] == "grader_error"]
         if final["status"] in ("queued", "grading", "grader_error") or errors:
