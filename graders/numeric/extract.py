@@ -96,6 +96,17 @@ _LINE_LABEL = re.compile(
 
 # a Markdown bullet (`- 0.245`) is not a minus sign; `-0.245` still is
 _BULLET = re.compile(r"(?m)^[ \t>]*[-*+•][ \t]+")
+# Markdown emphasis written with underscores against a number (`__589,824__`, `_0.25_`,
+# `= __64__.`) is no subscript: an underscore that follows no name, brace or backslash and comes
+# before a digit, or follows a digit (or `%`) and comes before no name. A subscript follows a
+# name (`d_k`, `W_{Q}`); a Python literal's `10_000` is left to the number reader.
+_EMPHASIS = re.compile(r"(?<![\w\\}\])])_{1,2}(?=[-+]?\.?\d)|(?<=[\d%])_{1,2}(?!\w)")
+# Python's digit groups (`1_769_472`, PEP 515) read as thousands separators
+_PY_GROUPS = re.compile(r"(?<![\w.])\d{1,3}(?:_\d{3})+(?![\w.])")
+
+
+def _grouped(m: re.Match[str]) -> str:
+    return m.group(0).replace("_", ",")
 
 
 def _mask(text: str) -> str:
@@ -104,6 +115,8 @@ def _mask(text: str) -> str:
     masked = masked.replace("$", " ")
     masked = _CIRCLED.sub(_blank, masked)
     masked = _BULLET.sub(_blank, masked)
+    masked = _EMPHASIS.sub(_blank, masked)
+    masked = _PY_GROUPS.sub(_grouped, masked)
     return _LINE_LABEL.sub(_blank, masked)
 
 
