@@ -6,6 +6,7 @@ from __future__ import annotations
 import atexit
 import gc
 import importlib
+import inspect
 from typing import Any
 
 import typer
@@ -31,10 +32,27 @@ def load_command(name: str) -> click.Command | None:
     if isinstance(found, typer.Typer):
         group = typer.main.get_group(found)
         group.name = name
-        return group
+        return _reflowed(group)
     single = typer.Typer(add_completion=False)
     single.command(name)(found)
-    return typer.main.get_command(single)
+    return _reflowed(typer.main.get_command(single))
+
+
+def reflow(help_text: str) -> str:
+    """A docstring's paragraphs each on one line: typer's rich help keeps a paragraph's line
+    breaks after the first (`... and so is a symbolic` / `link: ...` at 80 columns); a
+    paragraph that opens with click's `\\b` keeps them."""
+    paragraphs = inspect.cleandoc(help_text).split("\n\n")
+    return "\n\n".join(p if p.startswith("\b") else " ".join(p.split("\n"))
+                       for p in paragraphs)
+
+
+def _reflowed(command: click.Command) -> click.Command:
+    if command.help:
+        command.help = reflow(command.help)
+    for sub in getattr(command, "commands", {}).values():
+        _reflowed(sub)
+    return command
 
 
 class LazyCommands(TyperGroup):

@@ -97,3 +97,26 @@ def test_the_program_is_named_as_click_names_it(
     monkeypatch.setitem(sys.modules, "__main__", main)
     monkeypatch.setattr(sys, "argv", [argv0, "--help"])
     assert help.program_name() == _detect_program_name()
+
+
+def test_every_commands_help_flows_its_paragraphs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each command's help (every command and subcommand in the table, imported) is printed
+    paragraph by paragraph, wrapped at the terminal's width: a docstring's own line breaks do
+    not cut a paragraph into short lines (typer's rich help kept them after the first)."""
+    from typer import _click as click
+
+    from app.cli.commands import COMMANDS
+    from app.cli.program import load_command
+
+    monkeypatch.setattr("app.cli.program.GRADING_NOW", frozenset())  # no fork server here
+    def helps(command: click.Command) -> list[str]:
+        subs = getattr(command, "commands", {}).values()
+        return [command.help or ""] + [h for sub in subs for h in helps(sub)]
+
+    texts = [h for name in COMMANDS for h in helps(load_command(name))]  # type: ignore[arg-type]
+    assert len(texts) > len(COMMANDS)
+    cut = [t for t in texts for p in t.split("\n\n") if "\n" in p and not p.startswith("\b")]
+    assert not cut, cut[:3]
+    wide = _output("import sys; sys.argv = ['gradeformer', 'import', '--help']; "
+                   "from app.cli.main import main; main()", COLUMNS="200")
+    assert "so is a symbolic link: only what was handed in is read." in wide
