@@ -169,6 +169,8 @@ class WindowedPool(Executor):
         self._waiting: FairQueue[_Call] = FairQueue()
         self._busy: Counter[Hashable] = Counter()  # calls in the pool, by owner
         self._closing = False  # shut down: failures are given back, not retried
+        # A caller's event (a server's, shared by its regrades) is the caller's to set.
+        self._own_stop = stopping is None
         self._stopping = stopping or threading.Event()
         self._quarantine = Quarantine(pools, self._stopping)
         self._retries: queue.Queue[_Retry | None] = queue.Queue()
@@ -292,9 +294,10 @@ class WindowedPool(Executor):
             outer.cancel()
 
     def close(self, *, kill: bool = False) -> None:
-        """Stop retrying (calls waiting for a retry are given back) and let the quarantine's
-        process go: once it is done (`kill`: now)."""
-        self._stopping.set()
+        """Stop retrying (calls waiting for a retry are given back; with the caller's event,
+        once it is set) and let the quarantine's process go: once it is done (`kill`: now)."""
+        if self._own_stop:
+            self._stopping.set()
         self._quarantine.close(kill=kill)
         if self._retry_thread is not None:
             self._retries.put(None)

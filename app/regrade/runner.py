@@ -31,7 +31,7 @@ from app.db.models import Submission, User
 from app.db.session import unit_of_work
 from app.errors import Conflict
 from app.grading.repository import current_item_rows
-from app.grading.retry import Pools, Quarantine, WindowedPool, as_pools
+from app.grading.retry import Pools, WindowedPool, as_pools
 from app.grading.store import store_results
 from app.grading.worker import RubricText, WorkerOutcome, grade_many
 from app.regrade import jobs
@@ -100,8 +100,9 @@ class _Pooled:
         self.factory, self.rubric, self.target = factory, rubric, target
         self.report, self.progress, self.stopping = report, progress, stopping
         self.batch_size = batch_size
-        self.pool = WindowedPool(source)  # a dying process fails only the calls with it
-        self.quarantine = Quarantine(source, stopping)
+        # A dying process fails only the calls with it; their documents are retried alone by
+        # the window's quarantine, which a stopping server interrupts.
+        self.pool = WindowedPool(source, stopping)
         self.in_flight: deque[tuple[list[Submission], list[concurrent.futures.Future[Any]]]] = (
             deque())
 
@@ -144,14 +145,14 @@ class _Pooled:
 
     def close(self) -> None:
         self.pool.shutdown(cancel_futures=True)
-        self.quarantine.close()
+        self.pool.close()
 
-    def _alone(self, submission: Submission) -> Graded:
-        """A document whose grading process died (perhaps for another one), graded again in
-        a process of its own; None when the server stops meanwhile."""
-        retried = self.quarantine.alone(grade_many, self.rubric[0], [_document(submission)],
-                                        self.rubric[1], [submission.id])
-        return retried[0] if isinstance(retried, list) else retried
+    def _alone(self, submissions: list[Submission]) -> list[Graded]:
+        """Documents whose grading process died (perhaps for another one), each graded again in
+        a process of its own, one after the other; None when the server stops meanwhile."""
+        retries = [self.pool.retrying(None, grade_many, self.rubric[0], [_document(s)],
+                                      self.rubric[1], [s.id], attempts=1) for s in submissions]
+        return [r[0] if isinstance(r, list) else r for r in (f.result() for f in retries)]
 
     def _finish(self, submissions: list[Submission],
                 futures: list[concurrent.futures.Future[Any]]) -> None:
@@ -161,7 +162,7 @@ class _Pooled:
             try:
                 results.extend(future.result())
             except BrokenProcessPool:
-                results.extend(self._alone(s) for s in chunk)
+                results.extend(self._alone(chunk))
             except Exception as exc:  # the grading call failed: these documents only
                 results.extend([exc] * len(chunk))
         # Once stopping, failures come from the shutdown (its pool is gone), not from the
