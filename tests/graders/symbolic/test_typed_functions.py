@@ -1,0 +1,55 @@
+"""Functions typed without a backslash (`exp(x)`, `log(x)`, in a rubric's `expected` as much as
+in an answer) were read as products of letters, e·x·p·(x): `exp((z_i - z_j)/T)` then differed
+from the same answer written `e^{(z_i - z_j)/T}` or `\\exp(...)`, and `exp(z_i - z_j)/T` (the
+temperature outside the exponential) equalled it. LaTeX's sizing commands before a bracket
+(`\\big(`, `\\Bigl(`) made an expression unreadable. Found by trial homework 4 (decoding)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graders.symbolic.expressions import tidy
+from graders.symbolic.worker import compare
+
+FUNCTIONS = ["exp", "log", "ln", "sin", "tanh"]
+ARGUMENTS = ["z_i - z_j", "x + y", "2 a", "x"]
+SIZES = ["", "\\left", "\\big", "\\Big", "\\bigl", "\\Bigg"]
+
+
+def _verdict(student: str, expected: str) -> str:
+    reply = compare({"mode": "equivalent", "student": tidy(student), "expected": tidy(expected),
+                     "scalars": [], "aliases": {}})
+    return str(reply["verdict"])
+
+
+def _closing(size: str) -> str:
+    return {"\\left": "\\right", "\\bigl": "\\bigr"}.get(size, size)
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.sampled_from(FUNCTIONS), st.sampled_from(ARGUMENTS), st.sampled_from(SIZES),
+       st.booleans())
+def test_a_function_typed_plain_is_the_function(name: str, argument: str, size: str,
+                                                 plain_expected: bool) -> None:
+    plain = f"{name}({argument})"
+    latex = f"\\{name}{size}({argument}{_closing(size)})"
+    expected, student = (plain, latex) if plain_expected else (latex, plain)
+    assert _verdict(student, expected) == "equivalent"
+    # the divisor inside the function is not the divisor outside it
+    outside = f"{name}({argument})/T"
+    inside = f"{name}(({argument})/T)"
+    assert _verdict(outside, inside) == "different"
+
+
+def test_the_exponential_is_read_in_every_spelling_students_use() -> None:
+    expected = "exp((z_i - z_j)/T)"
+    for answer in ["e^{(z_i - z_j)/T}", "e^((z_i-z_j)/T)", "\\exp\\left(\\frac{z_i-z_j}{T}\\right)",
+                   "\\frac{\\exp(z_i/T)}{\\exp(z_j/T)}", "e^{z_i/T}/e^{z_j/T}",
+                   "\\exp\\big((z_i - z_j)/T\\big)", "exp(z_i/T - z_j/T)"]:
+        assert _verdict(answer, expected) == "equivalent", answer
+    assert _verdict("exp(z_i - z_j)/T", expected) == "different"
+
+
+def test_a_word_ending_in_a_function_name_is_left_alone() -> None:
+    assert "\\" not in tidy("relexp(x)") and "\\" not in tidy("k_exp(x)")
