@@ -43,7 +43,7 @@ _GROUP_COMMANDS = {"frac", "dfrac", "tfrac", "cfrac"}
 _TEXT_COMMANDS = {"text", "mathrm", "mathbf", "textbf", "mathit", "textit", "operatorname",
                   "mbox", "emph", "mathbb", "mathcal", "textcircled", "underline", "overline",
                   "hat", "bar", "tilde", "vec", "widetilde", "overbrace", "underbrace"}
-_SPACES = {",", ";", "!", " ", "quad", "qquad", "left", "right", "big", "Big", "bigg", "Bigg",
+_SPACES = {",", ";", ":", "!", " ", "quad", "qquad", "left", "right", "big", "Big", "bigg", "Bigg",
            "displaystyle", "limits", "nolimits"}
 _OPS = {"times": "*", "cdot": "*", "ast": "*", "div": "/", "pi": "pi", "%": "%",
         "exp": "exp", "ln": "ln", "log": "log"}
