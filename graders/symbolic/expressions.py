@@ -190,6 +190,21 @@ def tidy(expression: str) -> str:
     return re.sub(r"\s+", " ", out).strip()
 
 
+_SUBSCRIPTED = re.compile(r"(?<![\\A-Za-z])([A-Za-z])_\{?([A-Za-z0-9])\}?(?![A-Za-z0-9])")
+
+
+def subscripts_spelled(student: str, expected: str) -> str:
+    """`zi - zj` for `z_i - z_j`: a one-letter subscript written against its one-letter name (how
+    OCR and plain typing lose the underscore) is the expected expression's name, where the
+    expected expression has that name and the answer never writes it with the underscore."""
+    names = {m.group(1) + m.group(2) for m in _SUBSCRIPTED.finditer(expected)}
+    written = {m.group(1) + m.group(2) for m in _SUBSCRIPTED.finditer(student)}
+    for name in sorted(names - written):
+        student = re.sub(rf"(?<![\\A-Za-z0-9_]){name}(?![A-Za-z0-9_])",
+                         f"{name[0]}_{name[1]}", student)
+    return student
+
+
 _PLAIN_FUNCTION = re.compile(
     r"(?<![\\A-Za-z_])(exp|log|ln|sin|cos|tan|sinh|cosh|tanh)(?=\s*\()")
 

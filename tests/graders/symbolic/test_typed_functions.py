@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graders.symbolic.expressions import tidy
+from graders.symbolic.expressions import subscripts_spelled, tidy
 from graders.symbolic.worker import compare
 
 FUNCTIONS = ["exp", "log", "ln", "sin", "tanh"]
@@ -53,3 +53,23 @@ def test_the_exponential_is_read_in_every_spelling_students_use() -> None:
 
 def test_a_word_ending_in_a_function_name_is_left_alone() -> None:
     assert "\\" not in tidy("relexp(x)") and "\\" not in tidy("k_exp(x)")
+
+
+NAMES = ["z_i", "z_j", "k_a", "k_b", "q_1", "x_t"]
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.lists(st.sampled_from(NAMES), min_size=2, max_size=3, unique=True),
+       st.sampled_from(["exp(({}) / T)", "{}", "\\beta ({})"]))
+def test_a_subscript_written_against_its_name_is_the_expected_name(
+        names: list[str], shape: str) -> None:
+    """`exp((zi - zj)/T)` for exp((z_i - z_j)/T): OCR and plain typing lose the underscore,
+    and `zi` was read as z·i (graded 0 at 0.85)."""
+    expected = shape.format(" - ".join(names))
+    student = shape.format(" - ".join(n.replace("_", "") for n in names))
+    reply = compare({"mode": "equivalent", "expected": tidy(expected), "scalars": [],
+                     "aliases": {},
+                     "student": subscripts_spelled(tidy(student), expected)})
+    assert reply["verdict"] == "equivalent", (student, expected)
+    # a name the expected expression does not have is left as written
+    assert subscripts_spelled("ka", "q_1 + z_i") == "ka"
