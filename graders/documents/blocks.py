@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from graders.documents.assign import DUPLICATE_RELIABILITY, INLINE_RELIABILITY, Path, Unit
 from graders.documents.handout import is_handout
-from graders.documents.labels import WORDED, LabelMark, find_labels
+from graders.documents.labels import LETTERS, ROMANS, WORDED, LabelMark, find_labels
 from graders.documents.paths import resolve_paths
 from graders.documents.structure import ANSWER_ENV, ANSWER_MARK, read_outline
 
@@ -100,11 +100,29 @@ def outline(
     for index, (mark, path) in enumerate(accepted[:-1]):
         if not mark.structural or mark.start in answered:
             continue
-        child = accepted[index + 1][1]
-        if _extends(child, path):
+        following, child = accepted[index + 1]
+        if _extends(child, path) and not opens_first_part(text[mark.end:following.start],
+                                                          following):
             intro.add(index)
     marked = frozenset(i for i, (m, _) in enumerate(accepted) if m.start in answered)
     return Outline(accepted, frozenset(intro), marked, tuple(handout))
+
+
+_FIRST_PART = re.compile(r"[ \t]*(?:\*\*|\\textbf\{)?\(?([a-h]|i{1,3}|iv|v)[.)]")
+
+
+def opens_first_part(own: str, following: LabelMark) -> bool:
+    """A heading's own text that opens with the sub-part before the next label's (`\\paragraph{2.}
+    (a) ...` then `(b) ...` on a line of its own) is that first sub-part's answer, not the
+    heading's introduction."""
+    m = _FIRST_PART.match(own[:40])
+    if m is None:
+        return False
+    if following.letter is not None and following.letter in LETTERS[1:]:
+        return m.group(1) == LETTERS[LETTERS.index(following.letter) - 1]
+    if following.roman is not None and following.roman in ROMANS[1:]:
+        return m.group(1) == ROMANS[ROMANS.index(following.roman) - 1]
+    return False
 
 
 def _names_in_words(mark: LabelMark) -> bool:

@@ -111,8 +111,9 @@ def _output_answer(text: str, answer: LocatedAnswer, question: Question,
                    spans: Sequence[tuple[int, int]], first: int, end: int
                    ) -> LocatedAnswer | None:
     """A numeric question answered by code cells whose short output (`Out: 2097152`) follows
-    them, before the next cell that is not code: that output, as weak evidence (the printed
-    value may be an intermediate one)."""
+    them, before the next cell that is not code: the last such cell's output, every line of it
+    (`print('NLL', nll)` and `print('PPL', ppl)` answer two items), as weak evidence (the
+    printed value may be an intermediate one)."""
     if question.answer_kind != "numeric":
         return None
     lines: list[tuple[int, int]] = []
@@ -123,14 +124,16 @@ def _output_answer(text: str, answer: LocatedAnswer, question: Question,
         if s >= end or text[cursor:s].strip():
             break  # the code cells under the question end at the first other cell
         cursor = e
+        cell: list[tuple[int, int]] = []
         while text.startswith("\n" + OUTPUT, cursor) and cursor < end:
             stop = text.find("\n", cursor + 1)
             stop = end if stop < 0 else min(stop, end)
-            lines.append((cursor + 1, stop))
+            cell.append((cursor + 1, stop))
             cursor = stop
+        lines = cell or lines
     if not lines:
         return None
-    start, stop = lines[-1]
+    start, stop = lines[0][0], lines[-1][1]
     found = replace(answer, text=text[start:stop], start=start, end=stop,
                     note="; ".join(n for n in (answer.note, FROM_OUTPUT) if n))
     return weak(found, FROM_OUTPUT)

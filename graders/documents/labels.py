@@ -11,6 +11,8 @@ import bisect
 import re
 from dataclasses import dataclass, replace
 
+from graders.documents.tables import AnswerTable, table_row
+
 # Labels read per document (line and inline each): bounds the work on hostile input.
 MAX_LABELS = 2000
 ROMANS = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
@@ -106,7 +108,11 @@ _QLETTER = re.compile(
 )
 _PAREN_NUM = re.compile(r"\((\d{1,2})\)")
 _BULLET = re.compile(r"[ \t]*[-*•+][ \t]")
-_BARE_NUM = re.compile(r"(\d{1,2})[ \t]+(?=\(?[a-h](?:\.\)|[.)]))")
+# a bare number before its first sub-part (`3 (a) ...`) or before the first line of its code
+# (`7 def top_p(logits, p):`, OCR of a handwritten page: no code line starts with a number)
+_BARE_NUM = re.compile(r"(\d{1,2})(?:[ \t]+(?=\(?[a-h](?:\.\)|[.)]))"
+                       r"|(?=[ \t]+(?:def[ \t]+\w+[ \t]*\(|class[ \t]+\w+[ \t]*[(:]"
+                       r"|(?:import|from)[ \t]+numpy\b)))")
 _LETTER = re.compile(
     r"(?:\(([a-h])\)|(?:[a-h]-)?([a-h])[ \t]*(?:\.\)|\)|\.(?![0-9a-z])|\.(?=[ivx]{1,4}\.?\))))"
 )
@@ -210,6 +216,7 @@ def find_labels(text: str) -> list[LabelMark]:
     fences: list[tuple[int, int]] = []  # fenced code: its comments ("# 1. Linear") are no labels
     fence_start: int | None = None
     in_fence: list[LabelMark] = []  # comments naming questions in the open fence
+    table = AnswerTable()
     for line_start in _line_starts(text):
         if len(marks) >= MAX_LABELS:
             break  # a real solution set has a few dozen labels; past this it is not prose
@@ -228,6 +235,12 @@ def find_labels(text: str) -> list[LabelMark]:
             fenced = _fenced_label(text, line_start)
             if fenced is not None:
                 in_fence.append(fenced)
+            continue
+        row = table_row(text, line_start, table)
+        if row is not None:
+            if row:
+                end, number = row
+                marks.append(_mark(text, line_start, end, {"num": number}))
             continue
         prefix = _LINE_PREFIX.match(text, line_start)
         pos = prefix.end() if prefix else line_start

@@ -52,6 +52,14 @@ _FRAME = re.compile(
     r"(?:questions?|answers?|solutions?|exercises?|problems?|tasks?)[ \t]*:?[ \t]*$)",
     re.IGNORECASE,
 )
+# the document's own title, the homework and its number ("HW 4 — Quinn", "HW4 (Kai)", "Homework
+# 4", "Assignment 3: attention"): that number is the assignment's, not a question's. A number
+# with a sub-part ("HW 1.2", "HW 4a", "HW 4 (b)") still names a question.
+_HOMEWORK = re.compile(
+    r"(?:hw|homework|assignment|problem[ \t]+set|pset)[ \t]*#?[ \t]*\d{1,2}"
+    r"(?![ \t]*[-.][ \t]*\d)(?![ \t]*\(?[a-h]\b)(?![\da-z])",
+    re.IGNORECASE,
+)
 _LEADING_SYMBOLS = 12  # emoji and pictographs before a title ("📌 1. Answer", "🛠️ Methods")
 
 HeadingKind = Literal["front", "frame", ""]
@@ -70,6 +78,8 @@ def clean_title(title: str) -> str:
 def heading_kind(title: str) -> HeadingKind:
     """"front" for front matter, "frame" for a heading that frames the answers, else ""."""
     cleaned = clean_title(title)
+    if _HOMEWORK.match(cleaned):
+        return "frame"
     if _FRONT_MATTER.match(cleaned):
         return "front"
     if _FRAME.match(cleaned):
@@ -80,6 +90,8 @@ def heading_kind(title: str) -> HeadingKind:
 def title_label(title: str) -> dict[str, object]:
     """The label a heading's title starts with ("(a) Copying", "Q1-2.", "1.b.ii", "Part B")."""
     title = clean_title(title)
+    if _HOMEWORK.match(title):
+        return {}
     m = _T_PARTNUM.match(title)
     if m:
         return {"part": m.group(1), "num": int(m.group(2))}

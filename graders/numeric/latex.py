@@ -30,14 +30,20 @@ _DOT_GROUPS = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?:\.\d{3}){2,})(?![\d.]\d|
 # (`1,O50,624`): the groups are digits, so the letters are too
 _OCR_GROUPS = re.compile(r"(?<![\w.,])[1-9]\d{0,2}(?:,[0-9OolI]{3}){1,4}(?![\w,])")
 _OCR_DIGITS = str.maketrans("OolI", "0011")
+# ... and outside such groups, within a number: `2O`, `1O^-4`, `0.O25`, `3.OO`, `O.125` (a
+# capital O against a digit or a decimal point; `O2` and `O(n)` are left alone)
+_OCR_ZERO = re.compile(r"(?<![\w.])(?=[\dO.]*\d)(?=[\dO.]*O)(?:\d[\dO]*(?:\.[\dO]+)?|O?\.[\dO]+)"
+                       r"(?![\w.])")
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,])0,(\d+)(?![\d,])")
 _TIMES_X = re.compile(r"(?<=\d)\s*[xX]\s*(?=\d)")
+
+_SIGNED_EXPONENT = re.compile(r"[ \t]?([-+])[ \t]?(\d{1,3}(?:\.\d{1,3})?)(?![\d.])")
 
 _GROUP_COMMANDS = {"frac", "dfrac", "tfrac", "cfrac"}
 _TEXT_COMMANDS = {"text", "mathrm", "mathbf", "textbf", "mathit", "textit", "operatorname",
                   "mbox", "emph", "mathbb", "mathcal", "textcircled", "underline", "overline",
                   "hat", "bar", "tilde", "vec", "widetilde", "overbrace", "underbrace"}
-_SPACES = {",", ";", "!", " ", "quad", "qquad", "left", "right", "big", "Big", "bigg", "Bigg",
+_SPACES = {",", ";", ":", "!", " ", "quad", "qquad", "left", "right", "big", "Big", "bigg", "Bigg",
            "displaystyle", "limits", "nolimits"}
 _OPS = {"times": "*", "cdot": "*", "ast": "*", "div": "/", "pi": "pi", "%": "%",
         "exp": "exp", "ln": "ln", "log": "log"}
@@ -49,6 +55,7 @@ _SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-", strict=
 def glue_digit_groups(text: str) -> str:
     """Remove thousands separators; `0,665` (a decimal comma) becomes `0.665`."""
     text = _OCR_GROUPS.sub(lambda m: m.group(0).translate(_OCR_DIGITS), text)
+    text = _OCR_ZERO.sub(lambda m: m.group(0).replace("O", "0"), text)
     text = _THIN.sub("", text)
     text = _SPACE_GROUPS.sub(lambda m: m.group(1) + m.group(2).replace(" ", ""), text)
     text = _COMMA_GROUPS.sub(lambda m: m.group(1) + m.group(2).replace(",", ""), text)
@@ -161,6 +168,13 @@ class _Converter:
         if ch in _UNICODE:
             return f" {_UNICODE[ch]} "
         if ch == "^":
+            # a signed exponent without braces: `10^-4`, `10^ -3`, `2^+3`
+            signed = _SIGNED_EXPONENT.match(self.text, self.pos)
+            if signed is not None:
+                self.pos = signed.end()
+                return f"^({signed.group(1)}{signed.group(2)})"
+            if self.text[self.pos:self.pos + 1] == "(":
+                return "^"  # `10^(-4)`: the bracket is the exponent's, read as it stands
             return f"^({self.group()})"
         if ch == "_":
             self.group()

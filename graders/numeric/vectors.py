@@ -52,6 +52,9 @@ def split_elements(inner: str) -> list[str]:
     i = 0
     while i < len(inner):
         ch = inner[i]
+        if ch == "\\" and inner[i + 1:i + 2] in (",", ";", ":", "!", " "):
+            i += 2  # a LaTeX space (`0.925,\,0.025`): its comma separates nothing
+            continue
         if ch in "{([":
             depth += 1
         elif ch in "})]":

@@ -80,7 +80,8 @@ def exact(
                                f"{written}: accepted, because your answer states the assumption "
                                "it makes.")
             return Verdict(min(mistake.points, points), mistake.feedback, f"{written}: {hint}")
-    if coarser_rounding(value, expected, config.rounding):
+    source = choice.candidates[0].source if choice.candidates else ""
+    if coarser_rounding(value, expected, config.rounding, source):
         assert config.rounding is not None
         return Verdict(
             _share(points, config.rounding.credit),
@@ -92,10 +93,10 @@ def exact(
     carry = carried(value)
     if carry is not None:
         return carry
-    return _wrong(value, expected, config)
+    return _wrong(value, expected, config, source)
 
 
-def _wrong(value: Number, expected: float, config: NumericConfig) -> Verdict:
+def _wrong(value: Number, expected: float, config: NumericConfig, source: str = "") -> Verdict:
     written, want = show(value), show(Fraction(expected) if config.kind == "integer" else expected)
     text = f"{written} is not the expected value {want}."
     student = f"{written} is not correct."
@@ -104,7 +105,8 @@ def _wrong(value: Number, expected: float, config: NumericConfig) -> Verdict:
         hint = " The digits look swapped: check the copying."
         return Verdict(Decimal(0), text + hint, student + hint)
     if expected and abs(float(value) - expected) <= 0.02 * abs(expected):
-        digits = rounded_digits(value, expected) if config.rounding is not None else None
+        digits = (rounded_digits(value, expected, source) if config.rounding is not None
+                  else None)
         if digits is not None and config.rounding is not None:
             # the item credits roundings, but to more digits than this one keeps
             least = config.rounding.min_significant

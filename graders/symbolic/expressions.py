@@ -170,6 +170,11 @@ def tidy(expression: str) -> str:
         out = out.replace(char, latex)
     out = re.sub(rf"(?<![\\A-Za-z])({_GREEK})(?![A-Za-z])", r"\\\1", out)
     out = re.sub(r"\bsqrt\s*\(([^()]*)\)", r"\\sqrt{\1}", out)
+    # exp(x), log(x) typed without a backslash are the functions, not the letters e·x·p (which
+    # made `exp(a)/T` equal to `exp(a/T)`, and `exp(a)` differ from `e^{a}`)
+    out = _PLAIN_FUNCTION.sub(r"\\\1", out)
+    # sizing commands before a delimiter: `\big(`, `\Bigr)`, `\bigg[`
+    out = re.sub(r"\\[Bb]igg?[lrm]?(?![A-Za-z])\s*", "", out)
     out = re.sub(r"\\(?:left|right)(?=[()\[\].|])", "", out)
     out = re.sub(r"\\(?:left|right)\\?([{}])", r"\1", out)
     out = re.sub(r"\\[,;!]|\\q?quad\b|~", " ", out)
@@ -183,6 +188,25 @@ def tidy(expression: str) -> str:
     # \gamma(x) would be read as the Gamma function: a Greek scale factor multiplies
     out = re.sub(rf"\\({_GREEK})\s*\(", r"\\\1 \\cdot (", out)
     return re.sub(r"\s+", " ", out).strip()
+
+
+_SUBSCRIPTED = re.compile(r"(?<![\\A-Za-z])([A-Za-z])_\{?([A-Za-z0-9])\}?(?![A-Za-z0-9])")
+
+
+def subscripts_spelled(student: str, expected: str) -> str:
+    """`zi - zj` for `z_i - z_j`: a one-letter subscript written against its one-letter name (how
+    OCR and plain typing lose the underscore) is the expected expression's name, where the
+    expected expression has that name and the answer never writes it with the underscore."""
+    names = {m.group(1) + m.group(2) for m in _SUBSCRIPTED.finditer(expected)}
+    written = {m.group(1) + m.group(2) for m in _SUBSCRIPTED.finditer(student)}
+    for name in sorted(names - written):
+        student = re.sub(rf"(?<![\\A-Za-z0-9_]){name}(?![A-Za-z0-9_])",
+                         f"{name[0]}_{name[1]}", student)
+    return student
+
+
+_PLAIN_FUNCTION = re.compile(
+    r"(?<![\\A-Za-z_])(exp|log|ln|sin|cos|tan|sinh|cosh|tanh)(?=\s*\()")
 
 
 def refusal(expression: str) -> str | None:

@@ -20,6 +20,7 @@ from graders.symbolic.expressions import (
     declared_scalars,
     find_assignments,
     refusal,
+    subscripts_spelled,
     tidy,
 )
 from graders.symbolic.pool import SymbolicPool
@@ -78,8 +79,9 @@ def _compare(pool: SymbolicPool, config: SymbolicConfig, expression: str,
     if config.mode == "depends_on_difference":
         return pool.run({"op": "depends_on_difference", "student": tidy(expression),
                          "pair": list(config.pair or ())})
+    student = subscripts_spelled(spelled_out(tidy(expression), config), expected)
     return pool.run({
-        "op": "compare", "mode": config.mode, "student": spelled_out(tidy(expression), config),
+        "op": "compare", "mode": config.mode, "student": student,
         "expected": tidy(expected), "scalars": list(config.large_scalars),
         "aliases": dict(config.aliases), "large_number": config.large_number,
     })

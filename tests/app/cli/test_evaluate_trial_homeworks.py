@@ -23,7 +23,16 @@ derivations unreadable. The bars below are the figures after them.
   variants, batched-only code, labels `3a)`, `Q5.a`, `Part (b):`, questions answered in reverse
   order, and the usual slips (mask off by one, eps outside the square root, the wrong axis,
   ddof=1, a sign error, one head's FLOPs). Before: 223/257 answered items in range, 13 confident
-  wrong, 5 answered items called missing at confidence 1."""
+  wrong, 5 answered items called missing at confidence 1.
+- `decoding` (session t40): perplexity, label smoothing, a warm-up + cosine learning rate, BPE
+  merge counts, ALiBi (numeric), the temperature ratio p_i / p_j (symbolic), top-p filtering and
+  a padding + causal mask (code), temperature -> 0 and beam search's short outputs (written); 26
+  submissions with their ranges committed before the first run. Before: 412/489 answered items
+  in range, 38 confident wrong (9 right ratios graded 0: `exp(...)` read as e·x·p; `2.5 x
+  10^-4` unread), 8 answered items called missing at confidence >= 0.9 (a Markdown table of
+  answers, an OCR line `6 r = ...`). After the fixes of that session and the rubric's edits
+  (rounding credit, written patterns, the mask battery's edge case, an alias for p_i/p_j):
+  473/489, 4 confident wrong, 1 called missing."""
 
 from __future__ import annotations
 
@@ -39,6 +48,10 @@ import pytest
 from tests.shared_data import REPO
 
 TRIALS = Path(__file__).resolve().parent / "trial_homeworks"
+
+
+# answered items called missing at confidence >= 0.9, per trial (0 unless listed)
+MISSING = {"decoding": 1}
 
 
 def _overall(name: str, folder: Path) -> dict[str, Any]:
@@ -74,6 +87,11 @@ def _overall(name: str, folder: Path) -> dict[str, Any]:
     # graded once untuned: 42/44, one confident wrong ("$4T^2d \approx 2.147$ GFLOPs" read 4),
     # fixed since
     ("pieces", 297, 0),
+    # of 489 answered (473 at load 9). The 4 confident wrong left: vectors in words or
+    # slashes (`0.925 / 0.025 / ...`, "0.025 for each of the three others", "0.925 on the true
+    # class, ... 0.025 elsewhere") and the loss after one, and xia's OCR line `6 r = ...` (the
+    # one confident missing)
+    ("decoding", 470, 4),
 ])
 def test_the_trial_homeworks_grade_as_their_instructor_did(
         name: str, within: int, confident_wrong: int, tmp_path: Path) -> None:
@@ -81,5 +99,5 @@ def test_the_trial_homeworks_grade_as_their_instructor_did(
     said = overall.pop("disagreements")  # shown first: the dict's repr is cut short
     assert overall["items_within"] >= within, (said, overall)
     assert overall["confident_wrong"] <= confident_wrong, (said, overall)
-    assert overall["confident_missing"] == 0, overall
+    assert overall["confident_missing"] <= MISSING.get(name, 0), overall
     assert overall["bugs_named"] == overall["bugs"], overall

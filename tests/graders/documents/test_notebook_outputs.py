@@ -75,3 +75,21 @@ def test_a_long_output_is_left_out() -> None:
     raw = nbformat.writes(new_notebook(cells=cells)).encode()  # type: ignore[no-untyped-call]
     parsed = read_submission(raw, "hw.ipynb", None, RUBRIC)
     assert "Q1" not in parsed.answers
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["NLL", "PPL", "loss", "acc"]), min_size=2, max_size=4,
+                unique=True), st.integers(0, 1))
+def test_every_line_of_the_last_output_is_read(names: list[str], before: int) -> None:
+    """`print('NLL', nll)` then `print('PPL', ppl)` in one cell answer two items of the
+    question: only the last line was read, so the first items were called missing (trial
+    homework 4). The last code cell's whole output is the answer; an earlier cell's is not."""
+    cells = [new_markdown_cell("### Question 1\nHow many?")]
+    if before:
+        cells.append(_code("print('draft', 99)", "draft 99", "stream"))
+    printed = "\n".join(f"{name} {10 + k}" for k, name in enumerate(names))
+    cells.append(_code("\n".join(f"print('{n}', {10 + k})" for k, n in enumerate(names)),
+                       printed, "stream"))
+    raw = nbformat.writes(new_notebook(cells=cells)).encode()  # type: ignore[no-untyped-call]
+    answer = read_submission(raw, "hw.ipynb", None, RUBRIC).answers["Q1"]
+    assert answer.text.strip() == "\n".join(f"Out: {line}" for line in printed.splitlines())

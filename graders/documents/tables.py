@@ -1,0 +1,51 @@
+"""A Markdown table of answers whose first column numbers the questions: its header's first cell
+says so ("Q", "Question", "#", "Problem", "No."), and each row starts with the number
+(`| 3 | (a) | 0.00025 |`). Any other table (a schedule's `| step | lr |`) labels nothing."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_TABLE_LINE = re.compile(r"[ \t]*\|")
+_TABLE_HEAD = re.compile(
+    r"[ \t]*\|[ \t]*(?:\*\*)?(?i:q|questions?|problems?|prob\.?|ex\.?|exercises?|tasks?|no\.?|#)"
+    r"(?:\*\*)?[ \t]*\|")
+_TABLE_RULE = re.compile(r"[ \t]*\|[ \t]*:?-{2,}")
+_TABLE_ROW = re.compile(
+    r"[ \t]*\|[ \t]*(?:\*\*)?(?i:q|question[ \t]*)?(\d{1,2})[.)]?(?:\*\*)?[ \t]*\|")
+
+
+@dataclass
+class AnswerTable:
+    """The table of answers being read, line by line: whether one is open, and the number of
+    its last row."""
+
+    open: bool = False
+    number: int | None = None
+
+
+def table_row(text: str, line_start: int, table: AnswerTable
+              ) -> tuple[int, int] | tuple[()] | None:
+    """For a line of a table of answers, the label its row opens, as (where its answer starts,
+    question number); `()` for a line that opens no label (the header, the rule, a row that
+    continues the previous row's question: `| 3 | (a) |` then `| 3 | (b) |`); None for a line
+    that is no line of a table of answers (which ends the table, if one was open)."""
+    if not _TABLE_LINE.match(text, line_start):
+        table.open, table.number = False, None
+        return None
+    if not table.open:
+        if _TABLE_HEAD.match(text, line_start):
+            table.open = True
+            return ()
+        return None  # another table: its rows are read as any line
+    if _TABLE_RULE.match(text, line_start):
+        return ()
+    m = _TABLE_ROW.match(text, line_start)
+    if m is None:
+        return None
+    number = int(m.group(1))
+    if table.number == number:
+        return ()
+    table.number = number
+    return m.end(), number

@@ -1,0 +1,63 @@
+"""Answers given in a Markdown table whose first column numbers the questions
+(`| Q | part | answer |`, then `| 3 | (a) | 0.00025 |`): no row was a label, so the questions
+answered only there were "missing" at confidence 1 (trial homework 4: 7 items of one file).
+A table whose header's first cell names questions (Q, Question, #, Problem, No.) labels each
+row by its number, rows of one question together; any other table (a schedule's `| step | lr
+|`) labels nothing."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graders.documents import read_submission
+from graders.rubric import parse_rubric
+
+QUESTIONS = 4
+RUBRIC = parse_rubric("slug: tables\ntitle: Tables\nquestions:\n" + "".join(
+    f"""  - id: Q{n}
+    labels: ["Q{n}", "Question {n}", "{n}"]
+    answer_kind: numeric
+    items:
+      - {{id: q{n}.a, points: 1, grader: numeric, config: {{expected: {100 + n}, cues: ["(a)"]}}}}
+      - {{id: q{n}.b, points: 1, grader: numeric, config: {{expected: {200 + n}, cues: ["(b)"]}}}}
+""" for n in range(1, QUESTIONS + 1))).rubric
+
+HEADERS = ["Q", "Question", "#", "Problem", "**Q**", "No."]
+NUMBERS = ["{n}", "Q{n}", "**{n}**", "{n}."]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(HEADERS), st.sampled_from(NUMBERS), st.booleans(),
+       st.integers(1, QUESTIONS))
+def test_each_row_of_a_table_of_answers_is_labelled(
+        header: str, number: str, split_parts: bool, in_table: int) -> None:
+    # the first questions in the table, in order, the others under headings after it (a bare
+    # number out of order is no label, in a table as anywhere)
+    tabled = list(range(1, in_table + 1))
+    rows = []
+    for n in tabled:
+        cell = number.format(n=n)
+        if split_parts:
+            rows += [f"| {cell} | (a) | {100 + n} |", f"| {cell} | (b) | {200 + n} |"]
+        else:
+            rows.append(f"| {cell} | (a) {100 + n}, (b) {200 + n} |")
+    head = f"| {header} | part | answer |" if split_parts else f"| {header} | answer |"
+    rule = "|---|---|---|" if split_parts else "|---|---|"
+    written = [n for n in range(1, QUESTIONS + 1) if n not in tabled]
+    prose = "\n\n".join(f"## Q{n}\n(a) {100 + n}\n(b) {200 + n}" for n in written)
+    text = "# Homework\n\n" + "\n".join([head, rule, *rows]) + "\n\n" + prose + "\n"
+    answers = read_submission(text.encode(), "hw.md", None, RUBRIC).answers
+    for n in range(1, QUESTIONS + 1):
+        assert f"Q{n}" in answers, text
+        got = answers[f"Q{n}"].text
+        assert str(100 + n) in got and str(200 + n) in got, (text, got)
+        others = [str(100 + m) for m in range(1, QUESTIONS + 1) if m != n]
+        assert not any(o in got for o in others), (text, got)
+
+
+def test_a_table_that_numbers_something_else_labels_nothing() -> None:
+    text = ("## Q1\n(a) 101 (b) 201\n\n| step | lr |\n|---|---|\n| 2 | 0.5 |\n| 3 | 0.25 |\n"
+            "| 4 | 0.1 |\n")
+    answers = read_submission(text.encode(), "hw.md", None, RUBRIC).answers
+    assert set(answers) == {"Q1"}, answers
