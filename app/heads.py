@@ -1,0 +1,108 @@
+"""Request heads bounded while they arrive, in the HTTP parser `gradeformer serve` runs.
+
+uvicorn parses with httptools when it is installed (it is a dependency: a third less CPU per
+upload), and its head limit (`h11_max_incomplete_event_size`) is h11's only. Under httptools a
+head had no bound in size or time: one anonymous connection sending a 100 MB header line cost
+the server 12 s of CPU (the parser joins the pieces of a value as they arrive, quadratic in its
+length) and held /healthz for 7 s; 512 connections that never sent a byte held every
+connection the server allows (`max_connections`) for as long as they stayed open, and everyone
+else got 503. Here a head past `max_bytes` is answered 431 and the connection closed, and a head
+(the first, or the next on a kept-alive connection once its first byte arrives) must be
+complete within `seconds` of the connection or of that byte.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from uvicorn.config import Config
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.server import ServerState
+
+# As h11's limit was set: far above any browser's or client's head (cookies and a token).
+MAX_HEAD_BYTES = 64 * 1024
+
+
+def _refusal(status: int, title: str, detail: str) -> bytes:
+    body = json.dumps({"type": "about:blank", "title": title, "status": status,
+                       "detail": detail}).encode()
+    return (f"HTTP/1.1 {status} {title}\r\ncontent-type: application/problem+json\r\n"
+            f"content-length: {len(body)}\r\nconnection: close\r\n\r\n").encode() + body
+
+
+TOO_LARGE = _refusal(431, "Request Header Fields Too Large",
+                     f"The request head is larger than the limit of {MAX_HEAD_BYTES} bytes.")
+
+
+class BoundedHeads(HttpToolsProtocol):
+    """httptools' protocol with a size cap and a deadline on every request head."""
+
+    max_bytes = MAX_HEAD_BYTES
+    seconds = 10.0
+
+    def __init__(self, config: Config, server_state: ServerState, app_state: dict[str, Any],
+                 _loop: asyncio.AbstractEventLoop | None = None) -> None:
+        super().__init__(config, server_state, app_state, _loop)
+        self._in_head = True  # between a message's end (or the connection's start) and a head
+        self._head_bytes = 0
+        self._head_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._in_head:
+            self._head_bytes += len(data)
+            if self._head_timer is None:  # the next head on a kept-alive connection begins
+                self._arm()
+        # Fed first: a chunk that completes a small head and carries body bytes is no head.
+        super().data_received(data)
+        if self._in_head and self._head_bytes > self.max_bytes:
+            self._refuse(TOO_LARGE)
+
+    def on_headers_complete(self) -> None:
+        self._in_head = False
+        self._head_bytes = 0
+        self._disarm()
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        self._in_head = True
+        self._head_bytes = 0
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._head_timer = self.loop.call_later(self.seconds, self._expired)
+
+    def _disarm(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _expired(self) -> None:
+        self._head_timer = None
+        if not self._in_head or self.transport.is_closing():
+            return
+        if self.cycle is not None and not self.cycle.response_complete:
+            self._arm()  # a pipelined head waits behind an answer still being written
+            return
+        self.transport.close()  # no request arrived whole: there is no one to answer
+
+    def _refuse(self, answer: bytes) -> None:
+        self._disarm()
+        if not self.transport.is_closing():
+            self.transport.write(answer)
+            self.transport.close()
+
+
+def bounded_heads(seconds: float) -> type[BoundedHeads]:
+    """The protocol `serve` hands uvicorn, its head deadline the operator's."""
+    return type("BoundedHeads", (BoundedHeads,), {"seconds": seconds})
