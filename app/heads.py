@@ -6,9 +6,10 @@ head had no bound in size or time: one anonymous connection sending a 100 MB hea
 the server 12 s of CPU (the parser joins the pieces of a value as they arrive, quadratic in its
 length) and held /healthz for 7 s; 512 connections that never sent a byte held every
 connection the server allows (`max_connections`) for as long as they stayed open, and everyone
-else got 503. Here a head past `max_bytes` is answered 431 and the connection closed, and a head
-(the first, or the next on a kept-alive connection once its first byte arrives) must be
-complete within `seconds` of the connection or of that byte.
+else got 503; a 100 MB trailer after a chunked body cost as much as such a header. Here a head
+past `max_bytes` is answered 431 and the connection closed, chunk framing and trailers are
+bounded alike, and a head (the first, or the next on a kept-alive connection once its first
+byte arrives) must be complete within `seconds` of the connection or of that byte.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from uvicorn.server import ServerState
 
 # As h11's limit was set: far above any browser's or client's head (cookies and a token).
 MAX_HEAD_BYTES = 64 * 1024
+# What a message may carry besides its body and head: chunk size lines and trailers. One-byte
+# chunks take five bytes of framing per byte of body.
+FRAMING_PER_BODY_BYTE = 8
 
 
 def _refusal(status: int, title: str, detail: str) -> bytes:
@@ -46,7 +50,9 @@ class BoundedHeads(HttpToolsProtocol):
                  _loop: asyncio.AbstractEventLoop | None = None) -> None:
         super().__init__(config, server_state, app_state, _loop)
         self._in_head = True  # between a message's end (or the connection's start) and a head
-        self._head_bytes = 0
+        # Since that end: bytes received, and how many of them were body.
+        self._received = 0
+        self._body_bytes = 0
         self._head_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -58,25 +64,30 @@ class BoundedHeads(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        if self._in_head:
-            self._head_bytes += len(data)
-            if self._head_timer is None:  # the next head on a kept-alive connection begins
-                self._arm()
-        # Fed first: a chunk that completes a small head and carries body bytes is no head.
+        if self._in_head and self._head_timer is None:  # a head on a kept-alive connection
+            self._arm()
+        self._received += len(data)
+        # Fed first: a piece that completes a small head and carries body bytes is no head.
         super().data_received(data)
-        if self._in_head and self._head_bytes > self.max_bytes:
-            self._refuse(TOO_LARGE)
+        # The head, chunk framing and trailers (httptools joins a trailer's pieces as it does a
+        # header's): bounded like a head, with room for the framing of any chunking.
+        if self._received - self._body_bytes > (self.max_bytes
+                                                 + FRAMING_PER_BODY_BYTE * self._body_bytes):
+            self._refuse()
 
     def on_headers_complete(self) -> None:
         self._in_head = False
-        self._head_bytes = 0
         self._disarm()
         super().on_headers_complete()
+
+    def on_body(self, body: bytes) -> None:
+        self._body_bytes += len(body)
+        super().on_body(body)
 
     def on_message_complete(self) -> None:
         super().on_message_complete()
         self._in_head = True
-        self._head_bytes = 0
+        self._received = self._body_bytes = 0
 
     def _arm(self) -> None:
         self._disarm()
@@ -96,11 +107,18 @@ class BoundedHeads(HttpToolsProtocol):
             return
         self.transport.close()  # no request arrived whole: there is no one to answer
 
-    def _refuse(self, answer: bytes) -> None:
+    def _refuse(self) -> None:
         self._disarm()
-        if not self.transport.is_closing():
-            self.transport.write(answer)
-            self.transport.close()
+        if self.transport.is_closing():
+            return
+        cycle = self.cycle  # the request's own, or in a head the one before it (or none)
+        if self._in_head:
+            writing = cycle is not None and cycle.response_started and not cycle.response_complete
+        else:
+            writing = cycle.response_started
+        if not writing:  # no answer of the app's is on the wire: this one is the answer
+            self.transport.write(TOO_LARGE)
+        self.transport.close()
 
 
 def bounded_heads(seconds: float) -> type[BoundedHeads]:

@@ -122,6 +122,23 @@ def test_a_head_grown_without_end_is_refused_before_it_is_all_sent(server: Serve
     assert _healthz(server)[1] < 1.0
 
 
+def test_a_trailer_grown_without_end_is_cut_off(server: Heads) -> None:
+    """After a chunked body, the trailer's fields: httptools joins their pieces as a header's."""
+    sent = 0
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as conn:
+        try:
+            conn.sendall(f"POST {UPLOAD} HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
+                         f"Authorization: Bearer {server.tokens['bob']}\r\n"
+                         "Transfer-Encoding: chunked\r\n\r\n7\r\nB1: 64\n\r\n0\r\nX-T: ".encode())
+            while sent < SENT:
+                conn.sendall(b"t" * CHUNK)
+                sent += CHUNK
+        except OSError:
+            pass
+    assert sent < SENT, f"all {sent} bytes of the trailer were taken"
+    assert _healthz(server)[1] < 1.0
+
+
 def test_heads_under_the_limit_and_bodies_past_it_are_ordinary(server: Heads) -> None:
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as conn:
         conn.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * 60_000 + b"\r\n\r\n")
@@ -140,6 +157,13 @@ def test_heads_under_the_limit_and_bodies_past_it_are_ordinary(server: Heads) ->
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as conn:
         conn.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n" * 2)
         assert _answers(conn, 2) == [200, 200]
+        # A body in one-byte chunks (five bytes of framing each) with a trailer is no head.
+        conn.sendall(f"POST {UPLOAD} HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
+                     f"Authorization: Bearer {server.tokens['alice']}\r\n"
+                     "Transfer-Encoding: chunked\r\n\r\n".encode()
+                     + b"".join(b"1\r\n%c\r\n" % c for c in b"B1: 64\n" * 20_000)
+                     + b"0\r\nX-T: " + b"t" * 30_000 + b"\r\n\r\n")
+        assert _answers(conn) == [202]
 
 
 def _closed_within(conn: socket.socket, seconds: float, drip: bytes = b"") -> bool:
