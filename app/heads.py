@@ -9,7 +9,8 @@ connection the server allows (`max_connections`) for as long as they stayed open
 else got 503; a 100 MB trailer after a chunked body cost as much as such a header. Here a head
 past `max_bytes` is answered 431 and the connection closed, chunk framing and trailers are
 bounded alike, and a head (the first, or the next on a kept-alive connection once its first
-byte arrives) must be complete within `seconds` of the connection or of that byte.
+byte arrives) must be complete within `seconds` of the connection or of that byte, as must a
+body still arriving after its request was answered.
 """
 
 from __future__ import annotations
@@ -89,6 +90,14 @@ class BoundedHeads(HttpToolsProtocol):
         self._in_head = True
         self._received = self._body_bytes = 0
 
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self._in_head and not self.transport.is_closing():
+            # Answered before its body was read (a refusal, a route that takes none), and the
+            # body still arriving: it may take as long as a head to end, then the connection
+            # closes (a body to /healthz that never ends held one for good).
+            self._arm()
+
     def _arm(self) -> None:
         self._disarm()
         self._head_timer = self.loop.call_later(self.seconds, self._expired)
@@ -100,12 +109,13 @@ class BoundedHeads(HttpToolsProtocol):
 
     def _expired(self) -> None:
         self._head_timer = None
-        if not self._in_head or self.transport.is_closing():
+        if self.transport.is_closing():
             return
-        if self.cycle is not None and not self.cycle.response_complete:
+        answered = self.cycle is None or self.cycle.response_complete
+        if self._in_head and not answered:
             self._arm()  # a pipelined head waits behind an answer still being written
-            return
-        self.transport.close()  # no request arrived whole: there is no one to answer
+        elif answered:  # no request arrived whole, or an answered one's body never ends
+            self.transport.close()
 
     def _refuse(self) -> None:
         self._disarm()

@@ -3,7 +3,8 @@ which the in-process suites cannot reach (the test client parses no HTTP). A hea
 end (a header value, the request line, or headers by the hundred thousand) is refused once past
 64 KiB instead of being parsed at a cost that grows with the square of its length; and a
 connection whose head does not arrive whole in time (nothing sent, a partial head, a head
-trickled) is closed, so idle connections cannot hold every connection the server allows."""
+trickled), or whose body is still trickling in after it was answered, is closed, so idle
+connections cannot hold every connection the server allows."""
 
 from __future__ import annotations
 
@@ -191,6 +192,17 @@ def test_a_head_that_does_not_arrive_in_time_closes_the_connection(
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as conn:
         conn.sendall(start)
         assert _closed_within(conn, HEAD_SECONDS + 2.0, drip)
+
+
+@pytest.mark.parametrize("framing", ["Transfer-Encoding: chunked", "Content-Length: 200000"])
+def test_a_body_still_arriving_after_its_answer_does_not_hold_the_connection(
+        server: Heads, framing: str) -> None:
+    """/healthz takes no body: it answers at once, and the body that follows is the server's to
+    discard, a kilobyte at a time for as long as the client likes."""
+    piece = b"400\r\n" + b"x" * 1024 + b"\r\n" if "chunked" in framing else b"x" * 100
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as conn:
+        conn.sendall(f"POST /healthz HTTP/1.1\r\nHost: x\r\n{framing}\r\n\r\n".encode())
+        assert _closed_within(conn, HEAD_SECONDS + 3.0, piece)
 
 
 def test_idle_connections_cannot_hold_every_connection_the_server_allows(
