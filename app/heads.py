@@ -42,7 +42,9 @@ TOO_LARGE = _refusal(431, "Request Header Fields Too Large",
 
 
 class BoundedHeads(HttpToolsProtocol):
-    """httptools' protocol with a size cap and a deadline on every request head."""
+    """httptools' protocol with a size cap and a deadline on every request head, the framing
+    and trailers of every body bounded, and a deadline on a body still coming after its
+    answer."""
 
     max_bytes = MAX_HEAD_BYTES
     seconds = 10.0
@@ -121,11 +123,11 @@ class BoundedHeads(HttpToolsProtocol):
         self._disarm()
         if self.transport.is_closing():
             return
-        cycle = self.cycle  # the request's own, or in a head the one before it (or none)
-        if self._in_head:
-            writing = cycle is not None and cycle.response_started and not cycle.response_complete
-        else:
-            writing = cycle.response_started
+        # The request's own cycle, or in a head the one before it (none: the first, or an
+        # upgrade's, which has none); an answer is on the wire once started, until complete.
+        cycle = self.cycle
+        writing = (cycle is not None and cycle.response_started
+                   and not (self._in_head and cycle.response_complete))
         if not writing:  # no answer of the app's is on the wire: this one is the answer
             self.transport.write(TOO_LARGE)
         self.transport.close()
