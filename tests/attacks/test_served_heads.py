@@ -25,7 +25,7 @@ from tests.support.faultkit import Server
 
 HEAD_SECONDS = 1.0  # the server's request_head_seconds here (10 s shipped)
 CONNECTIONS = 24  # the server's max_connections here (512 shipped)
-SENT = 8 * 1024 * 1024  # how much of a head the attacker tries to send
+SENT = 32 * 1024 * 1024  # what the attacker tries to send: past any socket buffers
 CHUNK = 64 * 1024
 
 
