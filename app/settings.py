@@ -77,6 +77,9 @@ class Settings(BaseModel):
     # `gradeformer serve`: open connections at most (more get 503), idle keep-alive seconds.
     max_connections: int = Field(default=512, gt=0)
     keep_alive_seconds: int = Field(default=5, gt=0)
+    # A request head (the request line and headers) must arrive whole within this long of the
+    # connection, or of its first byte on a kept-alive one (app/heads.py); else it is closed.
+    request_head_seconds: float = Field(default=10.0, gt=0)
     # Per student (staff are exempt): uploads per minute after a burst, and bytes stored.
     uploads_per_minute: float = Field(default=20.0, gt=0)
     upload_burst: int = Field(default=10, gt=0)

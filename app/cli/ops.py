@@ -315,6 +315,8 @@ def serve(
     """Run the API server (behind a reverse proxy in production: see the README)."""
     import uvicorn
 
+    from app.heads import bounded_heads
+
     if port_in_use(host, port):
         raise fail(f"port {port} on {host} is already in use (is gradeformer already "
                    f"running?); choose another: make run PORT={port + 1}, or gradeformer serve "
@@ -333,6 +335,6 @@ def serve(
         limit_concurrency=cfg.max_connections,
         timeout_keep_alive=cfg.keep_alive_seconds,
         timeout_graceful_shutdown=grace,
-        # Request heads bigger than this are refused while they arrive.
-        h11_max_incomplete_event_size=64 * 1024,
+        # httptools' protocol, with request heads bounded in size and time while they arrive.
+        http=bounded_heads(cfg.request_head_seconds),
     )

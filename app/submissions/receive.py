@@ -113,4 +113,8 @@ async def receive(
         _final_status, request.app.state.read_sessions, stored.submission_id, user
     )
     message = f"Needs review: {doubt}" if doubt else None
-    return Received(stored.submission_id, final, status.HTTP_201_CREATED, message)
+    # Waited for, yet not graded (on Celery, a broker that refused the job: it stays in the
+    # outbox): stored, as a 202 says; a 201 would tell the client it was graded.
+    graded = SubmissionStatus(final).is_final
+    code = status.HTTP_201_CREATED if graded else status.HTTP_202_ACCEPTED
+    return Received(stored.submission_id, final, code, message)
