@@ -125,10 +125,14 @@ def _check_sizes(source: str, named: dict[str, set[Path]]) -> None:
     for folder, sizes in sorted(folders.items()):
         if sum(sizes) > MAX_FOLDER_BYTES or len(sizes) > MAX_FOLDER_FILES:
             raise RubricError(source, [
-                f"the battery folder {folder!r} holds {len(sizes)} battery and Python files, "
+                f"the battery folder {_where(folder)} holds {len(sizes)} battery and Python files, "
                 f"{sum(sizes):,} bytes; a rubric version keeps at most {MAX_FOLDER_FILES} "
                 f"files, {MAX_FOLDER_BYTES:,} bytes, per folder: move what its batteries do "
                 "not read to another folder"])
+
+
+def _where(folder: str) -> str:
+    return "(the rubric's own folder)" if folder == "." else repr(folder)
 
 
 def _read(source: str, path: Path) -> bytes:

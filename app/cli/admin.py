@@ -17,7 +17,7 @@ from app.db.session import unit_of_work
 from app.editions.policy import declared_risk
 from graders.engine import unrun_items
 from graders.rubric import RubricError, battery_notes, battery_problems, load_rubric
-from graders.rubric_files import RubricFiles
+from graders.rubric_files import RubricFiles, take_files
 
 UNRUN_HOW = ("A code battery runs the program and grades it automatically: docs/rubrics.md, "
              "'A battery for any NumPy function'.")
@@ -53,6 +53,7 @@ def rubric_validate(files: Annotated[list[Path], typer.Argument(exists=False)]) 
             late = battery_problems(raw, loaded.rubric)
             if late:
                 raise RubricError(str(path), late)
+            take_files(loaded)  # what `rubric load` keeps: a folder over the bound is refused
         except RubricError as exc:
             bad += 1
             for problem in exc.problems:
