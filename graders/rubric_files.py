@@ -82,6 +82,14 @@ def safe_name(name: str) -> str:
     return name
 
 
+def _is_safe(name: str) -> bool:
+    try:
+        safe_name(name)
+    except ValueError:
+        return False
+    return True
+
+
 def content_hash(text_hash: str, files: RubricFiles | None) -> str:
     """The hash that names a rubric version: its text's, or with files, the text's and theirs."""
     if files is None:
@@ -99,7 +107,10 @@ def take_files(loaded: LoadedRubric) -> RubricFiles | None:
         strategy = get_kind(kind)
         if strategy is not None:
             for name, path in strategy.rubric_files([i for i in items if i.grader == kind]):
-                named[safe_name(name)].add(path)
+                if not _is_safe(name):
+                    raise RubricError(loaded.source, [f"battery file {name!r}: write its path "
+                                                      "relative to the rubric's folder"])
+                named[name].add(path)
     if not named:
         return None
     _check_sizes(loaded.source, named)

@@ -83,9 +83,9 @@ def read_rubric(text: str, source: str) -> tuple[LoadedRubric, bytes | None]:
     """A rubric being loaded and the battery files it reads beside its file, read now: it is
     validated as it will be graded, from those files (`graders.rubric_files`)."""
     try:
-        files = take_files(parse_rubric(text, source))
-        loaded = parse_rubric(text, source, files=files) if files is not None else \
-            parse_rubric(text, source)
+        read = parse_rubric(text, source)
+        files = take_files(read)
+        loaded = read if files is None else parse_rubric(text, source, files=files)
     except RubricError as exc:
         raise InvalidInput(str(exc), problems=exc.problems) from exc
     return loaded, None if files is None else files.encode()

@@ -85,6 +85,15 @@ def test_the_files_taken_are_the_batteries_and_the_python_beside_them(folder: Pa
     assert dict(files.files)["pe.yaml"] == (folder / "pe.yaml").read_bytes()
 
 
+def test_a_battery_named_by_its_absolute_path_is_one_line(folder: Path) -> None:
+    rubric = folder / RUBRIC
+    rubric.write_text(rubric.read_text().replace("battery: pe.yaml", f"battery: {folder}/pe.yaml"))
+    with pytest.raises(RubricError) as raised:
+        take_files(load_rubric(rubric))
+    assert raised.value.problems == [f"battery file '{folder}/pe.yaml': write its path relative "
+                                     "to the rubric's folder"]
+
+
 def test_a_rubric_without_batteries_takes_none() -> None:
     text = "slug: s\ntitle: t\nquestions:\n  - id: Q\n    items:\n      - {id: q.a, points: 1, " \
            "grader: numeric, config: {expected: 2}}\n"
