@@ -9,9 +9,10 @@ own named by their content (`materialise`), where the batteries are read as from
 
 from __future__ import annotations
 
-import atexit
+import contextlib
 import hashlib
 import json
+import multiprocessing.util
 import os
 import shutil
 import stat
@@ -161,20 +162,60 @@ _root: tuple[int, Path] | None = None
 
 
 def _private_root() -> Path:
-    """This process's folder of materialised files (a forked process makes its own)."""
+    """This process's folder of materialised files (a forked process makes its own), in a
+    folder of the user's under the temporary folder, where the folders of processes that are
+    gone (killed, or ended by `os._exit`) are removed by the next process that makes one."""
     global _root
     if _root is None or _root[0] != os.getpid():
-        path = Path(tempfile.mkdtemp(prefix="gradeformer-rubric-files-"))  # mode 0700
-        atexit.register(_remove, os.getpid(), path)
+        parent = _user_folder()
+        prefix = f"{os.getpid()}-" if parent else f"gradeformer-rubric-files-{os.getpid()}-"
+        path = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))  # mode 0700
+        # Run at the exit of the main process and of multiprocessing's processes alike.
+        multiprocessing.util.Finalize(None, _remove, args=(os.getpid(), path), exitpriority=0)
+        if parent is not None:
+            sweep(parent)
         _root = (os.getpid(), path)
     return _root[1]
 
 
+def _user_folder() -> Path | None:
+    """`gradeformer-rubric-files-<uid>` in the temporary folder, when it is this user's alone
+    (else None: each process then makes a folder of its own there)."""
+    folder = Path(tempfile.gettempdir()) / f"gradeformer-rubric-files-{os.getuid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        found = folder.lstat()
+    except OSError:
+        return None
+    ours = stat.S_ISDIR(found.st_mode) and found.st_uid == os.getuid()
+    return folder if ours and not found.st_mode & 0o077 else None
+
+
+def sweep(parent: Path) -> None:
+    """Remove the folders in `parent` whose process (the number their name starts with) is
+    gone."""
+    for entry in parent.iterdir():
+        owner = entry.name.split("-", 1)[0]
+        if owner.isdigit() and not _alive(int(owner)):
+            _remove(os.getpid(), entry)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # another user's process with that number
+    return True
+
+
 def _remove(owner: int, path: Path) -> None:
-    if os.getpid() != owner:  # a forked process inherited the handler, not the folder
+    if os.getpid() != owner:  # a forked process inherited the finalizer, not the folder
         return
     for folder, _dirs, _files in os.walk(path):
-        os.chmod(folder, stat.S_IRWXU)
+        with contextlib.suppress(OSError):  # removed meanwhile by another process's sweep
+            os.chmod(folder, stat.S_IRWXU)
     shutil.rmtree(path, ignore_errors=True)
 
 

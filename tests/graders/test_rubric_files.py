@@ -5,9 +5,12 @@ copy a grading process reads, and the hashes that name them."""
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import os
 import shutil
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +24,7 @@ from graders.rubric_files import (
     MAX_FOLDER_BYTES,
     RubricFiles,
     materialise,
+    sweep,
     take_files,
 )
 from graders.rubric_model import LoadedRubric, RubricError, RubricItem
@@ -155,3 +159,29 @@ def test_the_cache_key_and_the_version_hash_follow_the_kept_files(folder: Path) 
     assert kept_again.content_hash != kept.content_hash
     assert battery_environment(_code_items(kept_again)) != \
         battery_environment(_code_items(kept))
+
+
+def _copy_in_a_process(done: multiprocessing.queues.Queue) -> None:  # type: ignore[type-arg]
+    done.put(str(materialise(RubricFiles((("b.py", b"x = 1\n"),))).parent))
+
+
+def test_a_grading_process_leaves_no_copy_behind_when_it_ends() -> None:
+    """multiprocessing's processes end by os._exit (no atexit): their copy goes with them."""
+    context = multiprocessing.get_context("fork")
+    done = context.Queue()
+    process = context.Process(target=_copy_in_a_process, args=(done,))
+    process.start()
+    root = Path(done.get(timeout=60))
+    process.join(timeout=60)
+    assert process.exitcode == 0 and root.name.startswith(f"{process.pid}-")
+    assert not root.exists()
+
+
+def test_the_copies_of_processes_that_are_gone_are_swept(tmp_path: Path) -> None:
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    roots = [tmp_path / f"{gone.stdout.strip()}-a", tmp_path / f"{os.getpid()}-b"]
+    dead, live = (materialise(RubricFiles((("b.py", b"x = 1\n"),)), root)
+                  for root in roots if not root.mkdir())
+    sweep(tmp_path)
+    assert not dead.parent.exists() and live.is_dir()
