@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from importlib import import_module
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
@@ -186,3 +187,9 @@ class Kind:
         loading it (a regrade's keys in the CLI)."""
         return ""
 
+    def rubric_files(self, items: Sequence[RubricItem]) -> list[tuple[str, Path]]:
+        """The files beside the rubric that grading `items` reads (a code battery and the
+        Python in its folder): each as a path relative to the rubric's folder, as the rubric
+        names it, and where it is now. A loaded rubric version keeps them
+        (`graders.rubric_files`)."""
+        return []

@@ -16,6 +16,7 @@ from graders.disclosure import answer_values, states_value
 from graders.kind import Kind
 from graders.registry import config_model_for, get_kind, is_known_kind
 from graders.rubric_checks import compose, cross_checks, line_of
+from graders.rubric_files import RubricFiles, content_hash, materialise
 from graders.rubric_model import (
     BUNDLED_RUBRICS,
     AnswerKind,
@@ -46,6 +47,7 @@ __all__ = [
     "is_battery_file",
     "load_rubric",
     "parse_rubric",
+    "stored_rubric",
 ]
 
 def _location(loc: tuple[int | str, ...], data: Any) -> str:
@@ -123,22 +125,40 @@ def _folder_of(source: str) -> Path | None:
     return None
 
 
+def stored_rubric(text: str, source: str, files: bytes | None,
+                  default_dir: Path | None = None) -> LoadedRubric:
+    """A stored rubric version rebuilt: from its text and the files stored with it (its code
+    batteries as they were loaded, `graders.rubric_files`), wherever the folder it was loaded
+    from is now; a version stored without files finds them as `parse_rubric` does."""
+    if files is None:
+        return parse_rubric(text, source, default_dir=default_dir)
+    try:
+        kept = RubricFiles.decode(files)
+    except (ValueError, TypeError, IndexError) as exc:
+        raise RubricError(source, [f"its stored battery files cannot be read: {exc}"]) from exc
+    return parse_rubric(text, source, files=kept)
+
+
 def parse_rubric(text: str | bytes, source: str = "<rubric>",
-                 rubric_dir: Path | None = None, default_dir: Path | None = None
-                 ) -> LoadedRubric:
+                 rubric_dir: Path | None = None, default_dir: Path | None = None,
+                 files: RubricFiles | None = None) -> LoadedRubric:
     """`rubric_dir`: the folder of the file the text came from, where its code items'
     batteries are looked for. Unset: the folder of `source` when it names a file, else the
     folder this text was last read from in this process, else `default_dir` (the operator's
     rubrics folder, for a grading process that only has the stored text), else the bundled
-    rubrics/."""
+    rubrics/. `files`: the batteries kept with a stored version, read from this process's copy
+    of them (never from a folder); the rubric's hash then names them too."""
     raw = text.encode() if isinstance(text, str) else text
-    content_hash = hashlib.sha256(raw).hexdigest()
-    known = rubric_dir or _folder_of(source) or _rubric_dirs.get(content_hash)
-    rubric_dir = known or default_dir
-    if known is not None:
-        if len(_rubric_dirs) >= MAX_REMEMBERED:
-            _rubric_dirs.clear()
-        _rubric_dirs[content_hash] = known
+    text_hash = hashlib.sha256(raw).hexdigest()
+    if files is not None:
+        rubric_dir = materialise(files)
+    else:
+        known = rubric_dir or _folder_of(source) or _rubric_dirs.get(text_hash)
+        rubric_dir = known or default_dir
+        if known is not None:
+            if len(_rubric_dirs) >= MAX_REMEMBERED:
+                _rubric_dirs.clear()
+            _rubric_dirs[text_hash] = known
     try:
         data = _safe_load(raw)
     except yaml.YAMLError as exc:
@@ -183,7 +203,8 @@ def parse_rubric(text: str | bytes, source: str = "<rubric>",
                                               f"{finding.message}"))
     if problems:
         raise RubricError(source, problems)
-    return LoadedRubric(rubric=rubric, content_hash=content_hash, source=source)
+    return LoadedRubric(rubric=rubric, content_hash=content_hash(text_hash, files),
+                        source=source)
 
 
 def battery_problems(raw: bytes, rubric: Rubric) -> list[str]:

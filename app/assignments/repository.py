@@ -75,7 +75,8 @@ def make_current(session: Session, version: RubricVersion) -> None:
 
 
 def add_version(
-    session: Session, assignment: Assignment, label: str, content_hash: str, text: str, source: str
+    session: Session, assignment: Assignment, label: str, content_hash: str, text: str,
+    source: str, battery_files: bytes | None = None,
 ) -> RubricVersion:
     version = RubricVersion(
         assignment_id=assignment.id,
@@ -83,6 +84,7 @@ def add_version(
         content_hash=content_hash,
         source_text=text,
         source_name=source,
+        battery_files=battery_files,
         is_current=False,
     )
     session.add(version)

@@ -13,7 +13,14 @@ from app.audit.repository import record
 from app.db.base import utcnow
 from app.db.models import Assignment, RubricVersion, User
 from app.errors import InvalidInput, NotFound, Unavailable
-from graders.rubric import LoadedRubric, RubricError, bundled_rubric_paths, parse_rubric
+from graders.rubric import (
+    LoadedRubric,
+    RubricError,
+    bundled_rubric_paths,
+    parse_rubric,
+    stored_rubric,
+)
+from graders.rubric_files import take_files
 
 log = logging.getLogger(__name__)
 
@@ -35,14 +42,17 @@ class LoadResult:
 
 
 def parsed_version(version: RubricVersion) -> LoadedRubric:
-    """The stored rubric text, validated once per process (it is immutable per hash)."""
+    """The stored rubric text with its stored battery files, validated once per process (it is
+    immutable per hash)."""
     loaded = _parsed.get(version.content_hash)
     if loaded is None:
         try:
-            loaded = parse_rubric(version.source_text, version.source_name)
+            loaded = stored_rubric(version.source_text, version.source_name,
+                                   version.battery_files)
         except RubricError as exc:
-            # Valid when it was loaded: what it names beside its file (a code battery) has
-            # moved or changed since. The problems name the staff's files: logged, not shown.
+            # Valid when it was loaded: a version stored without its battery files finds them
+            # beside its file, and they moved or changed since. The problems name the staff's
+            # files: logged, not shown.
             log.error("the stored rubric %s cannot be rebuilt: %s", version.source_name,
                       "; ".join(exc.problems))
             raise Unavailable(
@@ -69,13 +79,24 @@ def current_rubric(session: Session, slug: str) -> CurrentRubric:
     return CurrentRubric(assignment, version, parsed_version(version))
 
 
-def load_rubric_text(
-    session: Session, text: str, source: str, actor: User | None = None
-) -> LoadResult:
+def read_rubric(text: str, source: str) -> tuple[LoadedRubric, bytes | None]:
+    """A rubric being loaded and the battery files it reads beside its file, read now: it is
+    validated as it will be graded, from those files (`graders.rubric_files`)."""
     try:
-        loaded = parse_rubric(text, source)
+        read = parse_rubric(text, source)
+        files = take_files(read)
+        loaded = read if files is None else parse_rubric(text, source, files=files)
     except RubricError as exc:
         raise InvalidInput(str(exc), problems=exc.problems) from exc
+    return loaded, None if files is None else files.encode()
+
+
+def load_rubric_text(
+    session: Session, text: str, source: str, actor: User | None = None,
+    read: tuple[LoadedRubric, bytes | None] | None = None,
+) -> LoadResult:
+    """`read`: what `read_rubric` found of this text, when the caller read it already."""
+    loaded, files = read if read is not None else read_rubric(text, source)
     rubric = loaded.rubric
     assignment = repository.get_by_slug(session, rubric.slug)
     if assignment is None:
@@ -85,7 +106,7 @@ def load_rubric_text(
     version = repository.find_version(session, assignment.id, loaded.content_hash)
     if version is None:
         version = repository.add_version(
-            session, assignment, rubric.version, loaded.content_hash, text, source
+            session, assignment, rubric.version, loaded.content_hash, text, source, files
         )
     changed = not version.is_current
     if changed:
@@ -124,10 +145,7 @@ def sync_rubric_dir(session: Session, directory: Path) -> list[LoadResult]:
 
 def sync_rubric_text(session: Session, text: str, source: str) -> LoadResult:
     """A rubric file read by the directory sync (see `sync_rubric_dir`)."""
-    try:
-        loaded = parse_rubric(text, source)
-    except RubricError as exc:
-        raise InvalidInput(str(exc), problems=exc.problems) from exc
+    loaded, files = read = read_rubric(text, source)
     assignment = repository.get_by_slug(session, loaded.rubric.slug)
     if assignment is not None:
         last = repository.last_synced_version(session, assignment.id)
@@ -139,16 +157,31 @@ def sync_rubric_text(session: Session, text: str, source: str) -> LoadResult:
             # The first sync of a database that has no record of one: the current version came
             # from elsewhere, an instructor's choice that a start must not revert. The file is
             # recorded, so its next change becomes current.
-            version = repository.find_version(session, assignment.id, loaded.content_hash)
-            if version is None:
-                version = repository.add_version(
-                    session, assignment, loaded.rubric.version, loaded.content_hash, text, source
-                )
-            version.synced_at = utcnow()
+            _synced(session, assignment, loaded, text, source, files)
             return LoadResult(assignment, current, changed=False)
-    result = load_rubric_text(session, text, source)
+        if (last is not None and files is not None and last.battery_files is None
+                and last.source_text == text):
+            # The same file, synced before versions kept their battery files: kept with them
+            # now, and current only where the version it replaces was.
+            version = _synced(session, assignment, loaded, text, source, files)
+            if last.is_current and not version.is_current:
+                repository.make_current(session, version)
+                return LoadResult(assignment, version, changed=True)
+            return LoadResult(assignment, current or version, changed=False)
+    result = load_rubric_text(session, text, source, read=read)
     result.version.synced_at = utcnow()
     return result
+
+
+def _synced(session: Session, assignment: Assignment, loaded: LoadedRubric, text: str,
+            source: str, files: bytes | None) -> RubricVersion:
+    """The version of a file the sync read, recorded as synced (not made current)."""
+    version = repository.find_version(session, assignment.id, loaded.content_hash)
+    if version is None:
+        version = repository.add_version(session, assignment, loaded.rubric.version,
+                                         loaded.content_hash, text, source, files)
+    version.synced_at = utcnow()
+    return version
 
 
 def rubric_versions(session: Session) -> list[tuple[Assignment, list[RubricVersion]]]:

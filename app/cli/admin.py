@@ -17,6 +17,7 @@ from app.db.session import unit_of_work
 from app.editions.policy import declared_risk
 from graders.engine import unrun_items
 from graders.rubric import RubricError, battery_notes, battery_problems, load_rubric
+from graders.rubric_files import RubricFiles, take_files
 
 UNRUN_HOW = ("A code battery runs the program and grades it automatically: docs/rubrics.md, "
              "'A battery for any NumPy function'.")
@@ -52,6 +53,7 @@ def rubric_validate(files: Annotated[list[Path], typer.Argument(exists=False)]) 
             late = battery_problems(raw, loaded.rubric)
             if late:
                 raise RubricError(str(path), late)
+            take_files(loaded)  # what `rubric load` keeps: a folder over the bound is refused
         except RubricError as exc:
             bad += 1
             for problem in exc.problems:
@@ -121,8 +123,13 @@ def rubric_list(
     all_versions: Annotated[
         bool, typer.Option("--all", help="Every version, not only the current one.")
     ] = False,
+    files: Annotated[
+        bool, typer.Option("--files", help="Under each version, the battery files it keeps.")
+    ] = False,
 ) -> None:
-    """Which rubric version each assignment grades with, and where it came from."""
+    """Which rubric version each assignment grades with, and where it came from. A version
+    keeps the files of its code batteries as they were loaded and is graded with them
+    (`with N battery files`); one loaded before they were kept reads them beside its file."""
     with database() as sessions, unit_of_work(sessions) as session:
         for assignment, versions in rubric_versions(session):
             for v in versions:
@@ -134,15 +141,21 @@ def rubric_list(
                     if v.synced_at is None
                     else f", synced from disk {v.synced_at:%Y-%m-%d %H:%M}"
                 )
+                kept = [] if v.battery_files is None else \
+                    RubricFiles.decode(v.battery_files).listing()
                 # One line per version, never wrapped: scripts read it as well as people.
                 console.print(
                     f"{assignment.slug}  {mark}  version {v.label} (#{v.id}, "
                     f"{v.content_hash[:12]})  from {v.source_name}, loaded "
-                    f"{v.created_at:%Y-%m-%d %H:%M}{synced}",
+                    f"{v.created_at:%Y-%m-%d %H:%M}{synced}"
+                    f"{f', with {len(kept)} battery files' if kept else ''}",
                     soft_wrap=True,
                     markup=False,
                     highlight=False,
                 )
+                for name, size, digest in kept if files else []:
+                    console.print(f"    {name}  {size:,} bytes  sha256 {digest[:12]}",
+                                  soft_wrap=True, markup=False, highlight=False)
 
 
 @token_app.command("create")

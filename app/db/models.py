@@ -91,6 +91,10 @@ class RubricVersion(Base):
     # becomes current again only when its content changed since then, so a server start never
     # reverts a version an instructor loaded.
     synced_at: Mapped[datetime | None] = mapped_column(default=None)
+    # The files beside the rubric that grading reads (its code batteries and the Python in
+    # their folders) as they were loaded (graders.rubric_files): graded from these, never from
+    # the folder. None: the rubric names none, or a version loaded before they were kept.
+    battery_files: Mapped[bytes | None] = mapped_column(LargeBinary, default=None)
 
     assignment: Mapped[Assignment] = relationship(back_populates="versions")
 

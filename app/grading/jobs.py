@@ -30,6 +30,9 @@ class GradingJob:
     # The file its rubric was loaded from (`rubric_versions.source_name`): where a grading
     # process that never read it finds its code batteries.
     rubric_source: str | None = None
+    # The battery files kept with the version (`rubric_versions.battery_files`): what it is
+    # graded with, wherever that file is now.
+    rubric_files: bytes | None = None
 
 
 def job_for(
@@ -40,6 +43,7 @@ def job_for(
         rubric_version_id=version.id,
         rubric_text=version.source_text,
         rubric_source=version.source_name,
+        rubric_files=version.battery_files,
         raw=submission.raw,
         filename=submission.filename,
         content_type=submission.content_type,

@@ -19,7 +19,7 @@ import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -36,7 +36,7 @@ from graders.documents.model import InvalidDocument, ParsedSubmission
 from graders.engine import grade_submission
 from graders.options import GradingOptions
 from graders.results import ItemResult
-from graders.rubric import LoadedRubric, parse_rubric
+from graders.rubric import LoadedRubric, stored_rubric
 from graders.rubric_model import RubricError
 
 if TYPE_CHECKING:  # the grading processes import no ORM model
@@ -145,26 +145,46 @@ def warm(kinds: Sequence[str]) -> int:
 
 
 class RubricText(NamedTuple):
-    """A stored rubric as the grading processes get it: its text and the file it was loaded
-    from (`rubric_versions.source_name`), whose folder holds its code batteries."""
+    """A stored rubric as the grading processes get it: its text, the file it was loaded from
+    (`rubric_versions.source_name`) and the battery files kept with it
+    (`rubric_versions.battery_files`), which it is graded with wherever that file is now. A
+    version stored without them finds its batteries beside that file."""
 
     text: str
     source: str | None = None
+    files: bytes | None = None
 
     @classmethod
     def of(cls, rubric: str | RubricText) -> RubricText:
         return cls(rubric) if isinstance(rubric, str) else rubric
 
+    @classmethod
+    def of_version(cls, version: StoredVersion) -> RubricText:
+        return cls(version.source_text, version.source_name, version.battery_files)
+
+
+class StoredVersion(Protocol):
+    """What a stored rubric version gives the grading processes (a row, or a copy of one)."""
+
+    @property
+    def source_text(self) -> str: ...
+    @property
+    def source_name(self) -> str | None: ...
+    @property
+    def battery_files(self) -> bytes | None: ...
+
 
 def _rubric(rubric: str | RubricText, options: GradingOptions) -> LoadedRubric:
-    text, source = RubricText.of(rubric)
+    text, source, files = RubricText.of(rubric)
     key = hashlib.sha256(text.encode()).hexdigest()
+    if files is not None:
+        key += hashlib.sha256(files).hexdigest()
     if key not in _rubrics:
-        # A process that never read the rubric's file (a grading process forked before the
-        # command read it) finds its code batteries beside the file it was loaded from, else
-        # in the operator's rubrics folder.
-        _rubrics[key] = parse_rubric(text, source or "<stored rubric>",
-                                     default_dir=options.rubrics_dir)
+        # A version without its battery files, in a process that never read the rubric's file
+        # (forked before the command read it): its batteries are beside the file it was loaded
+        # from, else in the operator's rubrics folder.
+        _rubrics[key] = stored_rubric(text, source or "<stored rubric>", files,
+                                      default_dir=options.rubrics_dir)
     return _rubrics[key]
 
 
@@ -172,7 +192,7 @@ def _unbuildable(rubric: str | RubricText, exc: RubricError) -> WorkerOutcome:
     """A stored rubric this process cannot rebuild (its batteries moved or changed since it was
     loaded): the submission waits for staff, never a student's zero. The problems are logged
     here; the outcome names the rubric's file only (staff see it, students never do)."""
-    text, source = RubricText.of(rubric)
+    text, source, _files = RubricText.of(rubric)
     log.error("the stored rubric %s cannot be rebuilt in a grading process: %s",
               source or "<stored rubric>", "; ".join(exc.problems))
     return WorkerOutcome(
@@ -216,8 +236,8 @@ def job_arguments(
     job: GradingJob,
 ) -> tuple[RubricText, bytes, str | None, str | None, None, str | None, int, str | None]:
     """`grade_document`'s arguments for a job."""
-    return (RubricText(job.rubric_text, job.rubric_source), job.raw, job.filename,
-            job.content_type, None, job.context, job.submission_id, job.handout)
+    return (RubricText(job.rubric_text, job.rubric_source, job.rubric_files), job.raw,
+            job.filename, job.content_type, None, job.context, job.submission_id, job.handout)
 
 
 class _Upload(NamedTuple):

@@ -40,7 +40,7 @@ from graders.context import GradingContext, GradingResources
 from graders.documents.model import ParsedSubmission
 from graders.engine import NO_ANSWER, grade_group, unanswered
 from graders.results import ItemResult
-from graders.rubric import LoadedRubric, Question, parse_rubric
+from graders.rubric import LoadedRubric, Question, stored_rubric
 
 MEMO_ENTRIES = 50_000
 
@@ -111,8 +111,9 @@ class FastPath:
         if version_id not in self.versions:
             row = session.get(RubricVersion, version_id)
             try:
-                # Its file's name, as stored: a code item's battery lies beside that file.
-                old = None if row is None else parse_rubric(row.source_text, row.source_name)
+                # With its battery files as stored (without: beside its file, as stored).
+                old = None if row is None else stored_rubric(row.source_text, row.source_name,
+                                                             row.battery_files)
                 plan = None if old is None else plan_version(self.keys, old, self.resources)
             except Exception:  # an old rubric this code cannot read: the grading processes
                 plan = None

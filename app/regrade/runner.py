@@ -250,7 +250,7 @@ def run_regrade(
     report.total = len(ids)
     target = Target(current.version.id, job_id, dry_run)
     fast = fast_path(current.loaded, context, options)
-    stored = RubricText(current.version.source_text, current.version.source_name)
+    stored = RubricText.of_version(current.version)
     pooled = _Pooled(factory, source, (stored, context), target, report, progress, stopping,
                      batch_size)
     # Re-scoring here costs little per submission, and each batch is one commit: larger

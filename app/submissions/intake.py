@@ -63,7 +63,8 @@ class _Version:
     id: int
     source_text: str
     handouts: tuple[str, ...] = ()  # the editions it grades: what an upload may declare
-    source_name: str | None = None  # the file it was loaded from: its batteries are beside it
+    source_name: str | None = None  # the file it was loaded from
+    battery_files: bytes | None = None  # its batteries as loaded (graders.rubric_files)
 
 
 @dataclass(frozen=True)
@@ -303,7 +304,7 @@ class SubmissionIntake:
             row = get_version(session, version_id)
             assert row is not None
             version = _Version(row.id, row.source_text, parsed_version(row).rubric.handouts,
-                               row.source_name)
+                               row.source_name, row.battery_files)
             self._versions[version_id] = version
         return _Target(assignment_id, version, context_text(session, assignment_id))
 
@@ -421,6 +422,7 @@ def _job(
         rubric_version_id=target.version.id,
         rubric_text=target.version.source_text,
         rubric_source=target.version.source_name,
+        rubric_files=target.version.battery_files,
         raw=new.raw,
         filename=new.filename,
         content_type=new.content_type,

@@ -133,8 +133,8 @@ def grade_stored(self: Task[Any, Any], submission_id: int, rubric_version_id: in
         version = get_version(session, rubric_version_id)
         if version is None:
             return "gone"
-        rubric_text = RubricText(version.source_text, version.source_name)
-        parsed_version(version)  # remembers the folder of its file: its code batteries are there
+        rubric_text = RubricText.of_version(version)
+        parsed_version(version)  # a version without battery files: remembers its file's folder
         context = context_text(session, version.assignment_id)
         taken = claim(
             session,

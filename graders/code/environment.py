@@ -5,10 +5,11 @@ the battery names the rubric writes and the files' contents, not by where the in
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 import time
 from collections.abc import Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from graders.code.config import item_config
 from graders.rubric_model import RubricItem
@@ -63,4 +64,16 @@ def battery_environment(items: Sequence[RubricItem]) -> str:
     found = batteries_digest(names)
     with _lock:
         _environments[names] = (now, found)
+    return found
+
+
+def battery_files(items: Sequence[RubricItem]) -> list[tuple[str, Path]]:
+    """What `batteries_digest` covers for `items`, as the files a loaded rubric version keeps:
+    each battery under the name the rubric writes (relative to the rubric's folder), and the
+    Python beside the file it resolves to, under the same folder name."""
+    found: list[tuple[str, Path]] = []
+    for config in {item_config(item).path: item_config(item) for item in items}.values():
+        name = PurePosixPath(os.path.normpath(config.battery).replace(os.sep, "/"))
+        found.append((str(name), config.path))
+        found.extend((str(name.parent / p.name), p) for p in _python_beside(config.path))
     return found

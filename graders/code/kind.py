@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from importlib import import_module
+from pathlib import Path
 from typing import Any, ClassVar
 
 from pydantic import BaseModel
@@ -13,7 +14,7 @@ from pydantic import BaseModel
 from graders.answer_keys import MAX_VALUE_TEXT, Answer
 from graders.code.basis import code_basis
 from graders.code.config import VERSION, CodeCheckConfig
-from graders.code.environment import battery_environment
+from graders.code.environment import battery_environment, battery_files
 from graders.context import GradingContext, GradingResources
 from graders.kind import Kind
 from graders.rubric_model import Finding, Rubric, RubricItem
@@ -43,6 +44,9 @@ class CodeKind(Kind):
     def environment(self, items: Sequence[RubricItem], context: GradingContext,
                     load: bool = True) -> str:
         return battery_environment(items)
+
+    def rubric_files(self, items: Sequence[RubricItem]) -> list[tuple[str, Path]]:
+        return battery_files(items)
 
     def rubric_findings(self, rubric: Rubric) -> list[Finding]:
         # Imported here, not with the kind: building a battery needs NumPy and the trusted

@@ -3,9 +3,10 @@ folder) by one command and graded by another. `gradeformer import` forks its gra
 before it reads anything, so they never saw the rubric's file: they looked for its code
 batteries in the operator's rubrics folder, failed, and the failure (an exception the process
 pool could not carry back) read as "the grading process died 3 times" on every submission.
-Jobs now carry the file a rubric was loaded from. A rubric that can no longer be rebuilt (its
-battery moved away since) refuses the command in one line with nothing stored, and in a grading
-process it is a grader error saying so, once: never a student's zero."""
+Jobs now carry the rubric's battery files as loaded (tests/app/cli/test_rubric_battery_files.py).
+A version stored before they were kept finds them beside its file: when it can no longer be
+rebuilt (its battery moved away since) the command is refused in one line with nothing stored,
+and in a grading process it is a grader error saying so, once: never a student's zero."""
 
 from __future__ import annotations
 
@@ -81,8 +82,12 @@ def test_an_own_rubric_loaded_by_one_command_is_graded_by_another(course: Path) 
     assert float(points["amy"]) == 4.0 and float(points["ben"]) < 4.0, points
 
 
-def test_a_battery_moved_away_since_loading_refuses_the_import_in_one_line(
+def test_a_version_stored_without_its_batteries_refuses_the_import_in_one_line_when_they_move(
         course: Path) -> None:
+    """A version loaded before versions kept their battery files (0013) still finds them
+    beside its file; gone from there, the command is refused in one line."""
+    with sqlite3.connect(course / "g.db") as db:
+        db.execute("update rubric_versions set battery_files = null")
     (course / "my-homework" / "softmax.yaml").unlink()
     done = _gradeformer(course, "import", "hand-ins", "--assignment", SLUG)
     assert done.returncode != 0

@@ -3,6 +3,7 @@ disk, a clear 503 when the write lock stays taken, and rubric versions that surv
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import sqlite3
 import subprocess
@@ -20,7 +21,7 @@ from app.assignments.service import current_rubric, load_rubric_text, sync_rubri
 from app.cli.main import app as cli
 from app.db import session as db_session
 from app.db.migrate import upgrade
-from app.db.models import GradingRun, Submission
+from app.db.models import GradingRun, RubricVersion, Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from app.grading.jobs import Executor
 from app.grading.local import LocalExecutor
@@ -157,6 +158,47 @@ def test_a_rubric_loaded_by_an_instructor_stays_current_across_restarts(tmp_path
         sync_rubric_dir(session, folder)
         current = current_rubric(session, SLUG).version
         assert "Changed on disk" in current.source_text and current.synced_at is not None
+
+
+def _as_before_0013(sessions: sessionmaker[Session]) -> None:
+    """Every version as a database upgraded from before versions kept their battery files has
+    it: none kept, hashed by its text alone."""
+    with unit_of_work(sessions) as session:
+        for version in session.scalars(select(RubricVersion)):
+            version.battery_files = None
+            version.content_hash = hashlib.sha256(version.source_text.encode()).hexdigest()
+
+
+def test_a_synced_rubric_from_before_battery_files_were_kept_is_kept_with_them_once(
+        tmp_path: Path) -> None:
+    """After the upgrade, the first start stores the unchanged bundled file again with its
+    batteries' files: current where the version it replaces was, never over the version an
+    instructor loaded since; and the next starts change nothing."""
+    folder = _rubric_dir(tmp_path)
+    bundled = (folder / f"{SLUG}.yaml").read_text()
+    for by_hand in (False, True):
+        (tmp_path / str(by_hand)).mkdir()
+        url = sqlite_url(tmp_path / str(by_hand))
+        upgrade(url)
+        sessions = make_sessionmaker(make_engine(url))
+        with unit_of_work(sessions) as session:
+            current = sync_rubric_dir(session, folder)[0].version.id
+            if by_hand:  # the instructor's `gradeformer rubric load`
+                current = load_rubric_text(session, _edited(bundled, "By hand"),
+                                           "mine.yaml").version.id
+        _as_before_0013(sessions)
+        for _ in range(2):  # server starts
+            with unit_of_work(sessions) as session:
+                sync_rubric_dir(session, folder)
+                now = current_rubric(session, SLUG).version
+                assert (now.id == current) is by_hand
+                synced = session.scalar(select(RubricVersion).where(
+                    RubricVersion.battery_files.is_not(None)))
+                assert synced is not None and synced.synced_at is not None
+                assert synced.source_text == bundled
+                assert by_hand or synced.id == now.id
+                assert session.scalar(select(func.count()).select_from(RubricVersion)) == \
+                    2 + by_hand
 
 
 def test_rubric_list_says_which_version_is_current_and_where_it_came_from(
