@@ -122,6 +122,8 @@ def test_offline_grade_imports_neither_the_web_stack_nor_the_orm(tmp_path: Path)
     # `-X importtime` does not report; what that module imports it does)
     assert {"app.cli.offline", "graders.engine", "app.settings"} <= modules
     assert _web_or_orm(modules) == []
+    # nor typer and click: a plain command line is run without them (app/cli/fast.py)
+    assert not [m for m in modules if m.split(".")[0] in ("typer", "click")]
     assert not (tmp_path / "g.db").exists()
 
 
