@@ -62,9 +62,11 @@ LEFT = (
     "and code), as a rubric author re-grading a sample does. Neither the web stack, the ORM, "
     "NumPy, the sentence model nor the sandbox is imported or started for this file: it "
     "answers no written or code item; nor typer and click, which read only a command line that "
-    "app/cli/fast.py does not (tests/app/cli/test_fast.py), and the collector is paused from "
-    "start to exit. `--help` imports neither typer nor pydantic: app/cli/help.py prints "
-    "typer's panels with rich alone (tests/app/cli/test_help.py checks the text is typer's).\n"
+    "app/cli/fast.py does not (tests/app/cli/test_fast.py), nor importlib.metadata, which "
+    "pydantic's plugin loader imports to look for plugins that are off (app/cli/plugins.py); "
+    "the collector is paused from start to exit. `--help` imports neither typer nor "
+    "pydantic: app/cli/help.py prints typer's panels with rich alone "
+    "(tests/app/cli/test_help.py checks the text is typer's).\n"
 )
 IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+\d+ \|\s*(\S+)")
 
