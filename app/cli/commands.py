@@ -33,7 +33,7 @@ GRADING_NOW = frozenset({"submit", "import"})
 # Commands that grade one document and end (`grade FILE`): the collector stays paused from
 # typer's import to the exit. What they allocate is bounded by one upload and nearly all of it
 # (modules, the rubric, the grader kinds' tables) lives until the process ends: a pass would
-# walk it (about 5% of the command's CPU) and free next to nothing.
+# walk it (2-5% of the command's instructions) and free next to nothing.
 PAUSED_THROUGHOUT = frozenset({"grade"})
 
 
