@@ -50,19 +50,23 @@ GROUPS = {
 }
 # What `grade FILE` still pays for, and why each is needed.
 LEFT = (
-    "What is left, each part needed by this command: typer (it converts its parameters with "
-    "pydantic, so pydantic is imported before any command runs; its completion options import "
-    "shellingham); the rubric model, the result model and the item configs of the rubric's "
-    "three grader kinds (pydantic models, built at import); the numeric grader (its patterns "
-    "compiled at import); the grading function's module (app/grading/worker.py: the result "
-    "cache's keys and codecs, the calibration context); PyYAML; reading and checking the "
-    "rubric once (every written element's pattern compiled to check it); the operator's "
-    "settings, a pydantic model that reads the environment itself (no pydantic-settings, "
-    "which imported asyncio, ssl, argparse and python-dotenv). Neither the web stack, the "
-    "ORM, NumPy, the sentence model nor the sandbox is imported or started for this file: it "
-    "answers no written or code item. `--help` imports neither typer nor pydantic: "
-    "app/cli/help.py prints typer's panels with rich alone (tests/app/cli/test_help.py checks "
-    "the text is typer's).\n"
+    "What is left, each part needed by this command: pydantic (the rubric, result and settings "
+    "models, and the result cache's codecs); the rubric model, the result model and the item "
+    "configs of the rubric's three grader kinds (pydantic models, built at import); the "
+    "numeric grader (its patterns compiled at import; factor reading only when an answer may "
+    "state a factor); the grading function's module (app/grading/worker.py: the result cache's "
+    "keys and codecs, the calibration context); PyYAML (its reader compiles a large character "
+    "class at import); reading and checking the rubric once (every written element's pattern "
+    "compiled to check it, the code items' batteries read); the operator's settings. After "
+    "the warm-up run every run finds its results in the result cache (the same file, rubric "
+    "and code), as a rubric author re-grading a sample does. Neither the web stack, the ORM, "
+    "NumPy, the sentence model nor the sandbox is imported or started for this file: it "
+    "answers no written or code item; nor typer and click, which read only a command line that "
+    "app/cli/fast.py does not (tests/app/cli/test_fast.py), nor importlib.metadata, which "
+    "pydantic's plugin loader imports to look for plugins that are off (app/cli/plugins.py); "
+    "the collector is paused from start to exit. `--help` imports neither typer nor "
+    "pydantic: app/cli/help.py prints typer's panels with rich alone "
+    "(tests/app/cli/test_help.py checks the text is typer's).\n"
 )
 IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+\d+ \|\s*(\S+)")
 

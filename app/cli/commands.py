@@ -10,7 +10,7 @@ SUMMARY = "Automated grading for transformer homework."
 COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("app.cli.ops", "serve"),
     "worker": ("app.cli.worker", "worker"),
-    "grade": ("app.cli.grade", "grade"),
+    "grade": ("app.cli.grade_command", "grade"),
     "submit": ("app.cli.grading", "submit"),
     "import": ("app.cli.grading", "import_folder"),
     "regrade": ("app.cli.ops", "regrade"),
@@ -30,6 +30,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
 # Commands that grade in this process's own pool as soon as they have stored the uploads: the
 # pool's fork server starts before the command's module is imported (app/grading/preload.py).
 GRADING_NOW = frozenset({"submit", "import"})
+# Commands that grade one document and end (`grade FILE`): the collector stays paused from
+# typer's import to the exit. What they allocate is bounded by one upload and nearly all of it
+# (modules, the rubric, the grader kinds' tables) lives until the process ends: a pass would
+# walk it (2-5% of the command's instructions) and free next to nothing.
+PAUSED_THROUGHOUT = frozenset({"grade"})
 
 
 # What `gradeformer --help` says of each command, so that listing them imports none of them

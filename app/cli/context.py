@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-import typer
-
+# Where the commands find them (app/cli/collector.py: the entry point uses them before typer).
+from app.cli.collector import collector_paused as collector_paused
+from app.cli.collector import startup_frozen as startup_frozen
 from app.errors import DomainError
 from app.sanitize import clean
 
 if TYPE_CHECKING:  # imported when used: `grade-table` starts without SQLAlchemy (cli/main.py)
+    import typer
     from rich.console import Console
     from sqlalchemy.orm import Session, sessionmaker
 
@@ -74,6 +75,8 @@ def safe(text: str, limit: int = 2000) -> str:
 
 
 def fail(message: str, code: int = 1) -> typer.Exit:
+    import typer  # a failing command only: `grade FILE` runs without typer (app/cli/fast.py)
+
     # One line whatever the terminal's width: scripts and logs read it as one.
     _console(True).print(f"[red]error:[/red] {safe(message)}", markup=True, soft_wrap=True)
     return typer.Exit(code)
@@ -86,42 +89,3 @@ def domain_errors() -> Iterator[None]:
         yield
     except DomainError as exc:
         raise fail(exc.detail) from None
-
-
-# Start-ups frozen now (startup_frozen): what a pause allocates meanwhile is frozen with them.
-_frozen = 0
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Start-up (a command's imports, a rubric's grader modules) allocates a great many
-    objects that all live on: the collector's passes meanwhile would free nothing (about 0.2 s
-    of `regrade`'s start). Nor does a pass over them afterwards: they join the oldest objects
-    without one (frozen with them while start-up is frozen, else in the oldest generation, which
-    only a full pass walks). The collector is left as it was."""
-    enabled = gc.isenabled()
-    frozen = _frozen > 0  # not gc.get_freeze_count(): it walks every frozen object
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()  # moves every tracked object, without walking any
-        if not frozen:
-            gc.unfreeze()  # into the oldest generation
-        if enabled:
-            gc.enable()
-
-
-@contextmanager
-def startup_frozen() -> Iterator[None]:
-    """Bulk work after start-up: what start-up built (modules, classes, SQLAlchemy's and
-    pydantic's tables: most of the process's objects) lives on, so the collector's full passes
-    skip it meanwhile instead of walking it again each time; collected as before afterwards."""
-    global _frozen
-    gc.freeze()
-    _frozen += 1
-    try:
-        yield
-    finally:
-        _frozen -= 1
-        gc.unfreeze()

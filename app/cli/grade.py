@@ -1,5 +1,7 @@
 """`gradeformer grade FILE`: grade one file offline. No database, no server: this module and what
-it imports leave out the web stack and SQLAlchemy (tests/app/cli/test_lazy.py)."""
+it imports leave out the web stack, SQLAlchemy and typer (tests/app/cli/test_lazy.py). The typer
+command is app/cli/grade_command.py; the entry point runs `grade_file` itself when the command
+line is one it reads exactly as typer would (app/cli/fast.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +9,7 @@ import json
 from decimal import Decimal
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
-
-import typer
+from typing import TYPE_CHECKING, Any
 
 from app.cli import context
 from app.cli.context import fail, safe, settings
@@ -102,19 +102,13 @@ def located(
         return None
 
 
-def grade(
-    file: Annotated[Path, typer.Argument(help="The submission (JSON, text, .py, .ipynb, PDF)")],
-    assignment: Annotated[
-        str | None, typer.Option(help="Assignment (rubric) slug; default: the --rubric's slug")
-    ] = None,
-    format: Annotated[OutputFormat, typer.Option(help="table or json")] = OutputFormat.TABLE,
-    rubric: Annotated[
-        Path | None, typer.Option(help="A rubric file instead of the rubrics folder's")
-    ] = None,
-    show: Annotated[
-        bool, typer.Option(help="Per question the text located and where; per item the evidence")
-    ] = False,
-    handout: Annotated[str | None, typer.Option(help=HANDOUT_HELP)] = None,
+def grade_file(
+    file: Path,
+    assignment: str | None = None,
+    format: OutputFormat = OutputFormat.TABLE,
+    rubric: Path | None = None,
+    show: bool = False,
+    handout: str | None = None,
 ) -> None:
     """Grade one file offline: no database, no server."""
     if assignment is None and rubric is None:

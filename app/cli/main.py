@@ -4,7 +4,8 @@ Each command's module is imported only when that command runs (or when the help 
 all): `gradeformer grade-table` then starts without FastAPI, SQLAlchemy or the service layers
 (docs/benchmarks.md, grade-table section; tests/app/cli/test_lazy.py). `gradeformer --help`
 imports not even typer (app/cli/help.py): the command table is app/cli/commands.py, the typer
-program app/cli/program.py.
+program app/cli/program.py. `gradeformer grade FILE ...` imports not even typer when typer would
+read its command line in only one way (app/cli/fast.py).
 """
 
 from __future__ import annotations
@@ -14,13 +15,16 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from app.cli.commands import COMMANDS, GRADING_NOW, SUMMARIES, SUMMARY
+from app.cli.commands import COMMANDS, GRADING_NOW, PAUSED_THROUGHOUT, SUMMARIES, SUMMARY
+from app.cli.plugins import stand_in
 
 # pydantic looks for plugins in the entry points of every installed distribution when it builds
 # its first model (importlib.metadata over site-packages: 40-70 ms of each command's start);
 # gradeformer uses none. An operator who wants one (an observability plugin) sets the variable
 # to anything else, "" included.
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+# Nor does its plugin loader import importlib.metadata then (app/cli/plugins.py).
+stand_in()
 
 if TYPE_CHECKING:
     from app.cli.program import LazyCommands, Program, app, load_command
@@ -47,7 +51,8 @@ def own_help(argv: list[str], environ: Mapping[str, str]) -> bool:
 
 
 def main() -> Any:
-    """The entry point: the program's own help printed without typer, anything else by it."""
+    """The entry point: the program's own help printed and a plain `grade FILE` line run
+    without typer (app/cli/fast.py), anything else by it."""
     if own_help(sys.argv[1:], os.environ):
         from app.cli import help
 
@@ -59,8 +64,20 @@ def main() -> Any:
         from app.grading.preload import start_fork_server_now
 
         start_fork_server_now()
-    from app.cli.program import app
+    from app.cli.collector import collector_paused
 
+    if sys.argv[1:2] == ["grade"]:
+        from app.cli.fast import grade_arguments, run_grade
+
+        arguments = grade_arguments(sys.argv[2:], os.environ)
+        if arguments is not None:
+            with collector_paused():  # to the exit (PAUSED_THROUGHOUT)
+                run_grade(arguments)
+    with collector_paused():  # typer, click and pydantic: start-up objects that all live on
+        from app.cli.program import app
+
+        if sys.argv[1:2] and sys.argv[1] in PAUSED_THROUGHOUT:
+            return app()  # the collector paused to the exit
     return app()
 
 

@@ -16,7 +16,6 @@ from graders.numeric.arith import EvalError, Number, parse_number
 from graders.numeric.config import VERSION, NumericConfig
 from graders.numeric.extract import Candidate, extract
 from graders.numeric.memo import MEMO, NumericMemo, observation_key, placed, scoring_key
-from graders.numeric.scaling import choose_factor
 from graders.numeric.select import Choice, choose, reading
 from graders.numeric.verdicts import Verdict, exact, plain, plausibility, show
 from graders.results import Evidence, ItemResult, Status
@@ -136,6 +135,11 @@ def observe(answer: LocatedAnswer, configs: Sequence[tuple[str, NumericConfig]]
             ) -> dict[str, Choice]:
     """The values the answer gives and which item each answers: reads the answer's text and
     parts and what each config says to look for, never points or feedback."""
+    # Factor reading (graders.numeric.factors: 18 patterns, a third of the numeric grader's
+    # import) is imported by the first answer that may state a factor, not by every command
+    # that loads a rubric with numeric items (`gradeformer grade FILE`, rubric checks).
+    from graders.numeric.scaling import choose_factor
+
     chosen: dict[str, Choice] = {}
     for item_id, config in configs:
         if config.form == "factor":

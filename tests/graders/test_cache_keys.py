@@ -265,3 +265,47 @@ def test_an_unanswered_questions_basis_names_whether_its_absence_is_sure() -> No
     assert keys.missing_basis(sure, "Q2") == keys.digest(reason)
     assert keys.missing_basis(unsure, "Q2") != keys.missing_basis(sure, "Q2")
     assert keys.missing_basis(unsure, "Q1") == keys.missing_basis(sure, "Q1")
+
+
+def _fingerprint_by_paths(root: Path) -> str:
+    """The code fingerprint as first defined: every .py/.json/.yaml file under `root` but in
+    `__pycache__`, in sorted Path order, its relative path then its bytes."""
+    import hashlib
+
+    hasher = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.suffix in (".py", ".json", ".yaml") and "__pycache__" not in path.parts:
+            hasher.update(str(path.relative_to(root)).encode() + b"\x00")
+            hasher.update(path.read_bytes() + b"\x00")
+    return hasher.hexdigest()
+
+
+# Names as a package's files and folders have them: dots, dashes and underscores that sort
+# differently as strings than as path parts (`a-b/x.py` against `a/x.py`), bytecode, caches.
+_NAME_PARTS = st.sampled_from(["a", "b", "a-b", "a_b", "A", "x", "__init__", "..", "."])
+_SUFFIXES = st.sampled_from(["", ".py", ".json", ".yaml", ".pyc", ".txt", ".py.bak", "."])
+_FILES = st.lists(
+    st.tuples(st.lists(st.sampled_from(["a", "a-b", "a_b", "b", "__pycache__", "sub"]),
+                       max_size=3),
+              st.tuples(_NAME_PARTS, _NAME_PARTS, _SUFFIXES).map(lambda t: "".join(t)),
+              st.binary(max_size=20)),
+    max_size=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(files=_FILES)
+def test_the_code_fingerprint_is_the_hash_it_always_was(
+    files: list[tuple[list[str], str, bytes]], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    root = tmp_path_factory.mktemp("tree")
+    for folders, name, data in files:
+        folder = root.joinpath(*folders)
+        if name in (".", "..") or folder.joinpath(name).is_dir():
+            continue
+        folder.mkdir(parents=True, exist_ok=True)
+        folder.joinpath(name).write_bytes(data)
+    assert keys.tree_fingerprint(root) == _fingerprint_by_paths(root)
+
+
+def test_the_code_fingerprint_is_the_graders_packages() -> None:
+    assert keys.code_fingerprint() == _fingerprint_by_paths(keys._GRADERS)
