@@ -16,15 +16,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from app.cli.commands import COMMANDS, GRADING_NOW, PAUSED_THROUGHOUT, SUMMARIES, SUMMARY
-from app.cli.plugins import stand_in
 
 # pydantic looks for plugins in the entry points of every installed distribution when it builds
 # its first model (importlib.metadata over site-packages: 40-70 ms of each command's start);
 # gradeformer uses none. An operator who wants one (an observability plugin) sets the variable
 # to anything else, "" included.
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-# Nor does its plugin loader import importlib.metadata then (app/cli/plugins.py).
-stand_in()
 
 if TYPE_CHECKING:
     from app.cli.program import LazyCommands, Program, app, load_command
