@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import httpx
+
 from tests.app.conftest import Api
 from tests.attacks import test_oversized_numbers as sweep
 
@@ -20,6 +22,15 @@ DATES = ("0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00", "9999-12-31T2
 
 def _dated(schema: dict[str, Any]) -> bool:
     return schema.get("format") == "date-time"
+
+
+def _refused_unread(answer: httpx.Response) -> bool:
+    """Refused by the request's validation, before any handler ran: nothing can have been
+    stored, so reading back would read what the previous read-back read (nine requests in ten
+    of the sweep; reading back after each was four fifths of the module's time)."""
+    return answer.status_code == 422 and answer.headers.get("content-type", "").startswith(
+        "application/problem+json") and answer.json().get("type", "").endswith(
+        "/invalid-request")
 
 
 def _sweep(target: Api, values: tuple[object, ...], wanted: Any) -> tuple[int, list[str]]:
@@ -36,6 +47,8 @@ def _sweep(target: Api, values: tuple[object, ...], wanted: Any) -> tuple[int, l
                                        headers=target.auth("root"))
         if answer.status_code >= 500:
             failures.append(f"{method.upper()} {url} {what}: {answer.status_code}")
+        if _refused_unread(answer):
+            continue
         # whatever was taken must still read back (a stored date or number the database
         # holds but the reader cannot)
         for path in ("/api/v1/assignments/transformer-basics",

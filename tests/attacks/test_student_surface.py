@@ -29,11 +29,10 @@ from typing import Any
 import httpx
 import pytest
 
-from app.db.migrate import upgrade
 from app.db.session import make_engine, make_sessionmaker
 from graders.disclosure import answer_values, solution_text
 from graders.rubric import Question, Rubric, load_rubric
-from tests.app.conftest import make_tokens, sqlite_url
+from tests.app.conftest import copy_sqlite, make_tokens
 from tests.app.pdfs import text_pdf
 from tests.support.faultkit import Server
 
@@ -105,10 +104,9 @@ def _upload(course: Course, who: str, slug: str = SLUG, **kwargs: Any) -> int:
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Course]:
+def course(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Iterator[Course]:
     directory = tmp_path_factory.mktemp("surface")
-    url = sqlite_url(directory)
-    upgrade(url)
+    url = copy_sqlite(sqlite_template, directory)
     engine = make_engine(url)
     tokens = make_tokens(make_sessionmaker(engine))
     engine.dispose()

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from app.db.migrate import upgrade
 from app.db.session import make_engine, make_sessionmaker
-from tests.app.conftest import make_tokens, sqlite_url
+from tests.app.conftest import copy_sqlite, make_tokens
+from tests.app.conftest import sqlite_template as sqlite_template  # the fixture, re-exported
 from tests.support.faultkit import Server
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -52,12 +52,12 @@ class LiveServer:
 
 
 @pytest.fixture(scope="module")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def live_server(tmp_path_factory: pytest.TempPathFactory,
+                sqlite_template: Path) -> Iterator[LiveServer]:
     """One server per test module, with the bundled rubrics loaded and no per-student upload
-    limits (the tests upload in bursts)."""
+    limits (the tests upload in bursts); its database a copy of the session's migrated one."""
     directory = tmp_path_factory.mktemp("browser")
-    url = sqlite_url(directory)
-    upgrade(url)
+    url = copy_sqlite(sqlite_template, directory)
     engine = make_engine(url)
     tokens = make_tokens(make_sessionmaker(engine))
     engine.dispose()
