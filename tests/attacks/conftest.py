@@ -5,8 +5,10 @@ document readers, its limits as shipped except where a test says otherwise; and 
 from __future__ import annotations
 
 import secrets
+import signal
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +21,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.db.session import make_engine, make_sessionmaker
 from app.main import create_app
 from app.settings import Settings
-from tests.app.conftest import PG_ADMIN_URL, Api, copy_sqlite, make_tokens, sqlite_url
+from tests.app.conftest import PG_ADMIN_URL, Api, copy_sqlite, make_tokens
 from tests.app.conftest import postgres_template as postgres_template  # re-exported
 from tests.app.conftest import sqlite_template as sqlite_template  # the fixture, re-exported
 from tests.support.faultkit import Server
@@ -101,6 +103,33 @@ def stalled(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
             yield Stalled(api, queue)
 
 
+class Running(Server):
+    """A started `gradeformer serve` and the tokens of the database it serves."""
+
+    tokens: dict[str, str]
+    url: str
+
+
+@contextmanager
+def started(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path, name: str,
+            env: dict[str, str]) -> Iterator[Running]:
+    """`gradeformer serve` on a free port over a copy of the migrated SQLite template (folder
+    `name`), with tokens made before it starts and `env` on top of faultkit's loosened upload
+    limits; stopped by SIGTERM on leaving."""
+    directory = tmp_path_factory.mktemp(name)
+    url = copy_sqlite(sqlite_template, directory)
+    engine = make_engine(url)
+    tokens = make_tokens(make_sessionmaker(engine))
+    engine.dispose()
+    server = Running({"GRADEFORMER_DATABASE_URL": url, **env}, directory / "server.log")
+    server.tokens, server.url = tokens, url
+    server.start()
+    try:
+        yield server
+    finally:
+        server.signal_group(signal.SIGTERM)
+
+
 class Live:
     def __init__(self, server: Server, tokens: dict[str, str]) -> None:
         self.server = server
@@ -121,23 +150,11 @@ class Live:
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Iterator[Live]:
     """`gradeformer serve` on a free port over a migrated SQLite file, limits as shipped."""
-    directory = tmp_path_factory.mktemp("live")
-    url = copy_sqlite(sqlite_template, directory)
-    assert url == sqlite_url(directory)
-    engine = make_engine(url)
-    tokens = make_tokens(make_sessionmaker(engine))
-    engine.dispose()
     # The uploads a student may have in progress stay as shipped (the fault scenarios lift it).
     shipped = str(Settings.model_fields["uploads_in_progress"].default)
-    server = Server({"GRADEFORMER_DATABASE_URL": url, "GRADEFORMER_WORKERS": "1",
-                     "GRADEFORMER_UPLOADS_IN_PROGRESS": shipped}, directory / "server.log")
-    server.start()
-    try:
-        yield Live(server, tokens)
-    finally:
-        import signal
-
-        server.signal_group(signal.SIGTERM)
+    env = {"GRADEFORMER_WORKERS": "1", "GRADEFORMER_UPLOADS_IN_PROGRESS": shipped}
+    with started(tmp_path_factory, sqlite_template, "live", env) as server:
+        yield Live(server, server.tokens)
 
 
 @dataclass
@@ -159,20 +176,13 @@ def served(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> I
     that time /healthz while bombs are read: measured across a socket, the server's event loop
     is timed, not this process (whose client threads and heap share a GIL with an in-process
     app). Upload rates are loosened as for `target`; every other limit is as shipped."""
-    import signal
-
-    directory = tmp_path_factory.mktemp("served")
-    url = copy_sqlite(sqlite_template, directory)
-    engine = make_engine(url)
-    sessions = make_sessionmaker(engine)
     shipped = {f"GRADEFORMER_{name.upper()}": str(Settings.model_fields[name].default)
                for name in ("uploads_in_progress", "student_quota_bytes")}
-    server = Server({"GRADEFORMER_DATABASE_URL": url, "GRADEFORMER_WORKERS": "1", **shipped},
-                    directory / "server.log")
-    server.start()
-    try:
-        with httpx.Client(base_url=server.base, timeout=120) as client:
-            yield Served(client, sessions, make_tokens(sessions))
-    finally:
-        server.signal_group(signal.SIGTERM)
-        engine.dispose()
+    with started(tmp_path_factory, sqlite_template, "served",
+                 {"GRADEFORMER_WORKERS": "1", **shipped}) as server:
+        engine = make_engine(server.url)
+        try:
+            with httpx.Client(base_url=server.base, timeout=120) as client:
+                yield Served(client, make_sessionmaker(engine), server.tokens)
+        finally:
+            engine.dispose()

@@ -6,7 +6,6 @@ never answered as graded (201) when it was only stored."""
 from __future__ import annotations
 
 import os
-import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,51 +13,34 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.db.session import make_engine, make_sessionmaker
-from tests.app.conftest import copy_sqlite, make_tokens
-from tests.attacks.conftest import UPLOAD
-from tests.support.faultkit import Server
+from tests.attacks.conftest import UPLOAD, Running, started
 from tests.support.ports import free_port
 
 
-class Broken(Server):
-    tokens: dict[str, str]
-
-
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Iterator[Broken]:
-    directory = tmp_path_factory.mktemp("celery-down")
-    url = copy_sqlite(sqlite_template, directory)
-    engine = make_engine(url)
-    tokens = make_tokens(make_sessionmaker(engine))
-    engine.dispose()
-    served = Broken({"GRADEFORMER_DATABASE_URL": url, "GRADEFORMER_EXECUTOR": "celery",
-                     # a loopback port nothing listens on: every publish is refused at once
-                     "GRADEFORMER_CELERY_BROKER_URL": f"redis://127.0.0.1:{free_port()}/0"},
-                    directory / "server.log")
-    served.tokens = tokens
-    served.start()
-    try:
-        yield served
-    finally:
-        served.signal_group(signal.SIGTERM)
+def server(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Iterator[Running]:
+    with started(tmp_path_factory, sqlite_template, "celery-down", {
+            "GRADEFORMER_EXECUTOR": "celery",
+            # a loopback port nothing listens on: every publish is refused at once
+            "GRADEFORMER_CELERY_BROKER_URL": f"redis://127.0.0.1:{free_port()}/0"}) as running:
+        yield running
 
 
-def _upload(server: Broken, who: str, body: bytes, wait: bool) -> httpx.Response:
+def _upload(server: Running, who: str, body: bytes, wait: bool) -> httpx.Response:
     return httpx.post(f"{server.base}{UPLOAD}{'?wait=true' if wait else ''}", content=body,
                       headers={"Authorization": f"Bearer {server.tokens[who]}",
                                "Content-Type": "text/plain"}, timeout=60)
 
 
 def test_an_upload_that_waits_is_not_answered_as_graded_when_it_was_only_stored(
-        server: Broken) -> None:
+        server: Running) -> None:
     answer = _upload(server, "alice", b"B1: 64\n", wait=True)
     assert answer.json()["status"] == "queued", answer.text
     assert answer.status_code == 202, answer.text
 
 
 def test_uploads_are_stored_and_the_server_answers_while_the_broker_is_down(
-        server: Broken) -> None:
+        server: Running) -> None:
     assert server.process is not None
     descriptors = f"/proc/{server.process.pid}/fd"
     _upload(server, "bob", b"B1: 1\n", wait=False)  # the outbox and its threads, started once

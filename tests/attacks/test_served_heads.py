@@ -9,7 +9,6 @@ connections cannot hold every connection the server allows."""
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import time
 from collections.abc import Callable, Iterator
@@ -18,9 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.db.session import make_engine, make_sessionmaker
-from tests.app.conftest import copy_sqlite, make_tokens
-from tests.attacks.conftest import UPLOAD
+from tests.attacks.conftest import UPLOAD, Running, started
 from tests.support.faultkit import Server
 
 HEAD_SECONDS = 1.0  # the server's request_head_seconds here (10 s shipped)
@@ -29,27 +26,12 @@ SENT = 32 * 1024 * 1024  # what the attacker tries to send: past any socket buff
 CHUNK = 64 * 1024
 
 
-class Heads(Server):
-    tokens: dict[str, str]
-
-
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Iterator[Heads]:
-    directory = tmp_path_factory.mktemp("heads")
-    url = copy_sqlite(sqlite_template, directory)
-    engine = make_engine(url)
-    tokens = make_tokens(make_sessionmaker(engine))
-    engine.dispose()
-    served = Heads({"GRADEFORMER_DATABASE_URL": url, "GRADEFORMER_WORKERS": "1",
-                     "GRADEFORMER_REQUEST_HEAD_SECONDS": str(HEAD_SECONDS),
-                     "GRADEFORMER_MAX_CONNECTIONS": str(CONNECTIONS)},
-                    directory / "server.log")
-    served.tokens = tokens
-    served.start()
-    try:
-        yield served
-    finally:
-        served.signal_group(signal.SIGTERM)
+def server(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Iterator[Running]:
+    with started(tmp_path_factory, sqlite_template, "heads", {
+            "GRADEFORMER_WORKERS": "1", "GRADEFORMER_REQUEST_HEAD_SECONDS": str(HEAD_SECONDS),
+            "GRADEFORMER_MAX_CONNECTIONS": str(CONNECTIONS)}) as running:
+        yield running
 
 
 def _healthz(server: Server) -> tuple[int, float]:
@@ -123,7 +105,7 @@ def test_a_head_grown_without_end_is_refused_before_it_is_all_sent(server: Serve
     assert _healthz(server)[1] < 1.0
 
 
-def test_a_trailer_grown_without_end_is_cut_off(server: Heads) -> None:
+def test_a_trailer_grown_without_end_is_cut_off(server: Running) -> None:
     """After a chunked body, the trailer's fields: httptools joins their pieces as a header's."""
     sent = 0
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as conn:
@@ -140,7 +122,7 @@ def test_a_trailer_grown_without_end_is_cut_off(server: Heads) -> None:
     assert _healthz(server)[1] < 1.0
 
 
-def test_heads_under_the_limit_and_bodies_past_it_are_ordinary(server: Heads) -> None:
+def test_heads_under_the_limit_and_bodies_past_it_are_ordinary(server: Running) -> None:
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as conn:
         conn.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * 60_000 + b"\r\n\r\n")
         assert _answers(conn) == [200]
@@ -196,7 +178,7 @@ def test_a_head_that_does_not_arrive_in_time_closes_the_connection(
 
 @pytest.mark.parametrize("framing", ["Transfer-Encoding: chunked", "Content-Length: 200000"])
 def test_a_body_still_arriving_after_its_answer_does_not_hold_the_connection(
-        server: Heads, framing: str) -> None:
+        server: Running, framing: str) -> None:
     """/healthz takes no body: it answers at once, and the body that follows is the server's to
     discard, a kilobyte at a time for as long as the client likes."""
     piece = b"400\r\n" + b"x" * 1024 + b"\r\n" if "chunked" in framing else b"x" * 100

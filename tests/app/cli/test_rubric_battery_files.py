@@ -6,37 +6,14 @@ and an edit counts once the rubric is loaded again, as a new version, from the n
 
 from __future__ import annotations
 
-import os
 import shutil
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from graders.rubric_files import MAX_FOLDER_BYTES
-
-EXAMPLE = Path(__file__).resolve().parents[3] / "docs" / "examples" / "softmax-temperature"
-SLUG = "numpy-softmax-temperature"
-RIGHT = """import numpy as np
-
-def softmax(x, *, temperature=1.0):
-    z = x / temperature
-    z = z - z.max(axis=-1, keepdims=True)
-    e = np.exp(z)
-    return e / e.sum(axis=-1, keepdims=True)
-"""
-
-
-def _gradeformer(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "GRADEFORMER_DATABASE_URL": f"sqlite:///{tmp / 'g.db'}",
-           "GRADEFORMER_WORKERS": "1"}
-    # A process of its own for each command, as an instructor runs them.
-    done = subprocess.run(
-        [sys.executable, "-c", "from app.cli.main import main; main()", *args],
-        cwd=tmp, env=env, capture_output=True, text=True, timeout=300, check=False)
-    return done
+from tests.app.cli.test_import_own_rubric import EXAMPLE, RIGHT, SLUG, _gradeformer
 
 
 def _ok(tmp: Path, *args: str) -> str:
