@@ -192,15 +192,17 @@ def _unbuildable(rubric: str | RubricText, exc: RubricError) -> WorkerOutcome:
     """A stored rubric this process cannot rebuild (its batteries moved or changed since it was
     loaded): the submission waits for staff, never a student's zero. The problems are logged
     here; the outcome names the rubric's file only (staff see it, students never do)."""
-    text, source, _files = RubricText.of(rubric)
+    text, source, files = RubricText.of(rubric)
     log.error("the stored rubric %s cannot be rebuilt in a grading process: %s",
               source or "<stored rubric>", "; ".join(exc.problems))
+    why = ("the battery files stored with it could not be used (the server's log says why)"
+           if files else "its code batteries were not found where it was loaded from, or "
+           "changed since")
     return WorkerOutcome(
         status="grader_error", rubric_hash=hashlib.sha256(text.encode()).hexdigest(),
         error=f"The rubric ({Path(source).name if source else 'as stored'}) could not be "
-              "rebuilt in the grading process: its code batteries were not found where it was "
-              "loaded from, or changed since. Load the rubric again (gradeformer rubric load) "
-              "and regrade.")
+              f"rebuilt in the grading process: {why}. Load the rubric again (gradeformer "
+              "rubric load) and regrade.")
 
 
 def grade_document(

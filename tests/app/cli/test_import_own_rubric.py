@@ -113,3 +113,17 @@ def test_a_grading_process_that_cannot_rebuild_the_rubric_reports_a_grader_error
     assert outcome.status == "grader_error"
     assert outcome.error is not None and "could not be rebuilt" in outcome.error
     assert str(tmp_path) not in outcome.error and not outcome.items
+
+
+def test_a_version_whose_stored_battery_files_cannot_be_used_says_so(tmp_path: Path) -> None:
+    """A version stored with its battery files (they are what it is graded with) that cannot be
+    rebuilt from them: the grader error names the stored files, not a folder that moved."""
+    from app.grading.worker import RubricText, grade_document
+
+    source = EXAMPLE / "softmax-temperature.yaml"
+    text = source.read_text() + f"# {tmp_path.name}\n"
+    outcome = grade_document(RubricText(text, str(source), b"not stored files"),
+                             RIGHT.encode(), "amy.py", None)
+    assert outcome.status == "grader_error" and not outcome.items
+    assert outcome.error is not None and "battery files stored with it" in outcome.error
+    assert "where it was loaded from" not in outcome.error
