@@ -143,6 +143,51 @@ def test_a_worker_that_fails_loses_no_submission(
     _same_reports(fast, slow)
 
 
+def test_a_worker_still_storing_when_another_dies_is_stopped_before_its_batch_is_redone(
+    setup: Setup, forks: list[int], tmp_path: Path
+) -> None:
+    """The pool fails every running call as soon as one worker dies, and only then stops the
+    others: a worker slow to stop (a loaded machine; here it ignores SIGTERM) could store its
+    batch after this process had read back what it stored and started the batch again. Every
+    worker is killed and waited for before a batch is read back."""
+    parent = os.getpid()
+    real = batches.rescore
+    ids = sorted(_ids(setup))
+    victim, sibling = ids[2], ids[4]  # in the second and third batches
+    began, died = tmp_path / "began", tmp_path / "died"
+
+    def until(flag: Path) -> None:
+        deadline = time.monotonic() + 5
+        while not flag.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    def racing(*args: Any, **kwargs: Any) -> batches.Rescoring:
+        chunk = args[3]
+        if os.getpid() == parent:
+            return real(*args, **kwargs)
+        if victim in chunk:  # dies once the other worker is busy with its batch
+            until(began)
+            died.touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+        if sibling in chunk:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            began.touch()
+            until(died)
+            time.sleep(1.0)  # this process reads back and redoes the batch meanwhile
+            real(*args, **kwargs)  # stored late, then gone
+            os._exit(0)
+        return real(*args, **kwargs)
+
+    setup.monkeypatch.setattr(batches, "rescore", racing)
+    setup.edit(_edited(POINTS_AND_FEEDBACK))
+    fast, slow = setup.regrade_both(**FORKED)
+    assert forks and began.exists() and died.exists()
+    assert stored(setup.fast) == stored(setup.slow)
+    job = _job(setup.fast, fast)
+    assert (job.status, job.done) == ("done", len(ALL))
+    _same_reports(fast, slow)
+
+
 def _ids(setup: Setup) -> list[int]:
     with unit_of_work(setup.fast) as session:
         return list(session.scalars(select(Submission.id)))
