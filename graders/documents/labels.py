@@ -100,10 +100,12 @@ _QDASH = re.compile(
     re.IGNORECASE,
 )
 # "Q5.a Because", "Q3.a:", "Question 2b:": a worded question number and its letter written as
-# one token, the letter closed by a colon or by nothing (after a bare "5. a" it would be prose)
+# one token, the letter closed by a colon or by nothing (after a bare "5. a" it would be prose);
+# "Q3.ii", "Q2.i:": its sub-part numbered in roman numerals, the second sub-part (b), as
+# "Q1-4" is the fourth
 _QLETTER = re.compile(
     r"(?:(?:Inline[ \t]+)?Q(?:uestion)?|Problem|Prob\.|Exercise|Ex\.|Task)[ \t]*\.?[ \t]*"
-    r"(\d{1,2})\.?([a-h])(?:[ \t]*:)?(?=\s|$)",
+    r"(\d{1,2})(?:\.?([a-h])|\.(iv|v|vi|vii|viii|iii|ii|i))(?:[ \t]*:)?(?=\s|[*_}]|$)",
     re.IGNORECASE,
 )
 _PAREN_NUM = re.compile(r"\((\d{1,2})\)")
@@ -138,8 +140,11 @@ def _token(text: str, pos: int, level: int) -> tuple[int, dict[str, object]] | N
                 compact["roman"] = m.group(3)
             return m.end(), compact
         m = _QLETTER.match(text, pos)
-        if m:
+        if m and m.group(2):
             return m.end(), {"num": int(m.group(1)), "letter": m.group(2).lower()}
+        if m:
+            return m.end(), {"num": int(m.group(1)),
+                             "letter": LETTERS[ROMANS.index(m.group(3).lower())]}
         m = _QDASH.match(text, pos)
         if m and 1 <= int(m.group(2)) <= len(LETTERS):
             return m.end(), {"num": int(m.group(1)), "letter": LETTERS[int(m.group(2)) - 1]}

@@ -60,12 +60,19 @@ class Location:
     unsure: dict[str, str] = field(default_factory=dict)
 
 
+# a sub-part's marker among an item's cues (`cues: ["(a)", attention]`, as rubrics.md asks for
+# sub-parts answered in one block) picks the item's value inside its answer; every question with
+# sub-parts has one, so it says nothing of which question a passage answers
+_SUBPART_MARKER = re.compile(r"\(?(?:[a-h]|[ivx]{1,4}|\d{1,2})[).]?")
+
+
 def question_cues(question: Question) -> list[str]:
     cues = list(question.cues)
     for item in question.items:
         extra = item.config.get("cues")
         if isinstance(extra, list):
-            cues.extend(str(c) for c in extra)
+            cues.extend(str(c) for c in extra
+                        if _SUBPART_MARKER.fullmatch(str(c).strip()) is None)
     return cues
 
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 # The grader's version (NumericGrader.version), one definition: it names the grader's code in every
 # cache key, and the keys read it here without importing the grader (graders.registry).
-VERSION = "1.4"
+VERSION = "1.5"
 
 Scalar = int | float
 ExpectedValue = Scalar | list[Scalar]

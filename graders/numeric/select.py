@@ -17,6 +17,7 @@ from graders.numeric.arith import Number
 from graders.numeric.config import NumericConfig
 from graders.numeric.extract import Candidate, Extraction, Value
 from graders.numeric.rounding import coarser_rounding
+from graders.numeric.units import in_unit
 
 
 @dataclass(frozen=True)
@@ -59,13 +60,17 @@ _DOT_THOUSANDS = re.compile(r"[1-9]\d{0,2}\.\d{3}")
 
 
 def reading(candidate: Candidate, config: NumericConfig) -> Value:
-    """The value as the item means it: a percentage of a probability is divided by 100, and a
-    count written with a full stop between thousands is read as the count."""
+    """The value as the item means it: a percentage of a probability is divided by 100, a
+    count written with a full stop between thousands is read as the count, and a value with a
+    unit of size after it (`2 GiB`, `38.6 M`) in the unit or in plain numbers, whichever the
+    expected value's magnitude says the item asks for (`units.in_unit`)."""
     value = candidate.value
     if candidate.percent and config.probability and not isinstance(value, tuple):
         return value / 100
     if config.kind == "integer" and _DOT_THOUSANDS.fullmatch(candidate.source):
         return value * 1000  # `589.824` is a count with a full stop for the thousands
+    if candidate.trailing and not isinstance(value, tuple) and config.mode == "exact":
+        return in_unit(value, candidate.trailing, config.expected)
     return value
 
 

@@ -58,7 +58,7 @@ def exact(
 ) -> Verdict:
     value = choice.value
     if isinstance(config.expected, list):
-        return vector(points, config, value)
+        return _known_vector(points, config, value, mentions) or vector(points, config, value)
     if isinstance(value, tuple) or config.expected is None:
         text = "Expected a single number, found a list of values."
         return Verdict(Decimal(0), text, text)
@@ -124,6 +124,28 @@ def _wrong(value: Number, expected: float, config: NumericConfig, source: str = 
         return Verdict(Decimal(0), text + staff, student + " It is close: keep more decimal "
                        "places and check the arithmetic.")
     return Verdict(Decimal(0), text, student + " Check the formula and the arithmetic.")
+
+
+def _known_vector(points: Decimal, config: NumericConfig, value: object,
+                  mentions: Callable[[tuple[str, ...]], bool]) -> Verdict | None:
+    """A known mistake given as a list (softmax over every logit where two were kept): the
+    validator accepts it, so the vector it names earns its points, as a number's does."""
+    if not isinstance(value, tuple) or not isinstance(config.expected, list) or all(
+            close(v, float(t), config) for v, t in zip(value, config.expected, strict=False)):
+        return None
+    for mistake in config.known_mistakes:
+        if not isinstance(mistake.value, list) or len(mistake.value) != len(value):
+            continue
+        if all(close(v, float(t), config) for v, t in zip(value, mistake.value, strict=True)):
+            written = show(value)
+            if mentions(mistake.full_credit_if_mentions):
+                return Verdict(points, f"{written}: {mistake.feedback} Your answer says so "
+                               "explicitly, so it gets full credit.",
+                               f"{written}: accepted, because your answer states the assumption "
+                               "it makes.")
+            hint = mistake.hint or "This is a known mistake; check what the question counts."
+            return Verdict(min(mistake.points, points), mistake.feedback, f"{written}: {hint}")
+    return None
 
 
 def vector(points: Decimal, config: NumericConfig, value: object) -> Verdict:

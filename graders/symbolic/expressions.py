@@ -51,10 +51,13 @@ _WRAPPED = (r"(?:\\(?:mathbf|boldsymbol|bm|vec|mathbold|mathit)\s*\{{\s*{0}\s*\}
 _UNICODE_REVERSE = {"alpha": "α", "beta": "β", "gamma": "γ", "lambda": "λ", "mu": "μ",
                     "theta": "θ", "sigma": "σ"}
 
-_RELATION = r"\s*(?::=|=|\\approx|≈|\\sim(?![a-z])|\\simeq|∼)\s*"
+# `s &= ...`: an align environment's relation, its `&` the column marker
+_RELATION = r"\s*&?\s*(?::=|=|\\approx|≈|\\sim(?![a-z])|\\simeq|∼)\s*"
 # What may stand just before the target for it to be the whole left-hand side.
 _LEFT_OK = re.compile(
+    # a sub-part's marker before it: `(b) s = ...`, `b) s = ...`
     r"(?:^|[$(,:;&\n]|=>|->|[⇒→∴]|\\(?:Rightarrow|implies|therefore|to|quad|qquad|[,;])|\}|"
+    r"(?:^|\s)\(?(?:[a-h]|[ivx]{1,4})\)|"
     r"[A-Za-z]{2,}\.?|"
     r"\\text\{[^{}]*\}|(?:^|[\s$])(?:\\(?:mathbf|boldsymbol|bm|vec)\s*\{\s*[A-Za-z]\s*\}|[A-Za-z])"
     r"_\s*(?:\{\w+\}|\w)\s*=)\s*$"
@@ -63,7 +66,8 @@ _STOP = re.compile(
     r"\$|\n|\\q?quad\b|\\text\b|\\(?:Rightarrow|implies|rightarrow|to|approx|sim|gg|ll|"
     r"text|quad|forall|iff|in|notin|ni|mid)\b|=|≈|→|⇒|,(?!\d{3}(?!\d))|;|\s(?:b/c|where|with|for|since|s\.t\.|and|so|"
     r"because|which|if)\b|"
-    r"\s(?!(?:" + _GREEK + r"|sqrt|frac|exp|cdot|times)\b)[A-Za-z]{3,}\b(?![_^{])"
+    r"\s(?!(?:" + _GREEK + r"|sqrt|frac|exp|log|sin|cos|tan|tanh|cdot|times)\b)[A-Za-z]{3,}\b"
+    r"(?![_^{])"
 )
 
 
@@ -120,7 +124,8 @@ def chain_values(text: str, written: str, target: str, start: int) -> list[Assig
 MAX_LINKS = 6
 # `p - y (the softmax output minus the target)`: a remark in words after the expression
 _REMARK = re.compile(r"\s+\((?=[^()]*\b[A-Za-z]{3,}\s+[A-Za-z]{2,})[^()]*\)\s*$")
-_LINK = re.compile(r"\s*=\s*(?!=)")
+# the next link of a chain; in an align environment on the next row (`\\ &= ...`)
+_LINK = re.compile(r"\s*(?:\\\\\s*)?&?\s*=\s*(?!=)")
 # `\frac{\partial L}{\partial z}`, `dL/dz`, `\nabla_z L`: a link that names the quantity again
 _OPERAND = r"(?:\\(?:mathbf|boldsymbol|bm|vec)\s*\{\s*\w{1,3}\s*\}|\w{1,3})"
 _BRACED = r"(?:[^{}]|\{[^{}]*\}){1,24}"  # one level of braces inside: `d\mathbf{z}`

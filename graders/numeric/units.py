@@ -1,0 +1,60 @@
+"""A value written with a unit of size after it: `2 GiB`, `2147.48 MB`, `16 KiB`, `38.6 M`
+(a scale letter set apart from its number, as in `$38.6$ M parameters`).
+
+Whether the item wants the value in the unit or in plain numbers (bytes, parameters) is the
+item's: the answer `2 GiB` is 2 to a question asked in GiB and 2,147,483,648 to one asked in
+bytes. The reading nearer the expected value's order of magnitude is the one the item means, so
+neither kind of question loses: a written `2 GiB` is never turned into something other than the
+two readings it has.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from graders.numeric.arith import Number
+
+_BYTES = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+_BINARY = {"k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+_WORDS = {"kilo": 10**3, "mega": 10**6, "giga": 10**9, "tera": 10**12,
+          "kibi": 2**10, "mebi": 2**20, "gibi": 2**30, "tebi": 2**40}
+# at the start of the words after the value; bounded: one token
+_UNIT = re.compile(r"(?:(?P<binary>[kKMGT]i[Bb])|(?P<decimal>[kKMGT]B)"
+                   r"|(?P<word>(?:kilo|mega|giga|tera|kibi|mebi|gibi|tebi)bytes?)"
+                   r"|(?P<scale>[KM]))(?![A-Za-z0-9_])", re.ASCII)
+
+
+# spacing before the unit: blanks, LaTeX's thin spaces, the dollar closing the formula
+_SPACING = re.compile(r"^(?:\\[,;: ]|[\s~$]){1,8}")
+
+
+def unit_factor(trailing: str) -> int | None:
+    """The factor of the size unit that opens `trailing`, or None."""
+    m = _UNIT.match(_SPACING.sub("", trailing[:32], count=1))
+    if m is None:
+        return None
+    if m.group("binary"):
+        return _BINARY[m.group("binary")[0].lower()]
+    if m.group("decimal"):
+        return _BYTES[m.group("decimal")[0].lower()]
+    if m.group("word"):
+        return _WORDS[m.group("word")[:4].lower()]
+    return 10**3 if m.group("scale") == "K" else 10**6
+
+
+def _distance(value: Number, target: float) -> float:
+    if value == 0 or target == 0:
+        return math.inf
+    return abs(math.log10(abs(float(value))) - math.log10(abs(target)))
+
+
+def in_unit(value: Number, trailing: str, expected: object) -> Number:
+    """`value` as the item means it, when a size unit follows it: scaled by the unit when that
+    brings it nearer the expected value than the number as written."""
+    factor = unit_factor(trailing)
+    if factor is None or not isinstance(expected, int | float) or isinstance(expected, bool):
+        return value
+    scaled: Number = value * factor
+    return scaled if _distance(scaled, float(expected)) < _distance(value, float(expected)) \
+        else value
