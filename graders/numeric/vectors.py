@@ -17,7 +17,7 @@ MAX_VECTORS = 500  # an answer has a few; a flood of them is not read further
 
 _BRACKET = re.compile(
     r"\\begin\{[a-zA-Z]{0,2}matrix\*?\}|\\begin\{array\}(?:\{[^{}]{0,20}\})?"
-    r"|\\end\{[a-zA-Z]{0,2}matrix\*?\}|\\end\{array\}|[\[\]()]"
+    r"|\\end\{[a-zA-Z]{0,2}matrix\*?\}|\\end\{array\}|[\[\]()]|\\[{}]"
 )
 _NUMBER_TOKEN = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d{1,3})?%?")
 
@@ -97,7 +97,8 @@ def bracket_vectors(masked: str) -> list[BracketVector]:
     stack: list[tuple[int, int]] = []
     for m in _BRACKET.finditer(masked):
         token = m.group(0)
-        if token in "[(" or token.startswith("\\begin"):
+        # `\{2, 4\}` (LaTeX's set braces, `\left\{` too) lists values as brackets do
+        if token in "[(" or token == "\\{" or token.startswith("\\begin"):
             stack.append((m.start(), m.end()))
         elif stack:
             open_start, open_end = stack.pop()
