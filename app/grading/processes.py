@@ -30,9 +30,6 @@ def process_pool(workers: int, options: Mapping[str, Any],
     )
 
 
-KILLED_EXIT_SECONDS = 30.0  # a killed process is gone at once, but for the kernel's own waits
-
-
 def processes_of(pool: Executor) -> list[multiprocessing.process.BaseProcess]:
     # ProcessPoolExecutor has no public way to stop a running call; its process table is the
     # only handle on the processes.
@@ -40,15 +37,11 @@ def processes_of(pool: Executor) -> list[multiprocessing.process.BaseProcess]:
 
 
 def kill_processes(pool: Executor) -> None:
-    """End a pool's processes now (shutdown() alone waits for the jobs they are running), and
-    return once they are gone: nothing they were writing is written afterwards."""
-    processes = processes_of(pool)
-    for process in processes:
+    """End a pool's processes now: shutdown() alone waits for the jobs they are running."""
+    for process in processes_of(pool):
         if process.is_alive():
             process.kill()
     pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        process.join(KILLED_EXIT_SECONDS)
 
 
 # (process, sentinel) of a released pool: what `await_exit` waits for (shutdown() forgets them)

@@ -32,7 +32,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.session import make_sessionmaker, unit_of_work
 from app.grading.advance import AdvancedRun, advance_runs
-from app.grading.processes import kill_processes
+from app.grading.processes import kill_processes, processes_of
 from app.grading.repository import run_scores
 from app.regrade import jobs
 from app.regrade.changes import ScoreChange, Settled, settle, stored_by_job
@@ -257,8 +257,8 @@ def _forked(shared: _Shared, batches: list[Batch], workers: int, stopped: Callab
                         log.error("a regrade worker died; its batches are run here")
                         # The pool fails every running call before it stops the other
                         # workers: one slow to stop could still store its batch after `lost`
-                        # read back what it stored. Each is killed, and gone, first.
-                        kill_processes(pool)
+                        # read back what it stored. Each is killed and waited for first.
+                        _kill_and_wait(pool)
                     broken = True
                     lost(chunk)
                 except Exception:
@@ -277,6 +277,13 @@ def _forked(shared: _Shared, batches: list[Batch], workers: int, stopped: Callab
     finally:
         _shared = None
         pool.shutdown(cancel_futures=True)
+
+
+def _kill_and_wait(pool: ProcessPoolExecutor) -> None:
+    workers = processes_of(pool)
+    kill_processes(pool)
+    for process in workers:
+        process.join(30)
 
 
 _busy = threading.Lock()  # held by a worker while it does a batch

@@ -17,25 +17,33 @@ from graders.rubric import parse_rubric
 
 
 def _question(n: int, first: str, second: str) -> str:
-    """Question `n`: sub-part (a) numeric, cued by `first`; (b) numeric cued by `second`, or
-    without `second` a derivation (its item has no cues)."""
-    part_b = (f"""
-        grader: numeric
-        config: {{expected: {n}.25, cues: ["(b)", {second}], avoid_cues: ["(a)"]}}"""
-              if second else """
-        grader: symbolic
-        config: {mode: depends_on_difference, target: s, pair: [m, n]}""")
-    return f"""
+    if not second:  # a derivation as the second sub-part: its item has no cues
+        return f"""
   - id: Q{n}
     labels: ["Q{n}", "{n}"]
-    answer_kind: {"numeric" if second else "mixed"}
+    answer_kind: mixed
     items:
       - id: q{n}.a
         points: 1
         grader: numeric
         config: {{expected: {n}.5, cues: ["(a)", {first}], avoid_cues: ["(b)"]}}
       - id: q{n}.b
-        points: 1{part_b}"""
+        points: 1
+        grader: symbolic
+        config: {{mode: depends_on_difference, target: s, pair: [m, n]}}"""
+    return f"""
+  - id: Q{n}
+    labels: ["Q{n}", "{n}"]
+    answer_kind: numeric
+    items:
+      - id: q{n}.a
+        points: 1
+        grader: numeric
+        config: {{expected: {n}.5, cues: ["(a)", {first}], avoid_cues: ["(b)"]}}
+      - id: q{n}.b
+        points: 1
+        grader: numeric
+        config: {{expected: {n}.25, cues: ["(b)", {second}], avoid_cues: ["(a)"]}}"""
 
 
 RUBRIC = parse_rubric("slug: parts\ntitle: Sub-parts\nquestions:" + "".join([
