@@ -21,6 +21,7 @@ LOOSE_RTOL, LOOSE_ATOL = 1e-3, 1e-3
 # 1e-6 or less in a denominator) is off by: relative to each value, and absolute relative to
 # the largest value (float32's 1.2e-7 per operation, summed over a row): right, not rounded.
 SINGLE_RTOL, SINGLE_ATOL = 1e-5, 1e-6
+FLOAT32_EPS = float(np.finfo(np.float32).eps)
 # Softmax weights of a scaled score matrix: the fitted scale times the spread of the scores
 # within a row must exceed this, or the weights are (near) uniform and ignore the scores.
 MIN_LOGIT_SPREAD = 0.05
@@ -54,10 +55,34 @@ def finite(array: Array) -> bool:
     return bool(array.size) and bool(np.isfinite(array).all())
 
 
-def close_single(actual: Array | None, expected: Array) -> bool:
-    """`actual` equals `expected` to single precision (SINGLE_RTOL, SINGLE_ATOL)."""
+def close_single(actual: Array | None, expected: Array, slack: float = 0.0) -> bool:
+    """`actual` equals `expected` to single precision (SINGLE_RTOL, SINGLE_ATOL), give or take
+    `slack` more (absolute): what float32 arithmetic on the case's inputs can be off by beyond a
+    few roundings, for values computed in float32 (large logits: `checks.float32_slack`)."""
     scale = float(np.max(np.abs(expected), initial=1.0)) if np.isfinite(expected).all() else 1.0
-    return close(actual, expected, SINGLE_RTOL, SINGLE_ATOL * scale)
+    return close(actual, expected, SINGLE_RTOL, SINGLE_ATOL * scale + slack)
+
+
+def decimally_rounded(array: Array | None) -> bool:
+    """Every value is a whole multiple of 10^-d, for one d from 0 to 6: results rounded to a
+    few decimals (np.round in float64), which no arithmetic error gives."""
+    if array is None or not array.size or not np.isfinite(array).all():
+        return False
+    with np.errstate(all="ignore"):
+        for digits in range(7):
+            scaled = array * 10.0**digits
+            if np.all(np.abs(scaled - np.round(scaled)) <= 1e-6):
+                return True
+    return False
+
+
+def is_float32(array: Array | None) -> bool:
+    """Every value is a float32 one (a float32 result read as float64); rounding in float64
+    (to 4 decimals, say) gives values float32 cannot hold."""
+    if array is None or not array.size:
+        return False
+    with np.errstate(all="ignore"):
+        return bool(np.array_equal(array.astype(np.float32).astype(np.float64), array))
 
 
 def close(actual: Array | None, expected: Array, rtol: float = STRICT_RTOL,
