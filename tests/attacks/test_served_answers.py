@@ -1,7 +1,9 @@
 """What `gradeformer serve` answers on its own and to HEAD, over real sockets: HEAD on every kind
 of GET route answers as GET would, without the body (browsers, link checkers and load balancers
-send it); and the answers the server writes without the app (past `max_connections`, to a
-request its parser cannot read, a head too large) are problem+json like every other error."""
+send it); the answers the server writes without the app (past `max_connections`, to a request
+its parser cannot read, a head too large) are problem+json like every other error; and a
+multipart body dripped slower than the minimum rate (slowloris) does not hold its connection,
+anonymous or a student's."""
 
 from __future__ import annotations
 
@@ -13,14 +15,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.attacks.conftest import Running, started
+from tests.attacks.conftest import SLUG, UPLOAD, Running, started
+from tests.attacks.test_served_heads import _closed_within
 
 CONNECTIONS = 8  # the server's max_connections here (512 shipped)
+SECONDS = 1.0  # its head, anonymous body and body read deadlines here (10, 10, 30 shipped)
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, sqlite_template: Path) -> Iterator[Running]:
-    env = {"GRADEFORMER_WORKERS": "1", "GRADEFORMER_MAX_CONNECTIONS": str(CONNECTIONS)}
+    env = {"GRADEFORMER_WORKERS": "1", "GRADEFORMER_MAX_CONNECTIONS": str(CONNECTIONS),
+           **{f"GRADEFORMER_{name}": str(SECONDS) for name in (
+               "REQUEST_HEAD_SECONDS", "ANONYMOUS_BODY_SECONDS", "BODY_READ_TIMEOUT")}}
     with started(tmp_path_factory, sqlite_template, "answers", env) as running:
         yield running
 
@@ -137,3 +143,18 @@ def test_a_head_too_large_is_answered_with_a_problem(server: Running) -> None:
         status, headers, body = _read_answer(conn)
     assert status == 431
     _problem(status, headers, body)
+
+
+@pytest.mark.parametrize("path, who", [(UPLOAD, None), (f"/assignments/{SLUG}/submit", None),
+                                       (UPLOAD, "alice")])
+def test_a_multipart_body_dripped_slowly_does_not_hold_its_connection(
+        server: Running, path: str, who: str | None) -> None:
+    """Ten bytes a second of part headers that never end: the anonymous upload is refused
+    (401) or shown the sign-in page at once and its body then has the head deadline; the
+    student's upload has its body deadline (408)."""
+    auth = f"Authorization: Bearer {server.tokens[who]}\r\n" if who else ""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as conn:
+        conn.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\n{auth}"
+                     "Content-Type: multipart/form-data; boundary=b\r\n"
+                     "Content-Length: 1000000\r\n\r\n--b\r\n".encode())
+        assert _closed_within(conn, SECONDS + 4.0, b"X")

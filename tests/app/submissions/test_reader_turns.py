@@ -30,7 +30,7 @@ def _slow_reader(concurrency: int) -> DocumentReader:
         time.sleep(READ_SECONDS)
         return "ok", "text", None
 
-    reader._decode = slow  # type: ignore[method-assign, assignment]
+    reader._decode = slow  # type: ignore[method-assign]
     return reader
 
 
@@ -72,6 +72,11 @@ def test_the_wait_for_a_reader_starts_when_the_students_turn_comes(
     assert asyncio.run(scenario()) == [200, 200, 200]
 
 
+def _pid(pid: int | None) -> int:
+    assert pid, "a started helper has a process id"
+    return pid
+
+
 def test_a_small_read_cancelled_midway_gives_its_helper_up() -> None:
     reader = DocumentReader(LIMITS, 1)
     pool = reader._pools["light"]
@@ -83,7 +88,7 @@ def test_a_small_read_cancelled_midway_gives_its_helper_up() -> None:
             await asyncio.sleep(0.05)
         helpers = list(pool._all)
         for helper in helpers:  # neither answers: the read is still going when it is cancelled
-            os.kill(helper.process.pid, signal.SIGSTOP)
+            os.kill(_pid(helper.process.pid), signal.SIGSTOP)
         read = asyncio.create_task(reader.read_document(b"B1: 64\n", "a.txt", "text/plain",
                                                         owner="alice"))
         await asyncio.sleep(0.3)
@@ -97,7 +102,7 @@ def test_a_small_read_cancelled_midway_gives_its_helper_up() -> None:
             await asyncio.sleep(0.05)
         assert not abandoned[0].process.is_alive(), "the cancelled read's helper still runs"
         for helper in pool._all:
-            os.kill(helper.process.pid, signal.SIGCONT)
+            os.kill(_pid(helper.process.pid), signal.SIGCONT)
         # The helper left, and the one that replaces it, read the next documents.
         return (await reader.read_document(b"B1: 64\n", "a.txt", "text/plain", owner="alice"))[0], \
             (await reader.read_document(b"B1: 64\n", "b.txt", "text/plain", owner="bob"))[0]
