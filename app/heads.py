@@ -87,6 +87,7 @@ class BoundedHeads(HttpToolsProtocol):
         self._received = 0
         self._body_bytes = 0
         self._head_timer: asyncio.TimerHandle | None = None
+        self._refused = False  # answered 431: what the parser still reads is dropped
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -97,15 +98,8 @@ class BoundedHeads(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        if self._in_head:
-            if self._head_timer is None:  # a head on a kept-alive connection
-                self._arm()
-            # A head past the limit that arrives in one piece (a read takes up to 256 KiB) is
-            # whole, and its request would start, before the check below could see it.
-            end = data.find(b"\r\n\r\n")
-            if self._received + (len(data) if end < 0 else end) > self.max_bytes:
-                self._refuse()
-                return
+        if self._in_head and self._head_timer is None:  # a head on a kept-alive connection
+            self._arm()
         self._received += len(data)
         # Fed first: a piece that completes a small head and carries body bytes is no head.
         super().data_received(data)
@@ -117,23 +111,36 @@ class BoundedHeads(HttpToolsProtocol):
 
     def send_400_response(self, msg: str) -> None:
         """uvicorn's answer to bytes its parser refuses (`msg`, plain text, is logged)."""
-        self.transport.write(UNREADABLE)
-        self.transport.close()
+        if not self.transport.is_closing():
+            self.transport.write(UNREADABLE)
+            self.transport.close()
 
     def _start_asgi_task(self, cycle: RequestResponseCycle, app: ASGI3Application) -> None:
         # uvicorn chose its own plain-text 503 for this request (past `limit_concurrency`).
         super()._start_asgi_task(cycle, overloaded if app is service_unavailable else app)
 
     def on_headers_complete(self) -> None:
+        if self._refused:
+            return
+        # A head past the limit that arrived in one read (up to 256 KiB) is whole before the
+        # check in data_received sees it: its size as parsed, before its request starts.
+        if len(self.url) + sum(len(name) + len(value) + 4
+                               for name, value in self.headers) > self.max_bytes:
+            self._refuse()
+            return
         self._in_head = False
         self._disarm()
         super().on_headers_complete()
 
     def on_body(self, body: bytes) -> None:
+        if self._refused:
+            return
         self._body_bytes += len(body)
         super().on_body(body)
 
     def on_message_complete(self) -> None:
+        if self._refused:
+            return
         super().on_message_complete()
         self._in_head = True
         self._received = self._body_bytes = 0
@@ -166,6 +173,7 @@ class BoundedHeads(HttpToolsProtocol):
             self.transport.close()
 
     def _refuse(self) -> None:
+        self._refused = True
         self._disarm()
         if self.transport.is_closing():
             return

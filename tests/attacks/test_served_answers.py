@@ -127,7 +127,8 @@ def test_past_max_connections_the_refusal_is_a_problem(server: Running) -> None:
 
 
 @pytest.mark.parametrize("garbage", [b"GARBAGE\x00\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n",
-                                     b"GET /healthz HTTP/1.1\r\nBad Header\r\n\r\n"])
+                                     b"GET /healthz HTTP/1.1\r\nBad Header\r\n\r\n",
+                                     b"GET /healthz HTTP/1.1\nHost: x\n\n"])
 def test_a_request_the_parser_cannot_read_is_answered_with_a_problem(
         server: Running, garbage: bytes) -> None:
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as conn:
@@ -137,12 +138,33 @@ def test_a_request_the_parser_cannot_read_is_answered_with_a_problem(
     _problem(status, headers, body)
 
 
-def test_a_head_too_large_is_answered_with_a_problem(server: Running) -> None:
+BIG_HEAD = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * 70_000 + b"\r\n\r\n"
+
+
+@pytest.mark.parametrize("kept_alive", [False, True])
+def test_a_head_too_large_in_one_write_is_answered_with_a_problem(server: Running,
+                                                                  kept_alive: bool) -> None:
+    """70 KB in one write (one read for the server): the whole head at once, first on its
+    connection or after an answered request."""
     with socket.create_connection(("127.0.0.1", server.port), timeout=10) as conn:
-        conn.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"a" * 70_000 + b"\r\n\r\n")
+        if kept_alive:
+            conn.sendall(_request("GET", "/healthz"))
+            assert _read_answer(conn)[0] == 200
+        conn.sendall(BIG_HEAD)
         status, headers, body = _read_answer(conn)
     assert status == 431
     _problem(status, headers, body)
+
+
+def test_a_small_head_and_a_big_body_in_one_write_are_taken(server: Running) -> None:
+    """The head is what the parser read as one, not the read it came in."""
+    body = b"B1: 64\n" * 20_000
+    head = (f"POST {UPLOAD} HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
+            f"Authorization: Bearer {server.tokens['bob']}\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode()
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as conn:
+        conn.sendall(head + body)
+        assert _read_answer(conn)[0] == 202
 
 
 @pytest.mark.parametrize("path, who", [(UPLOAD, None), (f"/assignments/{SLUG}/submit", None),
