@@ -11,6 +11,10 @@ past `max_bytes` is answered 431 and the connection closed, chunk framing and tr
 bounded alike, and a head (the first, or the next on a kept-alive connection once its first
 byte arrives) must be complete within `seconds` of the connection or of that byte, as must a
 body still arriving after its request was answered.
+
+What the server answers on its own is problem+json like the app's errors: a head too large
+(431), a request its parser cannot read (400, uvicorn's own plain text before), and a request
+past `max_connections` (uvicorn's plain-text 503, now with a Retry-After).
 """
 
 from __future__ import annotations
@@ -19,8 +23,10 @@ import asyncio
 import json
 from typing import Any
 
+from uvicorn._types import ASGI3Application, ASGIReceiveCallable, ASGISendCallable, Scope
 from uvicorn.config import Config
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.http.flow_control import service_unavailable
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 from uvicorn.server import ServerState
 
 # As h11's limit was set: far above any browser's or client's head (cookies and a token).
@@ -28,17 +34,41 @@ MAX_HEAD_BYTES = 64 * 1024
 # What a message may carry besides its body and head: chunk size lines and trailers. One-byte
 # chunks take five bytes of framing per byte of body.
 FRAMING_PER_BODY_BYTE = 8
+# When a client turned away past `max_connections` may try again: idle connections are closed
+# within `request_head_seconds` (10 s shipped), finished ones at once.
+OVERLOADED_RETRY_SECONDS = 5
+PROBLEM_TYPE = b"application/problem+json"
+
+
+def _problem(status: int, title: str, detail: str) -> bytes:
+    return json.dumps({"type": "about:blank", "title": title, "status": status,
+                       "detail": detail}).encode()
 
 
 def _refusal(status: int, title: str, detail: str) -> bytes:
-    body = json.dumps({"type": "about:blank", "title": title, "status": status,
-                       "detail": detail}).encode()
-    return (f"HTTP/1.1 {status} {title}\r\ncontent-type: application/problem+json\r\n"
+    body = _problem(status, title, detail)
+    return (f"HTTP/1.1 {status} {title}\r\ncontent-type: {PROBLEM_TYPE.decode()}\r\n"
             f"content-length: {len(body)}\r\nconnection: close\r\n\r\n").encode() + body
 
 
 TOO_LARGE = _refusal(431, "Request Header Fields Too Large",
                      f"The request head is larger than the limit of {MAX_HEAD_BYTES} bytes.")
+UNREADABLE = _refusal(400, "Bad Request", "The request is not readable as HTTP/1.1.")
+_OVERLOADED = _problem(503, "Service Unavailable",
+                       "The server has as many connections open as it allows; try again in "
+                       f"{OVERLOADED_RETRY_SECONDS} s.")
+
+
+async def overloaded(scope: Scope, receive: ASGIReceiveCallable,
+                     send: ASGISendCallable) -> None:
+    """uvicorn's answer past `limit_concurrency` (`service_unavailable`), as a problem."""
+    await send({"type": "http.response.start", "status": 503, "headers": [
+        (b"content-type", PROBLEM_TYPE),
+        (b"content-length", str(len(_OVERLOADED)).encode()),
+        (b"retry-after", str(OVERLOADED_RETRY_SECONDS).encode()),
+        (b"connection", b"close"),
+    ]})
+    await send({"type": "http.response.body", "body": _OVERLOADED, "more_body": False})
 
 
 class BoundedHeads(HttpToolsProtocol):
@@ -57,6 +87,7 @@ class BoundedHeads(HttpToolsProtocol):
         self._received = 0
         self._body_bytes = 0
         self._head_timer: asyncio.TimerHandle | None = None
+        self._refused = False  # answered 431: what the parser still reads is dropped
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -78,16 +109,38 @@ class BoundedHeads(HttpToolsProtocol):
                                                  + FRAMING_PER_BODY_BYTE * self._body_bytes):
             self._refuse()
 
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to bytes its parser refuses (`msg`, plain text, is logged)."""
+        if not self.transport.is_closing():
+            self.transport.write(UNREADABLE)
+            self.transport.close()
+
+    def _start_asgi_task(self, cycle: RequestResponseCycle, app: ASGI3Application) -> None:
+        # uvicorn chose its own plain-text 503 for this request (past `limit_concurrency`).
+        super()._start_asgi_task(cycle, overloaded if app is service_unavailable else app)
+
     def on_headers_complete(self) -> None:
+        if self._refused:
+            return
+        # A head past the limit that arrived in one read (up to 256 KiB) is whole before the
+        # check in data_received sees it: its size as parsed, before its request starts.
+        if len(self.url) + sum(len(name) + len(value) + 4
+                               for name, value in self.headers) > self.max_bytes:
+            self._refuse()
+            return
         self._in_head = False
         self._disarm()
         super().on_headers_complete()
 
     def on_body(self, body: bytes) -> None:
+        if self._refused:
+            return
         self._body_bytes += len(body)
         super().on_body(body)
 
     def on_message_complete(self) -> None:
+        if self._refused:
+            return
         super().on_message_complete()
         self._in_head = True
         self._received = self._body_bytes = 0
@@ -120,6 +173,7 @@ class BoundedHeads(HttpToolsProtocol):
             self.transport.close()
 
     def _refuse(self) -> None:
+        self._refused = True
         self._disarm()
         if self.transport.is_closing():
             return

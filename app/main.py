@@ -37,7 +37,7 @@ from app.grading.sweeper import Sweeper, sweep
 from app.groups.page import router as groups_page_router
 from app.groups.router import router as groups_router
 from app.health import check
-from app.middleware import UPLOAD_PATH, BodyLimit, SecurityHeaders
+from app.middleware import UPLOAD_PATH, BodyLimit, HeadAsGet, SecurityHeaders
 from app.regrade.router import router as regrade_router
 from app.regrade.runner import RegradeRunner
 from app.review.router import router as review_router
@@ -205,7 +205,8 @@ def create_app(
     )
     api_docs.install(app)
     problems.install(app)
-    # Outermost last: the body cap sees the request before anything else does.
+    # Outermost last: the body cap sees the request before anything but HEAD's rewrite (which
+    # reads no body) does.
     app.add_middleware(SecurityHeaders)
     app.add_middleware(
         BodyLimit,
@@ -216,6 +217,7 @@ def create_app(
         anonymous_seconds=settings.anonymous_body_seconds,
         min_rate=settings.body_min_rate,
     )
+    app.add_middleware(HeadAsGet)
 
     @app.get("/healthz", tags=["health"], summary="Check the server's health")
     async def healthz(request: Request) -> JSONResponse:

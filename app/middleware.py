@@ -1,6 +1,7 @@
-"""The HTTP edge, as plain ASGI: request bodies capped while they arrive, headers on the way out.
+"""The HTTP edge, as plain ASGI: request bodies capped while they arrive, headers on the way out,
+HEAD answered as GET.
 
-Both run before routing, so before authentication: an anonymous client cannot make the server
+All run before routing, so before authentication: an anonymous client cannot make the server
 buffer a large body, and no route can forget the security headers.
 """
 
@@ -227,3 +228,28 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, with_headers)
+
+
+class HeadAsGet:
+    """HEAD answered as GET would be, without the body (FastAPI's routes take only the methods
+    they name, so HEAD was 405 everywhere but the OpenAPI document; browsers, link checkers and
+    load balancers send it). The routes see GET: a GET is a read, and so is HEAD. The headers,
+    Content-Length included, are the GET's (RFC 9110, 9.3.2)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def without_body(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return  # nothing to send until the end of the GET's body
+                message = {"type": "http.response.body", "body": b""}
+            await send(message)
+
+        # A copy: the server keeps its own scope, and knows the request was HEAD.
+        await self.app({**scope, "method": "GET"}, receive, without_body)

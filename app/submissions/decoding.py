@@ -15,26 +15,30 @@ be read (the parent turns that into the same 422 problem as ever):
 Which helper gets an upload is decided by looking at its name, type and bytes (never parsing).
 The helpers start once from the clean fork server, single-threaded, so forking them is cheap and
 safe. At most `concurrency` documents of each kind are read at once, and at most one of any one
-student's; an upload that waits too long gets 503.
+student's. An upload that waits too long behind the same student's own documents gets 429 (their
+own rate), one that then waits too long for a free reader 503 (the server is overloaded).
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import multiprocessing
 import os
 import queue
 import threading
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 
 from starlette.concurrency import run_in_threadpool
 
-from app.errors import Unavailable, UnreadableUpload
+from app.errors import DomainError, Unavailable, UnreadableUpload
+from app.submissions.limits import TooManyRequests
 from app.submissions.reading import READY, DecodeLimits, Kind, Verdict, helper_main
 
 _HEAVY_EXTENSIONS = (".pdf", ".ipynb")
 _HEAVY_TYPES = frozenset({"application/pdf", "application/x-ipynb+json"})
-# How long an upload may wait for a free reader before it is turned away (503, Retry-After).
+# How long an upload may wait for its student's turn (429, Retry-After), then for a free reader
+# (503, Retry-After), before it is turned away.
 QUEUE_SECONDS = 30.0
 HELPER_MARGIN_S = 10.0
 START_SECONDS = 120.0
@@ -95,6 +99,12 @@ class _Helper:
             self.process.kill()
         self.process.join(5)
 
+    def kill(self) -> None:
+        """Killed, without waiting for it to go (the fork server, its parent, reaps it)."""
+        self.conn.close()
+        if self.process.is_alive():
+            self.process.kill()
+
 
 def _explain(verdict: str, value: str, limits: DecodeLimits) -> str:
     if verdict == "ok":
@@ -141,9 +151,7 @@ class _Pool:
     ) -> Verdict:
         """On the event loop, holding a slot, for a small document: send it to an idle helper
         and wait for the helper's answer to be readable (the loop never blocks on it)."""
-        helper = self._idle_helper()
-        if helper is None:  # starting one forks: on a worker thread
-            helper = await run_in_threadpool(self._take)
+        helper = self._idle_helper() or await self._started()
         loop = asyncio.get_running_loop()
         answered: asyncio.Future[None] = loop.create_future()
         fd = helper.conn.fileno()
@@ -168,11 +176,31 @@ class _Pool:
         except (OSError, EOFError, TimeoutError) as exc:
             await run_in_threadpool(self._discard, helper)
             raise Unavailable("Documents cannot be read right now; try again shortly.") from exc
+        except asyncio.CancelledError:
+            # Its answer may still come, to whoever sends the helper the next document: the
+            # helper goes (killed here, not joined: a cancelled task may not wait).
+            helper.kill()
+            self._forget(helper)
+            raise
         if retire:
             await run_in_threadpool(self._discard, helper)
         else:
             self._idle.put(helper)
         return verdict
+
+    async def _started(self) -> _Helper:
+        """A helper started (forking: on a worker thread) for a read on the event loop."""
+        taking = asyncio.ensure_future(run_in_threadpool(self._take))
+        try:
+            return await asyncio.shield(taking)
+        except asyncio.CancelledError:
+            # The read is abandoned, not the helper: once ready, it waits for the next.
+            taking.add_done_callback(self._keep)
+            raise
+
+    def _keep(self, taking: asyncio.Future[_Helper]) -> None:
+        if not taking.cancelled() and taking.exception() is None:
+            self._idle.put(taking.result())
 
     def _done(self, helper: _Helper, retire: bool) -> None:
         if retire:
@@ -216,6 +244,9 @@ class _Pool:
 
     def _discard(self, helper: _Helper) -> None:
         helper.close()
+        self._forget(helper)
+
+    def _forget(self, helper: _Helper) -> None:
         with self._lock:
             if helper in self._all:
                 self._all.remove(helper)
@@ -251,18 +282,19 @@ class _Pool:
 
 def _busy() -> Unavailable:
     return Unavailable("Too many documents are being read right now; try again in a minute.",
-                       retry_after=int(QUEUE_SECONDS))
+                       retry_after=max(1, math.ceil(QUEUE_SECONDS)))
 
 
-async def _acquire(lock: asyncio.Lock | asyncio.Semaphore, wait: float) -> None:
-    """Take `lock` within `wait` seconds, else 503; a free one at once (no timer task)."""
+async def _acquire(lock: asyncio.Lock | asyncio.Semaphore, wait: float,
+                   refusal: Callable[[], DomainError] = _busy) -> None:
+    """Take `lock` within `wait` seconds, else `refusal`; a free one at once (no timer task)."""
     if not lock.locked():
         await lock.acquire()
         return
     try:
         await asyncio.wait_for(lock.acquire(), max(wait, 0.0))
     except TimeoutError:
-        raise _busy() from None
+        raise refusal() from None
 
 
 class DocumentReader:
@@ -303,11 +335,13 @@ class DocumentReader:
         reading or waiting for a slot at a time: their other uploads wait behind it, not in
         front of another student's."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + QUEUE_SECONDS
         turn, waiting = self._turns.get(owner, (asyncio.Lock(), 0))
         self._turns[owner] = (turn, waiting + 1)
         try:
-            await _acquire(turn, QUEUE_SECONDS)
+            await _acquire(turn, QUEUE_SECONDS, self._own_queue)
+            # The wait for a reader is the server's queue: timed from the student's turn, so
+            # their own documents before it never make it a 503.
+            deadline = loop.time() + QUEUE_SECONDS
             try:
                 kind: Kind = "heavy" if needs_child(raw, filename, content_type) else "light"
                 verdict, value, handout = await self._read(kind, raw, filename, content_type,
@@ -324,6 +358,11 @@ class DocumentReader:
                 del self._turns[owner]
             else:
                 self._turns[owner] = (lock, count - 1)
+
+    def _own_queue(self) -> TooManyRequests:
+        return TooManyRequests(
+            "Your earlier uploads are still being read; try again once they are answered.",
+            retry_after=max(1, math.ceil(self.limits.seconds)))
 
     async def _read(
         self, kind: Kind, raw: bytes, filename: str | None, content_type: str | None,

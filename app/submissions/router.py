@@ -143,8 +143,9 @@ async def upload(
     unsupported document, a staff upload with no student (neither `student` nor a file name)
     or one not on the assignment's roster, a bad `Idempotency-Key`, or a `handout` the rubric
     does not grade (`unknown-handout`, its editions in `allowed`); 429 too many uploads by this
-    student, or as many of theirs in progress at once as a student may have (see
-    `Retry-After`); 503 documents cannot be read right now (retry shortly)."""
+    student, as many of theirs in progress at once as a student may have, or their earlier
+    documents still being read (see `Retry-After`); 503 documents cannot be read right now
+    (retry shortly)."""
     intake: SubmissionIntake = request.app.state.intake
     limits: UploadLimits = request.app.state.upload_limits
     own_quota = not is_staff(user)

@@ -48,3 +48,33 @@ def test_a_burst_of_regrade_requests_never_passes_the_limit(either: Api) -> None
         assert codes.count(201) == stored, (stored, codes)
     finally:
         either.client.delete(f"/api/v1/assignments/{SLUG}/publish", headers=either.auth("prof"))
+
+
+def test_the_same_regrade_request_fired_at_once_is_stored_once(either: Api) -> None:
+    """Ten requests on one item at once: one is stored, the others 409 (one open request per
+    item), never a 500 or a second row."""
+    with unit_of_work(either.sessions) as session:
+        token = create_token(session, "repeater", "student").token
+    headers = {"Authorization": f"Bearer {token}"}
+    answer = either.client.post(UPLOAD, params={"wait": "true"}, headers=headers, json={
+        "answers": {"b1.d_head": "65"}})
+    assert answer.status_code == 201, answer.text
+    sid = answer.json()["id"]
+    published = either.client.post(f"/api/v1/assignments/{SLUG}/publish",
+                                   headers=either.auth("prof"))
+    assert published.status_code == 200, published.text
+    try:
+        def ask(_: int) -> int:
+            return either.client.post(
+                f"/api/v1/submissions/{sid}/items/b1.d_head/regrade-requests",
+                json={"comment": "again"}, headers=headers).status_code
+
+        with ThreadPoolExecutor(10) as pool:
+            codes = list(pool.map(ask, range(10)))
+        with unit_of_work(either.sessions) as session:
+            stored = session.scalar(select(func.count()).select_from(RegradeRequest)
+                                    .where(RegradeRequest.submission_id == sid))
+        assert sorted(codes) == [201] + [409] * 9, codes
+        assert stored == 1, (stored, codes)
+    finally:
+        either.client.delete(f"/api/v1/assignments/{SLUG}/publish", headers=either.auth("prof"))
