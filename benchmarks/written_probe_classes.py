@@ -10,6 +10,13 @@ lists and numbered sub-parts. Each answer's point range per item was set BEFORE 
 graded; an item of the question the note does not address has the range 0-0. Batch P was used
 when fixing; batch H is HELD OUT: never fix against it.
 
+First run (2026-11-29) on written grader version 20, before any fix (item grades, within
+range, to review, auto-graded out of range, confidently wrong): P 204, 163, 69, 10, 7; H 192,
+153, 66, 10, 5. By class, auto-graded out of range P/H: (a) plain paraphrase 8/7, (b) negation
+1/2, (c) fluent wrong 0/1, (d) mixed 0/0, (e) short 1/0, (f) bullets 0/0; most were a correct
+plain-words answer graded 0 at 0.90 with nothing in it recognised. Fixed from P (version 21):
+such an answer's zeros go to review (tests/graders/written/test_unexplained_zero.py).
+
 Reported per batch and per class: item grades, within range, sent to review, auto-graded
 (status graded) out of range, and confidently wrong (auto-graded at confidence >= 0.8 and out
 of range), with each auto-graded out-of-range grade.
