@@ -58,7 +58,8 @@ from graders.written.patterns import PatternError, compile_pattern
 # quantifier or antonym about another word agree with the reference; a pattern's hyphen
 # between letters ('warm-?up') matches a hyphen, a space or none, as answers are read.
 # 21: an answer in which no item of the question recognises anything, with a sentence of its
-# own words, sends the items it leaves at zero to review (`unexplained`).
+# own words, sends the items it leaves at zero to review, and a clause of a credited sentence
+# that no credit rests on keeps a partial credit from being confident (`unexplained`).
 VERSION = "21"
 
 

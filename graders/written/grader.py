@@ -51,7 +51,7 @@ from graders.written.similarity_model import SimilarityModel
 from graders.written.spelling import respell, vocabulary
 from graders.written.subparts import in_subpart
 from graders.written.text import Sentence, split_sentences
-from graders.written.unexplained import credited_spans, doubt_unexplained_zero
+from graders.written.unexplained import credited_spans, doubt_unread
 from graders.written.verdict import meaning_verdict
 
 EMBEDDER_KEY: Resource[SentenceEmbedder | None] = Resource("embedder")
@@ -127,9 +127,9 @@ class WrittenGrader(Grader):
         decided = [self._decide(plan, answer, sentences, vectors, missing_model, context)
                    for plan in plans]
         credited = credited_spans(verdict for _, verdict, _ in decided)
-        for decision, verdict, read in decided:
-            doubt_unexplained_zero(decision, verdict, read, credited, context.question.prompt,
-                                   answer.start is not None)
+        for plan, (decision, verdict, read) in zip(plans, decided, strict=True):
+            doubt_unread(decision, verdict, plan.item.points, read, credited,
+                         context.question.prompt, answer.start is not None)
         return [self._result(plan.item, decision, answer, plan.config, context)
                 for plan, (decision, _, _) in zip(plans, decided, strict=True)]
 

@@ -1,4 +1,4 @@
-"""A zero beside a sentence the grader does not understand is not a confident zero
+"""A grade below full credit beside words the grader did not read is not confident
 (`graders/written/unexplained.py`), generated:
 
 - a correct answer in plain words, none of the rubric's vocabulary ("put a middle row of units
@@ -8,6 +8,10 @@
   six classes of writing found them graded 0 at 0.90, benchmarks/written_probe_classes.py);
 - an answer whose every sentence is accounted for (another item's idea, or a known wrong claim)
   keeps a confident zero on the items it does not address;
+- a clause of a credited sentence that none of the credit rests on, continuing the thought in
+  plain words ("a lookup table with a trained row per slot, so there is simply no row for slot
+  600 if training stopped at 512"), keeps a partial credit from being confident; a clause the
+  credit rests on is read;
 - a sentence that only repeats the question's words is not one the grader failed to read.
 """
 
@@ -23,7 +27,7 @@ from graders.context import GradingResources
 from graders.results import ItemResult, Status
 from graders.rubric import LoadedRubric
 from graders.written.text import split_sentences
-from graders.written.unexplained import unexplained_sentence
+from graders.written.unexplained import left_over
 from tests.graders.written.conftest import grade_text
 
 
@@ -111,7 +115,36 @@ def test_a_known_wrong_claim_keeps_its_confident_zero(
 def test_a_sentence_in_the_questions_words_is_not_unexplained() -> None:
     prompt = "Why is greedy decoding suboptimal, and how does beam search work?"
     sentences = split_sentences("Greedy decoding is suboptimal. Beam search works.", 0)
-    assert unexplained_sentence(sentences, set(), prompt) is None
+    assert left_over(sentences, {}, prompt) is None
     own = split_sentences("Greedy grabs whichever word looks best right now.", 0)
-    assert unexplained_sentence(own, set(), prompt) is own[0]
-    assert unexplained_sentence(own, {(own[0].start, own[0].end)}, prompt) is None
+    found = left_over(own, {}, prompt, whole=True)
+    assert found is not None and found[0] is own[0]
+    whole = {(own[0].start, own[0].end): [(0, len(own[0].norm))]}
+    assert left_over(own, whole, prompt, whole=True) is None
+    assert left_over(own, whole, prompt) is None
+
+
+@given(st.sampled_from(["Learned absolute: a lookup table with a trained row per slot",
+                        "The learned kind keeps one trained vector for every slot"]),
+       st.sampled_from(["there is simply no row for slot 600 if training stopped at 512",
+                        "a slot past the last one seen while fitting has nothing stored for it",
+                        "inputs longer than anything it was fitted on simply run out of rows"]))
+@settings(max_examples=6, deadline=None)
+def test_a_clause_left_over_beside_a_credited_one_is_never_a_confident_partial(
+        resources: GradingResources, rubric: LoadedRubric, table: str, limit: str) -> None:
+    results = grade_text(rubric.rubric, "A3", f"{table}, so {limit}.", resources)
+    learned = next(r for r in results if r.item_id == "a3.learned")
+    assert learned.points == learned.max_points or learned.status is Status.NEEDS_REVIEW, (
+        learned.points, learned.confidence, learned.feedback)
+
+
+@given(st.sampled_from(["Scaling by sqrt(d_k) prevents large dot products that cause softmax "
+                        "saturation.", "Dividing by sqrt(d_k) keeps the softmax out of "
+                        "saturation."]))
+@settings(max_examples=2, deadline=None)
+def test_a_clause_the_credit_rests_on_is_read(
+        resources: GradingResources, rubric: LoadedRubric, answer: str) -> None:
+    results = grade_text(rubric.rubric, "A4", answer, resources)
+    scaling = next(r for r in results if r.item_id == "a4.scaling")
+    assert scaling.points == Decimal(3) and scaling.status is Status.GRADED, (
+        scaling.points, scaling.confidence, scaling.feedback)
