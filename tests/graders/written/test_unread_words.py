@@ -148,3 +148,18 @@ def test_a_clause_the_credit_rests_on_is_read(
     scaling = next(r for r in results if r.item_id == "a4.scaling")
     assert scaling.points == Decimal(3) and scaling.status is Status.GRADED, (
         scaling.points, scaling.confidence, scaling.feedback)
+
+
+@given(st.sampled_from(["The sine/cosine scheme", "The sin/cos encoding"]),
+       st.sampled_from(["is computed from a formula with nothing trained",
+                        "comes out of a closed-form recipe with no weights to fit"]),
+       st.sampled_from(["so you can evaluate it at position 5000 even if training only saw 512",
+                        "so it still gives a vector at slot 4000 when training stopped at 512"]))
+@settings(max_examples=8, deadline=None)
+def test_a_sentence_credited_only_outside_another_items_topic_is_not_read(
+        resources: GradingResources, rubric: LoadedRubric, subject: str, how: str,
+        reach: str) -> None:
+    # "training" credits a3.learned's trained element outside its topic; that does not make
+    # the sentence one the grader understood, so a3.sinusoidal's zero is not confident
+    results = grade_text(rubric.rubric, "A3", f"{subject} {how}, {reach}.", resources)
+    _never_a_confident_zero(results, "a3.sinusoidal")
