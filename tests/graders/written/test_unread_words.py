@@ -163,3 +163,21 @@ def test_a_sentence_credited_only_outside_another_items_topic_is_not_read(
     # the sentence one the grader understood, so a3.sinusoidal's zero is not confident
     results = grade_text(rubric.rubric, "A3", f"{subject} {how}, {reach}.", resources)
     _never_a_confident_zero(results, "a3.sinusoidal")
+
+
+@given(st.sampled_from(["Greedy decoding picks the most probable token at each step.",
+                        "Greedy takes the single top-scoring word every time."]),
+       st.sampled_from(["A locally best choice can miss the sequence with the highest joint "
+                        "probability.", "The sentence with the best overall score may start "
+                        "with a word that was not the top one.", "That word need not lie on the "
+                        "path with the highest total probability."]))
+@settings(max_examples=6, deadline=None)
+def test_a_sentence_after_another_subjects_word_is_not_read_as_this_ones(
+        resources: GradingResources, rubric: LoadedRubric, greedy: str, why: str) -> None:
+    # An answer about greedy decoding only, whose second sentence uses words of beam search's
+    # scoring: `on_topic` does not read it for a6.beam (it follows greedy's word), so a credit
+    # from it is outside the topic and goes to a person.
+    results = grade_text(rubric.rubric, "A6", f"{greedy} {why}", resources)
+    beam = next(r for r in results if r.item_id == "a6.beam")
+    assert beam.points == 0 or beam.status is Status.NEEDS_REVIEW, (
+        beam.points, beam.confidence, beam.feedback)
