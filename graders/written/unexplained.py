@@ -32,6 +32,7 @@ from decimal import Decimal
 
 from graders.written.lexical import STOP_WORDS, stem
 from graders.written.matching import PatternVerdict
+from graders.written.meaning import clauses_of
 from graders.written.scoring import UNSURE_CONFIDENCE, Decision, sentence_evidence
 from graders.written.text import Sentence
 
@@ -66,9 +67,18 @@ def _stems(text: str) -> set[str]:
     return {stem(w) for w in _WORD.findall(text.lower()) if w not in STOP_WORDS and len(w) > 1}
 
 
-def _pieces(text: str) -> list[tuple[int, int]]:
+def _pieces(sentence: Sentence) -> list[tuple[int, int]]:
+    """The sentence's stretches between clause breaks, and its clauses as the phrasing matcher
+    cuts them (`meaning.clauses_of`, which keeps "one can follow grammar while another tracks
+    which pronoun refers to what" whole)."""
+    text = sentence.norm
     cuts = [0, *(x for m in _BREAK.finditer(text) for x in (m.start(), m.end())), len(text)]
-    return list(zip(cuts[::2], cuts[1::2], strict=True))
+    pieces = list(zip(cuts[::2], cuts[1::2], strict=True))
+    for clause in clauses_of(sentence):
+        start = text.find(clause)
+        if start >= 0:
+            pieces.append((start, start + len(clause)))
+    return pieces
 
 
 def left_over(sentences: Sequence[Sentence], credits: Credits, prompt: str,
@@ -81,7 +91,7 @@ def left_over(sentences: Sequence[Sentence], credits: Credits, prompt: str,
         if (spans is None) != whole:
             continue
         text = sentence.norm
-        for start, end in [(0, len(text))] if whole else _pieces(text):
+        for start, end in [(0, len(text))] if whole else _pieces(sentence):
             if any(s < end and start < e for s, e in spans or ()):
                 continue
             if len(_stems(text[start:end]) - asked) >= _OWN_WORDS:

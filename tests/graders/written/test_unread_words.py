@@ -181,3 +181,18 @@ def test_a_sentence_after_another_subjects_word_is_not_read_as_this_ones(
     beam = next(r for r in results if r.item_id == "a6.beam")
     assert beam.points == 0 or beam.status is Status.NEEDS_REVIEW, (
         beam.points, beam.confidence, beam.feedback)
+
+
+@given(st.sampled_from(["follow grammar", "track which verb goes with which subject"]),
+       st.sampled_from(["another tracks which pronoun refers to what",
+                        "another notices which earlier noun a word points back to"]))
+@settings(max_examples=4, deadline=None)
+def test_a_clause_the_matcher_keeps_whole_is_read_whole(
+        resources: GradingResources, rubric: LoadedRubric, one: str, another: str) -> None:
+    # "while" and "which" inside a clause do not cut it into pieces too short to say anything
+    answer = (f"One head can only form one weighting of the sentence at a time; with many, one "
+              f"can {one} while {another}, all at the same moment.")
+    results = grade_text(rubric.rubric, "A5", answer, resources)
+    heads = next(r for r in results if r.item_id == "a5.why_heads")
+    assert heads.points == heads.max_points or heads.status is Status.NEEDS_REVIEW, (
+        heads.points, heads.confidence, heads.feedback)
