@@ -14,8 +14,12 @@ First run (2026-11-29) on written grader version 20, before any fix (item grades
 range, to review, auto-graded out of range, confidently wrong): P 204, 163, 69, 10, 7; H 192,
 153, 66, 10, 5. By class, auto-graded out of range P/H: (a) plain paraphrase 8/7, (b) negation
 1/2, (c) fluent wrong 0/1, (d) mixed 0/0, (e) short 1/0, (f) bullets 0/0; most were a correct
-plain-words answer graded 0 at 0.90 with nothing in it recognised. Fixed from P (version 21):
-such an answer's zeros go to review (tests/graders/written/test_unexplained_zero.py).
+plain-words answer graded 0 at 0.90 with nothing in it recognised. Fixed from P (version 21,
+graders/written/unexplained.py, tests/graders/written/test_unread_words.py): such an answer's
+zeros go to review, and so does a grade below full credit beside a clause of a credited
+sentence that none of the credit rests on; a sentence after another subject's word is not read
+for an item whose subject the answer never names. After: P 204, 163, 106, 2, 1; H 192, 153,
+97, 2, 1 (within range unchanged: the fixes are honest statuses, not points).
 
 Reported per batch and per class: item grades, within range, sent to review, auto-graded
 (status graded) out of range, and confidently wrong (auto-graded at confidence >= 0.8 and out
@@ -425,7 +429,9 @@ def main() -> None:
              "(ranges set before grading)", "",
              f"{len(NOTES)} notes written here for the written items of transformer-basics and "
              "cs224n-attention; batch P was used when fixing, batch H is held out. Written "
-             f"grader version {GRADER.version}.", "", *table(stats)]
+             f"grader version {GRADER.version}. First run, on version 20 before any fix: P 163 "
+             "of 204 within range, 69 to review, 10 auto-graded out of range, 7 confidently "
+             "wrong; H 153 of 192, 66, 10, 5.", "", *table(stats)]
     if wrong:
         lines += ["", "| batch/class | item | graded | range | answer |", "|---|---|---|---|---|",
                   *wrong]
