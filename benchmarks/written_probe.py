@@ -268,9 +268,11 @@ def _grade(rubric: Rubric, question_id: str, text: str,
 Note = tuple[str, str, str, str, dict[str, tuple[int, int]]]
 
 
-def run(notes: list[Note] | None = None) -> tuple[dict[str, list[int]], list[str], int]:
+def run(notes: list[Note] | None = None, *, report_auto: bool = False
+        ) -> tuple[dict[str, list[int]], list[str], int]:
     """Grade `notes` (by default this probe's) and count, per batch, the item grades, those
-    within range, to review, auto-graded out of range and confidently wrong."""
+    within range, to review, auto-graded out of range and confidently wrong; the lines list the
+    confidently wrong grades (every auto-graded out-of-range one with `report_auto`)."""
     rubrics = {p.stem: load_rubric(p).rubric for p in bundled_rubric_paths()
                if p.stem in (TB, CS)}
     if D2L.exists():
@@ -292,7 +294,7 @@ def run(notes: list[Note] | None = None) -> tuple[dict[str, list[int]], list[str
             for index, flag in enumerate((True, within, review, not within and not review,
                                           confident)):
                 row[index] += flag
-            if confident:
+            if confident or (report_auto and not within and not review):
                 wrong.append(f"| {batch} | {result.item_id} | {result.points:g} of "
                              f"{result.max_points:g} at {result.confidence:.2f} | {low}-{high} "
                              f"| {' '.join(text[:70].split())} |")

@@ -57,7 +57,11 @@ from graders.written.patterns import PatternError, compile_pattern
 # other side of a contrast ("pre-LN is never normalised" against "post-LN normalises") and a
 # quantifier or antonym about another word agree with the reference; a pattern's hyphen
 # between letters ('warm-?up') matches a hyphen, a space or none, as answers are read.
-VERSION = "20"
+# 21: an answer in which no item of the question recognises anything, with a sentence of its
+# own words, sends the items it leaves at zero to review, and a clause of a credited sentence
+# that no credit rests on keeps a partial credit from being confident (`unexplained`); when an
+# answer never names an item's topic, a sentence after another subject's is that subject's.
+VERSION = "21"
 
 
 class _Strict(BaseModel):

@@ -51,6 +51,7 @@ from graders.written.similarity_model import SimilarityModel
 from graders.written.spelling import respell, vocabulary
 from graders.written.subparts import in_subpart
 from graders.written.text import Sentence, split_sentences
+from graders.written.unexplained import credited_spans, doubt_unread
 from graders.written.verdict import meaning_verdict
 
 EMBEDDER_KEY: Resource[SentenceEmbedder | None] = Resource("embedder")
@@ -123,8 +124,14 @@ class WrittenGrader(Grader):
             vectors.prepare(wanted)  # one batched encoding for the whole question
         missing_model = NO_MODEL if embedder is None and settings.similarity != "off" else (
             SWITCHED_OFF if embedder is None else None)
-        return [self._decide(plan, answer, sentences, vectors, missing_model, context)
-                for plan in plans]
+        decided = [self._decide(plan, answer, sentences, vectors, missing_model, context)
+                   for plan in plans]
+        credited = credited_spans(verdict for _, verdict, _ in decided)
+        for plan, (decision, verdict, read) in zip(plans, decided, strict=True):
+            doubt_unread(decision, verdict, plan.item.points, read, credited,
+                         context.question.prompt, answer.start is not None)
+        return [self._result(plan.item, decision, answer, plan.config, context)
+                for plan, (decision, _, _) in zip(plans, decided, strict=True)]
 
     def texts_to_embed(self, items: Sequence[RubricItem], answer: LocatedAnswer,
                        context: GradingContext) -> list[str]:
@@ -171,7 +178,8 @@ class WrittenGrader(Grader):
     def _decide(
         self, plan: _Plan, answer: LocatedAnswer, sentences: list[Sentence],
         vectors: AnswerVectors | None, missing_model: str | None, context: GradingContext,
-    ) -> ItemResult:
+    ) -> tuple[Decision, PatternVerdict | None, list[Sentence]]:
+        """The item's decision, with the verdict it rests on and the sentences it read."""
         item, config, verdict = plan.item, plan.config, plan.verdict
         offset_known = answer.start is not None
         part = in_subpart(config.subpart, answer.text, answer.start or 0, sentences)
@@ -228,7 +236,7 @@ class WrittenGrader(Grader):
             decision.confidence = min(decision.confidence, FOREIGN_CONFIDENCE)
             decision.feedback.append("The answer seems to be written in a language other than "
                                      "English, which the grader cannot read; a grader should.")
-        return self._result(item, decision, answer, config, context)
+        return decision, verdict, read
 
     def _result(self, item: RubricItem, decision: Decision, answer: LocatedAnswer,
                 config: WrittenConfig, context: GradingContext) -> ItemResult:

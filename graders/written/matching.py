@@ -214,8 +214,8 @@ def on_topic(topic: Topic | None, sentences: Sequence[Sentence]) -> list[Sentenc
             current = True
         elif other is not None:
             current = False
-        else:
-            neutral.append(sentence)
+        elif current is None:
+            neutral.append(sentence)  # before any subject's word: may be about this one
         if current:
             mine.append(sentence)
     return mine if any(
