@@ -36,8 +36,7 @@ from app.grading.processes import kill_processes, processes_of
 from app.grading.repository import run_scores
 from app.regrade import jobs
 from app.regrade.changes import ScoreChange, Settled, settle, stored_by_job
-from app.regrade.fast import FastPath, FastStats, Rescored
-from app.regrade.stored import StoredRun, stored_runs
+from app.regrade.fast import FastPath, FastStats, Rescored, StoredRun, stored_runs
 from app.submissions.repository import overrides_for
 from graders.options import GradingOptions
 from graders.rubric import LoadedRubric

@@ -1,40 +1,44 @@
 """A regrade's fast path: re-score in this process from what the stored run was computed from.
 
-Under the new rubric each stored group key (app.regrade.stored) is computed again from the
-stored digests, without the upload: a group whose key did not change keeps its stored rows; a
-changed key is looked up in the result cache, else its grader runs here on the located
-submission read from the cache (the kinds that re-score in place: code and written groups need
-the sandbox or the embedding model, which live in the grading processes). Anything else goes to
-the grading processes; so does, untried, a submission that answered a changed code or written
-group (`pool_only`). A batch is re-scored, settled (app.regrade.changes) and stored in one
-transaction (app.grading.advance), whether this process or a forked worker runs it.
+Under the new rubric each stored group key (`stored_runs`; the plan: graders.cache.plan) is
+computed again from the stored digests, without the upload: a group whose key did not change
+keeps its stored rows; a changed key is looked up in the result cache, else its grader runs
+here on the located submission read from the cache (the kinds that re-score in place: code and
+written groups need the sandbox or the embedding model, which live in the grading processes).
+Anything else goes to the grading processes; so does, untried, a submission that answered a
+changed code or written group (`pool_only`). A batch is re-scored, settled (app.regrade.changes)
+and stored in one transaction (app.grading.advance), whether this process or a forked worker
+runs it.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
+from decimal import Decimal
 from typing import Any
 
+from sqlalchemy import Text, cast, select
 from sqlalchemy.orm import Session
 
-from app.db.models import RubricVersion
-from app.regrade.stored import (
-    GroupKey,
-    Step,
-    StoredKeys,
-    StoredRun,
-    VersionPlan,
-    in_place,
-    keys_text,
-    plan_run,
-    plan_version,
-    same_result,
-)
+from app.db.models import GradingRun, RubricVersion, Submission
 from graders.cache import CACHE_KEY, ResultCache
 from graders.cache.codecs import decode_parsed, decode_results, encode_results
 from graders.cache.groups import cacheable
 from graders.cache.keys import answer_digest
+from graders.cache.plan import (
+    GroupKey,
+    Step,
+    StoredKeys,
+    VersionPlan,
+    in_place,
+    keys_text,
+    parse_keys,
+    plan_run,
+    plan_version,
+    same_result,
+)
 from graders.cache.runs import MISSING, GroupSpec, Resolve, RunKeys
 from graders.context import GradingContext, GradingResources
 from graders.documents.model import ParsedSubmission
@@ -43,6 +47,43 @@ from graders.results import ItemResult
 from graders.rubric import LoadedRubric, Question, stored_rubric
 
 MEMO_ENTRIES = 50_000
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRun:
+    submission_id: int
+    student: str | None
+    status: str
+    sha256: str
+    filename: str | None
+    content_type: str | None
+    run_id: int
+    keys: StoredKeys | None
+    rubric_version_id: int
+    total: Decimal  # the run's machine total and maximum
+    max_points: Decimal
+    keys_text: str | None = None  # `keys` as stored (JSON)
+    handout: str | None = None  # the edition declared with the upload
+
+
+def stored_runs(session: Session, ids: Sequence[int]) -> dict[int, StoredRun]:
+    # The keys are read as their JSON text: a re-scored run's new keys are that text with the
+    # changed keys replaced (`keys_text`), never encoded again whole.
+    rows = session.connection().execute(
+        select(Submission.id, Submission.student, Submission.status, Submission.sha256,
+               Submission.filename, Submission.content_type, GradingRun.id,
+               cast(GradingRun.result_keys, Text), GradingRun.rubric_version_id,
+               GradingRun.total, GradingRun.max_points, Submission.handout)
+        .join(GradingRun, GradingRun.submission_id == Submission.id)
+        .where(Submission.id.in_(list(ids)), GradingRun.is_current.is_(True))
+    ).tuples().all()
+    found: dict[int, StoredRun] = {}
+    for (sid, student, status, sha, name, ctype, run_id, text, version, total, most,
+         handout) in rows:
+        keys = None if text is None else parse_keys(json.loads(text))
+        found[sid] = StoredRun(sid, student, status, sha, name, ctype, run_id, keys, version,
+                               total, most, text, handout)
+    return found
 
 
 @dataclass(slots=True)
@@ -101,8 +142,9 @@ class FastPath:
     def pool_only(self, session: Session, ids: Sequence[int],
                   stored: Mapping[int, StoredRun]) -> set[int]:
         """Those of `ids` the plan sends to the grading processes untried (counted as sent)."""
-        untried = {sid for sid in ids if plan_run(run := stored.get(sid), None if run is None
-                   else self._version(session, run.rubric_version_id)) is Step.RERUN}
+        untried = {sid for sid in ids if plan_run(
+            None if (run := stored.get(sid)) is None else run.keys,
+            None if run is None else self._version(session, run.rubric_version_id)) is Step.RERUN}
         self.stats.sent += len(untried)
         self.stats.sent_untried += len(untried)
         return untried
@@ -174,7 +216,8 @@ class FastPath:
                 if entry is None or not self._rescore_group(run, spec, entry):
                     return None
         differ = {item: r for item, r in run.recomputed.items() if item not in run.same}
-        return Rescored(stored, differ, keys_text(stored, run.new_groups), bool(run.recomputed))
+        return Rescored(stored, differ, keys_text(stored.keys_text, keys, run.new_groups),
+                        bool(run.recomputed))
 
     def _rescore_missing(self, run: _Run, question: Question, name: str,
                          entry: GroupKey) -> bool:

@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.regrade.stored import same_result
+from graders.cache.plan import same_result
 from graders.results import Evidence, ItemResult
 from tests.graders.test_cache_shortcuts import results
 

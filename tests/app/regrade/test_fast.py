@@ -25,9 +25,8 @@ from app.db.migrate import upgrade
 from app.db.models import GradingRun, ItemScore, Override, RegradeJob, Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from app.grading import worker
-from app.regrade.fast import FastPath
+from app.regrade.fast import FastPath, StoredRun
 from app.regrade.runner import RegradeReport, run_regrade
-from app.regrade.stored import StoredRun
 from app.submissions.service import accept
 from app.submissions.upload import Upload
 from graders.context import GradingResources

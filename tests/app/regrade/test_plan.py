@@ -1,18 +1,16 @@
-"""A regrade's plan (app.regrade.stored: plan_version, plan_run) from rubric changes alone,
+"""A regrade's plan (graders.cache.plan: plan_version, plan_run) from rubric changes alone,
 and stored run keys read into their typed form: no database, no cache, no grading."""
 
 from __future__ import annotations
 
 import json
-from decimal import Decimal
 
 import pytest
 
-from app.regrade.stored import (
+from graders.cache.plan import (
     GroupKey,
     Step,
     StoredKeys,
-    StoredRun,
     keys_text,
     parse_keys,
     plan_run,
@@ -39,11 +37,9 @@ def _keys(loaded: LoadedRubric) -> RunKeys:
     return RunKeys(loaded, OPTIONS, GradingResources(options=dict(OPTIONS)))
 
 
-def _run(groups: dict[str, list[str]] | None) -> StoredRun:
-    value = None if groups is None else {"location": "loc", "answers": 3, "groups": groups}
-    text = None if value is None else json.dumps(value)
-    return StoredRun(1, "s1", "graded", "0" * 64, "a.json", None, 7, parse_keys(value), 1,
-                     Decimal(3), Decimal(10), text)
+def _run(groups: dict[str, list[str]] | None) -> StoredKeys | None:
+    return None if groups is None else parse_keys(
+        {"location": "loc", "answers": 3, "groups": groups})
 
 
 def test_an_unchanged_rubric_reruns_nothing() -> None:
@@ -77,8 +73,7 @@ def test_runs_that_cannot_line_up_are_rerun() -> None:
     assert plan_version(new, _loaded(), GradingResources(options=dict(OPTIONS))) is None
     assert plan_run(_run({"B1/numeric": ["k", "b"]}), None) is Step.RERUN
     plan = plan_version(_keys(_loaded()), _loaded(), GradingResources(options=dict(OPTIONS)))
-    assert plan_run(None, plan) is Step.RERUN  # no stored run
-    assert plan_run(_run(None), plan) is Step.RERUN  # no recorded keys
+    assert plan_run(_run(None), plan) is Step.RERUN  # no stored run, or no recorded keys
 
 
 @pytest.mark.parametrize("value", [
@@ -92,13 +87,14 @@ def test_keys_not_in_the_stored_form_are_none(value: object) -> None:
 
 
 def test_new_keys_replace_only_the_changed_key_in_the_stored_text() -> None:
-    run = _run({"B1/numeric": ["group:aa", "b1"], "B2/numeric": ["group:bb", "b2"]})
-    assert run.keys == StoredKeys("loc", 3, {"B1/numeric": GroupKey("group:aa", "b1"),
-                                             "B2/numeric": GroupKey("group:bb", "b2")})
-    text = keys_text(run, {"B1/numeric": GroupKey("group:aa", "b1"),
-                           "B2/numeric": GroupKey("group:cc", "b2")})
-    assert run.keys_text is not None
-    assert text == run.keys_text.replace("group:bb", "group:cc")
-    fewer = keys_text(run, {"B1/numeric": GroupKey("group:aa", "b1")})
+    stored = json.dumps({"location": "loc", "answers": 3, "groups": {
+        "B1/numeric": ["group:aa", "b1"], "B2/numeric": ["group:bb", "b2"]}})
+    keys = parse_keys(json.loads(stored))
+    assert keys == StoredKeys("loc", 3, {"B1/numeric": GroupKey("group:aa", "b1"),
+                                         "B2/numeric": GroupKey("group:bb", "b2")})
+    text = keys_text(stored, keys, {"B1/numeric": GroupKey("group:aa", "b1"),
+                                    "B2/numeric": GroupKey("group:cc", "b2")})
+    assert text == stored.replace("group:bb", "group:cc")
+    fewer = keys_text(stored, keys, {"B1/numeric": GroupKey("group:aa", "b1")})
     assert json.loads(fewer) == {"location": "loc", "answers": 3,
                                  "groups": {"B1/numeric": ["group:aa", "b1"]}}

@@ -11,8 +11,7 @@ from sqlalchemy import select
 from app.db.models import RubricVersion, Submission
 from app.db.session import unit_of_work
 from app.regrade.batches import fast_path
-from app.regrade.fast import FastPath
-from app.regrade.stored import stored_runs
+from app.regrade.fast import FastPath, stored_runs
 from graders.cache.codecs import decode_parsed, decode_results
 from graders.results import ItemResult
 from graders.rubric import parse_rubric

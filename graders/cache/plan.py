@@ -1,31 +1,28 @@
-"""What a regrade reads of a stored run (never the upload) and its plan for it.
+"""A regrade's plan, from rubrics and stored keys alone: no database, no cache, no grading.
 
-A stored run recorded its location key and its groups' keys (`graders.cache.runs`). Per old
-rubric version (`plan_version`): whether its runs line up with the new rubric (the same items in
-the same order), its groups as it stated them (what its stored results are read back with), and
-the groups whose new key only the grading processes compute (`rerun`: a changed code or written
-group). Per run (`plan_run`): re-scored in place (app.regrade.fast), or sent to the grading
-processes untried. The plan is pure: no database, no cache, no grading.
+A stored run recorded its location key and its groups' keys (`graders.cache.runs`), read here
+into their typed form (`parse_keys`). Per old rubric version (`plan_version`): whether its
+runs line up with the new rubric (the same items in the same order), its groups as it stated
+them (what its stored results are read back with), and the groups whose new key only the
+grading processes compute (`rerun`: a changed group of a kind that does not re-score in
+place, code or written). Per run (`plan_run`): re-scored in place (app.regrade.fast: kept
+where a group's key did not change, the rest read from the cache or graded there), or graded
+again by the grading processes, untried.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from sqlalchemy import Text, cast, select
-from sqlalchemy.orm import Session
-
-from app.db.models import GradingRun, Submission
 from graders.cache.runs import GroupSpec, RunKeys
 from graders.context import GradingResources
 from graders.registry import kind_of
 from graders.results import ItemResult
-from graders.rubric import LoadedRubric
+from graders.rubric_model import LoadedRubric
 
 
 class GroupKey(NamedTuple):
@@ -56,47 +53,11 @@ def parse_keys(value: Any) -> StoredKeys | None:
     return StoredKeys(location, answers, {name: GroupKey(*entry) for name, entry in groups.items()})
 
 
-@dataclass(frozen=True, slots=True)
-class StoredRun:
-    submission_id: int
-    student: str | None
-    status: str
-    sha256: str
-    filename: str | None
-    content_type: str | None
-    run_id: int
-    keys: StoredKeys | None
-    rubric_version_id: int
-    total: Decimal  # the run's machine total and maximum
-    max_points: Decimal
-    keys_text: str | None = None  # `keys` as stored (JSON)
-    handout: str | None = None  # the edition declared with the upload
-
-
-def stored_runs(session: Session, ids: Sequence[int]) -> dict[int, StoredRun]:
-    # The keys are read as their JSON text: a re-scored run's new keys are that text with the
-    # changed keys replaced (`keys_text`), never encoded again whole.
-    rows = session.connection().execute(
-        select(Submission.id, Submission.student, Submission.status, Submission.sha256,
-               Submission.filename, Submission.content_type, GradingRun.id,
-               cast(GradingRun.result_keys, Text), GradingRun.rubric_version_id,
-               GradingRun.total, GradingRun.max_points, Submission.handout)
-        .join(GradingRun, GradingRun.submission_id == Submission.id)
-        .where(Submission.id.in_(list(ids)), GradingRun.is_current.is_(True))
-    ).tuples().all()
-    found: dict[int, StoredRun] = {}
-    for (sid, student, status, sha, name, ctype, run_id, text, version, total, most,
-         handout) in rows:
-        keys = None if text is None else parse_keys(json.loads(text))
-        found[sid] = StoredRun(sid, student, status, sha, name, ctype, run_id, keys, version,
-                               total, most, text, handout)
-    return found
-
-
-def keys_text(stored: StoredRun, new_groups: Mapping[str, GroupKey]) -> str:
-    """The new keys as JSON text: the stored text with each changed key replaced when the
-    groups are the same ones (the keys are digests, each found once), else encoded anew."""
-    text, keys = stored.keys_text, stored.keys
+def keys_text(text: str | None, keys: StoredKeys | None,
+              new_groups: Mapping[str, GroupKey]) -> str:
+    """The new keys as JSON text: the stored `text` (of `keys`) with each changed key replaced
+    when the groups are the same ones (the keys are digests, each found once), else encoded
+    anew."""
     if text is not None and keys is not None and keys.groups.keys() == new_groups.keys():
         for name, new in new_groups.items():
             old = keys.groups[name]
@@ -117,7 +78,7 @@ def same_result(stored: ItemResult | None, result: ItemResult) -> bool:
 
 
 def in_place(kind: str) -> bool:
-    """The kind is re-scored in this process on a cache miss (its `rescores_in_place`)."""
+    """The kind is re-scored outside the grading processes on a cache miss."""
     return kind_of(kind).rescores_in_place
 
 
@@ -150,7 +111,8 @@ def plan_version(new: RunKeys, old: LoadedRubric,
         name for name in new.changed_groups(before) if not in_place(kinds[name])))
 
 
-def plan_run(run: StoredRun | None, version: VersionPlan | None) -> Step:
-    if run is None or run.keys is None or version is None:
+def plan_run(keys: StoredKeys | None, version: VersionPlan | None) -> Step:
+    """A stored run with `keys`, graded under the rubric version `version` plans."""
+    if keys is None or version is None:
         return Step.RERUN
-    return Step.RERUN if any(n in run.keys.groups for n in version.rerun) else Step.IN_PLACE
+    return Step.RERUN if any(n in keys.groups for n in version.rerun) else Step.IN_PLACE
