@@ -38,8 +38,7 @@ from app.db.models import Submission, SubmissionStatus, User
 from app.editions.policy import Edition
 from app.editions.service import StaffEditions, staff_editions
 from app.errors import Conflict, DomainError, Unavailable
-from app.grading.jobs import GradingJob, owner_of
-from app.grading.leases import lease_until
+from app.grading.jobs import GradingJob, lease_until, owner_of
 from app.submissions import repository
 from app.submissions.admission import Admission
 from app.submissions.service import NewSubmission, audit_detail, declared_edition
