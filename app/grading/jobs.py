@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 class GradingJob:
     submission_id: int
     rubric_version_id: int
-    rubric_text: str
+    rubric: RubricText  # the version's text, the file it was loaded from, its battery files
     raw: bytes
     filename: str | None
     content_type: str | None
@@ -50,20 +50,13 @@ class GradingJob:
     # Whose turn this job takes in a fair queue: the student it is filed under, else the
     # uploader (app/grading/retry.py, `FairQueue`).
     owner: str = ""
-    # The file its rubric was loaded from (`rubric_versions.source_name`): where a grading
-    # process that never read it finds its code batteries.
-    rubric_source: str | None = None
-    # The battery files kept with the version (`rubric_versions.battery_files`): what it is
-    # graded with, wherever that file is now.
-    rubric_files: bytes | None = None
 
     def arguments(
         self,
     ) -> tuple[RubricText, bytes, str | None, str | None, None, str | None, int, str | None]:
         """`grade_document`'s arguments (app/grading/worker.py) for this job."""
-        return (RubricText(self.rubric_text, self.rubric_source, self.rubric_files), self.raw,
-                self.filename, self.content_type, None, self.context, self.submission_id,
-                self.handout)
+        return (self.rubric, self.raw, self.filename, self.content_type, None, self.context,
+                self.submission_id, self.handout)
 
 
 def job_for(
@@ -72,9 +65,7 @@ def job_for(
     return GradingJob(
         submission_id=submission.id,
         rubric_version_id=version.id,
-        rubric_text=version.source_text,
-        rubric_source=version.source_name,
-        rubric_files=version.battery_files,
+        rubric=RubricText.of_version(version),
         raw=submission.raw,
         filename=submission.filename,
         content_type=submission.content_type,
