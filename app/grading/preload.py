@@ -1,7 +1,7 @@
 """What a grading pool's fork server imports before it forks the grading processes, and how it
 ends.
 
-The pool's processes fork from a multiprocessing fork server (app/grading/retry.py). What the
+The pool's processes fork from a multiprocessing fork server (app/grading/processes.py). What the
 server imports first, each process inherits; what it does not, each imports on its own on its
 first document, on the way to its first result. So the server imports what grading needs, for
 the kinds the pool grades: `import`, `submit` and a regrade read their rubric's first; a
