@@ -28,6 +28,7 @@ from app.db.base import utcnow
 from app.db.models import RubricVersion, Submission, SubmissionStatus
 from app.db.session import unit_of_work
 from app.grading.repository import mark_failed, store_outcomes
+from app.grading.retry import died_message
 from app.grading.worker import RubricText, WorkerOutcome
 
 log = logging.getLogger(__name__)
@@ -107,13 +108,6 @@ CHUNK = 500
 
 def lease_until(seconds: float) -> datetime:
     return utcnow() + timedelta(seconds=seconds)
-
-
-def died_message(attempts: int) -> str:
-    return (
-        f"The grading process died {attempts} times while grading this submission (killed, "
-        "or out of memory); it is stored, and a regrade tries again once the cause is fixed."
-    )
 
 
 def _update(session: Session, ids: Collection[int], values: Mapping[str, Any],

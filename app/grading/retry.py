@@ -24,7 +24,6 @@ from concurrent.futures import CancelledError, Executor, Future
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Generic, Protocol, TypeVar
 
-from app.grading.jobs import died_message
 from app.grading.processes import let_go
 
 log = logging.getLogger(__name__)
@@ -37,6 +36,13 @@ T = TypeVar("T")
 def backoff(attempts: int) -> float:
     """Seconds before retrying a job that has killed `attempts` processes."""
     return float(min(MAX_BACKOFF, 0.5 * 2 ** max(0, attempts - 1)))
+
+
+def died_message(attempts: int) -> str:
+    return (
+        f"The grading process died {attempts} times while grading this submission (killed, "
+        "or out of memory); it is stored, and a regrade tries again once the cause is fixed."
+    )
 
 
 class GradingProcessDied(Exception):
