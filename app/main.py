@@ -30,10 +30,9 @@ from app.dashboard.router import router as dashboard_router
 from app.db.session import make_engine, make_sessionmaker, read_only_engine, unit_of_work
 from app.editions.router import router as editions_router
 from app.exports.router import router as exports_router
-from app.grading.jobs import Executor
+from app.grading.jobs import Executor, Sweeper, sweep
 from app.grading.local import LocalExecutor
-from app.grading.retry import ProcessPools
-from app.grading.sweeper import Sweeper, sweep
+from app.grading.processes import ProcessPools
 from app.groups.page import router as groups_page_router
 from app.groups.router import router as groups_router
 from app.health import check

@@ -29,7 +29,7 @@ from app.cli.context import (
 )
 from app.cli.grade import HANDOUT_HELP, outcome_json, say_doubt
 from app.db.session import unit_of_work
-from app.grading.retry import ProcessPools
+from app.grading.processes import ProcessPools
 from app.grading.worker import WorkerOutcome, warm
 
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ def _store_and_grade(
             with collector_paused():
                 from rich.progress import Progress
 
-                from app.grading.batch import grade_jobs
+                from app.grading.local import grade_jobs
 
             with Progress(console=errors, transient=True) as progress:
                 task = progress.add_task("grading", total=len(jobs))

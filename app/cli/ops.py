@@ -38,7 +38,7 @@ from app.cli.context import (
 from app.db.base import utcnow
 from app.db.session import unit_of_work
 from app.exports.checks import Rows
-from app.grading.retry import ProcessPools
+from app.grading.processes import ProcessPools
 from app.regrade import jobs
 from app.regrade.jobs import JobStatus
 from app.regrade.runner import RegradeReport, run_regrade

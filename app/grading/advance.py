@@ -11,20 +11,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, cast
+from typing import cast
 
 from sqlalchemy import Table, bindparam, or_, select, text, update
 from sqlalchemy.orm import Session
 
 from app.db.base import utcnow
 from app.db.driver import bind, driver_sql
-from app.db.models import GradingRun, ItemScore, Submission
-from app.grading.repository import item_values
+from app.db.models import GradingRun, Submission
+from app.grading.repository import insert_items
 from app.sanitize import clean
 from graders.results import ItemResult
 
 _RUNS = cast(Table, GradingRun.__table__)
-_ITEMS = cast(Table, ItemScore.__table__)
 _SUBMISSIONS = cast(Table, Submission.__table__)
 # A run's columns its previous state keeps (its located answers and keys stay with the
 # current run: a superseded run is never re-scored from, and nothing reads its answers).
@@ -45,11 +44,6 @@ _MOVE = text(
     "WHERE run_id IN :runs AND item_id IN :items"
 ).bindparams(bindparam("no", type_=_RUNS.c.is_current.type),
              bindparam("runs", expanding=True), bindparam("items", expanding=True))
-# An item row's columns after its run, position and id: one tuple per result, shared by every
-# row that stores it.
-_ITEM_VALUES = ("question_id", "points", "max_points", "status", "feedback", "student_feedback",
-                "evidence", "confidence", "grader", "grader_version")
-
 
 @dataclass(frozen=True, slots=True)
 class AdvancedRun:
@@ -94,25 +88,10 @@ def advance_runs(session: Session, runs: Sequence[AdvancedRun], version_id: int,
     for items, run_ids in by_items.items():
         session.execute(_MOVE, {"runs": run_ids, "items": [clean(i, 100) for i in items],
                                 "no": False})
+    insert_items(session, ((r.run_id, positions[item_id], item_id, result)
+                           for r in stored for item_id, result in r.changed.items()))
     connection = session.connection()
     dialect = connection.dialect
-    item_binds = [bind(_ITEMS.c[name], dialect) for name in _ITEM_VALUES]
-    # Results are shared by many runs: each is cleaned and bound once.
-    values: dict[int, tuple[ItemResult, tuple[Any, ...]]] = {}
-    heads = {item_id: (position, clean(item_id, 100)) for item_id, position in positions.items()}
-    rows: list[tuple[Any, ...]] = []
-    for r in stored:
-        for item_id, result in r.changed.items():
-            found = values.get(id(result))
-            if found is None:
-                named = item_values(result)
-                found = values[id(result)] = (result, tuple(
-                    b(named[name]) for b, name in zip(item_binds, _ITEM_VALUES, strict=True)))
-            rows.append((r.run_id, *heads[item_id], *found[1]))
-    if rows:
-        connection.exec_driver_sql(driver_sql(
-            f"INSERT INTO item_scores (run_id, position, item_id, {', '.join(_ITEM_VALUES)}) "
-            f"VALUES ({', '.join('?' * (3 + len(_ITEM_VALUES)))})", dialect), rows)
     now = utcnow()
     when = bind(_RUNS.c.created_at, dialect)(now)
     seconds_bound = bind(_RUNS.c.execution_time, dialect)(seconds)

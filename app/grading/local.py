@@ -1,35 +1,39 @@
-"""The local executor: the grading pipeline's jobs from uploads and the sweeper, graded through
-the shared window and retries (app/grading/retry.py, `WindowedPool.retrying`: each death is
-recorded as an attempt), results stored in batches by one writer thread.
+"""Grading on this machine's processes, through the shared window and retries
+(app/grading/retry.py, `WindowedPool.retrying`): a grading process that dies fails only the few
+documents in the pool with it, each is retried alone, and only one that kills process after
+process is stored as `grader_error`. Two transports feed it:
 
-The writer stores through app/grading/store.py, a failed batch tried again after each of
-RETRY_DELAYS (a locked or full database). A result that still cannot be stored is dropped from
-memory and its submission stays queued: its lease runs out and the sweeper grades it again once
-the database takes writes again. Nothing is marked as the student's fault.
-
-On shutdown, jobs not started are given back (queued, for the next start) and running ones get
-`grace` seconds to finish.
+- the server's `LocalExecutor`: jobs from uploads and the sweeper (each death recorded as an
+  attempt), results stored in batches by one writer thread through app/grading/store.py, a
+  failed batch tried again after each of RETRY_DELAYS (a locked or full database). A result
+  that still cannot be stored is dropped from memory and its submission stays queued: its
+  lease runs out and the sweeper grades it again once the database takes writes again.
+  Nothing is marked as the student's fault. On shutdown, jobs not started are given back
+  (queued, for the next start) and running ones get `grace` seconds to finish;
+- `grade_jobs`: many stored submissions graded now, stored as they finish (CLI import/submit).
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 import logging
 import queue
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.batches import STOP, drain
-from app.grading.jobs import GradingJob
-from app.grading.leases import record_deaths, release
-from app.grading.retry import ProcessPools, WindowedPool
-from app.grading.store import store_batch, write_results
-from app.grading.worker import Grade, WorkerOutcome, grade_document, job_arguments
+from app.grading.jobs import GradingJob, record_deaths, release
+from app.grading.processes import ProcessPools
+from app.grading.retry import Pools, WindowedPool, as_pools
+from app.grading.store import Result, store_batch, store_results, write_results
+from app.grading.worker import Grade, WorkerOutcome, grade_document
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +93,7 @@ class LocalExecutor:
                 return entry.done
             self._held[job.submission_id] = entry
             entry.graded = self._window.retrying(
-                job.owner, self._grade, *job_arguments(job), attempts=job.attempts,
+                job.owner, self._grade, *job.arguments(), attempts=job.attempts,
                 died=functools.partial(self._writes.put,
                                        lambda session: record_deaths(session, [job.submission_id])))
         entry.graded.add_done_callback(functools.partial(self._finished, entry))
@@ -163,3 +167,49 @@ def _store(session: Session, batch: Sequence[_Write]) -> None:
     for item in batch:
         if not isinstance(item, _Job):
             item(session)
+
+
+def grade_jobs(
+    factory: sessionmaker[Session],
+    jobs: Sequence[GradingJob],
+    pool: concurrent.futures.Executor | Pools,
+    progress: Callable[[int], None] | None = None,
+    batch: int = 100,
+    grade: Grade = grade_document,
+    finished: Callable[[], None] | None = None,
+) -> list[WorkerOutcome | None]:
+    """Outcomes in job order (None where grading failed: stored as grader_error). `pool` is a
+    pool source (replaced when broken, retries alone) or one executor used as it is; `grade`
+    is a module-level function (pickled to the processes); `finished` is called once every
+    outcome is in, before the last of them are stored (the CLI lets its processes go then).
+
+    Results are stored while the others are graded, at most `batch` in a transaction and
+    at most as many as are still being graded: the batches halve towards the end, so the
+    last result is followed by one or two rows to store, not by up to `batch` of them."""
+    windowed = WindowedPool(as_pools(pool))
+    futures = {windowed.retrying(None, grade, *j.arguments()): i for i, j in enumerate(jobs)}
+    results: list[WorkerOutcome | None] = [None] * len(jobs)
+    pending: list[Result] = []
+    left = len(jobs)
+    try:
+        for future in concurrent.futures.as_completed(futures):
+            index, result = futures[future], future.result()
+            if isinstance(result, WorkerOutcome):
+                results[index] = result
+            # None only when stopped, and nothing stops a CLI run from outside.
+            pending.append((jobs[index].submission_id, jobs[index].rubric_version_id,
+                            result if result is not None else BrokenProcessPool("stopped")))
+            if progress is not None:
+                progress(1)
+            left -= 1
+            if left and len(pending) >= min(batch, left):
+                # A result that cannot be stored marks its own submission; the others are kept.
+                store_results(factory, pending)
+                pending = []
+        if finished is not None:
+            finished()
+        store_results(factory, pending)
+    finally:
+        windowed.shutdown(cancel_futures=True)
+        windowed.close()
+    return results

@@ -1,6 +1,7 @@
-"""What a grading pool's fork server imports before it forks the grading processes.
+"""What a grading pool's fork server imports before it forks the grading processes, and how it
+ends.
 
-The pool's processes fork from a multiprocessing fork server (app/grading/retry.py). What the
+The pool's processes fork from a multiprocessing fork server (app/grading/processes.py). What the
 server imports first, each process inherits; what it does not, each imports on its own on its
 first document, on the way to its first result. So the server imports what grading needs, for
 the kinds the pool grades: `import`, `submit` and a regrade read their rubric's first; a
@@ -19,21 +20,36 @@ way to its first result): once in the server, 50 attention submissions took 1.57
 1.81 s on the quiet machine, 3.9 s instead of 5.6 s with two other busy processes
 (benchmarks/otter_ab.py); a rubric without code items pays about 0.06 s of the server's time
 on the other core for them.
+
+This module is every server's first preload: imported there (and only there) it registers an
+exit handler that ends the server without tearing its interpreter down. The server ends with
+the process that started it (its last client gone). By then it holds every preloaded grader's
+modules, and the interpreter's finalization (a last collection over all their objects, then
+each module torn down) took 50-120 ms after the command itself had exited, all the while
+holding the standard output and error it inherited: a caller reading the command's output (a
+script, `subprocess.run`) waited for it. Nothing of the server's needs finalizing: it writes
+nothing of its own and keeps no files, and its grading processes end by `os._exit` without
+running exit handlers, so they never run this one. Imported anywhere else (the command that
+starts the server, or a tool that imports every module) it registers nothing.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
+import sys
 from collections.abc import Iterable
 from multiprocessing.context import ForkServerContext
+from types import FrameType
 
 # The kinds `import` and `submit` preload before they know their rubric's (see above).
 COMMAND_KINDS = ("code",)
 # What every grading process imports before its first document, whatever it grades: the
 # worker; the upload checks' document reader, which forks from the same server (its PDF
-# library too); the answer locator every document but a JSON one needs. First, what lets the
-# server end without a finalization its caller would wait for (app/grading/server_exit.py).
-BASE_PRELOAD = ("app.grading.server_exit", "app.grading.worker", "app.submissions.decoding",
+# library too); the answer locator every document but a JSON one needs. First, this module:
+# what lets the server end without a finalization its caller would wait for (above).
+BASE_PRELOAD = ("app.grading.preload", "app.grading.worker", "app.submissions.decoding",
                 "pypdf", "graders.documents.locate")
 # What `import` and `submit` start their server with: BASE_PRELOAD but the document reader
 # (the commands read their uploads themselves, app/submissions/service.py `prepare`), then
@@ -97,3 +113,29 @@ def kind_modules(kinds: Iterable[str] | None = None) -> list[str]:
             names += [name for name in strategy.preload_modules() if name not in names]
     return names
 
+
+_SERVER = os.getpid()
+
+
+def _preloaded_by_fork_server() -> bool:
+    """Whether this import runs inside multiprocessing's fork server loop (`main`)."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if (frame.f_code.co_name == "main"
+                and frame.f_globals.get("__name__") == "multiprocessing.forkserver"):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _leave() -> None:
+    if os.getpid() != _SERVER:  # a fork that did run exit handlers: not ours to cut short
+        return
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(0)
+
+
+if _preloaded_by_fork_server():
+    atexit.register(_leave)

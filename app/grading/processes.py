@@ -1,12 +1,14 @@
-"""Grading process pools: started from the fork server, shut down once their work is done
-(waiting for their processes, or not: `release`, then `await_exit`), killed when they must
-stop now. What survives a process's death is app/grading/retry.py's."""
+"""Grading process pools: started from the fork server, replaced when broken (`ProcessPools`),
+shut down once their work is done (waiting for their processes, or not: `release`, then
+`await_exit`), killed when they must stop now. What survives a process's death is
+app/grading/retry.py's."""
 
 from __future__ import annotations
 
 import logging
 import multiprocessing
 import multiprocessing.connection
+import threading
 import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -48,12 +50,6 @@ def kill_processes(pool: Executor) -> None:
 Released = list[tuple[multiprocessing.process.BaseProcess, Any]]
 
 
-def stop_pool(pool: Executor, grace: float = 30.0) -> None:
-    """Shut a pool down once its work is done, waiting up to `grace` seconds for its processes
-    to exit; those still there are killed."""
-    await_exit(release(pool), grace)
-
-
 def release(pool: Executor) -> Released:
     """Shut a pool down once its work is done without waiting for its processes to exit: a
     command that holds every result stores and prints them meanwhile (`await_exit` waits)."""
@@ -81,7 +77,62 @@ def await_exit(processes: Released, grace: float = 30.0, *, kill: bool = False) 
             process.kill()
 
 
-def let_go(pool: Executor | None, *, kill: bool = False) -> None:
-    """Stop a pool once its work is done (`kill`: now)."""
+def let_go(pool: Executor | None, *, kill: bool = False, grace: float = 30.0) -> None:
+    """Shut a pool down once its work is done, waiting up to `grace` seconds for its processes
+    to exit, then killing those still there (`kill`: now)."""
     if pool is not None:
-        (kill_processes if kill else stop_pool)(pool)
+        if kill:
+            kill_processes(pool)
+        else:
+            await_exit(release(pool), grace)
+
+
+class ProcessPools:
+    """Process pools of `workers` grading processes, started on first use, replaced when broken."""
+
+    def __init__(self, workers: int, options: Mapping[str, Any], max_attempts: int = 3,
+                 kinds: Iterable[str] | None = None) -> None:
+        self.workers = workers
+        self.options = dict(options)  # what its processes run with (a regrade's fast path too)
+        self.max_attempts = max_attempts
+        # What its processes grade (None: any kind): what their fork server imports first.
+        self.kinds = None if kinds is None else frozenset(kinds)
+        self._lock = threading.Lock()
+        self._pool: ProcessPoolExecutor | None = None
+        self._released: list[Released] = []
+
+    def get(self) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = process_pool(self.workers, self.options, self.kinds)
+            return self._pool
+
+    def replace(self, broken: Executor) -> None:
+        with self._lock:
+            if self._pool is not broken:
+                return  # replaced already (its processes killed then), or closed: let go there
+            log.error("a grading process died; starting a new pool")
+            self._pool = None  # the next get() starts one
+        # Its processes ignore SIGTERM (init_pool_worker): those still alive would survive the
+        # pool's terminate(), and its management thread, joining them, would hang this
+        # process's exit. They are killed (whatever they held has failed already).
+        kill_processes(broken)
+
+    def solo(self) -> Executor:
+        return process_pool(1, self.options, self.kinds)
+
+    def release(self) -> None:
+        """Let the processes exit once their calls are done, without waiting (`close` waits):
+        the caller, holding every result, stores and prints them meanwhile."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+            if pool is not None:
+                self._released.append(release(pool))
+
+    def close(self, *, kill: bool = False) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+            released, self._released = self._released, []
+        for processes in released:
+            await_exit(processes, kill=kill)
+        let_go(pool, kill=kill)

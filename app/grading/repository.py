@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, NamedTuple, cast
 
-from sqlalchemy import Executable, Table, func, insert, select, update
+from sqlalchemy import Executable, Table, func, select, update
 from sqlalchemy.orm import Session, selectinload
 
+from app.db.driver import bind, driver_sql
 from app.db.models import GradingRun, ItemScore, Submission, SubmissionStatus
 from app.grading.worker import WorkerOutcome
 from app.sanitize import clean, clean_json, clean_optional
@@ -33,6 +35,37 @@ def item_values(r: ItemResult) -> dict[str, Any]:
         "grader": clean(r.grader, 50),
         "grader_version": clean(r.grader_version, 50),
     }
+
+
+# An item row's columns after its run, position and id, as `item_values` names them.
+_ITEM_VALUES = ("question_id", "points", "max_points", "status", "feedback", "student_feedback",
+                "evidence", "confidence", "grader", "grader_version")
+_ITEMS = cast(Table, ItemScore.__table__)
+
+
+def insert_items(session: Session, rows: Iterable[tuple[int, int, str, ItemResult]]) -> None:
+    """Item rows, each (run id, position, item id, result), in one statement run through the
+    driver (app.db.driver): the ORM's unit of work costs several times more per row, Core's
+    insert a third more again, and this runs in the API process, whose GIL the uploads need.
+    A result shared by many rows (a regrade's re-scored runs) is cleaned and bound once."""
+    connection = session.connection()
+    dialect = connection.dialect
+    binds = [bind(_ITEMS.c[name], dialect) for name in _ITEM_VALUES]
+    # id(result) -> (result, its bound values): the result is kept so that its id stays its.
+    bound: dict[int, tuple[ItemResult, tuple[Any, ...]]] = {}
+    item_id_of = functools.cache(lambda item_id: clean(item_id, 100))
+    values: list[tuple[Any, ...]] = []
+    for run_id, position, item_id, result in rows:
+        found = bound.get(id(result))
+        if found is None:
+            named = item_values(result)
+            found = bound[id(result)] = (result, tuple(
+                b(named[name]) for b, name in zip(binds, _ITEM_VALUES, strict=True)))
+        values.append((run_id, position, item_id_of(item_id), *found[1]))
+    if values:
+        connection.exec_driver_sql(driver_sql(
+            f"INSERT INTO item_scores (run_id, position, item_id, {', '.join(_ITEM_VALUES)}) "
+            f"VALUES ({', '.join('?' * (3 + len(_ITEM_VALUES)))})", dialect), values)
 
 
 def store_outcomes(
@@ -78,17 +111,8 @@ def store_outcomes(
         submission.status = SubmissionStatus(outcome.status).value
         submission.error = clean_optional(outcome.error)
     session.flush()
-    # Item rows go in as one Core executemany: the ORM unit of work costs several times more
-    # per row, its bulk path a third more again, and this runs in the API process, whose GIL
-    # the uploads need.
-    rows = [
-        {"run_id": run.id, "position": position, "item_id": clean(r.item_id, 100),
-         **item_values(r)}
-        for run, outcome in runs
-        for position, r in enumerate(outcome.items)
-    ]
-    if rows:
-        session.execute(insert(cast(Table, ItemScore.__table__)), rows)
+    insert_items(session, ((run.id, position, r.item_id, r)
+                           for run, outcome in runs for position, r in enumerate(outcome.items)))
     return [run for run, _ in runs]
 
 

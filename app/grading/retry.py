@@ -5,33 +5,26 @@ process pool then fails every call it held, innocent or not, and refuses new one
 that grades (the local executor, CLI import/submit, regrades) survives this through one
 `WindowedPool`: calls wait outside the pool, at most `workers` inside, so a death fails only
 those, and a broken pool is replaced (`Pools.replace`) for the calls still waiting. Each
-call that was in it is retried alone after a backoff in a one-process pool (`Quarantine`),
+call that was in it is retried alone after a backoff in a one-process pool (the quarantine),
 where a death is the document's own: one that kills `max_attempts` processes ends as
-`GradingProcessDied`, stored as `grader_error` with the reason.
+`GradingProcessDied`, stored as `grader_error` with the reason. Calls waiting for the pool take
+turns between students (`FairQueue`).
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import logging
 import queue
 import threading
-from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Mapping
-from concurrent.futures import CancelledError, Executor, Future, ProcessPoolExecutor
+from collections import Counter, OrderedDict, deque
+from collections.abc import Callable, Hashable, Iterator
+from concurrent.futures import CancelledError, Executor, Future
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
-from app.grading.fair import FairQueue
-from app.grading.leases import died_message
-from app.grading.processes import (
-    Released,
-    await_exit,
-    kill_processes,
-    let_go,
-    process_pool,
-    release,
-)
+from app.grading.processes import let_go
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +36,13 @@ T = TypeVar("T")
 def backoff(attempts: int) -> float:
     """Seconds before retrying a job that has killed `attempts` processes."""
     return float(min(MAX_BACKOFF, 0.5 * 2 ** max(0, attempts - 1)))
+
+
+def died_message(attempts: int) -> str:
+    return (
+        f"The grading process died {attempts} times while grading this submission (killed, "
+        "or out of memory); it is stored, and a regrade tries again once the cause is fixed."
+    )
 
 
 class GradingProcessDied(Exception):
@@ -74,57 +74,6 @@ class Pools(Protocol):
         """A fresh one-process pool for a retry alone (None: this source cannot start one)."""
 
 
-class ProcessPools:
-    """Process pools of `workers` grading processes, started on first use, replaced when broken."""
-
-    def __init__(self, workers: int, options: Mapping[str, Any], max_attempts: int = 3,
-                 kinds: Iterable[str] | None = None) -> None:
-        self.workers = workers
-        self.options = dict(options)  # what its processes run with (a regrade's fast path too)
-        self.max_attempts = max_attempts
-        # What its processes grade (None: any kind): what their fork server imports first.
-        self.kinds = None if kinds is None else frozenset(kinds)
-        self._lock = threading.Lock()
-        self._pool: ProcessPoolExecutor | None = None
-        self._released: list[Released] = []
-
-    def get(self) -> ProcessPoolExecutor:
-        with self._lock:
-            if self._pool is None:
-                self._pool = process_pool(self.workers, self.options, self.kinds)
-            return self._pool
-
-    def replace(self, broken: Executor) -> None:
-        with self._lock:
-            if self._pool is not broken:
-                return  # replaced already (its processes killed then), or closed: let go there
-            log.error("a grading process died; starting a new pool")
-            self._pool = None  # the next get() starts one
-        # Its processes ignore SIGTERM (init_pool_worker): those still alive would survive the
-        # pool's terminate(), and its management thread, joining them, would hang this
-        # process's exit. They are killed (whatever they held has failed already).
-        kill_processes(broken)
-
-    def solo(self) -> Executor:
-        return process_pool(1, self.options, self.kinds)
-
-    def release(self) -> None:
-        """Let the processes exit once their calls are done, without waiting (`close` waits):
-        the caller, holding every result, stores and prints them meanwhile."""
-        with self._lock:
-            pool, self._pool = self._pool, None
-            if pool is not None:
-                self._released.append(release(pool))
-
-    def close(self, *, kill: bool = False) -> None:
-        with self._lock:
-            pool, self._pool = self._pool, None
-            released, self._released = self._released, []
-        for processes in released:
-            await_exit(processes, kill=kill)
-        let_go(pool, kill=kill)
-
-
 class FixedPool:
     """One given executor (a thread pool in tests, a caller's own pool): never replaced, and no
     retry alone; a call that fails is the document's failure."""
@@ -149,6 +98,57 @@ def as_pools(pool: Executor | Pools) -> Pools:
     return FixedPool(pool) if isinstance(pool, Executor) else pool
 
 
+class FairQueue(Generic[T]):
+    """A queue that takes turns between students: one student's burst of uploads waits behind
+    every other student's next job, not in front of it.
+
+    Jobs are kept per owner (the student a submission is filed under, else its uploader). The
+    next job goes to the owner with the fewest jobs already running (as the caller counts
+    them), ties broken by the owner served longest ago (one never served first), then in the
+    order owners first had work waiting: a student who arrives behind a flood waits for the
+    jobs already started, not for the flood's next one too. Within one owner the order is first
+    in, first out.
+    """
+
+    def __init__(self) -> None:
+        self._by_owner: OrderedDict[Hashable, deque[T]] = OrderedDict()
+        # owner -> its last turn, kept while it has none waiting (its jobs may still run):
+        # one number per student the server has seen
+        self._served: dict[Hashable, int] = {}
+        self._turns = itertools.count()
+
+    def push(self, owner: Hashable, item: T) -> None:
+        self._by_owner.setdefault(owner, deque()).append(item)
+
+    def pop(self, running: Callable[[Hashable], int] | None = None) -> tuple[Hashable, T]:
+        """The oldest item of the owner with the fewest `running` (among equals the one served
+        longest ago, then the first in turn order); that owner goes to the back of the turn
+        order."""
+        if running is None:
+            owner = next(iter(self._by_owner))
+        else:  # min keeps the first of equals: the turn order
+            owner = min(self._by_owner, key=lambda o: (running(o), self._served.get(o, -1)))
+        items = self._by_owner[owner]
+        item = items.popleft()
+        self._served[owner] = next(self._turns)
+        if items:
+            self._by_owner.move_to_end(owner)
+        else:
+            del self._by_owner[owner]
+        return owner, item
+
+    def clear(self) -> None:
+        self._by_owner.clear()
+        self._served.clear()
+
+    def __len__(self) -> int:
+        return sum(map(len, self._by_owner.values()))
+
+    def __iter__(self) -> Iterator[T]:
+        for items in self._by_owner.values():
+            yield from items
+
+
 _Call = tuple[Future[Any], Callable[..., Any], tuple[Any, ...], Hashable]
 # A call to retry alone: its final future, function, arguments, deaths so far, who is told of more
 _Retry = tuple[Future[Any], Callable[..., Any], tuple[Any, ...], int, Callable[[], None] | None]
@@ -156,7 +156,7 @@ _Retry = tuple[Future[Any], Callable[..., Any], tuple[Any, ...], int, Callable[[
 
 class WindowedPool(Executor):
     """An executor over `pools` that keeps at most `workers` calls in the pool. Waiting
-    calls go in turns between their owners (`submit_as`; app/grading/fair.py), the owner with
+    calls go in turns between their owners (`submit_as`, `FairQueue`), the owner with
     the fewest calls in the pool first. A call that was in a broken pool fails with
     BrokenProcessPool; through `retrying`, the pool retries it alone itself."""
 
@@ -172,7 +172,9 @@ class WindowedPool(Executor):
         # A caller's event (a server's, shared by its regrades) is the caller's to set.
         self._own_stop = stopping is None
         self._stopping = stopping or threading.Event()
-        self._quarantine = Quarantine(pools, self._stopping)
+        # The quarantine: a one-process pool where retries run alone, one at a time, kept for
+        # the next retry while its process lives.
+        self._alone_pool: Executor | None = None
         self._retries: queue.Queue[_Retry | None] = queue.Queue()
         self._retry_thread: threading.Thread | None = None
 
@@ -230,13 +232,51 @@ class WindowedPool(Executor):
             final, fn, args, attempts, died = call
             result = None
             if not self._closing:
-                result = self._quarantine.alone(fn, *args, attempts=attempts, died=died)
+                result = self._alone(fn, *args, attempts=attempts, died=died)
             if isinstance(result, Exception) and self._closing:
                 result = None  # failed while the server stops (see `retrying`)
             final.set_result(result)
             if self._retries.empty():
                 # Retries are rare: the quarantine's process (and its models) goes until needed.
-                self._quarantine.close()
+                self._let_quarantine_go()
+
+    def _alone(self, fn: Callable[..., T], *args: Any, attempts: int,
+               died: Callable[[], None] | None) -> T | Exception | None:
+        """`fn(*args)` alone in the quarantine, after it killed `attempts` processes already
+        (`died` is told of each further one): a death there is the call's own. None if stopped
+        meanwhile. What fails it is returned: GradingProcessDied once it killed
+        `max_attempts`, BrokenProcessPool when the source cannot retry alone, what `fn`
+        raised."""
+        try:
+            while attempts < self._pools.max_attempts:
+                # A fresh process waits out a backoff (memory pressure passes); a live one is
+                # reused.
+                if ((self._alone_pool is None and self._stopping.wait(backoff(attempts)))
+                        or self._stopping.is_set()):
+                    return None
+                pool = self._alone_pool = self._alone_pool or self._pools.solo()
+                if pool is None:
+                    return BrokenProcessPool("a grading process died; no retry alone here")
+                try:
+                    return pool.submit(fn, *args).result()
+                except BrokenProcessPool:
+                    self._alone_pool = None
+                    pool.shutdown(wait=False, cancel_futures=False)
+                    if self._stopping.is_set():
+                        return None  # killed by the shutdown: not the document's doing
+                    attempts += 1
+                    if died is not None:
+                        died()
+                    log.warning("a document killed its grading process alone (attempt %d)",
+                                attempts)
+        except Exception as exc:
+            return exc
+        log.error("a document killed %d grading processes; giving up", attempts)
+        return GradingProcessDied(attempts)
+
+    def _let_quarantine_go(self, *, kill: bool = False) -> None:
+        pool, self._alone_pool = self._alone_pool, None
+        let_go(pool, kill=kill)
 
     def _dispatch(self) -> None:
         with self._lock:
@@ -298,55 +338,8 @@ class WindowedPool(Executor):
         once it is set) and let the quarantine's process go: once it is done (`kill`: now)."""
         if self._own_stop:
             self._stopping.set()
-        self._quarantine.close(kill=kill)
+        self._let_quarantine_go(kill=kill)
         if self._retry_thread is not None:
             self._retries.put(None)
             self._retry_thread.join()
 
-
-class Quarantine:
-    """Retries, one at a time, calls whose grading process died, each alone in a one-process
-    pool after a backoff: a death there is the call's own. The process is kept for the next
-    retry while it lives, and a new one waits out a backoff first."""
-
-    def __init__(self, pools: Pools, stopping: threading.Event | None = None) -> None:
-        self._pools = pools
-        self._stopping = stopping or threading.Event()
-        self._pool: Executor | None = None
-
-    def alone(self, fn: Callable[..., T], *args: Any, attempts: int = 1,
-              died: Callable[[], None] | None = None) -> T | Exception | None:
-        """`fn(*args)` in a process of its own, after it killed `attempts` processes already
-        (`died` is told of each further one); None if stopped meanwhile. What fails it is
-        returned: GradingProcessDied once it killed `max_attempts`, BrokenProcessPool when
-        this source cannot retry alone, what `fn` raised."""
-        try:
-            while attempts < self._pools.max_attempts:
-                # A fresh process waits out a backoff (memory pressure passes); a live one is
-                # reused.
-                if ((self._pool is None and self._stopping.wait(backoff(attempts)))
-                        or self._stopping.is_set()):
-                    return None
-                pool = self._pool = self._pool or self._pools.solo()
-                if pool is None:
-                    return BrokenProcessPool("a grading process died; no retry alone here")
-                try:
-                    return pool.submit(fn, *args).result()
-                except BrokenProcessPool:
-                    self._pool = None
-                    pool.shutdown(wait=False, cancel_futures=False)
-                    if self._stopping.is_set():
-                        return None  # killed by the shutdown: not the document's doing
-                    attempts += 1
-                    if died is not None:
-                        died()
-                    log.warning("a document killed its grading process alone (attempt %d)",
-                                attempts)
-        except Exception as exc:
-            return exc
-        log.error("a document killed %d grading processes; giving up", attempts)
-        return GradingProcessDied(attempts)
-
-    def close(self, *, kill: bool = False) -> None:
-        pool, self._pool = self._pool, None
-        let_go(pool, kill=kill)

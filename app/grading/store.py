@@ -21,7 +21,7 @@ from typing import TypeVar
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.session import unit_of_work
-from app.grading.leases import store_if_unfinished
+from app.grading.jobs import store_if_unfinished
 from app.grading.repository import mark_failed, store_outcomes
 from app.grading.retry import GradingProcessDied
 from app.grading.worker import WorkerOutcome

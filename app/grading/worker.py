@@ -19,7 +19,7 @@ import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -38,9 +38,6 @@ from graders.options import GradingOptions
 from graders.results import ItemResult
 from graders.rubric import LoadedRubric, stored_rubric
 from graders.rubric_model import RubricError
-
-if TYPE_CHECKING:  # the grading processes import no ORM model
-    from app.grading.jobs import GradingJob
 
 log = logging.getLogger(__name__)
 
@@ -232,14 +229,6 @@ Grade = Callable[
      int | None, str | None],
     WorkerOutcome,
 ]
-
-
-def job_arguments(
-    job: GradingJob,
-) -> tuple[RubricText, bytes, str | None, str | None, None, str | None, int, str | None]:
-    """`grade_document`'s arguments for a job."""
-    return (RubricText(job.rubric_text, job.rubric_source, job.rubric_files), job.raw,
-            job.filename, job.content_type, None, job.context, job.submission_id, job.handout)
 
 
 class _Upload(NamedTuple):

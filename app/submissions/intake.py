@@ -38,8 +38,8 @@ from app.db.models import Submission, SubmissionStatus, User
 from app.editions.policy import Edition
 from app.editions.service import StaffEditions, staff_editions
 from app.errors import Conflict, DomainError, Unavailable
-from app.grading.jobs import GradingJob, owner_of
-from app.grading.leases import lease_until
+from app.grading.jobs import GradingJob, lease_until, owner_of
+from app.grading.worker import RubricText
 from app.submissions import repository
 from app.submissions.admission import Admission
 from app.submissions.service import NewSubmission, audit_detail, declared_edition
@@ -420,9 +420,7 @@ def _job(
     return GradingJob(
         submission_id=submission_id,
         rubric_version_id=target.version.id,
-        rubric_text=target.version.source_text,
-        rubric_source=target.version.source_name,
-        rubric_files=target.version.battery_files,
+        rubric=RubricText.of_version(target.version),
         raw=new.raw,
         filename=new.filename,
         content_type=new.content_type,

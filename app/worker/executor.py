@@ -22,8 +22,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.models import Submission, SubmissionStatus
 from app.db.session import unit_of_work
-from app.grading.jobs import GradingJob
-from app.grading.leases import release
+from app.grading.jobs import GradingJob, release
 from app.settings import Settings
 from app.worker.fair_redis import PRIORITIES
 from app.worker.tasks import celery_app, celery_config, grade_stored

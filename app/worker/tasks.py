@@ -25,7 +25,7 @@ from app.assignments.repository import get_version
 from app.assignments.service import parsed_version
 from app.calibration.service import context_text
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
-from app.grading.leases import claim, store_if_unfinished
+from app.grading.jobs import claim, store_if_unfinished
 from app.grading.store import store_batch
 from app.grading.worker import RubricText, WorkerOutcome, grade_document, init_worker
 from app.settings import Settings, get_settings

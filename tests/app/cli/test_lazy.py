@@ -164,7 +164,7 @@ def test_the_storing_commands_import_no_web_framework() -> None:
     # checks live in app/auth/roles.py, the request dependencies beside the routers.
     # The command's module, and what it imports once its grading processes are starting.
     code = ("import app.cli.grading, app.cli.offline, app.submissions.service, "
-            "app.submissions.filing, app.submissions.upload, app.grading.batch, rich.progress")
+            "app.submissions.filing, app.submissions.upload, app.grading.local, rich.progress")
     done = subprocess.run([sys.executable, "-X", "importtime", "-c", code],
                           cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import inspect, select, text
+from sqlalchemy import insert, inspect, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import Session, sessionmaker
@@ -23,7 +23,7 @@ from app.db.migrate import downgrade, upgrade
 from app.db.models import GradingRun, ItemScore, Submission
 from app.db.session import SQLITE_CACHE_KIB, SQLITE_MMAP_BYTES, make_engine, unit_of_work
 from app.grading.advance import AdvancedRun, advance_runs
-from app.grading.repository import DECIDING, run_scores, store_outcomes
+from app.grading.repository import DECIDING, item_values, run_scores, store_outcomes
 from app.grading.worker import WorkerOutcome
 from app.submissions.service import accept
 from app.submissions.upload import Upload
@@ -83,8 +83,8 @@ def test_rows_stored_through_the_driver_are_the_rows_core_stores(
     sessions: sessionmaker[Session], data: st.DataObject
 ) -> None:
     """Each example regrades the same runs again: the changed items' new rows, the runs'
-    columns and the submissions' statuses read back exactly as the grading processes' Core
-    path (store_outcomes) stores the same results, and the superseded rows move to history."""
+    columns and the submissions' statuses read back exactly as SQLAlchemy's Core writes the
+    same results, and the superseded rows move to history."""
     with unit_of_work(sessions) as session:
         ids = list(session.scalars(select(Submission.id).order_by(Submission.id)))
         version = session.scalar(select(GradingRun.rubric_version_id).limit(1)) or 0
@@ -115,18 +115,15 @@ def test_rows_stored_through_the_driver_are_the_rows_core_stores(
     seconds = data.draw(st.none() | st.floats(0, 100))
     with unit_of_work(sessions) as session:
         assert advance_runs(session, runs, version, "h1", None, POSITIONS, seconds) == 2
-    # The same results stored by Core, as whole runs of a third submission.
+    # The same results written by SQLAlchemy's Core, in runs of a third submission.
     with unit_of_work(sessions) as session:
         expected = {}
         for r in runs:
-            store_outcomes(session, [(ids[2], version, WorkerOutcome(
-                status=r.status, rubric_hash="h1", items=tuple(
-                    r.changed.get(i) or ItemResult(item_id=i, question="B1", points=Decimal(0),
-                                                   max_points=Decimal(1), status=Status.GRADED,
-                                                   grader="g", grader_version="v")
-                    for i in ITEMS)))])
-            core = session.scalars(select(GradingRun).where(
-                GradingRun.submission_id == ids[2], GradingRun.is_current.is_(True))).one()
+            core = store_outcomes(session, [(ids[2], version, WorkerOutcome(
+                status=r.status, rubric_hash="h1"))])[0]
+            session.execute(insert(ItemScore), [
+                {"run_id": core.id, "position": POSITIONS[i], "item_id": i, **item_values(result)}
+                for i, result in r.changed.items()])
             expected[r.run_id] = _rows(session, core.id)
     with unit_of_work(sessions) as session:
         for r in runs:

@@ -9,8 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from app.grading import batch as batch_module
-from app.grading.batch import grade_jobs
+from app.grading import local
+from app.grading.local import grade_jobs
 from app.grading.store import Result
 from tests.app.grading.test_local_faults import Db, db, graded_once, store
 
@@ -25,14 +25,14 @@ def test_results_are_stored_while_the_others_are_graded(
     jobs = store(db, count)
     events: list[tuple[str, int]] = []
     stored: list[int] = []
-    real = batch_module.store_results
+    real = local.store_results
 
     def recording(factory: object, results: Sequence[Result]) -> list[int]:
         events.append(("store", len(results)))
         stored.extend(r[0] for r in results)
         return real(factory, results)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(batch_module, "store_results", recording)
+    monkeypatch.setattr(local, "store_results", recording)
     done: list[int] = []
     # One grading thread: the results come one at a time, in order.
     with ThreadPoolExecutor(1) as pool:

@@ -20,8 +20,8 @@ from app.assignments.service import load_rubric_text
 from app.auth.service import create_token
 from app.db.models import GradingRun, RegradeJob, Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
-from app.grading.batch import grade_jobs
-from app.grading.retry import ProcessPools
+from app.grading.local import grade_jobs
+from app.grading.processes import ProcessPools
 from app.regrade import runner as regrade_runner
 from app.regrade.runner import run_regrade
 from tests.app.fault_helpers import POISON, grade_many_with_faults, grade_with_faults

@@ -12,8 +12,8 @@ from typing import Literal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.grading.fair import FairQueue
 from app.grading.local import LocalExecutor
+from app.grading.retry import FairQueue
 from app.submissions.decoding import DecodeLimits, DocumentReader
 from tests.app.fault_helpers import grade_steadily
 from tests.app.grading.test_local_faults import Db, db, store  # noqa: F401 - the fixture

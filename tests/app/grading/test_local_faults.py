@@ -24,9 +24,8 @@ from app.db import session as db_session
 from app.db.base import utcnow
 from app.db.models import GradingRun, Submission, SubmissionStatus
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
-from app.grading.jobs import GradingJob
+from app.grading.jobs import GradingJob, sweep
 from app.grading.local import LocalExecutor
-from app.grading.sweeper import sweep
 from app.settings import Settings
 from app.submissions.service import accept
 from app.submissions.upload import Upload

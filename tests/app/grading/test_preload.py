@@ -121,7 +121,7 @@ def test_the_program_starts_a_grading_commands_fork_server_before_it_imports_typ
 
 
 def test_the_commands_server_imports_the_command_kinds_modules_and_no_document_reader() -> None:
-    assert COMMAND_PRELOAD[0] == "app.grading.server_exit"
+    assert COMMAND_PRELOAD[0] == "app.grading.preload"
     assert "app.submissions.decoding" not in COMMAND_PRELOAD
     assert set(COMMAND_PRELOAD) - {"app.grading.command_preload"} <= set(BASE_PRELOAD)
     code = ("import sys\n"

@@ -12,7 +12,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from app.grading.processes import await_exit, processes_of, release, stop_pool
+from app.grading.processes import await_exit, let_go, processes_of, release
 
 
 def _pool() -> ProcessPoolExecutor:
@@ -50,7 +50,7 @@ def test_a_process_still_busy_after_the_grace_is_killed(caplog: pytest.LogCaptur
         time.sleep(0.01)
     sentinels = [process.sentinel for process in processes_of(pool)]
     with caplog.at_level(logging.ERROR):
-        stop_pool(pool, grace=0.3)
+        let_go(pool, grace=0.3)
     assert "did not exit" in caplog.text
     assert _exited(sentinels, 10)  # killed: its call would have slept for a minute
 

@@ -1,5 +1,5 @@
 """The grading pools' fork server ends without finalizing its interpreter
-(app/grading/server_exit.py, its first preload): exit handlers registered before it are
+(app/grading/preload.py, its first preload): exit handlers registered before it are
 skipped in the server; imported anywhere else, it changes nothing."""
 
 from __future__ import annotations
@@ -37,14 +37,14 @@ def _server_marks(preload: str, marker: Path) -> bool:
 
 def test_the_fork_server_skips_the_handlers_registered_before_it(tmp_path: Path) -> None:
     assert _server_marks("tests.app.grading.exit_marker", tmp_path / "plain")
-    assert not _server_marks("tests.app.grading.exit_marker,app.grading.server_exit",
+    assert not _server_marks("tests.app.grading.exit_marker,app.grading.preload",
                              tmp_path / "cut")
 
 
 def test_imported_elsewhere_it_changes_nothing() -> None:
     code = ("import atexit, sys\n"
             "atexit.register(lambda: print('finalized', flush=True))\n"
-            "import app.grading.server_exit\n"
+            "import app.grading.preload\n"
             "sys.exit(3)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60, cwd=REPO, check=False)
@@ -52,6 +52,6 @@ def test_imported_elsewhere_it_changes_nothing() -> None:
 
 
 def test_every_fork_server_preloads_it_first() -> None:
-    assert BASE_PRELOAD[0] == "app.grading.server_exit"
+    assert BASE_PRELOAD[0] == "app.grading.preload"
     for kinds in (None, (), ("code",)):
-        assert preload_modules(kinds)[0] == "app.grading.server_exit"
+        assert preload_modules(kinds)[0] == "app.grading.preload"

@@ -16,8 +16,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.assignments.service import load_rubric_text, sync_rubric_dir
 from app.db.models import RubricVersion, Submission
 from app.db.session import unit_of_work
-from app.grading.jobs import job_for
-from app.grading.leases import claim
+from app.grading.jobs import claim, job_for
 from app.grading.worker import grade_document
 from app.regrade.runner import run_regrade
 from app.submissions.service import accept

@@ -104,7 +104,7 @@ def test_an_upload_is_graded_with_the_rubric_current_when_it_was_stored(
     finally:
         intake.close()
     assert first.job.rubric_version_id != new_version
-    assert second.job.rubric_version_id == new_version and "Edited" in second.job.rubric_text
+    assert second.job.rubric_version_id == new_version and "Edited" in second.job.rubric.text
 
 
 def test_the_intake_commits_with_a_full_sync(

@@ -14,8 +14,7 @@ from app.assignments.service import sync_rubric_dir
 from app.db.base import utcnow
 from app.db.models import GradingRun, Submission
 from app.db.session import unit_of_work
-from app.grading.jobs import GradingJob
-from app.grading.leases import claim, release, renew, store_if_unfinished, take
+from app.grading.jobs import GradingJob, claim, release, renew, store_if_unfinished, take
 from app.grading.worker import WorkerOutcome
 from app.submissions.service import accept
 from app.submissions.upload import Upload
