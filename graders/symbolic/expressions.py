@@ -57,14 +57,16 @@ _RELATION = r"\s*&?\s*(?::=|=|\\approx|≈|\\sim(?![a-z])|\\simeq|∼)\s*"
 _LEFT_OK = re.compile(
     # a sub-part's marker before it: `(b) s = ...`, `b) s = ...`
     r"(?:^|[$(,:;&\n]|=>|->|[⇒→∴]|\\(?:Rightarrow|implies|therefore|to|quad|qquad|[,;])|\}|"
-    r"(?:^|\s)\(?(?:[a-h]|[ivx]{1,4})\)|"
+    r"(?:^|\s)\(?(?:[a-h]|[ivx]{1,4})\)|\*\*|__|"
     r"[A-Za-z]{2,}\.?|"
     r"\\text\{[^{}]*\}|(?:^|[\s$])(?:\\(?:mathbf|boldsymbol|bm|vec)\s*\{\s*[A-Za-z]\s*\}|[A-Za-z])"
     r"_\s*(?:\{\w+\}|\w)\s*=)\s*$"
 )
 _STOP = re.compile(
-    r"\$|\n|\\q?quad\b|\\text\b|\\(?:Rightarrow|implies|rightarrow|to|approx|sim|gg|ll|"
-    r"text|quad|forall|iff|in|notin|ni|mid)\b|=|≈|→|⇒|,(?!\d{3}(?!\d))|;|\s(?:b/c|where|with|for|since|s\.t\.|and|so|"
+    # the next sub-part's marker after a space: `g = (p - y)/T   (b) h = ...`
+    r"\s\(?[a-h]\)(?=\s)|"
+    r"\\\\|\$|\n|\\q?quad\b|\\text\b|\\(?:Rightarrow|implies|rightarrow|to|approx|sim|gg|ll|"
+    r"text|quad|forall|iff|in|notin|ni|mid)\b|=|≈|→|⇒|(?<!\\),(?!\d{3}(?!\d))|;|\s(?:b/c|where|with|for|since|s\.t\.|and|so|"
     r"because|which|if)\b|"
     r"\s(?!(?:" + _GREEK + r"|sqrt|frac|exp|log|sin|cos|tan|tanh|cdot|times)\b)[A-Za-z]{3,}\b"
     r"(?![_^{])"
@@ -73,7 +75,7 @@ _STOP = re.compile(
 
 # `k_i^\top q = 0`: the target is the second factor of a product, not the left-hand side
 _FACTOR_BEFORE = re.compile(
-    r"(?:\^\s*\{?\s*(?:\\top|T|\\intercal|\\mathsf\{T\}|⊤)\s*\}?|\\cdot|\*|·)\s*$"
+    r"(?:\^\s*\{?\s*(?:\\top|T|\\intercal|\\mathsf\{T\}|⊤)\s*\}?|\\cdot|(?<!\*)\*|·)\s*$"
 )
 _SIMPLE_NAME = (r"(?:\\(?:mathbf|boldsymbol|bm|vec|mathbold|mathit)\s*\{\s*\\?[A-Za-z]+\s*\}"
                 r"|bold\(\s*\\?[A-Za-z]+\s*\)|\\?[A-Za-z]+)(?:_\s*(?:\{[^{}]*\}|\w))?")
