@@ -67,10 +67,11 @@ class LabelMark:
 
 
 # a question label that names its kind of question in words: "Q2.", "Question 1", "Problem 7",
-# "Exercise 3", "Inline Question 2" (after any heading, list or emphasis markup)
+# "Exercise 3", "Inline Question 2", "Answer 2", "Solution 3" (after any heading, list or
+# emphasis markup)
 WORDED = re.compile(
     r"[^A-Za-z0-9]{0,16}(?:inline[ \t]+)?(?:q(?=[ \t.]{0,2}\d)|question|problem|prob\.|"
-    r"exercise|ex\.|task)[ \t.]{0,2}\d",
+    r"exercise|ex\.|task|answer|ans\.|solution)[ \t.]{0,2}\d",
     re.IGNORECASE,
 )
 # list bullets, quotes, headings, maths and emphasis that may open a label's line:
@@ -87,8 +88,8 @@ _PART_HEADING = re.compile(
 )
 _CIRCLED = re.compile(r"\\textcircled\{\s*([A-Za-z]?\d{1,2}|[a-h]|[ivx]{1,4})\s*\}")
 _QNUM = re.compile(
-    r"(?:(?:Inline[ \t]+)?Q(?:uestion)?|Problem|Prob\.|Exercise|Ex\.|Task)[ \t]*\.?[ \t]*"
-    r"(\d{1,2})(?!\d)"
+    r"(?:(?:Inline[ \t]+)?Q(?:uestion)?|Problem|Prob\.|Exercise|Ex\.|Task|Answer|Ans\.|Solution)"
+    r"[ \t]*\.?[ \t]*(\d{1,2})(?!\d)"
     r"(?:[ \t]*(?:\.\)|[.):\-](?![0-9])))?",
     re.IGNORECASE,
 )
@@ -101,7 +102,8 @@ _COMPACT = re.compile(
 )
 # "Q1-4", "Problem 2.3": question 1, its fourth part
 _QDASH = re.compile(
-    r"(?:Q(?:uestion)?|Problem|Task|Exercise)[ \t]*(\d{1,2})[ \t]*[-.][ \t]*(\d{1,2})(?![\d.]?\d)"
+    r"(?:Q(?:uestion)?|Problem|Task|Exercise|Answer|Solution)[ \t]*(\d{1,2})[ \t]*[-.][ \t]*"
+    r"(\d{1,2})(?![\d.]?\d)"
     r"(?:[.):])?",
     re.IGNORECASE,
 )
@@ -110,8 +112,9 @@ _QDASH = re.compile(
 # "Q3.ii", "Q2.i:": its sub-part numbered in roman numerals, the second sub-part (b), as
 # "Q1-4" is the fourth
 _QLETTER = re.compile(
-    r"(?:(?:Inline[ \t]+)?Q(?:uestion)?|Problem|Prob\.|Exercise|Ex\.|Task)[ \t]*\.?[ \t]*"
-    r"(\d{1,2})(?:\.?([a-h])|\.(iv|v|vi|vii|viii|iii|ii|i))(?:[ \t]*:)?(?=\s|[*_}]|$)",
+    r"(?:(?:Inline[ \t]+)?Q(?:uestion)?|Problem|Prob\.|Exercise|Ex\.|Task|Answer|Ans\.|Solution)"
+    r"[ \t]*\.?[ \t]*(\d{1,2})(?:\.?([a-h])|\.(iv|v|vi|vii|viii|iii|ii|i))(?:[ \t]*:)?"
+    r"(?=\s|[*_}]|$)",
     re.IGNORECASE,
 )
 _PAREN_NUM = re.compile(r"\((\d{1,2})\)")
