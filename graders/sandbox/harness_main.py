@@ -74,13 +74,19 @@ def _encode_array(value: Any, chunks: list[bytes], budget: _Budget) -> dict[str,
     return {"t": "array", "dtype": array.dtype.str, "shape": shape, "nbytes": len(data)}
 
 
+# NumPy's own scalar types, matched exactly (a subclass of the student's is not one): a list
+# built by appending `peak * np.sqrt(w / s)` holds them beside Python floats
+_NUMPY_NUMBERS = frozenset({np.float64, np.float32, np.float16, np.int64, np.int32, np.int16,
+                            np.int8, np.uint64, np.uint32, np.uint16, np.uint8, np.bool_})
+
+
 def _number_list(value: Any, depth: int, left: list[int]) -> bool:
-    """A list of Python numbers, or of such lists (what `.tolist()` gives), at most `left[0]`
-    numbers in all."""
+    """A list of Python numbers (or NumPy's scalars), or of such lists (what `.tolist()`
+    gives), at most `left[0]` numbers in all."""
     if type(value) is not list or depth > 6:
         return False
     for item in value:
-        if type(item) in (int, float, bool):
+        if type(item) in (int, float, bool) or type(item) in _NUMPY_NUMBERS:
             left[0] -= 1
             if left[0] < 0:
                 return False
