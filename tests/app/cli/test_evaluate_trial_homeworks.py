@@ -43,9 +43,10 @@ derivations unreadable. The bars below are the figures after them.
   known mistakes, sub-part markers as cues, `Q3.ii` labels, assignments after `(b)` and in
   align): 111/135, 11 confident wrong, 6 called missing (cara's OCR `4 2 x 32 ...`, `5 saved
   ...`, `6 otherwise ...`: a bare number before prose is no label; hal's `2-a` answered before
-  `1-a`, and its `6  The routing ...`). Session t42's location fixes (a bare number opening a
-  paragraph before prose, `2-a`, a label in words over one cue word of another question):
-  119/135, 6 confident wrong, 1 called missing.
+  `1-a`, and its `6  The routing ...`). Session t42's fixes (a bare number opening a paragraph
+  before prose, `2-a`, a label in words over one cue word of another question; plain `{2, 4}`
+  and `expert 2 and expert 4` as lists; `cos mθ` and `cos[m theta]`): 122/135, 6 confident
+  wrong, 1 called missing.
 - `training` (session t42): Adam's bias-corrected moments and update (numeric, known
   mistakes, rounding credit), g = dL/dz for softmax(z / T) and h = dR/dw for weight decay
   (symbolic, `derivative`), mixed-precision memory in bytes (sizes with units), clipping by
@@ -120,11 +121,11 @@ def _overall(name: str, folder: Path) -> dict[str, Any]:
     # class, ... 0.025 elsewhere") and the loss after one, and xia's OCR line `6 r = ...` (the
     # one confident missing)
     ("decoding", 470, 4),
-    # of 135 (111 at load 2-3.5; 119 since session t42's location fixes). Left: `cos mθ` and
-    # `cos[m theta]` without parentheses, `\{2, 4\}` read as 4, 2, a notebook's `ln -1.34`
-    # (the item's cues say LayerNorm), the written item's "a few experts receive almost every
+    # of 135 (111 at load 2-3.5; 122 since session t42). Left: eva's `cos[ m-n theta ]`
+    # (review), a notebook's `ln -1.34` (the item's cues say LayerNorm), cara's `4 2 x 32 ...`
+    # (a number before a number), the written item's "a few experts receive almost every
     # token" (no collapse named in the rubric's words)
-    ("rotary", 117, 7),
+    ("rotary", 119, 7),
     # of 425 answered (406 in 2 runs at load 3-6). Left: the written items' phrasings the
     # rubric does not cover ("we use all the neurons", "the layer is a no-op", "mixed prec.",
     # "activation recomputation", model parallelism), a contradiction past the pattern's
