@@ -86,6 +86,12 @@ def prose_of(
             # code right under the question: its answer cell is empty or absent, unless a
             # value is asked and the code printed one
             return _output_answer(text, answer, question, spans, s, end)
+        if question.answer_kind == "numeric" and not re.search(r"\d", text[start:s]):
+            # a sentence with no value ("I just run Adam for two steps."), then the code that
+            # prints the values: what it printed is the answer
+            printed = _output_answer(text, answer, question, spans, s, end)
+            if printed is not None:
+                return printed
         end = s  # the answer cell ends where the next code cell starts
         break
     heading = _next_section(text, start, end, answer.label or "")
