@@ -39,3 +39,12 @@ def test_a_subclass_of_a_numpy_scalar_is_no_number(sandbox: Sandbox) -> None:
     [call] = outcome.calls
     assert call is not None and call.ok and call.value is not None
     assert call.value.kind == "seq"
+
+
+def test_a_tuple_of_numpy_scalars_is_still_several_outputs(sandbox: Sandbox) -> None:
+    # `return mean, std` (NumPy scalars): two outputs, as before
+    source = "import numpy as np\n\ndef f(x):\n    return np.mean(x), np.std(x)\n"
+    outcome = sandbox.run(Job(source, (np.arange(4.0),), (Call("f", (0,)),)))
+    [call] = outcome.calls
+    assert call is not None and call.ok and call.value is not None
+    assert call.value.kind == "seq" and len(call.value.items) == 2
