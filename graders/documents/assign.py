@@ -40,6 +40,8 @@ DUPLICATE_RELIABILITY = 0.4
 # next label names (that answer is about to start under its own label): they count for this
 # share only. Other cue words of a later question count in full: its label may be missing.
 WEAK_CONTENT = 0.25
+# the content score of one cue word of a question: less than a label in words says
+ONE_CUE = 1.0
 
 
 @dataclass
@@ -163,11 +165,17 @@ def anchor(unit: Unit) -> int | None:
     named = sorted((i for i, s in enumerate(unit.label_scores) if s == top),
                    key=lambda i: content[i], reverse=True)
     q = named[0]
-    # a label naming its question in words ("Question 5", "Q5.") stands alone where no
-    # question's cues claim the block (prose and derivations rarely have cues); a bare "5." is
-    # too often a point of an answer to move a block by itself
-    alone = len(named) == 1 and unit.in_words and max(content) <= 0
-    if content[q] < max(content) or (content[q] <= 0 and not alone):
+    # a label naming its question in words ("Question 5", "Q5.") or with its sub-part ("2-a",
+    # "2b)") stands alone where no question's cues claim the block more than by one cue (prose
+    # and derivations rarely have cues, and one word of another question's, "activations" in
+    # an answer on memory, says less than the label); a bare "5." is too often a point of an
+    # answer to move a block by itself
+    mark = unit.mark
+    specific = unit.in_words or (mark is not None and mark.num is not None
+                                 and mark.letter is not None and not mark.inline)
+    alone = (len(named) == 1 and specific
+             and max(content) - max(content[q], 0.0) <= ONE_CUE)
+    if not alone and (content[q] < max(content) or content[q] <= 0):
         return None
     if len(named) > 1 and content[named[1]] >= content[q]:
         return None

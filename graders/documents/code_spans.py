@@ -86,9 +86,15 @@ def prose_of(
             # code right under the question: its answer cell is empty or absent, unless a
             # value is asked and the code printed one
             return _output_answer(text, answer, question, spans, s, end)
+        if question.answer_kind == "numeric" and not re.search(r"\d", text[start:s]):
+            # a sentence with no value ("I just run Adam for two steps."), then the code that
+            # prints the values: what it printed is the answer
+            printed = _output_answer(text, answer, question, spans, s, end)
+            if printed is not None:
+                return printed
         end = s  # the answer cell ends where the next code cell starts
         break
-    heading = _HEADING_CELL.search(text, start, end)
+    heading = _next_section(text, start, end, answer.label or "")
     if heading is not None:
         # a heading cell opens the next section: an answer cell never starts with one
         if not text[start:heading.start()].strip():
@@ -102,6 +108,26 @@ def prose_of(
         return None
     note = "; ".join(n for n in (answer.note, "code cells after the answer left out") if n)
     return replace(answer, text=text[start:end], start=start, end=end, note=note)
+
+
+# a heading that names a sub-part (`### Q1 (b)`, `### 1b`, `### (b)`): its number, its letter
+_SUBPART_HEADING = re.compile(
+    r"#{1,6}[ \t]*(?:\*\*)?(?:(?:Q|Question|Problem|Exercise|Task)[ \t.]{0,2})?(\d{1,2})?"
+    r"[ \t.\-]{0,2}\(?([a-h])\)?(?:\*\*)?[ \t]*(?:\n|$)", re.IGNORECASE)
+_NUMBER = re.compile(r"\d{1,2}")
+
+
+def _next_section(text: str, start: int, end: int, label: str) -> re.Match[str] | None:
+    """The first heading cell in `text[start:end]` that opens another section: a heading that
+    only names a sub-part of the answer's own question (`### Q1 (b)` under `### Q1 (a)`, one
+    cell per sub-part) goes on with the answer."""
+    own = _NUMBER.search(label)
+    for heading in _HEADING_CELL.finditer(text, start, end):
+        sub = _SUBPART_HEADING.match(text, heading.start(), min(end, heading.start() + 80))
+        if sub is None or (sub.group(1) is not None
+                           and (own is None or sub.group(1) != own.group(0))):
+            return heading
+    return None
 
 
 FROM_OUTPUT = "read from the output of the code under the question (no written answer)"

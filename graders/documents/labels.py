@@ -11,6 +11,7 @@ import bisect
 import re
 from dataclasses import dataclass, replace
 
+from graders.documents.ocr_numbers import prose_number
 from graders.documents.tables import AnswerTable, table_row
 
 # Labels read per document (line and inline each): bounds the work on hostile input.
@@ -48,6 +49,10 @@ class LabelMark:
     # the question a rubric's phrase label or a repeated prompt names (its index in the rubric)
     question: int | None = None
     prompted: bool = False  # named by repeating the question's prompt, not by a label
+    # a bare number opening a paragraph before prose (`7 during training ...`, how an OCR
+    # transcript of a handwritten page numbers its answers): a label only where it continues
+    # the numbering (paths.resolve_paths)
+    prose: bool = False
 
     @property
     def depth(self) -> int:
@@ -62,10 +67,11 @@ class LabelMark:
 
 
 # a question label that names its kind of question in words: "Q2.", "Question 1", "Problem 7",
-# "Exercise 3", "Inline Question 2" (after any heading, list or emphasis markup)
+# "Exercise 3", "Inline Question 2", "Answer 2", "Solution 3" (after any heading, list or
+# emphasis markup)
 WORDED = re.compile(
     r"[^A-Za-z0-9]{0,16}(?:inline[ \t]+)?(?:q(?=[ \t.]{0,2}\d)|question|problem|prob\.|"
-    r"exercise|ex\.|task)[ \t.]{0,2}\d",
+    r"exercise|ex\.|task|answer|ans\.|solution)[ \t.]{0,2}\d",
     re.IGNORECASE,
 )
 # list bullets, quotes, headings, maths and emphasis that may open a label's line:
@@ -82,20 +88,22 @@ _PART_HEADING = re.compile(
 )
 _CIRCLED = re.compile(r"\\textcircled\{\s*([A-Za-z]?\d{1,2}|[a-h]|[ivx]{1,4})\s*\}")
 _QNUM = re.compile(
-    r"(?:(?:Inline[ \t]+)?Q(?:uestion)?|Problem|Prob\.|Exercise|Ex\.|Task)[ \t]*\.?[ \t]*"
-    r"(\d{1,2})(?!\d)"
+    r"(?:(?:Inline[ \t]+)?Q(?:uestion)?|Problem|Prob\.|Exercise|Ex\.|Task|Answer|Ans\.|Solution)"
+    r"[ \t]*\.?[ \t]*(\d{1,2})(?!\d)"
     r"(?:[ \t]*(?:\.\)|[.):\-](?![0-9])))?",
     re.IGNORECASE,
 )
 _PARTNUM = re.compile(r"([A-H])[ \t]?(\d{1,2})(?!\d)(?:\.\)|[.):](?![0-9]))?(?=[\s$\\(]|$)")
 _NUM = re.compile(r"(\d{1,2})(?:[ \t]*\.\)|\)|\.(?![0-9])|-(?=[ \t]))")
-# "1b)", "1.b.ii", "2a.", "1b.ii:" - number, letter and roman written as one token
+# "1b)", "1.b.ii", "2a.", "1b.ii:", "2-a" - number, letter and roman written as one token
 _COMPACT = re.compile(
-    r"(\d{1,2})\.?([a-h])(?:\.?(viii|vii|vi|iv|ix|iii|ii|i|v|x))?(?:\.\)|[.):])?(?=[ \t$\\(*}_]|$)"
+    r"(\d{1,2})(?:\.|-(?=[a-h](?![\w-])))?([a-h])(?:\.?(viii|vii|vi|iv|ix|iii|ii|i|v|x))?"
+    r"(?:\.\)|[.):])?(?=[ \t$\\(*}_]|$)"
 )
 # "Q1-4", "Problem 2.3": question 1, its fourth part
 _QDASH = re.compile(
-    r"(?:Q(?:uestion)?|Problem|Task|Exercise)[ \t]*(\d{1,2})[ \t]*[-.][ \t]*(\d{1,2})(?![\d.]?\d)"
+    r"(?:Q(?:uestion)?|Problem|Task|Exercise|Answer|Solution)[ \t]*(\d{1,2})[ \t]*[-.][ \t]*"
+    r"(\d{1,2})(?![\d.]?\d)"
     r"(?:[.):])?",
     re.IGNORECASE,
 )
@@ -104,8 +112,9 @@ _QDASH = re.compile(
 # "Q3.ii", "Q2.i:": its sub-part numbered in roman numerals, the second sub-part (b), as
 # "Q1-4" is the fourth
 _QLETTER = re.compile(
-    r"(?:(?:Inline[ \t]+)?Q(?:uestion)?|Problem|Prob\.|Exercise|Ex\.|Task)[ \t]*\.?[ \t]*"
-    r"(\d{1,2})(?:\.?([a-h])|\.(iv|v|vi|vii|viii|iii|ii|i))(?:[ \t]*:)?(?=\s|[*_}]|$)",
+    r"(?:(?:Inline[ \t]+)?Q(?:uestion)?|Problem|Prob\.|Exercise|Ex\.|Task|Answer|Ans\.|Solution)"
+    r"[ \t]*\.?[ \t]*(\d{1,2})(?:\.?([a-h])|\.(iv|v|vi|vii|viii|iii|ii|i))(?:[ \t]*:)?"
+    r"(?=\s|[*_}]|$)",
     re.IGNORECASE,
 )
 _PAREN_NUM = re.compile(r"\((\d{1,2})\)")
@@ -268,6 +277,9 @@ def find_labels(text: str) -> list[LabelMark]:
             if paren and _AFTER.match(text, paren.end()):
                 marks.append(replace(_mark(text, line_start, paren.end(),
                                            {"num": int(paren.group(1))}), paren=True))
+            elif pos == line_start and (prose := prose_number(text, line_start)) is not None:
+                marks.append(replace(_mark(text, line_start, prose[0], {"num": prose[1]}),
+                                     prose=True))
             continue
         end, fields = group
         if _wrapped(text, line_start, pos, end):

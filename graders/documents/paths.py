@@ -163,6 +163,9 @@ def resolve_paths(
             continue
         if mark.num is None and m_letter is None and m_roman == "i" and letter == "h":
             m_letter, m_roman = "i", None  # after (h) an "(i)" is the next letter
+        if mark.prose and (mark.part is not None or (part, mark.num) in visited
+                           or not 1 <= (mark.num or 0) - (num or 0) <= 2):
+            continue  # a number before prose labels only the next question (or the one after)
         if mark.num is not None:
             new = (mark.part or part, mark.num, m_letter, m_roman)
             if (num is not None and 1 < mark.num < num and mark.part is None

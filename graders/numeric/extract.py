@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from graders.notation import fold_width
 from graders.numeric.arith import EvalError, Evaluated, Number, evaluate
-from graders.numeric.latex import SEP, to_arith
+from graders.numeric.latex import SEP, read_ocr_digits, to_arith
 from graders.numeric.spans import balanced, written_span
 from graders.numeric.statements import RELATION, split_sides, split_statements
 from graders.numeric.statements import Span as Statement
@@ -110,13 +110,15 @@ def _grouped(m: re.Match[str]) -> str:
 
 
 def _mask(text: str) -> str:
-    """Same length as `text`; struck-through text, `$` and label prefixes become spaces."""
+    """Same length as `text`; struck-through text, `$` and label prefixes become spaces, OCR's
+    letters in numbers digits."""
     masked = _STRUCK.sub(_blank, text)
     masked = masked.replace("$", " ")
     masked = _CIRCLED.sub(_blank, masked)
     masked = _BULLET.sub(_blank, masked)
     masked = _EMPHASIS.sub(_blank, masked)
     masked = _PY_GROUPS.sub(_grouped, masked)
+    masked = read_ocr_digits(masked)  # `2O.8 GB`: the digits found where written, unit and all
     return _LINE_LABEL.sub(_blank, masked)
 
 

@@ -35,6 +35,27 @@ _OCR_DIGITS = str.maketrans("OolI", "0011")
 _OCR_ZERO = re.compile(r"(?<![\w.])(?=[\dO.]*\d)(?=[\dO.]*O)(?:\d[\dO]*(?:\.[\dO]+)?|O?\.[\dO]+)"
                        r"(?![\w.])")
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,])0,(\d+)(?![\d,])")
+# ... a 1 read as l or I after a decimal point (`0.l299`, `0.I25`): the fraction is digits
+_OCR_ONE = re.compile(r"(?<![\w.])\d{1,6}\.(?=[\dlI]*\d)(?=[\dlI]*[lI])[\dlI]{1,12}(?![\w.])")
+# ... and a count grouped by spaces with an O in a group (`1 O73 741 824`)
+_OCR_SPACE_GROUPS = re.compile(r"(?<![\w.,])[1-9]\d{0,2}(?: (?=[\dO]*\d[\dO]*\d)[\dO]{3}){2,4}"
+                               r"(?![\w,]| \d)")
+# a decimal comma before a size unit or an exponent (`2,6 GB`, `20,8 GiB`, `-8,03e-4`): no
+# list of values and no thousands group (three digits) reads so
+_UNIT_DECIMAL_COMMA = re.compile(r"(?<![\d.,])(\d{1,3}),(?=(?:\d{1,2}|\d{4,8})(?:[ \t]?"
+                                 r"(?:[kKMGT]i?B|[kmgt]ega|bytes?)\b|[eE][-+]?\d))")
+
+
+def read_ocr_digits(text: str) -> str:
+    """The same text, of the same length, with OCR's letters inside numbers read as the digits
+    they stand for and a decimal comma before a unit or an exponent read as a point: the
+    numbers' places are kept, so a value is still quoted (and its unit found) where it was
+    written."""
+    text = _OCR_GROUPS.sub(lambda m: m.group(0).translate(_OCR_DIGITS), text)
+    text = _OCR_SPACE_GROUPS.sub(lambda m: m.group(0).replace("O", "0"), text)
+    text = _OCR_ZERO.sub(lambda m: m.group(0).replace("O", "0"), text)
+    text = _OCR_ONE.sub(lambda m: m.group(0).translate(_OCR_DIGITS), text)
+    return _UNIT_DECIMAL_COMMA.sub(r"\1.", text)
 _TIMES_X = re.compile(r"(?<=\d)\s*[xX]\s*(?=\d)")
 
 _SIGNED_EXPONENT = re.compile(r"[ \t]?([-+])[ \t]?(\d{1,3}(?:\.\d{1,3})?)(?![\d.])")
@@ -54,8 +75,7 @@ _SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-", strict=
 
 def glue_digit_groups(text: str) -> str:
     """Remove thousands separators; `0,665` (a decimal comma) becomes `0.665`."""
-    text = _OCR_GROUPS.sub(lambda m: m.group(0).translate(_OCR_DIGITS), text)
-    text = _OCR_ZERO.sub(lambda m: m.group(0).replace("O", "0"), text)
+    text = read_ocr_digits(text)
     text = _THIN.sub("", text)
     text = _SPACE_GROUPS.sub(lambda m: m.group(1) + m.group(2).replace(" ", ""), text)
     text = _COMMA_GROUPS.sub(lambda m: m.group(1) + m.group(2).replace(",", ""), text)

@@ -17,7 +17,7 @@ from graders.numeric.arith import Number
 from graders.numeric.config import NumericConfig
 from graders.numeric.extract import Candidate, Extraction, Value
 from graders.numeric.rounding import coarser_rounding
-from graders.numeric.units import in_unit
+from graders.numeric.units import in_unit, unit_before, unit_factor
 
 
 @dataclass(frozen=True)
@@ -69,9 +69,10 @@ def reading(candidate: Candidate, config: NumericConfig) -> Value:
         return value / 100
     if config.kind == "integer" and _DOT_THOUSANDS.fullmatch(candidate.source):
         return value * 1000  # `589.824` is a count with a full stop for the thousands
-    if candidate.trailing and not isinstance(value, tuple) and config.mode == "exact":
-        return in_unit(value, candidate.trailing, config.expected)
-    return value
+    if isinstance(value, tuple) or config.mode != "exact":
+        return value
+    unit = candidate.trailing if unit_factor(candidate.trailing) else unit_before(candidate.label)
+    return in_unit(value, unit, config.expected) if unit else value
 
 
 def _matches(value: Value, target: object, config: NumericConfig, rounded: bool) -> bool:

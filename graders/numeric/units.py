@@ -27,6 +27,9 @@ _UNIT = re.compile(r"(?:(?P<binary>[kKMGT]i[Bb])|(?P<decimal>[kKMGT]B)"
 
 # spacing before the unit: blanks, LaTeX's thin spaces, the dollar closing the formula
 _SPACING = re.compile(r"^(?:\\[,;: ]|[\s~$]){1,8}")
+# a unit that names the value after it: `total GB: 20.8`, `memory (GiB) = 19.4`, as printed
+# output and tables put it
+_UNIT_BEFORE = re.compile(r"(?<![A-Za-z])\(?([kKMGT]i?B)\)?[ \t]*[:=][ \t]*$")
 
 
 def unit_factor(trailing: str) -> int | None:
@@ -41,6 +44,13 @@ def unit_factor(trailing: str) -> int | None:
     if m.group("word"):
         return _WORDS[m.group("word")[:4].lower()]
     return 10**3 if m.group("scale") == "K" else 10**6
+
+
+def unit_before(label: str) -> str:
+    """The size unit that ends the words before a value (`scores GiB:`), as text that
+    `unit_factor` reads, or the empty string."""
+    m = _UNIT_BEFORE.search(label[-40:])
+    return m.group(1) if m else ""
 
 
 def _distance(value: Number, target: float) -> float:

@@ -19,6 +19,9 @@ _BRACKET = re.compile(
     r"\\begin\{[a-zA-Z]{0,2}matrix\*?\}|\\begin\{array\}(?:\{[^{}]{0,20}\})?"
     r"|\\end\{[a-zA-Z]{0,2}matrix\*?\}|\\end\{array\}|[\[\]()]|\\[{}]"
 )
+# a set written with plain braces in prose (`experts {2, 4}`); not a LaTeX group, which follows
+# a command, a name, a power or a subscript (`\\frac{2}{4}`, `x^{2}`, `W_{1,2}`)
+_PLAIN_SET = re.compile(r"(?<![\\A-Za-z0-9^_}])\{([^{}\n]{1,200})\}")
 _NUMBER_TOKEN = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d{1,3})?%?")
 
 
@@ -106,6 +109,8 @@ def bracket_vectors(masked: str) -> list[BracketVector]:
                 pairs.append((open_start, open_end, m.start(), m.end()))
         if len(stack) > 200:
             stack = stack[-200:]
+    pairs.extend((m.start(), m.start() + 1, m.end() - 1, m.end())
+                 for m in _PLAIN_SET.finditer(masked))
     pairs.sort()
     found: list[BracketVector] = []
     covered = -1
@@ -143,11 +148,27 @@ def _alone_on_line(masked: str, start: int, end: int) -> bool:
                 and _LINE_NOISE.fullmatch(masked[end:line_end]))
 
 
+# the word (or `#`) each value of a list repeats before it: `expert 2 and expert 4`, `#2, #4`
+_REPEATED = re.compile(r"[,;&]?(?:and)?(#|[A-Za-z]{2,20})", re.IGNORECASE)
+
+
+def _repeats_its_word(masked: str, left: Listed, gap: str) -> bool:
+    """The gap is a separator and the word that also stands right before the left value."""
+    m = _REPEATED.fullmatch(gap)
+    if m is None:
+        return False
+    word = m.group(1).lower()
+    before = masked[max(0, left.start - len(word) - 1):left.start].lower().rstrip()
+    return before.endswith(word) and (word == "#" or not before[:-len(word)][-1:].isalpha())
+
+
 def _joins(masked: str, left: Listed, right: Listed) -> bool:
     gap = masked[left.end:right.start]
     if len(gap) > 40 or left.percent != right.percent:
         return False
-    if not _GAP_ALLOWED.fullmatch("".join(gap.split())):
+    squeezed = "".join(gap.split())
+    if not _GAP_ALLOWED.fullmatch(squeezed) and not (
+            "\n" not in gap and _repeats_its_word(masked, left, squeezed)):
         return False
     if "\n" in gap:  # one value per row: each row holds nothing but its value
         return _alone_on_line(masked, left.start, left.end) and \

@@ -74,17 +74,23 @@ def _encode_array(value: Any, chunks: list[bytes], budget: _Budget) -> dict[str,
     return {"t": "array", "dtype": array.dtype.str, "shape": shape, "nbytes": len(data)}
 
 
-def _number_list(value: Any, depth: int, left: list[int]) -> bool:
-    """A list of Python numbers, or of such lists (what `.tolist()` gives), at most `left[0]`
-    numbers in all."""
+# NumPy's own scalar types, matched exactly (a subclass of the student's is not one): a list
+# built by appending `peak * np.sqrt(w / s)` holds them beside Python floats
+_NUMPY_NUMBERS = frozenset({np.float64, np.float32, np.float16, np.int64, np.int32, np.int16,
+                            np.int8, np.uint64, np.uint32, np.uint16, np.uint8, np.bool_})
+
+
+def _number_list(value: Any, depth: int, left: list[int], numpy: bool = False) -> bool:
+    """A list of Python numbers (with `numpy`, NumPy's scalars too), or of such lists (what
+    `.tolist()` gives), at most `left[0]` numbers in all."""
     if type(value) is not list or depth > 6:
         return False
     for item in value:
-        if type(item) in (int, float, bool):
+        if type(item) in (int, float, bool) or (numpy and type(item) in _NUMPY_NUMBERS):
             left[0] -= 1
             if left[0] < 0:
                 return False
-        elif not _number_list(item, depth + 1, left):
+        elif not _number_list(item, depth + 1, left, numpy):
             return False
     return True
 
@@ -104,7 +110,10 @@ def _describe(value: Any, depth: int, chunks: list[bytes], budget: _Budget) -> d
     if value is None:
         return {"t": "none"}
     kind = type(value)
-    if kind in (list, tuple) and value and _number_list(list(value), 0, [budget.left // 8]) \
+    # NumPy's scalars make a list an array (`lrs.append(peak * np.sqrt(w / s))`), never a
+    # tuple: `return mean, std` of NumPy scalars is two outputs
+    if kind in (list, tuple) and value \
+            and _number_list(list(value), 0, [budget.left // 8], numpy=kind is list) \
             and not (kind is tuple and all(type(v) is list for v in value)):
         # A result returned as nested lists (`.tolist()`) travels as the array it spells; a
         # ragged one, or a tuple of such lists (`return K.tolist(), V.tolist()`: several

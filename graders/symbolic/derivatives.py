@@ -34,7 +34,8 @@ def _patterns(of: str, wrt: str) -> list[re.Pattern[str]]:
     )]
 
 
-_RELATION = re.compile(r"\s*(?::=|=(?!=))\s*")
+# `&=` in an align environment: its `&` the column marker
+_RELATION = re.compile(r"\s*&?\s*(?::=|=(?!=))\s*")
 
 
 def derivative_assignments(text: str, target: str, declared: str) -> list[Assignment]:
@@ -55,11 +56,63 @@ def derivative_assignments(text: str, target: str, declared: str) -> list[Assign
     return sorted(found, key=lambda a: a.start)
 
 
+_NAME = re.compile(r"(?<![\\A-Za-z])([A-Za-z])(_\s*(?:\{[^{}]*\}|\w))?")
+
+
 def _component(value: Assignment, index: str) -> Assignment:
-    """`p_j - y_j` for the j-th component: the vector expression `p - y`, when every name in it
-    carries that index (a sum over it or another index keeps the expression as written)."""
-    names = re.findall(r"(?<![\\A-Za-z])([A-Za-z])(_\s*(?:\{[^{}]*\}|\w))?", value.expression)
+    """`p_j - y_j` for the j-th component: the vector expression `p - y`, when every term of
+    it, and of every sum inside it, has a name with that index (a scalar factor may have none:
+    `(p_j - y_j)/T`, `\\frac{1}{T}(p_j - y_j)`, `\\lambda w_j`); a sum over it, another index,
+    or a term without it (`p_j - y`) keeps the expression as written."""
     own = re.compile(rf"_\s*(?:\{{\s*{index}\s*\}}|{index}(?![A-Za-z0-9]))")
-    if not names or any(not sub or not own.fullmatch(sub) for _, sub in names):
+    subs = [sub for _, sub in _NAME.findall(value.expression) if sub]
+    if not subs or any(not own.fullmatch(sub) for sub in subs):
+        return value
+    if not _every_term_indexed(value.expression, own):
         return value
     return replace(value, expression=own.sub("", value.expression))
+
+
+def _every_term_indexed(expression: str, own: re.Pattern[str], depth: int = 0) -> bool:
+    """Every additive term of `expression` names something with the index, and so does every
+    term of each bracketed sum inside it."""
+    if depth > 8:
+        return False
+    for term in _split(expression, "+-"):
+        if term.strip() and not any(sub and own.fullmatch(sub)
+                                    for _, sub in _NAME.findall(term)):
+            return False
+        for group in _groups(term):
+            if len([t for t in _split(group, "+-") if t.strip()]) > 1 and \
+                    not _every_term_indexed(group, own, depth + 1):
+                return False
+    return True
+
+
+def _split(text: str, at: str) -> list[str]:
+    """`text` cut at the characters `at` outside brackets (and not in a subscript or power)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "({[":
+            depth += 1
+        elif ch in ")}]":
+            depth -= 1
+        elif ch in at and depth == 0 and not text[:i].rstrip().endswith(("_", "^")):
+            parts.append(text[start:i])
+            start = i + 1
+    return [*parts, text[start:]]
+
+
+def _groups(term: str) -> list[str]:
+    """The insides of the outermost brackets of `term`."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(term):
+        if ch in "({[":
+            if depth == 0:
+                start = i + 1
+            depth += 1
+        elif ch in ")}]" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                out.append(term[start:i])
+    return out

@@ -57,14 +57,16 @@ _RELATION = r"\s*&?\s*(?::=|=|\\approx|≈|\\sim(?![a-z])|\\simeq|∼)\s*"
 _LEFT_OK = re.compile(
     # a sub-part's marker before it: `(b) s = ...`, `b) s = ...`
     r"(?:^|[$(,:;&\n]|=>|->|[⇒→∴]|\\(?:Rightarrow|implies|therefore|to|quad|qquad|[,;])|\}|"
-    r"(?:^|\s)\(?(?:[a-h]|[ivx]{1,4})\)|"
+    r"(?:^|\s)\(?(?:[a-h]|[ivx]{1,4})\)|\*\*|__|(?:^|\n)[ \t]*Q?\d{1,2}[-.]?[a-h][.):]?|"
     r"[A-Za-z]{2,}\.?|"
     r"\\text\{[^{}]*\}|(?:^|[\s$])(?:\\(?:mathbf|boldsymbol|bm|vec)\s*\{\s*[A-Za-z]\s*\}|[A-Za-z])"
     r"_\s*(?:\{\w+\}|\w)\s*=)\s*$"
 )
 _STOP = re.compile(
-    r"\$|\n|\\q?quad\b|\\text\b|\\(?:Rightarrow|implies|rightarrow|to|approx|sim|gg|ll|"
-    r"text|quad|forall|iff|in|notin|ni|mid)\b|=|≈|→|⇒|,(?!\d{3}(?!\d))|;|\s(?:b/c|where|with|for|since|s\.t\.|and|so|"
+    # the next sub-part's marker after a space: `g = (p - y)/T   (b) h = ...`
+    r"\s\(?[a-h]\)(?=\s)|"
+    r"\\\\|\$|\n|\\q?quad\b|\\text\b|\\(?:Rightarrow|implies|rightarrow|to|approx|sim|gg|ll|"
+    r"text|quad|forall|iff|in|notin|ni|mid)\b|=|≈|→|⇒|(?<!\\),(?!\d{3}(?!\d))|;|\s(?:b/c|where|with|for|since|s\.t\.|and|so|"
     r"because|which|if)\b|"
     r"\s(?!(?:" + _GREEK + r"|sqrt|frac|exp|log|sin|cos|tan|tanh|cdot|times)\b)[A-Za-z]{3,}\b"
     r"(?![_^{])"
@@ -73,7 +75,7 @@ _STOP = re.compile(
 
 # `k_i^\top q = 0`: the target is the second factor of a product, not the left-hand side
 _FACTOR_BEFORE = re.compile(
-    r"(?:\^\s*\{?\s*(?:\\top|T|\\intercal|\\mathsf\{T\}|⊤)\s*\}?|\\cdot|\*|·)\s*$"
+    r"(?:\^\s*\{?\s*(?:\\top|T|\\intercal|\\mathsf\{T\}|⊤)\s*\}?|\\cdot|(?<!\*)\*|·)\s*$"
 )
 _SIMPLE_NAME = (r"(?:\\(?:mathbf|boldsymbol|bm|vec|mathbold|mathit)\s*\{\s*\\?[A-Za-z]+\s*\}"
                 r"|bold\(\s*\\?[A-Za-z]+\s*\)|\\?[A-Za-z]+)(?:_\s*(?:\{[^{}]*\}|\w))?")
@@ -177,7 +179,12 @@ def tidy(expression: str) -> str:
     out = re.sub(r"\bsqrt\s*\(([^()]*)\)", r"\\sqrt{\1}", out)
     # exp(x), log(x) typed without a backslash are the functions, not the letters e·x·p (which
     # made `exp(a)/T` equal to `exp(a/T)`, and `exp(a)` differ from `e^{a}`)
+    # `cos[m theta]`: square brackets around a function's argument are its parentheses
+    out = _SQUARE_CALL.sub(lambda m: f"\\{m.group(1)}({m.group(2)})", out)
     out = _PLAIN_FUNCTION.sub(r"\\\1", out)
+    # `cos m\theta`, `\sin n \theta`: a trig function's argument written without brackets is
+    # the product of names that follows it, up to the next operator or function
+    out = _BARE_TRIG.sub(lambda m: f"\\{m.group(1)}({m.group(2).strip()}) ", out)
     # sizing commands before a delimiter: `\big(`, `\Bigr)`, `\bigg[`
     out = re.sub(r"\\[Bb]igg?[lrm]?(?![A-Za-z])\s*", "", out)
     out = re.sub(r"\\(?:left|right)(?=[()\[\].|])", "", out)
@@ -210,6 +217,10 @@ def subscripts_spelled(student: str, expected: str) -> str:
     return student
 
 
+_SQUARE_CALL = re.compile(r"(?<![A-Za-z])\\?(exp|log|ln|sin|cos|tan|tanh)\s*\[([^\[\]]{1,80})\]")
+_TRIG_NAME = r"(?:[A-Za-z](?![A-Za-z])|\\(?:" + _GREEK + r")(?![A-Za-z]))"
+_BARE_TRIG = re.compile(r"(?<![A-Za-z])\\?(cos|sin|tan)[ \t]+((?:" + _TRIG_NAME + r"[ \t]*){1,4})"
+                        r"(?![({\[^_])")
 _PLAIN_FUNCTION = re.compile(
     r"(?<![\\A-Za-z_])(exp|log|ln|sin|cos|tan|sinh|cosh|tanh)(?=\s*\()")
 

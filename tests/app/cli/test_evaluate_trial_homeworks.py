@@ -43,7 +43,26 @@ derivations unreadable. The bars below are the figures after them.
   known mistakes, sub-part markers as cues, `Q3.ii` labels, assignments after `(b)` and in
   align): 111/135, 11 confident wrong, 6 called missing (cara's OCR `4 2 x 32 ...`, `5 saved
   ...`, `6 otherwise ...`: a bare number before prose is no label; hal's `2-a` answered before
-  `1-a`, and its `6  The routing ...`)."""
+  `1-a`, and its `6  The routing ...`). Session t42's fixes (a bare number opening a paragraph
+  before prose, `2-a`, a label in words over one cue word of another question; plain `{2, 4}`
+  and `expert 2 and expert 4` as lists; `cos mθ` and `cos[m theta]`): 122/135, 6 confident
+  wrong, 1 called missing.
+- `training` (session t42): Adam's bias-corrected moments and update (numeric, known
+  mistakes, rounding credit), g = dL/dz for softmax(z / T) and h = dR/dw for weight decay
+  (symbolic, `derivative`), mixed-precision memory in bytes (sizes with units), clipping by
+  the global norm (a tuple return, a keyword default), a learning-rate schedule returning a
+  list or an array, an EMA class with state (`same_instance`), dropout at train and eval time
+  (written sub-parts, a contradiction), any two memory-saving techniques (`{any: 2, of:
+  [...]}`); 24 submissions (3 notebooks with outputs, 3 LaTeX with align, Markdown with
+  tables and out of order, 2 .py, 3 JSON, 2 PDFs, 3 OCR transcripts with `2O.8 GB`, `0.l299`,
+  decimal commas, bare numbers before prose and `2-a` labels), ranges committed before the
+  first run. Before: 366/425 in range, 29 confident wrong, 4 called missing at >= 0.9. After
+  the session's fixes (OCR letters and decimal commas in numbers with units; numbers before
+  prose, dashed sub-parts, `Answer 2`, sub-part heading cells, a worded label over one cue;
+  components with a scalar factor, `&=` and thin spaces in align, `(b)` ending an expression, a
+  bold label before a target; NumPy scalars in a returned list; a unit before its value; a
+  sentence with no value above printed output): 412/425, 5 confident wrong, 0 called
+  missing."""
 
 from __future__ import annotations
 
@@ -62,7 +81,7 @@ TRIALS = Path(__file__).resolve().parent / "trial_homeworks"
 
 
 # answered items called missing at confidence >= 0.9, per trial (0 unless listed)
-MISSING = {"decoding": 1, "rotary": 6}
+MISSING = {"decoding": 1, "rotary": 1}
 
 
 def _overall(name: str, folder: Path) -> dict[str, Any]:
@@ -103,11 +122,16 @@ def _overall(name: str, folder: Path) -> dict[str, Any]:
     # class, ... 0.025 elsewhere") and the loss after one, and xia's OCR line `6 r = ...` (the
     # one confident missing)
     ("decoding", 470, 4),
-    # of 135 (111 at load 2-3.5). Left: the bare-number OCR labels and hal's dashed labels
-    # above, `cos mθ` and `cos[m theta]` without parentheses, `\{2, 4\}` read as 4, 2, a
-    # notebook's `ln -1.34` (the item's cues say LayerNorm), the written item's "a few experts
-    # receive almost every token" (no collapse named in the rubric's words)
-    ("rotary", 109, 11),
+    # of 135 (111 at load 2-3.5; 122 since session t42). Left: eva's `cos[ m-n theta ]`
+    # (review), a notebook's `ln -1.34` (the item's cues say LayerNorm), cara's `4 2 x 32 ...`
+    # (a number before a number), the written item's "a few experts receive almost every
+    # token" (no collapse named in the rubric's words)
+    ("rotary", 119, 7),
+    # of 425 answered (412 at load 3-6). Left: the written items' phrasings the rubric does
+    # not cover ("we use all the neurons", "the layer is a no-op", "mixed prec.", "activation
+    # recomputation", model parallelism), a contradiction past the pattern's six-word gap,
+    # "exactly one gibibyte", ada's (a) value beside (b)'s "(fp16 weights)" cue (review)
+    ("training", 409, 6),
 ])
 def test_the_trial_homeworks_grade_as_their_instructor_did(
         name: str, within: int, confident_wrong: int, tmp_path: Path) -> None:

@@ -46,6 +46,7 @@ def test_a_number_opening_the_first_line_of_code_labels_it(
 
 
 def test_prose_after_a_number_is_no_label() -> None:
-    text = "1 (a) 64\n\n2 define the class labels first\n3 class labels are 0/1\n"
+    # inside a paragraph: see test_ocr_prose_labels.py for the paragraph a bare number opens
+    text = "1 (a) 64\n2 define the class labels first\n3 class labels are 0/1\n"
     answers = read_submission(text.encode(), "scan.txt", None, RUBRIC).answers
     assert "Q2" not in answers and "Q3" not in answers, answers
