@@ -258,9 +258,9 @@ def test_a_battery_change_goes_to_the_grading_processes(setup: Setup, battery: s
     attempted: list[int] = []
     real = FastPath._rescore
 
-    def spy(self: FastPath, run: StoredRun, old: Any) -> Any:
+    def spy(self: FastPath, run: StoredRun) -> Any:
         attempted.append(run.submission_id)
-        return real(self, run, old)
+        return real(self, run)
 
     setup.monkeypatch.setattr(FastPath, "_rescore", spy)
     fast, slow = setup.regrade_both()
