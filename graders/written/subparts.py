@@ -6,7 +6,8 @@ next marker of the same run) when the answer has such a run; otherwise the whole
 
 A marker stands at the start of a line, or after a sentence's end, and is a number (1-99), a
 letter (a-h) or a roman numeral (i-viii), in one of the forms `1)`, `(1)`, `1.`, `1:`,
-`Q1.`, `Part 1:`; a run is at least two markers counting up from its first (1, 2, 3 or
+`Q1.`, `Part 1:`, and a letter or numeral after its question's number (`Q7.a`, `7-b`,
+`3.ii)`); a run is at least two markers counting up from its first (1, 2, 3 or
 a, b, c or i, ii, iii), so a stray "see eq. 1." is not one. One pass over the text, no
 backtracking (student bytes are hostile).
 """
@@ -25,7 +26,8 @@ _LETTERS = "abcdefgh"
 _MARKER = re.compile(
     r"(?:^|(?<=[.!?;])[ \t]+)[ \t]*(?:[*#>-]+[ \t]*)?(?:(?:q|part|question)[ \t]*)?"
     r"(?:\(([0-9]{1,2}|[a-h]|viii|vii|vi|iv|v|iii|ii|i)\)"
-    r"|([0-9]{1,2}|[a-h]|viii|vii|vi|iv|v|iii|ii|i)[).:])\**(?=[ \t]|$)",
+    r"|([0-9]{1,2}|[a-h]|viii|vii|vi|iv|v|iii|ii|i)[).:]"
+    r"|[0-9]{1,2}[.-]([a-h]|viii|vii|vi|iv|v|iii|ii|i)[).:]?)\**(?=[ \t]|$)",
     re.IGNORECASE | re.MULTILINE)
 _MAX_CHARS = 100_000
 
@@ -66,7 +68,7 @@ def _run(found: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
 def sub_answers(text: str) -> tuple[SubAnswer, ...]:
     """The answer's marked sub-answers, in order (none when it has no run of markers)."""
     text = text[:_MAX_CHARS]
-    found = [((m.group(1) or m.group(2)).lower(), m.start(), m.end())
+    found = [((m.group(1) or m.group(2) or m.group(3)).lower(), m.start(), m.end())
              for m in _MARKER.finditer(text)]
     run = _run(found)
     return tuple(SubAnswer(label, begin, end, run[i + 1][1] if i + 1 < len(run) else len(text))
