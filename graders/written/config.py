@@ -62,7 +62,9 @@ from graders.written.patterns import PatternError, compile_pattern
 # that no credit rests on keeps a partial credit from being confident (`unexplained`); when an
 # answer never names an item's topic, a sentence after another subject's is that subject's.
 # 22: an item whose own sub-part (or topic) nothing recognises is judged on that part alone, and
-# there one content word of its own is substance; sub-parts marked `Q7.a`, `7-b`; an item
+# there one content word of its own is substance, and a sentence nothing credits keeps a
+# partial credit there from being confident; sub-parts marked `Q7.a`, `7-b`, and text before a
+# lone second marker is the first sub-part (the answer located after "Q7.a"); an item
 # asking for any k of its elements reads a list's items; words clipped with a full stop ("mixed
 # prec.") and "w.p." read as the question's words (`unexplained`, `subparts`, `shorthand`).
 VERSION = "22"

@@ -22,11 +22,14 @@ machine's points as the suggestion:
   credited sentence it reads is left over, none of the credit resting on it ("a lookup table
   with a trained row per slot, | so there is simply no row for slot 600 if training stopped at
   512" credited for the trained row): the answer is on the item, and the clause that continues
-  the credited thought may state the element it misses. An item asking for any k of its
-  elements reads a list: each named alternative is a piece (cut at commas, "and", "or", "+")
-  and two content words of its own, one of them in the words of an alternative not credited,
-  are substance ("sharded data parallel, and activation recomputation" credited for the
-  sharding; not "mixed precision halves the bytes", which says what the credited one saves).
+  the credited thought may state the element it misses; in the answer to its own sub-part, a
+  sentence nothing credits may too ("(a) Each unit is kept with probability 1 - p and dropped
+  otherwise;| kept units are scaled by 1/(1-p) ..." credited for the scaling). An item asking
+  for any k of its elements reads a list: each named alternative is a piece (cut at commas,
+  "and", "or", "+") and two content words of its own, one of them in the words of an
+  alternative not credited, are substance ("sharded data parallel, and activation
+  recomputation" credited for the sharding; not "mixed precision halves the bytes", which says
+  what the credited one saves).
 
 A finding outside the item's topic explains nothing: it is itself in doubt (`scoring._unsure`).
 """
@@ -129,6 +132,8 @@ def doubt_unread(decision: Decision, verdict: PatternVerdict | None, max_points:
         return
     if verdict.found:
         found = left_over(sentences, credits, prompt)
+        if found is None and subpart:
+            found = left_over(sentences, credits, prompt, whole=True)
         if found is None and listing:
             missing = frozenset().union(*(_stems(element_statement(e)) for e in verdict.missing))
             found = left_over(sentences, credits, prompt, words=_OWN_WORDS_IN_LIST,

@@ -5,7 +5,11 @@ of the question did match (issue #29; the trial homeworks `training` and `rotary
   sub-part ("(b) At evaluation we use all the neurons.", "(b) Evaluation: the layer is a
   no-op.") goes to a person, not 0 at 0.9; one that only repeats the question's words ("(b) The
   same as for a stack.") keeps its confident zero;
-- sub-parts marked after the question's number (`Q7.a`, `7-b`, `3.ii)`) are sub-parts;
+- sub-parts marked after the question's number (`Q7.a`, `7-b`, `3.ii)`) are sub-parts, and
+  an answer located after its first sub-part's label ("Q7.a") has that sub-part before the
+  second's marker;
+- a sentence nothing credits beside a partial credit in the item's own sub-part keeps it
+  from being confident;
 - words clipped with a full stop ("mixed prec.", "grad. accum.") read as the one word of the
   question they begin, and "w.p." as "with probability";
 - an item asking for any k of its elements, given one it recognises and another alternative
@@ -150,4 +154,35 @@ def test_an_alternative_in_other_words_beside_a_credited_one_is_not_a_confident_
         first: bool) -> None:
     answer = f"{other}, and {known}" if first else f"{known}, and {other}"
     result = _item(grade_text(training, "Q8", answer, resources), "q8.techniques")
+    assert result.points == 2 or result.status is Status.NEEDS_REVIEW, (answer, result.feedback)
+
+
+@given(st.sampled_from(["Q1.b ", "(b) ", "b) ", "1-b "]),
+       st.sampled_from(["The same as a stack.", "In the stack's order."]))
+@settings(max_examples=8, deadline=None)
+def test_an_answer_located_after_its_first_subparts_label(
+        resources: GradingResources, queue: Rubric, b: str, wrong: str) -> None:
+    # "Q1.a" was the label the answer was found after: the text before "Q1.b" is part (a), and
+    # part (b) is not credited for what (a) says about a queue
+    answer = f"Unlike a queue (first in, first out), the newest item leaves first.\n{b}{wrong}"
+    results = grade_text(queue, "Q1", answer, resources)
+    assert _item(results, "q1.stack").points == 1, answer
+    assert _item(results, "q1.queue").points == 0, answer
+
+
+def test_a_lone_marker_after_a_sentence_is_no_subpart() -> None:
+    assert sub_answers("see eq. 2. done") == ()
+    assert sub_answers("b) only") == ()
+
+
+@given(st.sampled_from(["unit", "neuron", "activation"]),
+       st.sampled_from(["dropped otherwise", "thrown away otherwise", "else removed"]),
+       st.sampled_from(["the expected output is the same", "the mean is unchanged"]))
+@settings(max_examples=10, deadline=None)
+def test_a_sentence_nothing_credits_beside_a_partial_in_its_own_subpart(
+        resources: GradingResources, training: Rubric, unit: str, dropped: str,
+        same: str) -> None:
+    answer = (f"(a) Each {unit} is kept with probability 1 - p and {dropped};\nkept ones are "
+              f"scaled by 1/(1-p) so that {same}.\n(b) At test time nothing is dropped.")
+    result = _item(grade_text(training, "Q7", answer, resources), "q7.train")
     assert result.points == 2 or result.status is Status.NEEDS_REVIEW, (answer, result.feedback)
