@@ -61,7 +61,13 @@ from graders.written.patterns import PatternError, compile_pattern
 # own words, sends the items it leaves at zero to review, and a clause of a credited sentence
 # that no credit rests on keeps a partial credit from being confident (`unexplained`); when an
 # answer never names an item's topic, a sentence after another subject's is that subject's.
-VERSION = "21"
+# 22: an item whose own sub-part (or topic) nothing recognises is judged on that part alone, and
+# there one content word of its own is substance, and a sentence nothing credits keeps a
+# partial credit there from being confident; sub-parts marked `Q7.a`, `7-b`, and text before a
+# lone second marker is the first sub-part (the answer located after "Q7.a"); an item
+# asking for any k of its elements reads a list's items; words clipped with a full stop ("mixed
+# prec.") and "w.p." read as the question's words (`unexplained`, `subparts`, `shorthand`).
+VERSION = "22"
 
 
 class _Strict(BaseModel):

@@ -21,7 +21,7 @@ from graders.results import ItemResult, Status
 from graders.rubric_model import Rubric, RubricItem
 from graders.written.calibration import shipped_calibration
 from graders.written.cohort import COHORT_KEY, Cohort, whole_vector
-from graders.written.config import VERSION, Topic, WrittenConfig, element_statement
+from graders.written.config import VERSION, AnyOf, Topic, WrittenConfig, element_statement
 from graders.written.contradiction import Opposite, opposite_of
 from graders.written.doubts import doubt
 from graders.written.exemplars import exemplar_estimate, reference_offset
@@ -129,7 +129,9 @@ class WrittenGrader(Grader):
         credited = credited_spans(verdict for _, verdict, _ in decided)
         for plan, (decision, verdict, read) in zip(plans, decided, strict=True):
             doubt_unread(decision, verdict, plan.item.points, read, credited,
-                         context.question.prompt, answer.start is not None)
+                         context.question.prompt, answer.start is not None,
+                         subpart=plan.config.subpart is not None,
+                         listing=any(isinstance(c, AnyOf) for c in plan.config.required))
         return [self._result(plan.item, decision, answer, plan.config, context)
                 for plan, (decision, _, _) in zip(plans, decided, strict=True)]
 

@@ -10,7 +10,10 @@ read as its word only where the question uses that word (its prompt and its writ
 texts), and not where it could stand for two of the question's words ("pos": position or
 positive; "mult": multiply or multiple). Connectives ("w/", "b/c") are read everywhere. A
 statistic written as a function ("var(q·k) = d_k") is its word ("the variance of (q·k)") where
-the question uses that word.
+the question uses that word. A word clipped with a full stop ("mixed prec.", "grad. accum.",
+"act. recomp.") is the one word of the question it begins ("precision", "accumulation",
+"recomputes"), when it begins exactly one (up to that word's endings) and is not itself one of
+the question's words; "w.p." is "with probability" everywhere.
 """
 
 from __future__ import annotations
@@ -44,11 +47,15 @@ STATISTICS: dict[str, str] = {"var": "variance", "cov": "covariance",
 _STATISTIC = re.compile(r"(?<![\w.])(var|cov|std|stdev)\s*(?=[(\[])", re.IGNORECASE)
 # Connectives written with a slash, read everywhere ("w/o" before "w/").
 CONNECTIVES: dict[str, str] = {"w/o": "without", "w/": "with", "b/c": "because",
-                               "b/w": "between"}
+                               "b/w": "between", "w.p.": "with probability"}
 
 _WORD = re.compile(r"[A-Za-z]+")
 _STUB = re.compile(r"(?<![\w/^'’])([A-Za-z]+)(?![\w/'’(])")
-_CONNECTIVE = re.compile(r"(?<![\w/])(w/o|w/|b/c|b/w)(?![\w/])", re.IGNORECASE)
+_CONNECTIVE = re.compile(r"(?<![\w/.])(w/o|w/|b/c|b/w|w\.p\.)(?![\w/])", re.IGNORECASE)
+# A clipped word: four letters or more and a full stop, not inside "e.g." or "U.S.A.".
+_CLIP = re.compile(r"(?<![\w.'’])([A-Za-z]{4,20})\.(?![\w.])")
+# Letters a clipped word leaves off at least.
+_CLIPPED_OFF = 2
 
 
 def question_vocabulary(configs: Iterable[WrittenConfig], prompt: str = "") -> frozenset[str]:
@@ -83,6 +90,19 @@ def _uses(meaning: str, words: frozenset[str]) -> bool:
     return any(w.startswith(head) for w in words)
 
 
+def _unclipped(clip: str, words: frozenset[str]) -> str | None:
+    """The one word of `words` that `clip` begins (its shortest form: "activation" for
+    "activations"), or None: `clip` is a word of its own, or begins none or several."""
+    low = clip.lower()
+    if low in words:
+        return None
+    begun = sorted((w for w in words if w.startswith(low) and len(w) >= len(low) + _CLIPPED_OFF),
+                   key=len)
+    if not begun or any(not w.startswith(begun[0]) for w in begun):
+        return None
+    return begun[0]
+
+
 def _statistic(written: str, words: frozenset[str]) -> str:
     meaning = STATISTICS[written.strip().lower()]
     return f"{meaning} of " if _uses(meaning, words) else written
@@ -99,5 +119,6 @@ def expand(sentences: Sequence[Sentence], words: frozenset[str]) -> list[Sentenc
         norm = _CONNECTIVE.sub(lambda m: CONNECTIVES[m.group(1).lower()], sentence.norm)
         norm = _STUB.sub(lambda m: stubs.get(m.group(1).lower(), m.group(1)), norm)
         norm = _STATISTIC.sub(lambda m: _statistic(m.group(0), words), norm)
+        norm = _CLIP.sub(lambda m: _unclipped(m.group(1), words) or m.group(0), norm)
         out.append(sentence if norm == sentence.norm else replace(sentence, norm=norm))
     return out

@@ -6,9 +6,11 @@ next marker of the same run) when the answer has such a run; otherwise the whole
 
 A marker stands at the start of a line, or after a sentence's end, and is a number (1-99), a
 letter (a-h) or a roman numeral (i-viii), in one of the forms `1)`, `(1)`, `1.`, `1:`,
-`Q1.`, `Part 1:`; a run is at least two markers counting up from its first (1, 2, 3 or
-a, b, c or i, ii, iii), so a stray "see eq. 1." is not one. One pass over the text, no
-backtracking (student bytes are hostile).
+`Q1.`, `Part 1:`, and a letter or numeral after its question's number (`Q7.a`, `7-b`,
+`3.ii)`); a run is at least two markers counting up from its first (1, 2, 3 or a, b, c or
+i, ii, iii), so a stray "see eq. 1." is not one; or text then a lone second marker (b, 2, ii)
+starting a line: the answer was located after its first sub-part's label, and the text before
+is that sub-part. One pass over the text, no backtracking (student bytes are hostile).
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ _LETTERS = "abcdefgh"
 _MARKER = re.compile(
     r"(?:^|(?<=[.!?;])[ \t]+)[ \t]*(?:[*#>-]+[ \t]*)?(?:(?:q|part|question)[ \t]*)?"
     r"(?:\(([0-9]{1,2}|[a-h]|viii|vii|vi|iv|v|iii|ii|i)\)"
-    r"|([0-9]{1,2}|[a-h]|viii|vii|vi|iv|v|iii|ii|i)[).:])\**(?=[ \t]|$)",
+    r"|([0-9]{1,2}|[a-h]|viii|vii|vi|iv|v|iii|ii|i)[).:]"
+    r"|[0-9]{1,2}[.-]([a-h]|viii|vii|vi|iv|v|iii|ii|i)[).:]?)\**(?=[ \t]|$)",
     re.IGNORECASE | re.MULTILINE)
 _MAX_CHARS = 100_000
 
@@ -62,13 +65,26 @@ def _run(found: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
     return best
 
 
+def _after_first(found: list[tuple[str, int, int]], text: str) -> list[tuple[str, int, int]]:
+    """An answer located after its first sub-part's label ("Q7.a  During training ...
+    Q7.b  At evaluation ..." read from after "Q7.a"): text, then one marker counting from the
+    second (b, 2, ii), at the start of a line, and none other; the text before it is the first
+    sub-part."""
+    if len(found) != 1 or not text[:found[0][1]].strip() or text[found[0][1] - 1] != "\n":
+        return []  # a lone marker after a sentence ("see eq. 2. ...") is none
+    label = found[0][0]
+    first = next((kind[0] for kind in (("1", "number"), ("a", "letter"), ("i", "roman"))
+                  if _value(label, kind[1]) == 2), None)
+    return [(first, 0, 0), found[0]] if first is not None else []
+
+
 @lru_cache(maxsize=20_000)
 def sub_answers(text: str) -> tuple[SubAnswer, ...]:
     """The answer's marked sub-answers, in order (none when it has no run of markers)."""
     text = text[:_MAX_CHARS]
-    found = [((m.group(1) or m.group(2)).lower(), m.start(), m.end())
+    found = [((m.group(1) or m.group(2) or m.group(3)).lower(), m.start(), m.end())
              for m in _MARKER.finditer(text)]
-    run = _run(found)
+    run = _run(found) or _after_first(found, text)
     return tuple(SubAnswer(label, begin, end, run[i + 1][1] if i + 1 < len(run) else len(text))
                  for i, (label, begin, end) in enumerate(run))
 
