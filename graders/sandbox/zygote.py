@@ -78,6 +78,10 @@ class RawOutcome:
     # Of wall_ms, how long the zygote and the job waited for a processor (graders/sandbox/
     # waiting.py): the machine's load, not the code's own time.
     waited_ms: float = 0.0
+    # The processor time the job's child used (its rusage once reaped; 0 when the zygote
+    # answered before reaping it, a job that finished): time it ran, so its own, whatever the
+    # load, and measured exactly where the wait is sampled.
+    cpu_ms: float = 0.0
 
 
 def _root_config() -> dict[str, Any]:
@@ -198,7 +202,7 @@ class ZygoteProcess:
             result=data[:result_len], output=data[result_len:],
             output_total=int(reply.get("output_total", 0)),
             phases_ms=tuple(float(x) for x in reply.get("phases_ms", ())),
-            waited_ms=meter.sample() * 1000,
+            waited_ms=meter.sample() * 1000, cpu_ms=float(reply.get("cpu_ms") or 0.0),
         )
 
     def _send(self, data: bytes) -> None:
