@@ -48,6 +48,7 @@ START_TIMEOUT_S = 20.0
 # longer by the time the zygote and the job waited for a processor (a loaded machine), up to
 # MAX_WAIT_S more.
 RELAY_MARGIN_S = 3.0
+SETUP_WAIT_S = 5.0  # zygote_serve.READY_WAIT_S: the job's time starts once its child is set up
 MAX_WAIT_S = 120.0
 WAIT_TICK_S = 0.05  # how often the job's wait for a processor is sampled
 ENVIRONMENT = {
@@ -189,7 +190,8 @@ class ZygoteProcess:
         assert self.process is not None
         meter = WaitMeter(self.process.pid)
         self._send(encode_frame(control, encode_frame(job, payload)))
-        reply, data = self._receive(time.monotonic() + timeout_s + RELAY_MARGIN_S, meter)
+        reply, data = self._receive(time.monotonic() + SETUP_WAIT_S + timeout_s + RELAY_MARGIN_S,
+                                    meter)
         if reply.get("id") != job_id:
             self.stop()
             raise ZygoteDied("the zygote answered for another job")
