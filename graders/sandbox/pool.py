@@ -97,6 +97,7 @@ class JobOutcome:
     insecure: tuple[str, ...]  # required layers that were NOT active when this ran
     phases_ms: tuple[float, ...] = ()  # inside the zygote: fork, run, reap (benchmarks)
     waited_ms: float = 0.0  # of wall_ms, spent waiting for a processor (the machine's load)
+    cpu_ms: float = 0.0  # processor time the job used (RawOutcome.cpu_ms)
 
     def stop_reason(self, timeout_s: float) -> str:
         """Why some calls have no result, in words for the student's feedback: nothing the
@@ -181,8 +182,17 @@ def _outcome(raw: RawOutcome, parsed: ParsedResults, module: ModuleResult | None
         output_total=raw.output_total,
         wall_ms=raw.wall_ms, exit_code=raw.exit_code, signal=raw.signal,
         violations=tuple(parsed.violations), insecure=tuple(missing), phases_ms=raw.phases_ms,
-        waited_ms=raw.waited_ms,
+        waited_ms=raw.waited_ms, cpu_ms=raw.cpu_ms,
     )
+
+
+def _own_ms(raw: RawOutcome) -> float:
+    """The job's own time: its wall time less its wait for a processor, and at least the
+    processor time it used. The wait is sampled from outside (it counts the zygote's wait too,
+    though the zygote waiting beside a running child costs the child nothing), so on a busy
+    machine it can swallow nearly all of the wall time; the processor time is exact: an
+    endless loop stopped at its limit used the limit, however busy the machine."""
+    return max(raw.wall_ms - raw.waited_ms, min(raw.cpu_ms, raw.wall_ms))
 
 
 def _stop_all(zygotes: list[ZygoteProcess], owner_pid: int) -> None:
@@ -257,7 +267,7 @@ class Sandbox:
             seal = secrets.token_hex(16)
             header, payload = _encode_job(job, self.policy, limit, seal)
             raw = self._dispatch(header, payload, limit)
-            own_ms = raw.wall_ms - raw.waited_ms
+            own_ms = _own_ms(raw)
             if limit > timeout_s and raw.signal in KILLED and own_ms >= timeout_s * 1000:
                 # Stretched, it ran past its own limit and met the CPU limit (the load fell):
                 # on a machine with time to spare the limit would have stopped it first.

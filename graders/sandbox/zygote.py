@@ -48,6 +48,7 @@ START_TIMEOUT_S = 20.0
 # longer by the time the zygote and the job waited for a processor (a loaded machine), up to
 # MAX_WAIT_S more.
 RELAY_MARGIN_S = 3.0
+SETUP_WAIT_S = 5.0  # zygote_serve.READY_WAIT_S: the job's time starts once its child is set up
 MAX_WAIT_S = 120.0
 WAIT_TICK_S = 0.05  # how often the job's wait for a processor is sampled
 ENVIRONMENT = {
@@ -78,6 +79,10 @@ class RawOutcome:
     # Of wall_ms, how long the zygote and the job waited for a processor (graders/sandbox/
     # waiting.py): the machine's load, not the code's own time.
     waited_ms: float = 0.0
+    # The processor time the job's child used (its rusage once reaped; 0 when the zygote
+    # answered before reaping it, a job that finished): time it ran, so its own, whatever the
+    # load, and measured exactly where the wait is sampled.
+    cpu_ms: float = 0.0
 
 
 def _root_config() -> dict[str, Any]:
@@ -185,7 +190,8 @@ class ZygoteProcess:
         assert self.process is not None
         meter = WaitMeter(self.process.pid)
         self._send(encode_frame(control, encode_frame(job, payload)))
-        reply, data = self._receive(time.monotonic() + timeout_s + RELAY_MARGIN_S, meter)
+        reply, data = self._receive(time.monotonic() + SETUP_WAIT_S + timeout_s + RELAY_MARGIN_S,
+                                    meter)
         if reply.get("id") != job_id:
             self.stop()
             raise ZygoteDied("the zygote answered for another job")
@@ -198,7 +204,7 @@ class ZygoteProcess:
             result=data[:result_len], output=data[result_len:],
             output_total=int(reply.get("output_total", 0)),
             phases_ms=tuple(float(x) for x in reply.get("phases_ms", ())),
-            waited_ms=meter.sample() * 1000,
+            waited_ms=meter.sample() * 1000, cpu_ms=float(reply.get("cpu_ms") or 0.0),
         )
 
     def _send(self, data: bytes) -> None:

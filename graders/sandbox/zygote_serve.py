@@ -32,7 +32,10 @@ from graders.sandbox.zygote_sys import (
 )
 
 READY = b"R"  # the child's word, on a pipe it closes before student code: layers are in place
-READY_WAIT_S = 5.0  # set-up takes a millisecond; a child silent this long is stuck
+# Set-up takes a millisecond of processor; a child silent this long is stuck. Not shortened to
+# the job's limit: on a busy machine set-up can wait longer than a short limit for a processor,
+# and the student's time starts when it is done (set-up runs no student code).
+READY_WAIT_S = 5.0
 READY_FD = 4  # where the child holds that pipe while it sets up
 DRAIN_TICK_S = 0.02  # how often a running job's pipes are emptied
 PIPE_SIZE = 1 << 20
@@ -182,10 +185,10 @@ class Zygote(Isolation):
             os.close(fd)
         # Set-up health comes on a pipe of its own that the child closes before the student's
         # code runs: nothing the student does (an exit code, a frame) can speak for it.
-        ready = _await_ready(ready_r, started + timeout)
+        ready = _await_ready(ready_r)
         forked = time.monotonic()
         if ready:
-            status, output_total, exited = self._watch(pid, res_r, out_r, started + timeout,
+            status, output_total, exited = self._watch(pid, res_r, out_r, forked + timeout,
                                                        limits)
         else:
             kill(pid)
@@ -195,8 +198,10 @@ class Zygote(Isolation):
         result_len, output_len = int(self.counts[0]), int(self.counts[1])
         drained = time.monotonic()
         exit_code = signal_number = None
+        cpu_ms = 0.0  # the processor time the child used: a lower bound of its own time
         if exited:
-            _, wait_status = os.waitpid(pid, 0)
+            _, wait_status, usage = os.wait4(pid, 0)
+            cpu_ms = (usage.ru_utime + usage.ru_stime) * 1000
             exit_code = os.WEXITSTATUS(wait_status) if os.WIFEXITED(wait_status) else None
             signal_number = os.WTERMSIG(wait_status) if os.WIFSIGNALED(wait_status) else None
         else:
@@ -206,7 +211,7 @@ class Zygote(Isolation):
             self.unreaped = pid
         reply = {
             "id": job.get("id"), "status": status, "wall_ms": (time.monotonic() - started) * 1000,
-            "exit_code": exit_code, "signal": signal_number,
+            "exit_code": exit_code, "signal": signal_number, "cpu_ms": cpu_ms,
             "result_len": result_len, "output_len": output_len, "output_total": output_total,
             "phases_ms": [(forked - started) * 1000, (drained - forked) * 1000,
                           (time.monotonic() - drained) * 1000],
@@ -309,12 +314,12 @@ class Zygote(Isolation):
         raise ChildStart(memoryview(self.job_buffer)[:job_len], self.harness["run"])
 
 
-def _await_ready(fd: int, deadline: float) -> bool:
-    """The child's set-up report: READY, or end-of-file when set-up failed (or the deadline)."""
+def _await_ready(fd: int) -> bool:
+    """The child's set-up report: READY, or end-of-file when set-up failed (or READY_WAIT_S)."""
     poller = select.poll()
     poller.register(fd, select.POLLIN)
     word = b""
-    if poller.poll(max(0.0, min(deadline - time.monotonic(), READY_WAIT_S)) * 1000):
+    if poller.poll(READY_WAIT_S * 1000):
         word = os.read(fd, len(READY))
     os.close(fd)
     return word == READY

@@ -152,6 +152,36 @@ def test_a_child_that_never_reports_ready_is_a_sandbox_failure(
         box.close()
 
 
+def test_a_set_up_slower_than_the_jobs_limit_is_not_a_sandbox_failure(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # On a busy machine a child can wait for a processor longer than a short limit before its
+    # layers are in place: the zygote waited for its word only until the job's own deadline,
+    # then reported set-up failed (a grader_error for every program of the job). Set-up runs no
+    # student code; the student's time starts when it is done. Here set-up takes 0.4 s of a
+    # 0.1 s limit.
+    slow = zygote_module.ZYGOTE_SOURCE.replace(
+        "os.write(READY_FD, READY)", "time.sleep(0.4); os.write(READY_FD, READY)")
+    assert slow != zygote_module.ZYGOTE_SOURCE
+    monkeypatch.setattr(zygote_module, "ZYGOTE_SOURCE", slow)
+    box = Sandbox(SandboxPolicy(timeout_s=0.5, allow_insecure=True))
+    try:
+        assert_healthy(box)  # in the policy's 0.5 s
+        outcome = run(box, CORRECT, timeout_s=0.1)
+        assert outcome.status == "completed", outcome
+        assert outcome.wall_ms >= 400, outcome
+        outcome = run(box, "def attention(Q, K, V):\n    while True:\n        pass\n",
+                      timeout_s=0.1)
+        assert outcome.status == "timeout", outcome  # its own limit, after its set-up
+    finally:
+        box.close()
+
+
+def test_the_parent_waits_for_the_zygotes_word_on_set_up() -> None:
+    from graders.sandbox import zygote_serve
+
+    assert zygote_module.SETUP_WAIT_S == zygote_serve.READY_WAIT_S
+
+
 ZYGOTE_STATE_PROBE = """
 import gc, sys
 gc.unfreeze()

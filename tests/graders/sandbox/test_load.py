@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from graders.sandbox import Sandbox
+from graders.sandbox import Sandbox, waiting
 from graders.sandbox.waiting import WaitMeter, run_delay_s
 from tests.graders.sandbox.conftest import run
 
@@ -90,7 +91,7 @@ def test_a_loop_on_a_crowded_processor_is_still_the_students_timeout(
 ) -> None:
     outcome = run(sandbox, FOREVER, timeout_s=0.5)
     assert outcome.status == "timeout", outcome
-    assert outcome.wall_ms - outcome.waited_ms >= 0.9 * 500, outcome
+    assert max(outcome.wall_ms - outcome.waited_ms, outcome.cpu_ms) >= 0.9 * 500, outcome
 
 
 def test_a_job_that_sleeps_is_the_students_timeout(sandbox: Sandbox, crowded: list[int]) -> None:
@@ -99,3 +100,26 @@ def test_a_job_that_sleeps_is_the_students_timeout(sandbox: Sandbox, crowded: li
     # asleep it waits for no processor: its time is its own (only its start-up, starved
     # beside the hogs, may have cost it a run)
     assert outcome.wall_ms - outcome.waited_ms >= 0.9 * 500, outcome
+
+
+def test_a_loop_is_the_students_timeout_when_the_wait_swallows_its_time(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The wait is sampled from outside and counts the zygote's too: on a busy machine the
+    zygote waits for a processor beside its running child (which costs the child nothing), and
+    the wait came to all of the wall time of a loop that had run its limit. Three runs later
+    the hostile document's endless loop was a grader_error, not its timeout (the regrade tests
+    under load). Here the zygote is made to look as if it had waited all the time, every run;
+    the loop's processor time says it ran."""
+    zygotes = set(sandbox.zygote_pids())
+    real = waiting.run_delay_s
+
+    def starved(pid: int) -> float | None:
+        delay = real(pid)
+        return None if delay is None or pid not in zygotes else delay + time.monotonic()
+
+    monkeypatch.setattr(waiting, "run_delay_s", starved)
+    outcome = run(sandbox, FOREVER, timeout_s=0.1)
+    assert outcome.status == "timeout", outcome
+    assert outcome.waited_ms >= outcome.wall_ms, outcome  # the wait swallowed the wall time
+    assert outcome.cpu_ms >= 0.9 * 100, outcome
