@@ -15,6 +15,7 @@ from graders.results import Evidence, ItemResult, Status
 from graders.rubric_model import RubricItem
 from graders.symbolic.config import VERSION, SymbolicConfig
 from graders.symbolic.derivatives import derivative_assignments
+from graders.symbolic.evaluations import drop_evaluations
 from graders.symbolic.expressions import (
     Assignment,
     declared_scalars,
@@ -118,6 +119,7 @@ def _read(pool: SymbolicPool, config: SymbolicConfig, text: str, target: str, ex
     for alias, name in config.aliases.items():
         if not found and name == target:
             found = find_assignments(text, alias)
+    found = drop_evaluations(found, expected)
     if not found:
         return Reading(target, None, UNREAD, {}, f"no expression for {target} was found")
     last: Reading | None = None
