@@ -1,6 +1,7 @@
 """A Markdown table of answers whose first column numbers the questions: its header's first cell
 says so ("Q", "Question", "#", "Problem", "No."), and each row starts with the number
-(`| 3 | (a) | 0.00025 |`, `| 3(a) | 0.00025 |`). Any other table (a schedule's `| step | lr |`) labels nothing."""
+(`| 3 | (a) | 0.00025 |`, `| 3(a) | 0.00025 |`). Any other table (a schedule's `| step | lr
+|`) labels nothing."""
 
 from __future__ import annotations
 
