@@ -69,3 +69,17 @@ def drop_evaluations(found: list[Assignment], expected: str) -> list[Assignment]
     if not has_symbol(expected) or all(numbers) or not any(numbers):
         return found
     return [a for a, number in zip(found, numbers, strict=True) if not number]
+
+
+# `V x d`: an x standing alone between two operands, where the expected expression has no
+# symbol x, is the times sign (handwriting and OCR write it so); `W x + b` keeps its x
+_TIMES_X = re.compile(r"(?<=[A-Za-z0-9})\]])[ \t]+[xX][ \t]+(?=[A-Za-z0-9\\({])")
+_SYMBOL_X = re.compile(r"(?<![A-Za-z\\])x(?![A-Za-z])")
+
+
+def times_x(student: str, expected: str) -> str:
+    """The student's expression with a lone `x` between operands read as times, unless the
+    expected expression names a symbol x."""
+    if _SYMBOL_X.search(expected):
+        return student
+    return _TIMES_X.sub(r" \\cdot ", student[:MAX_EXPRESSION * 10])

@@ -2,9 +2,11 @@
 the embeddings, as a formula in V and d; (b) evaluate it for V = 32,000 and d = 4,096": the
 formula, then the same target assigned its value (`N = 32000 \\cdot 4096 = 131{,}072{,}000`,
 `N = 1.31072 \\times 10^8`, OCR's `N = 32 OOO x 4 O96 = l31,O72,OOO`), on one line or the next,
-and a width `d` written first (`N = d \\cdot V`, `N = d V`). Before: the last assignment, a
-number, was graded against the formula (0, or review when the formula came earlier), and
-`d \\cdot V` was read as the name `dcdot` times V, `d V` as the differential dV (0 at 0.85)."""
+a width `d` written first (`N = d \\cdot V`, `N = d V`), and an x for times (`N = V x d`).
+Before: the last assignment, a number, was graded against the formula (0, or review when the
+formula came earlier), and
+`d \\cdot V` was read as the name `dcdot` times V, `d V` as the differential dV, `V x d` as
+V·x·d (0 at 0.81-0.85)."""
 
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ QUESTION = Question(id="Q4", items=(ITEM,))
 RUBRIC = Rubric(slug="tying", title="tying", questions=(QUESTION,))
 
 FORMULAS = ["V d", "d V", r"V \cdot d", r"d \cdot V", "V*d", "d*V", r"V \times d", "Vd", "V·d",
-            r"d \times V"]
+            r"d \times V", "V x d", "d x V", "V X d"]
 WRONG = ["2 V d", r"2 \cdot d \cdot V", "V + d", "V^2 d"]
 VALUES = [r"32000 \cdot 4096 = 131{,}072{,}000", "32,000 x 4,096 = 131,072,000",
           r"1.31072 \times 10^8", r"1.31072 \cdot 10^{8}", "131072000", "1.31072e8",
@@ -75,3 +77,11 @@ def test_a_formula_is_no_number(formula: str) -> None:
 @given(st.sampled_from(VALUES))
 def test_a_value_is_a_number(value: str) -> None:
     assert is_number(value)
+
+
+def test_an_x_is_a_symbol_where_the_expected_expression_has_one() -> None:
+    from graders.symbolic.evaluations import times_x
+
+    assert times_x("W x + b", "W*d") == "W x + b"
+    assert times_x("V x d", "x*V") == "V x d"
+    assert times_x("V x d", "V*d") == r"V \cdot d"
