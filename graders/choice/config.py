@@ -10,7 +10,10 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 # The grader's version (ChoiceGrader.version): it names the grader's code in every cache key.
-VERSION = "2"  # 2: a choice whose text holds a separator stays one selection
+# 2: a choice whose text holds a separator stays one selection; 3: a question's parts answered
+# in one block ("(a) B (b) A, C") are read part by part; an offered label followed by its
+# option's text ("B) sqrt(d)") is that label
+VERSION = "3"
 
 # Student text is hostile: only a bounded prefix is read, in a bounded number of selections.
 MAX_ANSWER = 2000
@@ -69,7 +72,7 @@ class ChoiceConfig(BaseModel):
     review. `credit`: a share of the points for a choice that is not correct but worth
     something (one selection only). `scoring` (several selections): `all_or_nothing`, or
     `right_minus_wrong` (each correct choice selected earns its share, each wrong one costs a
-    share; never below 0)."""
+    share; never below 0). `subpart`: the part of a block answer this item reads."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -79,6 +82,9 @@ class ChoiceConfig(BaseModel):
     credit: dict[str, Decimal] = Field(default_factory=dict)
     scoring: Literal["all_or_nothing", "right_minus_wrong"] = "all_or_nothing"
     case_sensitive: bool = False
+    # the student's marker of this item's part in a block answering the whole question ("b"
+    # for "(b) A, C"); by default the item's place among the question's items
+    subpart: str | None = Field(default=None, pattern=r"^(?i:[1-9]|[a-h]|i{1,3}|iv|vi{0,3})$")
 
     @field_validator("correct", "choices", mode="before")
     @classmethod

@@ -3,6 +3,7 @@ item's correct choices. Exact by construction: no similarity, no model, no sandb
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 from typing import ClassVar
 
@@ -13,6 +14,7 @@ from graders.choice.config import (
     normalise,
     split_selections,
 )
+from graders.choice.subparts import part_of
 from graders.context import GradingContext
 from graders.documents.model import LocatedAnswer
 from graders.kind import Grader
@@ -20,6 +22,39 @@ from graders.results import Evidence, ItemResult, Status
 from graders.rubric_model import RubricItem
 
 UNSURE = 0.0  # confidence of a result sent to review
+LABELLED = 0.9  # confidence of a choice read from its label before its option's text
+# an option's label before its text: "B) sqrt(d)", "(B) sqrt d", "B. sqrt(d)", "B: ...", "B - ..."
+_LABEL_THEN_TEXT = re.compile(r"\(?([^\s().:]{1,3})(?:\)|[.:]|\s+-)(?:\s|$)")
+
+
+def _answer_text(item: RubricItem, answer: LocatedAnswer, context: GradingContext,
+                 config: ChoiceConfig) -> str:
+    """The item's own answer: its entry of a keyed upload, or its part of a block answering
+    the question's several items (the whole answer when it marks no parts)."""
+    if item.id in answer.parts:
+        return answer.parts[item.id]
+    items = context.question.items
+    if len(items) < 2 and config.subpart is None:
+        return answer.text
+    place = next((i for i, it in enumerate(items, start=1) if it.id == item.id), 1)
+    part = part_of(answer.text, config.subpart, place)
+    return answer.text if part is None else part
+
+
+def _labels(selected: list[str], offered: set[str]) -> tuple[list[str], bool]:
+    """Each selection that is an offered label followed by text ("b) sqrt(d)") read as that
+    label, when the offered choices are labels; and whether any was so read."""
+    if not offered or max(len(c) for c in offered) > 3:
+        return selected, False
+    read, changed = [], False
+    for selection in selected:
+        match = _LABEL_THEN_TEXT.match(selection) if selection not in offered else None
+        if match and match.group(1) in offered:
+            read.append(match.group(1))
+            changed = True
+        else:
+            read.append(selection)
+    return list(dict.fromkeys(read)), changed
 
 
 class ChoiceGrader(Grader):
@@ -29,14 +64,16 @@ class ChoiceGrader(Grader):
 
     def grade(self, item: RubricItem, answer: LocatedAnswer, context: GradingContext) -> ItemResult:
         config = ChoiceConfig.model_validate(item.config)
-        text = answer.parts.get(item.id, answer.text)
+        text = _answer_text(item, answer, context, config)
         known = frozenset(normalise(c, config.case_sensitive)
                           for c in (*config.choices, *config.correct))
         raw = (split_selections(text, known, config.case_sensitive)
                if config.select == "several" else [text])
         selected = list(dict.fromkeys(normalise(s, config.case_sensitive) for s in raw))
         selected = [s for s in selected if s]
-        result = _Result(item, context, selected)
+        offered = {normalise(c, config.case_sensitive) for c in config.choices}
+        selected, labelled = _labels(selected, offered)
+        result = _Result(item, context, selected, LABELLED if labelled else 1.0)
         if not selected:
             return result.make(Fraction(0), Status.MISSING, "No selection was found.",
                                "No answer was found for this part.")
@@ -44,7 +81,6 @@ class ChoiceGrader(Grader):
             return result.make(Fraction(0), Status.NEEDS_REVIEW,
                                f"More than {MAX_SELECTED} selections; needs review.",
                                None, UNSURE)
-        offered = {normalise(c, config.case_sensitive) for c in config.choices}
         unknown = [s for s in selected if offered and s not in offered]
         if config.select == "one":
             return _one(config, result, selected[0], bool(unknown))
@@ -54,11 +90,13 @@ class ChoiceGrader(Grader):
 class _Result:
     """One item's result under construction: what was read is its evidence."""
 
-    def __init__(self, item: RubricItem, context: GradingContext, selected: list[str]) -> None:
-        self.item, self.context, self.selected = item, context, selected
+    def __init__(self, item: RubricItem, context: GradingContext, selected: list[str],
+                 sure: float = 1.0) -> None:
+        self.item, self.context, self.selected, self.sure = item, context, selected, sure
 
     def make(self, share: Fraction, status: Status, feedback: str,
-             student_feedback: str | None, confidence: float = 1.0) -> ItemResult:
+             student_feedback: str | None, confidence: float | None = None) -> ItemResult:
+        confidence = self.sure if confidence is None else confidence
         shown = "; ".join(sorted(self.selected))
         return ItemResult(
             item_id=self.item.id, question=self.context.question.id,

@@ -1,6 +1,7 @@
 """A Markdown table of answers whose first column numbers the questions: its header's first cell
 says so ("Q", "Question", "#", "Problem", "No."), and each row starts with the number
-(`| 3 | (a) | 0.00025 |`). Any other table (a schedule's `| step | lr |`) labels nothing."""
+(`| 3 | (a) | 0.00025 |`, `| 3(a) | 0.00025 |`). Any other table (a schedule's `| step | lr
+|`) labels nothing."""
 
 from __future__ import annotations
 
@@ -12,8 +13,11 @@ _TABLE_HEAD = re.compile(
     r"[ \t]*\|[ \t]*(?:\*\*)?(?i:q|questions?|problems?|prob\.?|ex\.?|exercises?|tasks?|no\.?|#)"
     r"(?:\*\*)?[ \t]*\|")
 _TABLE_RULE = re.compile(r"[ \t]*\|[ \t]*:?-{2,}")
+# a row's number, alone or with its sub-part in the same cell (`| 4(a) |`, `| 4a |`,
+# `| 4.b) |`): the answer then starts at the sub-part, so its marker stays a cue
 _TABLE_ROW = re.compile(
-    r"[ \t]*\|[ \t]*(?:\*\*)?(?i:q|question[ \t]*)?(\d{1,2})[.)]?(?:\*\*)?[ \t]*\|")
+    r"[ \t]*\|[ \t]*(?:\*\*)?(?i:q|question[ \t]*)?(\d{1,2})"
+    r"(?:[.)]|(?P<part>[ \t]?\.?(?:\([a-h]\)|[a-h](?:[.)])?)))?(?:\*\*)?[ \t]*\|")
 
 
 @dataclass
@@ -48,4 +52,5 @@ def table_row(text: str, line_start: int, table: AnswerTable
     if table.number == number:
         return ()
     table.number = number
-    return m.end(), number
+    start = m.start("part") if m.group("part") else m.end()
+    return start, number

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 # The grader's version (NumericGrader.version), one definition: it names the grader's code in every
 # cache key, and the keys read it here without importing the grader (graders.registry).
-VERSION = "1.5"
+VERSION = "1.6"  # 1.6: OCR groups with a leading l or I, or an O in the first group (`l31,O72,OOO`)
 
 Scalar = int | float
 ExpectedValue = Scalar | list[Scalar]

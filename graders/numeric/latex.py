@@ -27,8 +27,10 @@ _COMMA_GROUPS = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?:,\d{3})+)(?![\d]|,\d)"
 # 1.769.472: full stops as group separators, unambiguous only with two groups or more
 _DOT_GROUPS = re.compile(r"(?<![\d.,])([1-9]\d{0,2})((?:\.\d{3}){2,})(?![\d.]\d|\d)")
 # OCR reads a handwritten 0 as O or o and a 1 as l or I inside a comma-grouped count
-# (`1,O50,624`): the groups are digits, so the letters are too
-_OCR_GROUPS = re.compile(r"(?<![\w.,])[1-9]\d{0,2}(?:,[0-9OolI]{3}){1,4}(?![\w,])")
+# (`1,O50,624`, and a leading 1 read as l or I: `l31,O72,OOO`): the groups are digits, so the
+# letters are too
+_OCR_GROUPS = re.compile(r"(?<![\w.,])(?:[1-9][\dO]{0,2}|[lI](?=[\dO]?\d)[\dO]{1,2})"
+                         r"(?:,[0-9OolI]{3}){1,4}(?![\w,])")
 _OCR_DIGITS = str.maketrans("OolI", "0011")
 # ... and outside such groups, within a number: `2O`, `1O^-4`, `0.O25`, `3.OO`, `O.125` (a
 # capital O against a digit or a decimal point; `O2` and `O(n)` are left alone)

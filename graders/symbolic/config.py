@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 # The grader's version (SymbolicGrader.version), one definition: it names the grader's code in every
 # cache key, and the keys read it here without importing the grader (graders.registry).
-VERSION = "1.3"
+VERSION = "1.5"  # 1.4: a formula's later evaluation in numbers is passed over; 1.5: `V x d`
 
 DEFAULT_LARGE_SCALARS = ("beta", "lambda", "s", "C", "gamma", "t", "M", "K", "c", "alpha")
 

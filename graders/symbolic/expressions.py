@@ -177,6 +177,8 @@ def tidy(expression: str) -> str:
         out = out.replace(char, latex)
     out = re.sub(rf"(?<![\\A-Za-z])({_GREEK})(?![A-Za-z])", r"\\\1", out)
     out = re.sub(r"\bsqrt\s*\(([^()]*)\)", r"\\sqrt{\1}", out)
+    if not _DERIVATIVE_D.search(out):
+        out = _LONE_D.sub("{d}", out)
     # exp(x), log(x) typed without a backslash are the functions, not the letters e·x·p (which
     # made `exp(a)/T` equal to `exp(a/T)`, and `exp(a)` differ from `e^{a}`)
     # `cos[m theta]`: square brackets around a function's argument are its parentheses
@@ -217,6 +219,10 @@ def subscripts_spelled(student: str, expected: str) -> str:
     return student
 
 
+# a lone `d` (a width, d_model) before a space and a name or before `\cdot`: the parser reads
+# `d V` as the differential dV and `d \cdot V` as the name `dcdot` times V; braced, it is d
+_LONE_D = re.compile(r"(?<![A-Za-z\\])d(?=[ \t]*\\(?:cdot|times)(?![A-Za-z])|[ \t]+[A-Za-z\\(])")
+_DERIVATIVE_D = re.compile(r"\\[dt]?frac\s*\{\s*d|(?<![A-Za-z])d\s*[A-Za-z]{1,3}\s*/\s*d")
 _SQUARE_CALL = re.compile(r"(?<![A-Za-z])\\?(exp|log|ln|sin|cos|tan|tanh)\s*\[([^\[\]]{1,80})\]")
 _TRIG_NAME = r"(?:[A-Za-z](?![A-Za-z])|\\(?:" + _GREEK + r")(?![A-Za-z]))"
 _BARE_TRIG = re.compile(r"(?<![A-Za-z])\\?(cos|sin|tan)[ \t]+((?:" + _TRIG_NAME + r"[ \t]*){1,4})"

@@ -15,6 +15,7 @@ from graders.results import Evidence, ItemResult, Status
 from graders.rubric_model import RubricItem
 from graders.symbolic.config import VERSION, SymbolicConfig
 from graders.symbolic.derivatives import derivative_assignments
+from graders.symbolic.evaluations import drop_evaluations, times_x
 from graders.symbolic.expressions import (
     Assignment,
     declared_scalars,
@@ -79,7 +80,8 @@ def _compare(pool: SymbolicPool, config: SymbolicConfig, expression: str,
     if config.mode == "depends_on_difference":
         return pool.run({"op": "depends_on_difference", "student": tidy(expression),
                          "pair": list(config.pair or ())})
-    student = subscripts_spelled(spelled_out(tidy(expression), config), expected)
+    student = subscripts_spelled(spelled_out(tidy(times_x(expression, expected)), config),
+                                 expected)
     return pool.run({
         "op": "compare", "mode": config.mode, "student": student,
         "expected": tidy(expected), "scalars": list(config.large_scalars),
@@ -118,6 +120,7 @@ def _read(pool: SymbolicPool, config: SymbolicConfig, text: str, target: str, ex
     for alias, name in config.aliases.items():
         if not found and name == target:
             found = find_assignments(text, alias)
+    found = drop_evaluations(found, expected)
     if not found:
         return Reading(target, None, UNREAD, {}, f"no expression for {target} was found")
     last: Reading | None = None

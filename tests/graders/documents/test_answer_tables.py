@@ -61,3 +61,36 @@ def test_a_table_that_numbers_something_else_labels_nothing() -> None:
             "| 4 | 0.1 |\n")
     answers = read_submission(text.encode(), "hw.md", None, RUBRIC).answers
     assert set(answers) == {"Q1"}, answers
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(HEADERS), st.sampled_from(["{n}({p})", "{n} ({p})", "Q{n}({p})",
+                                                 "**{n}({p})**", "{n}{p}", "{n}{p})"]),
+       st.integers(1, QUESTIONS))
+def test_a_row_numbered_with_its_sub_part_is_labelled(header: str, cell: str, in_table: int
+                                                      ) -> None:
+    # `| 4(a) | N = V*d |` then `| 4(b) | 131,072,000 |` (trial homework 7: before, no such row
+    # was a label and the questions answered only there were "missing" at confidence 1)
+    from graders.engine import grade_submission
+    from graders.rubric import LoadedRubric
+
+    rows = [f"| {cell.format(n=n, p=p)} | {v + n} |" for n in range(1, in_table + 1)
+            for p, v in (("a", 100), ("b", 200))]
+    text = "# Homework\n\n" + "\n".join([f"| {header} | answer |", "|---|---|", *rows]) + "\n"
+    parsed = read_submission(text.encode(), "hw.md", None, RUBRIC)
+    for n in range(1, in_table + 1):
+        got = parsed.answers[f"Q{n}"].text
+        assert str(100 + n) in got and str(200 + n) in got, (text, got)
+    loaded = parse_rubric("slug: tables\ntitle: Tables\nquestions:\n" + "".join(
+        f"""  - id: Q{n}
+    labels: ["Q{n}", "Question {n}", "{n}"]
+    answer_kind: numeric
+    items:
+      - {{id: q{n}.a, points: 1, grader: numeric, config: {{expected: {100 + n}, cues: ["(a)"]}}}}
+      - {{id: q{n}.b, points: 1, grader: numeric, config: {{expected: {200 + n}, cues: ["(b)"]}}}}
+""" for n in range(1, QUESTIONS + 1)))
+    assert isinstance(loaded, LoadedRubric)
+    results = {r.item_id: r for r in grade_submission(loaded, parsed).items}
+    for n in range(1, in_table + 1):
+        for part in "ab":
+            assert results[f"q{n}.{part}"].points == 1, (text, results[f"q{n}.{part}"])

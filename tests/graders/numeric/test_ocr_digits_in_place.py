@@ -96,3 +96,16 @@ def test_a_pair_without_a_unit_is_still_two_values(a, b):
     text = f"the experts are ({a},{b})"
     vectors = [c.value for c in extract(text).candidates if isinstance(c.value, tuple)]
     assert (a, b) in vectors, text
+
+
+@PROPERTY
+@given(st.integers(10, 99), st.integers(0, 999), st.integers(0, 999),
+       st.sampled_from(["l", "I"]), st.sampled_from(["(b) N = {v}", "total = {v} bytes",
+                                                    "so {v} in total", "= {v}"]))
+def test_a_leading_one_read_as_l_in_a_grouped_count(head, mid, last, letter, lead):
+    # trial homework 7's OCR page: `N = 32 OOO x 4 O96 = l31,O72,OOO` (before: no value there,
+    # the 4 of `4 O96` graded, 0 at 0.85)
+    value = int(f"1{head}{mid:03d}{last:03d}")
+    written = f"{letter}{head},{mid:03d},{last:03d}".replace("0", "O")
+    result = _grade(value, lead.format(v=written))
+    assert result.points == Decimal(2), (lead.format(v=written), result.feedback)

@@ -1,0 +1,118 @@
+"""A quiz's sub-questions answered in one block: "(a) B (b) A, C (c) softmax".
+
+An LMS export keys each answer by its item; a document (Markdown, LaTeX, a notebook, a
+transcript) answers a question of several choice items in one block, each part marked by the
+student. The part an item reads is its `subpart`, or else its place among the question's
+items (the second item reads the part marked `b`, `2` or `ii`).
+
+A marker is a letter (a-h), a number (1-9) or a roman numeral (i-viii) in one of the forms
+`(a)`, `a)`, `a.`, `a:` (in bold or not), at the start of a line or after a space. A run is at
+least two markers of one form and kind counting up from the first (a, b, c); markers opening
+lines are preferred to markers inside a line, and a marker right after another is the part's
+answer, so an option's own label inside a part (`a. B) sqrt(d)`, `(a) (B) sqrt d`) is not
+taken for a marker. One pass of a linear regex over a bounded prefix
+(student bytes are hostile).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MAX_TEXT = 4000
+
+_ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii")
+_LETTERS = "abcdefgh"
+_MARKER = re.compile(
+    r"(?:^|(?<=[ \t\n]))(\**)[ \t]*(?:\((?P<paren>[1-9]|[a-h]|viii|vii|vi|iv|v|iii|ii|i)\)"
+    r"|(?P<bare>[1-9]|[a-h]|viii|vii|vi|iv|v|iii|ii|i)(?P<end>[).:]))\**(?=[ \t\n]|$)",
+    re.IGNORECASE)
+# LaTeX spacing and line breaks between parts written on one line ("B \quad (b) ...")
+_LATEX_SPACE = re.compile(r"\\(?:qquad|quad|hfill|newline|[,;:! ])|\\\\|~|&|\$")
+
+
+@dataclass(frozen=True)
+class _Marker:
+    label: str  # lower case
+    form: str  # "()", ")", ".", ":"
+    opens_line: bool
+    start: int
+    end: int
+
+
+def _place(label: str, kind: str) -> int | None:
+    if kind == "number":
+        return int(label) if label.isdigit() else None
+    if kind == "letter":
+        return _LETTERS.index(label) + 1 if len(label) == 1 and label in _LETTERS else None
+    return _ROMAN.index(label) + 1 if label in _ROMAN else None
+
+
+def _markers(text: str) -> list[_Marker]:
+    """The markers, in order; one right after another (`(a) (B) sqrt d`) is its answer, not
+    a marker: no part is empty."""
+    found: list[_Marker] = []
+    for match in _MARKER.finditer(text):
+        if found and not text[found[-1].end:match.start()].strip(" \t\n*"):
+            continue
+        label = (match.group("paren") or match.group("bare")).lower()
+        form = "()" if match.group("paren") else match.group("end")
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        opens_line = not text[line_start:match.start()].strip(" \t*#>-")
+        found.append(_Marker(label, form, opens_line, match.start(), match.end()))
+    return found
+
+
+def _best_run(markers: list[_Marker], first: int = 1) -> list[_Marker]:
+    """The longest run counting up from `first` among markers of one form, of one kind."""
+    best: list[_Marker] = []
+    for form in ("()", ")", ".", ":"):
+        for kind in ("letter", "number", "roman"):
+            run: list[_Marker] = []
+            for marker in markers:
+                if marker.form == form and _place(marker.label, kind) == len(run) + first:
+                    run.append(marker)
+            if len(run) >= 2 and len(run) > len(best):
+                best = run
+    return best
+
+
+def _run(text: str, markers: list[_Marker]) -> tuple[list[_Marker], int]:
+    """The parts' markers and the place of the first: a run from 1, else a run from 2 after
+    text of its own (the first marker read as the question's label: "Q6 (a) B (b) A, C"
+    located as "B (b) A, C"), the text before it being the first part."""
+    for first in (1, 2):
+        # from 2, a marker with nothing before it is the first part's answer (`(B) sqrt d`)
+        ours = markers if first == 1 else [m for m in markers if text[:m.start].strip()]
+        for pool in ([m for m in ours if m.opens_line], ours):
+            run = _best_run(pool, first)
+            if run:
+                return run, first
+    return [], 1
+
+
+def _label(place: int, sample: str, first: int = 1) -> str:
+    """The label of the `place`-th part in the kind of label of a run starting with `sample`
+    at place `first`."""
+    if sample.isdigit():
+        return str(place)
+    if sample == _LETTERS[first - 1]:
+        return _LETTERS[place - 1] if place <= len(_LETTERS) else ""
+    return _ROMAN[place - 1] if place <= len(_ROMAN) else ""
+
+
+def part_of(text: str, subpart: str | None, place: int) -> str | None:
+    """The text of the wanted part (`subpart`, or else the `place`-th, counting from 1), with
+    LaTeX spacing dropped; None when the text marks no run of parts or not that one."""
+    text = text[:MAX_TEXT]
+    run, first = _run(text, _markers(text))
+    if not run:
+        return None
+    wanted = subpart.lower() if subpart else _label(place, run[0].label, first)
+    if first == 2 and wanted == _label(1, run[0].label, first):
+        return _LATEX_SPACE.sub(" ", text[:run[0].start]).strip()
+    for i, marker in enumerate(run):
+        if marker.label == wanted:
+            end = run[i + 1].start if i + 1 < len(run) else len(text)
+            return _LATEX_SPACE.sub(" ", text[marker.end:end]).strip()
+    return None
