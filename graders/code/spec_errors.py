@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from graders.code.config import CodeCheckConfig
 from graders.code.spec import (
     Adaptation,
     CaseSpec,
@@ -20,13 +21,19 @@ from graders.code.spec import (
 )
 from graders.rubric_checks import compose, line_of
 
-# every field a battery can spell, for "did you mean" on a misspelt one (`repeats`)
-FIELDS = sorted({name for model in (FunctionBatterySpec, ParameterSpec, CaseSpec, CheckSpec,
-                                    DimSpec, ReferenceSpec, Adaptation)
-                 for name in model.model_fields})
+# Where each field of a battery is written, for "did you mean" on a misspelt one (`repeats`)
+# and for a right name in the wrong place (`credit` in a check).
+PLACES = (("the battery's top level", FunctionBatterySpec), ("a parameter", ParameterSpec),
+          ("a case", CaseSpec), ("a check", CheckSpec), ("a dim", DimSpec),
+          ("the reference", ReferenceSpec), ("an adaptation", Adaptation),
+          ("the rubric item's `config`", CodeCheckConfig))
+FIELDS = sorted({name for _, model in PLACES for name in model.model_fields})
 
 
 def _unknown_field(name: str) -> str:
+    places = [place for place, model in PLACES if name in model.model_fields]
+    if places:
+        return f"{name!r} is not a field here: it belongs in " + " or ".join(places)
     close = difflib.get_close_matches(name, FIELDS, n=1, cutoff=0.75)
     return f"unknown field {name!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
 

@@ -404,3 +404,27 @@ def test_a_method_named_on_one_side_only_is_refused_in_words(
     assert "a class's method (`function: LayerNorm.forward`) has a reference method" in message, \
         message
     assert "pattern" not in message
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from([("checks", "output", "credit", "the rubric item's `config`"),
+                        ("checks", "output", "salvage", "the rubric item's `config`"),
+                        ("cases", 0, "allclose", "a check"),
+                        ("checks", "output", "repeat", "a case")]))
+def test_a_field_written_in_the_wrong_place_says_where_it_belongs(
+        where: tuple[str, object, str, str]) -> None:
+    """`credit: per_input` in a battery's check (it is the rubric item's) used to be refused
+    as "unknown field 'credit' (did you mean 'credit'?)"."""
+    section, key, field, place = where
+    raw = yaml.safe_load((EXAMPLE / "sdpa.yaml").read_text())
+    raw[section][key][field] = "per_input" if field == "credit" else True
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "sdpa.yaml"
+        shutil.copy(EXAMPLE / "attention.py", Path(folder) / "attention.py")
+        path.write_text(yaml.safe_dump(raw, sort_keys=False))
+        with pytest.raises(BatteryError) as caught:
+            build_function_battery(path, raw)
+    message = str(caught.value)
+    assert f"{field!r} is not a field here: it belongs in" in message, message
+    assert place in message and "did you mean" not in message, message
