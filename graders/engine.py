@@ -121,6 +121,14 @@ def unanswered(
     return [_plain(item, question, Status.MISSING, reason) for item in question.items]
 
 
+def unanswered_in(rubric: Rubric, question: Question,
+                  submission: ParsedSubmission) -> list[ItemResult]:
+    """`unanswered` with the submission's own reason, doubt, edition and unclaimed text: what
+    the engine gives the items of a question it does not grade (and a regrade's fast path too)."""
+    return unanswered(rubric, question, submission.missing.get(question.id, NO_ANSWER),
+                      submission.doubt, submission.handout, submission.unsure.get(question.id, ""))
+
+
 def _doubted(item: RubricItem, question: Question, reason: str, doubt: str) -> ItemResult:
     return ItemResult(
         item_id=item.id, question=question.id, points=0, max_points=item.points,
@@ -243,10 +251,7 @@ def grade_submission(
         answer = submission.answers.get(question.id)
         if (answer is None or not answer.text.strip()
                 or not rubric.asks(question, submission.handout)):
-            for result in unanswered(rubric, question,
-                                     submission.missing.get(question.id, NO_ANSWER),
-                                     submission.doubt, submission.handout,
-                                     submission.unsure.get(question.id, "")):
+            for result in unanswered_in(rubric, question, submission):
                 results[result.item_id] = result
             continue
         context = GradingContext(

@@ -193,7 +193,7 @@ class GradingRun(Base):
     """One grading of a submission. The current run holds every item row; a run no longer
     current holds the rows that differ from the run after it (all of them when the grading
     processes replaced it; only the superseded ones when a regrade re-scored the current run
-    in place, app.grading.advance)."""
+    in place, app.grading.repository.advance_runs)."""
 
     __tablename__ = "grading_runs"
     __table_args__ = (Index("ix_grading_runs_submission_current", "submission_id", "is_current"),)

@@ -31,9 +31,8 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.session import make_sessionmaker, unit_of_work
-from app.grading.advance import AdvancedRun, advance_runs
 from app.grading.processes import kill_processes, processes_of
-from app.grading.repository import run_scores
+from app.grading.repository import AdvancedRun, advance_runs, run_scores
 from app.regrade import jobs
 from app.regrade.changes import ScoreChange, Settled, settle, stored_by_job
 from app.regrade.fast import FastPath, FastStats, Rescored, StoredRun, stored_runs

@@ -127,7 +127,7 @@ def settle(submission_id: int, student: str | None, total: Decimal, max_points: 
 
 def stored_by_job(session: Session, job_id: int, ids: Sequence[int]
                   ) -> dict[int, ScoreChange | None]:
-    """Those of `ids` a job has stored re-scored in place (app.grading.advance), each with
+    """Those of `ids` a job has stored re-scored in place (app.grading.repository), each with
     its change as the regrade reports it, read back from the runs: the current run, and its
     previous state (the submission's newest run that is not current, holding the rows that
     differ). What a forked worker that died after storing a batch never reported."""

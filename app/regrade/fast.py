@@ -7,7 +7,7 @@ here on the located submission read from the cache (the kinds that re-score in p
 written groups need the sandbox or the embedding model, which live in the grading processes).
 Anything else goes to the grading processes; so does, untried, a submission that answered a
 changed code or written group (`pool_only`). A batch is re-scored, settled (app.regrade.changes)
-and stored in one transaction (app.grading.advance), whether this process or a forked worker
+and stored in one transaction (app.grading.repository), whether this process or a forked worker
 runs it.
 """
 
@@ -42,7 +42,7 @@ from graders.cache.plan import (
 from graders.cache.runs import MISSING, GroupSpec, Resolve, RunKeys
 from graders.context import GradingContext, GradingResources
 from graders.documents.model import ParsedSubmission
-from graders.engine import NO_ANSWER, grade_group, unanswered
+from graders.engine import grade_group, unanswered_in
 from graders.results import ItemResult
 from graders.rubric import LoadedRubric, Question, stored_rubric
 
@@ -233,8 +233,8 @@ class FastPath:
         old = None if run.plan is None else run.plan.keys
         was = None if old is None else next(
             (q for q, _ in old.questions if q.id == question.id), None)
-        run.recompute(_missing_results(self.loaded, question, doc), _missing_results(
-            old.loaded, was, doc) if old is not None and was is not None
+        run.recompute(unanswered_in(self.loaded.rubric, question, doc), unanswered_in(
+            old.loaded.rubric, was, doc) if old is not None and was is not None
             and old.missing(was, entry.basis) == entry.key else None)
         return True
 
@@ -356,10 +356,3 @@ class _Run:
 
 def _no_earlier(ids: Sequence[str]) -> dict[str, ItemResult] | None:
     return None if ids else {}
-
-
-def _missing_results(loaded: LoadedRubric, question: Question,
-                     parsed: ParsedSubmission) -> list[ItemResult]:
-    """What graders.engine gives the items of an unanswered question."""
-    return unanswered(loaded.rubric, question, parsed.missing.get(question.id, NO_ANSWER),
-                      parsed.doubt, parsed.handout, parsed.unsure.get(question.id, ""))

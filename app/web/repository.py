@@ -16,7 +16,7 @@ HISTORY_LIMIT = 200
 def runs_of(session: Session, submission_id: int) -> list[GradingRun]:
     """Every grading run of a submission, newest first (the current one and those it replaced).
     By time, not id: a regrade re-scored in place keeps the current run's id and stores its
-    previous state as a new run (app.grading.advance)."""
+    previous state as a new run (app.grading.repository.advance_runs)."""
     return list(
         session.scalars(
             select(GradingRun)

@@ -1,6 +1,6 @@
-"""A regrade's runs stored through the driver (app.grading.advance, app.db.driver): the rows
-are the ones SQLAlchemy's Core writes for the same results, on SQLite and PostgreSQL; the
-stored runs are read back by the index the migration 0008 adds."""
+"""A regrade's runs stored through the driver (app.grading.repository.advance_runs,
+app.db.driver): the rows are the ones SQLAlchemy's Core writes for the same results, on SQLite
+and PostgreSQL; the stored runs are read back by the index the migration 0008 adds."""
 
 from __future__ import annotations
 
@@ -22,8 +22,14 @@ from app.db.driver import driver_sql
 from app.db.migrate import downgrade, upgrade
 from app.db.models import GradingRun, ItemScore, Submission
 from app.db.session import SQLITE_CACHE_KIB, SQLITE_MMAP_BYTES, make_engine, unit_of_work
-from app.grading.advance import AdvancedRun, advance_runs
-from app.grading.repository import DECIDING, item_values, run_scores, store_outcomes
+from app.grading.repository import (
+    DECIDING,
+    AdvancedRun,
+    advance_runs,
+    item_values,
+    run_scores,
+    store_outcomes,
+)
 from app.grading.worker import WorkerOutcome
 from app.submissions.service import accept
 from app.submissions.upload import Upload

@@ -1,4 +1,4 @@
-"""A regrade re-scored in place (app.grading.advance): the current run keeps its id and its
+"""A regrade re-scored in place (app.grading.repository): the current run keeps its id and its
 unchanged rows; its previous state is history, holding only what changed."""
 
 from __future__ import annotations
