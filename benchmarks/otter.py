@@ -290,7 +290,10 @@ def run_gradeformer(folder: Path, files: Path, rubric: Path, workers: int | None
     folder.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, GRADEFORMER_DATABASE_URL=f"sqlite:///{folder / 'g.db'}",
                GRADEFORMER_RESULT_CACHE="false", GRADEFORMER_RUBRICS_DIR=str(rubric.parent),
-               OPENBLAS_NUM_THREADS="1")
+               # One secret for every import: each fresh database would otherwise draw inputs
+               # of its own, and the stability check of a softmax without the scaling depends
+               # on the draw (below), so the imports compared would not grade alike.
+               GRADEFORMER_CODE_INPUT_SECRET="otter-benchmark", OPENBLAS_NUM_THREADS="1")
     cli = [sys.executable, "-m", "app.cli.main"]
     _run([*cli, "db", "upgrade"], cwd=repo, env=env)
     _run([*cli, "rubric", "load", str(rubric)], cwd=repo, env=env)
