@@ -19,10 +19,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-MAX_TEXT = 4000
+from graders.documents.labels import LETTERS, ROMANS, place_in_run
 
-_ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii")
-_LETTERS = "abcdefgh"
+MAX_TEXT = 4000
+_MARKED_ROMANS = 8  # the marker pattern reads i to viii
+
 _MARKER = re.compile(
     r"(?:^|(?<=[ \t\n]))(\**)[ \t]*(?:\((?P<paren>[1-9]|[a-h]|viii|vii|vi|iv|v|iii|ii|i)\)"
     r"|(?P<bare>[1-9]|[a-h]|viii|vii|vi|iv|v|iii|ii|i)(?P<end>[).:]))\**(?=[ \t\n]|$)",
@@ -38,14 +39,6 @@ class _Marker:
     opens_line: bool
     start: int
     end: int
-
-
-def _place(label: str, kind: str) -> int | None:
-    if kind == "number":
-        return int(label) if label.isdigit() else None
-    if kind == "letter":
-        return _LETTERS.index(label) + 1 if len(label) == 1 and label in _LETTERS else None
-    return _ROMAN.index(label) + 1 if label in _ROMAN else None
 
 
 def _markers(text: str) -> list[_Marker]:
@@ -70,7 +63,7 @@ def _best_run(markers: list[_Marker], first: int = 1) -> list[_Marker]:
         for kind in ("letter", "number", "roman"):
             run: list[_Marker] = []
             for marker in markers:
-                if marker.form == form and _place(marker.label, kind) == len(run) + first:
+                if marker.form == form and place_in_run(marker.label, kind) == len(run) + first:
                     run.append(marker)
             if len(run) >= 2 and len(run) > len(best):
                 best = run
@@ -96,9 +89,9 @@ def _label(place: int, sample: str, first: int = 1) -> str:
     at place `first`."""
     if sample.isdigit():
         return str(place)
-    if sample == _LETTERS[first - 1]:
-        return _LETTERS[place - 1] if place <= len(_LETTERS) else ""
-    return _ROMAN[place - 1] if place <= len(_ROMAN) else ""
+    if sample == LETTERS[first - 1]:
+        return LETTERS[place - 1] if place <= len(LETTERS) else ""
+    return ROMANS[place - 1] if place <= _MARKED_ROMANS else ""
 
 
 def part_of(text: str, subpart: str | None, place: int) -> str | None:

@@ -20,6 +20,16 @@ ROMANS = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
 LETTERS = "abcdefgh"
 
 
+def place_in_run(label: str, kind: str) -> int | None:
+    """A sub-part marker's place in a run of its kind, counting from 1 (`kind`: "number",
+    "letter" a-h or "roman" i-x; a-h and i-x share only "i", read as its kind says)."""
+    if kind == "number":
+        return int(label) if label.isdigit() else None
+    if kind == "letter":
+        return LETTERS.index(label) + 1 if len(label) == 1 and label in LETTERS else None
+    return ROMANS.index(label) + 1 if label in ROMANS else None
+
+
 @dataclass(frozen=True)
 class LabelMark:
     start: int  # where the label (with its line prefix) starts in the document

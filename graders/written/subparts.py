@@ -20,10 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from graders.documents.labels import place_in_run
 from graders.written.text import Sentence
 
-_ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii")
-_LETTERS = "abcdefgh"
 _MARKER = re.compile(
     r"(?:^|(?<=[.!?;])[ \t]+)[ \t]*(?:[*#>-]+[ \t]*)?(?:(?:q|part|question)[ \t]*)?"
     r"(?:\(([0-9]{1,2}|[a-h]|viii|vii|vi|iv|v|iii|ii|i)\)"
@@ -41,15 +40,6 @@ class SubAnswer:
     end: int
 
 
-def _value(label: str, kind: str) -> int | None:
-    """The label's place in a run of this kind (a-h and i-viii share no label)."""
-    if kind == "number":
-        return int(label) if label.isdigit() else None
-    if kind == "letter":
-        return _LETTERS.index(label) + 1 if len(label) == 1 and label in _LETTERS else None
-    return _ROMAN.index(label) + 1 if label in _ROMAN else None
-
-
 def _run(found: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
     """The longest run of markers of one kind counting up by one from 1 (1, 2, 3; a, b, c;
     i, ii, iii); markers of other kinds in between (sub-sub-parts) are passed over."""
@@ -57,7 +47,7 @@ def _run(found: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
     for kind in ("number", "letter", "roman"):
         run: list[tuple[str, int, int]] = []
         for marker in found:
-            value = _value(marker[0], kind)
+            value = place_in_run(marker[0], kind)
             if value is not None and value == len(run) + 1:
                 run.append(marker)
         if len(run) >= 2 and len(run) > len(best):
@@ -74,7 +64,7 @@ def _after_first(found: list[tuple[str, int, int]], text: str) -> list[tuple[str
         return []  # a lone marker after a sentence ("see eq. 2. ...") is none
     label = found[0][0]
     first = next((kind[0] for kind in (("1", "number"), ("a", "letter"), ("i", "roman"))
-                  if _value(label, kind[1]) == 2), None)
+                  if place_in_run(label, kind[1]) == 2), None)
     return [(first, 0, 0), found[0]] if first is not None else []
 
 
