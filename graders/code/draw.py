@@ -52,7 +52,8 @@ def _candidates(dim: DimSpec, sizes: dict[str, int]) -> list[int]:
 
 
 def draw_size(name: str, dim: DimSpec | int, sizes: dict[str, int],
-              rng: np.random.Generator) -> int:
+              rng: np.random.Generator, above_one: bool = False) -> int:
+    """`above_one`: a size of 1 only where nothing larger is allowed (see `draw_case`)."""
     if isinstance(dim, int):
         return dim
     if dim.value is not None:
@@ -70,6 +71,8 @@ def draw_size(name: str, dim: DimSpec | int, sizes: dict[str, int],
     if not found:
         raise DrawError(f"size {name!r}: no value satisfies its range and ties "
                         f"(sizes so far: {sizes})")
+    if above_one and any(v > 1 for v in found):
+        found = [v for v in found if v > 1]
     return int(found[int(rng.integers(len(found)))])
 
 
@@ -93,9 +96,14 @@ def _fixed(value: Literal_) -> Any:
 
 
 def draw_case(spec: FunctionBatterySpec, case: CaseSpec, name: str, index: int, seed: int,
-              adjust: Any = None, kept: dict[str, int] | None = None) -> DrawnCase:
+              adjust: Any = None, kept: dict[str, int] | None = None,
+              last_repeat: bool = False) -> DrawnCase:
     """`kept`: the sizes of the case before, for a case calling the instance it built again
-    (`same_instance`: the instance was made for them)."""
+    (`same_instance`: the instance was made for them). `last_repeat`: the last of a repeated
+    case's draws, which draws no size of 1 where its range or choices allow more: an axis of
+    size 1 hides a reduction over the wrong axis (a mean over the batch of one row is that row),
+    so each repeated case tries the question with every drawn axis longer than one at least
+    once."""
     if case.seed is None:
         rng = np.random.default_rng([seed, index])
     else:  # fixed for everyone; a repeated fixed case differs by its position
@@ -104,7 +112,7 @@ def draw_case(spec: FunctionBatterySpec, case: CaseSpec, name: str, index: int, 
     dims: dict[str, DimSpec | int] = {} if kept is not None else {**spec.dims, **case.dims}
     for dim_name, dim in dims.items():
         try:
-            sizes[dim_name] = draw_size(dim_name, dim, sizes, rng)
+            sizes[dim_name] = draw_size(dim_name, dim, sizes, rng, last_repeat)
         except KeyError as exc:
             raise DrawError(f"size {dim_name!r} uses {exc} before it is drawn") from exc
     init = _draw_arguments(spec.init, case, sizes, rng)
@@ -133,10 +141,13 @@ def _draw_arguments(parameters: dict[str, ParameterSpec], case: CaseSpec, sizes:
     return inputs
 
 
-def expand(spec: FunctionBatterySpec) -> list[tuple[CaseSpec, str]]:
-    """Every case as many times as it repeats, named `name #k` when it does."""
-    found: list[tuple[CaseSpec, str]] = []
+def expand(spec: FunctionBatterySpec) -> list[tuple[CaseSpec, str, bool]]:
+    """Every case as many times as it repeats, named `name #k` when it does, with whether it is
+    a repeated case's last draw."""
+    found: list[tuple[CaseSpec, str, bool]] = []
     for case in spec.cases:
         for k in range(case.repeat):
-            found.append((case, case.name if case.repeat == 1 else f"{case.name} #{k + 1}"))
+            repeated = case.repeat > 1
+            found.append((case, f"{case.name} #{k + 1}" if repeated else case.name,
+                          repeated and k == case.repeat - 1))
     return found

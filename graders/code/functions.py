@@ -161,11 +161,11 @@ class FunctionBattery:
 
     def draw(self, seed: int) -> tuple[DrawnCase, ...]:
         drawn: list[DrawnCase] = []
-        for index, (case, name) in enumerate(expand(self.spec)):
+        for index, (case, name, last_repeat) in enumerate(expand(self.spec)):
             kept = drawn[-1].sizes if case.same_instance else None
             drawn.append(draw_case(self.spec, case, name, index, seed,
                                    self.adjusters.get(case.adjust) if case.adjust else None,
-                                   kept))
+                                   kept, last_repeat))
         return tuple(drawn)
 
     def instance(self, seed: int) -> FunctionInstance:

@@ -43,15 +43,15 @@ def _spec(**dims: object) -> FunctionBatterySpec:
 @given(seed=st.integers(0, 2**63 - 1))
 def test_tied_sizes_always_hold_and_a_seed_reproduces_its_draw(seed: int) -> None:
     spec = _spec()
-    for index, (case, name) in enumerate(expand(spec)):
-        drawn = draw_case(spec, case, name, index, seed)
+    for index, (case, name, last) in enumerate(expand(spec)):
+        drawn = draw_case(spec, case, name, index, seed, last_repeat=last)
         sizes = drawn.sizes
         assert sizes["d_model"] % sizes["heads"] == 0
         assert sizes["d_head"] * sizes["heads"] == sizes["d_model"]
         assert sizes["odd"] % 2 == 1 and sizes["total"] == sizes["n"] + 1
         assert drawn.inputs["x"].shape == (sizes["n"], sizes["d_model"])
         assert drawn.inputs["h"] == sizes["heads"] and isinstance(drawn.inputs["h"], int)
-        again = draw_case(spec, case, name, index, seed)
+        again = draw_case(spec, case, name, index, seed, last_repeat=last)
         assert again.sizes == sizes and np.array_equal(again.inputs["x"], drawn.inputs["x"])
 
 
@@ -59,7 +59,7 @@ def test_tied_sizes_always_hold_and_a_seed_reproduces_its_draw(seed: int) -> Non
 @given(seed=st.integers(0, 2**62))
 def test_another_secret_draws_other_inputs(seed: int) -> None:
     spec = _spec()
-    case, name = expand(spec)[0]
+    case, name, _ = expand(spec)[0]
     first = draw_case(spec, case, name, 0, seed).inputs["x"]
     others = [draw_case(spec, case, name, 0, seed + k).inputs["x"] for k in range(1, 4)]
     assert any(o.shape != first.shape or not np.array_equal(o, first) for o in others)
@@ -70,7 +70,7 @@ def test_a_fixed_case_is_the_same_for_every_secret() -> None:
         **_spec().model_dump(mode="json"),
         "cases": [{"name": "fixed", "seed": 5}, {"name": "fixed three", "seed": 6, "repeat": 3}]})
     expanded = expand(spec)
-    drawn = [[draw_case(spec, case, name, i, s) for i, (case, name) in enumerate(expanded)]
+    drawn = [[draw_case(spec, case, name, i, s) for i, (case, name, _) in enumerate(expanded)]
              for s in (1, 2)]
     for a, b in zip(*drawn, strict=True):
         assert a.sizes == b.sizes and np.array_equal(a.inputs["x"], b.inputs["x"])
@@ -118,7 +118,7 @@ def _value(*arrays: np.ndarray) -> CallResult:
 
 def test_returned_values_are_read_as_named_outputs() -> None:
     spec = _spec()
-    case, name = expand(spec)[0]
+    case, name, _ = expand(spec)[0]
     drawn = draw_case(spec, case, name, 0, 1)
     out, weights = np.zeros((2, 3)), np.ones((2, 4))
     expected = {"output": out, "weights": weights}
@@ -245,7 +245,7 @@ def test_an_attention_variant_equal_to_the_reference_is_reported(tmp_path: Path)
 def test_outputs_are_read_by_their_shapes_in_any_order(order: list[int], extra_axis: bool,
                                                        extra_item: bool) -> None:
     spec = _spec()
-    case, name = expand(spec)[0]
+    case, name, _ = expand(spec)[0]
     drawn = draw_case(spec, case, name, 0, 1)
     names = ("output", "weights", "scale")
     expected = {"output": np.zeros((2, 3)), "weights": np.ones((2, 4)), "scale": np.ones(5)}
@@ -280,3 +280,34 @@ def test_asked_parameters_declared_keyword_only_are_passed_by_name_without_adapt
         return
     assert plan.named == tuple(keyword)
     assert not plan.keyword and not plan.adaptations and not plan.unsupplied
+
+
+def _centred(x: np.ndarray, axis: int) -> np.ndarray:
+    return x - x.mean(axis=axis, keepdims=True)
+
+
+# The class: a reduction over the wrong axis (a mean over the batch instead of the features, a
+# softmax over the queries) is invisible on an axis of length one, and an instructor's range
+# `[1, 5]` for a batch rightly includes one. Each repeated case's last draw has every axis
+# longer than one where its range or choices allow, so the wrong axis shows whatever the secret.
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**63 - 1), top=st.integers(2, 6), repeat=st.integers(2, 4),
+       choices=st.lists(st.integers(1, 5), min_size=1, max_size=4, unique=True))
+def test_a_repeated_case_tries_every_axis_longer_than_one(
+        seed: int, top: int, repeat: int, choices: list[int]) -> None:
+    spec = FunctionBatterySpec.model_validate({
+        "function": "f", "module": "m.py", "reference": {"function": "f"},
+        "parameters": {"x": {"array": ["batch", "d"]}},
+        "dims": {"batch": {"range": [1, top]}, "d": {"choices": choices}},
+        "cases": [{"name": "rows", "repeat": repeat}, {"name": "one", "dims": {"batch": 1}}],
+        "checks": {"values": {"description": "equals", "allclose": "output"}}})
+    drawn = [draw_case(spec, case, name, index, seed, last_repeat=last)
+             for index, (case, name, last) in enumerate(expand(spec))]
+    assert [d.name for d in drawn] == [f"rows #{k + 1}" for k in range(repeat)] + ["one"]
+    last = drawn[repeat - 1]
+    assert last.sizes["batch"] > 1
+    assert last.sizes["d"] > 1 or choices == [1]
+    if last.sizes["d"] > 1:  # layer norm centres over the features, not the batch
+        x = last.inputs["x"]
+        assert not np.allclose(_centred(x, 0), _centred(x, 1))
+    assert drawn[-1].sizes["batch"] == 1  # a fixed size stays as written

@@ -76,8 +76,8 @@ def test_a_default_none_parameter_is_passed_only_by_the_cases_that_give_it() -> 
 def test_a_default_none_parameter_left_out_is_never_drawn(seed: int) -> None:
     battery = load_function_battery(EXAMPLE / "sdpa.yaml")
     spec = battery.spec
-    for index, (case, name) in enumerate(expand(spec)):
-        drawn = draw_case(spec, case, name, index, seed)
+    for index, (case, name, last) in enumerate(expand(spec)):
+        drawn = draw_case(spec, case, name, index, seed, last_repeat=last)
         assert ("mask" in drawn.inputs) is (case.values.get("mask") is not None)
 
 
