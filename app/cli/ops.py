@@ -155,8 +155,7 @@ def regrade(
                     dry_run=dry_run,
                     batch_size=cfg.regrade_batch,
                     progress=advance,
-                    job_id=None if lease is None else lease.job_id,
-                    resumed=lease is not None and lease.resumed,
+                    lease=lease,
                 )
         finally:
             pools.close()

@@ -3,8 +3,9 @@ item scores, replacing the current run (`store_outcomes`). A regrade re-scored i
 (app.regrade.fast) pays for what changed only (`advance_runs`): the current run keeps its id
 and every item row that did not change, and its previous state becomes a new run, no longer
 current, holding the superseded rows of the items that changed, moved to it (not copied). So a
-run that is no longer current holds the rows that differ from the run after it; every reader of
-scores reads the current run, always complete.
+run that is no longer current holds the rows that differ from the run after it. Every reader of
+scores reads the current run, always complete; the one reader of a previous state
+(`advanced_from`) reads it here, whole.
 """
 
 from __future__ import annotations
@@ -284,11 +285,26 @@ def current_item_rows(session: Session, submission_ids: Sequence[int]) -> dict[i
                     .order_by(GradingRun.submission_id, ItemScore.position))
 
 
-def run_item_rows(session: Session, run_ids: Sequence[int]) -> dict[int, list[ItemRow]]:
-    """Run id -> its items in order; runs without items are absent."""
-    return _rows_by(session, select(ItemScore.run_id, *_ROW_COLUMNS)
-                    .where(ItemScore.run_id.in_(run_ids))
-                    .order_by(ItemScore.run_id, ItemScore.position))
+def advanced_from(session: Session, submission_ids: Sequence[int]
+                  ) -> dict[int, tuple[str, list[ItemRow]]]:
+    """Of submissions whose current run was re-scored in place (`advance_runs`), the state it
+    was advanced from, whole: its status and its item rows in the current run's order (the
+    superseded rows it holds over the current run's). Submissions without one are absent."""
+    previous = dict(session.execute(
+        select(GradingRun.submission_id, func.max(GradingRun.id))
+        .where(GradingRun.submission_id.in_(list(submission_ids)),
+               GradingRun.is_current.is_(False))
+        .group_by(GradingRun.submission_id)).tuples().all())
+    status = dict(session.execute(
+        select(GradingRun.id, GradingRun.status).where(GradingRun.id.in_(list(previous.values())))
+    ).tuples().all())
+    superseded = _rows_by(session, select(ItemScore.run_id, *_ROW_COLUMNS)
+                          .where(ItemScore.run_id.in_(list(status))))
+    moved = {run_id: {row.item_id: row for row in rows} for run_id, rows in superseded.items()}
+    current = current_item_rows(session, list(previous))
+    return {sid: (status[run_id], [moved.get(run_id, {}).get(row.item_id, row)
+                                   for row in current.get(sid, [])])
+            for sid, run_id in previous.items()}
 
 
 class Score(NamedTuple):

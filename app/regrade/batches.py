@@ -150,11 +150,10 @@ def rescore(reads: sessionmaker[Session], writes: sessionmaker[Session], fast: F
 
 
 def here(factory: sessionmaker[Session], fast: FastPath, chunk: Batch, target: Target,
-         send: Send, reads: sessionmaker[Session] | None = None,
-         turn: Callable[[], AbstractContextManager[Any]] = nullcontext) -> Rescoring:
+         send: Send) -> Rescoring:
     """A fast batch, triaged and re-scored."""
-    stored, rest = triage(reads or factory, fast, chunk, send)
-    return rescore(reads or factory, factory, fast, rest, stored, target, turn)
+    stored, rest = triage(factory, fast, chunk, send)
+    return rescore(factory, factory, fast, rest, stored, target)
 
 
 def run_batches(factory: sessionmaker[Session], fast: FastPath, chunks: list[Batch],
@@ -222,21 +221,6 @@ def _forked(shared: _Shared, batches: list[Batch], workers: int, stopped: Callab
     _shared, pending = shared, deque(batches)
     running: dict[Future[_Answer], Batch] = {}
     broken = False
-
-    def lost(chunk: Batch) -> None:
-        """A batch no worker finished, done here; but for what the worker stored of it (its
-        changes read back from the stored runs)."""
-        target = shared.target
-        if target.job_id is not None and not target.dry_run:
-            with unit_of_work(shared.factory) as session:
-                stored = stored_by_job(session, target.job_id, chunk)
-            if stored:
-                changes = [change for change in stored.values() if change is not None]
-                done(Rescoring(changes=changes, done=len(stored)))
-            chunk = [sid for sid in chunk if sid not in stored]
-        if chunk:
-            done(here(shared.factory, shared.fast, chunk, target, send))
-
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_in_worker,
                                initargs=(os.getpid(),))
     try:
@@ -258,23 +242,38 @@ def _forked(shared: _Shared, batches: list[Batch], workers: int, stopped: Callab
                         # read back what it stored. Each is killed and waited for first.
                         _kill_and_wait(pool)
                     broken = True
-                    lost(chunk)
+                    _lost(shared, chunk, send, done)
                 except Exception:
                     log.exception("a regrade worker failed a batch; it is run here")
-                    lost(chunk)
+                    _lost(shared, chunk, send, done)
                 else:
                     shared.fast.stats.add(answer.stats)
                     send(answer.untried)
                     done(answer.rescoring)
         # The workers died: the batches not handed out yet are run here too.
         while pending and not stopped():
-            lost(pending.popleft())
+            _lost(shared, pending.popleft(), send, done)
     except BaseException:
         kill_processes(pool)
         raise
     finally:
         _shared = None
         pool.shutdown(cancel_futures=True)
+
+
+def _lost(shared: _Shared, chunk: Batch, send: Send, done: Callable[[Rescoring], None]) -> None:
+    """A batch no worker finished, done here; but for what the worker stored of it (its
+    changes read back from the stored runs)."""
+    target = shared.target
+    if target.job_id is not None and not target.dry_run:
+        with unit_of_work(shared.factory) as session:
+            stored = stored_by_job(session, target.job_id, chunk)
+        if stored:
+            changes = [change for change in stored.values() if change is not None]
+            done(Rescoring(changes=changes, done=len(stored)))
+        chunk = [sid for sid in chunk if sid not in stored]
+    if chunk:
+        done(here(shared.factory, shared.fast, chunk, target, send))
 
 
 def _kill_and_wait(pool: ProcessPoolExecutor) -> None:
@@ -315,10 +314,10 @@ def _work(chunk: Batch) -> _Answer:
     with _busy:
         if os.getppid() != shared.parent:  # orphaned: no batch more
             os._exit(1)
-        found = rescore(shared.reads, shared.factory, shared.fast, chunk, shared.stored,
-                        shared.target, shared.turn) if chunk == shared.first else here(
-            shared.factory, shared.fast, chunk, shared.target, untried.extend, shared.reads,
-            shared.turn)
+        stored, rest = (shared.stored, chunk) if chunk == shared.first else triage(
+            shared.reads, shared.fast, chunk, untried.extend)
+        found = rescore(shared.reads, shared.factory, shared.fast, rest, stored, shared.target,
+                        shared.turn)
     return _Answer(untried, found, shared.fast.stats)
 
 

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import cast
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.db.models import GradingRun, ItemScore, Override, Submission, SubmissionStatus
-from app.grading.repository import ItemRow, RunScores, run_item_rows
+from app.grading.repository import ItemRow, RunScores, advanced_from, current_item_rows
 from app.grading.worker import WorkerOutcome
 from app.points import JsonPoints
 from app.submissions.repository import overrides_for
@@ -127,32 +127,22 @@ def settle(submission_id: int, student: str | None, total: Decimal, max_points: 
 
 def stored_by_job(session: Session, job_id: int, ids: Sequence[int]
                   ) -> dict[int, ScoreChange | None]:
-    """Those of `ids` a job has stored re-scored in place (app.grading.repository), each with
-    its change as the regrade reports it, read back from the runs: the current run, and its
-    previous state (the submission's newest run that is not current, holding the rows that
-    differ). What a forked worker that died after storing a batch never reported."""
-    current = {sid: (run_id, status, student) for sid, run_id, status, student in session.execute(
-        select(GradingRun.submission_id, GradingRun.id, GradingRun.status, Submission.student)
+    """Those of `ids` a job has stored re-scored in place, each with its change as the regrade
+    reports it, read back from the current run and the state it was advanced from. What a
+    forked worker that died after storing a batch never reported."""
+    current = {sid: (status, student) for sid, status, student in session.execute(
+        select(GradingRun.submission_id, GradingRun.status, Submission.student)
         .join(Submission, Submission.id == GradingRun.submission_id)
         .where(GradingRun.submission_id.in_(list(ids)), GradingRun.regrade_job_id == job_id,
                GradingRun.is_current.is_(True)))}
-    if not current:
-        return {}
-    previous: dict[int, int] = {sid: run_id for sid, run_id in session.execute(
-        select(GradingRun.submission_id, func.max(GradingRun.id))
-        .where(GradingRun.submission_id.in_(list(current)), GradingRun.is_current.is_(False))
-        .group_by(GradingRun.submission_id))}
-    statuses: dict[int, str] = {run_id: status for run_id, status in session.execute(
-        select(GradingRun.id, GradingRun.status).where(GradingRun.id.in_(list(previous.values()))))}
-    rows = run_item_rows(session, [r for r, _, _ in current.values()] + list(statuses))
+    now = current_item_rows(session, list(current))
+    before = advanced_from(session, list(current))
     overrides = overrides_for(session, list(current))
     found: dict[int, ScoreChange | None] = {}
-    for sid, (run_id, status, student) in current.items():
-        now = rows.get(run_id, [])
-        was_id = previous.get(sid, 0)
-        superseded = {row.item_id: row for row in rows.get(was_id, [])}
-        was = [superseded.get(row.item_id, row) for row in now]
+    for sid, (status, student) in current.items():
+        rows = now.get(sid, [])
+        was_status, was = before.get(sid, (status, rows))
         own = overrides.get(sid, {})
-        found[sid] = diff_of(sid, student, stored_score(was, own, statuses.get(was_id, status)),
-                             stored_score(now, own, status))
+        found[sid] = diff_of(sid, student, stored_score(was, own, was_status),
+                             stored_score(rows, own, status))
     return found

@@ -93,11 +93,11 @@ class _Pooled:
     window and quarantine, two batches in flight (the processes grade the next while this one
     is stored), each compared with its stored scores and stored a batch per transaction."""
 
-    def __init__(self, factory: sessionmaker[Session], source: Pools,
-                 rubric: tuple[RubricText, str | None], target: Target, report: RegradeReport,
+    def __init__(self, factory: sessionmaker[Session], source: Pools, rubric: RubricText,
+                 context: str | None, target: Target, report: RegradeReport,
                  progress: Progress | None, stopping: threading.Event | None,
                  batch_size: int) -> None:
-        self.factory, self.rubric, self.target = factory, rubric, target
+        self.factory, self.rubric, self.context, self.target = factory, rubric, context, target
         self.report, self.progress, self.stopping = report, progress, stopping
         self.batch_size = batch_size
         # A dying process fails only the calls with it; their documents are retried alone by
@@ -109,16 +109,16 @@ class _Pooled:
     def stopped(self) -> bool:
         return self.stopping is not None and self.stopping.is_set()
 
-    def counted(self, n: int) -> None:
+    def counted(self, n: int, changes: Sequence[ScoreChange] = ()) -> None:
+        self.report.changes.extend(changes)
+        self.report.changed += len(changes)
         if self.progress is not None:
             self.progress(n, self.report.total)
 
     def rescored(self, found: Rescoring) -> None:
         """A fast batch re-scored: its changes and progress; the rest sent here."""
-        self.report.changes.extend(found.changes)
-        self.report.changed += len(found.changes)
-        if found.done:
-            self.counted(found.done)
+        if found.done:  # changes come only with what was done
+            self.counted(found.done, found.changes)
         self.send(found.rest)
 
     def send(self, chunk: Sequence[int]) -> None:
@@ -127,8 +127,8 @@ class _Pooled:
                 subs = jobs.with_raw(session, chunk[at : at + self.batch_size])
                 session.expunge_all()
             parts = [subs[i : i + TASK_SIZE] for i in range(0, len(subs), TASK_SIZE)]
-            self.in_flight.append((subs, [self.pool.submit(grade_many, self.rubric[0], [
-                _document(s) for s in part], self.rubric[1], [s.id for s in part])
+            self.in_flight.append((subs, [self.pool.submit(grade_many, self.rubric, [
+                _document(s) for s in part], self.context, [s.id for s in part])
                 for part in parts]))
             if len(self.in_flight) >= 2:
                 self._finish(*self.in_flight.popleft())
@@ -150,8 +150,8 @@ class _Pooled:
     def _alone(self, submissions: list[Submission]) -> list[Graded]:
         """Documents whose grading process died (perhaps for another one), each graded again in
         a process of its own, one after the other; None when the server stops meanwhile."""
-        retries = [self.pool.retrying(None, grade_many, self.rubric[0], [_document(s)],
-                                      self.rubric[1], [s.id], attempts=1) for s in submissions]
+        retries = [self.pool.retrying(None, grade_many, self.rubric, [_document(s)],
+                                      self.context, [s.id], attempts=1) for s in submissions]
         return [r[0] if isinstance(r, list) else r for r in (f.result() for f in retries)]
 
     def _finish(self, submissions: list[Submission],
@@ -175,7 +175,7 @@ class _Pooled:
         with unit_of_work(self.factory) as session:
             rows = current_item_rows(session, ids)
             overrides = overrides_for(session, ids)
-        changed: set[int] = set()
+        changes: list[ScoreChange] = []
         for submission, outcome in kept:
             if not isinstance(outcome, WorkerOutcome):
                 continue
@@ -185,10 +185,8 @@ class _Pooled:
             own = overrides.get(submission.id, {})
             old = stored_score(rows.get(submission.id, ()), own, submission.status)
             change = diff_of(submission.id, submission.student, old, new_score(outcome, own))
-            if change is not None:
-                changed.add(submission.id)
-                self.report.changes.append(change)
-        self.report.changed += len(changed)
+            changes.extend([] if change is None else [change])
+        changed = {change.submission_id for change in changes}
         job_id = self.target.job_id
         if not self.target.dry_run and job_id is not None:
             # Each batch in its own transaction, one row in its own if the batch fails: a
@@ -197,7 +195,7 @@ class _Pooled:
                           regrade_job_id=job_id, after=lambda session, stored: jobs.count_done(
                               session, job_id, len(stored),
                               sum(1 for s, _, _ in stored if s in changed)))
-        self.counted(len(kept))
+        self.counted(len(kept), changes)
 
 
 def _document(s: Submission) -> tuple[bytes, str | None, str | None, str | None]:
@@ -213,14 +211,13 @@ def run_regrade(
     actor: User | None = None,
     batch_size: int = 200,
     progress: Progress | None = None,
-    job_id: int | None = None,
-    resumed: bool = False,
+    lease: jobs.Claim | None = None,
     stopping: threading.Event | None = None,
     options: Mapping[str, Any] | None = None,
     fast_batch: int | None = None,
     fast_workers: int | None = None,
 ) -> RegradeReport:
-    """Without `job_id` a real regrade claims the assignment's job itself (Conflict when a
+    """Without `lease` a real regrade claims the assignment's job itself (Conflict when a
     live runner has it); with one, the caller claimed it already (`jobs.claim`). `pools` is a
     pool source (a broken pool is replaced and the documents of a dead process are retried
     alone) or one executor used as it is. `options`: the grading options (default: the pool
@@ -237,22 +234,20 @@ def run_regrade(
         context = context_for_regrade(session, current, store=not dry_run)
         report = RegradeReport(slug, current.loaded.content_hash, dry_run)
         if not dry_run:
-            if job_id is None:
+            if lease is None:
                 lease = jobs.claim(session, slug, actor)
                 if not lease.ours:
                     raise Conflict(f"Regrade job {lease.job_id} of {slug!r} is already running.",
                                    job_id=lease.job_id)
-                job_id, resumed = lease.job_id, lease.resumed
-            report.job_id, report.resumed = job_id, resumed
-        ids = jobs.ids_to_regrade(session, current.assignment.id, job_id)
-        job = None if job_id is None else jobs.get_job(session, job_id)
+            report.job_id, report.resumed = lease.job_id, lease.resumed
+        ids = jobs.ids_to_regrade(session, current.assignment.id, report.job_id)
+        job = None if report.job_id is None else jobs.get_job(session, report.job_id)
         report.already_done = 0 if job is None else max(job.total - len(ids), 0)
     report.total = len(ids)
-    target = Target(current.version.id, job_id, dry_run)
+    target = Target(current.version.id, report.job_id, dry_run)
     fast = fast_path(current.loaded, context, options)
-    stored = RubricText.of_version(current.version)
-    pooled = _Pooled(factory, source, (stored, context), target, report, progress, stopping,
-                     batch_size)
+    pooled = _Pooled(factory, source, RubricText.of_version(current.version), context, target,
+                     report, progress, stopping, batch_size)
     # Re-scoring here costs little per submission, and each batch is one commit: larger
     # batches (what the pool does not take stays in a batch of the usual size).
     step = batch_size if fast is None else max(batch_size, fast_batch or FAST_BATCH)
@@ -347,9 +342,8 @@ class RegradeRunner:
 
     def _run(self, slug: str, actor: User | None, lease: jobs.Claim) -> RegradeReport:
         try:
-            report = run_regrade(
-                self._factory, slug, self._pools, actor=actor, batch_size=self._batch_size,
-                job_id=lease.job_id, resumed=lease.resumed, stopping=self._stopping)
+            report = run_regrade(self._factory, slug, self._pools, actor=actor, lease=lease,
+                                 batch_size=self._batch_size, stopping=self._stopping)
             if self._stopping.is_set():
                 # Stopped part-way by a shutdown: the job is free for the next start to resume
                 # at once, not after its heartbeat has aged.
