@@ -77,20 +77,17 @@ _rubrics: dict[str, LoadedRubric] = {}
 def init_worker(options: Mapping[str, Any]) -> None:
     """Process-pool initializer: one GradingResources per process, kept for its lifetime.
 
-    What the process inherited from the process it was forked from (the fork server's
-    preloads: NumPy, pydantic, the graders; about 50,000 objects) lives as long as it does:
-    it is frozen, so the collector never walks it. Else the process's first collection was a
-    full pass over all of it (the counts are inherited): 27-30 ms of CPU in each of `import`'s
-    grading processes (docs/benchmarks.md, issue #32's seventh sitting)."""
-    global _resources
+    What the process inherited from the fork server (its preloads: NumPy, pydantic, the
+    graders; about 50,000 objects) lives as long as it does, so it is frozen: else the first
+    collection walked all of it, 27-30 ms of CPU in each of `import`'s grading processes
+    (docs/benchmarks.md, issue #32's seventh sitting)."""
     gc.freeze()  # moves every tracked object to the permanent generation, walking none
     _die_with_parent()
     # Grading is throughput work; accepting uploads is latency work on the same cores.
     niceness = GradingOptions.from_mapping(options).worker_nice
     if niceness:
         os.nice(niceness)
-    _resources = GradingResources(options=dict(options))
-    atexit.register(_resources.close)
+    _keep_resources(GradingResources(options=dict(options)))
 
 
 def init_pool_worker(options: Mapping[str, Any]) -> None:
@@ -119,12 +116,16 @@ def _die_with_parent() -> None:
     threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
 
 
-def _resources_for_process() -> GradingResources:
+def _keep_resources(resources: GradingResources) -> GradingResources:
     global _resources
-    if _resources is None:  # called outside a pool (offline `grade`, tests)
-        _resources = GradingResources()
-        atexit.register(_resources.close)
-    return _resources
+    _resources = resources
+    atexit.register(resources.close)
+    return resources
+
+
+def _resources_for_process() -> GradingResources:
+    # None outside a pool (offline `grade`, tests)
+    return _resources if _resources is not None else _keep_resources(GradingResources())
 
 
 def warm(kinds: Sequence[str]) -> int:
