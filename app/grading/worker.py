@@ -81,13 +81,15 @@ def init_worker(options: Mapping[str, Any]) -> None:
     graders; about 50,000 objects) lives as long as it does, so it is frozen: else the first
     collection walked all of it, 27-30 ms of CPU in each of `import`'s grading processes
     (docs/benchmarks.md, issue #32's seventh sitting)."""
+    global _resources
     gc.freeze()  # moves every tracked object to the permanent generation, walking none
     _die_with_parent()
     # Grading is throughput work; accepting uploads is latency work on the same cores.
     niceness = GradingOptions.from_mapping(options).worker_nice
     if niceness:
         os.nice(niceness)
-    _keep_resources(GradingResources(options=dict(options)))
+    _resources = GradingResources(options=dict(options))
+    atexit.register(_resources.close)
 
 
 def init_pool_worker(options: Mapping[str, Any]) -> None:
@@ -116,16 +118,12 @@ def _die_with_parent() -> None:
     threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
 
 
-def _keep_resources(resources: GradingResources) -> GradingResources:
-    global _resources
-    _resources = resources
-    atexit.register(resources.close)
-    return resources
-
-
 def _resources_for_process() -> GradingResources:
-    # None outside a pool (offline `grade`, tests)
-    return _resources if _resources is not None else _keep_resources(GradingResources())
+    global _resources
+    if _resources is None:  # called outside a pool (offline `grade`, tests)
+        _resources = GradingResources()
+        atexit.register(_resources.close)
+    return _resources
 
 
 def warm(kinds: Sequence[str]) -> int:
