@@ -83,9 +83,9 @@ def _start_grading_processes(executor: Executor, workers: int) -> None:
     A process pool starts its processes (and, the first time, the fork server that imports the
     graders) inside `submit`, which the upload route calls on the event loop: left to the first
     uploads, that stalled every request for a second or two."""
-    pool = executor.local_pool()
-    if pool is None:
+    if not isinstance(executor, LocalExecutor):
         return
+    pool = executor.pools.get()
     # Each submit that finds no idle process starts one more, up to the pool's size.
     for started in [pool.submit(os.getpid) for _ in range(workers)]:
         started.result()
@@ -102,7 +102,7 @@ def _startup(sessions: sessionmaker[Session], settings: Settings, executor: Exec
         sessions,
         executor,
         settings.grading_lease_seconds,
-        everything=executor.local_pool() is not None,
+        everything=isinstance(executor, LocalExecutor),
     )
 
 

@@ -10,7 +10,6 @@ job handed out twice is never graded twice.
 
 from __future__ import annotations
 
-import concurrent.futures
 import functools
 import logging
 import threading
@@ -48,9 +47,17 @@ class GradingJob:
     context: str | None = None
     # The handout edition the submission declares (its `handout` column).
     handout: str | None = None
-    # Whose turn this job takes in a fair queue: the student it is filed under, else the
-    # uploader (app/grading/retry.py, `FairQueue`).
-    owner: str = ""
+    # Whose turn this job takes (app/grading/retry.py `FairQueue`, app/worker/executor.py's
+    # priorities): the student it is filed under, else the uploader.
+    student: str | None = None
+    uploader_id: int | None = None
+
+    @property
+    def owner(self) -> str:
+        """One key per student, whoever uploaded (a student, or staff on a student's behalf)."""
+        if self.student:
+            return f"student:{self.student}"
+        return f"uploader:{self.uploader_id}" if self.uploader_id is not None else "anonymous"
 
     def arguments(
         self,
@@ -73,15 +80,9 @@ def job_for(
         attempts=submission.attempts,
         context=context,
         handout=submission.handout,
-        owner=owner_of(submission.student, submission.uploader_id),
+        student=submission.student,
+        uploader_id=submission.uploader_id,
     )
-
-
-def owner_of(student: str | None, uploader_id: int | None) -> str:
-    """One key per student, whoever uploaded (a student, or staff on a student's behalf)."""
-    if student:
-        return f"student:{student}"
-    return f"uploader:{uploader_id}" if uploader_id is not None else "anonymous"
 
 
 class Executor(Protocol):
@@ -89,9 +90,6 @@ class Executor(Protocol):
         """Grade in the background. With `track`, a future that resolves once the run is
         stored (or the job was given back to the queue: the submission then says `queued`);
         without, the executor may return None (nothing waits for it)."""
-
-    def local_pool(self) -> concurrent.futures.Executor | None:
-        """A process pool in this process that bulk work (regrades) may share, if any."""
 
     def held(self) -> frozenset[int]:
         """Submissions this executor holds (queued, grading or storing): their leases are
@@ -137,22 +135,17 @@ def record_deaths(session: Session, ids: Collection[int]) -> None:
     _update(session, ids, {"attempts": Submission.attempts + 1}, unfinished=False)
 
 
-@dataclass(frozen=True)
-class Taken:
-    jobs: list[GradingJob]
-    last_id: int | None  # where the next page starts (None: nothing was left)
-
-
 def take(
     session: Session,
     seconds: float,
     exclude: Collection[int] = (),
     after_id: int = 0,
     everything: bool = False,
-) -> Taken:
+) -> tuple[list[GradingJob], int | None]:
     """One page of unfinished submissions (ids above `after_id`) whose lease ran out, or all of
     them with `everything` (only for a sole owner: the local executor at start), minus those in
-    `exclude`; leased to the caller for `seconds`."""
+    `exclude`, leased to the caller for `seconds`; and where the next page starts (None: nothing
+    was left)."""
     query = select(Submission).where(Submission.status.in_(UNFINISHED), Submission.id > after_id)
     if not everything:
         expired = or_(Submission.lease_until.is_(None), Submission.lease_until < utcnow())
@@ -180,26 +173,15 @@ def take(
                 submission.status = SubmissionStatus.QUEUED.value
             jobs.append(job_for(submission, version, context))
     renew(session, [j.submission_id for j in jobs], seconds)
-    return Taken(jobs, page[-1].id if len(page) == CHUNK else None)
-
-
-@dataclass(frozen=True)
-class Claim:
-    """What a Celery task found when it claimed its submission."""
-
-    grade: bool
-    reason: str  # "claimed", "gone", "done", "held", "gave up"
-    raw: bytes = b""
-    filename: str | None = None
-    content_type: str | None = None
-    handout: str | None = None
+    return jobs, page[-1].id if len(page) == CHUNK else None
 
 
 def claim(
     session: Session, submission_id: int, holder: str, seconds: float, max_attempts: int
-) -> Claim:
+) -> Submission | str:
     """Take a submission for grading, once: a final one is left alone, one held by another
-    live task too; a redelivered message (same task id) takes back its own claim."""
+    live task too; a redelivered message (same task id) takes back its own claim. The
+    submission, or why not: "gone", "done", "held", "gave up"."""
     submission = session.scalar(
         select(Submission)
         .where(Submission.id == submission_id)
@@ -207,25 +189,24 @@ def claim(
         .with_for_update()
     )
     if submission is None:
-        return Claim(False, "gone")
+        return "gone"
     if submission.status not in UNFINISHED:
-        return Claim(False, "done")
+        return "done"
     if (
         submission.status == SubmissionStatus.GRADING.value
         and submission.claimed_by != holder
         and submission.lease_until is not None
         and submission.lease_until > utcnow()
     ):
-        return Claim(False, "held")
+        return "held"
     if submission.attempts >= max_attempts:
         mark_failed(session, [submission_id], died_message(submission.attempts))
-        return Claim(False, "gave up")
+        return "gave up"
     submission.status = SubmissionStatus.GRADING.value
     submission.claimed_by = holder
     submission.lease_until = lease_until(seconds)
     submission.attempts = submission.attempts + 1
-    return Claim(True, "claimed", submission.raw, submission.filename, submission.content_type,
-                 submission.handout)
+    return submission
 
 
 def store_if_unfinished(
@@ -265,11 +246,10 @@ def sweep(
     after: int | None = 0
     while after is not None:
         with unit_of_work(sessions) as session:
-            taken = take(session, lease_seconds, held, after, everything)
-        for job in taken.jobs:
+            jobs, after = take(session, lease_seconds, held, after, everything)
+        for job in jobs:
             executor.enqueue(job)
-        enqueued += len(taken.jobs)
-        after = taken.last_id
+        enqueued += len(jobs)
     return enqueued
 
 

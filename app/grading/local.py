@@ -4,12 +4,10 @@ documents in the pool with it, each is retried alone, and only one that kills pr
 process is stored as `grader_error`. Two transports feed it:
 
 - the server's `LocalExecutor`: jobs from uploads and the sweeper (each death recorded as an
-  attempt), results stored in batches by one writer thread through app/grading/store.py, a
-  failed batch tried again after each of RETRY_DELAYS (a locked or full database). A result
-  that still cannot be stored is dropped from memory and its submission stays queued: its
-  lease runs out and the sweeper grades it again once the database takes writes again.
-  Nothing is marked as the student's fault. On shutdown, jobs not started are given back
-  (queued, for the next start) and running ones get `grace` seconds to finish;
+  attempt), results stored in batches by one writer thread (app/grading/store.py: a failed
+  batch tried again after each of RETRY_DELAYS, a result that still cannot be stored left
+  queued for the sweeper; nothing is marked as the student's fault). On shutdown, jobs not
+  started are given back (queued, for the next start) and running ones get `grace` seconds;
 - `grade_jobs`: many stored submissions graded now, stored as they finish (CLI import/submit).
 """
 
@@ -21,7 +19,7 @@ import logging
 import queue
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, wait
+from concurrent.futures import Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -79,8 +77,6 @@ class LocalExecutor:
                                         args=(self._writes, WRITE_BATCH, self._write))
         self._writer.start()
 
-    # -- the Executor interface ---------------------------------------------------------------
-
     def enqueue(self, job: GradingJob, *, track: bool = False) -> Future[None]:
         with self._lock:
             known = self._held.get(job.submission_id)
@@ -99,14 +95,9 @@ class LocalExecutor:
         entry.graded.add_done_callback(functools.partial(self._finished, entry))
         return entry.done
 
-    def local_pool(self) -> ProcessPoolExecutor:
-        return self.pools.get()
-
     def held(self) -> frozenset[int]:
         with self._lock:
             return frozenset(self._held)
-
-    # -- results ------------------------------------------------------------------------------
 
     def _finished(self, entry: _Job, graded: Future[WorkerOutcome | BaseException | None]
                   ) -> None:
@@ -116,22 +107,19 @@ class LocalExecutor:
 
     def _write(self, batch: list[object]) -> None:
         writes = cast("list[_Write]", batch)  # drain never hands STOP on
-        failed = dict(store_batch(self._factory, writes, _store, RETRY_DELAYS))
-        for entry in writes:
-            if not isinstance(entry, _Job):
-                continue
-            if entry in failed:
+        for entry, error in store_batch(self._factory, writes, _store, RETRY_DELAYS):
+            if isinstance(entry, _Job):
                 log.error("the result of submission %d could not be stored (%s): it stays "
                           "queued and is graded again once its lease runs out",
-                          entry.job.submission_id, failed[entry])
-            # Resolved either way: a caller waiting for the grade (`?wait=true`) reads the
-            # submission's status, queued until the sweeper has it graded. Stored, or given
-            # up (then the lease runs out and the sweeper hands it out again): no longer held.
-            entry.done.set_result(None)
-            with self._lock:
-                self._held.pop(entry.job.submission_id, None)
-
-    # -- shutdown -----------------------------------------------------------------------------
+                          entry.job.submission_id, error)
+        # Resolved either way: a caller waiting for the grade (`?wait=true`) reads the
+        # submission's status, queued until the sweeper has it graded. Stored, or given up
+        # (then the lease runs out and the sweeper hands it out again): no longer held.
+        for entry in writes:
+            if isinstance(entry, _Job):
+                entry.done.set_result(None)
+                with self._lock:
+                    self._held.pop(entry.job.submission_id, None)
 
     def shutdown(self, grace: float | None = None) -> None:
         """Stop taking jobs; give back those not started; let running ones (and a retry) finish

@@ -1,36 +1,27 @@
 """What a grading pool's fork server imports before it forks the grading processes, and how it
 ends.
 
-The pool's processes fork from a multiprocessing fork server (app/grading/processes.py). What the
-server imports first, each process inherits; what it does not, each imports on its own on its
-first document, on the way to its first result. So the server imports what grading needs, for
-the kinds the pool grades: `import`, `submit` and a regrade read their rubric's first; a
-server grades any.
+Each grading process forks from a multiprocessing fork server (app/grading/processes.py) and
+inherits what the server imported; anything else it imports itself, on the way to its first
+result. So the server imports what grading needs, for the kinds the pool grades: `import`,
+`submit` and a regrade read their rubric's first; a server grades any.
 
-`import` and `submit` start the server before their own imports (`start_fork_server_now`,
-called by the program's entry point before it imports typer): it then imports the modules every
-grading process needs, and the code kind's (NumPy, the sandbox's root plan and seccomp filter),
-while the command imports its own and reads the rubric, instead of after. The command names
-the code kind's modules through app/grading/command_preload.py, which the server imports, so
-that it need not import the kind registry (about 0.1 s) before the server starts; nor does
-that server import the upload checks' document reader, which only a web server starts.
-Other kinds' modules are then imported by each grading process (`warm`), not by the server.
-The code kind's are the costly ones to repeat per process (about 0.19 s of CPU each, on the
-way to its first result): once in the server, 50 attention submissions took 1.57 s instead of
-1.81 s on the quiet machine, 3.9 s instead of 5.6 s with two other busy processes
-(benchmarks/otter_ab.py); a rubric without code items pays about 0.06 s of the server's time
-on the other core for them.
+`import` and `submit` start the server before their own imports (`start_fork_server_now`, from
+the program's entry point, before typer): it imports what every grading process needs, and the
+code kind's modules (NumPy, the sandbox's root plan and seccomp filter), while the command
+imports its own and reads the rubric. The server names the code kind's modules itself
+(app/grading/command_preload.py): the command need not import the kind registry (about 0.1 s)
+first. Other kinds' modules are imported by each grading process (`warm`). The code kind's cost
+about 0.19 s of CPU per process: imported once in the server, 50 attention submissions took
+1.57 s instead of 1.81 s on the quiet machine (benchmarks/otter_ab.py); a rubric without code
+items pays about 0.06 s of the server's time on the other core.
 
 This module is every server's first preload: imported there (and only there) it registers an
-exit handler that ends the server without tearing its interpreter down. The server ends with
-the process that started it (its last client gone). By then it holds every preloaded grader's
-modules, and the interpreter's finalization (a last collection over all their objects, then
-each module torn down) took 50-120 ms after the command itself had exited, all the while
-holding the standard output and error it inherited: a caller reading the command's output (a
-script, `subprocess.run`) waited for it. Nothing of the server's needs finalizing: it writes
-nothing of its own and keeps no files, and its grading processes end by `os._exit` without
-running exit handlers, so they never run this one. Imported anywhere else (the command that
-starts the server, or a tool that imports every module) it registers nothing.
+exit handler that ends the server without tearing its interpreter down. Finalizing every
+preloaded grader's modules took 50-120 ms after the command had exited, all the while holding
+the output streams it inherited, which a caller (a script, `subprocess.run`) waits on. Nothing
+of the server's needs finalizing: it writes nothing of its own, and its grading processes end
+by `os._exit` without running exit handlers.
 """
 
 from __future__ import annotations

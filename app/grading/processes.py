@@ -99,7 +99,7 @@ class ProcessPools:
         self.kinds = None if kinds is None else frozenset(kinds)
         self._lock = threading.Lock()
         self._pool: ProcessPoolExecutor | None = None
-        self._released: list[Released] = []
+        self._released: Released = []
 
     def get(self) -> ProcessPoolExecutor:
         with self._lock:
@@ -127,12 +127,11 @@ class ProcessPools:
         with self._lock:
             pool, self._pool = self._pool, None
             if pool is not None:
-                self._released.append(release(pool))
+                self._released += release(pool)
 
     def close(self, *, kill: bool = False) -> None:
         with self._lock:
             pool, self._pool = self._pool, None
             released, self._released = self._released, []
-        for processes in released:
-            await_exit(processes, kill=kill)
+        await_exit(released, kill=kill)
         let_go(pool, kill=kill)

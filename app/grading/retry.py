@@ -19,7 +19,7 @@ import logging
 import queue
 import threading
 from collections import Counter, OrderedDict, deque
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable
 from concurrent.futures import CancelledError, Executor, Future
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Generic, Protocol, TypeVar
@@ -31,6 +31,10 @@ log = logging.getLogger(__name__)
 MAX_BACKOFF = 10.0
 
 T = TypeVar("T")
+
+
+def _nothing() -> None:
+    return None
 
 
 def backoff(attempts: int) -> float:
@@ -50,7 +54,6 @@ class GradingProcessDied(Exception):
 
     def __init__(self, attempts: int) -> None:
         super().__init__(died_message(attempts))
-        self.attempts = attempts
 
 
 class Pools(Protocol):
@@ -120,14 +123,10 @@ class FairQueue(Generic[T]):
     def push(self, owner: Hashable, item: T) -> None:
         self._by_owner.setdefault(owner, deque()).append(item)
 
-    def pop(self, running: Callable[[Hashable], int] | None = None) -> tuple[Hashable, T]:
-        """The oldest item of the owner with the fewest `running` (among equals the one served
-        longest ago, then the first in turn order); that owner goes to the back of the turn
-        order."""
-        if running is None:
-            owner = next(iter(self._by_owner))
-        else:  # min keeps the first of equals: the turn order
-            owner = min(self._by_owner, key=lambda o: (running(o), self._served.get(o, -1)))
+    def pop(self, running: Callable[[Hashable], int]) -> tuple[Hashable, T]:
+        """The next job and its owner, who goes to the back of the turn order."""
+        # min keeps the first of equals: the turn order
+        owner = min(self._by_owner, key=lambda o: (running(o), self._served.get(o, -1)))
         items = self._by_owner[owner]
         item = items.popleft()
         self._served[owner] = next(self._turns)
@@ -137,28 +136,25 @@ class FairQueue(Generic[T]):
             del self._by_owner[owner]
         return owner, item
 
-    def clear(self) -> None:
+    def take_all(self) -> list[T]:
+        items = [item for items in self._by_owner.values() for item in items]
         self._by_owner.clear()
         self._served.clear()
+        return items
 
     def __len__(self) -> int:
         return sum(map(len, self._by_owner.values()))
 
-    def __iter__(self) -> Iterator[T]:
-        for items in self._by_owner.values():
-            yield from items
 
-
-_Call = tuple[Future[Any], Callable[..., Any], tuple[Any, ...], Hashable]
+_Call = tuple[Future[Any], Callable[..., Any], tuple[Any, ...]]
 # A call to retry alone: its final future, function, arguments, deaths so far, who is told of more
-_Retry = tuple[Future[Any], Callable[..., Any], tuple[Any, ...], int, Callable[[], None] | None]
+_Retry = tuple[Future[Any], Callable[..., Any], tuple[Any, ...], int, Callable[[], None]]
 
 
 class WindowedPool(Executor):
-    """An executor over `pools` that keeps at most `workers` calls in the pool. Waiting
-    calls go in turns between their owners (`submit_as`, `FairQueue`), the owner with
-    the fewest calls in the pool first. A call that was in a broken pool fails with
-    BrokenProcessPool; through `retrying`, the pool retries it alone itself."""
+    """An executor over `pools` that keeps at most `workers` calls in the pool, the others
+    waiting their owner's turn (`submit_as`, `FairQueue`). A call that was in a broken pool
+    fails with BrokenProcessPool; through `retrying`, it is retried alone."""
 
     def __init__(self, pools: Pools, stopping: threading.Event | None = None) -> None:
         self._pools = pools
@@ -185,12 +181,12 @@ class WindowedPool(Executor):
     def submit_as(self, owner: Hashable, fn: Callable[..., T], /, *args: Any) -> Future[T]:
         outer: Future[T] = Future()
         with self._lock:
-            self._waiting.push(owner, (outer, fn, args, owner))
+            self._waiting.push(owner, (outer, fn, args))
             self._dispatch()
         return outer
 
     def retrying(self, owner: Hashable, fn: Callable[..., T], /, *args: Any, attempts: int = 0,
-                 died: Callable[[], None] | None = None) -> Future[T | BaseException | None]:
+                 died: Callable[[], None] = _nothing) -> Future[T | BaseException | None]:
         """`submit_as`, but a call whose process died (or could not start: the fork server
         gone) is retried alone after a backoff, `died` told of each death; one that killed
         `attempts` processes already starts there. Its future holds the result, the exception
@@ -203,18 +199,15 @@ class WindowedPool(Executor):
 
         def done(inner: Future[T]) -> None:
             error = None if inner.cancelled() else inner.exception()
-            if inner.cancelled() or (self._closing and error is not None):
-                # Cancelled by the shutdown, or failed while the server stops (SIGTERM to the
-                # process group ends the fork server and the readers): not the call's fault.
+            if inner.cancelled():  # by the shutdown
                 final.set_result(None)
-            elif isinstance(error, BrokenProcessPool | OSError):
+            elif isinstance(error, BrokenProcessPool | OSError) and not self._closing:
                 log.warning("a grading process died or could not start (%s); retrying its "
                             "call alone", type(error).__name__)
-                if died is not None:
-                    died()
+                died()
                 self._retry((final, fn, args, attempts + 1, died))
             else:
-                final.set_result(error if error is not None else inner.result())
+                self._settle(final, error if error is not None else inner.result())
 
         self.submit_as(owner, fn, *args).add_done_callback(done)
         return final
@@ -227,21 +220,22 @@ class WindowedPool(Executor):
                 self._retry_thread.start()
         self._retries.put(call)
 
+    def _settle(self, final: Future[Any], result: Any) -> None:
+        # A call that failed while the server stops (SIGTERM to the process group ends the fork
+        # server and the readers) is given back: not the call's fault.
+        final.set_result(None if self._closing and isinstance(result, BaseException) else result)
+
     def _retry_loop(self) -> None:
         while (call := self._retries.get()) is not None:
             final, fn, args, attempts, died = call
-            result = None
-            if not self._closing:
-                result = self._alone(fn, *args, attempts=attempts, died=died)
-            if isinstance(result, Exception) and self._closing:
-                result = None  # failed while the server stops (see `retrying`)
-            final.set_result(result)
+            self._settle(final, None if self._closing else
+                         self._alone(fn, *args, attempts=attempts, died=died))
             if self._retries.empty():
                 # Retries are rare: the quarantine's process (and its models) goes until needed.
                 self._let_quarantine_go()
 
     def _alone(self, fn: Callable[..., T], *args: Any, attempts: int,
-               died: Callable[[], None] | None) -> T | Exception | None:
+               died: Callable[[], None]) -> T | Exception | None:
         """`fn(*args)` alone in the quarantine, after it killed `attempts` processes already
         (`died` is told of each further one): a death there is the call's own. None if stopped
         meanwhile. What fails it is returned: GradingProcessDied once it killed
@@ -265,8 +259,7 @@ class WindowedPool(Executor):
                     if self._stopping.is_set():
                         return None  # killed by the shutdown: not the document's doing
                     attempts += 1
-                    if died is not None:
-                        died()
+                    died()
                     log.warning("a document killed its grading process alone (attempt %d)",
                                 attempts)
         except Exception as exc:
@@ -282,7 +275,7 @@ class WindowedPool(Executor):
         with self._lock:
             while self._waiting and (self._window is None
                                      or self._busy.total() < self._window):
-                _, (outer, fn, args, owner) = self._waiting.pop(self._busy.__getitem__)
+                owner, (outer, fn, args) = self._waiting.pop(self._busy.__getitem__)
                 if not outer.set_running_or_notify_cancel():
                     continue  # cancelled while waiting
                 try:
@@ -327,10 +320,8 @@ class WindowedPool(Executor):
         on is given back, not retried."""
         with self._lock:
             self._closing = True
-            waiting = list(self._waiting) if cancel_futures else []
-            if cancel_futures:
-                self._waiting.clear()
-        for outer, _, _, _ in waiting:
+            waiting = self._waiting.take_all() if cancel_futures else []
+        for outer, _, _ in waiting:
             outer.cancel()
 
     def close(self, *, kill: bool = False) -> None:

@@ -45,12 +45,10 @@ def store_batch(
     """`write` the batch in one transaction, tried again after each of `delays` (a locked or
     full database); if it still fails, each item in its own transaction. Returns the items
     that could not be stored, with why."""
-    if not batch:
-        return []
-    error = _attempt(factory, batch, write)
+    error = _attempt(factory, batch, write) if batch else None
     for delay in delays:
         if error is None:
-            return []
+            break
         log.warning("storing %d grading results failed (%s); retrying in %.2f s",
                     len(batch), type(error).__name__, delay)
         time.sleep(delay)
@@ -114,10 +112,7 @@ def store_results(
             after(session, batch)
 
     unstored = [result[0] for result, _ in store_batch(factory, results, write)]
-    for submission_id in unstored:
-        try:
-            with unit_of_work(factory) as session:
-                mark_failed(session, [submission_id], UNSTORABLE)
-        except Exception:  # the database itself is failing: nothing more for this row here
-            log.exception("marking submission %d as grader_error failed too", submission_id)
+    marked = store_batch(factory, unstored, lambda s, ids: mark_failed(s, ids, UNSTORABLE))
+    for submission_id, exc in marked:  # the database itself is failing: nothing more here
+        log.error("marking submission %d as grader_error failed too: %s", submission_id, exc)
     return unstored

@@ -77,11 +77,10 @@ _rubrics: dict[str, LoadedRubric] = {}
 def init_worker(options: Mapping[str, Any]) -> None:
     """Process-pool initializer: one GradingResources per process, kept for its lifetime.
 
-    What the process inherited from the process it was forked from (the fork server's
-    preloads: NumPy, pydantic, the graders; about 50,000 objects) lives as long as it does:
-    it is frozen, so the collector never walks it. Else the process's first collection was a
-    full pass over all of it (the counts are inherited): 27-30 ms of CPU in each of `import`'s
-    grading processes (docs/benchmarks.md, issue #32's seventh sitting)."""
+    What the process inherited from the fork server (its preloads: NumPy, pydantic, the
+    graders; about 50,000 objects) lives as long as it does, so it is frozen: else the first
+    collection walked all of it, 27-30 ms of CPU in each of `import`'s grading processes
+    (docs/benchmarks.md, issue #32's seventh sitting)."""
     global _resources
     gc.freeze()  # moves every tracked object to the permanent generation, walking none
     _die_with_parent()

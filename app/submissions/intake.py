@@ -38,7 +38,7 @@ from app.db.models import Submission, SubmissionStatus, User
 from app.editions.policy import Edition
 from app.editions.service import StaffEditions, staff_editions
 from app.errors import Conflict, DomainError, Unavailable
-from app.grading.jobs import GradingJob, lease_until, owner_of
+from app.grading.jobs import GradingJob, lease_until
 from app.grading.worker import RubricText
 from app.submissions import repository
 from app.submissions.admission import Admission
@@ -426,5 +426,6 @@ def _job(
         content_type=new.content_type,
         context=target.context,
         handout=handout,
-        owner=owner_of(new.student, new.uploader_id),
+        student=new.student,
+        uploader_id=new.uploader_id,
     )

@@ -9,7 +9,6 @@ broker down; grading resumes when it is back.
 
 from __future__ import annotations
 
-import concurrent.futures
 import logging
 import threading
 import time
@@ -20,9 +19,9 @@ from celery.result import AsyncResult
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.models import Submission, SubmissionStatus
+from app.db.models import Submission
 from app.db.session import unit_of_work
-from app.grading.jobs import GradingJob, release
+from app.grading.jobs import UNFINISHED, GradingJob, release
 from app.settings import Settings
 from app.worker.fair_redis import PRIORITIES
 from app.worker.tasks import celery_app, celery_config, grade_stored
@@ -113,18 +112,16 @@ class CeleryExecutor:
         so a student's k-th job waits behind every other student's k-th, not behind a whole
         burst. Counted from the database, older ones only: every API process, and a publish
         however late after the upload, gives the same number."""
-        kind, _, who = job.owner.partition(":")
-        if kind == "student":
-            mine = Submission.student == who
-        elif kind == "uploader" and who.isdigit():
-            mine = (Submission.uploader_id == int(who)) & Submission.student.is_(None)
+        if job.student:
+            mine = Submission.student == job.student
+        elif job.uploader_id is not None:
+            mine = (Submission.uploader_id == job.uploader_id) & Submission.student.is_(None)
         else:
             return PRIORITIES - 1
-        waiting = (SubmissionStatus.QUEUED.value, SubmissionStatus.GRADING.value)
         with unit_of_work(self._sessions) as session:
             older = session.scalar(
                 select(func.count()).select_from(Submission).where(
-                    mine, Submission.status.in_(waiting), Submission.id < job.submission_id))
+                    mine, Submission.status.in_(UNFINISHED), Submission.id < job.submission_id))
         return min(PRIORITIES - 1, int(older or 0))
 
     def _back_to_outbox(self, submission_id: int) -> None:
@@ -133,9 +130,6 @@ class CeleryExecutor:
                 release(session, [submission_id])
         except Exception:  # the lease runs out by itself; the sweeper gets it then
             log.exception("giving submission %d back to the outbox failed", submission_id)
-
-    def local_pool(self) -> concurrent.futures.Executor | None:
-        return None
 
     def held(self) -> frozenset[int]:
         with self._lock:

@@ -25,9 +25,9 @@ from app.assignments.repository import get_version
 from app.assignments.service import parsed_version
 from app.calibration.service import context_text
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
-from app.grading.jobs import claim, store_if_unfinished
+from app.grading.jobs import claim, job_for, store_if_unfinished
 from app.grading.store import store_batch
-from app.grading.worker import RubricText, WorkerOutcome, grade_document, init_worker
+from app.grading.worker import WorkerOutcome, grade_document, init_worker
 from app.settings import Settings, get_settings
 from app.worker.fair_redis import PRIORITIES, TRANSPORT
 
@@ -133,9 +133,7 @@ def grade_stored(self: Task[Any, Any], submission_id: int, rubric_version_id: in
         version = get_version(session, rubric_version_id)
         if version is None:
             return "gone"
-        rubric_text = RubricText.of_version(version)
         parsed_version(version)  # a version without battery files: remembers its file's folder
-        context = context_text(session, version.assignment_id)
         taken = claim(
             session,
             submission_id,
@@ -143,11 +141,9 @@ def grade_stored(self: Task[Any, Any], submission_id: int, rubric_version_id: in
             claim_seconds(settings.grading_deadline_seconds),
             settings.max_grading_attempts,
         )
-    if not taken.grade:
-        return taken.reason
-    outcome = grade_document(
-        rubric_text, taken.raw, taken.filename, taken.content_type, None, context, submission_id,
-        taken.handout,
-    )
+        if isinstance(taken, str):
+            return taken
+        job = job_for(taken, version, context_text(session, version.assignment_id))
+    outcome = grade_document(*job.arguments())
     stored = _store(factory, (submission_id, rubric_version_id, outcome), holder)
     return outcome.status if stored else "superseded"

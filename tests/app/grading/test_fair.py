@@ -31,7 +31,7 @@ def test_owners_take_turns_and_each_keeps_its_order(pushes: list[str]) -> None:
     queue: FairQueue[tuple[str, int]] = FairQueue()
     for n, owner in enumerate(pushes):
         queue.push(owner, (owner, n))
-    popped = [queue.pop()[1] for _ in range(len(queue))]
+    popped = [queue.pop(lambda _: 0)[1] for _ in range(len(queue))]  # none running
     assert sorted(popped, key=lambda p: p[1]) == [(o, n) for n, o in enumerate(pushes)]
     for owner in set(pushes):
         own = [n for o, n in popped if o == owner]
@@ -44,9 +44,9 @@ def test_owners_take_turns_and_each_keeps_its_order(pushes: list[str]) -> None:
 def test_floods_take_turns_and_another_students_job_waits_for_the_jobs_already_started(
         db: Db) -> None:  # noqa: F811
     jobs = store(db, 43)
-    flood = [dataclasses.replace(j, owner="student:flood") for j in jobs[:30]]
-    second = [dataclasses.replace(j, owner="student:second") for j in jobs[30:42]]
-    other = dataclasses.replace(jobs[42], owner="student:other")
+    flood = [dataclasses.replace(j, student="flood") for j in jobs[:30]]
+    second = [dataclasses.replace(j, student="second") for j in jobs[30:42]]
+    other = dataclasses.replace(jobs[42], student="other")
     names = [f"flood{i}" for i in range(30)] + [f"second{i}" for i in range(12)] + ["other"]
     executor = LocalExecutor(db.sessions, 1, db.settings.grading_options(), 3,
                              grade=grade_steadily)

@@ -105,7 +105,7 @@ def graded_once(db: Db, ids: list[int]) -> None:
 
 
 def pool_pids(ex: LocalExecutor) -> list[int]:
-    processes = getattr(ex.local_pool(), "_processes", None) or {}
+    processes = getattr(ex.pools.get(), "_processes", None) or {}
     return [p.pid for p in processes.values() if p.is_alive()]
 
 
