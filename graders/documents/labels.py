@@ -132,9 +132,11 @@ _QLETTER = re.compile(
 )
 _PAREN_NUM = re.compile(r"\((\d{1,2})\)")
 _BULLET = re.compile(r"[ \t]*[-*•+][ \t]")
-# a bare number before its first sub-part (`3 (a) ...`) or before the first line of its code
-# (`7 def top_p(logits, p):`, OCR of a handwritten page: no code line starts with a number)
+# a bare number before its first sub-part (`3 (a) ...`; `6 **(a)** B`, the marker in emphasis,
+# stays in the answer) or before the first line of its code (`7 def top_p(logits, p):`, OCR of
+# a handwritten page: no code line starts with a number)
 _BARE_NUM = re.compile(r"(\d{1,2})(?:[ \t]+(?=\(?[a-h](?:\.\)|[.)]))"
+                       r"|(?=[ \t]+(?:\*\*|__|\*|_)\(?[a-h](?:\.\)|[.)])(?:\*\*|__|\*|_))"
                        r"|(?=[ \t]+(?:def[ \t]+\w+[ \t]*\(|class[ \t]+\w+[ \t]*[(:]"
                        r"|(?:import|from)[ \t]+numpy\b)))")
 _LETTER = re.compile(
