@@ -67,7 +67,7 @@ def as_questions(marks: Sequence[LabelMark], parts: frozenset[str]) -> list[Labe
         if m.part is None or m.part not in parts or m.num is not None:
             out.append(m)
             continue
-        level = (m.level or 1) if m.structural else m.level
+        # the outline's part heading sets a number now (level 1); its sub-parts keep theirs
         out.append(replace(m, part=None, num=int(m.part), heading=False, declared=True,
-                           level=1 if m.heading and m.structural else level, by_order=False))
+                           level=1 if m.heading and m.structural else m.level, by_order=False))
     return out
