@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from graders.documents.labels import LabelMark
+from graders.documents.labels import WORDED, LabelMark
 
 Path = tuple[str | None, int | None, str | None, str | None]  # part, number, letter, roman
 
@@ -57,8 +57,9 @@ class Unit:
     # the labelled unit this paragraph follows (None before the first label), and the next one
     head: Unit | None = None
     next_head: Unit | None = None
-    # its question's number was written in words (`Question 5`, `Q5.`), by its own label or by
-    # the numbered label its letter is under (`Question 5` then `(a)`)
+    # its question's number was written in words or by a label as plain (`Question 5`, `Q5.`,
+    # a table of answers' row, `Part 5`, a `## 5` heading: `names_its_number`), by its own label
+    # or by the numbered label its letter is under (`Question 5` then `(a)`)
     in_words: bool = False
     # set on the head of a block moved to rubric order: the question it was moved for
     moved_for: int | None = None
@@ -165,11 +166,12 @@ def anchor(unit: Unit) -> int | None:
     named = sorted((i for i, s in enumerate(unit.label_scores) if s == top),
                    key=lambda i: content[i], reverse=True)
     q = named[0]
-    # a label naming its question in words ("Question 5", "Q5.") or with its sub-part ("2-a",
-    # "2b)") stands alone where no question's cues claim the block more than by one cue (prose
-    # and derivations rarely have cues, and one word of another question's, "activations" in
-    # an answer on memory, says less than the label); a bare "5." is too often a point of an
-    # answer to move a block by itself
+    # a label naming its question in words ("Question 5", "Q5."), with its sub-part ("2-a",
+    # "2b)"), by its form (a row of a table of answers, `Part 5`) or as a heading numbered by
+    # its label (`## 2`) stands alone where no question's cues claim the block more than by
+    # one cue (prose and derivations rarely have cues, and one word of another question's,
+    # "activations" in an answer on memory, says less than the label); a bare "5." is too
+    # often a point of an answer to move a block by itself
     mark = unit.mark
     specific = unit.in_words or (mark is not None and mark.num is not None
                                  and mark.letter is not None and not mark.inline)
@@ -182,20 +184,43 @@ def anchor(unit: Unit) -> int | None:
     return q
 
 
+def names_its_number(mark: LabelMark) -> bool:
+    """A numbered label that says it names a question: in words (`Question 5`, `Q5.`), by its
+    form (a row of a table of answers, `Part 5`), or as an outline heading numbered by its own
+    label (`## 5`, `\\section{5}`: not counted in order; an answer's points are lines of its
+    text). A bare `5.` opening a line is too often a point of an answer."""
+    return mark.declared or WORDED.match(mark.raw) is not None or (
+        mark.structural and not mark.by_order and mark.question is None and mark.level == 1)
+
+
+def _names_one(unit: Unit) -> int:
+    """The one question named by an outline heading's label (`## 7`) or by a sub-part label
+    under a number (`(a)` after `## 4`), or -1. Too weak to move its block (`anchor`), the label
+    still keeps the block after the questions before its own: a `## 7` after `## 3` is not
+    carried back with `## 3` before answers to 4-6 moved there. A bare `4.` may be a point of the
+    answer before it, and travels with it."""
+    mark = unit.mark
+    if (mark is None or not (mark.structural or mark.num is None) or unit.reliability < 1.0
+            or not unit.label_scores):
+        return -1
+    named = [i for i, score in enumerate(unit.label_scores) if score >= SUBPART]
+    return named[0] if len(named) == 1 else -1
+
+
 def rubric_order(units: list[Unit]) -> list[int]:
     """A permutation of unit indices that puts clearly labelled blocks in rubric order.
 
     A block is a labelled unit and the paragraphs after it. An anchored block sorts by its
     question; any other block keeps the key of the block before it, so the notes and sub-parts
-    around an answer travel with it. With anchors already in order this is the identity.
+    around an answer travel with it, or, for an outline heading or a sub-part label naming a
+    later question, that question's. With anchors already in order this is the identity.
     """
     blocks: list[tuple[int, list[int]]] = []
     key = -1
     for index, unit in enumerate(units):
         if unit.labelled or not blocks:
             anchored = anchor(unit)
-            if anchored is not None:
-                key = anchored
+            key = anchored if anchored is not None else max(key, _names_one(unit))
             blocks.append((key, [index]))
         else:
             blocks[-1][1].append(index)

@@ -15,11 +15,19 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from graders.documents.assign import DUPLICATE_RELIABILITY, INLINE_RELIABILITY, Path, Unit
+from graders.documents.assign import (
+    DUPLICATE_RELIABILITY,
+    INLINE_RELIABILITY,
+    Path,
+    Unit,
+    names_its_number,
+)
 from graders.documents.handout import is_handout
 from graders.documents.labels import LETTERS, ROMANS, WORDED, LabelMark, find_labels
+from graders.documents.part_labels import as_questions, numbered_parts
 from graders.documents.paths import resolve_paths
 from graders.documents.structure import ANSWER_ENV, ANSWER_MARK, read_outline
+from graders.documents.tables import only_table_head
 
 # Location reads at most this much of a document; a solution set is 5-60 kB, and past the cap
 # the rest is reported, not read (hostile uploads of megabytes of labels must stay bounded).
@@ -63,6 +71,8 @@ def outline(
     # question wherever it stands
     written = [m for m in find_labels(text)
                if not _inside(front, m.start) or WORDED.match(m.raw) is not None]
+    parts = numbered_parts([*outline_marks, *written, *named, *prompted], text)
+    outline_marks, written = as_questions(outline_marks, parts), as_questions(written, parts)
     in_words = named_in_words([*outline_marks, *named, *written], len(text))
     struct = one_family(_with_named(outline_marks, named, [m for m in prompted if m.structural]),
                         in_words)
@@ -193,12 +203,14 @@ _BARE_NUMBER = re.compile(r"[^A-Za-z0-9\\]{0,16}\d")
 def named_in_words(marks: Sequence[LabelMark], length: int) -> list[tuple[int, int]]:
     """The stretches of the document (between part headings: "Part B" starts its own
     numbering) that name their questions in words (a phrase label, "Q2.", "Question 1",
-    "Inline Question 3") at a line's start."""
+    "Inline Question 3") at a line's start; a table of answers' rows (`| Q3 |`) name only
+    theirs."""
     ordered = sorted(marks, key=lambda m: m.start)
     bounds = [0] + [m.start for m in ordered if m.heading] + [length]
     marks_in_words = [m for m in ordered
                       if (m.question is not None and not m.prompted)
-                      or (not m.inline and m.num is not None and WORDED.match(m.raw))]
+                      or (not m.inline and m.num is not None and not m.declared
+                          and WORDED.match(m.raw))]
     worded = [m.start for m in marks_in_words]
     spans: list[tuple[int, int]] = []
     for low, high in itertools.pairwise(bounds):
@@ -216,13 +228,14 @@ def named_in_words(marks: Sequence[LabelMark], length: int) -> list[tuple[int, i
 def one_family(marks: list[LabelMark], worded: Sequence[tuple[int, int]]) -> list[LabelMark]:
     """Where the document names its questions in words ("Question 1", "Q2.", a phrase label),
     a bare number opening a line or heading ("### 1. Learned embeddings", "2. Memory") numbers
-    the points of an answer, not a question, and headings counted in order number nothing."""
+    the points of an answer, not a question (a row of a table of answers still numbers its
+    question), and headings counted in order number nothing."""
     if not worded:
         return marks
     return [m for m in marks
             if not _inside(worded, m.start) or (
                 not (m.question is None and m.num is not None and m.letter is None
-                     and m.roman is None and not m.inline and not m.by_order
+                     and m.roman is None and not m.inline and not m.by_order and not m.declared
                      and _BARE_NUMBER.match(m.raw) and not WORDED.match(m.raw))
                 # nor does a heading counted in order ("# Multi-Head Attention" as question 2)
                 and not (m.by_order and m.level == 1))]
@@ -273,13 +286,14 @@ def units_of(
     head_unit: Unit | None = None
     in_words = False  # the number of the latest numbered label was written in words ("Q5")
     for start, end, index in bounds:
-        pieces = paragraphs(text, start, end)
+        pieces = [(s, e) for s, e in paragraphs(text, start, end)
+                  if not only_table_head(text[s:e])]
         if index is None:
             units.extend(Unit(start=s, end=e, head=head_unit) for s, e in pieces)
             continue
         mark, path = accepted[index]
         if mark.num is not None:
-            in_words = WORDED.match(mark.raw) is not None
+            in_words = names_its_number(mark)
         if index in shape.intro:
             continue
         words = words_for(path)

@@ -63,6 +63,9 @@ class LabelMark:
     # transcript of a handwritten page numbers its answers): a label only where it continues
     # the numbering (paths.resolve_paths)
     prose: bool = False
+    # names its question by its form though not in words: a row of a table of answers, a
+    # "Part N" heading read as question N (`part_labels.py`); as strong as "Question N"
+    declared: bool = False
 
     @property
     def depth(self) -> int:
@@ -129,9 +132,11 @@ _QLETTER = re.compile(
 )
 _PAREN_NUM = re.compile(r"\((\d{1,2})\)")
 _BULLET = re.compile(r"[ \t]*[-*•+][ \t]")
-# a bare number before its first sub-part (`3 (a) ...`) or before the first line of its code
-# (`7 def top_p(logits, p):`, OCR of a handwritten page: no code line starts with a number)
+# a bare number before its first sub-part (`3 (a) ...`; `6 **(a)** B`, the marker in emphasis,
+# stays in the answer) or before the first line of its code (`7 def top_p(logits, p):`, OCR of
+# a handwritten page: no code line starts with a number)
 _BARE_NUM = re.compile(r"(\d{1,2})(?:[ \t]+(?=\(?[a-h](?:\.\)|[.)]))"
+                       r"|(?=[ \t]+(?:\*\*|__|\*|_)\(?[a-h](?:\.\)|[.)])(?:\*\*|__|\*|_))"
                        r"|(?=[ \t]+(?:def[ \t]+\w+[ \t]*\(|class[ \t]+\w+[ \t]*[(:]"
                        r"|(?:import|from)[ \t]+numpy\b)))")
 _LETTER = re.compile(
@@ -264,7 +269,8 @@ def find_labels(text: str) -> list[LabelMark]:
         if row is not None:
             if row:
                 end, number = row
-                marks.append(_mark(text, line_start, end, {"num": number}))
+                marks.append(replace(_mark(text, line_start, end, {"num": number}),
+                                     declared=True))
             continue
         prefix = _LINE_PREFIX.match(text, line_start)
         pos = prefix.end() if prefix else line_start
@@ -370,7 +376,9 @@ def _wrapped(text: str, line_start: int, pos: int, end: int) -> bool:
             text[pos:end].strip()):
         return False
     previous = text[max(0, line_start - 200):line_start - 1].rsplit("\n", 1)[-1].rstrip()
-    return bool(previous) and (previous[-1].islower() or previous[-1] == ",")
+    # a Markdown heading ("## Part 3: answers") is no sentence that wraps
+    return bool(previous) and (previous[-1].islower() or previous[-1] == ",") and not (
+        previous.lstrip(" \t").startswith("#"))
 
 
 # after ".", ":", ";" or ")" (spaces optional) or "$" and a space: where an inline label starts

@@ -47,6 +47,7 @@ from graders.documents.strength import (
     BY_ORDER,
     weak,
 )
+from graders.documents.tables import plain_rows
 from graders.rubric_model import Question, Rubric
 
 
@@ -353,9 +354,12 @@ def _located(
         notes.append(f"{pasted} pasted question statement(s) (the handout's wording) left out")
     if cues:
         notes.append("content cues: " + ", ".join(cues[:8]))
+    answer = text[start:end]
+    if head.mark is not None and head.mark.declared and head.mark.raw.startswith("|"):
+        answer = plain_rows(answer)  # the rows of a table of answers
     located = LocatedAnswer(
         question_id=question.id,
-        text=text[start:end],
+        text=answer,
         start=start,
         end=end,
         confidence=round(max(0.05, min(1.0, confidence)), 2),

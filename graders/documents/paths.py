@@ -156,8 +156,8 @@ def resolve_paths(
             roman = ROMANS[mark.num - 1]
             accepted.append((mark, (part, num, letter, roman)))
             continue
-        if mark.depth <= outline_level and (mark.inline or mark.num is None
-                                             or WORDED.match(mark.raw) is None):
+        if mark.depth <= outline_level and (mark.inline or mark.num is None or (
+                not mark.declared and WORDED.match(mark.raw) is None)):
             # a label inside an outline heading's text must be deeper, unless it names a
             # question in words ("**Inline Question 2**" after "## Inline Question 1")
             continue

@@ -54,3 +54,36 @@ def table_row(text: str, line_start: int, table: AnswerTable
     table.number = number
     start = m.start("part") if m.group("part") else m.end()
     return start, number
+
+
+# bold or underline markup opening or closing a cell (`| **4(b)** |`)
+_CELL_MARKUP = re.compile(r"(?:(?<=\|)|^)[ \t]*(?:\*\*|__)|(?:\*\*|__)(?=[ \t]*(?:\||$))")
+
+
+def plain_rows(answer: str) -> str:
+    """An answer read from a table of answers, its table markup blanked out: the pipes, a
+    cell's bold, and the question number opening each later row (`| 4(b) |`, whose sub-part
+    stays), so that `(a) | N = V*d |` then `| 4(b) | 131,072,000 |` reads `(a)   N = V*d`,
+    `   (b)   131,072,000`. Each character keeps its place: offsets into the answer still point
+    into the document."""
+    lines = answer.split("\n")
+    out = [_blank(lines[0])]
+    for line in lines[1:]:
+        m = _TABLE_ROW.match(line)
+        if m is not None:
+            cut = m.start("part") if m.group("part") else m.end()
+            line = " " * cut + line[cut:]
+        out.append(_blank(line) if m is not None or _TABLE_LINE.match(line) else line)
+    return "\n".join(out)
+
+
+def _blank(line: str) -> str:
+    line = _CELL_MARKUP.sub(lambda m: " " * len(m.group(0)), line)
+    return line.replace("|", " ")
+
+
+def only_table_head(piece: str) -> bool:
+    """A paragraph that is only the header (and rule) of a table of answers: it answers nothing,
+    and is no part of the answer written before the table."""
+    lines = piece.strip().split("\n")
+    return bool(_TABLE_HEAD.match(lines[0])) and all(_TABLE_RULE.match(x) for x in lines[1:])

@@ -32,7 +32,10 @@ _T_LETTER = re.compile(
     r"(?:[ \t]*(?:\((" + _ROMAN + r")\)|(" + _ROMAN + r")[.)](?=\s|$)))?"
 )
 _T_ROMAN = re.compile(r"(?:\((" + _ROMAN + r")\)|(" + _ROMAN + r")[.)](?=\s|$))")
-_T_PART = re.compile(r"part[ \t]+([A-Z])(?![A-Za-z0-9])", re.IGNORECASE)
+# "Part B", "Part 2": a part of the exam (blocks.py reads a numbered one as a question where the
+# parts hold no numbered questions: `part_labels.py`)
+_T_PART = re.compile(r"part[ \t]+([A-Z](?![A-Za-z0-9])|\d{1,2}(?!\d|\.\d|[A-Za-z]))",
+                     re.IGNORECASE)
 _T_PARTNUM = re.compile(
     r"(?:part[ \t]+)?([A-H])[ \t]?[.\-]?[ \t]?(\d{1,2})(?!\d)(?:[ \t]*[.):])?(?=[\s:.,)}$(]|$)"
 )

@@ -14,14 +14,15 @@ from graders.documents import read_submission
 from graders.rubric import parse_rubric
 
 QUESTIONS = 4
-RUBRIC = parse_rubric("slug: tables\ntitle: Tables\nquestions:\n" + "".join(
+RUBRIC_TEXT = "slug: tables\ntitle: Tables\nquestions:\n" + "".join(
     f"""  - id: Q{n}
     labels: ["Q{n}", "Question {n}", "{n}"]
     answer_kind: numeric
     items:
       - {{id: q{n}.a, points: 1, grader: numeric, config: {{expected: {100 + n}, cues: ["(a)"]}}}}
       - {{id: q{n}.b, points: 1, grader: numeric, config: {{expected: {200 + n}, cues: ["(b)"]}}}}
-""" for n in range(1, QUESTIONS + 1))).rubric
+""" for n in range(1, QUESTIONS + 1))
+RUBRIC = parse_rubric(RUBRIC_TEXT).rubric
 
 HEADERS = ["Q", "Question", "#", "Problem", "**Q**", "No."]
 NUMBERS = ["{n}", "Q{n}", "**{n}**", "{n}."]
@@ -92,5 +93,47 @@ def test_a_row_numbered_with_its_sub_part_is_labelled(header: str, cell: str, in
     assert isinstance(loaded, LoadedRubric)
     results = {r.item_id: r for r in grade_submission(loaded, parsed).items}
     for n in range(1, in_table + 1):
+        for part in "ab":
+            assert results[f"q{n}.{part}"].points == 1, (text, results[f"q{n}.{part}"])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(HEADERS), st.sampled_from(["{n}({p})", "{n}{p}", "Q{n}({p})", "{n}"]),
+       st.permutations(list(range(1, QUESTIONS + 1))), st.integers(1, QUESTIONS - 1),
+       st.sampled_from(["## {n}", "## Q{n}", "### Question {n}", "### {n}.", "**Q{n}.**"]),
+       st.booleans())
+def test_a_table_of_answers_in_any_order_before_or_after_headings(
+        header: str, cell: str, order: list[int], in_table: int, heading: str,
+        table_first: bool) -> None:
+    # trial homework 7 (max.md): rows for 1, 4, 5 and 6, then `## 2`, `## 3`, `## 7`: rows out
+    # of rubric order were no labels that move, so 4-6 were "missing" at confidence 1
+    from graders.engine import grade_submission
+    from graders.rubric import LoadedRubric
+
+    tabled, headed = order[:in_table], sorted(order[in_table:])
+    if "{p}" in cell:
+        rows = [f"| {cell.format(n=n, p=p)} | {v + n} |" for n in tabled
+                for p, v in (("a", 100), ("b", 200))]
+    else:
+        rows = [f"| {cell.format(n=n)} | (a) {100 + n}, (b) {200 + n} |" for n in tabled]
+    table = "\n".join([f"| {header} | answer |", "|---|---|", *rows])
+    prose = "\n\n".join(f"{heading.format(n=n)}\n(a) {100 + n}\n(b) {200 + n}" for n in headed)
+    body = [table, prose] if table_first else [prose, table]
+    text = "# Homework\n\n" + "\n\n".join(body) + "\n"
+    parsed = read_submission(text.encode(), "hw.md", None, RUBRIC)
+    for n in range(1, QUESTIONS + 1):
+        assert f"Q{n}" in parsed.answers, (n, parsed.missing, text)
+        got = parsed.answers[f"Q{n}"].text
+        assert str(100 + n) in got and str(200 + n) in got, (text, got)
+        others = [str(v + m) for m in range(1, QUESTIONS + 1) if m != n for v in (100, 200)]
+        assert not any(o in got for o in others), (text, got)
+        # a row's answer is read without the table's markup, at the row's place in the text
+        answer = parsed.answers[f"Q{n}"]
+        assert "|" not in got and answer.start is not None and answer.end is not None
+        assert len(got) == answer.end - answer.start, (text, got)
+    loaded = parse_rubric(RUBRIC_TEXT)
+    assert isinstance(loaded, LoadedRubric)
+    results = {r.item_id: r for r in grade_submission(loaded, parsed).items}
+    for n in range(1, QUESTIONS + 1):
         for part in "ab":
             assert results[f"q{n}.{part}"].points == 1, (text, results[f"q{n}.{part}"])
