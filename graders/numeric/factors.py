@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from graders.notation import fold_width
+from graders.numeric.latex import read_ocr_digits
 from graders.numeric.words import WORD, words_value
 
 MAX_TEXT = 20_000
@@ -185,7 +186,8 @@ def _compact(source: str) -> str:
 def factor_readings(text: str) -> list[FactorReading]:
     """Every factor the text states, in order of position; overlapping readings keep the
     longest (`a factor of 16` over its `16`)."""
-    text = fold_width(text[:MAX_TEXT])
+    # OCR's `l6 times cheaper`, `l/l6`: the digits, at the same places
+    text = read_ocr_digits(fold_width(text[:MAX_TEXT]))
     found = _simple(text)
     names: set[str] = set()  # `x2` used as a variable somewhere: a variable everywhere
     for pattern, kind in ((_FACTOR, "factor"), (_DIVIDED, "divided"), (_MULTIPLIED, "factor"),
