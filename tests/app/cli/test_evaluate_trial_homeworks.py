@@ -93,9 +93,9 @@ derivations unreadable. The bars below are the figures after them.
   declared tolerance holds for integer items; `2^31` and `x 10^10` typed plainly; a labelled
   fraction `1/16` as a factor; names typed together `4dT^2` and superscripts `T²` in
   formulas; an evaluation with `2048²` or `\\approx` passed over; `\\item[(a)]` parts of a
-  LaTeX list; OCR's l for 1 anywhere in a number) and the rubric's edit (written elements of
-  a "what is lost" question need `NOT` patterns: docs/rubrics.md says so now): 313/340, 18
-  confident wrong, 6 called missing."""
+  LaTeX list; OCR's l for 1 anywhere in a number; `÷ 4` and `MHA cache / 4` as a quarter)
+  and the rubric's edit (written elements of a "what is lost" question need `NOT` patterns:
+  docs/rubrics.md says so now): 315/340, 16 confident wrong, 6 called missing."""
 
 from __future__ import annotations
 
@@ -172,15 +172,15 @@ def _overall(name: str, folder: Path) -> dict[str, Any]:
     # `## 2`, `## 3` (rows out of order are no labels), lu's `N = V*d (one V x d matrix)`
     # (review), the choice texts `BPE, WordPiece, Unigram LM` given for letters (review)
     ("embeddings", 289, 14),
-    # of 340 (313 at load 2-4). Left, locating (graders/documents, not changed here): ike.py's
-    # answers under `# ---- Q5 ----` comment headings (6 called missing), dia.tex's align block
-    # after `\section*{Question 4}` left out of Q4's answer (its evaluation graded as the
-    # formula, 0 at 0.85), eon.pdf's `4T<sup>2</sup>d` extracted as `4T2d`, ben.ipynb's values
-    # printed by a code cell. Numeric: `16k`, `÷ 4` and `MHA cache / 4` as a factor, `75%
-    # smaller`, `a) 0.54 GB` (the cue `(a)` does not match `a)`), `$16\times$ fewer`; oli's
-    # `2 · 32 · ... · 2 bytes ≈ 0.5 GB` graded on the product (the hand grade takes the
-    # GB-for-GiB slip)
-    ("attention_variants", 311, 19),
+    # of 340 (315 at load 2-4). Left, locating (graders/documents, not changed here): ike.py's
+    # answers under `# ---- Q5 ----` comment headings (6 called missing), dia.tex's and ned.tex's
+    # align blocks after `\section*{Question N}` left out of the answers (dia's Q4 evaluation
+    # graded as the formula, 0 at 0.85; Q3 (a), (b) to review), eon.pdf's `4T<sup>2</sup>d`
+    # extracted as `4T2d`, ben.ipynb's values printed by a code cell. Numeric: `16k`, `75%
+    # smaller`, `a) 0.54 GB` (the cue `(a)` does not match `a)`), `$16\times$ fewer`, OCR's
+    # `l/l6` (a fraction read, but its source has letters); oli's `2 · 32 · ... · 2 bytes ≈
+    # 0.5 GB` graded on the product (the hand grade takes the GB-for-GiB slip)
+    ("attention_variants", 313, 17),
 ])
 def test_the_trial_homeworks_grade_as_their_instructor_did(
         name: str, within: int, confident_wrong: int, tmp_path: Path) -> None:
