@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 # 2: a choice whose text holds a separator stays one selection; 3: a question's parts answered
 # in one block ("(a) B (b) A, C") are read part by part; an offered label followed by its
 # option's text ("B) sqrt(d)") is that label
-VERSION = "3"
+VERSION = "4"  # 4: the parts of a LaTeX list (`\item[(a)] B`, bare `\item`s)
 
 # Student text is hostile: only a bounded prefix is read, in a bounded number of selections.
 MAX_ANSWER = 2000

@@ -28,8 +28,12 @@ _MARKER = re.compile(
     r"(?:^|(?<=[ \t\n]))(\**)[ \t]*(?:\((?P<paren>[1-9]|[a-h]|viii|vii|vi|iv|v|iii|ii|i)\)"
     r"|(?P<bare>[1-9]|[a-h]|viii|vii|vi|iv|v|iii|ii|i)(?P<end>[).:]))\**(?=[ \t\n]|$)",
     re.IGNORECASE)
-# LaTeX spacing and line breaks between parts written on one line ("B \quad (b) ...")
-_LATEX_SPACE = re.compile(r"\\(?:qquad|quad|hfill|newline|[,;:! ])|\\\\|~|&|\$")
+# LaTeX spacing and line breaks between parts written on one line ("B \quad (b) ..."), and
+# the environments around them (`\end{enumerate}`, `\end{document}` after the last part)
+_LATEX_SPACE = re.compile(r"\\(?:qquad|quad|hfill|newline|[,;:! ])|\\\\|~|&|\$"
+                          r"|\\(?:begin|end)\{[A-Za-z]{1,20}\*?\}")
+# a LaTeX list's items: `\item[(a)] B` is the part marked (a); a bare `\item` counts (1), (2)
+_ITEM = re.compile(r"\\item\b[ \t]*(?:\[(?P<label>[^\[\]\n]{1,8})\])?")
 
 
 @dataclass(frozen=True)
@@ -94,10 +98,27 @@ def _label(place: int, sample: str, first: int = 1) -> str:
     return ROMANS[place - 1] if place <= _MARKED_ROMANS else ""
 
 
+def _items_as_markers(text: str) -> str:
+    """`\\item[(a)] B \\item[(b)] A, C` as `(a) B` and `(b) A, C` on lines of their own; a
+    list of bare `\\item`s as `(1) ...`, `(2) ...` (from `(2)` after a first part's text)."""
+    first = text.find("\\item")
+    if first < 0:
+        return text
+    # text before the first item is the first part, where the locator began after its `\item`
+    count = 1 if _LATEX_SPACE.sub(" ", text[:first]).strip() else 0
+
+    def marker(match: re.Match[str]) -> str:
+        nonlocal count
+        count += 1
+        return f"\n{match.group('label') or f'({count})'} "
+
+    return _ITEM.sub(marker, text)
+
+
 def part_of(text: str, subpart: str | None, place: int) -> str | None:
     """The text of the wanted part (`subpart`, or else the `place`-th, counting from 1), with
     LaTeX spacing dropped; None when the text marks no run of parts or not that one."""
-    text = text[:MAX_TEXT]
+    text = _items_as_markers(text[:MAX_TEXT])
     run, first = _run(text, _markers(text))
     if not run:
         return None

@@ -6,7 +6,8 @@ The classes of writing read (each generated in tests/graders/numeric/test_factor
   `increases 16-fold`, `fourfold`, `by a factor of 4`;
 - a verb or adverb: `doubles`, `doubled`, `twice`, `triples`, `quadruples`, `halves`, `halved`;
 - a fraction: `a quarter of`, `one-fourth`, `1/4 of`, `half as much`;
-- a decrease, read as the reciprocal: `decreases by a factor of 4`, `4x fewer`, `divided by 4`.
+- a decrease, read as the reciprocal: `decreases by a factor of 4`, `4x fewer`, `divided by 4`,
+  `÷ 4`, `old cost / 4` (generated in tests/graders/numeric/test_division_factors.py).
 
 And the classes that are not factors: a product or a shape (`768 x 768`, `2x2 matrix`, `3 times
 589,824`, `d_k x 64`), a variable name (`x2 = W x1`), a gerund naming the cause (`halving the
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from graders.notation import fold_width
+from graders.numeric.latex import read_ocr_digits
 from graders.numeric.words import WORD, words_value
 
 MAX_TEXT = 20_000
@@ -46,7 +48,9 @@ _TIMES = re.compile(rf"(?<![A-Za-z0-9_.^]){_NUMBER}[ \t]+times\b", re.IGNORECASE
 _FOLD = re.compile(rf"(?<![A-Za-z0-9_.]){_NUMBER}\s?-?\s?fold\b", re.IGNORECASE)
 _FACTOR = re.compile(rf"\bfactor\s(?:of\s)?(?:about\s|around\s|approximately\s|~\s?)?"
                      rf"{_NUMBER}(?![\w.]\d|\w)", re.IGNORECASE)
-_DIVIDED = re.compile(rf"\bdivided\s+by\s+{_NUMBER}(?![\w.]\d|\w)", re.IGNORECASE)
+# `divided by 4`, `÷ 4` (not after a value: `12 ÷ 4 = 3`), `MHA cache / 4` (a name's quarter)
+_DIVIDED = re.compile(r"(?:\bdivided\s+by\s+|(?<![\d\]}])(?<![\d\]}][ \t])÷[ \t]?"
+                      rf"|(?<=[A-Za-z][ \t])/[ \t]){_NUMBER}(?![\w.]\d|\w)", re.IGNORECASE)
 # `multiplies the cost by 4`, `is multiplied by 4`, `scales by 4` (a bounded run of words between)
 _MULTIPLIED = re.compile(rf"\b(?:multipl(?:y|ies|ied)|scal(?:es|ed))(?:[ \t]+[\w^]{{1,20}}){{0,4}}?"
                          rf"[ \t]+by[ \t]+{_NUMBER}(?![\w.%]\d|[\w%])", re.IGNORECASE)
@@ -185,7 +189,8 @@ def _compact(source: str) -> str:
 def factor_readings(text: str) -> list[FactorReading]:
     """Every factor the text states, in order of position; overlapping readings keep the
     longest (`a factor of 16` over its `16`)."""
-    text = fold_width(text[:MAX_TEXT])
+    # OCR's `l6 times cheaper`, `l/l6`: the digits, at the same places
+    text = read_ocr_digits(fold_width(text[:MAX_TEXT]))
     found = _simple(text)
     names: set[str] = set()  # `x2` used as a variable somewhere: a variable everywhere
     for pattern, kind in ((_FACTOR, "factor"), (_DIVIDED, "divided"), (_MULTIPLIED, "factor"),

@@ -184,12 +184,20 @@ _RATIO = re.compile(r"\b(?:ratios?|factor|speed-?up|scal(?:e|es|ed|ing)|answer)\
                     re.IGNORECASE)
 
 
+# a ratio below one written as a fraction of two numbers is a value, not a product (`1/16`,
+# `\frac{1}{16}`, `\tfrac14`)
+_FRAC_ARGUMENT = r"(?:\{[ \t]?\d{1,6}[ \t]?\}|\d)"
+_FRACTION = re.compile(r"\d{1,6}[ \t]?/[ \t]?\d{1,6}"
+                       rf"|\\[dt]?frac[ \t]?{_FRAC_ARGUMENT}{_FRAC_ARGUMENT}")
+
+
 def _plain_factor(choice: Choice, config: NumericConfig, text: str) -> Choice | None:
     """A factor item's value not written as a factor: a shape or a product (`2x2`, `n x 64`) is
     not an answer, and a number that is neither boxed, nor named a ratio (`ratio = (2n)^2 / n^2 =
     4`), nor labelled by the item's cues is only a suggestion for a reader."""
     candidate = choice.candidates[0]
-    if candidate.expression and not candidate.boxed:
+    if candidate.expression and not candidate.boxed \
+            and not _FRACTION.fullmatch(candidate.source.strip("$ ")):
         return None
     # the sentence it stands in, up to it, and the words right after it
     lead = re.split(r"[.;!?]\s|\n", text[max(0, candidate.start - 120):candidate.start])[-1]

@@ -36,6 +36,14 @@ _OCR_DIGITS = str.maketrans("OolI", "0011")
 # capital O against a digit or a decimal point; `O2` and `O(n)` are left alone)
 _OCR_ZERO = re.compile(r"(?<![\w.])(?=[\dO.]*\d)(?=[\dO.]*O)(?:\d[\dO]*(?:\.[\dO]+)?|O?\.[\dO]+)"
                        r"(?![\w.])")
+# ... and any number with a 1 read as l or I in it, and its O's (`l28`, `5l2 MiB`, `l.5 GiB`,
+# `2.l5`, `l6OOO`, `l,6lO,6l2,736`; `lO^9`, a power's base; `l/16`; `lO`, `lOO`): a run of
+# digits and those letters with a digit in it, starting with a digit or l/I (`O2` is a name);
+# `l1`, `l2` are norms
+_OCR_NUMBER = re.compile(r"(?<![\w.,])(?!(?:l|I)[12](?![\w.,]))"
+                         r"(?=[\dOlI.,]{0,24}\d)(?=[\dOlI.,]{0,24}[lI])[\dlI][\dOlI.,]{0,24}"
+                         r"(?<![.,])(?![\w])|(?<![\w.,])(?:[lI]O{0,3}(?=\^|[ \t]?/[ \t]?[lI]?\d)"
+                         r"|lO{1,3}(?![\w]|[.,]\d))")
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,])0,(\d+)(?![\d,])")
 # ... a 1 read as l or I after a decimal point (`0.l299`, `0.I25`): the fraction is digits
 _OCR_ONE = re.compile(r"(?<![\w.])\d{1,6}\.(?=[\dlI]*\d)(?=[\dlI]*[lI])[\dlI]{1,12}(?![\w.])")
@@ -57,10 +65,12 @@ def read_ocr_digits(text: str) -> str:
     text = _OCR_SPACE_GROUPS.sub(lambda m: m.group(0).replace("O", "0"), text)
     text = _OCR_ZERO.sub(lambda m: m.group(0).replace("O", "0"), text)
     text = _OCR_ONE.sub(lambda m: m.group(0).translate(_OCR_DIGITS), text)
+    text = _OCR_NUMBER.sub(lambda m: m.group(0).translate(_OCR_DIGITS), text)
     return _UNIT_DECIMAL_COMMA.sub(r"\1.", text)
 _TIMES_X = re.compile(r"(?<=\d)\s*[xX]\s*(?=\d)")
 
 _SIGNED_EXPONENT = re.compile(r"[ \t]?([-+])[ \t]?(\d{1,3}(?:\.\d{1,3})?)(?![\d.])")
+_TYPED_EXPONENT = re.compile(r"[ \t]?(\d{2,3})(?![\d.])")
 
 _GROUP_COMMANDS = {"frac", "dfrac", "tfrac", "cfrac"}
 _TEXT_COMMANDS = {"text", "mathrm", "mathbf", "textbf", "mathit", "textit", "operatorname",
@@ -197,6 +207,12 @@ class _Converter:
                 return f"^({signed.group(1)}{signed.group(2)})"
             if self.text[self.pos:self.pos + 1] == "(":
                 return "^"  # `10^(-4)`: the bracket is the exponent's, read as it stands
+            typed = _TYPED_EXPONENT.match(self.text, self.pos)
+            if typed is not None:
+                # a power typed as plain text, `2^31`, `x 10^10`: all its digits are the
+                # exponent (TeX's rule, one character, would read 10^1 then 0)
+                self.pos = typed.end()
+                return f"^({typed.group(1)})"
             return f"^({self.group()})"
         if ch == "_":
             self.group()

@@ -6,7 +6,8 @@ sub-part's answer, not the formula: where the expected expression has symbols an
 assigns the target a formula too, its assignments that are numbers alone are passed over.
 
 A number here: digits with `.`, `,`, spaces and thin spaces, the operators `* / + - ^ ( )`,
-`x`, `×`, `·`, `\\cdot`, `\\times` between numbers, an exponent's `e`, and OCR's `O` and `l`
+`x`, `×`, `·`, `\\cdot`, `\\times` between numbers, powers typed as superscripts (`2048²`),
+`≈` or `\\approx` before the value rounded, an exponent's `e`, and OCR's `O` and `l`
 for 0 and 1 beside digits (`32 OOO`, `l31,O72`). Any other letter is a symbol. Linear scans of
 a bounded expression.
 """
@@ -19,8 +20,9 @@ from graders.symbolic.expressions import Assignment
 
 MAX_EXPRESSION = 400
 
-_LATEX = re.compile(r"\\(?:cdot|times|left|right|[,;:! ])|[{}$]")
-_ALLOWED = re.compile(r"[0-9\s.,×·*/^()+\-=]*")
+_LATEX = re.compile(r"\\(?:cdot|times|approx|left|right|[,;:! ])|[{}$]")
+# `2048²`: a power typed as a superscript; `≈ 2.15e9`: the value rounded, as a chain ends
+_ALLOWED = re.compile(r"[0-9\s.,×·*/^()+\-=≈⁰¹²³⁴⁵⁶⁷⁸⁹⁻]*")
 _OCR_WORD = re.compile(r"\b[Ol]+\b|(?<=[0-9,])[Ol]+|[Ol]+(?=[0-9,])")
 _WORD = re.compile(r"[A-Za-z]+")
 

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 
 from graders.notation import expand_set_sums, fold_width, norm_names, standard_mu
+from graders.symbolic.juxtaposed import superscripts
 from graders.symbolic.shorthand import braced
 
 MAX_EXPRESSION = 400
@@ -172,7 +173,7 @@ def _drop_condition(expression: str) -> str:
 
 def tidy(expression: str) -> str:
     """Unicode and plain-text spellings to LaTeX the parser reads; spacing normalised."""
-    out = braced(expand_set_sums(standard_mu(fold_width(expression))))
+    out = braced(expand_set_sums(standard_mu(superscripts(fold_width(expression)))))
     for char, latex in _UNICODE.items():
         out = out.replace(char, latex)
     out = re.sub(rf"(?<![\\A-Za-z])({_GREEK})(?![A-Za-z])", r"\\\1", out)

@@ -24,6 +24,7 @@ from graders.symbolic.expressions import (
     subscripts_spelled,
     tidy,
 )
+from graders.symbolic.juxtaposed import juxtaposed_names
 from graders.symbolic.pool import SymbolicPool
 
 MAX_TRIES = 3  # earlier assignments tried when the last one cannot be read
@@ -80,7 +81,8 @@ def _compare(pool: SymbolicPool, config: SymbolicConfig, expression: str,
     if config.mode == "depends_on_difference":
         return pool.run({"op": "depends_on_difference", "student": tidy(expression),
                          "pair": list(config.pair or ())})
-    student = subscripts_spelled(spelled_out(tidy(times_x(expression, expected)), config),
+    written = juxtaposed_names(times_x(expression, expected), expected)
+    student = subscripts_spelled(spelled_out(tidy(written), config),
                                  expected)
     return pool.run({
         "op": "compare", "mode": config.mode, "student": student,
