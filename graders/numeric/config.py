@@ -11,8 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 # cache key, and the keys read it here without importing the grader (graders.registry).
 # 1.6: OCR groups with a leading l or I, or an O in the first group (`l31,O72,OOO`); 1.7: a
 # declared tolerance holds for integers, `2^31` and `x 10^10` typed plainly, a factor `1/16`,
-# OCR's l for 1 anywhere in a number (`5l2 MiB`); 1.8: `÷ 4`, `MHA cache / 4` as a quarter
-VERSION = "1.8"
+# OCR's l for 1 anywhere in a number (`5l2 MiB`); 1.8: `÷ 4`, `MHA cache / 4` as a quarter;
+# 1.9: no value read for an item, but a number no item read: review, not missing
+VERSION = "1.9"
 
 Scalar = int | float
 ExpectedValue = Scalar | list[Scalar]

@@ -71,11 +71,20 @@ class NumericGrader(Grader):
             where = f" (looked for: {', '.join(config.cues)})" if config.cues else ""
             # a reported measurement that cannot be found is for a person to look at
             review = answer.confidence < context.review_threshold or config.mode == "plausibility"
+            unread = _unread_number(answer, item.id, chosen)
+            feedback = f"No value for “{name}” was found in your answer{where}."
+            if unread and not review:
+                # `missing` promises there is no answer: a number no item read may be this
+                # part's value written in a way the reader does not know (a vector in words)
+                review = True
+                feedback = (f"No value for “{name}” was read{where}, but the answer has "
+                            f"numbers no item used (“{unread}”): is one of them this part's "
+                            "value? Suggested 0.")
             return self._make(
                 item, context, Decimal(0),
-                Status.NEEDS_REVIEW if review else Status.MISSING,
-                f"No value for “{name}” was found in your answer{where}.",
-                "No value for this part was found in your answer.",
+                Status.NEEDS_REVIEW if review else Status.MISSING, feedback,
+                "No value for this part was found in your answer." if not unread else
+                "No value for this part could be read from your answer; a grader will check it.",
                 evidence, 0.5 if review else 0.85,
             )
         in_parts = item.id in answer.parts
@@ -308,3 +317,30 @@ def _carry_forward(
 
 # The kind's one grader (`graders.numeric.GRADER`, registered by graders.registry).
 GRADER = NumericGrader()
+
+
+_UNREAD_SHOWN = 40
+
+
+def _unread_number(answer: LocatedAnswer, item_id: str, chosen: dict[str, Choice]) -> str:
+    """A value the reader found in a statement of the answer from which no item of the question
+    read anything (within the item's own part, when the upload named its items), shown with
+    a little context; "" when there is none. Working beside a value read (`768/12 = 64`) is in
+    that value's statement; names (`x1`), labels and what the reader cannot read at all are no
+    values, and a value equal to one read was read."""
+    if answer.parts:  # the upload named its items: only this item's own part is its answer
+        if item_id not in answer.parts:
+            return ""
+        extraction, claimed = extract(answer.parts[item_id]), set()
+    else:
+        extraction = extract(answer.text)
+        claimed = {c.statement for choice in chosen.values()
+                   for c in (*choice.candidates, *choice.rivals)}
+    # a value read again elsewhere (`768 x 768` before `= 589824` on a line of its own)
+    read = {c.value for choice in chosen.values() for c in (*choice.candidates, *choice.rivals)}
+    for candidate in extraction.candidates:
+        if candidate.statement not in claimed and candidate.value not in read:
+            text = extraction.text
+            left = max(0, candidate.start - _UNREAD_SHOWN // 2)
+            return " ".join(text[left:candidate.end + _UNREAD_SHOWN // 2].split())
+    return ""

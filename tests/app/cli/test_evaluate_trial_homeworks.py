@@ -154,11 +154,11 @@ def _overall(name: str, folder: Path) -> dict[str, Any]:
     # graded once untuned: 42/44, one confident wrong ("$4T^2d \approx 2.147$ GFLOPs" read 4),
     # fixed since
     ("pieces", 297, 0),
-    # of 489 answered (473 at load 9). The 4 confident wrong left: vectors in words or
-    # slashes (`0.925 / 0.025 / ...`, "0.025 for each of the three others", "0.925 on the true
-    # class, ... 0.025 elsewhere") and the loss after one, and xia's OCR line `6 r = ...` (the
-    # one confident missing)
-    ("decoding", 470, 4),
+    # of 489 answered (473 at load 9). Since numeric grader 1.9 a vector in words ("0.025 for
+    # each of the three others", "0.925 on the true class, ... 0.025 elsewhere") and the loss
+    # after one go to review with the unread numbers shown instead of `missing` at 0.85: 4
+    # confident wrong -> 1 (quiet). Left: xia's OCR line `6 r = ...` (the one confident missing)
+    ("decoding", 470, 2),
     # of 135 (111 at load 2-3.5; 122 since session t42). Left: eva's `cos[ m-n theta ]`
     # (review), a notebook's `ln -1.34` (the item's cues say LayerNorm), cara's `4 2 x 32 ...`
     # (a number before a number), the written item's "a few experts receive almost every
