@@ -30,6 +30,12 @@ MAX_WEIGHT = 0.5  # the vote's share of the final score at most (the reference k
 PRIOR = 0.5  # fewer examples count less: weight x n / (n + PRIOR)
 CLOSE = (0.5, 0.8)  # nearest-example cosines between which the vote's weight ramps up
 OFFSET_PRIOR = 4.0  # the examples' mean offset counts n / (n + OFFSET_PRIOR)
+# Where the examples were chosen because the machine doubted them (active grading), the vote
+# counts in proportion to the reference model's doubt about the answer's own points: fully at
+# DOUBT_REFERENCE, less where the model is sure, more where it is not (at most MAX_DOUBT_WEIGHT).
+# Chosen on Mohler 1-6 (0.2 and 0.3 tried), then checked on 7-12 (docs/active-grading.md).
+DOUBT_REFERENCE = 0.3
+MAX_DOUBT_WEIGHT = 0.9
 _MEMO_LIMIT = 50_000
 
 
@@ -65,6 +71,13 @@ def exemplar_estimate(vectors: AnswerVectors, exemplars: Sequence[Exemplar],
     weight = MAX_WEIGHT * count / (count + PRIOR) * _ramp(top, *CLOSE)
     return ExemplarEstimate(share=share, weight=weight,
                             nearest=int(order[0]), nearest_score=top, count=count)
+
+
+def weighted_by_doubt(weight: float, doubt: float) -> float:
+    """The examples' vote's weight for an answer whose reference-only points the model doubts
+    by `doubt` (1 - its confidence): an answer the reference model is sure of keeps most of its
+    score, one it cannot place (a middling suggestion) takes most of it from the examples."""
+    return min(MAX_DOUBT_WEIGHT, weight * max(0.0, doubt) / DOUBT_REFERENCE)
 
 
 def reference_offset(embedder: SentenceEmbedder, config: WrittenConfig, max_points: Decimal,

@@ -220,7 +220,8 @@ class WrittenGrader(Grader):
             decision = from_similarity(config, item.points, used, features, model, estimate,
                                        offset_known, opposite, len(answer_text.split()),
                                        calibration, offset,
-                                       _cohort_features(context, answer.text, used))
+                                       _cohort_features(context, answer.text, used),
+                                       _settings(context).exemplar_by_doubt)
         else:
             decision = Decision(item.points * 0, 0.0, [
                 "This item is described only by reference statements and the similarity "

@@ -10,7 +10,7 @@ from graders.results import Evidence
 from graders.written.calibration import Calibration, TwoWayCalibration
 from graders.written.config import WrittenConfig, element_label
 from graders.written.contradiction import Opposite
-from graders.written.exemplars import ExemplarEstimate
+from graders.written.exemplars import ExemplarEstimate, weighted_by_doubt
 from graders.written.matching import DENIED_CLAIM, PatternVerdict, PhrasingMatch
 from graders.written.similarity import AnswerVectors, Closest
 from graders.written.similarity_model import SimilarityModel, clip
@@ -193,7 +193,7 @@ def from_similarity(
     features: Mapping[str, float], model: SimilarityModel | None,
     estimate: ExemplarEstimate | None, offset_known: bool, opposite: Opposite | None,
     words: int, calibration: Calibration, offset: float = 0.0,
-    cohort: Mapping[str, float] | None = None,
+    cohort: Mapping[str, float] | None = None, vote_by_doubt: bool = False,
 ) -> Decision:
     """An item described only by reference statements: calibrated similarity, calibrated doubt.
 
@@ -201,7 +201,9 @@ def from_similarity(
     the confidence from the shipped logistic model: the probability that a careful grader gives
     about these points. With graded example answers (exemplars), their points, weighted by how
     close each is to this answer, are blended with the reference score, after moving it by the
-    examples' mean offset from the reference model (`offset`). With `cohort` features (the
+    examples' mean offset from the reference model (`offset`); with `vote_by_doubt`, weighted
+    by how much the model doubts its own points for this answer (`weighted_by_doubt`). With
+    `cohort` features (the
     other students' answers, `cohort.py`) and no exemplars, the calibration's cohort models
     decide points and confidence. An answer that states
     the opposite of the reference never keeps full credit at high confidence.
@@ -229,7 +231,13 @@ def from_similarity(
         feedback.append("The answer shares no content with the reference.")
     if estimate is not None:
         share = clip(share + offset)
-        share = (1 - estimate.weight) * share + estimate.weight * estimate.share
+        weight = estimate.weight
+        if vote_by_doubt:
+            alone = round_to_step(max_points * Decimal(str(round(share, 4))), config.step,
+                                  max_points)
+            weight = weighted_by_doubt(weight, 1.0 - calibration.confidence_of(
+                features, float(alone / max_points), opposite is not None, words, use_cohort))
+        share = (1 - weight) * share + weight * estimate.share
         shown = config.exemplars[estimate.nearest]
         feedback.append(
             f"Compared with {estimate.count} graded example answers; the closest (cosine "

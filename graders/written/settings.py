@@ -49,6 +49,9 @@ class WrittenSettings:
     # The graded examples' mean offset from the reference model moves every answer (false: where
     # the examples were chosen, not sampled; see `exemplars.reference_offset`).
     exemplar_offset: bool = True
+    # The examples' vote weighted by the reference model's doubt about each answer (true: where
+    # the examples were chosen because the machine doubted them; `exemplars.weighted_by_doubt`).
+    exemplar_by_doubt: bool = False
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> WrittenSettings:
@@ -71,4 +74,6 @@ class WrittenSettings:
             similarity_model=model,
             exemplar_offset=str(options.get("written_exemplar_offset", True)).lower()
             not in ("false", "0", "no", "off"),
+            exemplar_by_doubt=str(options.get("written_exemplar_by_doubt", False)).lower()
+            in ("true", "1", "yes", "on"),
         )
