@@ -18,16 +18,10 @@ from hypothesis import strategies as st
 
 from graders.documents.locate import locate
 from graders.rubric import parse_rubric
+from tests.graders.documents.numbered import numbered_rubric
 
 N = 6
-RUBRIC = parse_rubric("slug: parts\ntitle: Parts\nquestions:\n" + "".join(
-    f"""  - id: Q{n}
-    labels: ["Q{n}", "Question {n}", "{n}"]
-    answer_kind: numeric
-    items:
-      - {{id: q{n}.a, points: 1, grader: numeric, config: {{expected: {100 + n}, cues: ["(a)"]}}}}
-      - {{id: q{n}.b, points: 1, grader: numeric, config: {{expected: {200 + n}, cues: ["(b)"]}}}}
-""" for n in range(1, N + 1))).rubric
+RUBRIC = parse_rubric(numbered_rubric("parts", N)).rubric
 
 HEADINGS = ["### Part {n}", "## Part {n}: answers", "**Part {n}**", "Part {n}.", "# Part {n}",
             "### Part {n} (quiz)", "**Part {n}:**", "### Problem {n}", "**Exercise {n}.**",
