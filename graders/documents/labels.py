@@ -90,7 +90,7 @@ WORDED = re.compile(
 # list bullets, quotes, headings, maths and emphasis that may open a label's line:
 # "- **(a)**", "\\noindent\\textbf{(b)}", "> (c)", "$$1.", "__Q2__"
 _LINE_PREFIX = re.compile(
-    r"(?:[ \t]*(?:\$\$|\$|\\\[|[-*•>]|#{1,6}|\*\*|__|_|\\noindent|"
+    r"(?:[ \t]*(?:\$\$|\$|\\\[|[-*=]{2,12}|[-*•>]|#{1,6}|\*\*|__|_|\\noindent|"
     r"\\(?:textbf|textit|emph|underline|mathbf)\{)[ \t]*){0,4}"
 )
 # emphasis closing right after a label ("**(a)**", "\\textbf{Q1.}:")
@@ -103,7 +103,8 @@ _CIRCLED = re.compile(r"\\textcircled\{\s*([A-Za-z]?\d{1,2}|[a-h]|[ivx]{1,4})\s*
 _QNUM = re.compile(
     r"(?:(?:Inline[ \t]+)?Q(?:uestion)?|Problem|Prob\.|Exercise|Ex\.|Task|Answer|Ans\.|Solution)"
     r"[ \t]*\.?[ \t]*(\d{1,2})(?!\d)"
-    r"(?:[ \t]*(?:\.\)|[.):\-](?![0-9])))?",
+    # a dash after the number closes it (`Q3 - ...`), not one opening a rule (`---- Q3 ----`)
+    r"(?:[ \t]*(?:\.\)|[.):](?![0-9])|-(?![0-9-])))?",
     re.IGNORECASE,
 )
 _PARTNUM = re.compile(r"([A-H])[ \t]?(\d{1,2})(?!\d)(?:\.\)|[.):](?![0-9]))?(?=[\s$\\(]|$)")
