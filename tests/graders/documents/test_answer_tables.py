@@ -15,14 +15,7 @@ from graders.rubric import parse_rubric
 from tests.graders.documents.numbered import numbered_rubric
 
 QUESTIONS = 4
-RUBRIC_TEXT = "slug: tables\ntitle: Tables\nquestions:\n" + "".join(
-    f"""  - id: Q{n}
-    labels: ["Q{n}", "Question {n}", "{n}"]
-    answer_kind: numeric
-    items:
-      - {{id: q{n}.a, points: 1, grader: numeric, config: {{expected: {100 + n}, cues: ["(a)"]}}}}
-      - {{id: q{n}.b, points: 1, grader: numeric, config: {{expected: {200 + n}, cues: ["(b)"]}}}}
-""" for n in range(1, QUESTIONS + 1))
+RUBRIC_TEXT = numbered_rubric("tables", QUESTIONS)
 RUBRIC = parse_rubric(RUBRIC_TEXT).rubric
 
 HEADERS = ["Q", "Question", "#", "Problem", "**Q**", "No."]
@@ -83,7 +76,7 @@ def test_a_row_numbered_with_its_sub_part_is_labelled(header: str, cell: str, in
     for n in range(1, in_table + 1):
         got = parsed.answers[f"Q{n}"].text
         assert str(100 + n) in got and str(200 + n) in got, (text, got)
-    loaded = parse_rubric(numbered_rubric("tables", QUESTIONS))
+    loaded = parse_rubric(RUBRIC_TEXT)
     assert isinstance(loaded, LoadedRubric)
     results = {r.item_id: r for r in grade_submission(loaded, parsed).items}
     for n in range(1, in_table + 1):

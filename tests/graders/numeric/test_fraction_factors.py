@@ -13,17 +13,14 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graders.context import GradingContext, GradingResources
-from graders.documents.model import LocatedAnswer, ParsedSubmission
-from graders.numeric import GRADER
 from graders.results import ItemResult, Status
-from graders.rubric import parse_rubric
+from tests.graders.numeric.graded import grade_question
 
 PROPERTY = settings(max_examples=150, deadline=None, database=None, derandomize=True)
 
 
 def _grade(expected: Fraction, text: str) -> ItemResult:
-    rubric = parse_rubric(f"""
+    return grade_question(f"""
 slug: fractions
 title: Fractions
 questions:
@@ -38,12 +35,7 @@ questions:
         grader: numeric
         config: {{form: factor, expected: {float(expected)}, cues: ["(c)", linear, factor],
                   avoid_cues: ["(b)"]}}
-""").rubric
-    question = rubric.questions[0]
-    context = GradingContext(rubric=rubric, question=question, resources=GradingResources(),
-                             submission=ParsedSubmission(text=text, format="text", answers={}))
-    results = GRADER.grade_items(question.items, LocatedAnswer("Q4", text), context)
-    return next(r for r in results if r.item_id == "q4.factor")
+""", text)["q4.factor"]
 
 
 FRACTIONS = ["{n}/{d}", "{n} / {d}", "$\\frac{{{n}}}{{{d}}}$", "$\\tfrac{{{n}}}{{{d}}}$",

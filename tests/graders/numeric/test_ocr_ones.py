@@ -13,18 +13,15 @@ from fractions import Fraction
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from graders.context import GradingContext, GradingResources
-from graders.documents.model import LocatedAnswer, ParsedSubmission
-from graders.numeric import GRADER
 from graders.numeric.latex import read_ocr_digits
 from graders.results import ItemResult
+from tests.graders.numeric.graded import grade_question
 
 PROPERTY = settings(max_examples=150, deadline=None, database=None, derandomize=True)
 
 
 def _grade(expected: int, text: str) -> ItemResult:
-    from graders.rubric import parse_rubric
-    rubric = parse_rubric(f"""
+    return grade_question(f"""
 slug: ocr
 title: OCR
 questions:
@@ -34,11 +31,7 @@ questions:
         points: 1
         grader: numeric
         config: {{expected: {expected}, kind: integer, cues: [cache, bytes, total]}}
-""").rubric
-    question = rubric.questions[0]
-    context = GradingContext(rubric=rubric, question=question, resources=GradingResources(),
-                             submission=ParsedSubmission(text=text, format="text", answers={}))
-    return GRADER.grade_items(question.items, LocatedAnswer("Q3", text), context)[0]
+""", text)["q3.count"]
 
 
 def _ocr(written: str, ones: list[bool], zeros: list[bool]) -> str:

@@ -12,17 +12,14 @@ from fractions import Fraction
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from graders.context import GradingContext, GradingResources
-from graders.documents.model import LocatedAnswer, ParsedSubmission
-from graders.numeric import GRADER
 from graders.results import ItemResult
-from graders.rubric import parse_rubric
+from tests.graders.numeric.graded import grade_question
 
 PROPERTY = settings(max_examples=150, deadline=None, database=None, derandomize=True)
 
 
 def _grade(expected: int, text: str) -> ItemResult:
-    rubric = parse_rubric(f"""
+    return grade_question(f"""
 slug: powers
 title: Powers
 questions:
@@ -32,11 +29,7 @@ questions:
         points: 1
         grader: numeric
         config: {{expected: {expected}, kind: integer, cues: [FLOPs, total]}}
-""").rubric
-    question = rubric.questions[0]
-    context = GradingContext(rubric=rubric, question=question, resources=GradingResources(),
-                             submission=ParsedSubmission(text=text, format="text", answers={}))
-    return GRADER.grade_items(question.items, LocatedAnswer("Q4", text), context)[0]
+""", text)["q4.flops"]
 
 
 SENTENCES = ["F = {v} FLOPs", "(b) {v}", "The total is {v} FLOPs.", "so F = {v}"]

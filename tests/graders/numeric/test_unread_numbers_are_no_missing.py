@@ -10,11 +10,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graders.context import GradingContext, GradingResources
-from graders.documents.model import LocatedAnswer, ParsedSubmission
-from graders.numeric import GRADER
-from graders.results import Status
-from graders.rubric import parse_rubric
+from graders.results import ItemResult, Status
+from tests.graders.numeric.graded import grade_question
 
 RUBRIC = """
 slug: smoothing
@@ -41,13 +38,8 @@ IN_WORDS = [  # the target vector as students write it in words
 LOSS = ["(b) loss = 0.40", "(b) the loss is 0.4", "(b) L = 0.40 nats", "(b) cross-entropy 0.4"]
 
 
-def _grade(text: str) -> dict[str, object]:
-    rubric = parse_rubric(RUBRIC).rubric
-    question = rubric.questions[0]
-    context = GradingContext(rubric=rubric, question=question, resources=GradingResources(),
-                             submission=ParsedSubmission(text=text, format="text", answers={}))
-    return {r.item_id: r for r in GRADER.grade_items(question.items, LocatedAnswer("Q2", text),
-                                                     context)}
+def _grade(text: str) -> dict[str, ItemResult]:
+    return grade_question(RUBRIC, text)
 
 
 @settings(max_examples=60, deadline=None)
@@ -56,10 +48,10 @@ def test_a_value_in_words_beside_a_read_sibling_goes_to_review(
         target: str, loss: str, marker: str) -> None:
     by_id = _grade(f"{marker}{target}.\n{loss}")
     result = by_id["q2.target"]
-    assert result.status is not Status.MISSING, result.feedback  # type: ignore[attr-defined]
-    if result.status is Status.NEEDS_REVIEW:  # type: ignore[attr-defined]
-        assert "0.925" in result.feedback or "0.025" in result.feedback  # type: ignore[attr-defined]
-    assert by_id["q2.loss"].status is Status.GRADED  # type: ignore[attr-defined]
+    assert result.status is not Status.MISSING, result.feedback
+    if result.status is Status.NEEDS_REVIEW:
+        assert "0.925" in result.feedback or "0.025" in result.feedback
+    assert by_id["q2.loss"].status is Status.GRADED
 
 
 @settings(max_examples=30, deadline=None)
@@ -68,4 +60,4 @@ def test_a_value_in_words_beside_a_read_sibling_goes_to_review(
 def test_an_unanswered_part_beside_a_read_sibling_is_still_missing(loss: str, before: str
                                                                    ) -> None:
     result = _grade(f"{before}{loss}")["q2.target"]
-    assert result.status is Status.MISSING, result.feedback  # type: ignore[attr-defined]
+    assert result.status is Status.MISSING, result.feedback
