@@ -13,6 +13,7 @@ from app.auth.service import create_token
 from app.db.session import unit_of_work
 from tests.app.pdfs import text_pdf
 from tests.attacks.conftest import UPLOAD, Served
+from tests.support.pace import stretched
 
 DEPTH = 200_000
 PDF = text_pdf(["B1: 64"] * 150)  # more pages than the reader reads
@@ -81,6 +82,7 @@ def upload_at_once(target: Served, bombs: dict[str, tuple[str, bytes, str]],
 
 
 def test_bombs_are_answered_and_healthz_stays_under_a_second(served: Served) -> None:
+    limit = stretched(1.0)
     answers, slowest = upload_at_once(served, BOMBS, "bomber")
-    assert slowest < 1.0, slowest
+    assert slowest < limit, (slowest, limit)
     print({n: a[0] for n, a in answers.items()}, f"slowest /healthz {slowest:.3f} s")

@@ -17,6 +17,7 @@ from functools import cache
 from tests.app.conftest import Api
 from tests.attacks.conftest import Served
 from tests.attacks.test_document_bombs import upload_at_once
+from tests.support.pace import stretched
 
 
 def _pdf(objects: list[bytes], root: int = 1, extra_trailer: bytes = b"") -> bytes:
@@ -157,6 +158,7 @@ def test_deep_bombs_are_answered_graded_and_healthz_stays_under_a_second(served:
     inflating = _inflating()  # made before the clock starts
     bombs = {name: (filename, raw or inflating, content_type)
              for name, (filename, raw, content_type) in BOMBS.items()}
+    limit = stretched(1.0)
     answers, slowest = upload_at_once(served, bombs, "deep")
     broken = {}
     for name, (status, text) in answers.items():
@@ -170,5 +172,5 @@ def test_deep_bombs_are_answered_graded_and_healthz_stays_under_a_second(served:
                 "root:x:0" in shown:
             broken[name] = (final["status"], errors)
     assert not broken, broken
-    assert slowest < 1.0, slowest
+    assert slowest < limit, (slowest, limit)
     print({n: a[0] for n, a in answers.items()}, f"slowest /healthz {slowest:.3f} s")

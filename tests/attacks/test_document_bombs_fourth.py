@@ -18,6 +18,7 @@ import json
 from tests.attacks.conftest import Served
 from tests.attacks.test_document_bombs import upload_at_once
 from tests.attacks.test_document_bombs_deep import until_final
+from tests.support.pace import stretched
 
 CELL = {"cell_type": "markdown", "metadata": {}, "source": "B1: d_head = 64"}
 
@@ -105,6 +106,7 @@ def _bombs() -> dict[str, tuple[str, bytes, str]]:
 
 def test_fourth_round_bombs_are_answered_graded_and_healthz_stays_fast(served: Served) -> None:
     bombs = _bombs()
+    limit = stretched(1.0)
     answers, slowest = upload_at_once(served, bombs, "fourth")
     broken = {}
     for name, (status, text) in answers.items():
@@ -116,4 +118,4 @@ def test_fourth_round_bombs_are_answered_graded_and_healthz_stays_fast(served: S
         if final["status"] in ("queued", "grading", "grader_error") or errors:
             broken[name] = (final["status"], errors)
     assert not broken, broken
-    assert slowest < 1.0, slowest
+    assert slowest < limit, (slowest, limit)

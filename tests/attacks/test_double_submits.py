@@ -23,6 +23,7 @@ from app.db.models import AuditEntry, Override
 from app.db.session import unit_of_work
 from tests.app.conftest import Api
 from tests.attacks.conftest import SLUG, UPLOAD
+from tests.support.pace import stretched
 
 AT_ONCE = 8
 ITEM = "b1.d_head"
@@ -149,7 +150,7 @@ def test_a_first_risk_target_set_at_once_is_taken(either: Api) -> None:
 def test_roster_imports_at_once_are_taken_and_the_server_answers_meanwhile(
         either: Api) -> None:
     roster = b"student_id,name\n" + b"".join(b"s%d,Student %d\n" % (n, n) for n in range(300))
-    slowest = 0.0
+    slowest, limit = 0.0, stretched(1.0)
 
     def imported(n: int) -> httpx.Response:
         path = "/api/v1/roster" if n % 2 else f"{BASE}/roster"
@@ -165,6 +166,6 @@ def test_roster_imports_at_once_are_taken_and_the_server_answers_meanwhile(
             time.sleep(0.05)
         codes = running.result()
     assert codes == [200] * AT_ONCE, codes
-    assert slowest < 1.0, slowest
+    assert slowest < limit, (slowest, limit)
     listed = either.client.get("/api/v1/roster", headers=either.auth("prof")).json()
     assert len(listed["students"]) == 300

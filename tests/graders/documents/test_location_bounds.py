@@ -13,6 +13,7 @@ import pytest
 from graders.documents import read_submission
 from graders.documents.blocks import MAX_CHARS
 from graders.rubric import BUNDLED_RUBRICS, load_rubric
+from tests.support.pace import stretched
 
 BASICS = load_rubric(BUNDLED_RUBRICS / "transformer-basics.yaml").rubric
 ATTENTION = load_rubric(BUNDLED_RUBRICS / "cs224n-attention.yaml").rubric
@@ -38,7 +39,7 @@ def test_location_of_megabytes_is_bounded(name: str, rubric) -> None:
     started = time.process_time()
     parsed = read_submission(raw, "s.txt", None, rubric)
     elapsed = time.process_time() - started
-    assert elapsed < 2.0, f"{name}: {elapsed:.2f} s of CPU"
+    assert elapsed < stretched(2.0), f"{name}: {elapsed:.2f} s of CPU"
     assert len(parsed.answers) + len(parsed.missing) == len(rubric.questions)
 
 
@@ -63,5 +64,5 @@ def test_a_notebook_of_thousands_of_cells_is_bounded() -> None:
     started = time.process_time()
     parsed = read_submission(raw, "s.ipynb", None, BASICS)
     elapsed = time.process_time() - started
-    assert elapsed < 3.0, f"{elapsed:.2f} s of CPU"
+    assert elapsed < stretched(3.0), f"{elapsed:.2f} s of CPU"
     assert len(parsed.answers) + len(parsed.missing) == len(BASICS.questions)

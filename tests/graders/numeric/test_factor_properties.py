@@ -30,6 +30,7 @@ from tests.graders.numeric.scaling_phrasings import (
     non_factors,
     stated_factors,
 )
+from tests.support.pace import stretched
 
 RUBRIC = load_rubric(BUNDLED_RUBRICS / "transformer-basics.yaml").rubric
 SETTINGS = settings(max_examples=150, deadline=None,
@@ -94,7 +95,7 @@ def test_the_conclusion_beats_the_intermediate_value(answer: Answer, cues: bool)
 def test_a_graded_result_is_the_answers_own_conclusion(answer: Answer, expected: Fraction):
     started = time.perf_counter()
     result = grade(answer.text, expected)
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < stretched(1.0)
     if result.status is Status.GRADED:
         assert answer.value is not None, (answer, result.feedback)
         right = answer.value == expected
@@ -109,4 +110,4 @@ def test_a_graded_result_is_the_answers_own_conclusion(answer: Answer, expected:
 def test_reading_is_bounded_on_hostile_text(text: str):
     started = time.perf_counter()
     factor_readings(text * 3)
-    assert time.perf_counter() - started < 0.5
+    assert time.perf_counter() - started < stretched(0.5)
