@@ -79,10 +79,9 @@ def preload_modules(kinds: Iterable[str] | None = None) -> list[str]:
     (None: every kind, for a server that grades any assignment): each kind's grader and what
     it needs on first use (`Kind.preload`), imported once there instead of once per process on
     its first document. A rubric of code items does not import the written grader's model."""
-    names = list(BASE_PRELOAD)
-    if kinds is not None and not kinds:
-        return names
-    return names + [name for name in kind_modules(kinds) if name not in names]
+    if kinds is not None and not kinds:  # no kind's modules: the registry is not imported
+        return list(BASE_PRELOAD)
+    return [*BASE_PRELOAD, *(name for name in kind_modules(kinds) if name not in BASE_PRELOAD)]
 
 
 def kind_modules(kinds: Iterable[str] | None = None) -> list[str]:

@@ -176,30 +176,24 @@ def advance_runs(session: Session, runs: Sequence[AdvancedRun], version_id: int,
     insert_items(session, ((r.run_id, positions[item_id], item_id, result)
                            for r in stored for item_id, result in r.changed.items()))
     connection = session.connection()
-    dialect = connection.dialect
-    now = utcnow()
-    when = bind(_RUNS.c.created_at, dialect)(now)
-    seconds_bound = bind(_RUNS.c.execution_time, dialect)(seconds)
-    points = bind(_RUNS.c.total, dialect)
+    dialect, now = connection.dialect, utcnow()
+    points, when = bind(_RUNS.c.total, dialect), bind(_RUNS.c.created_at, dialect)(now)
+    took = bind(_RUNS.c.execution_time, dialect)(seconds)
     connection.exec_driver_sql(driver_sql(
         "UPDATE grading_runs SET rubric_version_id = ?, rubric_hash = ?, regrade_job_id = ?, "
         "status = ?, error = NULL, total = ?, max_points = ?, execution_time = ?, "
         "created_at = ?, result_keys = ? WHERE id = ?", dialect), [
         (version_id, rubric_hash, regrade_job_id, r.status, points(r.total),
-         points(r.max_points), seconds_bound, when, r.keys, r.run_id)
-        for r in stored
-    ])
+         points(r.max_points), took, when, r.keys, r.run_id) for r in stored])
     by_status: dict[str, list[int]] = {}
     for r in stored:
         by_status.setdefault(r.status, []).append(r.submission_id)
     for status, ids in by_status.items():
         # Only the submissions whose status or error changes, as the grading processes' ORM
         # path does: an unchanged row is not written again (its page stays clean).
-        session.execute(
-            update(_SUBMISSIONS)
-            .where(_SUBMISSIONS.c.id.in_(ids),
-                   or_(_SUBMISSIONS.c.status != status, _SUBMISSIONS.c.error.is_not(None)))
-            .values(status=status, error=None, updated_at=now))
+        session.execute(update(_SUBMISSIONS).values(status=status, error=None, updated_at=now)
+                        .where(_SUBMISSIONS.c.id.in_(ids), or_(_SUBMISSIONS.c.status != status,
+                                                               _SUBMISSIONS.c.error.is_not(None))))
     return len(stored)
 
 

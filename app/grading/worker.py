@@ -85,8 +85,7 @@ def init_worker(options: Mapping[str, Any]) -> None:
     gc.freeze()  # moves every tracked object to the permanent generation, walking none
     _die_with_parent()
     # Grading is throughput work; accepting uploads is latency work on the same cores.
-    niceness = GradingOptions.from_mapping(options).worker_nice
-    if niceness:
+    if niceness := GradingOptions.from_mapping(options).worker_nice:
         os.nice(niceness)
     _resources = GradingResources(options=dict(options))
     atexit.register(_resources.close)
