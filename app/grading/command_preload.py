@@ -1,8 +1,6 @@
-"""The last preload of the fork server that `import` and `submit` start before they know their
-rubric (app/grading/preload.py `COMMAND_PRELOAD`): importing it imports what the graders of
-COMMAND_KINDS need, named here, in the server, so that the command does not import the kind
-registry before it starts the server. A module that cannot be imported is left out, as the
-fork server leaves out any preload that cannot."""
+"""The last preload of the fork server `import` and `submit` start (app/grading/preload.py
+`COMMAND_PRELOAD`): it imports COMMAND_KINDS' modules, named in the server. A module that cannot
+be imported is left out, as the fork server leaves out any preload that cannot."""
 
 from __future__ import annotations
 

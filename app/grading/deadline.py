@@ -21,43 +21,30 @@ class DocumentDeadline(BaseException):
     and carry on with the next."""
 
 
+def _expire(_signum: int, _frame: FrameType | None) -> None:
+    raise DocumentDeadline
+
+
 @contextmanager
 def deadline(seconds: float | None) -> Iterator[None]:
-    if (
-        not seconds
-        or threading.current_thread() is not threading.main_thread()
-        or not hasattr(signal, "setitimer")
-    ):
+    """DocumentDeadline once `seconds` have passed (None: no limit). Inside another deadline,
+    this step gets `seconds` at most (the outer one still applies if it comes sooner), and the
+    outer one keeps what it has left afterwards."""
+    if (not seconds or threading.current_thread() is not threading.main_thread()
+            or not hasattr(signal, "setitimer")):
         yield
         return
-
-    def expire(_signum: int, _frame: FrameType | None) -> None:
-        raise DocumentDeadline
-
-    previous = signal.signal(signal.SIGALRM, expire)
+    outer = signal.getitimer(signal.ITIMER_REAL)[0]
+    if outer and outer <= seconds:  # the outer deadline comes first
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _expire)
+    started = time.monotonic()
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-
-
-@contextmanager
-def at_most(seconds: float | None) -> Iterator[None]:
-    """Inside `deadline`: this step gets `seconds` at most (the document's own deadline still
-    applies if it comes sooner), and the document keeps what it has left afterwards."""
-    if not seconds or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    remaining = signal.getitimer(signal.ITIMER_REAL)[0]
-    if not remaining or remaining <= seconds:  # no document deadline armed, or it comes first
-        yield
-        return
-    started = time.monotonic()
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        left = remaining - (time.monotonic() - started)
-        signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
+        if outer:  # re-armed for what it has left, with its own handler
+            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - started), 0.001))

@@ -27,7 +27,7 @@ from app.db.base import utcnow
 from app.db.models import RubricVersion, Submission, SubmissionStatus
 from app.db.session import unit_of_work
 from app.grading.repository import mark_failed, store_outcomes
-from app.grading.retry import died_message
+from app.grading.retry import GradingProcessDied
 from app.grading.worker import RubricText, WorkerOutcome
 
 log = logging.getLogger(__name__)
@@ -59,30 +59,19 @@ class GradingJob:
             return f"student:{self.student}"
         return f"uploader:{self.uploader_id}" if self.uploader_id is not None else "anonymous"
 
-    def arguments(
-        self,
-    ) -> tuple[RubricText, bytes, str | None, str | None, None, str | None, int, str | None]:
+    def arguments(self) -> tuple[Any, ...]:
         """`grade_document`'s arguments (app/grading/worker.py) for this job."""
         return (self.rubric, self.raw, self.filename, self.content_type, None, self.context,
                 self.submission_id, self.handout)
 
 
-def job_for(
-    submission: Submission, version: RubricVersion, context: str | None = None
-) -> GradingJob:
+def job_for(submission: Submission, version: RubricVersion, context: str | None = None
+            ) -> GradingJob:
+    s = submission
     return GradingJob(
-        submission_id=submission.id,
-        rubric_version_id=version.id,
-        rubric=RubricText.of_version(version),
-        raw=submission.raw,
-        filename=submission.filename,
-        content_type=submission.content_type,
-        attempts=submission.attempts,
-        context=context,
-        handout=submission.handout,
-        student=submission.student,
-        uploader_id=submission.uploader_id,
-    )
+        submission_id=s.id, rubric_version_id=version.id, rubric=RubricText.of_version(version),
+        raw=s.raw, filename=s.filename, content_type=s.content_type, attempts=s.attempts,
+        context=context, handout=s.handout, student=s.student, uploader_id=s.uploader_id)
 
 
 class Executor(Protocol):
@@ -135,13 +124,8 @@ def record_deaths(session: Session, ids: Collection[int]) -> None:
     _update(session, ids, {"attempts": Submission.attempts + 1}, unfinished=False)
 
 
-def take(
-    session: Session,
-    seconds: float,
-    exclude: Collection[int] = (),
-    after_id: int = 0,
-    everything: bool = False,
-) -> tuple[list[GradingJob], int | None]:
+def take(session: Session, seconds: float, exclude: Collection[int] = (), after_id: int = 0,
+         everything: bool = False) -> tuple[list[GradingJob], int | None]:
     """One page of unfinished submissions (ids above `after_id`) whose lease ran out, or all of
     them with `everything` (only for a sole owner: the local executor at start), minus those in
     `exclude`, leased to the caller for `seconds`; and where the next page starts (None: nothing
@@ -150,15 +134,12 @@ def take(
     if not everything:
         expired = or_(Submission.lease_until.is_(None), Submission.lease_until < utcnow())
         query = query.where(expired)
-    page = list(
-        session.scalars(query.order_by(Submission.id).limit(CHUNK).options(undefer(Submission.raw)))
-    )
+    page = list(session.scalars(
+        query.order_by(Submission.id).limit(CHUNK).options(undefer(Submission.raw))))
     from app.calibration.service import context_text
 
-    @functools.cache
-    def rubric_of(assignment_id: int) -> tuple[RubricVersion | None, str | None]:
-        return current_version(session, assignment_id), context_text(session, assignment_id)
-
+    rubric_of = functools.cache(lambda assignment: (current_version(session, assignment),
+                                                    context_text(session, assignment)))
     jobs: list[GradingJob] = []
     # Held in this process already (their leases are renewed): never handed out twice.
     for submission in (s for s in page if s.id not in exclude):
@@ -176,31 +157,22 @@ def take(
     return jobs, page[-1].id if len(page) == CHUNK else None
 
 
-def claim(
-    session: Session, submission_id: int, holder: str, seconds: float, max_attempts: int
-) -> Submission | str:
+def claim(session: Session, submission_id: int, holder: str, seconds: float, max_attempts: int
+          ) -> Submission | str:
     """Take a submission for grading, once: a final one is left alone, one held by another
     live task too; a redelivered message (same task id) takes back its own claim. The
     submission, or why not: "gone", "done", "held", "gave up"."""
-    submission = session.scalar(
-        select(Submission)
-        .where(Submission.id == submission_id)
-        .options(undefer(Submission.raw))
-        .with_for_update()
-    )
+    submission = session.scalar(select(Submission).where(Submission.id == submission_id)
+                                .options(undefer(Submission.raw)).with_for_update())
     if submission is None:
         return "gone"
     if submission.status not in UNFINISHED:
         return "done"
-    if (
-        submission.status == SubmissionStatus.GRADING.value
-        and submission.claimed_by != holder
-        and submission.lease_until is not None
-        and submission.lease_until > utcnow()
-    ):
+    if (submission.status == SubmissionStatus.GRADING.value and submission.claimed_by != holder
+            and submission.lease_until is not None and submission.lease_until > utcnow()):
         return "held"
     if submission.attempts >= max_attempts:
-        mark_failed(session, [submission_id], died_message(submission.attempts))
+        mark_failed(session, [submission_id], str(GradingProcessDied(submission.attempts)))
         return "gave up"
     submission.status = SubmissionStatus.GRADING.value
     submission.claimed_by = holder
@@ -209,11 +181,8 @@ def claim(
     return submission
 
 
-def store_if_unfinished(
-    session: Session,
-    outcomes: Sequence[tuple[int, int, WorkerOutcome]],
-    holder: str | None = None,
-) -> int:
+def store_if_unfinished(session: Session, outcomes: Sequence[tuple[int, int, WorkerOutcome]],
+                        holder: str | None = None) -> int:
     """Store results of submissions still waiting for one (and, with `holder`, still claimed
     by it); a result for a submission graded meanwhile is dropped. Returns how many stored."""
     if not outcomes:
@@ -230,12 +199,8 @@ def store_if_unfinished(
     return len(kept)
 
 
-def sweep(
-    sessions: sessionmaker[Session],
-    executor: Executor,
-    lease_seconds: float,
-    everything: bool = False,
-) -> int:
+def sweep(sessions: sessionmaker[Session], executor: Executor, lease_seconds: float,
+          everything: bool = False) -> int:
     """One sweep; returns how many submissions it enqueued. `everything`: take every unfinished
     submission whatever its lease (the sole owner of the database, at start)."""
     held = executor.held()

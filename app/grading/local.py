@@ -1,13 +1,10 @@
-"""Grading on this machine's processes, through the shared window and retries
-(app/grading/retry.py, `WindowedPool.retrying`): a grading process that dies fails only the few
-documents in the pool with it, each is retried alone, and only one that kills process after
-process is stored as `grader_error`. Two transports feed it:
+"""Two transports that grade on this machine's processes through `WindowedPool.retrying`
+(app/grading/retry.py) and store through app/grading/store.py:
 
 - the server's `LocalExecutor`: jobs from uploads and the sweeper (each death recorded as an
-  attempt), results stored in batches by one writer thread (app/grading/store.py: a failed
-  batch tried again after each of RETRY_DELAYS, a result that still cannot be stored left
-  queued for the sweeper; nothing is marked as the student's fault). On shutdown, jobs not
-  started are given back (queued, for the next start) and running ones get `grace` seconds;
+  attempt), stored in batches by one writer thread, a failed batch tried again after each of
+  RETRY_DELAYS. On shutdown, jobs not started are given back (queued, for the next start) and
+  running ones get `grace` seconds;
 - `grade_jobs`: many stored submissions graded now, stored as they finish (CLI import/submit).
 """
 
@@ -42,10 +39,9 @@ RETRY_DELAYS = (0.25, 0.5, 1.0, 2.0, 4.0)
 @dataclass(eq=False)
 class _Job:
     job: GradingJob
+    graded: Future[WorkerOutcome | BaseException | None]  # the exception: why grading failed
     # Resolved once its result is stored (or it is given back).
     done: Future[None] = field(default_factory=Future)
-    graded: Future[WorkerOutcome | BaseException | None] | None = None
-    result: WorkerOutcome | BaseException | None = None  # the exception: why grading failed
 
 
 # What the writer stores: a graded job, or a statement (a death: one more attempt; the
@@ -54,14 +50,8 @@ _Write = _Job | Callable[[Session], None]
 
 
 class LocalExecutor:
-    def __init__(
-        self,
-        factory: sessionmaker[Session],
-        workers: int,
-        options: Mapping[str, Any],
-        max_attempts: int = 3,
-        grade: Grade = grade_document,
-    ) -> None:
+    def __init__(self, factory: sessionmaker[Session], workers: int, options: Mapping[str, Any],
+                 max_attempts: int = 3, grade: Grade = grade_document) -> None:
         self._factory = factory
         self._grade = grade  # a module-level function: it is pickled to the processes
         # Shared with bulk work (regrades): a broken pool is replaced for both.
@@ -82,17 +72,17 @@ class LocalExecutor:
             known = self._held.get(job.submission_id)
             if known is not None:  # handed out twice (sweeper, restart): one job is enough
                 return known.done
-            entry = _Job(job)
             if not self._accepting:
                 # Shutting down: the row is stored and queued; the next start grades it.
-                entry.done.set_result(None)
-                return entry.done
-            self._held[job.submission_id] = entry
-            entry.graded = self._window.retrying(
+                given_back: Future[None] = Future()
+                given_back.set_result(None)
+                return given_back
+            graded = self._window.retrying(
                 job.owner, self._grade, *job.arguments(), attempts=job.attempts,
                 died=functools.partial(self._writes.put,
                                        lambda session: record_deaths(session, [job.submission_id])))
-        entry.graded.add_done_callback(functools.partial(self._finished, entry))
+            entry = self._held[job.submission_id] = _Job(job, graded)
+        graded.add_done_callback(functools.partial(self._finished, entry))
         return entry.done
 
     def held(self) -> frozenset[int]:
@@ -101,8 +91,7 @@ class LocalExecutor:
 
     def _finished(self, entry: _Job, graded: Future[WorkerOutcome | BaseException | None]
                   ) -> None:
-        entry.result = graded.result()
-        if entry.result is not None:  # None: given back by the shutdown; the next start grades it
+        if graded.result() is not None:  # None: given back at shutdown; the next start grades it
             self._writes.put(entry)
 
     def _write(self, batch: list[object]) -> None:
@@ -112,9 +101,8 @@ class LocalExecutor:
                 log.error("the result of submission %d could not be stored (%s): it stays "
                           "queued and is graded again once its lease runs out",
                           entry.job.submission_id, error)
-        # Resolved either way: a caller waiting for the grade (`?wait=true`) reads the
-        # submission's status, queued until the sweeper has it graded. Stored, or given up
-        # (then the lease runs out and the sweeper hands it out again): no longer held.
+        # Stored or given up (the sweeper hands it out once its lease runs out), it is no
+        # longer held; a caller waiting for the grade (`?wait=true`) reads its status.
         for entry in writes:
             if isinstance(entry, _Job):
                 entry.done.set_result(None)
@@ -128,7 +116,7 @@ class LocalExecutor:
             self._accepting = False
             entries = list(self._held.values())
         self._window.shutdown(cancel_futures=True)  # those not started yet
-        _, late = wait([e.graded for e in entries if e.graded is not None], timeout=grace)
+        _, late = wait([e.graded for e in entries], timeout=grace)
         if late:
             log.warning("shutting down: jobs still grading after %.0f s are given back", grace)
         self._stopping.set()  # waiting retries are given back
@@ -149,23 +137,19 @@ class LocalExecutor:
 
 
 def _store(session: Session, batch: Sequence[_Write]) -> None:
-    write_results(session, [(i.job.submission_id, i.job.rubric_version_id, i.result)
-                            for i in batch if isinstance(i, _Job) and i.result is not None],
-                  unfinished=True)
+    write_results(session, [(i.job.submission_id, i.job.rubric_version_id, result)
+                            for i in batch if isinstance(i, _Job)
+                            if (result := i.graded.result()) is not None], unfinished=True)
     for item in batch:
         if not isinstance(item, _Job):
             item(session)
 
 
-def grade_jobs(
-    factory: sessionmaker[Session],
-    jobs: Sequence[GradingJob],
-    pool: concurrent.futures.Executor | Pools,
-    progress: Callable[[int], None] | None = None,
-    batch: int = 100,
-    grade: Grade = grade_document,
-    finished: Callable[[], None] | None = None,
-) -> list[WorkerOutcome | None]:
+def grade_jobs(factory: sessionmaker[Session], jobs: Sequence[GradingJob],
+               pool: concurrent.futures.Executor | Pools,
+               progress: Callable[[int], None] | None = None, batch: int = 100,
+               grade: Grade = grade_document, finished: Callable[[], None] | None = None
+               ) -> list[WorkerOutcome | None]:
     """Outcomes in job order (None where grading failed: stored as grader_error). `pool` is a
     pool source (replaced when broken, retries alone) or one executor used as it is; `grade`
     is a module-level function (pickled to the processes); `finished` is called once every

@@ -1,27 +1,20 @@
 """What a grading pool's fork server imports before it forks the grading processes, and how it
-ends.
+ends (measured in docs/benchmarks.md, issue #32's fifth to seventh sittings).
 
 Each grading process forks from a multiprocessing fork server (app/grading/processes.py) and
-inherits what the server imported; anything else it imports itself, on the way to its first
-result. So the server imports what grading needs, for the kinds the pool grades: `import`,
-`submit` and a regrade read their rubric's first; a server grades any.
+inherits what the server imported. So the server imports what grading needs, for the kinds the
+pool grades: `import`, `submit` and a regrade read their rubric's first; a server grades any.
 
-`import` and `submit` start the server before their own imports (`start_fork_server_now`, from
-the program's entry point, before typer): it imports what every grading process needs, and the
-code kind's modules (NumPy, the sandbox's root plan and seccomp filter), while the command
-imports its own and reads the rubric. The server names the code kind's modules itself
-(app/grading/command_preload.py): the command need not import the kind registry (about 0.1 s)
-first. Other kinds' modules are imported by each grading process (`warm`). The code kind's cost
-about 0.19 s of CPU per process: imported once in the server, 50 attention submissions took
-1.57 s instead of 1.81 s on the quiet machine (benchmarks/otter_ab.py); a rubric without code
-items pays about 0.06 s of the server's time on the other core.
+`import` and `submit` start the server from the program's entry point, before their own imports
+(`start_fork_server_now`): it imports what every grading process needs and the code kind's
+modules, named by the server itself (app/grading/command_preload.py) so that the command need
+not import the kind registry first. Other kinds' modules are imported by each grading process.
 
 This module is every server's first preload: imported there (and only there) it registers an
-exit handler that ends the server without tearing its interpreter down. Finalizing every
-preloaded grader's modules took 50-120 ms after the command had exited, all the while holding
-the output streams it inherited, which a caller (a script, `subprocess.run`) waits on. Nothing
-of the server's needs finalizing: it writes nothing of its own, and its grading processes end
-by `os._exit` without running exit handlers.
+exit handler that ends the server without tearing its interpreter down: finalizing the
+preloaded graders took 50-120 ms after the command had exited, holding the output streams a
+caller waits on. Nothing of the server's needs finalizing: it writes nothing of its own, and its
+grading processes end by `os._exit`.
 """
 
 from __future__ import annotations
@@ -86,10 +79,9 @@ def preload_modules(kinds: Iterable[str] | None = None) -> list[str]:
     (None: every kind, for a server that grades any assignment): each kind's grader and what
     it needs on first use (`Kind.preload`), imported once there instead of once per process on
     its first document. A rubric of code items does not import the written grader's model."""
-    names = list(BASE_PRELOAD)
-    if kinds is not None and not kinds:
-        return names
-    return names + [name for name in kind_modules(kinds) if name not in names]
+    if kinds is not None and not kinds:  # no kind's modules: the registry is not imported
+        return list(BASE_PRELOAD)
+    return [*BASE_PRELOAD, *(name for name in kind_modules(kinds) if name not in BASE_PRELOAD)]
 
 
 def kind_modules(kinds: Iterable[str] | None = None) -> list[str]:

@@ -26,10 +26,8 @@ def process_pool(workers: int, options: Mapping[str, Any],
 
     # forkserver: workers fork from a clean server that has the graders imported already, not
     # from a parent that runs threads (uvicorn, the writer) whose locks a fork would copy.
-    context = fork_server(kinds)
-    return ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=init_pool_worker, initargs=(options,)
-    )
+    return ProcessPoolExecutor(max_workers=workers, mp_context=fork_server(kinds),
+                               initializer=init_pool_worker, initargs=(options,))
 
 
 def processes_of(pool: Executor) -> list[multiprocessing.process.BaseProcess]:
@@ -53,9 +51,6 @@ Released = list[tuple[multiprocessing.process.BaseProcess, Any]]
 def release(pool: Executor) -> Released:
     """Shut a pool down once its work is done without waiting for its processes to exit: a
     command that holds every result stores and prints them meanwhile (`await_exit` waits)."""
-    if not isinstance(pool, ProcessPoolExecutor):
-        pool.shutdown(wait=True)
-        return []
     processes = [(p, p.sentinel) for p in processes_of(pool)]
     pool.shutdown(wait=False)
     return processes
@@ -80,11 +75,10 @@ def await_exit(processes: Released, grace: float = 30.0, *, kill: bool = False) 
 def let_go(pool: Executor | None, *, kill: bool = False, grace: float = 30.0) -> None:
     """Shut a pool down once its work is done, waiting up to `grace` seconds for its processes
     to exit, then killing those still there (`kill`: now)."""
-    if pool is not None:
-        if kill:
-            kill_processes(pool)
-        else:
-            await_exit(release(pool), grace)
+    if pool is not None and kill:
+        kill_processes(pool)
+    elif pool is not None:
+        await_exit(release(pool), grace)
 
 
 class ProcessPools:
@@ -126,8 +120,7 @@ class ProcessPools:
         the caller, holding every result, stores and prints them meanwhile."""
         with self._lock:
             pool, self._pool = self._pool, None
-            if pool is not None:
-                self._released += release(pool)
+            self._released += release(pool) if pool is not None else []
 
     def close(self, *, kill: bool = False) -> None:
         with self._lock:

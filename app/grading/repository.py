@@ -77,23 +77,16 @@ def insert_items(session: Session, rows: Iterable[tuple[int, int, str, ItemResul
             f"VALUES ({', '.join('?' * (3 + len(_ITEM_VALUES)))})", dialect), values)
 
 
-def store_outcomes(
-    session: Session,
-    outcomes: Sequence[tuple[int, int, WorkerOutcome]],
-    regrade_job_id: int | None = None,
-) -> list[GradingRun]:
+def store_outcomes(session: Session, outcomes: Sequence[tuple[int, int, WorkerOutcome]],
+                   regrade_job_id: int | None = None) -> list[GradingRun]:
     """Store (submission id, rubric version id, outcome) triples; each becomes the current run."""
     if not outcomes:
         return []
     ids = [submission_id for submission_id, _, _ in outcomes]
-    session.execute(
-        update(GradingRun)
-        .where(GradingRun.submission_id.in_(ids), GradingRun.is_current.is_(True))
-        .values(is_current=False)
-    )
-    submissions = {
-        s.id: s for s in session.scalars(select(Submission).where(Submission.id.in_(ids)))
-    }
+    session.execute(update(GradingRun).values(is_current=False).where(
+        GradingRun.submission_id.in_(ids), GradingRun.is_current.is_(True)))
+    submissions = {s.id: s for s in
+                   session.scalars(select(Submission).where(Submission.id.in_(ids)))}
     runs: list[tuple[GradingRun, WorkerOutcome]] = []
     for submission_id, version_id, outcome in outcomes:
         submission = submissions.get(submission_id)
@@ -101,20 +94,11 @@ def store_outcomes(
             continue
         scored = GradingOutcome(outcome.rubric_hash, outcome.items)  # its total, its maximum
         run = GradingRun(
-            submission_id=submission_id,
-            rubric_version_id=version_id,
-            rubric_hash=outcome.rubric_hash,
-            regrade_job_id=regrade_job_id,
-            status=outcome.status,
-            error=clean_optional(outcome.error),
-            total=scored.total,
-            max_points=scored.max_points,
-            answers=clean_json(dict(outcome.answers)),
-            execution_time=outcome.execution_time,
-            is_current=True,
-            located_digest=outcome.located,
-            result_keys=outcome.keys,
-        )
+            submission_id=submission_id, rubric_version_id=version_id,
+            rubric_hash=outcome.rubric_hash, regrade_job_id=regrade_job_id, status=outcome.status,
+            error=clean_optional(outcome.error), total=scored.total, max_points=scored.max_points,
+            answers=clean_json(dict(outcome.answers)), execution_time=outcome.execution_time,
+            is_current=True, located_digest=outcome.located, result_keys=outcome.keys)
         session.add(run)
         runs.append((run, outcome))
         submission.status = SubmissionStatus(outcome.status).value
@@ -170,10 +154,8 @@ def advance_runs(session: Session, runs: Sequence[AdvancedRun], version_id: int,
     longer current (its submission regraded or deleted meanwhile) is skipped."""
     if not runs:
         return 0
-    live = set(session.execute(
-        select(_RUNS.c.id)
-        .where(_RUNS.c.id.in_([r.run_id for r in runs]), _RUNS.c.is_current.is_(True))
-    ).scalars().all())
+    live = set(session.execute(select(_RUNS.c.id).where(
+        _RUNS.c.id.in_([r.run_id for r in runs]), _RUNS.c.is_current.is_(True))).scalars())
     stored = [r for r in runs if r.run_id in live]
     if not stored:
         return 0
@@ -194,50 +176,38 @@ def advance_runs(session: Session, runs: Sequence[AdvancedRun], version_id: int,
     insert_items(session, ((r.run_id, positions[item_id], item_id, result)
                            for r in stored for item_id, result in r.changed.items()))
     connection = session.connection()
-    dialect = connection.dialect
-    now = utcnow()
-    when = bind(_RUNS.c.created_at, dialect)(now)
-    seconds_bound = bind(_RUNS.c.execution_time, dialect)(seconds)
-    points = bind(_RUNS.c.total, dialect)
+    dialect, now = connection.dialect, utcnow()
+    points, when = bind(_RUNS.c.total, dialect), bind(_RUNS.c.created_at, dialect)(now)
+    took = bind(_RUNS.c.execution_time, dialect)(seconds)
     connection.exec_driver_sql(driver_sql(
         "UPDATE grading_runs SET rubric_version_id = ?, rubric_hash = ?, regrade_job_id = ?, "
         "status = ?, error = NULL, total = ?, max_points = ?, execution_time = ?, "
         "created_at = ?, result_keys = ? WHERE id = ?", dialect), [
         (version_id, rubric_hash, regrade_job_id, r.status, points(r.total),
-         points(r.max_points), seconds_bound, when, r.keys, r.run_id)
-        for r in stored
-    ])
+         points(r.max_points), took, when, r.keys, r.run_id) for r in stored])
     by_status: dict[str, list[int]] = {}
     for r in stored:
         by_status.setdefault(r.status, []).append(r.submission_id)
     for status, ids in by_status.items():
         # Only the submissions whose status or error changes, as the grading processes' ORM
         # path does: an unchanged row is not written again (its page stays clean).
-        session.execute(
-            update(_SUBMISSIONS)
-            .where(_SUBMISSIONS.c.id.in_(ids),
-                   or_(_SUBMISSIONS.c.status != status, _SUBMISSIONS.c.error.is_not(None)))
-            .values(status=status, error=None, updated_at=now))
+        session.execute(update(_SUBMISSIONS).values(status=status, error=None, updated_at=now)
+                        .where(_SUBMISSIONS.c.id.in_(ids), or_(_SUBMISSIONS.c.status != status,
+                                                               _SUBMISSIONS.c.error.is_not(None))))
     return len(stored)
 
 
 def mark_failed(session: Session, submission_ids: Iterable[int], message: str) -> None:
     """The grading process itself failed: keep the submission, say so, let a regrade retry."""
-    session.execute(
-        update(Submission)
-        .where(Submission.id.in_(list(submission_ids)))
-        .values(status=SubmissionStatus.GRADER_ERROR.value, error=clean(message))
-    )
+    session.execute(update(Submission).where(Submission.id.in_(list(submission_ids)))
+                    .values(status=SubmissionStatus.GRADER_ERROR.value, error=clean(message)))
 
 
 def current_runs(session: Session, submission_ids: Sequence[int]) -> dict[int, GradingRun]:
     if not submission_ids:
         return {}
-    runs = session.scalars(
-        select(GradingRun)
-        .where(GradingRun.submission_id.in_(submission_ids), GradingRun.is_current.is_(True))
-        .options(selectinload(GradingRun.items))
-    )
+    runs = session.scalars(select(GradingRun).options(selectinload(GradingRun.items)).where(
+        GradingRun.submission_id.in_(submission_ids), GradingRun.is_current.is_(True)))
     return {run.submission_id: run for run in runs}
 
 
@@ -333,15 +303,12 @@ def run_scores(session: Session, run_ids: Sequence[int], items: Iterable[str]
     """For each run, its item count and the rows of `items` or with a deciding status: a bulk
     regrade's new totals and statuses follow from the run's own and these (every item of every
     submission would be 33 rows each, a Decimal each, read to change one)."""
-    found: dict[int, RunScores] = {}
     if not run_ids:
-        return found
+        return {}
     connection = session.connection()
-    for run_id, count in connection.execute(
-        select(ItemScore.run_id, func.count())
-        .where(ItemScore.run_id.in_(run_ids)).group_by(ItemScore.run_id)
-    ).tuples().all():
-        found[run_id] = RunScores(count, {})
+    found = {run_id: RunScores(count, {}) for run_id, count in connection.execute(
+        select(ItemScore.run_id, func.count()).where(ItemScore.run_id.in_(run_ids))
+        .group_by(ItemScore.run_id)).tuples()}
     wanted = sorted(set(items))
     columns = (ItemScore.run_id, ItemScore.item_id, ItemScore.points, ItemScore.max_points,
                ItemScore.status)

@@ -28,32 +28,22 @@ from app.grading.processes import let_go
 
 log = logging.getLogger(__name__)
 
-MAX_BACKOFF = 10.0
-
 T = TypeVar("T")
 
 
-def _nothing() -> None:
-    return None
-
-
 def backoff(attempts: int) -> float:
-    """Seconds before retrying a job that has killed `attempts` processes."""
-    return float(min(MAX_BACKOFF, 0.5 * 2 ** max(0, attempts - 1)))
-
-
-def died_message(attempts: int) -> str:
-    return (
-        f"The grading process died {attempts} times while grading this submission (killed, "
-        "or out of memory); it is stored, and a regrade tries again once the cause is fixed."
-    )
+    """Seconds before retrying a job that has killed `attempts` processes: 0.5 s doubling, at
+    most 10 s."""
+    return float(min(10.0, 0.5 * 2 ** max(0, attempts - 1)))
 
 
 class GradingProcessDied(Exception):
     """A document killed `attempts` grading processes, the last ones while grading alone."""
 
     def __init__(self, attempts: int) -> None:
-        super().__init__(died_message(attempts))
+        super().__init__(f"The grading process died {attempts} times while grading this "
+                         "submission (killed, or out of memory); it is stored, and a regrade "
+                         "tries again once the cause is fixed.")
 
 
 class Pools(Protocol):
@@ -147,8 +137,6 @@ class FairQueue(Generic[T]):
 
 
 _Call = tuple[Future[Any], Callable[..., Any], tuple[Any, ...]]
-# A call to retry alone: its final future, function, arguments, deaths so far, who is told of more
-_Retry = tuple[Future[Any], Callable[..., Any], tuple[Any, ...], int, Callable[[], None]]
 
 
 class WindowedPool(Executor):
@@ -171,12 +159,11 @@ class WindowedPool(Executor):
         # The quarantine: a one-process pool where retries run alone, one at a time, kept for
         # the next retry while its process lives.
         self._alone_pool: Executor | None = None
-        self._retries: queue.Queue[_Retry | None] = queue.Queue()
+        self._retries: queue.Queue[Callable[[], None] | None] = queue.Queue()
         self._retry_thread: threading.Thread | None = None
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
-        call = functools.partial(fn, **kwargs) if kwargs else fn
-        return self.submit_as(None, call, *args)
+        return self.submit_as(None, functools.partial(fn, **kwargs) if kwargs else fn, *args)
 
     def submit_as(self, owner: Hashable, fn: Callable[..., T], /, *args: Any) -> Future[T]:
         outer: Future[T] = Future()
@@ -186,16 +173,22 @@ class WindowedPool(Executor):
         return outer
 
     def retrying(self, owner: Hashable, fn: Callable[..., T], /, *args: Any, attempts: int = 0,
-                 died: Callable[[], None] = _nothing) -> Future[T | BaseException | None]:
+                 died: Callable[[], None] = lambda: None) -> Future[T | BaseException | None]:
         """`submit_as`, but a call whose process died (or could not start: the fork server
         gone) is retried alone after a backoff, `died` told of each death; one that killed
         `attempts` processes already starts there. Its future holds the result, the exception
         that failed it (GradingProcessDied: it kills every process that runs it), or None:
         given back, the pool was shut down meanwhile."""
         final: Future[T | BaseException | None] = Future()
-        if attempts > 0:
-            self._retry((final, fn, args, attempts, died))
-            return final
+
+        def alone(deaths: int) -> None:
+            with self._lock:
+                if self._retry_thread is None:
+                    self._retry_thread = threading.Thread(target=self._retry_loop,
+                                                          name="grading-retries", daemon=True)
+                    self._retry_thread.start()
+            self._retries.put(lambda: self._settle(final, None if self._closing else self._alone(
+                fn, *args, attempts=deaths, died=died)))
 
         def done(inner: Future[T]) -> None:
             error = None if inner.cancelled() else inner.exception()
@@ -205,20 +198,15 @@ class WindowedPool(Executor):
                 log.warning("a grading process died or could not start (%s); retrying its "
                             "call alone", type(error).__name__)
                 died()
-                self._retry((final, fn, args, attempts + 1, died))
+                alone(attempts + 1)
             else:
                 self._settle(final, error if error is not None else inner.result())
 
-        self.submit_as(owner, fn, *args).add_done_callback(done)
+        if attempts > 0:
+            alone(attempts)
+        else:
+            self.submit_as(owner, fn, *args).add_done_callback(done)
         return final
-
-    def _retry(self, call: _Retry) -> None:
-        with self._lock:
-            if self._retry_thread is None:
-                self._retry_thread = threading.Thread(target=self._retry_loop,
-                                                      name="grading-retries", daemon=True)
-                self._retry_thread.start()
-        self._retries.put(call)
 
     def _settle(self, final: Future[Any], result: Any) -> None:
         # A call that failed while the server stops (SIGTERM to the process group ends the fork
@@ -226,10 +214,8 @@ class WindowedPool(Executor):
         final.set_result(None if self._closing and isinstance(result, BaseException) else result)
 
     def _retry_loop(self) -> None:
-        while (call := self._retries.get()) is not None:
-            final, fn, args, attempts, died = call
-            self._settle(final, None if self._closing else
-                         self._alone(fn, *args, attempts=attempts, died=died))
+        while (retry := self._retries.get()) is not None:
+            retry()
             if self._retries.empty():
                 # Retries are rare: the quarantine's process (and its models) goes until needed.
                 self._let_quarantine_go()
@@ -273,8 +259,7 @@ class WindowedPool(Executor):
 
     def _dispatch(self) -> None:
         with self._lock:
-            while self._waiting and (self._window is None
-                                     or self._busy.total() < self._window):
+            while self._waiting and (self._window is None or self._busy.total() < self._window):
                 owner, (outer, fn, args) = self._waiting.pop(self._busy.__getitem__)
                 if not outer.set_running_or_notify_cancel():
                     continue  # cancelled while waiting
@@ -286,9 +271,8 @@ class WindowedPool(Executor):
                 self._busy[owner] += 1
                 inner.add_done_callback(functools.partial(self._done, outer, pool, owner))
 
-    def _submit(
-        self, fn: Callable[..., Any], args: tuple[Any, ...]
-    ) -> tuple[Executor, Future[Any]]:
+    def _submit(self, fn: Callable[..., Any], args: tuple[Any, ...]
+                ) -> tuple[Executor, Future[Any]]:
         pool = self._pools.get()
         try:
             return pool, pool.submit(fn, *args)
@@ -304,9 +288,7 @@ class WindowedPool(Executor):
               inner: Future[Any]) -> None:
         error = CancelledError() if inner.cancelled() else inner.exception()
         with self._lock:
-            self._busy[owner] -= 1
-            if not self._busy[owner]:
-                del self._busy[owner]
+            self._busy -= Counter([owner])  # an owner with none left is dropped
             if isinstance(error, BrokenProcessPool):
                 self._pools.replace(pool)
             self._dispatch()

@@ -36,12 +36,9 @@ UNSTORABLE = ("The grading result could not be stored; a human needs to look at 
               "submission (a regrade retries it).")
 
 
-def store_batch(
-    factory: sessionmaker[Session],
-    batch: Sequence[T],
-    write: Callable[[Session, Sequence[T]], None],
-    delays: Sequence[float] = (),
-) -> list[tuple[T, Exception]]:
+def store_batch(factory: sessionmaker[Session], batch: Sequence[T],
+                write: Callable[[Session, Sequence[T]], None], delays: Sequence[float] = ()
+                ) -> list[tuple[T, Exception]]:
     """`write` the batch in one transaction, tried again after each of `delays` (a locked or
     full database); if it still fails, each item in its own transaction. Returns the items
     that could not be stored, with why."""
@@ -76,10 +73,8 @@ def _attempt(factory: sessionmaker[Session], batch: Sequence[T],
 def failure_message(exc: BaseException) -> str:
     if isinstance(exc, GradingProcessDied):
         return str(exc)
-    return (
-        f"The grading process failed ({type(exc).__name__}); the submission is stored and "
-        "will be graded again by a regrade."
-    )
+    return (f"The grading process failed ({type(exc).__name__}); the submission is stored and "
+            "will be graded again by a regrade.")
 
 
 def write_results(session: Session, results: Sequence[Result], *, unfinished: bool = False,
@@ -96,13 +91,9 @@ def write_results(session: Session, results: Sequence[Result], *, unfinished: bo
             mark_failed(session, [submission_id], failure_message(result))
 
 
-def store_results(
-    factory: sessionmaker[Session],
-    results: Sequence[Result],
-    *,
-    regrade_job_id: int | None = None,
-    after: AfterStore | None = None,
-) -> list[int]:
+def store_results(factory: sessionmaker[Session], results: Sequence[Result], *,
+                  regrade_job_id: int | None = None, after: AfterStore | None = None
+                  ) -> list[int]:
     """Store every result; `after` runs in each storing transaction with what it stored.
     Returns the submissions whose result could not be stored (marked grader_error instead)."""
 

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.cache.store import open_cache
 from app.calibration.context import annotate, apply_context, parse_context
-from app.grading.deadline import DocumentDeadline, at_most, deadline
+from app.grading.deadline import DocumentDeadline, deadline
 from graders.cache import CACHE_KEY, ResultCache
 from graders.cache.codecs import decode_parsed, encode_parsed
 from graders.cache.keys import location_key, submission_digest
@@ -85,8 +85,7 @@ def init_worker(options: Mapping[str, Any]) -> None:
     gc.freeze()  # moves every tracked object to the permanent generation, walking none
     _die_with_parent()
     # Grading is throughput work; accepting uploads is latency work on the same cores.
-    niceness = GradingOptions.from_mapping(options).worker_nice
-    if niceness:
+    if niceness := GradingOptions.from_mapping(options).worker_nice:
         os.nice(niceness)
     _resources = GradingResources(options=dict(options))
     atexit.register(_resources.close)
@@ -134,8 +133,7 @@ def warm(kinds: Sequence[str]) -> int:
 
     resources = _resources_for_process()
     for kind in kinds:
-        strategy = get_kind(kind)
-        if strategy is not None:
+        if (strategy := get_kind(kind)) is not None:
             strategy.warm(resources)
     return os.getpid()
 
@@ -170,11 +168,13 @@ class StoredVersion(Protocol):
     def battery_files(self) -> bytes | None: ...
 
 
+def _sha256(data: str | bytes) -> str:
+    return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
+
+
 def _rubric(rubric: str | RubricText, options: GradingOptions) -> LoadedRubric:
     text, source, files = RubricText.of(rubric)
-    key = hashlib.sha256(text.encode()).hexdigest()
-    if files is not None:
-        key += hashlib.sha256(files).hexdigest()
+    key = _sha256(text) + (_sha256(files) if files is not None else "")
     if key not in _rubrics:
         # A version without its battery files, in a process that never read the rubric's file
         # (forked before the command read it): its batteries are beside the file it was loaded
@@ -195,22 +195,16 @@ def _unbuildable(rubric: str | RubricText, exc: RubricError) -> WorkerOutcome:
            if files else "its code batteries were not found where it was loaded from, or "
            "changed since")
     return WorkerOutcome(
-        status="grader_error", rubric_hash=hashlib.sha256(text.encode()).hexdigest(),
+        status="grader_error", rubric_hash=_sha256(text),
         error=f"The rubric ({Path(source).name if source else 'as stored'}) could not be "
               f"rebuilt in the grading process: {why}. Load the rubric again (gradeformer "
               "rubric load) and regrade.")
 
 
-def grade_document(
-    rubric_text: str | RubricText,
-    raw: bytes,
-    filename: str | None,
-    content_type: str | None,
-    resources: GradingResources | None = None,
-    context: str | None = None,
-    submission_id: int | None = None,
-    handout: str | None = None,
-) -> WorkerOutcome:
+def grade_document(rubric_text: str | RubricText, raw: bytes, filename: str | None,
+                   content_type: str | None, resources: GradingResources | None = None,
+                   context: str | None = None, submission_id: int | None = None,
+                   handout: str | None = None) -> WorkerOutcome:
     """`context`: what was learned from the instructor's grades (`app.calibration.context`,
     JSON); `submission_id`: the document's submission, whose own graded answers it leaves out;
     `handout`: the edition declared with the upload."""
@@ -221,13 +215,9 @@ def grade_document(
     return outcome
 
 
-# grade_document's signature: what a transport hands the pipeline (a module-level function:
-# it is pickled to the processes; tests hand in one that injects faults).
-Grade = Callable[
-    [str | RubricText, bytes, str | None, str | None, GradingResources | None, str | None,
-     int | None, str | None],
-    WorkerOutcome,
-]
+# grade_document or one with its signature (a module-level function: it is pickled to the
+# processes; tests hand in one that injects faults).
+Grade = Callable[..., WorkerOutcome]
 
 
 class _Upload(NamedTuple):
@@ -240,8 +230,7 @@ class _Upload(NamedTuple):
 def remember_rubric(text: str, loaded: LoadedRubric) -> None:
     """`loaded`, parsed from `text` by this process already (the offline `grade` read its
     file): grading with `text` then does not parse it again."""
-    key = hashlib.sha256(text.encode()).hexdigest()
-    if key == loaded.content_hash:  # the very text, not a file changed since
+    if (key := _sha256(text)) == loaded.content_hash:  # the very text, not a file changed since
         _rubrics[key] = loaded
 
 
@@ -301,9 +290,8 @@ def _grade_one(rubric_text: str | RubricText, upload: _Upload, resources: Gradin
                           f"longer than {limit:g} s (the per-document limit); a human needs to "
                           "look at it.")
     work = cache.reset_stats().as_dict() if cache.enabled else {}
-    return outcome.model_copy(
-        update={"execution_time": time.perf_counter() - started, "work": work}
-    )
+    return outcome.model_copy(update={"execution_time": time.perf_counter() - started,
+                                      "work": work})
 
 
 def _failed(loaded: LoadedRubric, status: OutcomeStatus, error: str) -> WorkerOutcome:
@@ -315,7 +303,7 @@ def _grade(loaded: LoadedRubric, upload: _Upload, resources: GradingResources) -
     try:
         # Reading is linear work on at most a few MB: far less than grading needs. A document
         # whose reading outlives its share is hostile or pathological, whatever remains.
-        with at_most(reading):
+        with deadline(reading):
             parsed, location = _read(loaded, upload, resources)
     except DocumentDeadline:
         return _failed(loaded, "needs_review", f"Reading this document took longer than "
@@ -335,9 +323,8 @@ def _grade(loaded: LoadedRubric, upload: _Upload, resources: GradingResources) -
                        f"{max_answers} are accepted.")
     located_digest = submission_digest(parsed) if location is not None else None
     outcome = grade_submission(loaded, parsed, resources, located_digest)
-    keys = None
-    if location is not None:
-        keys = run_keys(loaded, parsed, location, located, _cache(resources).take_keys())
+    keys = (run_keys(loaded, parsed, location, located, _cache(resources).take_keys())
+            if location is not None else None)
     return WorkerOutcome(
         status=outcome.status.value,
         rubric_hash=outcome.rubric_hash,
@@ -353,12 +340,9 @@ def _grade(loaded: LoadedRubric, upload: _Upload, resources: GradingResources) -
 Document = tuple[bytes, str | None, str | None] | tuple[bytes, str | None, str | None, str | None]
 
 
-def grade_many(
-    rubric_text: str | RubricText,
-    documents: Sequence[Document],
-    context: str | None = None,
-    submission_ids: list[int] | None = None,
-) -> list[WorkerOutcome]:
+def grade_many(rubric_text: str | RubricText, documents: Sequence[Document],
+               context: str | None = None, submission_ids: list[int] | None = None
+               ) -> list[WorkerOutcome]:
     """Several documents in one call: bulk regrades pay the process round trip once per batch.
     `submission_ids` (one per document) name whose own graded answers each leaves out.
     What they computed goes to the cache in one write at the end."""
