@@ -36,7 +36,7 @@ from graders.cache.plan import (
 )
 from graders.cache.runs import MISSING, GroupSpec, Resolve, RunKeys
 from graders.context import GradingContext, GradingResources
-from graders.documents.model import ParsedSubmission
+from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.engine import grade_group, unanswered_in
 from graders.results import ItemResult
 from graders.rubric_model import LoadedRubric, Question
@@ -261,8 +261,8 @@ class Rescorer:
         if (not in_place(spec.kind) or spec.referenced or not spec.static
                 or keys.key(spec, basis, _no_earlier) != key):
             return None
-        answer = doc.answers.get(spec.question.id)
-        if answer is None or not answer.text.strip() or answer_digest(answer) != basis:
+        answer = _answer(doc, spec)
+        if answer is None or answer_digest(answer) != basis:
             return None
         results = self._run(keys.loaded, spec, doc, {})
         return results if cacheable(results) else None
@@ -274,8 +274,7 @@ class Rescorer:
             return None
         doc = located()
         earlier = None if doc is None else self.keys.earlier_for(spec, resolve)
-        answer = None if doc is None else doc.answers.get(spec.question.id)
-        if doc is None or answer is None or not answer.text.strip() or earlier is None:
+        if doc is None or earlier is None or _answer(doc, spec) is None:
             return None
         results = self._run(self.loaded, spec, doc, earlier)
         self.stats.groups_run += 1
@@ -340,6 +339,12 @@ class _Run:
                     return None
             found[item_id] = result
         return found
+
+
+def _answer(doc: ParsedSubmission, spec: GroupSpec) -> LocatedAnswer | None:
+    """The group's question's located answer, when it is not blank (the engine grades it)."""
+    answer = doc.answers.get(spec.question.id)
+    return answer if answer is not None and answer.text.strip() else None
 
 
 def _no_earlier(ids: Sequence[str]) -> dict[str, ItemResult] | None:
