@@ -357,7 +357,7 @@ def main() -> None:
         f"1-minute average on this shared {cores}-core machine (other engineers' work), which "
         "inflates wall times: compare the runs with each other, and CPU more than wall time. "
         "With the cache, a regrade re-scores outside the grading processes every submission "
-        "whose stored run recorded its keys (app.regrade.fast): unchanged groups keep their "
+        "whose stored run recorded its keys (graders.cache.rescore): unchanged groups keep their "
         "stored rows, a changed numeric group or unanswered question is re-scored on the "
         "located answers read back from the cache, and only what needs the sandbox or the "
         "embedding model (a changed code or written group) goes to the grading processes. "

@@ -1,6 +1,6 @@
 """A run's status and total from its items: the one rule for a fresh run (graders.engine), a
 stored run read with overrides (app.submissions.scoring) and a run re-scored in place
-(app.regrade.changes.settle)."""
+(graders.cache.settle)."""
 
 from __future__ import annotations
 

@@ -215,9 +215,9 @@ class GradingRun(Base):
     execution_time: Mapped[float | None] = mapped_column(default=None)
     is_current: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    # What the results were computed from (app.regrade.fast): the located submission's digest
-    # and the result-cache keys of its groups; NULL when not recorded (cache off, calibration
-    # context, an uncacheable group).
+    # What the results were computed from (read back by graders.cache.rescore): the located
+    # submission's digest and the result-cache keys of its groups; NULL when not recorded (cache
+    # off, calibration context, an uncacheable group).
     located_digest: Mapped[str | None] = mapped_column(String(64), default=None)
     result_keys: Mapped[dict[str, Any] | None] = mapped_column(default=None)
 

@@ -1,8 +1,8 @@
-"""A regrade's fast path a batch at a time (app.regrade.fast): read the batch's stored runs,
-re-score what can be re-scored here, settle and store it in one transaction; in this process,
-or, for two batches or more, in forked workers on every core.
+"""A regrade's fast path a batch at a time: read the batch's stored runs, re-score what can be
+re-scored here (graders.cache.rescore), settle (graders.cache.settle) and store it in one
+transaction; in this process, or, for two batches or more, in forked workers on every core.
 
-A fork inherits what this process built (imports, the rubric, the fast path): no start-up is
+A fork inherits what this process built (imports, the rubric, the re-scorer): no start-up is
 paid again. Workers read in transactions that take no lock on SQLite and write one at a time;
 on PostgreSQL the job's counts are added in SQL (app.regrade.jobs.count_done). A batch a worker
 failed or died with is done here, but for what the worker stored of it.
@@ -27,18 +27,21 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, Text, cast, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.db.models import GradingRun, RubricVersion, Submission
 from app.db.session import make_sessionmaker, unit_of_work
 from app.grading.processes import kill_processes, processes_of
 from app.grading.repository import AdvancedRun, advance_runs, run_scores
 from app.regrade import jobs
-from app.regrade.changes import ScoreChange, Settled, settle, stored_by_job
-from app.regrade.fast import FastPath, FastStats, Rescored, StoredRun, stored_runs
+from app.regrade.changes import ScoreChange, change_of, stored_by_job
 from app.submissions.repository import overrides_for
+from graders.cache.plan import tapered
+from graders.cache.rescore import Rescored, Rescorer, RescoreStats, StoredRun
+from graders.cache.settle import Settled, settle
 from graders.options import GradingOptions
-from graders.rubric import LoadedRubric
+from graders.rubric import LoadedRubric, stored_rubric
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +69,7 @@ class Rescoring:
 
 
 def fast_path(loaded: LoadedRubric, context: str | None,
-              options: Mapping[str, Any] | None) -> FastPath | None:
+              options: Mapping[str, Any] | None) -> Rescorer | None:
     """The fast path, when it decides exactly as the grading processes would: a result cache
     to read, and no calibration context (its annotations are not what the keys name)."""
     if context is not None or not options:
@@ -76,21 +79,42 @@ def fast_path(loaded: LoadedRubric, context: str | None,
     from app.cache.store import open_cache
 
     cache = open_cache(options)
-    return FastPath(loaded, options, cache) if cache.enabled else None
+    return Rescorer(loaded, options, cache) if cache.enabled else None
 
 
-def triage(reads: sessionmaker[Session], fast: FastPath, chunk: Batch, send: Send
+def stored_runs(session: Session, ids: Sequence[int]) -> dict[int, StoredRun]:
+    # The keys are read as their JSON text: a re-scored run's new keys are that text with the
+    # changed keys replaced (graders.cache.plan.keys_text), never encoded again whole.
+    rows = session.connection().execute(
+        select(Submission.id, GradingRun.id, Submission.student, Submission.sha256,
+               Submission.filename, Submission.content_type, Submission.handout,
+               GradingRun.rubric_version_id, GradingRun.total, GradingRun.max_points,
+               cast(GradingRun.result_keys, Text))
+        .join(GradingRun, GradingRun.submission_id == Submission.id)
+        .where(Submission.id.in_(list(ids)), GradingRun.is_current.is_(True))
+    ).tuples().all()
+    return {row[0]: StoredRun(*row) for row in rows}
+
+
+def triage(reads: sessionmaker[Session], fast: Rescorer, chunk: Batch, send: Send
            ) -> tuple[dict[int, StoredRun], Batch]:
     """The chunk's stored runs, and the rest of it: what the plan sends to the grading
     processes untried goes to `send` first (they grade it while this process re-scores)."""
     with unit_of_work(reads) as session:
         stored = stored_runs(session, chunk)
-        untried = fast.pool_only(session, chunk, stored)
+
+        def old_rubric(version_id: int) -> LoadedRubric | None:
+            # With its battery files as stored (without: beside its file, as stored).
+            row = session.get(RubricVersion, version_id)
+            return None if row is None else stored_rubric(row.source_text, row.source_name,
+                                                          row.battery_files)
+
+        untried = fast.untried(chunk, stored, old_rubric)
     send([sid for sid in chunk if sid in untried])
     return stored, [sid for sid in chunk if sid not in untried]
 
 
-def rescore(reads: sessionmaker[Session], writes: sessionmaker[Session], fast: FastPath,
+def rescore(reads: sessionmaker[Session], writes: sessionmaker[Session], fast: Rescorer,
             chunk: Sequence[int], stored: Mapping[int, StoredRun], target: Target,
             turn: Callable[[], AbstractContextManager[Any]] = nullcontext) -> Rescoring:
     """Re-score here what the fast path can of `chunk` and store it in one transaction (once
@@ -119,16 +143,17 @@ def rescore(reads: sessionmaker[Session], writes: sessionmaker[Session], fast: F
     for r in rescored:
         run = r.stored
         read = scores.get(run.run_id)
+        own = {item: o.points for item, o in overrides.get(run.submission_id, {}).items()}
         now = None if read is None or read.count != len(fast.order) else settle(
-            run.submission_id, run.student, run.total, run.max_points, read, r.recomputed,
-            overrides.get(run.submission_id, {}), fast.positions)
+            run.total, run.max_points, read.rows, r.recomputed, own, fast.positions)
         if now is None:
             fast.stats.unsettled(r)
             found.rest.append(run.submission_id)
         else:
             settled.append((r, now))
     found.rest.sort()
-    changes = [s.change for _, s in settled if s.change is not None]
+    changes = [change_of(r.stored.submission_id, r.stored.student, s)
+               for r, s in settled if s.changed]
     if settled and not target.dry_run:
         seconds = (time.perf_counter() - started) / len(chunk)
         try:
@@ -149,14 +174,14 @@ def rescore(reads: sessionmaker[Session], writes: sessionmaker[Session], fast: F
     return found
 
 
-def here(factory: sessionmaker[Session], fast: FastPath, chunk: Batch, target: Target,
+def here(factory: sessionmaker[Session], fast: Rescorer, chunk: Batch, target: Target,
          send: Send) -> Rescoring:
     """A fast batch, triaged and re-scored."""
     stored, rest = triage(factory, fast, chunk, send)
     return rescore(factory, factory, fast, rest, stored, target)
 
 
-def run_batches(factory: sessionmaker[Session], fast: FastPath, chunks: list[Batch],
+def run_batches(factory: sessionmaker[Session], fast: Rescorer, chunks: list[Batch],
                 target: Target, workers: int, stopping: threading.Event | None, send: Send,
                 done: Callable[[Rescoring], None]) -> None:
     """Every fast batch, here or in forked workers; each one's answer to `done` here, in the
@@ -190,7 +215,7 @@ class _Shared:
 
     factory: sessionmaker[Session]
     reads: sessionmaker[Session]  # on SQLite: blocks no worker's write
-    fast: FastPath
+    fast: Rescorer
     target: Target
     first: Batch  # triaged here before the fork: the workers have its runs
     stored: dict[int, StoredRun]
@@ -202,7 +227,7 @@ class _Shared:
 class _Answer:
     untried: list[int]
     rescoring: Rescoring
-    stats: FastStats
+    stats: RescoreStats
 
 
 _shared: _Shared | None = None
@@ -310,7 +335,7 @@ def _in_worker(parent: int) -> None:
 def _work(chunk: Batch) -> _Answer:
     shared, untried = _shared, list[int]()
     assert shared is not None
-    shared.fast.stats = FastStats()
+    shared.fast.stats = RescoreStats()
     with _busy:
         if os.getppid() != shared.parent:  # orphaned: no batch more
             os._exit(1)
@@ -319,26 +344,6 @@ def _work(chunk: Batch) -> _Answer:
         found = rescore(shared.reads, shared.factory, shared.fast, rest, stored, shared.target,
                         shared.turn)
     return _Answer(untried, found, shared.fast.stats)
-
-
-# The last batches are smaller, down to this share of a full one: the workers end within a
-# small batch's time of each other, where one may otherwise idle for most of a full one's.
-TAPER = 4
-
-
-def tapered(chunks: list[Batch], workers: int) -> list[Batch]:
-    """The same submissions in the same order, in batches of the largest chunk's size until
-    the rest would give each worker fewer than two such, then smaller (at least 1/TAPER)."""
-    ids = [sid for chunk in chunks for sid in chunk]
-    full = max((len(chunk) for chunk in chunks), default=0)
-    least = max(1, full // TAPER)
-    batches: list[Batch] = []
-    at = 0
-    while at < len(ids):
-        size = min(full, max(least, -(-(len(ids) - at) // (2 * workers))))
-        batches.append(ids[at : at + size])
-        at += size
-    return batches
 
 
 # A worker's young generation is collected after this many new container objects (the

@@ -1,28 +1,23 @@
 """How a regrade compares a submission's scores before and after: what `changed` counts and
 what a dry run shows, on the grading processes' results (`diff_of`) and on the fast path's
-(`settle`, from the stored run's totals and the few rows read of it: only the recomputed items
-can differ, the rest of the run is the stored one)."""
+(`change_of` a run settled by graders.cache.settle)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import cast
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.db.models import GradingRun, ItemScore, Override, Submission, SubmissionStatus
-from app.grading.repository import ItemRow, RunScores, advanced_from, current_item_rows
+from app.db.models import GradingRun, ItemScore, Override, Submission
+from app.grading.repository import ItemRow, advanced_from, current_item_rows
 from app.grading.worker import WorkerOutcome
 from app.points import JsonPoints
 from app.submissions.repository import overrides_for
 from app.submissions.scoring import EffectiveScore, combine, effective_item
-from graders.results import ItemResult
-from graders.totals import counted, run_status
-
-GRADED = SubmissionStatus.GRADED.value
+from graders.cache.settle import Settled
 
 
 # Points annotated as the API shows them: the regrade router returns these as they are.
@@ -72,57 +67,12 @@ def diff_of(submission_id: int, student: str | None, old: EffectiveScore,
                        changed)
 
 
-@dataclass(frozen=True, slots=True)
-class Settled:
-    status: str  # the machine's run status (no overrides), as stored
-    total: Decimal
-    max_points: Decimal
-    change: ScoreChange | None  # with overrides applied, as a regrade reports it
-
-
-def settle(submission_id: int, student: str | None, total: Decimal, max_points: Decimal,
-           scores: RunScores, recomputed: Mapping[str, ItemResult],
-           overrides: Mapping[str, Override], positions: Mapping[str, int]) -> Settled | None:
-    """A run re-scored in place: the stored totals with each recomputed item's counted points
-    replaced, the status from the rows that decide it (all of them are read); an overridden
-    item counts its override's points and reads as graded. None when the rows read do not
-    cover the recomputed items (the grading processes do the submission)."""
-    rows = scores.rows
-    if any(item not in rows for item in recomputed):
-        return None
-    before = {item: (row.points, row.status) for item, row in rows.items()}
-    after = dict(before)
-    new_total, new_max = total, max_points
-    for item, result in recomputed.items():
-        old = rows[item]
-        after[item] = (result.points, result.status.value)
-        new_total += counted(result.points, result.status.value) - counted(old.points, old.status)
-        new_max += result.max_points - old.max_points
-    machine = run_status(status for _, status in after.values())
-    if not recomputed:
-        return Settled(machine, new_total, new_max, None)
-    overridden = {item: o for item, o in overrides.items() if item in rows}
-
-    def effective(values: Mapping[str, tuple[Decimal, str]], shown: Decimal) -> tuple[str, Decimal]:
-        for item, override in overridden.items():
-            shown += override.points - counted(*values[item])
-        return run_status(GRADED if item in overridden else status
-                          for item, (_, status) in values.items()), shown
-
-    old_status, old_total = effective(before, total)
-    now_status, now_total = (machine, new_total) if not overridden else effective(after, new_total)
-    changed: list[ItemChange] = []
-    for item in sorted(recomputed, key=lambda i: positions.get(i, 0)):
-        override = overridden.get(item)
-        was = before[item] if override is None else (override.points, GRADED)
-        now = after[item] if override is None else (override.points, GRADED)
-        if was != now:
-            changed.append(ItemChange(item, was[0], now[0], was[1], now[1]))
-    change = None
-    if changed or old_total != now_total or old_status != now_status:
-        change = ScoreChange(submission_id, student, old_total, now_total, old_status,
-                             now_status, tuple(changed))
-    return Settled(machine, new_total, new_max, change)
+def change_of(submission_id: int, student: str | None, settled: Settled) -> ScoreChange:
+    """A run re-scored in place (graders.cache.settle), as a regrade reports its change."""
+    return ScoreChange(submission_id, student, settled.before.points, settled.after.points,
+                       settled.before.status, settled.after.status, tuple(
+                           ItemChange(m.item_id, m.before.points, m.after.points,
+                                      m.before.status, m.after.status) for m in settled.moved))
 
 
 def stored_by_job(session: Session, job_id: int, ids: Sequence[int]

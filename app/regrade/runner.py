@@ -37,9 +37,9 @@ from app.grading.worker import RubricText, WorkerOutcome, grade_many
 from app.regrade import jobs
 from app.regrade.batches import Rescoring, Target, fast_path, run_batches, worker_count
 from app.regrade.changes import ScoreChange, diff_of, new_score, stored_score
-from app.regrade.fast import FastStats
 from app.submissions.repository import overrides_for
 from graders.cache import CacheStats
+from graders.cache.rescore import RescoreStats
 
 TASK_SIZE = 8  # documents per process round trip
 FAST_BATCH = 1000  # submissions per transaction on the fast path
@@ -65,7 +65,7 @@ class RegradeReport:
     # What the grading processes recomputed and reused (graders.cache), summed.
     work: CacheStats = field(default_factory=CacheStats)
     cached: int = 0  # submissions graded with the result cache on
-    fast: FastStats | None = None  # what this process re-scored itself (app.regrade.fast)
+    fast: RescoreStats | None = None  # what this process re-scored itself (app.regrade.batches)
 
     def work_summary(self) -> str:
         """How much this run recomputed, in words (`regrade --dry-run` prints it)."""

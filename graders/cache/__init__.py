@@ -14,6 +14,9 @@ A points change misses only the groups of the changed items, and those re-run th
 the stored location and sandbox observations; a battery change misses the sandbox layer too.
 Storage is outside this package (a `ResultStore`); every value read is checked and validated,
 and anything unreadable is a miss.
+
+A regrade reads them back without the upload: its plan (`plan`), a stored run re-scored from
+its keys (`rescore`) and settled from its stored totals (`settle`), all without a database.
 """
 
 from graders.cache.core import (

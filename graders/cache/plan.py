@@ -5,9 +5,10 @@ into their typed form (`parse_keys`). Per old rubric version (`plan_version`): w
 runs line up with the new rubric (the same items in the same order), its groups as it stated
 them (what its stored results are read back with), and the groups whose new key only the
 grading processes compute (`rerun`: a changed group of a kind that does not re-score in
-place, code or written). Per run (`plan_run`): re-scored in place (app.regrade.fast: kept
+place, code or written). Per run (`plan_run`): re-scored in place (graders.cache.rescore: kept
 where a group's key did not change, the rest read from the cache or graded there), or graded
-again by the grading processes, untried.
+again by the grading processes, untried. And a regrade's batches (`tapered`): the last ones
+smaller, so that the workers end together.
 """
 
 from __future__ import annotations
@@ -116,3 +117,23 @@ def plan_run(keys: StoredKeys | None, version: VersionPlan | None) -> Step:
     if keys is None or version is None:
         return Step.RERUN
     return Step.RERUN if any(n in keys.groups for n in version.rerun) else Step.IN_PLACE
+
+
+# The last batches are smaller, down to this share of a full one: the workers end within a
+# small batch's time of each other, where one may otherwise idle for most of a full one's.
+TAPER = 4
+
+
+def tapered(chunks: list[list[int]], workers: int) -> list[list[int]]:
+    """The same submissions in the same order, in batches of the largest chunk's size until
+    the rest would give each worker fewer than two such, then smaller (at least 1/TAPER)."""
+    ids = [sid for chunk in chunks for sid in chunk]
+    full = max((len(chunk) for chunk in chunks), default=0)
+    least = max(1, full // TAPER)
+    batches: list[list[int]] = []
+    at = 0
+    while at < len(ids):
+        size = min(full, max(least, -(-(len(ids) - at) // (2 * workers))))
+        batches.append(ids[at : at + size])
+        at += size
+    return batches

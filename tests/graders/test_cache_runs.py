@@ -96,6 +96,20 @@ def _recomputed(loaded: LoadedRubric, stored: dict[str, Any], raw: bytes,
     return {"location": location, "answers": stored["answers"], "groups": groups}
 
 
+def numeric_edited(item_points: Sequence[Decimal], mistake_points: Decimal,
+                   feedback: str) -> dict[str, Any]:
+    """The base rubric with its numeric items' points, and their known mistakes' points and
+    feedback, edited."""
+    data = copy.deepcopy(BASE)
+    numeric = [i for q in data["questions"] for i in q["items"] if i["grader"] == "numeric"]
+    for item, value in zip(numeric, item_points, strict=False):
+        item["points"] = str(value)
+        for mistake in item["config"].get("known_mistakes", []):
+            mistake["points"] = str(min(value, mistake_points))
+            mistake["feedback"] = feedback
+    return data
+
+
 @settings(max_examples=12, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
@@ -113,14 +127,8 @@ def test_fast_path_keys_equal_the_keys_grading_records(
     raw = json.dumps({"student_id": "s", "answers": DOCUMENTS[document]}).encode()
     base = _loaded(BASE)
     stored, _ = _graded(base, raw, resources)
-    data = copy.deepcopy(BASE)
+    data = numeric_edited(item_points, mistake_points, feedback)
     data["review_threshold"] = threshold
-    numeric = [i for q in data["questions"] for i in q["items"] if i["grader"] == "numeric"]
-    for item, value in zip(numeric, item_points, strict=False):
-        item["points"] = str(value)
-        for mistake in item["config"].get("known_mistakes", []):
-            mistake["points"] = str(min(value, mistake_points))
-            mistake["feedback"] = feedback
     written = next(i for q in data["questions"] for i in q["items"] if i["grader"] == "written")
     written["config"]["reference"] = [reference]
     edited = _loaded(data)

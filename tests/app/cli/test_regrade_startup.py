@@ -1,6 +1,6 @@
 """`gradeformer regrade` pays at start-up only for what it uses (issue #16, app/cli/ops.py).
 
-A points-only change is re-scored in the CLI's own process (app.regrade.fast): no grading
+A points-only change is re-scored in the CLI's own process (graders.cache.rescore): no grading
 process, no fork server, no migrations; and, when the rubric has no written item, not the
 written grader nor its embedding package either (the calibration service imports them only
 where it uses them). The CLI runs in a real subprocess on a real SQLite
@@ -125,7 +125,7 @@ def test_a_points_only_regrade_starts_no_grading_process_and_no_migrations(
 
     second, modules = _regrade(tmp_path, url, "second")
     assert "regraded 4 submissions of transformer-basics" in second, second
-    assert "app.regrade.fast" in modules  # the listing is the regrade's
+    assert "graders.cache.rescore" in modules  # the listing is the regrade's
     # No fork server: nothing went to a grading process, none was started.
     assert _present(modules) == []
 
@@ -176,7 +176,7 @@ def test_a_points_only_regrade_of_a_rubric_without_written_items_imports_no_writ
 
     second, modules = _regrade(tmp_path, url, "second", NUMBERS)
     assert "regraded 3 submissions of numbers-only" in second, second
-    assert "app.regrade.fast" in modules and "app.calibration.service" in modules
+    assert "graders.cache.rescore" in modules and "app.calibration.service" in modules
     assert _present(modules) == []
     assert _present(modules, NOT_WRITTEN) == []
 

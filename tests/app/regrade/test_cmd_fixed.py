@@ -1,7 +1,6 @@
 """What a forked regrade spends outside the per-submission work (issue #16): the first batch
-triaged once (before the fork; its worker inherits the runs), the last batches smaller so the
-workers end together, and the CLI's collector pause that no longer counts the frozen objects
-(a walk over all of them).
+triaged once (before the fork; its worker inherits the runs), and the CLI's collector pause that
+no longer counts the frozen objects (a walk over all of them).
 
 The forks are real (of the test process), on the SQLite files of `test_regrade_parallel`.
 """
@@ -14,8 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from app.cli import context
 from app.regrade import batches
@@ -23,24 +20,6 @@ from tests.app.regrade.test_cache import POINTS_AND_FEEDBACK
 from tests.app.regrade.test_fast import ALL, Setup, _edited, _same_reports, stored
 from tests.app.regrade.test_parallel import FORKED, forks, setup  # noqa: F401  (fixtures)
 from tests.app.regrade.test_startup import collector  # noqa: F401  (a fixture)
-
-
-@given(st.integers(0, 40), st.integers(1, 12), st.integers(1, 4), st.integers(0, 11))
-def test_tapered_batches_keep_every_submission_in_order_and_end_small(
-    count: int, full: int, workers: int, short: int
-) -> None:
-    ids = list(range(100, 100 + count * full + short))
-    chunks = [ids[at : at + full] for at in range(0, len(ids), full)]
-    tapered = batches.tapered(chunks, workers)
-    assert [sid for batch in tapered for sid in batch] == ids
-    sizes = [len(batch) for batch in tapered]
-    assert all(0 < size <= full for size in sizes)
-    assert sizes == sorted(sizes, reverse=True)  # full ones first, then smaller
-    largest = max((len(chunk) for chunk in chunks), default=0)  # < full when count is 0
-    least = max(1, largest // batches.TAPER)
-    assert all(size >= least for size in sizes[:-1])
-    if full > 1 and len(ids) > 2 * workers * full:  # the last ones can be smaller
-        assert sizes[0] == full and sizes[-1] < full
 
 
 def test_the_first_batch_is_triaged_once_and_stores_the_same(

@@ -1,4 +1,5 @@
-"""A regrade's fast path (app.regrade.fast) stores exactly what an uncached regrade stores.
+"""A regrade's fast path (graders.cache.rescore, app.regrade.batches) stores exactly what an
+uncached regrade stores.
 
 Each scenario grades the same mixed set in two identical databases, applies the same rubric
 edit to both, regrades one with the result cache (the fast path re-scores in the CLI's process
@@ -25,10 +26,10 @@ from app.db.migrate import upgrade
 from app.db.models import GradingRun, ItemScore, Override, RegradeJob, Submission
 from app.db.session import make_engine, make_sessionmaker, unit_of_work
 from app.grading import worker
-from app.regrade.fast import FastPath, StoredRun
 from app.regrade.runner import RegradeReport, run_regrade
 from app.submissions.service import accept
 from app.submissions.upload import Upload
+from graders.cache.rescore import Rescorer, StoredRun
 from graders.context import GradingResources
 from graders.rubric import BUNDLED_RUBRICS
 from tests.app.conftest import copy_sqlite_file
@@ -256,13 +257,13 @@ def test_a_battery_change_goes_to_the_grading_processes(setup: Setup, battery: s
     b3 = [sid for sid, keys in answered_groups(setup.fast).items()
           if "B3/code" in keys]
     attempted: list[int] = []
-    real = FastPath._rescore
+    real = Rescorer._rescore
 
-    def spy(self: FastPath, run: StoredRun) -> Any:
+    def spy(self: Rescorer, run: StoredRun) -> Any:
         attempted.append(run.submission_id)
         return real(self, run)
 
-    setup.monkeypatch.setattr(FastPath, "_rescore", spy)
+    setup.monkeypatch.setattr(Rescorer, "_rescore", spy)
     fast, slow = setup.regrade_both()
     assert stored(setup.fast) == stored(setup.slow)
     _same_reports(fast, slow)

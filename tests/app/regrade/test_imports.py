@@ -69,7 +69,7 @@ def test_a_points_only_regrade_imports_no_grader_it_does_not_run(tmp_path: Path)
     assert "regraded 4 submissions of transformer-basics" in second, second
     assert "0 sent to the grading processes" in second, second
     # The report is read right: it names what the re-scoring imported.
-    assert {"app.regrade.fast", "graders.cache.runs", "graders.written.settings"} <= modules
+    assert {"graders.cache.rescore", "graders.cache.runs", "graders.written.settings"} <= modules
     assert _present(modules, NOT_RUN) == []
 
 

@@ -1,5 +1,6 @@
-"""`settle` (a regrade's new status, totals and change report from the stored run's totals and
-the few rows it reads) decides exactly what the full comparison over every row decides
+"""`settle` (graders.cache.settle: a regrade's new status, totals and change report from the
+stored run's totals and the few rows it reads, reported by `changes.change_of`) decides exactly
+what the full comparison over every row decides
 (`changes.diff_of` over `changes.stored_score`, the grading processes' path), for generated runs:
 any statuses, points, recomputed items and overrides."""
 
@@ -11,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.db.models import Override
-from app.grading.repository import DECIDING, ItemRow, RunScores, Score
-from app.regrade.changes import diff_of, settle, stored_score
+from app.grading.repository import DECIDING, ItemRow, Score
+from app.regrade.changes import change_of, diff_of, stored_score
+from graders.cache.settle import settle
 from graders.results import ItemResult, Status
 
 STATUSES = ("graded", "needs_review", "missing", "pending", "grader_error")
@@ -55,18 +57,19 @@ def test_settle_decides_what_the_full_comparison_decides(
     machine_old = stored_score(old, {}, "graded")
     assert machine_old.total is not None and machine_old.max_points is not None
     wanted = set(recomputed) | set(overrides)
-    read = RunScores(len(old), {r.item_id: Score(r.item_id, r.points, r.max_points, r.status)
-                                for r in old if r.item_id in wanted or r.status in DECIDING})
+    read = {r.item_id: Score(r.item_id, r.points, r.max_points, r.status)
+            for r in old if r.item_id in wanted or r.status in DECIDING}
     positions = {r.item_id: n for n, r in enumerate(old)}
-    settled = settle(7, "s", machine_old.total, machine_old.max_points, read, recomputed,
-                     overrides, positions)
+    settled = settle(machine_old.total, machine_old.max_points, read, recomputed,
+                     {item: o.points for item, o in overrides.items()}, positions)
     assert settled is not None
     machine_new = stored_score(new, {}, "graded")
     assert (settled.status, settled.total, settled.max_points) == (
         machine_new.status, machine_new.total, machine_new.max_points)
     expected = diff_of(7, "s", stored_score(old, overrides, "graded"),
                        stored_score(new, overrides, "graded"))
-    assert settled.change == (expected if recomputed else None)
+    assert settled.changed == (expected is not None)
+    assert (change_of(7, "s", settled) if settled.changed else None) == expected
     if not recomputed:
         assert expected is None
 
@@ -75,5 +78,4 @@ def test_rows_that_do_not_cover_a_recomputed_item_are_not_settled() -> None:
     result = ItemResult(item_id="q0.a", question="q0", points=Decimal(1),
                         max_points=Decimal(1), status=Status.GRADED, grader="numeric",
                         grader_version="1")
-    assert settle(1, None, Decimal(0), Decimal(1), RunScores(1, {}), {"q0.a": result}, {},
-                  {"q0.a": 0}) is None
+    assert settle(Decimal(0), Decimal(1), {}, {"q0.a": result}, {}, {"q0.a": 0}) is None

@@ -1,4 +1,4 @@
-"""A regrade worker grades a stored numeric group's results again (`FastPath._regraded`) rather
+"""A regrade worker grades a stored numeric group's results again (`Rescorer._regraded`) rather
 than reading them back from the result cache: what it grades is exactly what the cache holds
 under the stored key, for every stored run of the mixed set, before and after a rubric edit."""
 
@@ -10,26 +10,25 @@ from sqlalchemy import select
 
 from app.db.models import RubricVersion, Submission
 from app.db.session import unit_of_work
-from app.regrade.batches import fast_path
-from app.regrade.fast import FastPath, stored_runs
+from app.regrade.batches import fast_path, triage
 from graders.cache.codecs import decode_parsed, decode_results
+from graders.cache.rescore import Rescorer
 from graders.results import ItemResult
 from graders.rubric import parse_rubric
 from tests.app.regrade.test_cache import KNOWN_MISTAKE, POINTS_AND_FEEDBACK
 from tests.app.regrade.test_fast import Setup, _edited, setup  # noqa: F401 (a fixture)
 
 
-def _fast(setup: Setup) -> tuple[FastPath, dict[int, Any]]:  # noqa: F811
+def _fast(setup: Setup) -> tuple[Rescorer, dict[int, Any]]:  # noqa: F811
     with unit_of_work(setup.fast) as session:
         text = session.execute(select(RubricVersion.source_text)
                                .order_by(RubricVersion.id.desc())).scalars().first()
         ids = list(session.execute(select(Submission.id)).scalars())
         assert text is not None
-        fast = fast_path(parse_rubric(text, "<test>"), None, setup.options)
-        assert fast is not None
-        stored = stored_runs(session, ids)
-        fast.pool_only(session, ids, stored)
-    return fast, stored
+    fast = fast_path(parse_rubric(text, "<test>"), None, setup.options)
+    assert fast is not None
+    stored, _ = triage(setup.fast, fast, ids, lambda untried: None)
+    return fast, dict(stored)
 
 
 def _compared(setup: Setup) -> int:  # noqa: F811

@@ -1,30 +1,25 @@
-"""A regrade's fast path: re-score in this process from what the stored run was computed from.
+"""A stored run re-scored from what it was computed from: no database, no upload.
 
-Under the new rubric each stored group key (`stored_runs`; the plan: graders.cache.plan) is
-computed again from the stored digests, without the upload: a group whose key did not change
-keeps its stored rows; a changed key is looked up in the result cache, else its grader runs
-here on the located submission read from the cache (the kinds that re-score in place: code and
-written groups need the sandbox or the embedding model, which live in the grading processes).
-Anything else goes to the grading processes; so does, untried, a submission that answered a
-changed code or written group (`pool_only`). A batch is re-scored, settled (app.regrade.changes)
-and stored in one transaction (app.grading.repository), whether this process or a forked worker
-runs it.
+Under the new rubric each group key a stored run recorded (`StoredRun.keys`; the plan:
+graders.cache.plan) is computed again from the stored digests: a group whose key did not
+change keeps its stored rows; a changed key is looked up in the result cache, else its grader
+runs here on the located submission read from the cache (the kinds that re-score in place:
+code and written groups need the sandbox or the embedding model, which live in the grading
+processes). Anything else is left to the grading processes (`Rescorer.rescore` answers None);
+so is, untried, a run that answered a changed code or written group (`Rescorer.untried`).
+The caller reads the runs and stores what comes back (app.regrade.batches).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Text, cast, select
-from sqlalchemy.orm import Session
-
-from app.db.models import GradingRun, RubricVersion, Submission
-from graders.cache import CACHE_KEY, ResultCache
 from graders.cache.codecs import decode_parsed, decode_results, encode_results
+from graders.cache.core import CACHE_KEY, ResultCache
 from graders.cache.groups import cacheable
 from graders.cache.keys import answer_digest
 from graders.cache.plan import (
@@ -41,55 +36,41 @@ from graders.cache.plan import (
 )
 from graders.cache.runs import MISSING, GroupSpec, Resolve, RunKeys
 from graders.context import GradingContext, GradingResources
-from graders.documents.model import ParsedSubmission
+from graders.documents.model import LocatedAnswer, ParsedSubmission
 from graders.engine import grade_group, unanswered_in
 from graders.results import ItemResult
-from graders.rubric import LoadedRubric, Question, stored_rubric
+from graders.rubric_model import LoadedRubric, Question
 
 MEMO_ENTRIES = 50_000
 
 
 @dataclass(frozen=True, slots=True)
 class StoredRun:
+    """A submission's current run as a regrade reads it: the upload it was computed from, its
+    keys as stored (JSON text) and its machine totals. The ids are the caller's."""
+
     submission_id: int
+    run_id: int
     student: str | None
-    status: str
     sha256: str
     filename: str | None
     content_type: str | None
-    run_id: int
-    keys: StoredKeys | None
+    handout: str | None  # the edition declared with the upload
     rubric_version_id: int
-    total: Decimal  # the run's machine total and maximum
+    total: Decimal
     max_points: Decimal
-    keys_text: str | None = None  # `keys` as stored (JSON)
-    handout: str | None = None  # the edition declared with the upload
+    keys_text: str | None
+    keys: StoredKeys | None = field(init=False)
 
-
-def stored_runs(session: Session, ids: Sequence[int]) -> dict[int, StoredRun]:
-    # The keys are read as their JSON text: a re-scored run's new keys are that text with the
-    # changed keys replaced (`keys_text`), never encoded again whole.
-    rows = session.connection().execute(
-        select(Submission.id, Submission.student, Submission.status, Submission.sha256,
-               Submission.filename, Submission.content_type, GradingRun.id,
-               cast(GradingRun.result_keys, Text), GradingRun.rubric_version_id,
-               GradingRun.total, GradingRun.max_points, Submission.handout)
-        .join(GradingRun, GradingRun.submission_id == Submission.id)
-        .where(Submission.id.in_(list(ids)), GradingRun.is_current.is_(True))
-    ).tuples().all()
-    found: dict[int, StoredRun] = {}
-    for (sid, student, status, sha, name, ctype, run_id, text, version, total, most,
-         handout) in rows:
-        keys = None if text is None else parse_keys(json.loads(text))
-        found[sid] = StoredRun(sid, student, status, sha, name, ctype, run_id, keys, version,
-                               total, most, text, handout)
-    return found
+    def __post_init__(self) -> None:
+        text = self.keys_text
+        object.__setattr__(self, "keys", None if text is None else parse_keys(json.loads(text)))
 
 
 @dataclass(slots=True)
 class Rescored:
-    """One submission re-scored here: the recomputed results that differ from its stored rows
-    (the rest of its stored run is kept) and its new keys."""
+    """One run re-scored: the recomputed results that differ from its stored rows (the rest of
+    the run is kept) and its new keys."""
 
     stored: StoredRun
     recomputed: dict[str, ItemResult]
@@ -98,29 +79,29 @@ class Rescored:
 
 
 @dataclass
-class FastStats:
-    reused: int = 0  # submissions whose every stored score was kept
-    rescored: int = 0  # submissions with some results recomputed or read from the cache
-    sent: int = 0  # submissions sent to the grading processes
+class RescoreStats:
+    reused: int = 0  # runs whose every stored score was kept
+    rescored: int = 0  # runs with some results recomputed or read from the cache
+    sent: int = 0  # runs left to the grading processes
     sent_untried: int = 0  # of which untried: no keys, or a changed code/written group
     groups_run: int = 0
     groups_cached: int = 0
     located: int = 0  # located submissions read back from the cache
 
     def unsettled(self, done: Rescored) -> None:
-        """`done`, counted as re-scored here, goes to the grading processes after all."""
+        """`done`, counted as re-scored, goes to the grading processes after all."""
         if done.regraded:
             self.rescored -= 1
         else:
             self.reused -= 1
         self.sent += 1
 
-    def add(self, more: FastStats) -> None:
+    def add(self, more: RescoreStats) -> None:
         for counter in fields(self):
             setattr(self, counter.name, getattr(self, counter.name) + getattr(more, counter.name))
 
 
-class FastPath:
+class Rescorer:
     def __init__(self, loaded: LoadedRubric, options: Mapping[str, Any],
                  cache: ResultCache) -> None:
         self.loaded = loaded
@@ -134,28 +115,29 @@ class FastPath:
                          for item in spec.items}
         self.max_answers = self.resources.settings.max_answers
         self.memo: dict[str, list[ItemResult]] = {}
-        self.stats = FastStats()
+        self.stats = RescoreStats()
         self.questions = [(question, f"{question.id}/{MISSING}", specs)
                           for question, specs in self.keys.questions]
         self.versions: dict[int, VersionPlan | None] = {}  # by stored runs' rubric version
 
-    def pool_only(self, session: Session, ids: Sequence[int],
-                  stored: Mapping[int, StoredRun]) -> set[int]:
-        """Those of `ids` the plan sends to the grading processes untried (counted as sent)."""
-        untried = {sid for sid in ids if plan_run(
+    def untried(self, ids: Iterable[int], stored: Mapping[int, StoredRun],
+                old_rubric: Callable[[int], LoadedRubric | None]) -> set[int]:
+        """Those of `ids` the plan leaves to the grading processes untried (counted as sent):
+        no stored run, no keys, or a changed code or written group. `old_rubric` reads a
+        stored run's rubric version (once per version)."""
+        found = {sid for sid in ids if plan_run(
             None if (run := stored.get(sid)) is None else run.keys,
-            None if run is None else self._version(session, run.rubric_version_id)) is Step.RERUN}
-        self.stats.sent += len(untried)
-        self.stats.sent_untried += len(untried)
-        return untried
+            None if run is None else self._version(run.rubric_version_id, old_rubric))
+            is Step.RERUN}
+        self.stats.sent += len(found)
+        self.stats.sent_untried += len(found)
+        return found
 
-    def _version(self, session: Session, version_id: int) -> VersionPlan | None:
+    def _version(self, version_id: int,
+                 old_rubric: Callable[[int], LoadedRubric | None]) -> VersionPlan | None:
         if version_id not in self.versions:
-            row = session.get(RubricVersion, version_id)
             try:
-                # With its battery files as stored (without: beside its file, as stored).
-                old = None if row is None else stored_rubric(row.source_text, row.source_name,
-                                                             row.battery_files)
+                old = old_rubric(version_id)
                 plan = None if old is None else plan_version(self.keys, old, self.resources)
             except Exception:  # an old rubric this code cannot read: the grading processes
                 plan = None
@@ -163,9 +145,9 @@ class FastPath:
         return self.versions[version_id]
 
     def rescore(self, stored: StoredRun | None) -> Rescored | None:
-        """The submission re-scored, or None: it goes to the grading processes."""
+        """The run re-scored, or None: it goes to the grading processes."""
         try:
-            done = self._rescore(stored) if stored is not None else None
+            done = None if stored is None else self._rescore(stored)
         except Exception:  # anything unexpected here: the grading processes do it as before
             done = None
         if done is None:
@@ -176,19 +158,17 @@ class FastPath:
             self.stats.reused += 1
         return done
 
-    def _lookup(self, key: str, spec: GroupSpec,
-                regraded: Callable[[], list[ItemResult] | None] | None = None
+    def _cached(self, key: str, spec: GroupSpec, counted: bool = True
                 ) -> list[ItemResult] | None:
-        """The results under `key`: remembered, else `regraded()`, else read from the cache."""
+        """The results under `key`: remembered, else read from the cache (`counted` as a
+        grader result read instead of recomputed)."""
         found = self.memo.get(key)
         if found is None:
-            found = None if regraded is None else regraded()
+            question = spec.question.id
+            found = self.cache.load(key, lambda p: decode_results(p, spec.items, question))
             if found is None:
-                question = spec.question.id
-                found = self.cache.load(key, lambda p: decode_results(p, spec.items, question))
-                if found is None:
-                    return None
-                self.stats.groups_cached += regraded is None
+                return None
+            self.stats.groups_cached += counted
             self._remember(key, found)
         return found
 
@@ -247,34 +227,42 @@ class FastPath:
         if key == entry.key:
             run.new_groups[spec.name] = entry
             return True
-        results = self._lookup(key, spec)
+        results = self._cached(key, spec)
         if results is None:
             results = self._grade(spec, key, run.resolve, run.located)
         if results is None:
             return False
         if cacheable(results):
             run.new_groups[spec.name] = GroupKey(key, entry.basis)
-        # The results the stored rows were written from, read with the group as its rubric
-        # stated it: a row whose new result is the same is not moved and written again.
-        old = None if run.plan is None else run.plan.keys
-        stated = None if run.plan is None else run.plan.stated.get(spec.name)
-        doc = run.parsed
-        run.recompute(results, None if old is None or stated is None else self._lookup(
-            entry.key, stated, lambda: None if doc is None else self._regraded(
-                entry.key, old, stated, entry.basis, doc)))
+        run.recompute(results, self._stored(run, spec, entry))
         return True
+
+    def _stored(self, run: _Run, spec: GroupSpec, entry: GroupKey) -> list[ItemResult] | None:
+        """The results the stored rows were written from, with the group as its rubric stated
+        it (a row whose new result is the same is not moved and written again): remembered,
+        else graded again on the located answer already read, else read from the cache."""
+        plan = run.plan
+        stated = None if plan is None else plan.stated.get(spec.name)
+        if plan is None or stated is None:
+            return None
+        found = self.memo.get(entry.key)
+        if found is None and run.parsed is not None:
+            found = self._regraded(entry.key, plan.keys, stated, entry.basis, run.parsed)
+            if found is not None:
+                self._remember(entry.key, found)
+        return found if found is not None else self._cached(entry.key, stated, counted=False)
 
     def _regraded(self, key: str, keys: RunKeys, spec: GroupSpec, basis: str,
                   doc: ParsedSubmission) -> list[ItemResult] | None:
-        """The results stored under `key`, graded again on the located answer already read
-        (cheaper than reading them back): only when `key` is the group's key under the stored
+        """The results stored under `key`, graded again on the located answer (cheaper than
+        reading them back): only when `key` is the group's key under the stored
         run's rubric (`keys`) for this very answer, with no earlier results to read. None:
         read them."""
         if (not in_place(spec.kind) or spec.referenced or not spec.static
                 or keys.key(spec, basis, _no_earlier) != key):
             return None
-        answer = doc.answers.get(spec.question.id)
-        if answer is None or not answer.text.strip() or answer_digest(answer) != basis:
+        answer = _answer(doc, spec)
+        if answer is None or answer_digest(answer) != basis:
             return None
         results = self._run(keys.loaded, spec, doc, {})
         return results if cacheable(results) else None
@@ -286,8 +274,7 @@ class FastPath:
             return None
         doc = located()
         earlier = None if doc is None else self.keys.earlier_for(spec, resolve)
-        answer = None if doc is None else doc.answers.get(spec.question.id)
-        if doc is None or answer is None or not answer.text.strip() or earlier is None:
+        if doc is None or earlier is None or _answer(doc, spec) is None:
             return None
         results = self._run(self.loaded, spec, doc, earlier)
         self.stats.groups_run += 1
@@ -310,12 +297,12 @@ class _Run:
     """One stored run being re-scored: its new keys, the results recomputed (and which of
     them are the stored ones), and its located submission, read from the cache once needed."""
 
-    def __init__(self, fast: FastPath, stored: StoredRun, keys: StoredKeys) -> None:
-        self.fast, self.stored, self.keys = fast, stored, keys
+    def __init__(self, rescorer: Rescorer, stored: StoredRun, keys: StoredKeys) -> None:
+        self.rescorer, self.stored, self.keys = rescorer, stored, keys
         self.new_groups: dict[str, GroupKey] = {}
         self.recomputed: dict[str, ItemResult] = {}
         self.same: set[str] = set()  # recomputed items whose result is the stored one
-        self.plan = fast.versions.get(stored.rubric_version_id)  # of its rubric version
+        self.plan = rescorer.versions.get(stored.rubric_version_id)  # of its rubric version
         self.parsed: ParsedSubmission | None = None  # once read
         self._read = False
 
@@ -331,8 +318,8 @@ class _Run:
     def located(self) -> ParsedSubmission | None:
         if not self._read:
             self._read = True
-            self.parsed = self.fast.cache.load(self.keys.location, decode_parsed)
-            self.fast.stats.located += 1
+            self.parsed = self.rescorer.cache.load(self.keys.location, decode_parsed)
+            self.rescorer.stats.located += 1
         return self.parsed
 
     def resolve(self, ids: Sequence[str]) -> dict[str, ItemResult] | None:
@@ -342,16 +329,22 @@ class _Run:
         for item_id in ids:
             result = self.recomputed.get(item_id)
             if result is None:
-                spec = self.fast.group_of.get(item_id)
+                spec = self.rescorer.group_of.get(item_id)
                 entry = None if spec is None else self.new_groups.get(spec.name)
                 if spec is None or entry is None:
                     return None
-                results = self.fast._lookup(entry.key, spec)
+                results = self.rescorer._cached(entry.key, spec)
                 result = next((r for r in results or () if r.item_id == item_id), None)
                 if result is None:
                     return None
             found[item_id] = result
         return found
+
+
+def _answer(doc: ParsedSubmission, spec: GroupSpec) -> LocatedAnswer | None:
+    """The group's question's located answer, when it is not blank (the engine grades it)."""
+    answer = doc.answers.get(spec.question.id)
+    return answer if answer is not None and answer.text.strip() else None
 
 
 def _no_earlier(ids: Sequence[str]) -> dict[str, ItemResult] | None:
