@@ -1,6 +1,6 @@
 """Storing grading runs. A run graded by the grading processes is stored whole, with all its
 item scores, replacing the current run (`store_outcomes`). A regrade re-scored in place
-(app.regrade.fast) pays for what changed only (`advance_runs`): the current run keeps its id
+(graders.cache.rescore) pays for what changed only (`advance_runs`): the current run keeps its id
 and every item row that did not change, and its previous state becomes a new run, no longer
 current, holding the superseded rows of the items that changed, moved to it (not copied). So a
 run that is no longer current holds the rows that differ from the run after it. Every reader of

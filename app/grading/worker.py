@@ -62,7 +62,7 @@ class WorkerOutcome(BaseModel):
     execution_time: float | None = None
     # What grading it recomputed and what it reused (graders.cache.CacheStats, as counts).
     work: dict[str, int] = Field(default_factory=dict)
-    # What its results were computed from (app.regrade.fast reads them back from the stored
+    # What its results were computed from (graders.cache.rescore reads them back from the stored
     # run): the located submission's digest and {"location": key, "answers": n, "groups":
     # {"<question>/<kind>": [key, basis]}}; None when the result cache is off or a calibration
     # context annotated the results.
