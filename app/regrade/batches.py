@@ -182,15 +182,12 @@ def here(factory: sessionmaker[Session], fast: Rescorer, chunk: Batch, target: T
 
 
 def run_batches(factory: sessionmaker[Session], fast: Rescorer, chunks: list[Batch],
-                target: Target, workers: int, stopping: threading.Event | None, send: Send,
+                target: Target, workers: int, stopped: Callable[[], bool], send: Send,
                 done: Callable[[Rescoring], None]) -> None:
     """Every fast batch, here or in forked workers; each one's answer to `done` here, in the
     order they come. Forked when there are two batches or more and most of the first is
     re-scored outside the grading processes (a battery change sends nearly all of it there:
-    no worker is worth its fork). Once `stopping` is set no batch is started."""
-    def stopped() -> bool:
-        return stopping is not None and stopping.is_set()
-
+    no worker is worth its fork). Once `stopped()` no batch is started."""
     engine = factory.kw.get("bind")
     if (workers >= 2 and len(chunks) >= 2 and isinstance(engine, Engine)
             and not _private(engine) and not stopped()):
@@ -265,7 +262,10 @@ def _forked(shared: _Shared, batches: list[Batch], workers: int, stopped: Callab
                         # The pool fails every running call before it stops the other
                         # workers: one slow to stop could still store its batch after `lost`
                         # read back what it stored. Each is killed and waited for first.
-                        _kill_and_wait(pool)
+                        workers_of = processes_of(pool)
+                        kill_processes(pool)
+                        for process in workers_of:
+                            process.join(30)
                     broken = True
                     _lost(shared, chunk, send, done)
                 except Exception:
@@ -299,13 +299,6 @@ def _lost(shared: _Shared, chunk: Batch, send: Send, done: Callable[[Rescoring],
         chunk = [sid for sid in chunk if sid not in stored]
     if chunk:
         done(here(shared.factory, shared.fast, chunk, target, send))
-
-
-def _kill_and_wait(pool: ProcessPoolExecutor) -> None:
-    workers = processes_of(pool)
-    kill_processes(pool)
-    for process in workers:
-        process.join(30)
 
 
 _busy = threading.Lock()  # held by a worker while it does a batch

@@ -69,23 +69,12 @@ class RegradeReport:
 
     def work_summary(self) -> str:
         """How much this run recomputed, in words (`regrade --dry-run` prints it)."""
-        work = self.work
-        pooled = "result cache off, everything recomputed" if not self.cached else (
-            f"{self.cached - work.located} re-scored from stored observations "
-            f"({work.groups_cached} grader results reused, {work.groups_run} recomputed), "
-            f"{work.located} documents re-located, {work.code_runs} code runs "
-            f"({work.code_cached} reused)")
-        fast = self.fast
-        if fast is None:
+        pooled = self.work.summary(self.cached) if self.cached else (
+            "result cache off, everything recomputed")
+        if self.fast is None:
             return f"{self.total} submissions: {pooled}"
-        head = (
-            f"{fast.reused} re-used stored scores, {fast.rescored} re-scored in place "
-            f"({fast.groups_cached} grader results read from the cache, {fast.groups_run} "
-            f"recomputed here), {fast.sent} sent to the grading processes "
-            f"({fast.sent_untried} without trying: no recorded keys, or a changed code or "
-            f"written group)"
-        )
-        return f"{self.total} submissions: {head}" + (f"; there: {pooled}" if fast.sent else "")
+        there = f"; there: {pooled}" if self.fast.sent else ""
+        return f"{self.total} submissions: {self.fast.summary()}{there}"
 
 
 class _Pooled:
@@ -261,7 +250,7 @@ def run_regrade(
         else:
             report.fast = fast.stats
             run_batches(factory, fast, chunks, target, worker_count(fast_workers, source.workers),
-                        stopping, pooled.send, pooled.rescored)
+                        pooled.stopped, pooled.send, pooled.rescored)
         pooled.drain()
     finally:
         pooled.close()

@@ -87,6 +87,13 @@ class CacheStats:
     def as_dict(self) -> dict[str, int]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
+    def summary(self, documents: int) -> str:
+        """These counts summed over `documents` graded with the cache, in words."""
+        return (f"{documents - self.located} re-scored from stored observations "
+                f"({self.groups_cached} grader results reused, {self.groups_run} recomputed), "
+                f"{self.located} documents re-located, {self.code_runs} code runs "
+                f"({self.code_cached} reused)")
+
     def add(self, other: dict[str, int]) -> None:
         for f in fields(self):
             value = other.get(f.name, 0)

@@ -96,6 +96,13 @@ class RescoreStats:
             self.reused -= 1
         self.sent += 1
 
+    def summary(self) -> str:
+        return (f"{self.reused} re-used stored scores, {self.rescored} re-scored in place "
+                f"({self.groups_cached} grader results read from the cache, {self.groups_run} "
+                f"recomputed here), {self.sent} sent to the grading processes "
+                f"({self.sent_untried} without trying: no recorded keys, or a changed code or "
+                "written group)")
+
     def add(self, more: RescoreStats) -> None:
         for counter in fields(self):
             setattr(self, counter.name, getattr(self, counter.name) + getattr(more, counter.name))

@@ -268,7 +268,7 @@ def test_an_in_memory_database_is_never_forked(
         monkeypatch.setattr(batches, "triage", lambda *_: pytest.fail("triaged to fork"))
         target = batches.Target(1, None, dry_run=True)
         batches.run_batches(make_sessionmaker(engine), None,  # type: ignore[arg-type]
-                            [[1], [2], [3]], target, 2, None, *(lambda *_: None,) * 2)
+                            [[1], [2], [3]], target, 2, lambda: False, *(lambda *_: None,) * 2)
         assert ran == [[1], [2], [3]]
         engine.dispose()
     assert forks == []
