@@ -238,6 +238,9 @@ class _Converter:
                 return f" {_PREFIXES[prefixed.group(1).lower()]} "
             if word in _SCALE_LETTERS and self.text[self.pos - 2].isdigit():
                 return f" {_SCALE_LETTERS[word]} "  # `1.05M`, `590K`, `1.2B` (against the digit)
+            if word == "k" and self.text[self.pos - 2].isdigit() \
+                    and not re.match(r"[_^(\w]|\s*[*/+=^-]", self.text[self.pos:self.pos + 3]):
+                return " thousand "  # `16k`, `32k tokens`; not `2k + 1`, `4k_1`
             return f" {word.lower()} " if word.lower() in SCALES else SEP
         return SEP
 
