@@ -34,7 +34,8 @@ LORA_VARIANTS = {
     "alpha": ("the update is scaled by alpha, not alpha / r", _scaled_by_alpha),
     "unscaled": ("the update x A B is not scaled by alpha / r", _unscaled),
     "inverse": ("the update is scaled by r / alpha, not alpha / r", _inverse),
-    "adapter only": ("the frozen x W is left out: only the adapter's update is returned", _adapter_only),
+    "adapter only": ("the frozen x W is left out: only the adapter's update is returned",
+                     _adapter_only),
 }
 
 
@@ -66,7 +67,8 @@ def _floored(w):
 
 QUANT_VARIANTS = {
     "128": ("the scale is max|w| / 128: the int8 range used is [-127, 127]", _by_128),
-    "255": ("the scale is max|w| / 255, the asymmetric range's step, for a symmetric code", _by_255),
+    "255": ("the scale is max|w| / 255, an asymmetric code's step, for a symmetric code",
+            _by_255),
     "truncated": ("w / scale is truncated (astype without rounding), not rounded", _truncated),
     "floored": ("w / scale is floored, not rounded to the nearest integer", _floored),
 }
