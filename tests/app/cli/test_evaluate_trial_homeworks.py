@@ -195,13 +195,14 @@ def _overall(name: str, folder: Path) -> dict[str, Any]:
     # (ray: the rubric offers only letters)
     ("embeddings", 301, 0),
     # of 340 (315 at load 2-4; 321, 9 confident wrong, none called missing since headings between
-    # rules are labels: ike.py's `# ---- Q5 ----` comments; 330, 4 since session t46: align blocks
+    # rules are labels: ike.py's `# ---- Q5 ----` comments; 332, 2 since session t46: align blocks
     # after `\section*{Question N}` before a `(b)`, eon.pdf's `4T<sup>2</sup>d`, `16k`, `75%
-    # smaller`, `a) 0.54 GB`, `$16\times$ fewer`, quin.txt's `b c`). Left: ben.ipynb's values
-    # printed by a code cell (missing at 0.85), dia's `2^{31} \approx 2.15 \times 10^9` graded on
-    # the rounded value, oli's `2 · 32 · ... · 2 bytes ≈ 0.5 GB` graded on the product (the hand
-    # grade takes the GB-for-GiB slip), ike's `keys, values` for the letters B, C (review)
-    ("attention_variants", 328, 5),
+    # smaller`, `a) 0.54 GB`, `$16\times$ fewer`, quin.txt's `b c`, ben.ipynb's (b) and (c)
+    # printed by the code cell after its answer). Left: dia's `2^{31} \approx 2.15 \times 10^9`
+    # graded on the rounded value, oli's `2 · 32 · ... · 2 bytes ≈ 0.5 GB` graded on the product
+    # (the hand grade takes the GB-for-GiB slip), ike's `keys, values` for the letters B, C and a
+    # factor 0.25 where Q3's (a), (b) ask bytes (review)
+    ("attention_variants", 330, 3),
     # of 378 (340, 13 confident wrong on the first run; 373, 3 after session t46). Left: bo.md's
     # Q5 answered in a table row and again under a later `**Q5**` paragraph (the paragraph taken,
     # (a) and (c) missing at 0.85), lin.py's `(b) 3.72 GB  (4 bits + 16/64 bits per weight)` read
