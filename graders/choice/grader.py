@@ -23,8 +23,10 @@ from graders.rubric_model import RubricItem
 
 UNSURE = 0.0  # confidence of a result sent to review
 LABELLED = 0.9  # confidence of a choice read from its label before its option's text
-# an option's label before its text: "B) sqrt(d)", "(B) sqrt d", "B. sqrt(d)", "B: ...", "B - ..."
-_LABEL_THEN_TEXT = re.compile(r"\(?([^\s().:]{1,3})(?:\)|[.:]|\s+-)(?:\s|$)")
+# an option's label before its text or the student's reason: "B) sqrt(d)", "(B) sqrt d",
+# "B. sqrt(d)", "B: ...", "B - ...", "B — only the adapters; W stays frozen"
+_LABEL_THEN_TEXT = re.compile(
+    r"\(?([^\s().:\u2013\u2014]{1,3})(?:(?:\)|[.:]|\s+-)(?:\s|$)|\s*[\u2013\u2014])")
 
 
 def _answer_text(item: RubricItem, answer: LocatedAnswer, context: GradingContext,
@@ -37,8 +39,22 @@ def _answer_text(item: RubricItem, answer: LocatedAnswer, context: GradingContex
     if len(items) < 2 and config.subpart is None:
         return answer.text
     place = next((i for i, it in enumerate(items, start=1) if it.id == item.id), 1)
-    part = part_of(answer.text, config.subpart, place)
+    offered = frozenset(c.lower() for it in items for c in it.config.get("choices", ()))
+    part = part_of(answer.text, config.subpart, place, offered)
     return answer.text if part is None else part
+
+
+def _spaced(selected: list[str], offered: set[str]) -> list[str]:
+    """A selection of offered labels separated by spaces alone (`A B D`, handwriting's and
+    OCR's way) read as those labels, when the offered choices are labels."""
+    if not offered or max(len(c) for c in offered) > 3:
+        return selected
+    read: list[str] = []
+    for selection in selected:
+        words = selection.split()
+        spaced = selection not in offered and len(words) > 1 and all(w in offered for w in words)
+        read.extend(words if spaced else [selection])
+    return list(dict.fromkeys(read))
 
 
 def _labels(selected: list[str], offered: set[str]) -> tuple[list[str], bool]:
@@ -72,6 +88,8 @@ class ChoiceGrader(Grader):
         selected = list(dict.fromkeys(normalise(s, config.case_sensitive) for s in raw))
         selected = [s for s in selected if s]
         offered = {normalise(c, config.case_sensitive) for c in config.choices}
+        if config.select == "several":
+            selected = _spaced(selected, offered)
         selected, labelled = _labels(selected, offered)
         result = _Result(item, context, selected, LABELLED if labelled else 1.0)
         if not selected:

@@ -24,10 +24,19 @@ from graders.documents.labels import LETTERS, ROMANS, place_in_run
 MAX_TEXT = 4000
 _MARKED_ROMANS = 8  # the marker pattern reads i to viii
 
+_PART = r"[a-h]|viii|vii|vi|iv|v|iii|ii|i"
 _MARKER = re.compile(
-    r"(?:^|(?<=[ \t\n]))(\**)[ \t]*(?:\((?P<paren>[1-9]|[a-h]|viii|vii|vi|iv|v|iii|ii|i)\)"
-    r"|(?P<bare>[1-9]|[a-h]|viii|vii|vi|iv|v|iii|ii|i)(?P<end>[).:]))\**(?=[ \t\n]|$)",
+    r"(?:^|(?<=[ \t\n]))(\**)[ \t]*(?:\((?P<paren>[1-9]|" + _PART + r")\)"
+    r"|(?P<bare>[1-9]|" + _PART + r")(?P<end>[).:])"
+    # a part marked with its question's number: `7.a`, `Q7.a`, `7(a)`, `7a)`, `**7.b**`
+    r"|(?:Q|Question ?)?[1-9][0-9]?(?:[.-]?\((?P<npar>" + _PART + r")\)"
+    r"|[.-]?(?P<nbare>" + _PART + r")(?P<nend>[).:])|[.-](?P<nlone>" + _PART + r")))"
+    r"\**(?=[ \t\n]|$)",
     re.IGNORECASE)
+_FORMS = ("()", ")", ".", ":", "#()", "#)", "#.", "#:", "#")
+# a first part before a lone second marker (`B (b) A, C` once `(a)` went with the label) is
+# an answer's few words, not a sentence that cites a part
+_FIRST_PART_WORDS = 4
 # LaTeX spacing and line breaks between parts written on one line ("B \quad (b) ..."), and
 # the environments around them (`\end{enumerate}`, `\end{document}` after the last part)
 _LATEX_SPACE = re.compile(r"\\(?:qquad|quad|hfill|newline|[,;:! ])|\\\\|~|&|\$"
@@ -45,6 +54,19 @@ class _Marker:
     end: int
 
 
+def _label_and_form(match: re.Match[str]) -> tuple[str, str]:
+    """A marker's label (lower case) and form; a form with `#` carries a question's number."""
+    if match.group("paren"):
+        return match.group("paren").lower(), "()"
+    if match.group("bare"):
+        return match.group("bare").lower(), match.group("end")
+    if match.group("npar"):
+        return match.group("npar").lower(), "#()"
+    if match.group("nbare"):
+        return match.group("nbare").lower(), "#" + match.group("nend")
+    return match.group("nlone").lower(), "#"
+
+
 def _markers(text: str) -> list[_Marker]:
     """The markers, in order; one right after another (`(a) (B) sqrt d`) is its answer, not
     a marker: no part is empty."""
@@ -52,8 +74,7 @@ def _markers(text: str) -> list[_Marker]:
     for match in _MARKER.finditer(text):
         if found and not text[found[-1].end:match.start()].strip(" \t\n*"):
             continue
-        label = (match.group("paren") or match.group("bare")).lower()
-        form = "()" if match.group("paren") else match.group("end")
+        label, form = _label_and_form(match)
         line_start = text.rfind("\n", 0, match.start()) + 1
         opens_line = not text[line_start:match.start()].strip(" \t*#>-")
         found.append(_Marker(label, form, opens_line, match.start(), match.end()))
@@ -63,7 +84,7 @@ def _markers(text: str) -> list[_Marker]:
 def _best_run(markers: list[_Marker], first: int = 1) -> list[_Marker]:
     """The longest run counting up from `first` among markers of one form, of one kind."""
     best: list[_Marker] = []
-    for form in ("()", ")", ".", ":"):
+    for form in _FORMS:
         for kind in ("letter", "number", "roman"):
             run: list[_Marker] = []
             for marker in markers:
@@ -74,10 +95,12 @@ def _best_run(markers: list[_Marker], first: int = 1) -> list[_Marker]:
     return best
 
 
-def _run(text: str, markers: list[_Marker]) -> tuple[list[_Marker], int]:
+def _run(text: str, markers: list[_Marker], offered: frozenset[str]
+         ) -> tuple[list[_Marker], int]:
     """The parts' markers and the place of the first: a run from 1, else a run from 2 after
     text of its own (the first marker read as the question's label: "Q6 (a) B (b) A, C"
-    located as "B (b) A, C"), the text before it being the first part."""
+    located as "B (b) A, C"), the text before it being the first part; a lone second marker
+    after a first part of a few words or opening with an offered label (lower case)."""
     for first in (1, 2):
         # from 2, a marker with nothing before it is the first part's answer (`(B) sqrt d`)
         ours = markers if first == 1 else [m for m in markers if text[:m.start].strip()]
@@ -85,6 +108,13 @@ def _run(text: str, markers: list[_Marker]) -> tuple[list[_Marker], int]:
             run = _best_run(pool, first)
             if run:
                 return run, first
+    # one marker left, the second part's, after a first part of a few words
+    if len(markers) == 1 and any(place_in_run(markers[0].label, kind) == 2
+                                 for kind in ("letter", "number", "roman")):
+        words = text[:markers[0].start].split()
+        opens = words[0].strip("()*.:").lower() if words else ""
+        if words and (len(words) <= _FIRST_PART_WORDS or opens in offered):
+            return markers, 2
     return [], 1
 
 
@@ -115,14 +145,19 @@ def _items_as_markers(text: str) -> str:
     return _ITEM.sub(marker, text)
 
 
-def part_of(text: str, subpart: str | None, place: int) -> str | None:
+def part_of(text: str, subpart: str | None, place: int,
+            offered: frozenset[str] = frozenset()) -> str | None:
     """The text of the wanted part (`subpart`, or else the `place`-th, counting from 1), with
-    LaTeX spacing dropped; None when the text marks no run of parts or not that one."""
+    LaTeX spacing dropped; None when the text marks no run of parts or not that one. `offered`:
+    the question's choice labels, lower case."""
     text = _items_as_markers(text[:MAX_TEXT])
-    run, first = _run(text, _markers(text))
+    run, first = _run(text, _markers(text), offered)
     if not run:
         return None
-    wanted = subpart.lower() if subpart else _label(place, run[0].label, first)
+    if subpart:  # the rubric's `b` is the second part whatever the student's labels: `(ii)`, `2)`
+        place = next((p for kind in ("letter", "number", "roman")
+                      if (p := place_in_run(subpart.lower(), kind))), place)
+    wanted = _label(place, run[0].label, first)
     if first == 2 and wanted == _label(1, run[0].label, first):
         return _LATEX_SPACE.sub(" ", text[:run[0].start]).strip()
     for i, marker in enumerate(run):

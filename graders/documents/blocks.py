@@ -112,13 +112,23 @@ def outline(
             continue
         following, child = accepted[index + 1]
         if _extends(child, path) and not opens_first_part(text[mark.end:following.start],
-                                                          following):
+                                                          following) \
+                and not _after_first_part(following):
             intro.add(index)
     marked = frozenset(i for i, (m, _) in enumerate(accepted) if m.start in answered)
     return Outline(accepted, frozenset(intro), marked, tuple(handout))
 
 
 _FIRST_PART = re.compile(r"[ \t]*(?:\*\*|\\textbf\{)?\(?([a-h]|i{1,3}|iv|v)[.)]")
+
+
+def _after_first_part(child: LabelMark) -> bool:
+    """The first child label read is a later lettered sub-part (`(b)`, `(c)`): the text before
+    it holds the earlier parts' answers (an align environment, its markers inside
+    `\\text{(a)}`), no introduction. (A list's `(ii)` after an `\\item` not read as `(i)` is
+    left to the introduction rule: its first item may hold the pasted question.)"""
+    return child.roman is None and child.letter is not None and \
+        child.letter.lower() in LETTERS[1:]
 
 
 def opens_first_part(own: str, following: LabelMark) -> bool:

@@ -92,6 +92,13 @@ def prose_of(
             printed = _output_answer(text, answer, question, spans, s, end)
             if printed is not None:
                 return printed
+        parts = _printed_parts(text, spans, s, end, text[start:s])
+        if parts is not None:
+            # the later sub-parts printed by the code right after the answer cell, `(b) F =
+            # 2147483648`: they are the answer's, as if written
+            body = text[start:s].strip()
+            return replace(answer, text=f"{body}\n{parts[0]}", start=start, end=parts[1],
+                           note="; ".join(n for n in (answer.note, PRINTED_PARTS) if n))
         end = s  # the answer cell ends where the next code cell starts
         break
     heading = _next_section(text, start, end, answer.label or "")
@@ -131,6 +138,33 @@ def _next_section(text: str, start: int, end: int, label: str) -> re.Match[str] 
 
 
 FROM_OUTPUT = "read from the output of the code under the question (no written answer)"
+
+
+PRINTED_PARTS = "later sub-parts read from the output of the code after the answer"
+# a printed line that opens with a later sub-part's marker: `(b) F = ...`, `c) ratio: ...`
+_PRINTED_PART = re.compile(r"[ \t]*(?:\(([b-h]|ii|iii|iv|v)\)|([b-h])[).:])[ \t]")
+
+
+def _printed_parts(text: str, spans: Sequence[tuple[int, int]], first: int, end: int,
+                   written: str) -> tuple[str, int] | None:
+    """The output lines (without their `Out: ` prefix) of the code cell at `first`, and where
+    they end, when some open with a later sub-part's marker the written answer does not have."""
+    cell = next(((s, e) for s, e in spans if s == first), None)
+    if cell is None:
+        return None
+    lines: list[str] = []
+    cursor = cell[1]
+    while text.startswith("\n" + OUTPUT, cursor) and cursor < end:
+        stop = text.find("\n", cursor + 1)
+        stop = end if stop < 0 else min(stop, end)
+        lines.append(text[cursor + 1 + len(OUTPUT):stop])
+        cursor = stop
+    marks = [m for m in (_PRINTED_PART.match(line) for line in lines) if m is not None]
+    fresh = [m for m in marks if f"({m.group(1) or m.group(2)})" not in written
+             and f"{m.group(1) or m.group(2)})" not in written]
+    if not fresh:
+        return None
+    return "\n".join(line.strip() for line in lines), cursor
 
 
 def _output_answer(text: str, answer: LocatedAnswer, question: Question,

@@ -121,6 +121,21 @@ def _word_cue(cue: str, norm: str) -> CuePattern:
 
 
 _PREFIX_CUE = re.compile(r"[a-z]{2,20}(?: [a-z]{2,20}){0,3}\*")
+# a sub-part's marker as the rubric writes it, `(a)`, `(ii)`, `(2)`
+_MARKER_CUE = re.compile(r"\((?P<part>[a-h]|i{1,3}|iv|vi{0,3}|[1-9])\)")
+
+
+def _marker_cue(cue: str, part: str) -> CuePattern:
+    """The marker `(a)` as students write it: `a)`, `a.`, `a:`, `(a`, and after the question's
+    number, `3(a)`, `3a)`, `3.a`, `Q3.a` (emphasis is gone from the words form); standing
+    alone, not the end of a word (`sigma)`, `pizza.`) nor of a decimal. A numbered part is
+    `(2)` or `2)` only: `2.` ends many a sentence's value."""
+    x = re.escape(part)
+    if part.isdigit():
+        forms = rf"\(?{x}\)"
+    else:
+        forms = rf"(?:q?[0-9]{{1,2}}\.?)?(?:\({x}\)?|{x}[).:])|q?[0-9]{{1,2}}\.{x}"
+    return CuePattern(cue, re.compile(rf"(?<![\w.(])(?:{forms})(?!\w)"), True, part)
 
 
 def compile_cue(cue: str) -> CuePattern | None:
@@ -130,6 +145,8 @@ def compile_cue(cue: str) -> CuePattern | None:
     # words, also joined into an identifier (`self-attention`, `positional_encoding`); a single
     # letter makes it a symbol with a subscript (`d_model`, `W_Q`), matched as written
     words = norm.replace("_", " ").split()
+    if marker := _MARKER_CUE.fullmatch(norm):
+        return _marker_cue(cue, marker.group("part"))
     if _PREFIX_CUE.fullmatch(norm):
         # `divid*`, as in the written grader's patterns: any word that starts so (divided,
         # dividing, division)

@@ -227,6 +227,8 @@ def _pdf_text(raw: bytes, max_pages: int | None = None) -> str:
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
+    from graders.documents.pdf_scripts import page_text
+
     try:
         reader = PdfReader(io.BytesIO(raw))
         if reader.is_encrypted:
@@ -235,7 +237,7 @@ def _pdf_text(raw: bytes, max_pages: int | None = None) -> str:
             raise InvalidDocument(
                 f"the PDF has {len(reader.pages)} pages; at most {max_pages} are read"
             )
-        pages = [page.extract_text() or "" for page in reader.pages]
+        pages = [page_text(page) for page in reader.pages]
     except InvalidDocument:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:

@@ -90,8 +90,12 @@ _CIRCLED = re.compile(r"\\textcircled\{[^{}]{0,4}\}")
 # `Q3.a:`, `Q5b`): the number of a question is not a value
 _LINE_LABEL = re.compile(
     r"(?m)^[ \t>*\-]*(?:Q\d{1,2}(?:\.?[a-h])?[.):]?|\d{1,2}\.?[a-h][.):]|\d{1,2}[.)](?!\d)"
-    r"|\(?[a-h]\)|\(?(?:i|ii|iii|iv|v|vi)\))[ \t]"
+    r"|\(?[a-h]\)|\(?(?:i|ii|iii|iv|v|vi)\))\**[ \t]"
 )
+# Markdown bold (`**(c)** 0.002`, `q = **31**`) is no power: it opens after no name, number or
+# bracket and before text, and closes after text and before no name, number or bracket;
+# Python's `2**10`, `x ** 2` and `(b-1)**2` stay
+_BOLD = re.compile(r"(?<![\w)\]}*])\*\*(?=[^\s*])|(?<=[^\s*])\*\*(?![\w(\[{*])")
 
 
 # a Markdown bullet (`- 0.245`) is not a minus sign; `-0.245` still is
@@ -118,6 +122,7 @@ def _mask(text: str) -> str:
     masked = _BULLET.sub(_blank, masked)
     masked = _EMPHASIS.sub(_blank, masked)
     masked = _PY_GROUPS.sub(_grouped, masked)
+    masked = _BOLD.sub(_blank, masked)
     masked = read_ocr_digits(masked)  # `2O.8 GB`: the digits found where written, unit and all
     return _LINE_LABEL.sub(_blank, masked)
 

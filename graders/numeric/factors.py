@@ -54,9 +54,14 @@ _DIVIDED = re.compile(r"(?:\bdivided\s+by\s+|(?<![\d\]}])(?<![\d\]}][ \t])÷[ \t
 # `multiplies the cost by 4`, `is multiplied by 4`, `scales by 4` (a bounded run of words between)
 _MULTIPLIED = re.compile(rf"\b(?:multipl(?:y|ies|ied)|scal(?:es|ed))(?:[ \t]+[\w^]{{1,20}}){{0,4}}?"
                          rf"[ \t]+by[ \t]+{_NUMBER}(?![\w.%]\d|[\w%])", re.IGNORECASE)
-# a percentage: `increases by 300%` is 4x, `25% of the cost` is a quarter
-_PERCENT = re.compile(r"\b(?P<grow>(?:increas\w*|grows?|grew|goes[ \t]+up|rises?)[ \t]+by[ \t]+)?"
-                      r"(?P<percent>\d{1,5}(?:\.\d{1,3})?)[ \t]?%(?(grow)|(?=[ \t]+of\b))",
+# a percentage: `increases by 300%` is 4x, `25% of the cost` is a quarter, and a decrease
+# by one, `75% smaller`, `decreases by 75%`, `a 75% reduction`, is what is left: a quarter
+_PERCENT = re.compile(r"\b(?:(?P<grow>(?:increas\w*|grows?|grew|goes[ \t]+up|rises?)[ \t]+by[ \t]+)"
+                      r"|(?P<shrink>(?:decreas\w*|reduc\w*|shrinks?|shrunk|drops?|dropped|falls?"
+                      r"|fell|cut)[ \t]+by[ \t]+))?"
+                      r"(?P<percent>\d{1,5}(?:\.\d{1,3})?)[ \t]?%"
+                      r"(?(grow)|(?(shrink)|(?:(?=[ \t]+of\b)|[ \t]+"
+                      r"(?P<less>smaller|less|fewer|cheaper|lower|reduction)\b)))",
                       re.IGNORECASE)
 _VERBS: dict[str, int | Fraction] = {
     "double": 2, "doubles": 2, "doubled": 2, "twice": 2, "triple": 3, "triples": 3, "tripled": 3,
@@ -89,8 +94,10 @@ _EQUATION_AFTER = re.compile(r"\s*(?:[=_^'+/]|\*(?!\*)|-\s*[\w\\])")
 # reduction`); a comparative further on describes something else (`16x with smaller patches`)
 _DECREASE_BEFORE = re.compile(r"\b(?:decreas\w*|reduc\w*|shrink\w*|shrunk|drops?|dropp\w*|"
                               r"falls?|fell|lower(?:s|ed)?|cuts?|divid\w*|down)\b", re.IGNORECASE)
-_DECREASE_AFTER = re.compile(r"[\s*-]{0,3}(?:(?:as|times|the)\s+)?(?:decreas\w*|reduc\w*|"
-                             r"smaller|less|fewer|cheaper|lower|shorter|drop)\b", re.IGNORECASE)
+# (the sign's math or emphasis may close first: `$16\times$ fewer`, `\(4\times\) cheaper`)
+_DECREASE_AFTER = re.compile(r"(?:[\s*$}-]|\\\)){0,4}(?:(?:as|times|the)\s+)?"
+                             r"(?:decreas\w*|reduc\w*|smaller|less|fewer|cheaper|lower|shorter|"
+                             r"drop)\b", re.IGNORECASE)
 _CLAUSE_BREAK = re.compile(r"[,;:.!?\n(]|\b(?:and|but|so|while|whereas|then|thus|therefore|"
                            r"hence|because|since)\b", re.IGNORECASE)
 _WINDOW = 40
@@ -170,7 +177,8 @@ def _simple(text: str) -> list[FactorReading]:
                                    m.group(0).strip(), words=True))
     for m in _PERCENT.finditer(text):
         share = Fraction(m.group("percent")) / 100
-        value = 1 + share if m.group("grow") else share
+        value = 1 + share if m.group("grow") else \
+            1 - share if m.group("shrink") or m.group("less") else share
         if value > 0:
             found.append(FactorReading(value, m.start(), m.end(), m.group(0)))
     for m in _SLASH.finditer(text):

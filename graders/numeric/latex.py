@@ -38,11 +38,12 @@ _OCR_ZERO = re.compile(r"(?<![\w.])(?=[\dO.]*\d)(?=[\dO.]*O)(?:\d[\dO]*(?:\.[\dO
                        r"(?![\w.])")
 # ... and any number with a 1 read as l or I in it, and its O's (`l28`, `5l2 MiB`, `l.5 GiB`,
 # `2.l5`, `l6OOO`, `l,6lO,6l2,736`; `lO^9`, a power's base; `l/16`; `lO`, `lOO`): a run of
-# digits and those letters with a digit in it, starting with a digit or l/I (`O2` is a name);
-# `l1`, `l2` are norms
+# digits and those letters with a digit in it, starting with a digit or l/I (`O2` is a name),
+# a multiplier's x after it (`l28x smaller`); `l1`, `l2` are norms
 _OCR_NUMBER = re.compile(r"(?<![\w.,])(?!(?:l|I)[12](?![\w.,]))"
                          r"(?=[\dOlI.,]{0,24}\d)(?=[\dOlI.,]{0,24}[lI])[\dlI][\dOlI.,]{0,24}"
-                         r"(?<![.,])(?![\w])|(?<![\w.,])(?:[lI]O{0,3}(?=\^|[ \t]?/[ \t]?[lI]?\d)"
+                         r"(?<![.,])(?!(?![xX])\w|[xX]\w)"
+                         r"|(?<![\w.,])(?:[lI]O{0,3}(?=\^|[ \t]?/[ \t]?[lI]?\d)"
                          r"|lO{1,3}(?![\w]|[.,]\d))")
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,])0,(\d+)(?![\d,])")
 # ... a 1 read as l or I after a decimal point (`0.l299`, `0.I25`): the fraction is digits
@@ -237,6 +238,9 @@ class _Converter:
                 return f" {_PREFIXES[prefixed.group(1).lower()]} "
             if word in _SCALE_LETTERS and self.text[self.pos - 2].isdigit():
                 return f" {_SCALE_LETTERS[word]} "  # `1.05M`, `590K`, `1.2B` (against the digit)
+            if word == "k" and self.text[self.pos - 2].isdigit() \
+                    and not re.match(r"[_^(\w]|\s*[*/+=^-]", self.text[self.pos:self.pos + 3]):
+                return " thousand "  # `16k`, `32k tokens`; not `2k + 1`, `4k_1`
             return f" {word.lower()} " if word.lower() in SCALES else SEP
         return SEP
 

@@ -1,7 +1,8 @@
 """Numbers written in words: `Sixty-four`, `one hundred and twelve`, `two million`.
 
 Only well-formed numerals count (`one two` is two words, not 3), and a lone small word (`one
-head`, `two matrices`) is prose, not an answer, unless it is all a side of a relation says.
+head`, `two matrices`) is prose, not an answer, unless it is all a side of a relation says or a
+size's unit follows it (`exactly one gibibyte`, `two GB`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ WORD = r"(?:" + "|".join(sorted(_ALL, key=len, reverse=True)) + r")"
 RUN = re.compile(r"\b" + WORD + r"(?:(?:[ \t]*-[ \t]*|[ \t]+(?:and[ \t]+)?)" + WORD + r")*\b",
                  re.IGNORECASE)
 MAX_WORDS = 10
+# a size's unit after a numeral: `one gibibyte`, `two GB` state a value, as `2 GiB` does
+_SIZE_AFTER = re.compile(r"[ \t]+(?:[kKMGT]i?B\b|(?:kilo|mega|giga|tera|kibi|mebi|gibi|tebi)?"
+                         r"bytes?\b)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -82,7 +86,7 @@ def spoken_numbers(side: str) -> list[SpokenNumber]:
         if value is None:
             continue
         count = len(re.findall(r"[A-Za-z]+", m.group(0)))
-        small = count == 1 and value <= 10
+        small = count == 1 and value <= 10 and not _SIZE_AFTER.match(side, m.end())
         if small and m.group(0) != whole:
             continue
         found.append(SpokenNumber(m.start(), m.end(), value, count))

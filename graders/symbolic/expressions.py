@@ -59,6 +59,9 @@ _LEFT_OK = re.compile(
     # a sub-part's marker before it: `(b) s = ...`, `b) s = ...`
     r"(?:^|[$(,:;&\n]|=>|->|[⇒→∴]|\\(?:Rightarrow|implies|therefore|to|quad|qquad|[,;])|\}|"
     r"(?:^|\s)\(?(?:[a-h]|[ivx]{1,4})\)|\*\*|__|(?:^|\n)[ \t]*Q?\d{1,2}[-.]?[a-h][.):]?|"
+    # ... or opening its line as `a.`, `b:`, `ii.` (a letter and a full stop mid-sentence is
+    # no marker: "the value of a. N = ..." is not one)
+    r"(?:^|\n)[ \t]*(?:[a-hA-H]|[ivx]{1,4}|[IVX]{1,4})[.:]|"
     r"[A-Za-z]{2,}\.?|"
     r"\\text\{[^{}]*\}|(?:^|[\s$])(?:\\(?:mathbf|boldsymbol|bm|vec)\s*\{\s*[A-Za-z]\s*\}|[A-Za-z])"
     r"_\s*(?:\{\w+\}|\w)\s*=)\s*$"
@@ -173,7 +176,9 @@ def _drop_condition(expression: str) -> str:
 
 def tidy(expression: str) -> str:
     """Unicode and plain-text spellings to LaTeX the parser reads; spacing normalised."""
-    out = braced(expand_set_sums(standard_mu(superscripts(fold_width(expression)))))
+    # Python's power first: `2**(b - 1)` is `2^{b - 1}` as `2^(b - 1)` is
+    out = fold_width(expression).replace("**", "^")
+    out = braced(expand_set_sums(standard_mu(superscripts(out))))
     for char, latex in _UNICODE.items():
         out = out.replace(char, latex)
     out = re.sub(rf"(?<![\\A-Za-z])({_GREEK})(?![A-Za-z])", r"\\\1", out)
@@ -193,7 +198,6 @@ def tidy(expression: str) -> str:
     out = re.sub(r"\\(?:left|right)(?=[()\[\].|])", "", out)
     out = re.sub(r"\\(?:left|right)\\?([{}])", r"\1", out)
     out = re.sub(r"\\[,;!]|\\q?quad\b|~", " ", out)
-    out = re.sub(r"\*\*", "^", out)
     # d_model (plain) is one name, as d_{model} is: give multi-letter subscripts braces
     out = re.sub(r"(?<=[A-Za-z])_([A-Za-z]{2,})\b", r"_{\1}", out)
     out = re.sub(r"\\(?:text|mathrm|mathit|operatorname|mathbf|boldsymbol|bm|vec|mathbold)"

@@ -99,7 +99,25 @@ derivations unreadable. The bars below are the figures after them.
   formulas; an evaluation with `2048²` or `\\approx` passed over; `\\item[(a)]` parts of a
   LaTeX list; OCR's l for 1 anywhere in a number; `÷ 4` and `MHA cache / 4` as a quarter)
   and the rubric's edit (written elements of a "what is lost" question need `NOT` patterns:
-  docs/rubrics.md says so now): 315/340, 16 confident wrong, 6 called missing."""
+  docs/rubrics.md says so now): 315/340, 16 confident wrong, 6 called missing.
+- `adapters` (session t46): another instructor's homework on a topic no trial covered, LoRA and
+  int8 quantization: a LoRA layer (code: B at zero, known bugs alpha for alpha / r, no scale,
+  r / alpha, the frozen x W left out) and symmetric int8 quantization (code: a tuple return, an
+  int8 dtype, the swapped-outputs adaptation; known bugs /128, /255, truncation, floor), LoRA's
+  trained parameters and an adapter's factor (known mistakes, rounding credit), fp16 and int4
+  bytes with per-group scales, a tensor quantized by hand (scale, code, half-step error), two
+  formulas (symbolic), a two-part quiz (choice: one, several with right_minus_wrong) and three
+  written items (sub-parts, any 2 of 2); 18 submissions (7 Markdown with a table of answers,
+  `Problem N.a` labels, out of order, a partial one; 2 LaTeX with align after `\\section*` and
+  `\\item[(a)]`; 2 notebooks, one answering in printed output; a PDF printed from HTML with
+  `<sup>`/`<sub>`; 2 OCR transcripts; 2 .py with answers in comments; 2 JSON keyed by item and by
+  question), ranges committed before the first run. Before: 340/378, 13 confident wrong, 0
+  called missing. After the session's fixes (two-part quiz blocks whose `(a)` went with the
+  label, `7.a` markers, `B — reason`, `A B D`; the marker cue `(a)` matching `a)`, `a.`, `3.a`;
+  Markdown bold markers; `$128\\times$ fewer` and OCR's `l28x smaller`; PDF superscripts and
+  subscripts; `2**(b-1)` and `a. N = ...` in formulas) and the rubric's edits (`128x` answers
+  "how many times fewer"; the written patterns of q8 named in negations, "added to it before
+  deployment"): 373/378, 3 confident wrong, 0 called missing."""
 
 from __future__ import annotations
 
@@ -177,14 +195,19 @@ def _overall(name: str, folder: Path) -> dict[str, Any]:
     # (ray: the rubric offers only letters)
     ("embeddings", 301, 0),
     # of 340 (315 at load 2-4; 321, 9 confident wrong, none called missing since headings between
-    # rules are labels: ike.py's `# ---- Q5 ----` comments). Left, locating: dia.tex's and ned.tex's
-    # align blocks after `\section*{Question N}` left out of the answers (dia's Q4 evaluation graded
-    # as the formula, 0 at 0.85; Q3 (a), (b) to review), eon.pdf's `4T<sup>2</sup>d` extracted as
-    # `4T2d`, ben.ipynb's values printed by a code cell. Numeric: `16k`, `75% smaller`, `a) 0.54 GB`
-    # (the cue `(a)` does not match `a)`), `$16\times$ fewer`, OCR's `l/l6` (a fraction read, but
-    # its source has letters); oli's `2 · 32 · ... · 2 bytes ≈ 0.5 GB` graded on the product (the
-    # hand grade takes the GB-for-GiB slip)
-    ("attention_variants", 319, 10),
+    # rules are labels: ike.py's `# ---- Q5 ----` comments; 332, 2 since session t46: align blocks
+    # after `\section*{Question N}` before a `(b)`, eon.pdf's `4T<sup>2</sup>d`, `16k`, `75%
+    # smaller`, `a) 0.54 GB`, `$16\times$ fewer`, quin.txt's `b c`, ben.ipynb's (b) and (c)
+    # printed by the code cell after its answer). Left: dia's `2^{31} \approx 2.15 \times 10^9`
+    # graded on the rounded value, oli's `2 · 32 · ... · 2 bytes ≈ 0.5 GB` graded on the product
+    # (the hand grade takes the GB-for-GiB slip), ike's `keys, values` for the letters B, C and a
+    # factor 0.25 where Q3's (a), (b) ask bytes (review)
+    ("attention_variants", 330, 3),
+    # of 378 (340, 13 confident wrong on the first run; 373, 3 after session t46). Left: bo.md's
+    # Q5 answered in a table row and again under a later `**Q5**` paragraph (the paragraph taken,
+    # (a) and (c) missing at 0.85), lin.py's `(b) 3.72 GB  (4 bits + 16/64 bits per weight)` read
+    # 4 from the remark, fin.tex's `weights: 3.5 GB; ...; total 3.72 GB` (review)
+    ("adapters", 371, 4),
 ])
 def test_the_trial_homeworks_grade_as_their_instructor_did(
         name: str, within: int, confident_wrong: int, tmp_path: Path) -> None:

@@ -9,7 +9,11 @@ def _escape(line: str) -> str:
 
 def make_pdf(lines: list[str]) -> bytes:
     body = "BT /F1 11 Tf 14 TL 72 740 Td " + " ".join(f"({_escape(x)}) Tj T*" for x in lines)
-    stream = (body + " ET").encode() if lines else b""
+    return pdf_of_stream((body + " ET").encode() if lines else b"")
+
+
+def pdf_of_stream(stream: bytes) -> bytes:
+    """A one-page PDF drawing `stream` (a content stream) with Helvetica as /F1."""
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
