@@ -217,6 +217,8 @@ def _notebook_text(text: str) -> tuple[str, Any, tuple[Cell, ...]]:
                               f"{MAX_CELLS} are read")
     try:
         notebook = nbformat.reads(text, as_version=4)  # type: ignore[no-untyped-call]
+    except RecursionError as exc:  # its validator spends several frames per level of nesting
+        raise InvalidDocument("the notebook has arrays or objects nested too deeply") from exc
     except Exception as exc:  # nbformat raises several unrelated types for bad files
         raise InvalidDocument(f"not a readable Jupyter notebook: {exc}".splitlines()[0]) from exc
     rendered, cells = render_notebook(notebook.cells)
