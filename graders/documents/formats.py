@@ -10,6 +10,7 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from graders.documents.edition import document_edition
+from graders.documents.latex_source import typeset_text
 from graders.documents.model import DocumentFormat, InvalidDocument, NeedsReader
 
 if TYPE_CHECKING:  # the notebook renderer is imported by the first notebook read
@@ -302,6 +303,8 @@ def decode_document(
                                document_edition("notebook", notebook))
     if _looks_binary(text):
         raise InvalidDocument("binary data (control characters), not a text document")
+    if fmt == "latex":  # what TeX never typesets is no answer (blanked: offsets kept)
+        text = typeset_text(text)
     return DecodedDocument(fmt, text)
 
 
