@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from graders.documents.edition import document_edition
 from graders.documents.latex_source import typeset_text
+from graders.documents.markdown_source import rendered_text
 from graders.documents.model import DocumentFormat, InvalidDocument, NeedsReader
 
 if TYPE_CHECKING:  # the notebook renderer is imported by the first notebook read
@@ -305,6 +306,8 @@ def decode_document(
         raise InvalidDocument("binary data (control characters), not a text document")
     if fmt == "latex":  # what TeX never typesets is no answer (blanked: offsets kept)
         text = typeset_text(text)
+    elif fmt == "markdown":  # nor what a rendered page never shows (HTML comments)
+        text = rendered_text(text)
     return DecodedDocument(fmt, text)
 
 
