@@ -7,6 +7,8 @@ such pieces and knows what each reads as."""
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -51,3 +53,14 @@ def test_a_markdown_document_reads_as_it_is_rendered(pieces: list[tuple[str, str
 def test_an_unclosed_comment_is_text() -> None:
     text = "## B1\nd_head = 64 <!-- and the rest\n"
     assert decode_document(text.encode(), "a.md", None).text == text
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_piece(), min_size=1, max_size=8))
+def test_a_notebooks_markdown_cell_reads_as_jupyter_renders_it(
+        pieces: list[tuple[str, str]]) -> None:
+    source = "## A1\n" + "\n".join(p[0] for p in pieces)
+    expected = "## A1\n" + "\n".join(p[1] for p in pieces)
+    cell = {"cell_type": "markdown", "id": "a1", "metadata": {}, "source": source}
+    notebook = json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    assert decode_document(notebook.encode(), "answers.ipynb", None).text == expected.rstrip()
