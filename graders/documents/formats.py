@@ -13,6 +13,7 @@ from graders.documents.edition import document_edition
 from graders.documents.latex_source import typeset_text
 from graders.documents.markdown_source import rendered_text
 from graders.documents.model import DocumentFormat, InvalidDocument, NeedsReader
+from graders.documents.pdf_page import visible_text
 
 if TYPE_CHECKING:  # the notebook renderer is imported by the first notebook read
     from graders.documents.notebook import Cell
@@ -239,7 +240,7 @@ def _pdf_text(raw: bytes, max_pages: int | None = None) -> str:
             raise InvalidDocument(
                 f"the PDF has {len(reader.pages)} pages; at most {max_pages} are read"
             )
-        pages = [page.extract_text() or "" for page in reader.pages]
+        pages = [visible_text(page) for page in reader.pages]
     except InvalidDocument:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, OSError) as exc:
