@@ -1,11 +1,13 @@
-"""A Markdown document as its rendered page reads: HTML comments are blanked.
+"""A Markdown document as its rendered page reads: HTML comments and link reference
+definitions are blanked.
 
-`<!-- ... -->` renders as nothing, so a TA reading the page never sees what it holds, and a
-hostile student hides the expected values there behind a visible answer (as in a LaTeX comment:
-graders/documents/latex_source.py). Each character of a comment becomes a space (newlines
-kept), so the text keeps its length and every offset. A comment marker inside a fenced code
-block, an indented code line or an inline code span is code and is kept; so is a comment that
-is never closed (inline, CommonMark shows it as text). One pass: linear time on any input.
+`<!-- ... -->` renders as nothing, and so does a link reference definition (`[label]: <url>
+"title"` on a line of its own after a blank line), so a TA reading the page never sees what
+they hold, and a hostile student hides the expected values there behind a visible answer (as
+in a LaTeX comment: graders/documents/latex_source.py). Each of their characters becomes a
+space (newlines kept), so the text keeps its length and every offset. Inside a fenced code
+block, an indented code line or an inline code span they are code and are kept; so is a
+comment never closed (inline, CommonMark shows it as text). Linear time on any input.
 """
 
 from __future__ import annotations
@@ -13,6 +15,11 @@ from __future__ import annotations
 import re
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+# a whole line that is a link reference definition (CommonMark: at most three spaces, a label,
+# a destination, an optional title); lengths bounded, no nested repetition: linear per line
+_DEFINITION = re.compile(
+    r' {0,3}\[[^\]\n]{1,200}\]:[ \t]*(?:<[^>\n]{0,2000}>|[^\s<]\S{0,2000})'
+    r'(?:[ \t]+(?:"[^"\n]{0,2000}"|\'[^\'\n]{0,2000}\'|\([^)\n]{0,2000}\)))?[ \t]*')
 _OPEN = "<!--"
 _CLOSE = "-->"
 
@@ -47,11 +54,37 @@ def _code_lines(text: str) -> list[tuple[int, int]]:
 
 
 def rendered_text(text: str) -> str:
-    """`text` with every HTML comment outside code blanked."""
-    if _OPEN not in text:
+    """`text` with every HTML comment and link reference definition outside code blanked."""
+    if _OPEN not in text and "]:" not in text:
         return text
     code = _code_lines(text)
-    chars: list[str] | None = None
+    chars = list(text)
+    changed = _blank_definitions(text, code, chars)
+    changed = _blank_comments(text, code, chars) or changed
+    return "".join(chars) if changed else text
+
+
+def _blank_definitions(text: str, code: list[tuple[int, int]], chars: list[str]) -> bool:
+    """Blank each line that is a link reference definition where one may stand: after a blank
+    line, another definition or the start (one cannot interrupt a paragraph), not in code."""
+    changed = False
+    at, span, may_start = 0, 0, True
+    for line in text.split("\n"):
+        end = at + len(line)
+        while span < len(code) and code[span][1] < at:
+            span += 1
+        in_code = span < len(code) and code[span][0] <= at
+        if not in_code and may_start and "]:" in line and _DEFINITION.fullmatch(line):
+            _blank(chars, at, end)
+            changed = True
+        else:
+            may_start = not line.strip()
+        at = end + 1
+    return changed
+
+
+def _blank_comments(text: str, code: list[tuple[int, int]], chars: list[str]) -> bool:
+    changed = False
     span = 0
     # the current line's start and end, and its backticks counted up to `counted`: each
     # stretch of the text is scanned a bounded number of times
@@ -76,7 +109,7 @@ def rendered_text(text: str) -> str:
         close = text.find(_CLOSE, at + len(_OPEN))
         if close < 0:
             break  # never closed: shown as text, and no later comment closes either
-        chars = list(text) if chars is None else chars
         _blank(chars, at, close + len(_CLOSE))
+        changed = True
         at = text.find(_OPEN, close + len(_CLOSE))
-    return text if chars is None else "".join(chars)
+    return changed

@@ -1,5 +1,6 @@
 """Credit for what the rendered page never shows, in Markdown: B1 reading "See the table." with
-its values in an HTML comment (`<!-- ... -->`, on lines of its own or inline) was `graded` 10 of
+its values in an HTML comment (`<!-- ... -->`, on lines of its own or inline) or in the title of
+a link reference definition (`[b1]: <#b1> "..."`, which renders as nothing) was `graded` 10 of
 10 with no review, as the same values hidden in a LaTeX comment were (test_hidden_latex.py). The
 reader now blanks HTML comments outside code (graders/documents/markdown_source.py): B1 is
 `missing`; the values on the page, or shown inside a code block, are still read. A notebook's
@@ -20,6 +21,7 @@ MARKDOWN = re.sub(r"\\section\*\{(\w+)\}", r"## \1", DOCUMENT)
 HIDDEN = {
     "a comment block": "See the table.\n<!--\n" + VALUES + "\n-->",
     "an inline comment": "See the table. <!-- " + VALUES + " -->",
+    "a link reference definition's title": 'See the table.\n\n[b1]: <#b1> "' + VALUES + '"',
 }
 
 

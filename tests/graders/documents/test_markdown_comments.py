@@ -1,9 +1,10 @@
-"""Class: Markdown submissions holding HTML comments. A rendered page shows nothing of
-`<!-- ... -->`, and the reader handed what it holds to location and grading as answer text (a
-hostile student's hidden values; an honest one's notes to self). Now a comment is blanked
-(spaces, newlines kept: offsets still point into the upload), while a comment marker inside a
-fenced code block or an inline code span is code and stays. The property builds documents from
-such pieces and knows what each reads as."""
+"""Class: Markdown submissions holding HTML comments or link reference definitions. A rendered
+page shows nothing of `<!-- ... -->` or of `[label]: <url> "title"` (after a blank line), and
+the reader handed what they hold to location and grading as answer text (a hostile student's
+hidden values; an honest one's notes to self). Now they are blanked (spaces, newlines kept:
+offsets still point into the upload), while a comment marker inside a fenced code block or an
+inline code span is code and stays, and a definition-like line continuing a paragraph is text.
+The property builds documents from such pieces and knows what each reads as."""
 
 from __future__ import annotations
 
@@ -37,7 +38,15 @@ def _piece() -> st.SearchStrategy[tuple[str, str]]:
         lambda p: (f"<!-- {p[0]}\n{p[1]} -->", _blank(f"<!-- {p[0]}\n{p[1]} -->")))
     fenced = _HIDDEN.map(lambda h: (f"```\n<!-- {h} -->\n```", f"```\n<!-- {h} -->\n```"))
     spanned = _HIDDEN.map(lambda h: (f"`<!-- {h} -->`", f"`<!-- {h} -->`"))
-    return st.one_of(visible, comment, inline, multiline, fenced, spanned)
+    label = st.text(alphabet="abc123 _-", min_size=1, max_size=12).filter(str.strip)
+    title = st.text(alphabet="abcXYZ0123456789 =_^.,:;()", max_size=30)
+    definition = st.tuples(label, title).map(  # after a blank line: invisible
+        lambda p: (f"\n[{p[0]}]: <https://x.y/> \"{p[1]}\"",
+                   "\n" + _blank(f"[{p[0]}]: <https://x.y/> \"{p[1]}\"")))
+    continued = st.tuples(_WORDS, label).map(  # a paragraph's next line: text
+        lambda p: (f"{p[0]}\n[{p[1]}]: y", f"{p[0]}\n[{p[1]}]: y"))
+    return st.one_of(visible, comment, inline, multiline, fenced, spanned, definition,
+                     continued)
 
 
 @settings(max_examples=300, deadline=None)
