@@ -10,6 +10,8 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from graders.documents.edition import document_edition
+from graders.documents.latex_source import typeset_text
+from graders.documents.markdown_source import rendered_text
 from graders.documents.model import DocumentFormat, InvalidDocument, NeedsReader
 
 if TYPE_CHECKING:  # the notebook renderer is imported by the first notebook read
@@ -217,6 +219,8 @@ def _notebook_text(text: str) -> tuple[str, Any, tuple[Cell, ...]]:
                               f"{MAX_CELLS} are read")
     try:
         notebook = nbformat.reads(text, as_version=4)  # type: ignore[no-untyped-call]
+    except RecursionError as exc:  # its validator spends several frames per level of nesting
+        raise InvalidDocument("the notebook has arrays or objects nested too deeply") from exc
     except Exception as exc:  # nbformat raises several unrelated types for bad files
         raise InvalidDocument(f"not a readable Jupyter notebook: {exc}".splitlines()[0]) from exc
     rendered, cells = render_notebook(notebook.cells)
@@ -302,6 +306,10 @@ def decode_document(
                                document_edition("notebook", notebook))
     if _looks_binary(text):
         raise InvalidDocument("binary data (control characters), not a text document")
+    if fmt == "latex":  # what TeX never typesets is no answer (blanked: offsets kept)
+        text = typeset_text(text)
+    elif fmt == "markdown":  # nor what a rendered page never shows (HTML comments)
+        text = rendered_text(text)
     return DecodedDocument(fmt, text)
 
 

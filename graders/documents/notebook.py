@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from graders.documents.markdown_source import rendered_text
+
 MAX_CELLS = 2000
 MAX_CELL_CHARS = 60_000
 MAX_MARKER_LINES = 400  # lines of a markdown cell searched for an answer marker
@@ -126,10 +128,12 @@ def render_notebook(cells: Iterable[Mapping[str, Any]]) -> tuple[str, tuple[Cell
     for count, cell in enumerate(cells):
         if count >= MAX_CELLS:
             break
+        kind = cell.get("cell_type")
         source = _source(cell)
+        if kind == "markdown":  # as Jupyter shows it: an HTML comment shows nothing
+            source = rendered_text(source)
         if not source.strip():
             continue
-        kind = cell.get("cell_type")
         if kind == "code":
             shown = _outputs(cell)
             blocks.append("```python\n" + source.rstrip() + "\n```" + shown)

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from graders.documents.pdf_page import on_page
+
 SMALLER = 0.9  # a script is drawn at most this share of its line's size
 # and moved off the line's baseline by more than this share of the line's size, less than one
 # line: a smaller word on the baseline, or the next line, is no script
@@ -61,14 +63,21 @@ def _written(text: str, mark: str, after: str) -> str:
 
 
 def page_text(page: Any) -> str:
-    """The page's text as pypdf extracts it, each script marked where it stands."""
+    """The page's text as pypdf extracts it, but for the pieces that start off the page
+    (graders/documents/pdf_page.py), each script marked where it stands."""
     runs: list[_Run] = []
+    parts: list[str] = []
+    inside = on_page(page)
 
     def visit(text: str, cm: list[float], tm: list[float], _font: Any, size: float) -> None:
-        if text.strip():
+        if not text.strip():  # pypdf's own line breaks and spaces: layout, kept
+            parts.append(text)
+        elif inside(cm, tm):
+            parts.append(text)
             runs.append(_run(text, list(cm), list(tm), float(size)))
 
-    text: str = page.extract_text(visitor_text=visit) or ""
+    page.extract_text(visitor_text=visit)
+    text = "".join(parts)
     out: list[str] = []
     cursor = 0
     for run, mark in _scripts(runs):

@@ -1,0 +1,29 @@
+"""A one-page PDF of Helvetica lines, each drawn where the caller says (written by hand)."""
+
+from __future__ import annotations
+
+
+def _escaped(line: str) -> str:
+    return line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+
+
+def lines_pdf(lines: list[tuple[float, float, str]]) -> bytes:
+    """`lines`: (x, y, text) in points on a 612 x 792 page (anywhere: off it too)."""
+    stream = " ".join(f"BT /F1 10 Tf {x:.2f} {y:.2f} Td ({_escaped(text)}) Tj ET"
+                      for x, y, text in lines)
+    objects = ["<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+               "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+               "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+               "/Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
+               f"<< /Length {len(stream.encode('latin-1'))} >>\nstream\n{stream}\nendstream"]
+    out = b"%PDF-1.4\n"
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n{body}\nendobj\n".encode("latin-1")
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
+    out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n"
+            "%%EOF\n").encode()
+    return out
