@@ -16,12 +16,15 @@ MAX_TEXT = 20_000
 MAX_VALUE_TEXT = 400
 MAX_NUMBERS = 64
 
-# A word, or one mark that is neither a word's nor a blank: marks are kept when they carry
-# meaning (below), prose punctuation is dropped.
-_WORD_OR_MARK = re.compile(r"[^\W_]+|[^\w\s]")
-# A hyphen joining two letters ("linearly-separable") is spelling; elsewhere "-" is a minus.
-_JOINING_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
-_OPERATORS = frozenset("^/*%-")
+# A word, or one mark that is not a blank: marks are kept when they carry meaning (below),
+# prose punctuation is dropped.
+_WORD_OR_MARK = re.compile(r"[^\W_]+|[^\w\s]|_")
+# A hyphen joining two letters ("linearly-separable") is spelling, and so is an apostrophe
+# ("don't"); elsewhere "-" is a minus and "'" a prime (f'(x)).
+_JOINING_HYPHEN = re.compile(r"(?<=[^\W\d_])['\u2019-](?=[^\W\d_])")
+# Operators, a formula's brackets, a subscript's underscore and a prime: each changes what a
+# formula says (h_{t+1} and h_t + 1, (W2 + W1) x and W2 + W1 x, f'(x) and f(x)).
+_OPERATORS = frozenset("^/*%-()[]{}_'\u2032")
 _THOUSANDS = re.compile(r"(?<=\d)[,\u2009\u202f](?=\d{3}(?!\d))")
 _NUMBER = re.compile(
     r"(?P<m>[-+\u2212]?\d{1,40}(?:\.\d{1,40})?)"
@@ -49,8 +52,9 @@ class Answer:
 def normalise_text(text: str) -> str:
     """Case, prose punctuation and spacing removed: what two copies of an answer share. Signs
     that change what a formula says stay (every mathematical symbol: =, ≠, <, >, +, −, ×, √,
-    ¬, ...; and ^ / * % -): "W2 W1 = W" and "W2 W1 ≠ W", or "x > 0" and "x < 0", are two
-    answers, not one answer in two spellings."""
+    ¬, ...; ^ / * % -; brackets, the underscore and the prime): "W2 W1 = W" and "W2 W1 ≠ W",
+    "x > 0" and "x < 0", or "h_{t+1}" and "h_t + 1", are two answers, not one answer in two
+    spellings."""
     folded = unicodedata.normalize("NFKC", text[:MAX_TEXT]).casefold()
     folded = _JOINING_HYPHEN.sub(" ", folded.replace("\u2212", "-"))
     return " ".join(t for t in _WORD_OR_MARK.findall(folded) if _kept(t))[:MAX_TEXT]

@@ -8,10 +8,9 @@ the group grades both alike. A hostile student writes the wrong formula in the s
 class's right one and rides on its decision (the sixth round closed the same class for signs:
 `=`/`≠`, `<`/`>`; `tests/app/groups/test_group_signs.py`).
 
-The fix belongs to the grouping key (graders/answer_keys.py and the kinds' keys in graders/,
-other helpers' files): strict xfail until such answers are two groups (or one `by similar`
-only). Measured: keeping brackets, braces, `_` and `'` in `normalise_text` (tried, not kept)
-makes each pair two groups, or one `by similar` (the two bracket pairs), and this test pass."""
+Now `normalise_text` keeps brackets, braces, the underscore and the prime: each pair is two
+groups, or one `by similar` (which staff read as a likeness, not a copy), and
+tests/graders/test_grouping_marks.py generates the class."""
 
 from __future__ import annotations
 
@@ -57,9 +56,6 @@ def _group_of(target: Api, submission_id: int) -> tuple[str, str]:
     raise AssertionError(f"submission {submission_id} is in no group")
 
 
-@pytest.mark.xfail(strict=True, reason="the answer-group key drops brackets, braces, "
-                   "`_` and `'`: two formulas are one group `by text` (other helpers' "
-                   "files)")
 @pytest.mark.parametrize("name", sorted(PAIRS))
 def test_formulas_apart_by_a_bracket_subscript_or_prime_are_never_one_text_group(
         target: Api, name: str) -> None:
