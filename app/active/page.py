@@ -157,16 +157,21 @@ def decide_from_page(
 def _standings(state: across.AssignmentState) -> str:
     rows = []
     for s in state.items:
+        if not s.answers:
+            continue
         mark = ('<span class="done">done</span>' if s.estimate.done
-                else f"{s.estimate.share:.1%} probably wrong")
+                else f"{s.estimate.share:.1%}")
         chosen = ' aria-current="true"' if state.next is not None and s is state.next else ""
         rows.append(
             f'<tr data-item="{esc(s.item_id)}"{chosen}><td><a href="'
-            f'{page_url(state.slug, s.item_id)}">{esc(s.item_id)}</a> {esc(s.title)}</td>'
+            f'{page_url(state.slug, s.item_id)}">{esc(s.item_id)}</a></td>'
             f"<td>{s.decided} of {len(s.answers)}</td><td>{mark}</td>"
             f"<td>{s.estimate.least_sure:.0%}</td></tr>")
-    return ("<table><thead><tr><th>Item</th><th>Decided</th><th>Estimate</th>"
-            f"<th>Least sure</th></tr></thead><tbody>{''.join(rows)}</tbody></table>")
+    empty = sum(not s.answers for s in state.items)
+    note = (f'<p class="muted">{empty} written item{" has" if empty == 1 else "s have"} no '
+            "answers yet.</p>" if empty else "")
+    return ("<table><thead><tr><th>Item</th><th>Decided</th><th>Estimated error</th>"
+            f"<th>Least sure</th></tr></thead><tbody>{''.join(rows)}</tbody></table>{note}")
 
 
 def across_body(state: across.AssignmentState, csrf: str, decided: int | None,
