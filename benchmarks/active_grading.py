@@ -65,6 +65,7 @@ class Step:
     estimate: float
     done: bool
     doubt: float = 0.0  # the highest error probability among the undecided (`least_sure`)
+    weight: float = 0.0  # the next proposal's: its probable error and its close neighbours'
 
 
 @dataclass
@@ -144,10 +145,10 @@ def drive_item(client: httpx.Client, item: str, truth: dict[int, float], cap: fl
                 undecided += 1
                 wrong += off
         estimate = body["estimate"]
+        proposal = body["proposal"]
         run.steps.append(Step(body["decided"], within, wrong, undecided,
                               estimate["estimated_error"], estimate["done"],
-                              estimate["least_sure"]))
-        proposal = body["proposal"]
+                              estimate["least_sure"], proposal["weight"] if proposal else 0.0))
         if proposal is None or body["decided"] >= limit:
             break
         run.reasons[proposal["reason"]] += 1

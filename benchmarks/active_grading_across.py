@@ -1,6 +1,7 @@
 """Active grading spent across items (issue #29): the decisions taken in the order the page
 across an assignment's written items takes them (`app.active.assignment.choose`: the next goes
-to the item whose least sure undecided answer is the least sure of all), measured by the share of
+to an item still warming up, then to the item whose least sure undecided answer is the least
+sure of all), measured by the share of
 all answers within the tolerance against decisions per 100 answers, and by the true error among
 the undecided answers when the pooled estimate first says done.
 
@@ -19,7 +20,7 @@ from typing import Any
 import httpx
 from active_grading import GOAL, ItemRun, Step
 
-from app.active.assignment import choose, pooled
+from app.active.assignment import choose, pooled, priority
 from graders.active import MIN_CHECKS
 
 TARGET = 0.05
@@ -36,13 +37,13 @@ class AcrossStep:
 
 
 def _rank(step: Step) -> float:
-    return step.doubt
+    return priority(step.doubt, step.decided, step.decided + step.undecided)
 
 
 def merge(runs: list[ItemRun], rank: Callable[[Step], float] = _rank,
           target: float = TARGET) -> list[AcrossStep]:
     """The decisions of the per-item runs taken across items: each next one from the item whose
-    current step ranks highest (by default its least sure undecided answer, as the page does);
+    current step ranks highest (by default as the page ranks them, `priority`);
     an item whose run stopped (every answer decided, or its cap) drops out."""
     at = [0] * len(runs)
     out: list[AcrossStep] = []
@@ -140,10 +141,11 @@ def lines(steps: list[AcrossStep], total: int, within: str, top: int) -> str:
 
 
 ACROSS = """Across items, as the page across the assignment's written items proposes (the next
-decision goes to the item whose least sure undecided answer is the least sure of all, `app.active.
-assignment.choose`; each item's own proposals as above, so the order is the runs above merged;
-an item stops at its cap); *done* is the pooled estimate's (every item's probably wrong answers
-summed over all the undecided answers, at most the 5% target after 3 checks):
+decision goes to an item with fewer than 7% of its answers decided, else to the item whose least
+sure undecided answer is the least sure of all, `app.active.assignment.priority`; each item's
+own proposals as above, so the order is the runs above merged; an item stops at its cap); *done*
+is the pooled estimate's (every item's probably wrong answers summed over all the undecided
+answers, at most the 5% target after 3 checks):
 
 {merged}"""
 

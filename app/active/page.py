@@ -197,9 +197,10 @@ def across_body(state: across.AssignmentState, csrf: str, decided: int | None,
         f'{verdict} · least sure undecided answer <span id="least-sure">{e.least_sure:.0%}'
         "</span> likely off</p>"
         f"{flash}{step}"
-        '<p class="muted">The next answer is the proposal of the item whose least sure '
-        "undecided answer is the least sure of all: an item whose remaining answers the machine "
-        "is fairly sure of waits. The estimate sums every item's probably wrong answers.</p>"
+        '<p class="muted">The next answer is the proposal of an item with fewer than 7% of its '
+        "answers decided, else of the item whose least sure undecided answer is the least sure "
+        "of all: an item whose remaining answers the machine is fairly sure of waits. The "
+        "estimate sums every item's probably wrong answers.</p>"
         f"{_standings(state)}"
     )
 

@@ -28,6 +28,9 @@ class ProposalOut(BaseModel):
     reason: str = Field(description="settles (similar answers follow it) | least sure | audit "
                         "(a uniform draw that keeps the estimate honest)")
     settles: int = Field(description="Other undecided answers nearly the same (cosine >= 0.9).")
+    weight: float = Field(description="The probable error its decision is expected to fix: its "
+                          "own error probability and part of its close undecided neighbours' "
+                          "(an audit's: its own).")
 
 
 class EstimateOut(BaseModel):
@@ -89,7 +92,8 @@ def _proposal(state: service.ItemState) -> ProposalOut | None:
     return ProposalOut(submission_id=answer.submission_id, student=answer.student,
                        answer=answer.answer, suggested_points=answer.suggested_points,
                        error_probability=answer.error_probability,
-                       reason=state.proposal.reason, settles=state.proposal.settles)
+                       reason=state.proposal.reason, settles=state.proposal.settles,
+                       weight=round(state.proposal.weight, 4))
 
 
 def progress_out(state: service.ItemState, answers: bool) -> ProgressOut:
@@ -191,9 +195,11 @@ class AssignmentProgressOut(BaseModel):
     estimate: PooledOut
     summary: str
     items: list[ItemStandingOut]
-    next: ProgressOut | None = Field(description="The item whose proposal comes next (its "
-                                     "least sure undecided answer is the least sure of all), "
-                                     "with that proposal; null once every answer is decided.")
+    next: ProgressOut | None = Field(description="The item whose proposal comes next (one "
+                                     "with fewer than 7% of its answers decided, else the one "
+                                     "whose least sure undecided answer is the least sure of "
+                                     "all), with that proposal; null once every answer is "
+                                     "decided.")
 
 
 class AssignmentDecisionIn(DecisionIn):
@@ -232,8 +238,9 @@ ACROSS = "/assignments/{slug}/active"
 def assignment_progress(slug: str, session: SessionDep, settings: SettingsDep,
                         user: InstructorUser) -> AssignmentProgressOut:
     """Every written item's standing, the pooled estimate among the undecided answers of all of
-    them against the targets, and the next proposal across the items: the proposal of the item
-    whose least sure undecided answer is the least sure of all.
+    them against the targets, and the next proposal across the items: the proposal of an item
+    with fewer than 7% of its answers decided, else of the item whose least sure undecided
+    answer is the least sure of all.
 
     Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment; 422 the
     assignment has no written item."""

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from app.active.assignment import choose, pooled
+from app.active.assignment import WARM, choose, pooled, priority
 from graders.active import MIN_CHECKS
 from tests.app.conftest import Api
 
@@ -87,7 +87,9 @@ def test_the_next_proposal_across_items_is_the_least_sure_item_s(api: Api,
     # The next item is the one whose least sure undecided answer is the highest; its proposal
     # is the item's own.
     chosen = start["next"]
-    assert chosen["estimate"]["least_sure"] == max(i["least_sure"] for i in answered.values())
+    ranks = {i["item_id"]: priority(i["least_sure"], i["decided"], i["total"])
+             for i in start["items"] if i["decided"] < i["total"]}
+    assert ranks[chosen["item_id"]] == max(ranks.values())
     item_next = _get(api, f"/api/v1/assignments/{SLUG}/items/{chosen['item_id']}/active/next")
     assert chosen["proposal"] == item_next["proposal"]
     # The pooled estimate is the items' summed.
@@ -96,7 +98,7 @@ def test_the_next_proposal_across_items_is_the_least_sure_item_s(api: Api,
     assert e["expected_wrong"] == pytest.approx(
         sum(i["expected_wrong"] for i in start["items"]), abs=1e-3)
     assert e["target"] == 0.05 and e["done"] is False and e["checks"] == 1
-    assert e["least_sure"] == chosen["estimate"]["least_sure"]
+    assert e["least_sure"] == max(i["least_sure"] for i in start["items"])
 
     # A decision goes to its item, idempotently; the answer is the assignment's progress.
     proposal = chosen["proposal"]
@@ -142,9 +144,14 @@ def test_across_items_refuses_what_it_must(api: Api, uploaded: list[int]) -> Non
     assert student_post.status_code == 403
 
 
-def test_choose_takes_the_least_sure_item_with_a_proposal() -> None:
+def test_choose_takes_the_item_warming_up_then_the_least_sure() -> None:
     assert choose([0.2, None, 0.4, 0.4]) == 2  # ties: the earlier item
     assert choose([None, None]) is None and choose([]) is None
+    # Fewer than WARM of its answers decided: first, whatever its least sure answer.
+    warm = round(WARM * 100)
+    assert choose([priority(0.9, warm, 100), priority(0.1, warm - 1, 100)]) == 1
+    assert choose([priority(0.9, warm, 100), priority(0.1, warm, 100)]) == 0
+    assert choose([priority(0.1, 0, 7), priority(0.2, 0, 7)]) == 1  # too small to warm up
 
 
 def test_the_pooled_estimate_sums_the_items_and_weights_their_targets() -> None:
