@@ -30,6 +30,8 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +65,7 @@ class Step:
     estimate: float
     done: bool
     doubt: float = 0.0  # the highest error probability among the undecided (`least_sure`)
+    weight: float = 0.0  # the next proposal's: its probable error and its close neighbours'
 
 
 @dataclass
@@ -142,10 +145,10 @@ def drive_item(client: httpx.Client, item: str, truth: dict[int, float], cap: fl
                 undecided += 1
                 wrong += off
         estimate = body["estimate"]
+        proposal = body["proposal"]
         run.steps.append(Step(body["decided"], within, wrong, undecided,
                               estimate["estimated_error"], estimate["done"],
-                              estimate["least_sure"]))
-        proposal = body["proposal"]
+                              estimate["least_sure"], proposal["weight"] if proposal else 0.0))
         if proposal is None or body["decided"] >= limit:
             break
         run.reasons[proposal["reason"]] += 1
@@ -259,8 +262,12 @@ point of the human average."""
 
 
 def report(runs: list[ItemRun], graded_s: float, cap: float, intro: str,
-           title: str = TITLE, within: str = "within 1 point") -> str:
+           title: str = TITLE, within: str = "within 1 point", across: str = "") -> str:
+    """The section; `across`: the HTTP run of the endpoint across items, when there was one."""
+    from active_grading_across import merged_section
+
     top = int(cap * 100)
+    across_section = merged_section(runs, within, top) + across
     curve = {b: budget_curve(runs, b) for b in range(0, top + 1)}
     reached = next((b for b, share in curve.items() if share >= GOAL), None)
     items, wrong, undecided, decisions, done_answers = at_done(runs)
@@ -308,24 +315,16 @@ moved on from an item whose remaining answers the machine is fairly sure of:
 
 {_by_doubt_lines(runs, within)}
 
+{across_section}
+
 How the estimate works: docs/active-grading.md."""
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--assignments", default="7-12")
-    parser.add_argument("--cap", type=float, default=0.5)
-    parser.add_argument("--max-questions", type=int, default=None)
-    parser.add_argument("--no-write", action="store_true")
-    parser.add_argument("--json", type=Path, default=None, help="also write the runs here")
-    args = parser.parse_args()
-    if not args.data.is_file():
-        raise SystemExit(f"Mohler data not found at {args.data}: nothing measured "
-                         "(pass --data PATH).")
-    low, _, high = args.assignments.partition("-")
-    chosen = set(range(int(low), int(high or low) + 1))
-    questions = _rows(args.data, chosen, args.max_questions)
+@contextmanager
+def served(questions: dict[str, list[dict[str, str]]]
+           ) -> Iterator[tuple[httpx.Client, dict[str, dict[int, float]], float]]:
+    """A fresh server (its own SQLite file) with the answers uploaded and graded: the client,
+    the human averages by item and submission id, the seconds the uploads took."""
     with tempfile.TemporaryDirectory(prefix="active-bench-") as tmp:
         folder = Path(tmp)
         (folder / "rubrics").mkdir()
@@ -354,20 +353,47 @@ def main() -> None:
                     ids[student] = int(response.json()["id"])
                     ledger.acknowledged[ids[student]] = response.json().get("sha256", "")
                 ledger.wait_graded(1800)
-                graded_s = time.monotonic() - began
-                truth = _truth(questions, ids)
-                runs = []
-                for item, answers_of in truth.items():
-                    runs.append(drive_item(client, item, answers_of, args.cap))
-                    last = runs[-1].steps[-1]
-                    print(f"{item}: {len(runs[-1].steps) - 1} decisions, "
-                          f"{last.within}/{runs[-1].size} within, {runs[-1].seconds:.1f} s",
-                          file=sys.stderr)
+                yield client, _truth(questions, ids), time.monotonic() - began
         finally:
             server.signal_group(signal.SIGTERM)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--assignments", default="7-12")
+    parser.add_argument("--cap", type=float, default=0.5)
+    parser.add_argument("--across-budget", type=float, default=0.3,
+                        help="the endpoint across items: decide this share of all the answers "
+                        "(0: not driven)")
+    parser.add_argument("--max-questions", type=int, default=None)
+    parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--json", type=Path, default=None, help="also write the runs here")
+    args = parser.parse_args()
+    if not args.data.is_file():
+        raise SystemExit(f"Mohler data not found at {args.data}: nothing measured "
+                         "(pass --data PATH).")
+    low, _, high = args.assignments.partition("-")
+    chosen = set(range(int(low), int(high or low) + 1))
+    questions = _rows(args.data, chosen, args.max_questions)
+    runs = []
+    with served(questions) as (client, truth, graded_s):
+        for item, answers_of in truth.items():
+            runs.append(drive_item(client, item, answers_of, args.cap))
+            last = runs[-1].steps[-1]
+            print(f"{item}: {len(runs[-1].steps) - 1} decisions, "
+                  f"{last.within}/{runs[-1].size} within, {runs[-1].seconds:.1f} s",
+                  file=sys.stderr)
+    across = ""
+    if args.across_budget > 0:
+        from active_grading_across import drive_across, http_section
+
+        with served(questions) as (client, truth, _):
+            driven = drive_across(client, SLUG, truth, args.across_budget)
+        across = http_section(*driven, args.across_budget, sum(len(t) for t in truth.values()))
     intro = INTRO.format(assignments=args.assignments, questions=len(runs),
                          answers=sum(r.size for r in runs))
-    body = report(runs, graded_s, args.cap, intro)
+    body = report(runs, graded_s, args.cap, intro, across=across)
     print(body)
     if args.json is not None:
         args.json.write_text(json.dumps([{"item": r.item, "size": r.size, "steps": [

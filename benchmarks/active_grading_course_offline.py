@@ -7,13 +7,14 @@ graded as a one-question submission (the stored score of the HTTP run grades the
 so the first column can differ a little). The HTTP benchmark stays the measurement of record.
 
     python benchmarks/active_grading_course_offline.py [--students 120] [--seed 15]
-                                                       [--cap 0.25] [--cache FILE]
+                                                       [--cap 0.25] [--cache FILE] [--json FILE]
                                                        [--every-check | --near-done F]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -43,6 +44,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--cap", type=float, default=0.25)
     parser.add_argument("--cache", type=Path, default=None)
+    parser.add_argument("--json", type=Path, default=None, help="also write the runs here")
     checks_options(parser)
     args = parser.parse_args()
     use_checks_options(args)
@@ -73,6 +75,9 @@ def main() -> None:
     print(report(runs, 0.0, args.cap, f"Offline simulation, course of {args.students} "
                  f"(seed {args.seed}).", title="Active grading on the answer-groups course",
                  within="within 20% of the points"))
+    if args.json is not None:
+        args.json.write_text(json.dumps([{"item": r.item, "size": r.size, "steps": [
+            vars(s) for s in r.steps]} for r in runs]))
 
 
 if __name__ == "__main__":

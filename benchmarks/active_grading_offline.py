@@ -117,15 +117,14 @@ def simulate(loaded: LoadedRubric, question: str, item: str, texts: list[str],
                      <= tolerance + 1e-9 for k in range(len(texts)))
         wrong = sum(abs(points[k] - truth[k]) > tolerance + 1e-9 for k in waiting)
         est = estimate([errors[k] for k in waiting], held, TARGET, len(texts))
-        run.steps.append(Step(len(decided), within, wrong, len(waiting), est.share, est.done,
-                              est.least_sure))
-        if not waiting or len(decided) >= limit:
-            break
         sub = None if cosines is None else cosines[waiting][:, waiting]
         ids = list(range(len(texts))) if keys is None else keys
         proposal = propose([Candidate(ids[k], errors[k]) for k in waiting], sub, len(decided),
                            f"{salt}\0{item}", GATED is False or checks_due(est, TARGET))
-        assert proposal is not None
+        run.steps.append(Step(len(decided), within, wrong, len(waiting), est.share, est.done,
+                              est.least_sure, 0.0 if proposal is None else proposal.weight))
+        if proposal is None or len(decided) >= limit:
+            break
         run.reasons[proposal.reason] += 1
         k = ids.index(proposal.key)
         decided[k] = round(truth[k], 2)

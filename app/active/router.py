@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path
 from pydantic import BaseModel, Field
 
+from app.active import assignment as across
 from app.active import service
 from app.auth.dependencies import InstructorUser
 from app.deps import MAX_ID, SessionDep, SettingsDep
@@ -27,6 +28,9 @@ class ProposalOut(BaseModel):
     reason: str = Field(description="settles (similar answers follow it) | least sure | audit "
                         "(a uniform draw that keeps the estimate honest)")
     settles: int = Field(description="Other undecided answers nearly the same (cosine >= 0.9).")
+    weight: float = Field(description="The probable error its decision is expected to fix: its "
+                          "own error probability and part of its close undecided neighbours' "
+                          "(an audit's: its own).")
 
 
 class EstimateOut(BaseModel):
@@ -88,7 +92,8 @@ def _proposal(state: service.ItemState) -> ProposalOut | None:
     return ProposalOut(submission_id=answer.submission_id, student=answer.student,
                        answer=answer.answer, suggested_points=answer.suggested_points,
                        error_probability=answer.error_probability,
-                       reason=state.proposal.reason, settles=state.proposal.settles)
+                       reason=state.proposal.reason, settles=state.proposal.settles,
+                       weight=round(state.proposal.weight, 4))
 
 
 def progress_out(state: service.ItemState, answers: bool) -> ProgressOut:
@@ -157,3 +162,102 @@ def decide(slug: str, item_id: ItemId, body: DecisionIn, session: SessionDep,
                               body.feedback, user, settings.grading_options())
     return DecisionOut(submission_id=decision.submission_id, points=decision.points,
                        changed=decision.changed, progress=progress_out(decision.state, False))
+
+
+class ItemStandingOut(BaseModel):
+    item_id: str
+    question_id: str
+    title: str
+    total: int
+    decided: int
+    target: float
+    estimated_error: float
+    expected_wrong: float
+    least_sure: float
+    done: bool
+
+
+class PooledOut(BaseModel):
+    undecided: int
+    expected_wrong: float = Field(description="Probably wrong among the undecided answers of "
+                                  "every written item (each item's estimate, summed).")
+    estimated_error: float = Field(description="expected_wrong / undecided.")
+    target: float = Field(description="The items' targets weighted by their undecided answers.")
+    checks: int = Field(description="Held-back checks over all the items.")
+    done: bool
+    least_sure: float
+
+
+class AssignmentProgressOut(BaseModel):
+    slug: str
+    total: int
+    decided: int
+    estimate: PooledOut
+    summary: str
+    items: list[ItemStandingOut]
+    next: ProgressOut | None = Field(description="The item whose proposal comes next (one "
+                                     "with fewer than 7% of its answers decided, else the one "
+                                     "whose least sure undecided answer is the least sure of "
+                                     "all), with that proposal; null once every answer is "
+                                     "decided.")
+
+
+class AssignmentDecisionIn(DecisionIn):
+    item_id: ItemId
+
+
+class AssignmentDecisionOut(BaseModel):
+    item_id: str
+    submission_id: int
+    points: JsonPoints
+    changed: bool
+    progress: AssignmentProgressOut
+
+
+def assignment_out(state: across.AssignmentState) -> AssignmentProgressOut:
+    e = state.estimate
+    items = [ItemStandingOut(
+        item_id=s.item_id, question_id=s.question_id, title=s.title, total=len(s.answers),
+        decided=s.decided, target=s.target, estimated_error=round(s.estimate.share, 4),
+        expected_wrong=round(s.estimate.expected_wrong, 4),
+        least_sure=round(s.estimate.least_sure, 4), done=s.estimate.done) for s in state.items]
+    return AssignmentProgressOut(
+        slug=state.slug, total=state.total, decided=state.decided,
+        estimate=PooledOut(undecided=e.undecided, expected_wrong=round(e.expected_wrong, 4),
+                           estimated_error=round(e.share, 4), target=round(e.target, 4),
+                           checks=e.checks, done=e.done, least_sure=round(e.least_sure, 4)),
+        summary=across.progress_line(state), items=items,
+        next=None if state.next is None else progress_out(state.next, answers=False))
+
+
+ACROSS = "/assignments/{slug}/active"
+
+
+@router.get(ACROSS, response_model=AssignmentProgressOut,
+            summary="Active grading across the assignment's written items")
+def assignment_progress(slug: str, session: SessionDep, settings: SettingsDep,
+                        user: InstructorUser) -> AssignmentProgressOut:
+    """Every written item's standing, the pooled estimate among the undecided answers of all of
+    them against the targets, and the next proposal across the items: the proposal of an item
+    with fewer than 7% of its answers decided, else of the item whose least sure undecided
+    answer is the least sure of all.
+
+    Errors: 401 no or an unknown token; 403 not an instructor; 404 unknown assignment; 422 the
+    assignment has no written item."""
+    return assignment_out(across.assignment_state(session, slug, settings.grading_options()))
+
+
+@router.post(f"{ACROSS}/decisions", response_model=AssignmentDecisionOut,
+             summary="Active grading across items: decide one answer")
+def assignment_decide(slug: str, body: AssignmentDecisionIn, session: SessionDep,
+                      settings: SettingsDep, user: InstructorUser) -> AssignmentDecisionOut:
+    """A decision on one answer of one written item (as the item's own decisions endpoint:
+    audited, idempotent), answered with the assignment's progress and the next proposal.
+
+    Errors: as for the item's decisions, and 422 the assignment has no written item."""
+    decision, state = across.decide(session, slug, body.item_id, body.submission_id,
+                                    body.points, body.feedback, user,
+                                    settings.grading_options())
+    return AssignmentDecisionOut(item_id=body.item_id, submission_id=decision.submission_id,
+                                 points=decision.points, changed=decision.changed,
+                                 progress=assignment_out(state))

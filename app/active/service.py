@@ -44,7 +44,7 @@ from graders.active import (
     propose,
 )
 from graders.registry import kind_of
-from graders.rubric import RubricItem
+from graders.rubric import LoadedRubric, RubricItem
 
 ANSWER_CHARS = 4000
 
@@ -118,13 +118,49 @@ def _tolerance(item: RubricItem) -> Decimal:
     return item.points * Decimal(str(AGREEMENT))
 
 
+@dataclass
+class Reading:
+    """What every item of one assignment's state reads alike, read once: its current rubric,
+    counted submissions, risk-control targets and (only once an item has decisions) the
+    learned context."""
+
+    current: CurrentRubric
+    ids: list[int]
+    targets: dict[str, float]
+    _learned: LoadedRubric | None = None
+
+    def learned(self, session: Session) -> LoadedRubric:
+        if self._learned is None:
+            self._learned = apply_context(self.current.loaded,
+                                          calibration.learn(session, self.current))
+        return self._learned
+
+
+def reading(session: Session, slug: str) -> Reading:
+    current = current_rubric(session, slug)
+    return Reading(current, list(counted_ids(session, current.assignment)),
+                   risk.targets(session, current.assignment.id))
+
+
+def written_items(current: CurrentRubric) -> list[tuple[str, RubricItem]]:
+    """(question id, item) of every item active grading is for, in the rubric's order."""
+    return [(question.id, item) for question in current.loaded.rubric.questions
+            for item in question.items if kind_of(item.grader).learns_from_overrides]
+
+
 def item_state(session: Session, slug: str, item_id: str,
                options: Mapping[str, Any]) -> ItemState:
     """Every counted answer of the item with its current suggestion or decision, the estimate
     and the next proposal."""
-    current = current_rubric(session, slug)
-    question_id, item = _item(current, item_id)
-    ids = counted_ids(session, current.assignment)
+    read = reading(session, slug)
+    question_id, item = _item(read.current, item_id)
+    return state_of(session, read, question_id, item, options)
+
+
+def state_of(session: Session, read: Reading, question_id: str, item: RubricItem,
+             options: Mapping[str, Any]) -> ItemState:
+    """One item's state, from what `read` holds of its assignment."""
+    current, ids, slug, item_id = read.current, read.ids, read.current.assignment.slug, item.id
     # A blank answer is settled (no answer, no points): nothing to ask about or estimate.
     rows = [r for r in answers.item_rows(session, ids, item_id)
             if str(r[1].answers.get(question_id, "")).strip()]
@@ -137,13 +173,11 @@ def item_state(session: Session, slug: str, item_id: str,
         sub.id: (score.points, score.confidence) for score, _, sub in rows}
     rescored = bool(decided)
     if rescored:
-        learned = calibration.learn(session, current)
-        loaded = apply_context(current.loaded, learned)
-        found = rescore.rescore(loaded, question_id, item_id,
+        found = rescore.rescore(read.learned(session), question_id, item_id,
                                 [texts[s] for s in undecided], resources)
         suggestions.update({s: (f.points, f.confidence) for s, f in zip(undecided, found,
                                                                          strict=True)})
-    target = calibration.target_of(risk.targets(session, current.assignment.id), question_id)
+    target = calibration.target_of(read.targets, question_id)
     tolerance = _tolerance(item)
     ordered = sorted(rows, key=lambda r: r[2].id)
     cosines = rescore.similarity(current.loaded, question_id,
