@@ -188,6 +188,7 @@ STAFF_PAGES = [
     ("answer-groups", f"/assignments/{SLUG}/groups"),
     ("answer-groups-item", f"/assignments/{SLUG}/groups/b1.d_head"),
     ("active-grading", f"/assignments/{SLUG}/active/a2.collapse"),
+    ("active-grading-across", f"/assignments/{SLUG}/active"),
     ("regrade", f"/assignments/{SLUG}/regrade"),
     ("exports", f"/assignments/{SLUG}/exports"),
     ("settings", f"/assignments/{SLUG}/settings"),
