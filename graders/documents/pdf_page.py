@@ -66,6 +66,9 @@ def _white(operator: bytes, operands: list[Any]) -> bool:
     return bool(values) and len(values) in (1, 3) and all(v >= 1 for v in values)
 
 
+_COLOURS = frozenset({b"g", b"rg", b"k", b"sc", b"scn", b"cs", b"G", b"RG", b"K", b"SC", b"SCN",
+                      b"CS"})
+_DEVICE = frozenset({"/DeviceGray", "/DeviceRGB", "/DeviceCMYK", "/CalGray", "/CalRGB"})
 _SEEN, _INVISIBLE, _WHITE = 0, 1, 2  # how a show drew its glyphs
 MAX_BOXES = 200  # filled rectangles remembered; past them the whole page counts as painted
 _Box = tuple[float, float, float, float]
@@ -94,7 +97,8 @@ class Ink:
     def __init__(self) -> None:
         # (fill white, stroke white, rendering mode), saved and restored by q and Q
         self.state: tuple[bool, bool, int] = (False, False, 0)
-        self.saved: list[tuple[bool, bool, int]] = []
+        self.saved: list[tuple[tuple[bool, bool, int], tuple[bool, bool]]] = []
+        self.device = (True, True)  # whether the fill and stroke colour spaces are plain ones
         self.boxes: list[_Box] = []  # rectangles filled in a colour, so far
         self.painted = False  # the whole page may be
         self.path: list[_Box] | None = []  # the path being built: its rectangles, or None
@@ -124,23 +128,37 @@ class Ink:
         if operator in _FILLS or operator in (b"n", b"S", b"s"):
             self.path = []
 
+    def _colour(self, operator: bytes, operands: list[Any]) -> None:
+        """Follow a colour operator: whether fill or stroke is now white (in a plain colour
+        space: a pattern's or an indexed space's colours are not judged)."""
+        fill, stroke, mode = self.state
+        stroking = operator.isupper()
+        device = self.device[1] if stroking else self.device[0]
+        if operator in (b"cs", b"CS"):
+            device = bool(operands) and operands[0] in _DEVICE
+            white = False
+        else:
+            device = device or operator not in (b"sc", b"scn", b"SC", b"SCN")
+            white = device and _white(operator, operands)
+        self.device = (self.device[0], device) if stroking else (device, self.device[1])
+        self.state = (fill, white, mode) if stroking else (white, stroke, mode)
+
     def before(self, operator: bytes, operands: list[Any], cm: Any, _tm: Any) -> None:
         """pypdf's `visitor_operand_before`."""
-        fill, stroke, mode = self.state
+        fill, stroke, _ = self.state
         self.showing = operator in _SHOWS
         if self.showing:
             self.pending.append(self._drawn())
         elif operator == b"q":
-            self.saved.append(self.state)
+            self.saved.append((self.state, self.device))
         elif operator == b"Q":
-            self.state = self.saved.pop() if self.saved else self.state
+            if self.saved:
+                self.state, self.device = self.saved.pop()
         elif operator == b"Tr" and operands:
             with contextlib.suppress(TypeError, ValueError):
                 self.state = (fill, stroke, int(operands[0]))
-        elif operator in (b"g", b"rg", b"k", b"sc", b"scn", b"cs"):
-            self.state = (operator != b"cs" and _white(operator, operands), stroke, mode)
-        elif operator in (b"G", b"RG", b"K", b"SC", b"SCN", b"CS"):
-            self.state = (fill, operator != b"CS" and _white(operator, operands), mode)
+        elif operator in _COLOURS:
+            self._colour(operator, operands)
         else:
             self._paint(operator, operands, cm)
 

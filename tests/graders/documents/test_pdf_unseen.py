@@ -50,3 +50,12 @@ def test_white_text_beside_a_painted_box_is_not_read() -> None:
     pdf = drawn_pdf([(72.0, 700.0, "B1 answer", ""),
                      (72.0, 400.0, "white64q", "0 0 1 rg 60 670 200 20 re f 1 g")])
     assert "white64q" not in decode_document(pdf, "a.pdf", None).text
+
+
+def test_colour_in_a_space_not_followed_is_read() -> None:
+    """`1 sc` in an indexed or pattern space picks an entry, not white: read."""
+    pdf = drawn_pdf([(72.0, 700.0, "B1 answer", ""),
+                     (72.0, 400.0, "indexed64q", "/Cs1 cs 1 sc"),
+                     (72.0, 380.0, "gray64q", "/DeviceGray cs 1 sc")])
+    text = decode_document(pdf, "a.pdf", None).text
+    assert "indexed64q" in text and "gray64q" not in text
