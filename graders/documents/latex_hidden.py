@@ -3,11 +3,13 @@
 `\\phantom{...}` (and `\\hphantom`, `\\vphantom`) takes the room of its argument and draws
 nothing; `\\textcolor{white}{...}` draws its argument white on the white page, and
 `\\color{white}` everything after it to the end of its group (`{\\color{white} 64}`), the next
-`\\color`, or the end of the environment it stands in. A TA reading the compiled pages sees
-none of it, and a hostile student hides the expected values there behind a visible answer, as
-in a comment (graders/documents/latex_source.py, which calls this after blanking comments and
-passes the verbatim spans, left as written). Braces are matched with a stack in one pass (an
-escaped `\\{` is no brace); an argument never closed is left as text. Linear time.
+`\\color`, or the end of the environment it stands in (unless the document paints a page or a
+box in a colour, `\\pagecolor`, `\\colorbox`, ...: white on it shows). A TA reading the
+compiled pages sees none of it, and a hostile student hides the expected values there behind a
+visible answer, as in a comment (graders/documents/latex_source.py, which calls this after
+blanking comments and passes the verbatim spans, left as written). Braces are matched with a
+stack in one pass (an escaped `\\{` is no brace); an argument never closed is left as text.
+Linear time.
 """
 
 from __future__ import annotations
@@ -15,6 +17,10 @@ from __future__ import annotations
 import re
 
 _WHITE = frozenset({"white", "White"})
+# a document that paints a page or a box in a colour may show white text on it: its white is
+# not judged
+_BACKGROUNDS = ("\\pagecolor", "\\colorbox", "\\fcolorbox", "\\cellcolor", "\\rowcolor",
+                "\\columncolor", "\\setbeamercolor", "\\tcolorbox", "\\mdframed")
 # one token: a brace, an escaped brace, or a command that hides, each after an even run of
 # backslashes (`\\\\phantom` is a line break and a word); every repetition bounded: linear
 _TOKEN = re.compile(
@@ -37,7 +43,8 @@ class _Group:
 
 
 def _regions(text: str, kept: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The spans typeset invisible, outside the `kept` spans (sorted, not overlapping)."""
+    """The spans typeset invisible, outside the `kept` spans."""
+    white = frozenset() if any(name in text for name in _BACKGROUNDS) else _WHITE
     regions: list[tuple[int, int]] = []
     stack = [_Group()]
     span = 0
@@ -60,8 +67,8 @@ def _regions(text: str, kept: list[tuple[int, int]]) -> list[tuple[int, int]]:
         elif found.group("phantom") is not None:
             stack.append(_Group(at))
         elif found.group("text") is not None:
-            stack.append(_Group(at if found.group("text") in _WHITE else -1))
-        elif found.group("color") in _WHITE:
+            stack.append(_Group(at if found.group("text") in white else -1))
+        elif found.group("color") in white:
             top.white_from = at if top.white_from < 0 else top.white_from
         elif top.white_from >= 0 and found.group().endswith(("}", "end")):  # colour, \\end
             regions.append((top.white_from, at))

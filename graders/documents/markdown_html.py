@@ -2,13 +2,14 @@
 
 Markdown passes HTML through, and the page shows nothing of an element with the `hidden`
 attribute or a style of `display: none`, `visibility: hidden`, `opacity: 0`, `font-size: 0`, or
-white text (`color: white`, `#fff`, `#ffffff`, `rgb(255, 255, 255)`) on the white page. A TA
-reading the page sees none of it, and a hostile student hides the expected values there beside
-a visible answer, as in an HTML comment (graders/documents/markdown_source.py, which calls this
-after blanking comments). The element, tags and all, becomes spaces (newlines kept: offsets
-kept). `<details>` is shown (one click opens it) and read. An element in code (a fenced or
-indented block, an inline code span) is code; one never closed is left as text. Tags are
-matched with a stack per name in one pass: linear time on any input.
+white text (`color: white`, `#fff`, `#ffffff`, `rgb(255, 255, 255)`) on the white page (not on
+a `background` of its own). A TA reading the page sees none of it, and a hostile student hides
+the expected values there beside a visible answer, as in an HTML comment
+(graders/documents/markdown_source.py, which calls this after blanking comments). The element,
+tags and all, becomes spaces (newlines kept: offsets kept). `<details>` is shown (one click
+opens it) and read. An element in code (a fenced or indented block, an inline code span) is
+code; one never closed is left as text. Tags are matched with a stack per name in one pass:
+linear time on any input.
 """
 
 from __future__ import annotations
@@ -35,10 +36,13 @@ def _hides(attributes: str) -> bool:
     style = _STYLE.search(attributes)
     if style is None:
         return False
-    for declaration in "".join((style.group(1) or style.group(2) or "").split()).split(";"):
-        name, _, value = declaration.partition(":")
+    declarations = [d.partition(":") for d in
+                    "".join((style.group(1) or style.group(2) or "").split()).split(";")]
+    # white text on a background of its own shows
+    backed = any(name.startswith("background") for name, _, _ in declarations)
+    for name, _, value in declarations:
         value = value.removesuffix("!important")
-        if value in _NONE.get(name, ()) or (name == "color" and value in _WHITE):
+        if value in _NONE.get(name, ()) or (name == "color" and value in _WHITE and not backed):
             return True
     return False
 

@@ -72,3 +72,9 @@ def test_two_megabytes_of_openers_read_in_linear_time() -> None:
         began = time.perf_counter()
         assert len(typeset_text(text)) == len(text)
         assert time.perf_counter() - began < 5, unit
+
+
+def test_white_on_a_painted_page_or_box_is_read() -> None:
+    for source in ("\\pagecolor{black}\\color{white} d = 64",
+                   "\\colorbox{black}{\\textcolor{white}{d = 64}}"):
+        assert typeset_text(source) == source

@@ -72,3 +72,8 @@ def test_two_megabytes_of_tags_read_in_linear_time() -> None:
         began = time.perf_counter()
         assert len(rendered_text(text)) == len(text)
         assert time.perf_counter() - began < 5, unit
+
+
+def test_white_text_on_a_background_of_its_own_is_read() -> None:
+    source = '<span style="color: white; background: black">d = 64</span>\n'
+    assert rendered_text(source) == source
