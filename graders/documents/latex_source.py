@@ -7,23 +7,32 @@ value there behind a visible answer. Each character of them becomes a space (new
 the text keeps its length and every later offset: evidence spans still point into the uploaded
 source. An escaped `\\%` is a percent sign; verbatim environments (`verbatim`, `lstlisting`,
 `minted`, ...) and `\\verb|...|` hold code, where `%` is an operator, and are kept as written.
-One pass over the text: linear time on any input.
+The argument of `\\url{...}` and the URL of `\\href{...}{...}` are verbatim too (`%20` in a URL
+is no comment).
+
+Text TeX typesets but nobody sees is blanked the same way: the argument of `\\phantom`,
+`\\hphantom` and `\\vphantom` (space of the text's size, drawn empty), of
+`\\textcolor{white}{...}`, and what follows `\\color{white}` to the end of its group (or the
+next colour, or an environment's end). Two passes over the text: linear time on any input.
 """
 
 from __future__ import annotations
 
 import re
 
+from graders.documents.latex_hidden import invisible_blanked
+
 # Environments whose body TeX reads verbatim (a `%` in them is text), and the one it skips.
 _VERBATIM = ("verbatim", "verbatim*", "lstlisting", "minted", "Verbatim", "BVerbatim",
              "LVerbatim", "alltt", "python", "pycode")
 _SKIPPED = "comment"
 MAX_VERB = 1000  # characters an inline `\\verb` span may have (longer: not one)
+MAX_URL = 2000  # characters a `\\url` argument may have (longer: not one)
 # The next construct that starts or ends a region: a `%` after its run of backslashes (the
 # look-behind starts the run only at its first, so a long run is read once), `\\verb`, an
 # environment, `\\iffalse`. Linear.
 _TOKEN = re.compile(r"(?<!\\)\\*%|\\verb\*?(?=[^A-Za-z*\s])|\\begin\{([A-Za-z*]{1,20})\}"
-                    r"|\\iffalse(?![A-Za-z])")
+                    r"|\\iffalse(?![A-Za-z])|\\(?:url|nolinkurl|href)[ \t]{0,8}\{")
 _IF = re.compile(r"\\if[A-Za-z]*|\\fi(?![A-Za-z])")
 
 
@@ -45,8 +54,27 @@ def _if_end(text: str, start: int) -> int:
 
 
 def typeset_text(text: str) -> str:
-    """`text` with every comment, `\\iffalse` block and comment environment blanked."""
+    """`text` with every comment, `\\iffalse` block and comment environment blanked, and what
+    is typeset invisible (graders/documents/latex_hidden.py)."""
+    kept: list[tuple[int, int]] = []
+    text = _uncommented(text, kept)
+    return invisible_blanked(text, kept)
+
+
+def _next(text: str, char: str, start: int, nexts: dict[str, int]) -> int:
+    """Where `char` next stands at or after `start` (the text's length if nowhere), remembered:
+    asked at starts that only grow, the text is scanned once for each."""
+    if nexts.get(char, -1) < start:
+        found = text.find(char, start)
+        nexts[char] = len(text) if found < 0 else found
+    return nexts[char]
+
+
+def _uncommented(text: str, kept: list[tuple[int, int]]) -> str:
+    """`text` with every comment, `\\iffalse` block and comment environment blanked; the spans
+    read verbatim are added to `kept`."""
     chars: list[str] | None = None
+    nexts: dict[str, int] = {}
     at = 0
     while True:
         found = _TOKEN.search(text, at)
@@ -65,10 +93,17 @@ def typeset_text(text: str) -> str:
             line = text.find("\n", end, end + MAX_VERB)
             close = text.find(text[end], end + 1, end + MAX_VERB if line < 0 else line)
             at = end + 1 if close < 0 else close + 1
+            kept.append((found.start(), at))
+            continue
+        elif token.endswith("{"):  # a URL: verbatim to its closing brace, on its line
+            close, line = _next(text, "}", end, nexts), _next(text, "\n", end, nexts)
+            at = end if close - end > MAX_URL or line < close or close == len(text) else close + 1
+            kept.append((found.start(), at))
             continue
         elif name in _VERBATIM:
             close = text.find(f"\\end{{{name}}}", end)
             at = len(text) if close < 0 else close
+            kept.append((found.start(), at))
             continue
         elif name == _SKIPPED:
             close = text.find("\\end{comment}", end)

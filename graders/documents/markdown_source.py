@@ -7,12 +7,16 @@ they hold, and a hostile student hides the expected values there behind a visibl
 in a LaTeX comment: graders/documents/latex_source.py). Each of their characters becomes a
 space (newlines kept), so the text keeps its length and every offset. Inside a fenced code
 block, an indented code line or an inline code span they are code and are kept; so is a
-comment never closed (inline, CommonMark shows it as text). Linear time on any input.
+comment never closed (inline, CommonMark shows it as text). An HTML element the page renders
+hidden (`hidden`, `display:none`, `visibility:hidden`, white text) is blanked too
+(graders/documents/markdown_html.py). Linear time on any input.
 """
 
 from __future__ import annotations
 
 import re
+
+from graders.documents.markdown_html import blank_hidden_elements
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 # a whole line that is a link reference definition (CommonMark: at most three spaces, a label,
@@ -54,13 +58,17 @@ def _code_lines(text: str) -> list[tuple[int, int]]:
 
 
 def rendered_text(text: str) -> str:
-    """`text` with every HTML comment and link reference definition outside code blanked."""
-    if _OPEN not in text and "]:" not in text:
+    """`text` with every HTML comment, link reference definition and hidden HTML element
+    outside code blanked."""
+    if _OPEN not in text and "]:" not in text and "<" not in text:
         return text
     code = _code_lines(text)
     chars = list(text)
     changed = _blank_definitions(text, code, chars)
     changed = _blank_comments(text, code, chars) or changed
+    if "<" in text:
+        shown = "".join(chars) if changed else text
+        changed = blank_hidden_elements(shown, code, chars) or changed
     return "".join(chars) if changed else text
 
 

@@ -6,12 +6,17 @@ reading the PDF ever sees it, and a hostile student hides the expected values th
 visible answer. Each piece of text pypdf extracts is kept only when where it starts lies on the
 page (with a margin: a glyph may start just outside and still show); the pieces kept are
 pypdf's own output, joined as `extract_text` joins them (graders/documents/pdf_scripts.py
-`page_text`). Text that is on the page but hidden otherwise (invisible rendering, which OCR
-layers of scans use; white; tiny) is still read.
+`page_text`).
+
+Text on the page can be drawn unseen too: in an invisible rendering mode, white on the white
+page, or a fraction of a point high (`Ink`); `page_text` leaves such pieces out when the page
+shows other text. A page whose text is all unseen is a scan's OCR layer (drawn invisible over
+the scanned image) or a document drawn in some way not followed here, and is read whole.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -41,3 +46,138 @@ def on_page(page: Any) -> Callable[[Any, Any], bool]:
         return bool(left <= x <= right and bottom <= y <= top)
 
     return inside
+
+
+TINY = 1.0  # points: text drawn smaller than this no reader sees
+_INVISIBLE_MODES = frozenset({3, 7})  # text rendering modes that paint no glyph
+_SHOWS = frozenset({b"Tj", b"TJ", b"'", b'"'})
+_FILLS = frozenset({b"f", b"F", b"f*", b"B", b"B*", b"b", b"b*"})
+_IMAGES = frozenset({b"Do", b"sh", b"INLINE IMAGE"})  # an image or form, a shading, an inline one
+
+
+def _white(operator: bytes, operands: list[Any]) -> bool:
+    """Whether a colour operator sets white: gray 1, RGB 1 1 1, CMYK 0 0 0 0."""
+    try:
+        values = [float(v) for v in operands]
+    except (TypeError, ValueError):
+        return False  # a pattern or a named colour: not judged white
+    if operator in (b"k", b"K") or (operator.lower() in (b"sc", b"scn") and len(values) == 4):
+        return len(values) == 4 and all(v <= 0 for v in values)
+    return bool(values) and len(values) in (1, 3) and all(v >= 1 for v in values)
+
+
+_COLOURS = frozenset({b"g", b"rg", b"k", b"sc", b"scn", b"cs", b"G", b"RG", b"K", b"SC", b"SCN",
+                      b"CS"})
+_DEVICE = frozenset({"/DeviceGray", "/DeviceRGB", "/DeviceCMYK", "/CalGray", "/CalRGB"})
+_SEEN, _INVISIBLE, _WHITE = 0, 1, 2  # how a show drew its glyphs
+MAX_BOXES = 200  # filled rectangles remembered; past them the whole page counts as painted
+_Box = tuple[float, float, float, float]
+
+
+def _box(operands: list[Any], cm: Any) -> _Box | None:
+    """The bounds on the page of a rectangle (`x y w h re`) drawn through `cm`."""
+    try:
+        x, y, w, h = (float(v) for v in operands[:4])
+        corners = [(px * cm[0] + py * cm[2] + cm[4], px * cm[1] + py * cm[3] + cm[5])
+                   for px, py in ((x, y), (x + w, y), (x, y + h), (x + w, y + h))]
+    except (TypeError, ValueError, IndexError):
+        return None
+    xs, ys = [c[0] for c in corners], [c[1] for c in corners]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+class Ink:
+    """What a page's text is drawn with, followed through pypdf's operator visitor: each piece
+    of text pypdf hands its text visitor is judged unseen when every glyph in it was shown
+    with an invisible rendering mode (3 or 7), or in white where nothing was painted under it
+    (white on a filled box shows; a fill other than rectangles, an image or a shading counts
+    as painting the whole page), or when it is smaller than `TINY` points. Where the pieces
+    cannot be told apart (a colour changed inside one run) it is seen."""
+
+    def __init__(self) -> None:
+        # (fill white, stroke white, rendering mode), saved and restored by q and Q
+        self.state: tuple[bool, bool, int] = (False, False, 0)
+        self.saved: list[tuple[tuple[bool, bool, int], tuple[bool, bool]]] = []
+        self.device = (True, True)  # whether the fill and stroke colour spaces are plain ones
+        self.boxes: list[_Box] = []  # rectangles filled in a colour, so far
+        self.painted = False  # the whole page may be
+        self.path: list[_Box] | None = []  # the path being built: its rectangles, or None
+        self.pending: list[int] = []  # how each show since the last piece drew
+        self.showing = False
+
+    def _drawn(self) -> int:
+        fill, stroke, mode = self.state
+        if mode in _INVISIBLE_MODES:
+            return _INVISIBLE
+        white = (fill or mode in (1, 5)) and (stroke or mode in (0, 4))
+        return _WHITE if white and not self.painted else _SEEN
+
+    def _paint(self, operator: bytes, operands: list[Any], cm: Any) -> None:
+        """Follow the path operators: which rectangles a fill in a colour covers."""
+        if operator == b"re" and self.path is not None:
+            box = _box(operands, cm)
+            self.path = None if box is None else [*self.path, box]
+        elif operator in (b"m", b"l", b"c", b"v", b"y", b"h"):
+            self.path = None
+        elif operator in _IMAGES or (operator in _FILLS and not self.state[0]):
+            if operator in _IMAGES or self.path is None or \
+                    len(self.boxes) + len(self.path) > MAX_BOXES:
+                self.painted = True
+            else:
+                self.boxes.extend(self.path)
+        if operator in _FILLS or operator in (b"n", b"S", b"s"):
+            self.path = []
+
+    def _colour(self, operator: bytes, operands: list[Any]) -> None:
+        """Follow a colour operator: whether fill or stroke is now white (in a plain colour
+        space: a pattern's or an indexed space's colours are not judged)."""
+        fill, stroke, mode = self.state
+        stroking = operator.isupper()
+        device = self.device[1] if stroking else self.device[0]
+        if operator in (b"cs", b"CS"):
+            device = bool(operands) and operands[0] in _DEVICE
+            white = False
+        else:
+            device = device or operator not in (b"sc", b"scn", b"SC", b"SCN")
+            white = device and _white(operator, operands)
+        self.device = (self.device[0], device) if stroking else (device, self.device[1])
+        self.state = (fill, white, mode) if stroking else (white, stroke, mode)
+
+    def before(self, operator: bytes, operands: list[Any], cm: Any, _tm: Any) -> None:
+        """pypdf's `visitor_operand_before`."""
+        fill, stroke, _ = self.state
+        self.showing = operator in _SHOWS
+        if self.showing:
+            self.pending.append(self._drawn())
+        elif operator == b"q":
+            self.saved.append((self.state, self.device))
+        elif operator == b"Q":
+            if self.saved:
+                self.state, self.device = self.saved.pop()
+        elif operator == b"Tr" and operands:
+            with contextlib.suppress(TypeError, ValueError):
+                self.state = (fill, stroke, int(operands[0]))
+        elif operator in _COLOURS:
+            self._colour(operator, operands)
+        else:
+            self._paint(operator, operands, cm)
+
+    def _on_a_box(self, cm: Any, tm: Any) -> bool:
+        x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
+        y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+        return self.painted or any(b[0] <= x <= b[2] and b[1] <= y <= b[3] for b in self.boxes)
+
+    def unseen(self, cm: Any, tm: Any, size: float) -> bool:
+        """Whether the piece of text pypdf hands its visitor now, drawn with these matrices
+        and font size, is unseen; the shows it holds are then forgotten (but the one being
+        drawn, which may belong to the next piece too)."""
+        pending = self.pending
+        self.pending = pending[-1:] if self.showing else []
+        try:
+            white = _WHITE in pending and not self._on_a_box(cm, tm)
+            hidden = bool(pending) and all(d == _INVISIBLE or (d == _WHITE and white)
+                                           for d in pending)
+            scale = ((tm[2] * cm[0] + tm[3] * cm[2]) ** 2 + (tm[2] * cm[1] + tm[3] * cm[3]) ** 2)
+            return hidden or abs(size) * scale ** 0.5 < TINY
+        except (TypeError, IndexError):
+            return False

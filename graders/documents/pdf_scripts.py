@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from graders.documents.pdf_page import on_page
+from graders.documents.pdf_page import Ink, on_page
 
 SMALLER = 0.9  # a script is drawn at most this share of its line's size
 # and moved off the line's baseline by more than this share of the line's size, less than one
@@ -63,21 +63,26 @@ def _written(text: str, mark: str, after: str) -> str:
 
 
 def page_text(page: Any) -> str:
-    """The page's text as pypdf extracts it, but for the pieces that start off the page
-    (graders/documents/pdf_page.py), each script marked where it stands."""
-    runs: list[_Run] = []
-    parts: list[str] = []
+    """The page's text as pypdf extracts it, but for the pieces that start off the page or are
+    drawn unseen beside text that shows (graders/documents/pdf_page.py), each script marked
+    where it stands."""
+    pieces: list[tuple[str, _Run | None, bool]] = []  # with its run and whether unseen
     inside = on_page(page)
+    ink = Ink()
 
     def visit(text: str, cm: list[float], tm: list[float], _font: Any, size: float) -> None:
         if not text.strip():  # pypdf's own line breaks and spaces: layout, kept
-            parts.append(text)
+            pieces.append((text, None, False))
         elif inside(cm, tm):
-            parts.append(text)
-            runs.append(_run(text, list(cm), list(tm), float(size)))
+            unseen = ink.unseen(cm, tm, float(size))
+            pieces.append((text, _run(text, list(cm), list(tm), float(size)), unseen))
 
-    page.extract_text(visitor_text=visit)
-    text = "".join(parts)
+    page.extract_text(visitor_text=visit, visitor_operand_before=ink.before)
+    # unseen text beside text that shows is hidden; a page all unseen (a scan's OCR) is read
+    shown = any(run is not None and not unseen for _, run, unseen in pieces)
+    kept = [(text, run) for text, run, unseen in pieces if not (shown and unseen)]
+    runs = [run for _, run in kept if run is not None]
+    text = "".join(text for text, _ in kept)
     out: list[str] = []
     cursor = 0
     for run, mark in _scripts(runs):

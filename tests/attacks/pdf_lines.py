@@ -9,8 +9,14 @@ def _escaped(line: str) -> str:
 
 def lines_pdf(lines: list[tuple[float, float, str]]) -> bytes:
     """`lines`: (x, y, text) in points on a 612 x 792 page (anywhere: off it too)."""
-    stream = " ".join(f"BT /F1 10 Tf {x:.2f} {y:.2f} Td ({_escaped(text)}) Tj ET"
-                      for x, y, text in lines)
+    return drawn_pdf([(x, y, text, "") for x, y, text in lines])
+
+
+def drawn_pdf(lines: list[tuple[float, float, str, str]], size: float = 10) -> bytes:
+    """`lines`: (x, y, text, how) as `lines_pdf`'s, each drawn after the operators `how`
+    (a colour, a rendering mode, a font size: `1 g`, `3 Tr`, `/F1 0.2 Tf`) in its own q/Q."""
+    stream = " ".join(f"q BT /F1 {size:g} Tf {how} {x:.2f} {y:.2f} Td ({_escaped(text)}) Tj ET Q"
+                      for x, y, text, how in lines)
     objects = ["<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
                "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
