@@ -329,11 +329,14 @@ def _labelled(masked: str, statement: Statement, found: list[Candidate]) -> list
         tail = masked[cursor:statement.end]
         clause = _CLAUSE.search(tail)
         out[-1] = replace(out[-1], trailing=_squeeze(tail[:clause.start() if clause else None]))
-    for value, notes in notes_in_words(masked, statement.end, [(c.start, c.end) for c in out]):
+    spans = [(c.start, c.end) for c in out]
+    for value, notes, opened in notes_in_words(masked, statement.end, spans):
         final = any(out[k].final for k in notes)
         for k in notes:
             out[k] = replace(out[k], working=True, final=False)
-        out[value] = replace(out[value], final=out[value].final or final)
+        unit = _squeeze(masked[out[value].end:opened])  # `2 GiB (2^31 bytes)`: GiB
+        out[value] = replace(out[value], final=out[value].final or final,
+                             trailing=out[value].trailing or unit)
     return out
 
 

@@ -13,12 +13,14 @@ _NOTE_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
 def notes_in_words(masked: str, end: int, spans: list[tuple[int, int]]
-                   ) -> list[tuple[int, range]]:
+                   ) -> list[tuple[int, range, int]]:
     """Each bracketed note in words right after a value (`197 (196 patches + CLS)`, `3.72 GB (4
     bits + 16/64 bits per weight)`): the value's index among `spans` (the values' spans in a
-    statement ending at `end`, in order) and the indices of the values inside the note, which
-    explain it: they are working, and the value before them stays the statement's final one."""
-    found: list[tuple[int, range]] = []
+    statement ending at `end`, in order), the indices of the values inside the note, which
+    explain it (they are working, and the value before them stays the statement's final one),
+    and where the note's bracket opens (the words before it, `GiB` in `2 GiB (2^31 bytes)`, are
+    the value's unit)."""
+    found: list[tuple[int, range, int]] = []
     i = 1
     while i < len(spans):
         (_, before_end), (note_start, _) = spans[i - 1], spans[i]
@@ -36,5 +38,5 @@ def notes_in_words(masked: str, end: int, spans: list[tuple[int, int]]
         first = i
         while i < len(spans) and spans[i][0] < closed:
             i += 1
-        found.append((first - 1, range(first, i)))
+        found.append((first - 1, range(first, i), opened))
     return found

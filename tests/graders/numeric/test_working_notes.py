@@ -46,3 +46,30 @@ def test_a_note_in_words_after_the_value_is_its_working(note: str, marker: str, 
     result = grade_submission(RUBRIC, parsed).items[0]
     assert (result.status, Fraction(result.points)) == (Status.GRADED, 1), (text, result)
 
+
+
+SIZES = parse_rubric("""
+slug: sizes
+title: A size with a note
+questions:
+  - id: Q4
+    labels: ["Q4", "4"]
+    answer_kind: numeric
+    items:
+      - id: q4.bytes
+        points: 1
+        grader: numeric
+        config: {expected: 2147483648, kind: integer, rel_tolerance: 0.002, cues: [bytes, cache]}
+""", "sizes.yaml")
+
+
+@settings(max_examples=40, deadline=None, database=None, derandomize=True)
+@given(st.sampled_from([("2 GiB", "2^31 bytes"), ("2.15 GB", "2^31 bytes"),
+                        ("2048 MiB", "2 x 1024 MiB"), ("2 GiB", "16 KiB per token x 131072")]),
+       st.sampled_from(["cache: ", "(b) ", "Total: "]))
+def test_the_unit_before_a_note_stays_the_values(sized: tuple[str, str], lead: str) -> None:
+    value, note = sized
+    text = f"## Q4\n\n{lead}{value} ({note}).\n"
+    parsed = read_submission(text.encode(), "a.md", "text/markdown", SIZES.rubric)
+    result = grade_submission(SIZES, parsed).items[0]
+    assert (result.status, Fraction(result.points)) == (Status.GRADED, 1), (text, result)
