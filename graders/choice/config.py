@@ -12,8 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 # The grader's version (ChoiceGrader.version): it names the grader's code in every cache key.
 # 2: a choice whose text holds a separator stays one selection; 3: a question's parts answered
 # in one block ("(a) B (b) A, C") are read part by part; an offered label followed by its
-# option's text ("B) sqrt(d)") is that label
-VERSION = "4"  # 4: the parts of a LaTeX list (`\item[(a)] B`, bare `\item`s)
+# option's text ("B) sqrt(d)") is that label; 5: Markdown emphasis around a selection
+# (`**B**`) is formatting, not the choice
+VERSION = "5"  # 4: the parts of a LaTeX list (`\item[(a)] B`, bare `\item`s)
 
 # Student text is hostile: only a bounded prefix is read, in a bounded number of selections.
 MAX_ANSWER = 2000

@@ -27,6 +27,7 @@ LABELLED = 0.9  # confidence of a choice read from its label before its option's
 # "B. sqrt(d)", "B: ...", "B - ...", "B — only the adapters; W stays frozen"
 _LABEL_THEN_TEXT = re.compile(
     r"\(?([^\s().:\u2013\u2014]{1,3})(?:(?:\)|[.:]|\s+-)(?:\s|$)|\s*[\u2013\u2014])")
+_EMPHASIS = "*_`"  # Markdown's emphasis and code marks
 
 
 def _answer_text(item: RubricItem, answer: LocatedAnswer, context: GradingContext,
@@ -42,6 +43,16 @@ def _answer_text(item: RubricItem, answer: LocatedAnswer, context: GradingContex
     offered = frozenset(c.lower() for it in items for c in it.config.get("choices", ()))
     part = part_of(answer.text, config.subpart, place, offered)
     return answer.text if part is None else part
+
+
+def _unemphasised(selection: str, known: frozenset[str], case_sensitive: bool) -> str:
+    """A selection without the Markdown emphasis around it (`**B**`, `*A`, `D**` of a bolded
+    list `**A, B, D**`, `__B__`, `` `B` ``): the student's formatting, not the choice. A known
+    choice spelled with those characters (`__init__`) is left whole."""
+    if normalise(selection, case_sensitive) in known:
+        return selection
+    bare = selection.strip().lstrip(_EMPHASIS).rstrip(_EMPHASIS).strip()
+    return bare or selection
 
 
 def _spaced(selected: list[str], offered: set[str]) -> list[str]:
@@ -85,6 +96,7 @@ class ChoiceGrader(Grader):
                           for c in (*config.choices, *config.correct))
         raw = (split_selections(text, known, config.case_sensitive)
                if config.select == "several" else [text])
+        raw = [_unemphasised(r, known, config.case_sensitive) for r in raw]
         selected = list(dict.fromkeys(normalise(s, config.case_sensitive) for s in raw))
         selected = [s for s in selected if s]
         offered = {normalise(c, config.case_sensitive) for c in config.choices}

@@ -14,6 +14,7 @@ from fractions import Fraction
 from graders.notation import fold_width
 from graders.numeric.arith import EvalError, Evaluated, Number, evaluate
 from graders.numeric.latex import SEP, read_ocr_digits, to_arith
+from graders.numeric.notes import notes_in_words
 from graders.numeric.spans import balanced, written_span
 from graders.numeric.statements import RELATION, split_sides, split_statements
 from graders.numeric.statements import Span as Statement
@@ -328,6 +329,14 @@ def _labelled(masked: str, statement: Statement, found: list[Candidate]) -> list
         tail = masked[cursor:statement.end]
         clause = _CLAUSE.search(tail)
         out[-1] = replace(out[-1], trailing=_squeeze(tail[:clause.start() if clause else None]))
+    spans = [(c.start, c.end) for c in out]
+    for value, notes, opened in notes_in_words(masked, statement.end, spans):
+        final = any(out[k].final for k in notes)
+        for k in notes:
+            out[k] = replace(out[k], working=True, final=False)
+        unit = _squeeze(masked[out[value].end:opened])  # `2 GiB (2^31 bytes)`: GiB
+        out[value] = replace(out[value], final=out[value].final or final,
+                             trailing=out[value].trailing or unit)
     return out
 
 

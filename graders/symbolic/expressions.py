@@ -93,7 +93,8 @@ def find_assignments(text: str, target: str) -> list[Assignment]:
     pattern = re.compile(target_pattern(target) + _RELATION)
     for m in pattern.finditer(text):
         before = text[max(0, m.start() - 40):m.start()]
-        if before.endswith(("\\|", "|", "^", "_")) or _FACTOR_BEFORE.search(before):
+        subscript = before.endswith("_") and not before.endswith("__")  # `__` opens bold
+        if before.endswith(("\\|", "|", "^")) or subscript or _FACTOR_BEFORE.search(before):
             continue
         stripped = before.rstrip()
         # the target opens its line (the line before may end in anything: "(sum of d_k terms)")
@@ -114,7 +115,8 @@ def chain_values(text: str, written: str, target: str, start: int) -> list[Assig
         end = _rhs_end(text, start)
         chained = _LINK.match(text, end)
         # a LaTeX space or line break (`\;`, `\\`) cut at its second character leaves a backslash
-        expression = text[start:end].strip().rstrip(".,;").rstrip("\\").rstrip()
+        expression = _EMPHASIS_END.sub("", text[start:end].strip().rstrip(".,;").rstrip("\\"))
+        expression = expression.rstrip().rstrip(".,;").rstrip()
         expression = _REMARK.sub("", _drop_condition(expression))
         # a bare name or the derivative again, with the chain going on, only names the target
         named = chained is not None and (re.fullmatch(_SIMPLE_NAME, expression) is not None
@@ -128,6 +130,9 @@ def chain_values(text: str, written: str, target: str, start: int) -> list[Assig
 
 
 MAX_LINKS = 6
+# Markdown emphasis closing the answer (`**L = HW/P^2 + 1**`, `*N = ...*`, `__s = ...__`):
+# formatting, no power; a starred name (`w^*`, `x_*`) keeps its star
+_EMPHASIS_END = re.compile(r"(?<![\^_*])(?:\*{1,3}|__)\s*$")
 # `p - y (the softmax output minus the target)`: a remark in words after the expression
 _REMARK = re.compile(r"\s+\((?=[^()]*\b[A-Za-z]{3,}\s+[A-Za-z]{2,})[^()]*\)\s*$")
 # the next link of a chain; in an align environment on the next row (`\\ &= ...`)
