@@ -102,7 +102,8 @@ class NumericGrader(Grader):
                     evidence.append(_value_evidence(rival, choice, answer, in_parts, "rival: "))
                 both = ", ".join(f"“{c.source}”" for c in (choice.candidates[0], *differing))
                 status, confidence = Status.NEEDS_REVIEW, min(confidence, 0.5)
-                feedback = (f"Conflicting values for “{name}”: {both}. Suggested grade from "
+                why = f" ({choice.doubt[0].upper()}{choice.doubt[1:]}.)" if choice.doubt else ""
+                feedback = (f"Conflicting values for “{name}”: {both}.{why} Suggested grade from "
                             f"{show(choice.value)} (chosen as {_why(choice.candidates[0])}): "
                             f"{feedback} A grader must decide which value is the answer.")
                 student = (f"Your answer gives different values for this part ({both}); a "
