@@ -34,12 +34,14 @@ _ALTERNATIVE = re.compile(
     r"[\s(\[{,$*]*(?:or(?:\s+(?:maybe|perhaps|possibly|else))?|maybe|perhaps|possibly)"
     r"[\s$*]*", re.IGNORECASE)
 
-# A later value that replaces an earlier one: `no wait`, `scratch that`, `actually`, `I mean`,
-# `correction`, `make that`, or an arrow written in ASCII (`->`, `<-`; `→` is a relation
-# already, which makes the earlier value working).
+# A later value that replaces an earlier one, said right after the earlier: `no wait`,
+# `scratch that`, `actually`, `I mean`, `correction`, `make that` opening the words between
+# them (`64. Actually, it is 32`, `64 <- no wait, 32`; not "64; there are actually 12 heads"), or
+# an ASCII arrow alone between them (`64 -> 32`; `→` is a relation already, which makes the
+# earlier value working).
 _TAKEN_BACK = re.compile(
-    r"\b(?:no,?\s+wait|wait|scratch\s+that|actually|i\s+mean|correction|make\s+that|oops|"
-    r"sorry)\b|<-|->|←",
+    r"[\s,;:.(\[]*(?:(?:<-{1,2}|-{1,2}>|←)[\s,;:.(\[]*$|(?:<-{1,2}|←)?[\s,;:.(\[]*"
+    r"(?:no,?\s+wait|wait|scratch\s+that|actually|i\s+mean|correction|make\s+that|oops|sorry)\b)",
     re.IGNORECASE)
 
 
@@ -87,7 +89,7 @@ def hedged(extraction: Extraction, position: int, used: set[int]) -> tuple[tuple
         joined = " ".join(f"{first.source}{gap}{second.source}".split())
         if _ALTERNATIVE.fullmatch(gap):
             found.append((ordered[k], f"the answer offers alternatives: “{joined}”"))
-        elif step > 0 and _TAKEN_BACK.search(gap):
+        elif step > 0 and _TAKEN_BACK.match(gap):
             found.append((ordered[k], f"the answer takes a value back: “{joined}”"))
     return tuple(found)
 

@@ -34,7 +34,8 @@ TAKEN_BACK = ("{label} = {v} <- no wait, {w}", "{label} = {v}, scratch that, {w}
               "{label} = {v}, I mean {w}", "{label} = {v} (correction: {w})")
 HONEST = ("{label} = {v} (not {w}: that is another size)", "{label} = not {w} but {v}",
           "{label} ≈ {v}", "{label} = {v}, i.e. {twice}/2", "{label} is {v}, not {w}",
-          "{label} = {v} (I first got {w}, which was wrong)")
+          "{label} = {v} (I first got {w}, which was wrong)",
+          "{label} = {v}; there are actually {w} rows", "{label} = {v} -> so {w} in all")
 DIGITS = (0x0660, 0x06F0, 0x0966, 0x09E6, 0x0E50, 0x1D7CE, 0x1D7D8, 0xFF10)
 
 
