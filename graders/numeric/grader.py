@@ -112,7 +112,9 @@ class NumericGrader(Grader):
             status = Status.NEEDS_REVIEW
             why = choice.doubt or "the value was found with low confidence"
             feedback += f" ({why[0].upper()}{why[1:]}; a grader will check it.)"
-            student += " A grader will check how this value was read."
+            student = ("Your answer seems to deny the value it gives for this part; a grader "
+                       "will check which value you meant." if choice.negated else
+                       f"{student} A grader will check how this value was read.")
         return self._make(item, context, verdict.points, status, feedback, student, evidence,
                           confidence)
 

@@ -29,6 +29,7 @@ class Choice:
     confidence: float
     rivals: tuple[Candidate, ...] = ()  # labelled for the item too, with a different value
     doubt: str = ""  # why the confidence is low, for the reader who checks it
+    negated: bool = False  # the answer negates the value (`≠ 64`): the student is told neutrally
 
 
 def close(value: Number, target: float, config: NumericConfig) -> bool:
@@ -260,7 +261,8 @@ def _doubted(choice: Choice, surroundings: _Surroundings, position: int, config:
     if negated:
         confidence = min(confidence, SHARED_CONFIDENCE)
         doubt = f"the answer negates the value it gives: “{negated}”"
-    return Choice(choice.candidates, choice.value, choice.cues, confidence, tuple(rivals), doubt)
+    return Choice(choice.candidates, choice.value, choice.cues, confidence, tuple(rivals), doubt,
+                  bool(negated))
 
 
 def _same_answer(value: Value, chosen: Value, config: NumericConfig) -> bool:
