@@ -31,9 +31,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from graders.written import retraction
 from graders.written.antonyms import ANTONYMS, CONTRAST, QUANTIFYING, stem_key
 from graders.written.lexical import STOP_WORDS
-from graders.written.retraction import CONTRASTING, denied_in_front, taken_back
 from graders.written.text import NON_PREFIX
 
 # Words that give an order to the two things around them ("A calls B", "A is larger than B").
@@ -127,7 +127,8 @@ def words_of(text: str, claims: bool = False) -> tuple[Word, ...]:
     the cache, each token recomputes the prefix; ..."), those of the whole part."""
     text = NON_PREFIX.sub("non", text[:_MAX_CHARS]).lower()  # "non-linear" is one word
     if claims:
-        text = denied_in_front(_AGREEING.sub(lambda m: "not".ljust(len(m.group(0))), text))
+        text = _AGREEING.sub(lambda m: "not".ljust(len(m.group(0))), text)
+        text = retraction.denied_in_front(text)
     read: list[tuple[re.Match[str], bool, bool, int, int, bool]] = []
     pending = quantifier = False  # a negation waits for the content word it governs
     last = clause = part = negations = 0
@@ -164,16 +165,18 @@ def words_of(text: str, claims: bool = False) -> tuple[Word, ...]:
     words = tuple(Word(m.group(0), stem_key(m.group(0)), m.start(), negated, quantified, clause,
                        part, negations_in.get(clause, 0) % 2 == 1, conditional)
                   for m, negated, quantified, clause, part, conditional in read)
-    return _retracted(words, taken_back(text)) if claims else words
+    return _retracted(words, retraction.taken_back(text)) if claims else words
 
 
 def _retracted(words: tuple[Word, ...], spans: Sequence[tuple[int, int]]) -> tuple[Word, ...]:
     """The words of statements a later retraction disowns, their polarity turned around."""
     if not spans:
         return words
-    return tuple(replace(w, negated=w.negated != (w.text not in STOP_WORDS),
-                         clause_negated=not w.clause_negated, retracted=True)
-                 if any(s <= w.start < e for s, e in spans) else w for w in words)
+    flip = retraction.turned([(w.start, w.text, w.negated, w.clause) for w in words], spans,
+                             STOP_WORDS)
+    return tuple(replace(w, negated=w.negated != (i in flip), clause_negated=not w.clause_negated,
+                         retracted=True)
+                 if any(s <= w.start < e for s, e in spans) else w for i, w in enumerate(words))
 
 
 def _content(words: Sequence[Word]) -> list[Word]:
@@ -338,7 +341,7 @@ def opposite_of(sentences: Sequence[str], references: Sequence[str]) -> Opposite
     both read as claims (`words_of(..., claims=True)`), an opposite about the same subject and
     predicate (`_claim_antonym`, `_negation` and `_other_side`)."""
     parsed = [(r, words_of(r, claims=True)) for r in references]
-    for sentence in sentences:
+    for sentence in retraction.with_retractions(sentences):
         answer = words_of(sentence, claims=True)
         answer_keys = {w.key for w in _content(answer)}
         for reference, ref_words in parsed:
@@ -374,7 +377,7 @@ def _both_ways(answer: Sequence[Word], shared: set[str]) -> str | None:
             continue
         after_or = -1  # words since the last "or", -1 before any
         for later in answer[i + 1:]:
-            if later.clause != word.clause or later.text in CONTRASTING:
+            if later.clause != word.clause or later.text in retraction.CONTRASTING:
                 break
             after_or = 0 if later.text == "or" else after_or + (after_or >= 0)
             if 0 < after_or <= 3 and later.key == word.key \

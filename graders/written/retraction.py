@@ -11,6 +11,7 @@ linearly separable" states its opposite.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 # Said in front of a statement, a denial of it: read as "not".
 _DENIED_BEFORE = re.compile(
@@ -56,3 +57,49 @@ def taken_back(text: str) -> list[tuple[int, int]]:
         if start < end:
             spans.append((start, end))
     return spans
+
+
+_AUXILIARY = frozenset(re.findall(r"\S+", "is are was were be been can could will would should "
+                                  "may might must does do did has have had"))
+
+
+def turned(words: Sequence[tuple[int, str, bool, int]], spans: Sequence[tuple[int, int]],
+           stop_words: frozenset[str]) -> set[int]:
+    """Which words (start, text, negated, clause) a retraction of `spans` turns around: in each
+    clause a negation governs, the words it governs (the negation is taken back); in another,
+    the words a "not" would govern after its first auxiliary ("can represent" -> "can not
+    represent"), or, with no auxiliary to place it after, all its content words."""
+    inside = [i for i, w in enumerate(words) if any(s <= w[0] < e for s, e in spans)]
+    out: set[int] = set()
+    for clause in sorted({words[i][3] for i in inside}):
+        members = [i for i in inside if words[i][3] == clause]
+        negated = {i for i in members if words[i][2]}
+        if negated:
+            out |= negated
+            continue
+        auxiliary = next((k for k, i in enumerate(members) if words[i][1] in _AUXILIARY), -1)
+        if auxiliary < 0:  # no verb to place the "not" after: every content word
+            out |= {i for i in members if words[i][1] not in stop_words}
+            continue
+        for i in members[auxiliary + 1:]:
+            if words[i][1] in stop_words:
+                continue
+            out.add(i)
+            if not words[i][1].endswith("ly"):  # "not linearly separable" negates both
+                break
+    return out
+
+
+def _alone(sentence: str) -> bool:
+    """Whether the sentence is only a retraction ("Just kidding.", "They are wrong!")."""
+    m = _TAKEN_BACK.search(sentence.lower())
+    return m is not None and not any(
+        w not in _HOLLOW for w in _CONTENT.findall(sentence.lower()[:m.start()]))
+
+
+def with_retractions(sentences: Sequence[str]) -> list[str]:
+    """The sentences, each joined to a retraction standing alone as the next one ("XOR is not
+    linearly separable. Just kidding."), so that it is read as taken back."""
+    return [f"{s}{'' if s.rstrip()[-1:] in '.!?;' else ';'} {sentences[i + 1]}"
+            if i + 1 < len(sentences) and _alone(sentences[i + 1]) else s
+            for i, s in enumerate(sentences)]

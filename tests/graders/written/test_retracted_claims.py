@@ -1,11 +1,12 @@
 """A statement an answer makes and disowns: offered both ways ("XOR is either linearly separable
 or not linearly separable"), taken back ("... (just kidding)", "Some say ...; they are wrong.",
-"'...' is a common myth"), denied in front ("It is false that ...", "It is a myth that ...") or
-struck through (`<s>`, `<del>`, like Markdown's `~~`). Its words match the element, and the
-grader once gave each full credit with no review; a careful TA gives none of them full credit
-outright. The opposite reading of contradiction.py reads what the answer then claims: a
-retraction turns the statement's polarity around, so an answer that disowns the wrong claim
-("...; the claim that ... is a myth") or states the right one plainly keeps its credit."""
+"'...' is a common myth", "Just kidding." as the next sentence), denied in front ("It is false
+that ...", "It is a myth that ...") or struck through (`<s>`, `<del>`, like Markdown's `~~`).
+Its words match the element, and the grader once gave each full credit with no review; a
+careful TA gives none of them full credit outright. The opposite reading of contradiction.py
+reads what the answer then claims: a retraction turns the statement's polarity around, so an
+answer that disowns the wrong claim ("...; the claim that ... is a myth", "Some say <wrong>;
+they are wrong") or states the right one plainly keeps its credit."""
 
 from __future__ import annotations
 
@@ -45,6 +46,8 @@ DISOWNED = (
     "{S} {right} or {wrong}.",
     "{S} either {right} or {wrong}.",
     "{S} {wrong} or maybe {right}.",
+    "{S} {right}. Just kidding.",
+    "{S} {right}. That is wrong!",
 )
 KEPT = (
     "{S} {right}.",
@@ -53,6 +56,13 @@ KEPT = (
     "{S} {right}; some say otherwise, but they are wrong.",
     "{S} {right}, while it is not true of the other models.",
 )
+# The wrong claim disowned beside the right one: read right where the wrong one has an auxiliary
+# or a negation to turn around ("Some say a perceptron can represent XOR; they are wrong");
+# without one ("Some say the softmax saturates after scaling; they are wrong") its verb is not
+# told from its subject, every word is turned, and a reader decides.
+DISOWNED_WRONG = ("Some say {s} {wrong}. They are wrong. {S} {right}.",
+                  "Some say {s} {wrong}; they are wrong. {S} {right}.")
+WITH_AUXILIARY = tuple(c for c in CLAIMS if c[2].split()[0] in ("is", "can", "does"))
 
 
 def grade(text: str, subject: str, right: str, resources: GradingResources) -> ItemResult:
@@ -113,3 +123,14 @@ def test_struck_through_words_are_not_read(struck: str, resources: GradingResour
     result = grade(kept, "XOR", "is not linearly separable", resources)
     assert result.status is Status.GRADED and result.points == result.max_points, \
         (kept, result.feedback)
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(claim=st.sampled_from(WITH_AUXILIARY), frame=st.sampled_from(DISOWNED_WRONG))
+def test_a_wrong_claim_disowned_beside_the_right_one_keeps_the_credit(
+        claim: tuple[str, str, str], frame: str, resources: GradingResources) -> None:
+    text = _text(frame, claim)
+    result = grade(text, claim[0], claim[1], resources)
+    assert result.status is Status.GRADED and result.points == result.max_points, \
+        (text, result.feedback)
