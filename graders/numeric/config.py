@@ -13,8 +13,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 # declared tolerance holds for integers, `2^31` and `x 10^10` typed plainly, a factor `1/16`,
 # OCR's l for 1 anywhere in a number (`5l2 MiB`); 1.8: `÷ 4`, `MHA cache / 4` as a quarter;
 # 1.9: no value read for an item, but a number no item read: review, not missing; 1.9.1: the
-# numbers of a bracketed note in words after a value (`197 (196 patches + CLS)`) are working
-VERSION = "1.9.1"
+# numbers of a bracketed note in words after a value (`197 (196 patches + CLS)`) are working;
+# 1.10: a value the answer negates (`≠ 64`), offers among others (`64 or 65`) or takes back
+# (`64 <- no wait, 32`): review; other scripts' digits (`٦٤`, `𝟔𝟒`) read
+VERSION = "1.10"
 
 Scalar = int | float
 ExpectedValue = Scalar | list[Scalar]

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from graders.notation import fold_width
 from graders.numeric.arith import EvalError, Evaluated, Number, evaluate
-from graders.numeric.latex import SEP, read_ocr_digits, to_arith
+from graders.numeric.latex import SEP, fold_digits, read_ocr_digits, to_arith
 from graders.numeric.notes import notes_in_words
 from graders.numeric.spans import balanced, written_span
 from graders.numeric.statements import RELATION, split_sides, split_statements
@@ -85,7 +85,7 @@ def _blank(m: re.Match[str]) -> str:
     return " " * len(m.group(0))
 
 
-_STRUCK = re.compile(r"~~[^~]{0,2000}~~")
+_STRUCK = re.compile(r"~~[^~]{0,2000}~~|<(s|del|strike)>[^<]{0,2000}</\1>", re.I)
 _CIRCLED = re.compile(r"\\textcircled\{[^{}]{0,4}\}")
 # a label opening a line, its sub-part letter written against the number included (`3b)`,
 # `Q3.a:`, `Q5b`): the number of a question is not a value
@@ -365,9 +365,9 @@ def _lists(text: str, masked: str, found: list[Candidate]) -> list[Candidate]:
 
 def extract(text: str) -> Extraction:
     text = text[:MAX_TEXT]
-    # full-width digits and punctuation (`５８９，８２４`, `（`) read as ASCII; positions are kept,
-    # so sources are quoted from the text as written
-    masked = _mask(fold_width(text))
+    # full-width digits and punctuation (`５８９，８２４`, `（`) and other scripts' digits (`٦٤`)
+    # read as ASCII; positions are kept, so sources are quoted from the text as written
+    masked = _mask(fold_digits(fold_width(text)))
     vectors = bracket_vectors(masked)[:MAX_CANDIDATES]
     # the inside of a vector is not read again as loose numbers
     parts: list[str] = []

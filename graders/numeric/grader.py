@@ -102,7 +102,8 @@ class NumericGrader(Grader):
                     evidence.append(_value_evidence(rival, choice, answer, in_parts, "rival: "))
                 both = ", ".join(f"“{c.source}”" for c in (choice.candidates[0], *differing))
                 status, confidence = Status.NEEDS_REVIEW, min(confidence, 0.5)
-                feedback = (f"Conflicting values for “{name}”: {both}. Suggested grade from "
+                why = f" ({choice.doubt[0].upper()}{choice.doubt[1:]}.)" if choice.doubt else ""
+                feedback = (f"Conflicting values for “{name}”: {both}.{why} Suggested grade from "
                             f"{show(choice.value)} (chosen as {_why(choice.candidates[0])}): "
                             f"{feedback} A grader must decide which value is the answer.")
                 student = (f"Your answer gives different values for this part ({both}); a "
@@ -111,7 +112,9 @@ class NumericGrader(Grader):
             status = Status.NEEDS_REVIEW
             why = choice.doubt or "the value was found with low confidence"
             feedback += f" ({why[0].upper()}{why[1:]}; a grader will check it.)"
-            student += " A grader will check how this value was read."
+            student = ("Your answer seems to deny the value it gives for this part; a grader "
+                       "will check which value you meant." if choice.negated else
+                       f"{student} A grader will check how this value was read.")
         return self._make(item, context, verdict.points, status, feedback, student, evidence,
                           confidence)
 

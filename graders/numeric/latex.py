@@ -9,6 +9,7 @@ is why a thousands separator is never read as a list.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from graders.numeric.arith import SCALES
 
@@ -55,6 +56,16 @@ _OCR_SPACE_GROUPS = re.compile(r"(?<![\w.,])[1-9]\d{0,2}(?: (?=[\dO]*\d[\dO]*\d)
 # list of values and no thousands group (three digits) reads so
 _UNIT_DECIMAL_COMMA = re.compile(r"(?<![\d.,])(\d{1,3}),(?=(?:\d{1,2}|\d{4,8})(?:[ \t]?"
                                  r"(?:[kKMGT]i?B|[kmgt]ega|bytes?)\b|[eE][-+]?\d))")
+
+
+def fold_digits(text: str) -> str:
+    """The same text, of the same length, with the decimal digits of every other script (`٦٤`,
+    Arabic-Indic; `𝟔𝟒`, mathematical bold; `६४`, Devanagari) as ASCII digits: NFKC and the
+    full-width fold leave most of them, and the reader's arithmetic reads ASCII only."""
+    if text.isascii():
+        return text
+    return "".join(ch if ch.isascii() or unicodedata.decimal(ch, None) is None
+                   else str(unicodedata.decimal(ch)) for ch in text)
 
 
 def read_ocr_digits(text: str) -> str:

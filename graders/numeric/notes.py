@@ -10,6 +10,11 @@ import re
 _BEFORE_NOTE = re.compile(r"[ \t]*(?:[A-Za-z%]{1,12}[ \t]*){0,2}[(\[][ \t]*"
                           r"(?:[A-Za-z.,:]{1,12}[ \t]*){0,3}")
 _NOTE_WORD = re.compile(r"[A-Za-z]{2,}")
+# Words before a note's first number that make it no explanation but another value offered or
+# the value taken back (`64 (or maybe 65)`, `2 (correction: 3)`, `64 (not 65)`): those values
+# are no working; graders/numeric/hedges.py reads them as rivals.
+_NOT_A_NOTE = re.compile(r"\b(?:or|maybe|perhaps|possibly|else|not|never|correction|actually"
+                         r"|wait|scratch|mean|make|oops|sorry|rather|instead)\b", re.IGNORECASE)
 
 
 def notes_in_words(masked: str, end: int, spans: list[tuple[int, int]]
@@ -32,7 +37,8 @@ def notes_in_words(masked: str, end: int, spans: list[tuple[int, int]]
             continue
         closed = masked.find(")" if masked[opened] == "(" else "]", opened, end)
         closed = end if closed < 0 else closed
-        if not _NOTE_WORD.search(masked, opened, closed):
+        if not _NOTE_WORD.search(masked, opened, closed) \
+                or _NOT_A_NOTE.search(masked, opened, note_start):
             i += 1
             continue
         first = i

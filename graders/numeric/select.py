@@ -16,6 +16,7 @@ from graders.documents.cues import NormalisedText, compile_cues, found_cues
 from graders.numeric.arith import Number
 from graders.numeric.config import NumericConfig
 from graders.numeric.extract import Candidate, Extraction, Value
+from graders.numeric.hedges import hedged, negations
 from graders.numeric.rounding import coarser_rounding
 from graders.numeric.units import in_unit, unit_before, unit_factor
 
@@ -28,6 +29,7 @@ class Choice:
     confidence: float
     rivals: tuple[Candidate, ...] = ()  # labelled for the item too, with a different value
     doubt: str = ""  # why the confidence is low, for the reader who checks it
+    negated: bool = False  # the answer negates the value (`≠ 64`): the student is told neutrally
 
 
 def close(value: Number, target: float, config: NumericConfig) -> bool:
@@ -112,6 +114,14 @@ class _Surroundings:
     def __init__(self, extraction: Extraction) -> None:
         self.extraction = extraction
         self._texts: dict[int, tuple[NormalisedText, NormalisedText, NormalisedText]] = {}
+        self._negated: dict[int, str] | None = None
+
+    @property
+    def negated(self) -> dict[int, str]:
+        """The values the answer negates (`65, not 64`, `≠ 64`), by position."""
+        if self._negated is None:
+            self._negated = negations(self.extraction)
+        return self._negated
 
     def of(self, position: int) -> tuple[NormalisedText, NormalisedText, NormalisedText]:
         texts = self._texts.get(position)
@@ -175,7 +185,13 @@ def affinity(
     score += 0.5 * candidate.boxed + 0.5 * candidate.final - 0.1 * candidate.expression
     if config.unit == "percent":
         score += 1.0 if candidate.percent else -0.5
+    if position in surroundings.negated:
+        score -= NEGATED_PENALTY  # `65, not 64`: the answer is the value it does not deny
     return score, cues
+
+
+# more than a match of the key gains over another value labelled for the item
+NEGATED_PENALTY = 4.0
 
 
 SHARED_CONFIDENCE = 0.4  # below any review threshold in use: such a reading goes to a person
@@ -223,12 +239,30 @@ def choose(
                                  SHARED_CONFIDENCE, doubt=f"the value its cues name was also "
                                  f"read for {taken_by[position]}")
     for item_id, position in positions.items():
-        rivals = _rivals(surroundings, position, by_id[item_id], used)
-        if rivals:
-            choice = chosen[item_id]
-            chosen[item_id] = Choice(choice.candidates, choice.value, choice.cues,
-                                     choice.confidence, rivals)
+        chosen[item_id] = _doubted(chosen[item_id], surroundings, position, by_id[item_id], used)
     return chosen
+
+
+def _doubted(choice: Choice, surroundings: _Surroundings, position: int, config: NumericConfig,
+             used: set[int]) -> Choice:
+    """The choice with its rivals, and with the reader's doubt when the answer negates the
+    value (`≠ 64`: a reader decides) or offers or takes it back for another (`64 or 65`,
+    `64 <- no wait, 32`: the other value is a rival)."""
+    rivals = list(_rivals(surroundings, position, config, used))
+    confidence, doubt = choice.confidence, choice.doubt
+    candidates = surroundings.extraction.candidates
+    chosen = reading(candidates[position], config)
+    for other, why in hedged(surroundings.extraction, position, used):
+        candidate = candidates[other]
+        if not _same_answer(reading(candidate, config), chosen, config):
+            rivals += [] if candidate in rivals else [candidate]
+            doubt = doubt or why
+    negated = surroundings.negated.get(position)
+    if negated:
+        confidence = min(confidence, SHARED_CONFIDENCE)
+        doubt = f"the answer negates the value it gives: “{negated}”"
+    return Choice(choice.candidates, choice.value, choice.cues, confidence, tuple(rivals), doubt,
+                  bool(negated))
 
 
 def _same_answer(value: Value, chosen: Value, config: NumericConfig) -> bool:

@@ -67,7 +67,10 @@ from graders.written.patterns import PatternError, compile_pattern
 # lone second marker is the first sub-part (the answer located after "Q7.a"); an item
 # asking for any k of its elements reads a list's items; words clipped with a full stop ("mixed
 # prec.") and "w.p." read as the question's words (`unexplained`, `subparts`, `shorthand`).
-VERSION = "22"
+# 23: the opposite doubt reads a statement the answer disowns: denied in front ("it is false
+# that"), taken back after it ("just kidding", "they are wrong", "... is a myth") or offered
+# both ways ("either separable or not separable"); HTML strike-through is not read (`retraction`).
+VERSION = "23"
 
 
 class _Strict(BaseModel):

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from graders.written import retraction
 from graders.written.antonyms import ANTONYMS, CONTRAST, QUANTIFYING, stem_key
 from graders.written.lexical import STOP_WORDS
 from graders.written.text import NON_PREFIX
@@ -78,6 +79,9 @@ class Word:
     # part of a condition ("if ... not provided", "Without the cache, ... recomputes").
     clause_negated: bool = False
     conditional: bool = False
+    # Its polarity turned around by a later retraction of its statement (claims only: "...
+    # (just kidding)", "Some say ...; they are wrong", "... is a myth").
+    retracted: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,6 +98,11 @@ class Opposite:
         if self.kind == "negation":
             return (f"the answer negates '{self.answer_word}' where the reference does not (or "
                     "the reverse)")
+        if self.kind == "retraction":
+            return (f"the answer takes back or disowns what it says about '{self.answer_word}'"
+                    " (a joke, a claim it calls wrong or a myth)")
+        if self.kind == "both ways":
+            return f"the answer states '{self.answer_word}' both ways, one or the other"
         if self.kind == "antonym":
             return (f"the answer says '{self.answer_word}' where the reference says "
                     f"'{self.reference_word}'")
@@ -119,6 +128,7 @@ def words_of(text: str, claims: bool = False) -> tuple[Word, ...]:
     text = NON_PREFIX.sub("non", text[:_MAX_CHARS]).lower()  # "non-linear" is one word
     if claims:
         text = _AGREEING.sub(lambda m: "not".ljust(len(m.group(0))), text)
+        text = retraction.denied_in_front(text)
     read: list[tuple[re.Match[str], bool, bool, int, int, bool]] = []
     pending = quantifier = False  # a negation waits for the content word it governs
     last = clause = part = negations = 0
@@ -152,9 +162,21 @@ def words_of(text: str, claims: bool = False) -> tuple[Word, ...]:
         read.append((match, negated, quantifier and content, clause, part, bool(condition)))
         if content and not word.endswith("ly"):  # "not linearly separable" negates both
             pending = False
-    return tuple(Word(m.group(0), stem_key(m.group(0)), m.start(), negated, quantified, clause,
-                      part, negations_in.get(clause, 0) % 2 == 1, conditional)
-                 for m, negated, quantified, clause, part, conditional in read)
+    words = tuple(Word(m.group(0), stem_key(m.group(0)), m.start(), negated, quantified, clause,
+                       part, negations_in.get(clause, 0) % 2 == 1, conditional)
+                  for m, negated, quantified, clause, part, conditional in read)
+    return _retracted(words, retraction.taken_back(text)) if claims else words
+
+
+def _retracted(words: tuple[Word, ...], spans: Sequence[tuple[int, int]]) -> tuple[Word, ...]:
+    """The words of statements a later retraction disowns, their polarity turned around."""
+    if not spans:
+        return words
+    flip = retraction.turned([(w.start, w.text, w.negated, w.clause) for w in words], spans,
+                             STOP_WORDS)
+    return tuple(replace(w, negated=w.negated != (i in flip), clause_negated=not w.clause_negated,
+                         retracted=True)
+                 if any(s <= w.start < e for s, e in spans) else w for i, w in enumerate(words))
 
 
 def _content(words: Sequence[Word]) -> list[Word]:
@@ -319,7 +341,7 @@ def opposite_of(sentences: Sequence[str], references: Sequence[str]) -> Opposite
     both read as claims (`words_of(..., claims=True)`), an opposite about the same subject and
     predicate (`_claim_antonym`, `_negation` and `_other_side`)."""
     parsed = [(r, words_of(r, claims=True)) for r in references]
-    for sentence in sentences:
+    for sentence in retraction.with_retractions(sentences):
         answer = words_of(sentence, claims=True)
         answer_keys = {w.key for w in _content(answer)}
         for reference, ref_words in parsed:
@@ -332,10 +354,36 @@ def opposite_of(sentences: Sequence[str], references: Sequence[str]) -> Opposite
                 continue
             negated = _negation(answer, ref_words, shared)
             if negated is not None:
-                return Opposite("negation", negated[0], negated[1], sentence, reference)
+                kind = "retraction" if any(w.retracted and w.key == negated[2]
+                                           for w in answer) else "negation"
+                return Opposite(kind, negated[0], negated[1], sentence, reference)
+            both = _both_ways(answer, shared)
+            if both is not None:
+                return Opposite("both ways", both, both, sentence, reference)
             found = _role_swap(answer, ref_words, shared)
             if found is not None:
                 return Opposite("role swap", found[0], found[1], sentence, reference)
+    return None
+
+
+def _both_ways(answer: Sequence[Word], shared: set[str]) -> str | None:
+    """A shared word the answer affirms and then, right after an "or", negates (or the
+    reverse) in one clause ("XOR is either linearly separable or not linearly separable"):
+    both claims offered, neither made. A contrast between them ("can separate AND or OR but
+    cannot separate XOR") makes two claims, not one offered both ways."""
+    for i, word in enumerate(answer):
+        if word.key not in shared or word.text in STOP_WORDS or word.quantified \
+                or word.conditional:
+            continue
+        after_or = -1  # words since the last "or", -1 before any
+        for later in answer[i + 1:]:
+            if later.clause != word.clause or later.text in retraction.CONTRASTING:
+                break
+            after_or = 0 if later.text == "or" else after_or + (after_or >= 0)
+            if 0 < after_or <= 3 and later.key == word.key \
+                    and later.negated != word.negated and not later.quantified \
+                    and not later.conditional:
+                return word.text
     return None
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-_STRUCK = re.compile(r"~~.*?~~", re.S)
+_STRUCK = re.compile(r"~~.*?~~|<(s|del|strike)>[^<]{0,2000}</\1>", re.S | re.I)
 # A full stop ends a sentence unless a lower-case word follows (OCR'd notes abbreviate: "mult."),
 # except a word that starts sentences: answers typed all in lower case ("... two halves. for
 # XOR you'd need ...") are several sentences, not one.
@@ -229,7 +229,8 @@ def _split_prose(chunk: str, lower: bool = False) -> list[tuple[int, int]]:
 def split_sentences(text: str, offset: int | None = None) -> list[Sentence]:
     """Sentences of an answer: lines, display-math blocks, and prose split at full stops.
 
-    Struck-through text (`~~...~~`) was deleted by the student and is not read.
+    Struck-through text (`~~...~~`, HTML's `<s>`, `<del>`, `<strike>`) was deleted by the
+    student and is not read.
     """
     base = offset or 0
     visible = _STRUCK.sub(lambda m: " " * len(m.group(0)), text)

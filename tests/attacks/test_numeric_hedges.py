@@ -9,8 +9,9 @@ Beside them, an answer in other digits (`𝟔𝟒`, mathematical bold, which NFK
 `٦٤`, Arabic-Indic) was `missing`, 0 points, "No value ... was found in your answer": that
 status promises there is no answer, and there is one (a human should see it: `needs_review`).
 
-The fix belongs to the numeric grader's choice of value (graders/numeric/, another helper's
-files): strict xfail until each such answer is at least `needs_review`."""
+Fixed in numeric 1.10 (graders/numeric/hedges.py): each such answer is at least
+`needs_review`, the reason named; tests/graders/numeric/test_hedged_values.py generates the
+class."""
 
 from __future__ import annotations
 
@@ -31,8 +32,6 @@ HEDGES = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="the numeric grader credits a value the answer negates "
-                   "or hedges (graders/numeric/, another helper's files)")
 @pytest.mark.parametrize("name", sorted(HEDGES))
 def test_a_negated_or_hedged_right_value_is_not_graded_correct(target: Api, name: str) -> None:
     answer = target.client.post(f"{UPLOAD}?wait=true",
@@ -56,8 +55,6 @@ def test_the_right_value_alone_is_graded_correct(target: Api) -> None:
     assert item["status"] == "graded" and item["points"] == item["max_points"], item
 
 
-@pytest.mark.xfail(strict=True, reason="the numeric grader reads no value in other digits and "
-                   "calls the answer missing (graders/numeric/, another helper's files)")
 @pytest.mark.parametrize("digits", ["\U0001d7d4\U0001d7d2", "\u0666\u0664"])
 def test_an_answer_in_other_digits_is_not_called_missing(target: Api, digits: str) -> None:
     answer = target.client.post(f"{UPLOAD}?wait=true",

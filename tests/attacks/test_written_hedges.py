@@ -7,8 +7,9 @@ the contradiction it shows). A careful TA gives none of these full credit outrig
 JSON answers each was `graded`, 4 of 4, "Full credit.", with no review ("I do not believe
 that ..." is `needs_review`, its negation named).
 
-The fix belongs to the written grader (graders/written/, another helper's files): strict
-xfail until each such answer is at least `needs_review`."""
+Fixed in written 23 (graders/written/retraction.py, through the opposite check): each such
+answer is at least `needs_review`; tests/graders/written/test_retracted_claims.py generates the
+class."""
 
 from __future__ import annotations
 
@@ -37,8 +38,6 @@ def _item(target: Api, who: str, text: str) -> dict[str, object]:
     return dict(next(i for i in body["items"] if i["id"] == ITEM))
 
 
-@pytest.mark.xfail(strict=True, reason="the written grader credits a statement the answer takes "
-                   "back or hedges (graders/written/, another helper's files)")
 @pytest.mark.parametrize("name", sorted(TAKEN_BACK))
 def test_a_hedged_or_retracted_reference_is_not_graded_correct(target: Api, name: str) -> None:
     item = _item(target, "alice", TAKEN_BACK[name])
