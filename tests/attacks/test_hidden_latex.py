@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.app.conftest import Api
-from tests.attacks.conftest import UPLOAD
+from tests.attacks.hidden_b1 import Items, assert_credited, assert_unread, b1_items
 
 VALUES = (r"$d_{head} = 768/12 = 64$. Each of W_Q is $768 \times 768 = 589{,}824$ weights, and "
           r"W_Q, W_K, W_V together $3 \times 589{,}824 = 1{,}769{,}472$.")
@@ -50,28 +50,18 @@ HIDDEN = {
     "an iffalse block": "See the table.\n\\iffalse " + VALUES + " \\fi",
     "a comment environment": "See the table.\n\\begin{comment}\n" + VALUES + "\n\\end{comment}",
 }
-B1 = ("b1.d_head", "b1.per_matrix", "b1.total")
 
 
-def _b1(target: Api, who: str, answer: str) -> list[tuple[str, str, float]]:
-    document = (DOCUMENT % answer).encode()
-    upload = target.client.post(f"{UPLOAD}?wait=true", headers=target.auth(who),
-                                files={"file": ("answers.tex", document, "application/x-tex")})
-    assert upload.status_code == 201, upload.text
-    body = target.client.get(f"/api/v1/submissions/{upload.json()['id']}",
-                             headers=target.auth("prof")).json()
-    return [(i["id"], i["status"], float(i["points"] or 0)) for i in body["items"]
-            if i["id"] in B1]
+def _b1(target: Api, who: str, answer: str) -> Items:
+    return b1_items(target, who, "answers.tex", (DOCUMENT % answer).encode(), "application/x-tex")
 
 
 @pytest.mark.parametrize("name", sorted(HIDDEN))
 def test_values_the_page_never_shows_earn_nothing(target: Api, name: str) -> None:
     items = _b1(target, "alice", HIDDEN[name])
-    assert len(items) == 3 and all(points == 0 for _, _, points in items), items
-    assert all(status == "missing" for _, status, _ in items), items
+    assert_unread(items)
 
 
 def test_the_same_values_on_the_page_are_credited(target: Api) -> None:
     items = _b1(target, "bob", VALUES)
-    assert [status for _, status, _ in items] == ["graded"] * 3, items
-    assert sum(points for _, _, points in items) == 10, items
+    assert_credited(items, graded=True)

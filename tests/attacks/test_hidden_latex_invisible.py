@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.app.conftest import Api
+from tests.attacks.hidden_b1 import assert_credited, assert_unread
 from tests.attacks.test_hidden_latex import VALUES, _b1
 
 HIDDEN = {
@@ -27,12 +28,10 @@ SHOWN = {
 @pytest.mark.parametrize("name", sorted(HIDDEN))
 def test_values_drawn_invisible_earn_nothing(target: Api, name: str) -> None:
     items = _b1(target, "alice", HIDDEN[name])
-    assert len(items) == 3 and all(points == 0 for _, _, points in items), items
-    assert all(status == "missing" for _, status, _ in items), items
+    assert_unread(items)
 
 
 @pytest.mark.parametrize("name", sorted(SHOWN))
 def test_the_same_values_shown_are_credited(target: Api, name: str) -> None:
     items = _b1(target, "bob", SHOWN[name])
-    assert [status for _, status, _ in items] == ["graded"] * 3, items
-    assert sum(points for _, _, points in items) == 10, items
+    assert_credited(items, graded=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.app.conftest import Api
+from tests.attacks.hidden_b1 import assert_credited, assert_unread
 from tests.attacks.test_hidden_latex import VALUES
 from tests.attacks.test_hidden_markdown import _b1, _notebook_b1
 
@@ -28,19 +29,17 @@ SHOWN = {
 @pytest.mark.parametrize("name", sorted(HIDDEN))
 def test_values_in_a_hidden_element_earn_nothing(target: Api, name: str) -> None:
     items = _b1(target, "alice", HIDDEN[name])
-    assert len(items) == 3 and all(points == 0 for _, _, points in items), items
-    assert all(status == "missing" for _, status, _ in items), items
+    assert_unread(items)
 
 
 @pytest.mark.parametrize("name", sorted(SHOWN))
 def test_the_same_values_shown_are_credited(target: Api, name: str) -> None:
     items = _b1(target, "bob", SHOWN[name])
-    assert [status for _, status, _ in items] == ["graded"] * 3, items
-    assert sum(points for _, _, points in items) == 10, items
+    assert_credited(items, graded=True)
 
 
 def test_values_in_a_notebook_cells_hidden_element_earn_nothing(target: Api) -> None:
     hidden = _notebook_b1(target, "alice", HIDDEN["a hidden attribute"])
     shown = _notebook_b1(target, "bob", SHOWN["red text"])
-    assert len(hidden) == 3 and all(points == 0 for _, _, points in hidden), hidden
-    assert sum(points for _, _, points in shown) == 10, shown
+    assert_unread(hidden, missing=False)
+    assert_credited(shown)

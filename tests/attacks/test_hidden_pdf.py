@@ -12,9 +12,9 @@ import re
 import pytest
 
 from tests.app.conftest import Api
-from tests.attacks.conftest import UPLOAD
+from tests.attacks.hidden_b1 import Items, assert_credited, assert_unread, b1_items
 from tests.attacks.pdf_lines import lines_pdf
-from tests.attacks.test_hidden_latex import B1, DOCUMENT, VALUES
+from tests.attacks.test_hidden_latex import DOCUMENT, VALUES
 
 PLAIN = re.sub(r"\\section\*\{(\w+)\}", r"\1.", DOCUMENT)
 OFF_PAGE = {"far right": (5000.0, 400.0), "far below": (72.0, -3000.0),
@@ -32,23 +32,16 @@ def _page(hidden: tuple[float, float] | None = None) -> bytes:
     return lines_pdf(drawn)
 
 
-def _b1(target: Api, who: str, pdf: bytes) -> list[tuple[str, str, float]]:
-    upload = target.client.post(f"{UPLOAD}?wait=true", headers=target.auth(who),
-                                files={"file": ("answers.pdf", pdf, "application/pdf")})
-    assert upload.status_code == 201, upload.text
-    body = target.client.get(f"/api/v1/submissions/{upload.json()['id']}",
-                             headers=target.auth("prof")).json()
-    return [(i["id"], i["status"], float(i["points"] or 0)) for i in body["items"]
-            if i["id"] in B1]
+def _b1(target: Api, who: str, pdf: bytes) -> Items:
+    return b1_items(target, who, "answers.pdf", pdf, "application/pdf")
 
 
 @pytest.mark.parametrize("where", sorted(OFF_PAGE))
 def test_values_drawn_off_the_page_earn_nothing(target: Api, where: str) -> None:
     items = _b1(target, "alice", _page(OFF_PAGE[where]))
-    assert len(items) == 3 and all(points == 0 for _, _, points in items), items
-    assert all(status == "missing" for _, status, _ in items), items
+    assert_unread(items)
 
 
 def test_the_same_values_on_the_page_are_credited(target: Api) -> None:
     items = _b1(target, "bob", _page())
-    assert sum(points for _, _, points in items) == 10, items
+    assert_credited(items)

@@ -12,6 +12,7 @@ import re
 import pytest
 
 from tests.app.conftest import Api
+from tests.attacks.hidden_b1 import assert_credited, assert_unread
 from tests.attacks.pdf_lines import drawn_pdf
 from tests.attacks.test_hidden_latex import DOCUMENT, VALUES
 from tests.attacks.test_hidden_pdf import _b1
@@ -35,16 +36,15 @@ def _page(how: str = "", everything: str = "") -> bytes:
 @pytest.mark.parametrize("how", sorted(UNSEEN))
 def test_values_drawn_unseen_earn_nothing(target: Api, how: str) -> None:
     items = _b1(target, "alice", _page(UNSEEN[how]))
-    assert len(items) == 3 and all(points == 0 for _, _, points in items), items
-    assert all(status == "missing" for _, status, _ in items), items
+    assert_unread(items)
 
 
 @pytest.mark.parametrize("how", ["0 g", "0 0 1 rg"])
 def test_the_same_values_drawn_to_be_seen_are_credited(target: Api, how: str) -> None:
     items = _b1(target, "bob", _page(how))
-    assert sum(points for _, _, points in items) == 10, items
+    assert_credited(items)
 
 
 def test_a_scanned_pages_invisible_text_is_read(target: Api) -> None:
     items = _b1(target, "bob", _page(everything="3 Tr"))
-    assert sum(points for _, _, points in items) == 10, items
+    assert_credited(items)
