@@ -27,7 +27,8 @@ _QUESTION = re.compile(
     r"(?:(?:Q|Question|Problem|Exercise)[ \t]{0,2})?(?P<q>\d{1,2})[ \t]{0,2}[.\-]?[ \t]{0,2}"
     r"(?:\((?P<p1>[a-h])\)|(?P<p2>[a-h])\b\)?)" + _SEP + _VALUE, re.IGNORECASE)
 _PART = re.compile(r"\((?P<p>[a-h])\)" + _SEP + _VALUE, re.IGNORECASE)
-_HEADING = re.compile(r"(#{1,6}[ \t]{1,3})([A-Za-z]{0,10}[ \t]?)(\d{1,3})\b")
+_HEADING = re.compile(r"(#{1,6}[ \t]{1,3})((?:Q|Question|Problem|Exercise|Task)?[ \t]?)(\d{1,3})\b",
+                      re.IGNORECASE)  # not `# Homework 4`: that number is the assignment's
 
 
 _NAMED = re.compile(r"(?:(?:Q|Questions?|Problems?|Exercises?)[ \t]{0,2})?(\d{1,3})\b"
