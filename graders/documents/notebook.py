@@ -140,7 +140,7 @@ def _outputs(cell: Mapping[str, Any]) -> tuple[str, list[Printed]]:
     return shown, answers
 
 
-def _last_heading_form(source: str, form: str | None) -> str | None:
+def _last_heading_form(source: str, form: tuple[str, str] | None) -> tuple[str, str] | None:
     """The form of the last heading in a markdown cell that names a question by number; the
     one before when it has none."""
     for line in reversed(source.splitlines()[:MAX_MARKER_LINES]):
@@ -158,7 +158,7 @@ def render_notebook(cells: Iterable[Mapping[str, Any]]) -> tuple[str, tuple[Cell
     """The rendered text and where each of its cells lies in it."""
     blocks: list[str] = []
     kinds: list[str] = []
-    form: str | None = None  # how the last heading above names its question (printed_labels)
+    form: tuple[str, str] | None = None  # how the last heading above names its question
     for count, cell in enumerate(cells):
         if count >= MAX_CELLS:
             break
@@ -172,10 +172,13 @@ def render_notebook(cells: Iterable[Mapping[str, Any]]) -> tuple[str, tuple[Cell
             shown, answers = _outputs(cell)
             if answers and blocks and kinds[-1] == "markdown":  # a heading over them all
                 plain = over_printed(blocks[-1], {question for question, _, _ in answers})
-                blocks[-1] = blocks[-1] if plain is None else plain
+                if plain is not None and form is not None:
+                    blocks[-1], form = plain, (form[0], "")  # it names none of them now
             blocks.append("```python\n" + source.rstrip() + "\n```" + shown)
             kinds.append("code")
             printed = render_printed(answers, form) if answers else []
+            if answers and form is not None:  # the last question printed is the one above now
+                form = (form[0], answers[-1][0])
             blocks += printed
             kinds += ["markdown"] * len(printed)
         elif kind == "markdown":

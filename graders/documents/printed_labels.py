@@ -51,12 +51,14 @@ def over_printed(block: str, questions: set[str]) -> str | None:
     return f"{found.group(1)}{rest or 'Computed'}"
 
 
-def heading_form(line: str) -> str | None:
-    """`### ` for `### 2, 3, 4 (computed)`, `### Question ` for `### Question 1`: how the
-    notebook's heading at `line` would name another question; None when it is no heading or
-    names no question by number."""
+def heading_form(line: str) -> tuple[str, str] | None:
+    """(`### `, `2`) for `### 2, 3, 4 (computed)`, (`### Question `, `1`) for `### Question
+    1`: how the notebook's heading at `line` would name another question, and the question it
+    names first; None when it is no heading or names no question by number."""
     found = _HEADING.match(line[:_LINE])
-    return found.group(1) + found.group(2) if found else None
+    if found is None:
+        return None
+    return found.group(1) + found.group(2), found.group(3).lstrip("0") or "0"
 
 
 def labelled(line: str) -> tuple[str | None, str, str] | None:
@@ -90,20 +92,21 @@ def split_printed(lines: list[str]) -> tuple[list[Printed], list[str]]:
     return answers, rest
 
 
-def render_printed(answers: list[Printed], form: str | None) -> list[str]:
-    """The Markdown blocks for a cell's printed answers: per question a heading in `form` (the
-    notebook's) and a block of `(a) 640.0` lines (an answer cell, not the question's own: the
-    lines are the student's), else one block of `2(a) 640.0` lines."""
+def render_printed(answers: list[Printed], form: tuple[str, str] | None) -> list[str]:
+    """The Markdown blocks for a cell's printed answers: per question a heading in the form of
+    the notebook's heading above (none for that heading's own question) and a block of `(a)
+    640.0` lines (an answer cell, not the question's own: the lines are the student's); one
+    block of `2(a) 640.0` lines when no heading above names a question by number."""
     if form is None:
         return ["\n".join(f"{question}({part}) {value}" for question, part, value in answers)]
-    blocks: list[str] = []
-    current: str | None = None
+    prefix, current = form
+    blocks: list[str] = [""]
     for question, part, value in answers:
         if question != current:
-            blocks += [f"{form}{question}", ""]
+            blocks += [f"{prefix}{question}", ""]
             current = question
         blocks[-1] += f"\n({part}) {value}" if blocks[-1] else f"({part}) {value}"
-    return blocks
+    return [block for block in blocks if block]
 
 
 __all__ = ["MAX_READ_CHARS", "MAX_READ_LINES", "Printed", "heading_form", "labelled",

@@ -55,15 +55,18 @@ def _heading(style: str, numbers: list[str]) -> str:
 
 
 @settings(max_examples=60, deadline=None, database=None)
-@given(st.sampled_from(FORMS), st.sampled_from(STYLES), st.booleans(), st.booleans(),
+@given(st.sampled_from(FORMS), st.sampled_from(STYLES),
+       st.sampled_from(["one cell", "cells", "own headings"]), st.booleans(),
        st.lists(st.integers(1, 10**6), min_size=7, max_size=7), st.integers(0, 30))
 def test_each_printed_labelled_line_is_its_parts_answer(
-        form: str, style: str, one_cell: bool, multi: bool, values: list[int],
+        form: str, style: str, layout: str, multi: bool, values: list[int],
         noise: int) -> None:
+    """`layout`: every answer printed by one cell, by a cell per question, or by a cell under
+    each question's own heading; `multi`: a heading naming questions 2-4 above them."""
     cells = [new_markdown_cell("# Homework 10"),
              new_markdown_cell(style.format(n=1)),
              new_markdown_cell("One expert gets every token.")]
-    if multi:
+    if multi and layout != "own headings":
         cells.append(new_markdown_cell(_heading(style, ["2", "3", "4"])))
     expected: dict[str, list[str]] = {}
     printed: list[list[str]] = []
@@ -76,10 +79,13 @@ def test_each_printed_labelled_line_is_its_parts_answer(
             expected.setdefault(q, []).append(f"({p}) {value}")
         printed.append(lines)
     logs = [NOISE[k % len(NOISE)] for k in range(noise)]
-    if one_cell:
+    if layout == "one cell":
         cells.append(_cell(logs + [line for lines in printed for line in lines]))
-    else:
+    elif layout == "cells":
         cells += [_cell(logs + lines) for lines in printed]
+    else:
+        for q, lines in zip(PARTS, printed, strict=True):
+            cells += [new_markdown_cell(style.format(n=q)), _cell(logs + lines)]
     cells += [new_markdown_cell(style.format(n=5)),
               new_markdown_cell("Routing sends tokens to an expert.")]
     raw = nbformat.writes(new_notebook(cells=cells)).encode()  # type: ignore[no-untyped-call]
