@@ -17,6 +17,7 @@ from typing import Any
 
 from graders.documents.markdown_source import rendered_text
 from graders.documents.printed_labels import (
+    MAX_PRINTED,
     MAX_READ_CHARS,
     MAX_READ_LINES,
     Printed,
@@ -159,6 +160,7 @@ def render_notebook(cells: Iterable[Mapping[str, Any]]) -> tuple[str, tuple[Cell
     blocks: list[str] = []
     kinds: list[str] = []
     form: tuple[str, str] | None = None  # how the last heading above names its question
+    printed_count = 0  # printed answer lines read so far, at most MAX_PRINTED
     for count, cell in enumerate(cells):
         if count >= MAX_CELLS:
             break
@@ -170,6 +172,8 @@ def render_notebook(cells: Iterable[Mapping[str, Any]]) -> tuple[str, tuple[Cell
             continue
         if kind == "code":
             shown, answers = _outputs(cell)
+            answers = answers[:max(0, MAX_PRINTED - printed_count)]
+            printed_count += len(answers)
             if answers and blocks and kinds[-1] == "markdown":  # a heading over them all
                 plain = over_printed(blocks[-1], {question for question, _, _ in answers})
                 if plain is not None and form is not None:

@@ -10,8 +10,9 @@ nearest heading above the cell: its `#` marks and the word before its number, `#
 its value opens with a number (`2d array of shape` is no answer); a part alone stays an `Out:`
 line, read with the written answer above the cell (`code_spans`). Only the first
 `MAX_READ_LINES` lines and `MAX_READ_CHARS` characters of a cell's output are read, each line
-cut to `_LINE` characters; everything else a cell prints (arrays, tracebacks, logs) is left out
-as before.
+cut to `_LINE` characters, and at most `MAX_PRINTED` labelled lines in a notebook; everything
+else a cell prints (arrays, tracebacks, logs) is left out as before. The nearest heading's own
+question gets no second heading (`### 2`, then a cell printing `2a`, `2b`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import re
 
 MAX_READ_LINES = 60
 MAX_READ_CHARS = 4000
+MAX_PRINTED = 400  # printed answer lines read in a whole notebook
 _LINE = 200
 _VALUE = r"(?P<value>[-+−]?\.?\d[^\n]{0,80})"
 _SEP = r"(?:[ \t]{0,3}[:=][ \t]{0,3}|[ \t]{1,3})"
@@ -109,5 +111,5 @@ def render_printed(answers: list[Printed], form: tuple[str, str] | None) -> list
     return [block for block in blocks if block]
 
 
-__all__ = ["MAX_READ_CHARS", "MAX_READ_LINES", "Printed", "heading_form", "labelled",
-           "over_printed", "render_printed", "split_printed"]
+__all__ = ["MAX_PRINTED", "MAX_READ_CHARS", "MAX_READ_LINES", "Printed", "heading_form",
+           "labelled", "over_printed", "render_printed", "split_printed"]

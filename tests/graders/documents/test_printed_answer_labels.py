@@ -17,6 +17,8 @@ from hypothesis import strategies as st
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from graders.documents import read_submission
+from graders.documents.notebook import render_notebook
+from graders.documents.printed_labels import MAX_PRINTED
 from graders.rubric import parse_rubric
 
 
@@ -109,3 +111,14 @@ def test_a_long_output_that_labels_nothing_stays_out(lines: list[str]) -> None:
     answers = read_submission(raw, "hw.ipynb", None, RUBRIC).answers
     for answer in answers.values():
         assert not any(line in answer.text for line in lines if len(lines) > 4), answer.text
+
+
+def test_printed_answers_are_bounded_in_a_notebook() -> None:
+    """A notebook of 2,000 cells each printing 60 labelled lines renders at most
+    `MAX_PRINTED` of them (the location's caps hold for printed labels too)."""
+    lines = "\n".join(f"{k % 90 + 1}{'abc'[k % 3]} {k}.5" for k in range(60))
+    cell = {"cell_type": "code", "source": "print(x)",
+            "outputs": [{"output_type": "stream", "name": "stdout", "text": lines}]}
+    text, _ = render_notebook([cell] * 2000)
+    read = sum(line.endswith(".5") for line in text.splitlines())
+    assert 0 < read <= MAX_PRINTED, read
