@@ -16,6 +16,17 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from graders.documents.markdown_source import rendered_text
+from graders.documents.printed_labels import (
+    MAX_PRINTED,
+    MAX_READ_CHARS,
+    MAX_READ_LINES,
+    Printed,
+    heading_form,
+    labelled,
+    over_printed,
+    render_printed,
+    split_printed,
+)
 
 MAX_CELLS = 2000
 MAX_CELL_CHARS = 60_000
@@ -90,14 +101,12 @@ MAX_OUTPUT_CHARS = 200
 MAX_OUTPUT_LINES = 4
 
 
-def _outputs(cell: Mapping[str, Any]) -> str:
-    """A code cell's short text output (printed, or the last expression's value) as `Out:`
-    lines after its fence: a value computed in the notebook (`print(8 * 512 ** 2)`) is how
-    many students answer a numeric question. Longer outputs (tables, logs) are left out; every
-    line carries the prefix, so no output line reads as a label."""
+def _output_lines(cell: Mapping[str, Any]) -> tuple[list[str], int]:
+    """A code cell's text output (printed, or the last expression's value), read up to
+    `MAX_READ_CHARS`: its non-blank lines (at most `MAX_READ_LINES`) and its length."""
     raw = cell.get("outputs")
     if not isinstance(raw, list):
-        return ""
+        return [], 0
     texts: list[str] = []
     for output in raw[:8]:
         if not isinstance(output, Mapping):
@@ -109,12 +118,37 @@ def _outputs(cell: Mapping[str, Any]) -> str:
             value = data.get("text/plain", "") if isinstance(data, Mapping) else ""
         else:
             continue
-        texts.append("".join(value) if isinstance(value, list) else str(value))
+        texts.append(("".join(value) if isinstance(value, list) else str(value))[:MAX_READ_CHARS])
     text = "\n".join(t.strip("\n") for t in texts if t.strip())
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if not lines or len(text) > MAX_OUTPUT_CHARS or len(lines) > MAX_OUTPUT_LINES:
-        return ""
-    return "".join(f"\n{OUTPUT} {line}" for line in lines)
+    lines = [line.strip() for line in text[:MAX_READ_CHARS].splitlines() if line.strip()]
+    return lines[:MAX_READ_LINES], len(text)
+
+
+def _outputs(cell: Mapping[str, Any]) -> tuple[str, list[Printed]]:
+    """A code cell's short text output as `Out:` lines after its fence, and the answers it
+    prints labelled by question and part as Markdown blocks (`printed_labels`). A value
+    computed in the notebook (`print(8 * 512 ** 2)`) is how many students answer a numeric
+    question. Longer outputs (tables, logs) are left out but for their labelled lines; every
+    `Out:` line carries the prefix, so no output line reads as a label."""
+    lines, length = _output_lines(cell)
+    answers, rest = split_printed(lines)
+    if rest:  # not every line names its question: a long output may be a log
+        printed = sum(len(line) + 1 for line in rest)
+        long = length > MAX_OUTPUT_CHARS and printed > MAX_OUTPUT_CHARS
+        if long or len(rest) > MAX_OUTPUT_LINES:  # but for the parts it prints, `(b) 0.25`
+            rest = [line for line in rest if labelled(line) is not None]
+    shown = "".join(f"\n{OUTPUT} {line}" for line in rest)
+    return shown, answers
+
+
+def _last_heading_form(source: str, form: tuple[str, str] | None) -> tuple[str, str] | None:
+    """The form of the last heading in a markdown cell that names a question by number; the
+    one before when it has none."""
+    for line in reversed(source.splitlines()[:MAX_MARKER_LINES]):
+        found = heading_form(line) if line.startswith("#") else None
+        if found is not None:
+            return found
+    return form
 
 
 def render_cells(cells: Iterable[Mapping[str, Any]]) -> str:
@@ -125,6 +159,8 @@ def render_notebook(cells: Iterable[Mapping[str, Any]]) -> tuple[str, tuple[Cell
     """The rendered text and where each of its cells lies in it."""
     blocks: list[str] = []
     kinds: list[str] = []
+    form: tuple[str, str] | None = None  # how the last heading above names its question
+    printed_count = 0  # printed answer lines read so far, at most MAX_PRINTED
     for count, cell in enumerate(cells):
         if count >= MAX_CELLS:
             break
@@ -135,12 +171,24 @@ def render_notebook(cells: Iterable[Mapping[str, Any]]) -> tuple[str, tuple[Cell
         if not source.strip():
             continue
         if kind == "code":
-            shown = _outputs(cell)
+            shown, answers = _outputs(cell)
+            answers = answers[:max(0, MAX_PRINTED - printed_count)]
+            printed_count += len(answers)
+            if answers and blocks and kinds[-1] == "markdown":  # a heading over them all
+                plain = over_printed(blocks[-1], {question for question, _, _ in answers})
+                if plain is not None and form is not None:
+                    blocks[-1], form = plain, (form[0], "")  # it names none of them now
             blocks.append("```python\n" + source.rstrip() + "\n```" + shown)
             kinds.append("code")
+            printed = render_printed(answers, form) if answers else []
+            if answers and form is not None:  # the last question printed is the one above now
+                form = (form[0], answers[-1][0])
+            blocks += printed
+            kinds += ["markdown"] * len(printed)
         elif kind == "markdown":
             blocks.append(_with_plain_marker(source))
             kinds.append("markdown")
+            form = _last_heading_form(source, form)
     spans: list[Cell] = []
     pos = 0
     for block, kind in zip(blocks, kinds, strict=True):
