@@ -34,6 +34,7 @@ from functools import lru_cache
 from graders.written import retraction
 from graders.written.antonyms import ANTONYMS, CONTRAST, QUANTIFYING, stem_key
 from graders.written.lexical import STOP_WORDS
+from graders.written.patterns import OBJECT_PRONOUNS
 from graders.written.text import NON_PREFIX
 
 # Words that give an order to the two things around them ("A calls B", "A is larger than B").
@@ -134,7 +135,7 @@ def words_of(text: str, claims: bool = False) -> tuple[Word, ...]:
     last = clause = part = negations = 0
     negations_in: dict[int, int] = {}
     condition = ""  # "" none, "clause" to the clause's end, "part" to the part's end
-    opening = True
+    opening, previous = True, ""
     for match in _WORD.finditer(text):
         word, gap = match.group(0), text[last:match.start()]
         if _BREAK.search(gap):
@@ -149,11 +150,13 @@ def words_of(text: str, claims: bool = False) -> tuple[Word, ...]:
             condition = "part" if first else "clause"
             continue
         if word in NEGATORS or word.endswith("n't"):
-            pending, negations = True, negations + 1
+            previous, pending, negations = word, True, negations + 1
             negations_in[clause] = negations_in.get(clause, 0) + 1
             continue
         if claims and word in _COORDINATION:
             negations = 0
+        pending, previous = pending and not (  # "without it": "it" is the whole object
+            previous == "without" and word in OBJECT_PRONOUNS), word
         quantifier = quantifier or word in _QUANTIFIERS
         if len(word) < 2:
             continue
