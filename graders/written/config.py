@@ -71,7 +71,8 @@ from graders.written.patterns import PatternError, compile_pattern
 # that"), taken back after it ("just kidding", "they are wrong", "... is a myth") or offered
 # both ways ("either separable or not separable"); HTML strike-through is not read (`retraction`).
 # 24: a clause-opening "without" negates only its object, comma or not ("Without it a few
-# experts get every token" states the few experts; `patterns`, `contradiction.words_of`).
+# experts get every token" states the few experts; `patterns`, `contradiction.words_of`); the
+# opposite doubt compares a consequence after "Without X" with the reference's after one.
 VERSION = "24"
 
 

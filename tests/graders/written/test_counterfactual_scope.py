@@ -11,6 +11,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from graders.written.contradiction import opposite_of
 from graders.written.meaning import turned_around
 from graders.written.patterns import find_affirmed
 
@@ -71,3 +72,22 @@ def test_negation_inside_the_object_is_still_read() -> None:
         is None
     assert find_affirmed("scal*", "Without scaling the softmax saturates") is None
     assert find_affirmed("few ... expert*", "the router works without a few experts") is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(["Without {x}, {y}.", "Without {x} {y}.", "(b) Without {x}, {y}."]),
+       st.sampled_from(["Without {x}, {y}.", "Without {x} {y}."]),
+       st.sampled_from(["it", "them", "the loss", "the auxiliary loss", "scaling"]),
+       st.sampled_from(["the", "a few", "each"]), st.sampled_from(_CLAIMS), st.booleans())
+def test_counterfactual_consequence_opposes_only_when_turned(
+        form: str, reference_form: str, x: str, det: str, claim: tuple[str, str, str, str],
+        negated: bool) -> None:
+    """Said after the same "Without X" as the reference, a negated consequence is its opposite
+    and an affirmed one is not; a plain statement of what X prevents is never compared with
+    it (the consequence holds only without X)."""
+    reference = reference_form.format(x=x, y=_y("the", claim, False))
+    answer = form.format(x=x, y=_y(det, claim, negated))
+    found = opposite_of([answer], [reference])
+    assert (found is not None) is negated, (answer, reference, found)
+    plain = f"{x.capitalize()} stops {_y('the', claim, False)}."
+    assert opposite_of([answer], [plain]) is None or negated, (answer, plain)
