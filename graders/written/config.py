@@ -70,7 +70,10 @@ from graders.written.patterns import PatternError, compile_pattern
 # 23: the opposite doubt reads a statement the answer disowns: denied in front ("it is false
 # that"), taken back after it ("just kidding", "they are wrong", "... is a myth") or offered
 # both ways ("either separable or not separable"); HTML strike-through is not read (`retraction`).
-VERSION = "23"
+# 24: a clause-opening "without" negates only its object, comma or not ("Without it a few
+# experts get every token" states the few experts; `patterns`, `contradiction.words_of`); the
+# opposite doubt compares a consequence after "Without X" with the reference's after one.
+VERSION = "24"
 
 
 class _Strict(BaseModel):

@@ -34,6 +34,7 @@ from functools import lru_cache
 from graders.written import retraction
 from graders.written.antonyms import ANTONYMS, CONTRAST, QUANTIFYING, stem_key
 from graders.written.lexical import STOP_WORDS
+from graders.written.patterns import OBJECT_PRONOUNS
 from graders.written.text import NON_PREFIX
 
 # Words that give an order to the two things around them ("A calls B", "A is larger than B").
@@ -76,9 +77,9 @@ class Word:
     part: int = 0  # which sentence part (`_PART` separates them)
     # Read as a claim (`words_of(..., claims=True)`): an odd number of negations in its clause,
     # wherever they stand ("outside the function it cannot be accessed"); and whether it is
-    # part of a condition ("if ... not provided", "Without the cache, ... recomputes").
+    # part of a condition, the word opening it ("if ... not provided", "Without the cache, ...").
     clause_negated: bool = False
-    conditional: bool = False
+    conditional: str = ""
     # Its polarity turned around by a later retraction of its statement (claims only: "...
     # (just kidding)", "Some say ...; they are wrong", "... is a myth").
     retracted: bool = False
@@ -129,12 +130,12 @@ def words_of(text: str, claims: bool = False) -> tuple[Word, ...]:
     if claims:
         text = _AGREEING.sub(lambda m: "not".ljust(len(m.group(0))), text)
         text = retraction.denied_in_front(text)
-    read: list[tuple[re.Match[str], bool, bool, int, int, bool]] = []
+    read: list[tuple[re.Match[str], bool, bool, int, int, str]] = []
     pending = quantifier = False  # a negation waits for the content word it governs
     last = clause = part = negations = 0
     negations_in: dict[int, int] = {}
-    condition = ""  # "" none, "clause" to the clause's end, "part" to the part's end
-    opening = True
+    condition = opener = ""  # "" none, "clause" to the clause's end, "part" to the part's end
+    opening, previous = True, ""
     for match in _WORD.finditer(text):
         word, gap = match.group(0), text[last:match.start()]
         if _BREAK.search(gap):
@@ -146,20 +147,22 @@ def words_of(text: str, claims: bool = False) -> tuple[Word, ...]:
         # a label before it ("(b) Without the cache, ...") does not stop a part's opening
         last, first, opening = match.end(), opening, opening and len(word) < 2
         if claims and word in _CONDITIONS and (first or word != "without"):
-            condition = "part" if first else "clause"
+            condition, opener = "part" if first else "clause", word
             continue
         if word in NEGATORS or word.endswith("n't"):
-            pending, negations = True, negations + 1
+            previous, pending, negations = word, True, negations + 1
             negations_in[clause] = negations_in.get(clause, 0) + 1
             continue
         if claims and word in _COORDINATION:
             negations = 0
+        pending, previous = pending and not (  # "without it": "it" is the whole object
+            previous == "without" and word in OBJECT_PRONOUNS), word
         quantifier = quantifier or word in _QUANTIFIERS
         if len(word) < 2:
             continue
         content = word not in STOP_WORDS
         negated = pending and content and (not claims or negations % 2 == 1)
-        read.append((match, negated, quantifier and content, clause, part, bool(condition)))
+        read.append((match, negated, quantifier and content, clause, part, condition and opener))
         if content and not word.endswith("ly"):  # "not linearly separable" negates both
             pending = False
     words = tuple(Word(m.group(0), stem_key(m.group(0)), m.start(), negated, quantified, clause,
@@ -193,19 +196,21 @@ def _negation(answer: Sequence[Word], reference: Sequence[Word], shared: set[str
     """A shared word that one side only negates and the other only affirms (a word used both
     ways on one side is left alone: "cannot be separated ...; not separable" is consistent; a
     word under a quantifier's negation, "no children", may be "does not have any children",
-    and is not compared, nor one in a condition; a word a negation of its clause does not
-    govern, "without passing through a normalisation", is left out)."""
-    def polarity(words: Sequence[Word]) -> dict[str, tuple[set[bool | None], str]]:
-        out: dict[str, tuple[set[bool | None], str]] = {}
-        for w in words:
+    and is not compared, nor one in a condition unless both say it after "Without X"; a word a
+    negation of its clause does not govern, "without passing through ...", is left out)."""
+    def polarity(words: Sequence[Word]) -> dict[str, tuple[set[tuple[str, bool] | None], str]]:
+        out: dict[str, tuple[set[tuple[str, bool] | None], str]] = {}
+        for w in words:  # its frame ("" or "without") and its polarity
             if w.key in shared and _plain(w):
-                out.setdefault(w.key, (set(), w.text))[0].add(
-                    None if w.quantified or w.conditional else w.negated)
+                out.setdefault(w.key, (set(), w.text))[0].add(None if w.quantified or w.conditional
+                                                              not in ("", "without")
+                                                              else (w.conditional, w.negated))
         return out
     ours, theirs = polarity(answer), polarity(reference)
     for key in sorted(set(ours) & set(theirs)):
         (a, a_text), (r, r_text) = ours[key], theirs[key]
         if len(a) == 1 and len(r) == 1 and a != r and None not in a | r \
+                and len({v and v[0] for v in a | r}) == 1 \
                 and not _other_side(answer, reference, key):
             return a_text, r_text, key
     return None

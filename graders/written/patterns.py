@@ -109,9 +109,35 @@ def is_negated(text: str, start: int) -> bool:
         before = before[breaks[-1].end() :]
     window = " ".join(before.split()[-_NEGATION_WINDOW_WORDS:])
     negations = list(_NEGATOR.finditer(window))
+    # (a clause cut off 80 characters back has no opening to read)
+    if negations and (breaks or start <= 80) and \
+            _counterfactual_object(before, window, negations[-1]):
+        return False
     # (the phrase may itself open on the crossing: "can't handle positions | beyond max_len")
     return bool(negations) and not CROSSING.search(window, negations[-1].end()) and \
         not CROSSING.match(text, start)
+
+
+# What ends the object of "without": a pronoun is a whole one ("without it"), and a determiner
+# after a word of it opens the clause it conditions ("without scaling | the softmax saturates").
+OBJECT_PRONOUNS = frozenset({"it", "them", "this", "that", "these", "those"})
+_DETERMINERS = frozenset({"the", "a", "an", "each", "every", "all", "most", "some", "many",
+                          "its", "their", "our", "any"})
+_OPENER = re.compile(r"^\W*(?:\w{1,2}\W+)?$")  # the clause's start, or a label ("b)", "7")
+
+
+def _counterfactual_object(clause: str, window: str, negation: re.Match[str]) -> bool:
+    """Whether the negation is a clause-opening "without" whose object ends before the phrase:
+    "Without it(,) a few experts get every token" states that a few experts do (the negation
+    is of "it"; "Without X, Y does not happen" is negated by its own "not")."""
+    if negation.group(0).lower() != "without" or \
+            not _OPENER.match(clause[:clause.lower().rfind("without")]):
+        return False
+    after = window[negation.end():].lower().split()
+    if after and after[0] in OBJECT_PRONOUNS:
+        return True
+    return any(word in _DETERMINERS and after[i - 1] not in _DETERMINERS
+               for i, word in enumerate(after) if i > 0)
 
 
 def find_affirmed(pattern: str, text: str) -> PatternHit | None:
