@@ -22,9 +22,14 @@ _WORD_OR_MARK = re.compile(r"[^\W_]+|[^\w\s]|_")
 # A hyphen joining two letters ("linearly-separable") is spelling, and so is an apostrophe
 # ("don't"); elsewhere "-" is a minus and "'" a prime (f'(x)).
 _JOINING_HYPHEN = re.compile(r"(?<=[^\W\d_])['\u2019-](?=[^\W\d_])")
-# Operators, a formula's brackets, a subscript's underscore and a prime: each changes what a
-# formula says (h_{t+1} and h_t + 1, (W2 + W1) x and W2 + W1 x, f'(x) and f(x)).
-_OPERATORS = frozenset("^/*%-()[]{}_'\u2032")
+# Operators and a subscript's underscore change what a formula says; so do brackets around
+# an operator (h_{t+1} and h_t + 1, (W2 + W1) x and W2 + W1 x) and a symbol's prime (f'(x) and
+# f(x)). Brackets around words or a lone symbol ("(see above)", "(a)", h_{i}) and an
+# apostrophe after a word ("students' answers") are prose.
+_OPERATORS = frozenset("^/*%-_")
+_OPENING, _CLOSING = "([{", ")]}"
+_PRIMES = frozenset("'\u2032")
+_SYMBOL = re.compile(r"[^\W\d_]\d*")
 _THOUSANDS = re.compile(r"(?<=\d)[,\u2009\u202f](?=\d{3}(?!\d))")
 _NUMBER = re.compile(
     r"(?P<m>[-+\u2212]?\d{1,40}(?:\.\d{1,40})?)"
@@ -52,17 +57,42 @@ class Answer:
 def normalise_text(text: str) -> str:
     """Case, prose punctuation and spacing removed: what two copies of an answer share. Signs
     that change what a formula says stay (every mathematical symbol: =, ≠, <, >, +, −, ×, √,
-    ¬, ...; ^ / * % -; brackets, the underscore and the prime): "W2 W1 = W" and "W2 W1 ≠ W",
-    "x > 0" and "x < 0", or "h_{t+1}" and "h_t + 1", are two answers, not one answer in two
-    spellings."""
+    ¬, ...; ^ / * % - _; brackets around an operator, a symbol's prime): "W2 W1 = W" and
+    "W2 W1 ≠ W", "x > 0" and "x < 0", or "h_{t+1}" and "h_t + 1", are two answers, not one
+    answer in two spellings."""
     folded = unicodedata.normalize("NFKC", text[:MAX_TEXT]).casefold()
     folded = _JOINING_HYPHEN.sub(" ", folded.replace("\u2212", "-"))
-    return " ".join(t for t in _WORD_OR_MARK.findall(folded) if _kept(t))[:MAX_TEXT]
+    tokens = _WORD_OR_MARK.findall(folded)
+    formula = _formula_marks(tokens)
+    return " ".join(t for i, t in enumerate(tokens) if _kept(t) or i in formula)[:MAX_TEXT]
 
 
 def _kept(token: str) -> bool:
     return (len(token) > 1 or token.isalnum() or token in _OPERATORS
             or unicodedata.category(token) == "Sm")
+
+
+def _formula_marks(tokens: list[str]) -> set[int]:
+    """The positions of the brackets that enclose an operator (both of a matching pair) and of
+    the primes right after a symbol (a letter with digits, or a closing bracket)."""
+    # how many operators come before each position: a pair encloses one when the count grows
+    before = [0]
+    for token in tokens:
+        before.append(before[-1] + (len(token) == 1 and not token.isalnum() and _kept(token)))
+    kept: set[int] = set()
+    opened: list[int] = []
+    for i, token in enumerate(tokens):
+        if token in _OPENING:
+            opened.append(i)
+        elif token in _CLOSING and opened and _OPENING.index(tokens[opened[-1]]) == \
+                _CLOSING.index(token):
+            start = opened.pop()
+            if before[i] > before[start + 1]:
+                kept.update((start, i))
+        elif token in _PRIMES and i and (_SYMBOL.fullmatch(tokens[i - 1])
+                                         or tokens[i - 1] in _CLOSING):
+            kept.add(i)
+    return kept
 
 
 def _decimal(mantissa: str, exponent: str | None) -> Decimal | None:

@@ -1,9 +1,10 @@
-"""Class: formulas apart by a bracket, a subscript's underscore or a prime, grouped `by text` as
-one answer. The text key kept letters, digits, mathematical symbols and ^ / * % -, and dropped
-every other mark, so `h_{t+1}` and `h_t + 1`, `(W2 + W1) x` and `W2 + W1 x`, `f'(x)` and
-`f(x)` were one key, and one staff decision graded both (tests/attacks/test_group_marks.py).
-Copies of one answer (case, spacing, prose punctuation, a hyphen or an apostrophe inside a
-word) still share their key."""
+"""Class: formulas apart by brackets around an operator, a subscript's underscore or a
+symbol's prime, grouped `by text` as one answer. The text key kept letters, digits,
+mathematical symbols and ^ / * % -, and dropped every other mark, so `h_{t+1}` and `h_t + 1`,
+`(W2 + W1) x` and `W2 + W1 x`, `f'(x)` and `f(x)` were one key, and one staff decision graded
+both (tests/attacks/test_group_marks.py). Copies of one answer (case, spacing, prose
+punctuation, brackets around words, a hyphen or an apostrophe inside a word) still share their
+key (tests/graders/test_group_signs.py generates those)."""
 
 from __future__ import annotations
 
@@ -36,10 +37,11 @@ def marked_apart(draw: st.DrawFn) -> tuple[str, str]:
     pieces = draw(formulas())
     at = draw(st.integers(0, len(pieces) - 1).filter(lambda i: i % 2 == 0))
     way = draw(st.sampled_from(["brackets", "subscript", "prime"]))
+    if way == "brackets" and (at + 2 >= len(pieces) or not pieces[at + 1].strip()):
+        way = "prime"  # brackets around a product alone (`(W2 W1) x`) change nothing
     other = list(pieces)
     if way == "brackets":
-        end = min(at + 2, len(pieces) - 1)
-        other[at], other[end] = "(" + other[at], other[end] + ")"
+        other[at], other[at + 2] = "(" + other[at], other[at + 2] + ")"
     elif way == "subscript":
         name = pieces[at].split("_", 1)[0]
         sub = draw(subscripts)
@@ -71,3 +73,10 @@ def test_words_joined_by_a_hyphen_or_an_apostrophe_are_spelling() -> None:
     assert normalise_text("XOR isn't linearly-separable.") == \
         normalise_text("xor isn’t linearly separable")
     assert normalise_text("f'(x) = 0") != normalise_text("f(x) = 0")
+
+
+def test_brackets_around_words_or_a_lone_symbol_are_prose() -> None:
+    assert normalise_text("Attention (the mechanism) ignores order.") == \
+        normalise_text("Attention, the mechanism, ignores order")
+    assert normalise_text("h_{i} = W x_{i}") == normalise_text("h_i = W x_i")
+    assert normalise_text("the students' answers (a)") == normalise_text("the students answers a")
