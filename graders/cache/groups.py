@@ -25,7 +25,7 @@ _NOT_KEPT = frozenset({Status.GRADER_ERROR, Status.PENDING})
 
 GradeGroup = Callable[[], list[ItemResult]]
 
-_static: dict[tuple[str, str, str, str], tuple[str, tuple[str, ...]]] = {}
+_static: dict[tuple[str, str, str, str, str], tuple[str, tuple[str, ...]]] = {}
 _lock = threading.Lock()
 
 
@@ -33,10 +33,11 @@ def _static_part(loaded: LoadedRubric, question: Question, kind: str, version: s
                  items: Sequence[RubricItem]) -> tuple[str, tuple[str, ...]]:
     # The content hash names the rubric's text, but items may carry more than it says (the
     # exemplars and thresholds learned from instructor grades are added to their configs, per
-    # submission): the memo is keyed by the items as given, not by the text alone.
+    # submission): the memo is keyed by the items as given, not by the text alone, and by the
+    # kind's version the static part is computed with.
     stated = hashlib.blake2b(repr([(i.id, i.points, i.config) for i in items]).encode(),
                              digest_size=16).hexdigest()
-    memo = (loaded.content_hash, question.id, kind, stated)
+    memo = (loaded.content_hash, question.id, kind, version, stated)
     with _lock:
         found = _static.get(memo)
     if found is None:
