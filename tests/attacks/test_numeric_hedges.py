@@ -32,36 +32,29 @@ HEDGES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(HEDGES))
-def test_a_negated_or_hedged_right_value_is_not_graded_correct(target: Api, name: str) -> None:
-    answer = target.client.post(f"{UPLOAD}?wait=true",
-                                json={"answers": {ITEM: f"d_head = {HEDGES[name]}"}},
-                                headers=target.auth("alice"))
+def _item(target: Api, who: str, text: str) -> dict[str, object]:
+    """B1's d_head item as staff read it, `text` uploaded by `who` as its JSON answer."""
+    answer = target.client.post(f"{UPLOAD}?wait=true", json={"answers": {ITEM: text}},
+                                headers=target.auth(who))
     assert answer.status_code == 201, answer.text
     body = target.client.get(f"/api/v1/submissions/{answer.json()['id']}",
                              headers=target.auth("prof")).json()
-    item = next(i for i in body["items"] if i["id"] == ITEM)
+    return dict(next(i for i in body["items"] if i["id"] == ITEM))
+
+
+@pytest.mark.parametrize("name", sorted(HEDGES))
+def test_a_negated_or_hedged_right_value_is_not_graded_correct(target: Api, name: str) -> None:
+    item = _item(target, "alice", f"d_head = {HEDGES[name]}")
     assert not (item["status"] == "graded" and item["points"] == item["max_points"]), item
 
 
 def test_the_right_value_alone_is_graded_correct(target: Api) -> None:
     """The same path credits a plain right answer (the test above can pass)."""
-    answer = target.client.post(f"{UPLOAD}?wait=true", json={"answers": {ITEM: "d_head = 64"}},
-                                headers=target.auth("bob"))
-    assert answer.status_code == 201, answer.text
-    body = target.client.get(f"/api/v1/submissions/{answer.json()['id']}",
-                             headers=target.auth("prof")).json()
-    item = next(i for i in body["items"] if i["id"] == ITEM)
+    item = _item(target, "bob", "d_head = 64")
     assert item["status"] == "graded" and item["points"] == item["max_points"], item
 
 
 @pytest.mark.parametrize("digits", ["\U0001d7d4\U0001d7d2", "\u0666\u0664"])
 def test_an_answer_in_other_digits_is_not_called_missing(target: Api, digits: str) -> None:
-    answer = target.client.post(f"{UPLOAD}?wait=true",
-                                json={"answers": {ITEM: f"d_head = {digits}"}},
-                                headers=target.auth("alice"))
-    assert answer.status_code == 201, answer.text
-    body = target.client.get(f"/api/v1/submissions/{answer.json()['id']}",
-                             headers=target.auth("prof")).json()
-    item = next(i for i in body["items"] if i["id"] == ITEM)
+    item = _item(target, "alice", f"d_head = {digits}")
     assert item["status"] != "missing", item
