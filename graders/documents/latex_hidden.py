@@ -4,7 +4,11 @@
 nothing; `\\textcolor{white}{...}` draws its argument white on the white page, and
 `\\color{white}` everything after it to the end of its group (`{\\color{white} 64}`), the next
 `\\color`, or the end of the environment it stands in (unless the document paints a page or a
-box in a colour, `\\pagecolor`, `\\colorbox`, ...: white on it shows). A TA reading the
+box in a colour, `\\pagecolor`, `\\colorbox`, ...: white on it shows). White under another
+name is white too: a colour defined white (`\\definecolor{paper}{rgb}{1,1,1}`, `{gray}{1}`,
+`{HTML}{FFFFFF}`, `{RGB}{255,255,255}`, `{cmyk}{0,0,0,0}`), one let to a white one
+(`\\colorlet{paper}{white}`, or a mix all of white, `white!100`, `black!0`), or white given in
+place (`\\color[rgb]{1,1,1}`); definitions are followed in the order they stand. A TA reading the
 compiled pages sees none of it, and a hostile student hides the expected values there behind a
 visible answer, as in a comment (graders/documents/latex_source.py, which calls this after
 blanking comments and passes the verbatim spans, left as written). Braces are matched with a
@@ -14,9 +18,14 @@ Linear time.
 
 from __future__ import annotations
 
+import functools
 import re
 
 _WHITE = frozenset({"white", "White"})
+_NAME = r"[A-Za-z!0-9.\-_:]{1,40}"
+# a colour argument: a name or a mix (`paper`, `white!100`), or a model and its values
+_SPEC = (r"(?:\[[ \t]{0,4}(?P<%s>[A-Za-z/]{1,20})[ \t]{0,4}\][ \t]{0,8})?"
+         r"\{[ \t]{0,4}(?P<%s>[^{}\n]{1,80}?)[ \t]{0,4}\}")
 # a document that paints a page or a box in a colour may show white text on it: its white is
 # not judged
 _BACKGROUNDS = ("\\pagecolor", "\\colorbox", "\\fcolorbox", "\\cellcolor", "\\rowcolor",
@@ -26,9 +35,65 @@ _BACKGROUNDS = ("\\pagecolor", "\\colorbox", "\\fcolorbox", "\\cellcolor", "\\ro
 _TOKEN = re.compile(
     r"(?<!\\)(?P<pairs>(?:\\\\)*)(?:(?P<brace>[{}])|\\[{}]"
     r"|\\(?:[hv]?phantom)[ \t]{0,8}(?P<phantom>\{)"
-    r"|\\textcolor[ \t]{0,8}\{[ \t]{0,4}(?P<text>[A-Za-z!0-9.]{1,40})[ \t]{0,4}\}[ \t]{0,8}\{"
-    r"|\\color[ \t]{0,8}\{[ \t]{0,4}(?P<color>[A-Za-z!0-9.]{1,40})[ \t]{0,4}\}"
+    r"|\\textcolor[ \t]{0,8}" + _SPEC % ("tmodel", "text") + r"[ \t]{0,8}\{"
+    r"|\\color[ \t]{0,8}" + _SPEC % ("cmodel", "color") +
+    r"|\\(?:definecolor|providecolor)[ \t]{0,8}(?:\[[^\]\n]{0,20}\])?[ \t]{0,8}"
+    r"\{[ \t]{0,4}(?P<defined>" + _NAME + r")[ \t]{0,4}\}[ \t]{0,8}"
+    r"\{[ \t]{0,4}(?P<model>[A-Za-z/]{1,20})[ \t]{0,4}\}[ \t]{0,8}\{(?P<spec>[^{}\n]{1,80})\}"
+    r"|\\colorlet[ \t]{0,8}\{[ \t]{0,4}(?P<let>" + _NAME + r")[ \t]{0,4}\}[ \t]{0,8}"
+    r"(?:\[[^\]\n]{0,20}\][ \t]{0,8})?\{[ \t]{0,4}(?P<mix>[^{}\n]{1,80}?)[ \t]{0,4}\}"
     r"|\\end(?![A-Za-z]))")
+
+
+@functools.lru_cache(maxsize=256)
+def _white_values(model: str, spec: str) -> bool:
+    """Whether values in a model (`rgb` `1,1,1`, `gray` `1`, `HTML` `FFFFFF`, ...) are white;
+    a list of models (`rgb/cmyk`) only when every one of them is."""
+    models, specs = model.split("/"), spec.split("/")
+    if len(models) != len(specs):
+        return False
+    return all(_white_value(m.strip(), s.strip()) for m, s in zip(models, specs, strict=True))
+
+
+_TOP = {"rgb": 1.0, "gray": 1.0, "RGB": 255.0, "Gray": 15.0}  # the most of each value
+
+
+def _white_value(model: str, spec: str) -> bool:
+    if model == "HTML":
+        return spec.upper() == "FFFFFF"
+    if model == "named":
+        return spec in _WHITE
+    try:
+        values = [float(v) for v in spec.replace(" ", ",").split(",") if v]
+    except ValueError:
+        return False
+    if model in _TOP:
+        return len(values) == (1 if model.endswith(("gray", "Gray")) else 3) and \
+            all(v >= _TOP[model] for v in values)
+    if model in ("cmyk", "cmy"):
+        return len(values) == len(model) and all(v <= 0 for v in values)
+    if model in ("hsb", "HSB"):  # no saturation, full brightness
+        top = 1.0 if model == "hsb" else 240.0
+        return len(values) == 3 and values[1] <= 0 and values[2] >= top
+    return False
+
+
+def _white_mix(mix: str, white: set[str]) -> bool:
+    """Whether a colour expression is white: a white name, or a mix all of white (`white!100`,
+    `black!0`, `white!100!black`, `red!0!white`); a longer mix is not judged."""
+    parts = [part.strip() for part in mix.split("!")]
+    if len(parts) == 1:
+        return parts[0] in white
+    try:
+        share = float(parts[1])
+    except ValueError:
+        return False
+    other = parts[2] if len(parts) == 3 else "white" if len(parts) == 2 else ""
+    return bool(other) and (share <= 0 or parts[0] in white) and (share >= 100 or other in white)
+
+
+# a text without any of these draws nothing invisible
+_NEEDLES = ("phantom", "white", "White", "definecolor", "providecolor", "colorlet", "color[")
 
 
 class _Group:
@@ -42,9 +107,32 @@ class _Group:
         self.white_from = -1
 
 
+def _is_white(model: str | None, spec: str, white: set[str], painted: bool) -> bool:
+    if painted:
+        return False
+    if not model:
+        return spec in white or ("!" in spec and _white_mix(spec, white))
+    return _white_values(model, spec)
+
+
+def _define(found: re.Match[str], white: set[str], painted: bool) -> None:
+    """Follow `\\definecolor` or `\\colorlet`: whether the name now draws white."""
+    if found.group("defined") is not None:
+        name = found.group("defined")
+        drawn_white = _is_white(found.group("model"), found.group("spec").strip(), white, painted)
+    else:
+        name = found.group("let")
+        drawn_white = _is_white(None, found.group("mix"), white, painted)
+    if drawn_white:
+        white.add(name)
+    else:
+        white.discard(name)
+
+
 def _regions(text: str, kept: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The spans typeset invisible, outside the `kept` spans."""
-    white = frozenset() if any(name in text for name in _BACKGROUNDS) else _WHITE
+    painted = any(name in text for name in _BACKGROUNDS)
+    white = set() if painted else set(_WHITE)  # names that draw white, in the order defined
     regions: list[tuple[int, int]] = []
     stack = [_Group()]
     span = 0
@@ -66,9 +154,13 @@ def _regions(text: str, kept: list[tuple[int, int]]) -> list[tuple[int, int]]:
                     regions.append((top.hidden_from, at + 1))
         elif found.group("phantom") is not None:
             stack.append(_Group(at))
+        elif found.group("defined") is not None or found.group("let") is not None:
+            _define(found, white, painted)
         elif found.group("text") is not None:
-            stack.append(_Group(at if found.group("text") in white else -1))
-        elif found.group("color") in white:
+            hidden = _is_white(found.group("tmodel"), found.group("text"), white, painted)
+            stack.append(_Group(at if hidden else -1))
+        elif found.group("color") is not None and \
+                _is_white(found.group("cmodel"), found.group("color"), white, painted):
             top.white_from = at if top.white_from < 0 else top.white_from
         elif top.white_from >= 0 and found.group().endswith(("}", "end")):  # colour, \\end
             regions.append((top.white_from, at))
@@ -80,7 +172,7 @@ def _regions(text: str, kept: list[tuple[int, int]]) -> list[tuple[int, int]]:
 def invisible_blanked(text: str, kept: list[tuple[int, int]]) -> str:
     """`text` with what it typesets invisible blanked (spaces, newlines kept); `kept`: spans
     read verbatim, in order."""
-    if "phantom" not in text and "white" not in text and "White" not in text:
+    if not any(needle in text for needle in _NEEDLES):
         return text
     regions = sorted(_regions(text, kept))
     if not regions:
