@@ -10,8 +10,11 @@ pypdf's own output, joined as `extract_text` joins them (graders/documents/pdf_s
 
 Text on the page can be drawn unseen too: in an invisible rendering mode, white on the white
 page, or a fraction of a point high (`Ink`); `page_text` leaves such pieces out when the page
-shows other text. A page whose text is all unseen is a scan's OCR layer (drawn invisible over
-the scanned image) or a document drawn in some way not followed here, and is read whole.
+shows other text. A run whose colour or mode changes inside it (`(64 ) Tj 1 g (65 ) Tj 0 g
+(units) Tj`) is one piece to pypdf: such a page is read again with the unseen shows emptied.
+Text under a box filled over it afterwards is unseen too (graders/documents/pdf_covers.py).
+A page whose text is all unseen is a scan's OCR layer (drawn invisible over the scanned image)
+or a document drawn in some way not followed here, and is read whole.
 """
 
 from __future__ import annotations
@@ -19,6 +22,10 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from typing import Any
+
+from pypdf.generic import NameObject, TextStringObject
+
+from graders.documents.pdf_covers import Covers
 
 MARGIN = 0.1  # of the box's width or height, beyond each edge, still counted as on the page
 
@@ -86,15 +93,32 @@ def _box(operands: list[Any], cm: Any) -> _Box | None:
     return min(xs), min(ys), max(xs), max(ys)
 
 
+def _emptied(operator: bytes, operands: list[Any]) -> None:
+    """A show's strings emptied in place: pypdf then extracts nothing of it."""
+    at = 2 if operator == b'"' else 0
+    if len(operands) <= at:
+        return
+    if operator == b"TJ" and isinstance(operands[0], list):
+        operands[0][:] = [TextStringObject("") if isinstance(item, (str, bytes)) and
+                          not isinstance(item, NameObject) else item for item in operands[0]]
+    elif isinstance(operands[at], (str, bytes)):
+        operands[at] = TextStringObject("")
+
+
 class Ink:
     """What a page's text is drawn with, followed through pypdf's operator visitor: each piece
     of text pypdf hands its text visitor is judged unseen when every glyph in it was shown
     with an invisible rendering mode (3 or 7), or in white where nothing was painted under it
     (white on a filled box shows; a fill other than rectangles, an image or a shading counts
-    as painting the whole page), or when it is smaller than `TINY` points. Where the pieces
-    cannot be told apart (a colour changed inside one run) it is seen."""
+    as painting the whole page), or when it is smaller than `TINY` points, or lies under a
+    box filled after it (`Covers`). A piece whose colour or mode changed inside it, part seen
+    and part unseen, is seen, and `mixed` is set: read again with `blank`, the strings of the
+    shows drawn unseen are emptied as pypdf reads them, so only what shows is extracted."""
 
-    def __init__(self) -> None:
+    def __init__(self, resources: Any = None, *, blank: bool = False) -> None:
+        self.covers = Covers(resources)
+        self.blank = blank
+        self.mixed = False  # a piece held shows seen and unseen
         # (fill white, stroke white, rendering mode), saved and restored by q and Q
         self.state: tuple[bool, bool, int] = (False, False, 0)
         self.saved: list[tuple[tuple[bool, bool, int], tuple[bool, bool]]] = []
@@ -119,7 +143,13 @@ class Ink:
             self.path = None if box is None else [*self.path, box]
         elif operator in (b"m", b"l", b"c", b"v", b"y", b"h"):
             self.path = None
-        elif operator in _IMAGES or (operator in _FILLS and not self.state[0]):
+        elif operator in (b"W", b"W*"):
+            self.covers.clip_to(self.path)
+        if operator in _FILLS:
+            self.covers.fill(self.path)
+        if operator == b"Do":
+            self.covers.forms += 1
+        if operator in _IMAGES or (operator in _FILLS and not self.state[0]):
             if operator in _IMAGES or self.path is None or \
                     len(self.boxes) + len(self.path) > MAX_BOXES:
                 self.painted = True
@@ -148,12 +178,20 @@ class Ink:
         fill, stroke, _ = self.state
         self.showing = operator in _SHOWS
         if self.showing:
-            self.pending.append(self._drawn())
+            drawn = self._drawn()
+            self.pending.append(drawn)
+            if self.blank and (drawn == _INVISIBLE or (drawn == _WHITE and not
+                                                       self._on_a_box(cm, _tm))):
+                _emptied(operator, operands)
         elif operator == b"q":
             self.saved.append((self.state, self.device))
+            self.covers.save()
         elif operator == b"Q":
             if self.saved:
                 self.state, self.device = self.saved.pop()
+            self.covers.restore()
+        elif operator == b"gs" and operands:
+            self.covers.set_state(operands)
         elif operator == b"Tr" and operands:
             with contextlib.suppress(TypeError, ValueError):
                 self.state = (fill, stroke, int(operands[0]))
@@ -167,16 +205,25 @@ class Ink:
         y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
         return self.painted or any(b[0] <= x <= b[2] and b[1] <= y <= b[3] for b in self.boxes)
 
-    def unseen(self, cm: Any, tm: Any, size: float) -> bool:
+    def after(self, operator: bytes, _operands: list[Any], _cm: Any, _tm: Any) -> None:
+        """pypdf's `visitor_operand_after`: a form drawn by `Do` is done."""
+        if operator == b"Do":
+            self.covers.forms = max(0, self.covers.forms - 1)
+
+    def unseen(self, cm: Any, tm: Any, size: float, text: str = "") -> bool:
         """Whether the piece of text pypdf hands its visitor now, drawn with these matrices
         and font size, is unseen; the shows it holds are then forgotten (but the one being
-        drawn, which may belong to the next piece too)."""
+        drawn, which may belong to the next piece too). Where its glyphs lie is handed to
+        `covers`: whether a box is filled over them is known only at the page's end."""
+        self.covers.piece(cm, tm, size, text)
         pending = self.pending
         self.pending = pending[-1:] if self.showing else []
         try:
             white = _WHITE in pending and not self._on_a_box(cm, tm)
             hidden = bool(pending) and all(d == _INVISIBLE or (d == _WHITE and white)
                                            for d in pending)
+            self.mixed = self.mixed or (not hidden and any(
+                d == _INVISIBLE or (d == _WHITE and white) for d in pending))
             scale = ((tm[2] * cm[0] + tm[3] * cm[2]) ** 2 + (tm[2] * cm[1] + tm[3] * cm[3]) ** 2)
             return hidden or abs(size) * scale ** 0.5 < TINY
         except (TypeError, IndexError):

@@ -62,24 +62,47 @@ def _written(text: str, mark: str, after: str) -> str:
     return f"{mark}{body}" if plain else f"{mark}({body})"
 
 
-def page_text(page: Any) -> str:
-    """The page's text as pypdf extracts it, but for the pieces that start off the page or are
-    drawn unseen beside text that shows (graders/documents/pdf_page.py), each script marked
-    where it stands."""
-    pieces: list[tuple[str, _Run | None, bool]] = []  # with its run and whether unseen
+_Piece = tuple[str, _Run | None, bool]  # a piece's text, its run and whether unseen
+
+
+def _pieces(page: Any, *, blank: bool) -> tuple[list[_Piece], Ink]:
+    """The pieces of text pypdf extracts from the page, those starting off it left out;
+    `blank`: with the unseen part of a run emptied (`Ink`)."""
+    pieces: list[_Piece] = []
+    judged: list[int] = []  # which pieces `ink` judged, in order
     inside = on_page(page)
-    ink = Ink()
+    ink = Ink(page.get("/Resources"), blank=blank)
 
     def visit(text: str, cm: list[float], tm: list[float], _font: Any, size: float) -> None:
         if not text.strip():  # pypdf's own line breaks and spaces: layout, kept
             pieces.append((text, None, False))
         elif inside(cm, tm):
-            unseen = ink.unseen(cm, tm, float(size))
+            unseen = ink.unseen(cm, tm, float(size), text)
+            judged.append(len(pieces))
             pieces.append((text, _run(text, list(cm), list(tm), float(size)), unseen))
 
-    page.extract_text(visitor_text=visit, visitor_operand_before=ink.before)
+    page.extract_text(visitor_text=visit, visitor_operand_before=ink.before,
+                      visitor_operand_after=ink.after)
+    for index in ink.covers.covered():  # a box filled over it: unseen too
+        text, run, _ = pieces[judged[index]]
+        pieces[judged[index]] = (text, run, True)
+    return pieces, ink
+
+
+def _shown(pieces: list[_Piece]) -> bool:
+    return any(run is not None and not unseen for _, run, unseen in pieces)
+
+
+def page_text(page: Any) -> str:
+    """The page's text as pypdf extracts it, but for the pieces that start off the page or are
+    drawn unseen beside text that shows (graders/documents/pdf_page.py), each script marked
+    where it stands. A page where a run is part seen, part unseen is read again with the unseen
+    part left out."""
+    pieces, ink = _pieces(page, blank=False)
     # unseen text beside text that shows is hidden; a page all unseen (a scan's OCR) is read
-    shown = any(run is not None and not unseen for _, run, unseen in pieces)
+    shown = _shown(pieces)
+    if shown and ink.mixed:
+        pieces, _ = _pieces(page, blank=True)
     kept = [(text, run) for text, run, unseen in pieces if not (shown and unseen)]
     runs = [run for _, run in kept if run is not None]
     text = "".join(text for text, _ in kept)

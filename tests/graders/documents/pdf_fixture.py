@@ -12,13 +12,14 @@ def make_pdf(lines: list[str]) -> bytes:
     return pdf_of_stream((body + " ET").encode() if lines else b"")
 
 
-def pdf_of_stream(stream: bytes) -> bytes:
-    """A one-page PDF drawing `stream` (a content stream) with Helvetica as /F1."""
+def pdf_of_stream(stream: bytes, resources: bytes = b"") -> bytes:
+    """A one-page PDF drawing `stream` (a content stream) with Helvetica as /F1 and the other
+    `resources` (`/ExtGState << ... >>`)."""
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"/Resources << /Font << /F1 5 0 R >> " + resources + b" >> >>",
         b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
     ]
