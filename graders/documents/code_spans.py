@@ -16,6 +16,7 @@ from dataclasses import replace
 from graders.documents.handout import is_handout, prompt_overlap, prompt_words
 from graders.documents.model import LocatedAnswer
 from graders.documents.notebook import OUTPUT, Cell
+from graders.documents.printed_written import PRINTED
 from graders.documents.strength import CODE_FOR_PROSE, weak
 from graders.rubric_model import Question
 
@@ -225,6 +226,11 @@ def _own_answer(body: str, words: frozenset[str]) -> int | None:
     return None
 
 
+def _written(kind: str) -> bool:
+    """Whether a cell is rendered as markdown: the student's, or printed answer lines."""
+    return kind == "markdown" or kind.startswith(PRINTED)
+
+
 def after_question_cells(
     text: str, answers: dict[str, LocatedAnswer], cells: Sequence[Cell],
     questions: Mapping[str, Question],
@@ -243,13 +249,13 @@ def after_question_cells(
         if k < 0:
             continue
         cell_start, cell_end, kind = cells[k]
-        if kind != "markdown" or answer.start <= cell_start or answer.start >= cell_end:
+        if not _written(kind) or answer.start <= cell_start or answer.start >= cell_end:
             continue
         if _MARKER.search(text, cell_start, answer.start):
             continue
         # a template's answer cell follows its question cell: the question's own text is the
         # answer only where no written cell follows it under the label
-        follows = any(kind_j == "markdown" and text[s_j:e_j].strip()
+        follows = any(_written(kind_j) and text[s_j:e_j].strip()
                       for s_j, e_j, kind_j in cells[k + 1:] if s_j < answer.end)
         question = questions.get(qid)
         words = prompt_words(question.prompt) if question is not None else frozenset()

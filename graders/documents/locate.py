@@ -35,6 +35,7 @@ from graders.documents.model import LocatedAnswer, LocateMethod
 from graders.documents.notebook import Cell
 from graders.documents.paths import path_match, question_keys, resolve_paths
 from graders.documents.phrases import PhraseMark, phrase_marks
+from graders.documents.printed_written import printed_blocks, written_over_printed, written_run
 from graders.documents.review import (
     flag_language,
     gap_candidate,
@@ -225,6 +226,7 @@ def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = (),
     # what the answers hold: text trimmed off the start of a run (a README's overview before
     # the first label) is assigned to no answer, so the stray search may read it
     claimed: list[int | None] = list(assignment)
+    printed = printed_blocks(cells)
     for qi, question in enumerate(rubric.questions):
         runs = runs_of(assignment, qi)
         if not runs:
@@ -240,6 +242,8 @@ def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = (),
                 answers[question.id] = flag_language(weak(candidate, BY_ORDER))
             continue
         run = next((r for r in runs if any(units[i].label_scores[qi] > 0 for i in r)), runs[0])
+        if printed:
+            run = written_run(text, runs, run, units, qi, printed)
         dropped = [units[r[0]] for r in runs if r is not run]
         # an answer starts at its own label: unlabelled text before it that the run took for
         # its content (a README's overview) is not part of it
@@ -253,6 +257,7 @@ def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = (),
     if cells:
         after_question_cells(text, answers, cells, {q.id: q for q in rubric.questions})
     _without_code(text, rubric, answers, missing, bool(cells))
+    written_over_printed(text, rubric.questions, answers, printed)  # a notebook's own values
     unsure = unlabelled_answers(text, rubric.questions, units, claimed, answers, missing,
                                 ONLY_HANDOUT, handout)
     if handout is None:  # a declared edition says which questions this student was asked

@@ -27,6 +27,7 @@ from graders.documents.printed_labels import (
     render_printed,
     split_printed,
 )
+from graders.documents.printed_written import PRINTED
 
 MAX_CELLS = 2000
 MAX_CELL_CHARS = 60_000
@@ -94,7 +95,9 @@ def _source(cell: Mapping[str, Any]) -> str:
     return text[:MAX_CELL_CHARS]
 
 
-Cell = tuple[int, int, str]  # start, end in the rendered text, and "markdown" or "code"
+# start, end in the rendered text, and "markdown", "code" or "printed:2" (answer lines a code
+# cell prints for question 2, rendered as markdown: graders/documents/printed_labels.py)
+Cell = tuple[int, int, str]
 
 OUTPUT = "Out:"  # opens each line of a code cell's short text output, after its fence
 MAX_OUTPUT_CHARS = 200
@@ -151,6 +154,21 @@ def _last_heading_form(source: str, form: tuple[str, str] | None) -> tuple[str, 
     return form
 
 
+# a markdown line that names a question: `## Q2`, `**Question 2**`, `2.`, `3)`
+_NAMES_QUESTION = re.compile(r"^[#*_ \t]{0,8}(?:(?:Q|Question|Problem|Exercise|Task|Part)"
+                             r"[ \t]{0,2}(\d{1,3})|(\d{1,2})[.)])", re.IGNORECASE | re.MULTILINE)
+# the heading printed answers get where no heading above names a question by number (only a
+# title, `# Homework 4`, or a bold `**Q1**`): each other question's lines under `### Question 2`
+_DEFAULT_HEADING = "### Question "
+
+
+def _last_named(source: str, named: str) -> str:
+    """The number of the last question a markdown cell names; `named` when it names none."""
+    for found in _NAMES_QUESTION.finditer(source):
+        named = (found.group(1) or found.group(2)).lstrip("0") or "0"
+    return named
+
+
 def render_cells(cells: Iterable[Mapping[str, Any]]) -> str:
     return render_notebook(cells)[0]
 
@@ -160,6 +178,7 @@ def render_notebook(cells: Iterable[Mapping[str, Any]]) -> tuple[str, tuple[Cell
     blocks: list[str] = []
     kinds: list[str] = []
     form: tuple[str, str] | None = None  # how the last heading above names its question
+    named = ""  # the last question a markdown cell above names ("" for none)
     printed_count = 0  # printed answer lines read so far, at most MAX_PRINTED
     for count, cell in enumerate(cells):
         if count >= MAX_CELLS:
@@ -180,15 +199,18 @@ def render_notebook(cells: Iterable[Mapping[str, Any]]) -> tuple[str, tuple[Cell
                     blocks[-1], form = plain, (form[0], "")  # it names none of them now
             blocks.append("```python\n" + source.rstrip() + "\n```" + shown)
             kinds.append("code")
+            if answers and form is None:
+                form = (_DEFAULT_HEADING, named)
             printed = render_printed(answers, form) if answers else []
             if answers and form is not None:  # the last question printed is the one above now
                 form = (form[0], answers[-1][0])
-            blocks += printed
-            kinds += ["markdown"] * len(printed)
+            blocks += [block for _, block in printed]
+            kinds += [f"{PRINTED}:{question}" for question, _ in printed]
         elif kind == "markdown":
             blocks.append(_with_plain_marker(source))
             kinds.append("markdown")
             form = _last_heading_form(source, form)
+            named = _last_named(source, named)
     spans: list[Cell] = []
     pos = 0
     for block, kind in zip(blocks, kinds, strict=True):

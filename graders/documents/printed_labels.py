@@ -94,21 +94,25 @@ def split_printed(lines: list[str]) -> tuple[list[Printed], list[str]]:
     return answers, rest
 
 
-def render_printed(answers: list[Printed], form: tuple[str, str] | None) -> list[str]:
-    """The Markdown blocks for a cell's printed answers: per question a heading in the form of
-    the notebook's heading above (none for that heading's own question) and a block of `(a)
-    640.0` lines (an answer cell, not the question's own: the lines are the student's); one
-    block of `2(a) 640.0` lines when no heading above names a question by number."""
+def render_printed(answers: list[Printed], form: tuple[str, str] | None
+                   ) -> list[tuple[str, str]]:
+    """The Markdown blocks for a cell's printed answers, each with the question it holds: per
+    question a heading in the form of the notebook's heading above (none for that heading's own
+    question) and a block of `(a) 640.0` lines (an answer cell, not the question's own: the
+    lines are the student's); one block of `2(a) 640.0` lines (question "") when no heading
+    form is given."""
     if form is None:
-        return ["\n".join(f"{question}({part}) {value}" for question, part, value in answers)]
+        return [("", "\n".join(f"{question}({part}) {value}"
+                                for question, part, value in answers))]
     prefix, current = form
-    blocks: list[str] = [""]
+    blocks: list[tuple[str, str]] = [(current, "")]
     for question, part, value in answers:
         if question != current:
-            blocks += [f"{prefix}{question}", ""]
+            blocks += [(question, f"{prefix}{question}"), (question, "")]
             current = question
-        blocks[-1] += f"\n({part}) {value}" if blocks[-1] else f"({part}) {value}"
-    return [block for block in blocks if block]
+        line = f"({part}) {value}"
+        blocks[-1] = (question, f"{blocks[-1][1]}\n{line}" if blocks[-1][1] else line)
+    return [(question, block) for question, block in blocks if block]
 
 
 __all__ = ["MAX_PRINTED", "MAX_READ_CHARS", "MAX_READ_LINES", "Printed", "heading_form",
