@@ -14,6 +14,7 @@ the answer's. Linear in the answer's length; at most `MAX_PARTS` parts compared.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -27,6 +28,7 @@ from graders.rubric_model import Question
 
 PRINTED = "printed"  # a notebook cell's kind for blocks rendered from printed answer lines
 MAX_PARTS = 26
+_STRETCH = 200  # characters of a written part searched for its values
 _MARKER = re.compile(r"(?<![A-Za-z0-9])\(?(?P<part>[a-h])\)")
 _NUMBER = re.compile(r"[-+−]?(?:\d{1,3}(?:,\d{3})+|\d{1,40})(?:\.\d{1,40})?(?:[eE][-+]?\d{1,3})?")
 _OUT = re.compile(r"^Out:[^\n]*$", re.MULTILINE)  # a code cell's short output (notebook.OUTPUT)
@@ -48,19 +50,24 @@ def _prose(text: str) -> str:
     return _OUT.sub("", "".join(text.split("```")[0::2]))
 
 
-def written_parts(text: str) -> dict[str, tuple[Decimal | str, str]]:
-    """Each sub-part the written text gives (`(a) 640`, `**(b)** 260`, `c) 0.5`): its first
-    value before the next marker, and that stretch as written."""
+Written = dict[str, tuple[frozenset[Decimal | str], str]]
+
+
+def written_parts(text: str) -> Written:
+    """Each sub-part the written text gives (`(a) 640`, `**(b)** 260`, `c) 0.5`): the values
+    in its first `_STRETCH` characters before the next marker (`(a) 2 x 320 = 640`: 2, 320 and
+    640), and its first line as written."""
     text = _prose(text)
-    markers = list(_MARKER.finditer(text))[:MAX_PARTS * 4]
-    parts: dict[str, tuple[Decimal | str, str]] = {}
+    markers = list(itertools.islice(_MARKER.finditer(text), MAX_PARTS * 4))
+    parts: Written = {}
     for k, found in enumerate(markers):
         end = markers[k + 1].start() if k + 1 < len(markers) else len(text)
-        stretch = text[found.end():end]
-        value = _value(stretch[:200])
+        stretch = text[found.end():min(end, found.end() + _STRETCH)]
+        values = frozenset(v for m in _NUMBER.finditer(stretch) if (v := _value(m.group()))
+                           is not None)
         part = found.group("part")
-        if value is not None and part not in parts:
-            parts[part] = (value, stretch.strip().splitlines()[0][:60])
+        if values and part not in parts:
+            parts[part] = (values, stretch.strip().splitlines()[0][:60])
     return parts
 
 
@@ -83,12 +90,12 @@ def printed_blocks(cells: Sequence[tuple[int, int, str]]) -> list[Block]:
     return [(s, e, kind.partition(":")[2]) for s, e, kind in cells if kind.startswith(PRINTED)]
 
 
-def disagreements(printed: list[tuple[str, str]], written: dict[str, tuple[Decimal | str, str]]
-                  ) -> list[str]:
-    """`(a): written '640', printed '600'` for each part the two give different values of."""
+def disagreements(printed: list[tuple[str, str]], written: Written) -> list[str]:
+    """`(a): written '640', printed '600'` for each part whose printed value the written one
+    does not state."""
     found: list[str] = []
     for part, value in dict.fromkeys(printed):
-        if part in written and written[part][0] != _value(value):
+        if part in written and _value(value) not in written[part][0]:
             found.append(f"({part}): written {written[part][1]!r}, printed {value!r}")
     return found
 

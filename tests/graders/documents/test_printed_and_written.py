@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from graders.documents import read_submission
+from graders.documents.printed_written import disagreements, written_parts
 from graders.engine import grade_submission
 from graders.rubric import parse_rubric
 
@@ -120,3 +121,10 @@ def test_the_written_answer_is_read_and_a_differing_print_is_reviewed(
             else:
                 assert "prints another value" not in result.feedback, result.feedback
                 assert result.status == "graded", (q, p, mode, layouts, result.feedback)
+
+
+def test_a_written_part_stating_the_printed_value_in_a_computation_agrees() -> None:
+    written = written_parts("(a) 2 x 320 = 640 parameters\n\n(b) about 1,000")
+    assert disagreements([("a", "640.0"), ("b", "1000")], written) == []
+    assert disagreements([("a", "600")], written) == ["(a): written '2 x 320 = 640 parameters', "
+                                                      "printed '600'"]
