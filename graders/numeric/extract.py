@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from fractions import Fraction
 
 from graders.notation import fold_width
 from graders.numeric.arith import Number
+from graders.numeric.candidates import Candidate, Extraction, Value
 from graders.numeric.latex import SEP, fold_digits, to_arith
 from graders.numeric.masking import mask
 from graders.numeric.notes import notes_in_words
 from graders.numeric.pieces import BEFORE_A_POWER, evaluated_pieces
+from graders.numeric.restatements import restated
 from graders.numeric.spans import written_span
 from graders.numeric.statements import RELATION, split_sides, split_statements
 from graders.numeric.statements import Span as Statement
@@ -29,11 +31,11 @@ from graders.numeric.vectors import (
 )
 from graders.numeric.words import spoken_numbers, words_value
 
-# split_statements, split_sides and words_value lived here before the split into modules
+# Candidate, Extraction, Value, split_statements, split_sides and words_value lived here before
+# the split into modules
 __all__ = ["Candidate", "Extraction", "Statement", "Value", "extract", "split_sides",
            "split_statements", "words_value", "written_span"]
 
-Value = Number | tuple[Number, ...]
 
 MAX_TEXT = 50_000
 MAX_LABEL = 80
@@ -42,47 +44,6 @@ MAX_BOXED = 400
 # a relation's side longer than `to_arith` reads (a paragraph of prose) is read in pieces cut
 # at spaces
 PIECE = 480
-
-
-@dataclass(frozen=True)
-class Candidate:
-    value: Value
-    source: str  # what the student wrote for it
-    start: int  # span in the answer text
-    end: int
-    statement: int  # index into the statements of the answer
-    boxed: bool = False
-    final: bool = False  # the last value of its statement (right-hand side of the last `=`)
-    expression: bool = False  # an arithmetic expression the student did not evaluate
-    percent: bool = False
-    words: bool = False
-    # the words that label it: the text since the previous value of its statement, or, for a
-    # value that continues a chain (`768/12 = 64`), the label of the chain
-    label: str = ""
-    trailing: str = ""  # the words right after it, up to the next clause (`589,824 per matrix`)
-    chained: bool = False
-    # working, not a result: the chain goes on to another value (`768/12` in `768/12 = 64`)
-    working: bool = False
-    listed: bool = False  # a vector read from a bare list of values
-
-    @property
-    def is_vector(self) -> bool:
-        return isinstance(self.value, tuple)
-
-
-@dataclass(frozen=True)
-class Extraction:
-    text: str
-    statements: tuple[Statement, ...]
-    candidates: tuple[Candidate, ...]
-
-    def statement_text(self, index: int) -> str:
-        if 0 <= index < len(self.statements):
-            s = self.statements[index]
-            return self.text[s.start:s.end]
-        return ""
-
-
 
 
 _RUN = re.compile(r"[^" + SEP + r"]+")
@@ -273,6 +234,6 @@ def extract(text: str) -> Extraction:
                                        percent=vector.percent))
         found.sort(key=lambda c: (c.start, -c.end))
         if found:
-            candidates.extend(_labelled(masked, statement, found))
+            candidates.extend(restated(masked, _labelled(masked, statement, found)))
     candidates.extend(_lists(text, masked, candidates))
     return Extraction(text, tuple(statements), tuple(candidates))
