@@ -19,10 +19,17 @@ from graders.symbolic.expressions import MAX_EXPRESSION, Assignment, chain_value
 
 # what may join two offered expressions: the offering words with punctuation around them
 _JOINED = offering_gap(r"[\s,;(\[{$*]*", r"[\s:,$*]*")
+# an "or" that restates or corrects (`X or equivalently Y`, `X, or rather Y`): the expressions
+# are split, but the later is the answer, not an alternative (`_JOINED` does not match)
+_RESTATING = r"(?:,?\s+(?:equivalently|equally|rather|simply|in\s+other\s+words))?,?"
 # the offering words inside an expression, after a space, a comma or an opening bracket
-_INSIDE = re.compile(rf"(?:(?<=[\s,;])|\(\s*)(?<![A-Za-z\\]){OFFERING}\s+", re.IGNORECASE)
+_INSIDE = re.compile(rf"(?:(?<=[\s,;])|\(\s*)(?<![A-Za-z\\]){OFFERING}{_RESTATING}\s+",
+                     re.IGNORECASE)
 # the offering words right after an expression that ends at a comma: `X, or maybe Y`
-_AFTER = re.compile(rf"[\s,;]*\(?\s*(?<![A-Za-z\\]){OFFERING}\s+", re.IGNORECASE)
+_AFTER = re.compile(rf"[\s,;]*\(?\s*(?<![A-Za-z\\]){OFFERING}{_RESTATING}\s+", re.IGNORECASE)
+# the offering word an expression was cut after (a word of three letters or more ends it:
+# `X or possibly Y`, `X or equivalently Y` are read as `X or`)
+_TRAILING = re.compile(rf"[\s,;]+(?<![A-Za-z\\]){OFFERING}$", re.IGNORECASE)
 # an offered expression is mathematics: an operator, a bracket, a sub- or superscript, a
 # command, or a name of one letter (not "or maybe something else")
 _MATH = re.compile(r"[_^\\+\-*/()=]|(?<![A-Za-z])[A-Za-z](?![A-Za-z])")
@@ -35,7 +42,7 @@ def with_alternatives(text: str, target: str, found: list[Assignment]) -> list[A
     out: list[Assignment] = []
     folded = fold_width(text)
     for assignment in found:
-        out.extend(_split(assignment))
+        out.extend(_split(_trimmed(assignment)))
         out.extend(_offered_after(folded, text, target, out[-1]))
     return sorted(set(out), key=lambda a: (a.start, a.end))
 
@@ -61,6 +68,17 @@ def offered_beside(text: str, target: str, found: list[Assignment],
         if _JOINED.fullmatch(gap) and _MATH.search(other.expression):
             return other
     return None
+
+
+def _trimmed(assignment: Assignment) -> Assignment:
+    """The assignment without an offering word it was cut after (`X or` of `X or possibly
+    Y`): what follows is read as the alternative (`_offered_after`)."""
+    expression = assignment.expression.rstrip()
+    m = _TRAILING.search(expression)
+    if m is None or not expression[:m.start()].strip():
+        return assignment
+    return replace(assignment, expression=expression[:m.start()],
+                   end=assignment.start + m.start())
 
 
 def _split(assignment: Assignment) -> list[Assignment]:

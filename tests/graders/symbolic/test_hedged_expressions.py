@@ -34,7 +34,8 @@ WRONG = {"q": ["k_a", "k_a + k_b", r"\beta k_a", "k_a - k_b"],
          "N": ["V + d", "2 V d", "V^2 d", "V/d"]}
 HEDGES = ["{t} = {a}, or maybe {t} = {b}", "{t} = {a} (or possibly {b})", "{t} = {a} or {b}",
           "{t} = {a}, perhaps {b}", "{t} = {a}, or perhaps {t} = {b}",
-          "${t} = {a}$, or maybe ${t} = {b}$", "{t} = {a}; maybe {t} = {b}"]
+          "${t} = {a}$, or maybe ${t} = {b}$", "{t} = {a}; maybe {t} = {b}",
+          "{t} = {a} or possibly {b}"]
 
 
 def _grade(text: str, target: str, resources: GradingResources) -> ItemResult:
@@ -63,7 +64,10 @@ def test_rival_expressions_offered_together_go_to_a_reader_with_both(
 
 
 @PROPERTY
-@given(target=st.sampled_from(sorted(ITEMS)), data=st.data(), frame=st.sampled_from(HEDGES))
+@given(target=st.sampled_from(sorted(ITEMS)), data=st.data(),
+       frame=st.sampled_from([*HEDGES, "{t} = {a} or equivalently {b}",
+                              "{t} = {a}, or equivalently, {b}",
+                              "{t} = {a} (or equivalently {b})"]))
 def test_an_alternative_that_restates_the_expression_is_no_rival(
         target: str, data: st.DataObject, frame: str, resources: GradingResources) -> None:
     a, b = data.draw(st.lists(st.sampled_from(RIGHT[target]), min_size=2, max_size=2,
