@@ -89,3 +89,21 @@ def test_a_value_taken_back_for_a_rounded_one_is_no_restatement(
     text = frame.format(label=label, v=f"{v:,}", r=rounded)
     result = grade(text, v, label)
     assert not _full(result), (text, result)
+
+
+OPERATED = ("q = round({v}) = {r}", "$q = round({v}) = {r}$", "**5.b** q = round({v}) = {r}",
+            "q = floor({v}) = {f}", "q = round( {v} ) = {r}")
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(2, 200), st.sampled_from(("0.25", "0.1", "0.45", "0.3")), st.booleans(),
+       st.sampled_from(OPERATED))
+def test_a_rounding_done_as_an_operation_gives_its_result(
+        r: int, fraction: str, below: bool, frame: str) -> None:
+    """`q = round(30.75) = 31` (a quantised value: the adapters trial's 5.b) is no precise value
+    restated: the item asks for the result of the rounding."""
+    v = Fraction(r) - Fraction(fraction) if below else Fraction(r) + Fraction(fraction)
+    floor = int(v // 1)
+    text = frame.format(v=_decimal(v), r=r, f=floor)
+    result = grade(text, floor if "floor" in frame else r, "q =")
+    assert _full(result), (text, result)
