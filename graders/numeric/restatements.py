@@ -26,7 +26,7 @@ _STEP = re.compile(r"→|⇒|⟹|->|=>|\\(?:rightarrow|Rightarrow|to|implies|lon
 # a rounding done, not said: the precise value is the argument of an operation whose result is
 # the later value (`q = round(30.75) = 31`, `\lfloor 7.5 \rfloor = 7`): the result is the answer
 _OPERATION = re.compile(r"(?:round|floor|ceil|int|clip|clamp|quantiz\w*|lfloor|lceil|[⌊⌈])"
-                        r"[\s({\[]{0,3}$", re.IGNORECASE)
+                        r"[\s({\[}]{0,3}$", re.IGNORECASE)
 _OPERATED = re.compile(r"[)\]⌋⌉]|\\r(?:floor|ceil)|\bround", re.IGNORECASE)
 
 

@@ -92,7 +92,8 @@ def test_a_value_taken_back_for_a_rounded_one_is_no_restatement(
 
 
 OPERATED = ("q = round({v}) = {r}", "$q = round({v}) = {r}$", "**5.b** q = round({v}) = {r}",
-            "q = floor({v}) = {f}", "q = round( {v} ) = {r}")
+            "q = floor({v}) = {f}", "q = round( {v} ) = {r}",
+            "q &= \\mathrm{{round}}({x} / 4) = \\mathrm{{round}}({v}) = {r} \\\\")
 
 
 @settings(max_examples=80, deadline=None)
@@ -104,6 +105,6 @@ def test_a_rounding_done_as_an_operation_gives_its_result(
     restated: the item asks for the result of the rounding."""
     v = Fraction(r) - Fraction(fraction) if below else Fraction(r) + Fraction(fraction)
     floor = int(v // 1)
-    text = frame.format(v=_decimal(v), r=r, f=floor)
+    text = frame.format(v=_decimal(v), r=r, f=floor, x=_decimal(4 * v))
     result = grade(text, floor if "floor" in frame else r, "q =")
     assert _full(result), (text, result)
