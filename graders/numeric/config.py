@@ -15,8 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 # 1.9: no value read for an item, but a number no item read: review, not missing; 1.9.1: the
 # numbers of a bracketed note in words after a value (`197 (196 patches + CLS)`) are working;
 # 1.10: a value the answer negates (`≠ 64`), offers among others (`64 or 65`) or takes back
-# (`64 <- no wait, 32`): review; other scripts' digits (`٦٤`, `𝟔𝟒`) read
-VERSION = "1.10"
+# (`64 <- no wait, 32`): review; other scripts' digits (`٦٤`, `𝟔𝟒`) read; 1.11: a denied value's
+# suggestion is 0 and it goes to review at any threshold; a precise value restated rounded
+# (`590,592 ≈ 0.59 M`) is graded on the precise value; `64? no, 32` takes 64 back
+VERSION = "1.11"
 
 Scalar = int | float
 ExpectedValue = Scalar | list[Scalar]

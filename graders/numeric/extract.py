@@ -8,14 +8,18 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from fractions import Fraction
 
 from graders.notation import fold_width
-from graders.numeric.arith import EvalError, Evaluated, Number, evaluate
-from graders.numeric.latex import SEP, fold_digits, read_ocr_digits, to_arith
+from graders.numeric.arith import Number
+from graders.numeric.candidates import Candidate, Extraction, Value
+from graders.numeric.latex import SEP, fold_digits, to_arith
+from graders.numeric.masking import mask
 from graders.numeric.notes import notes_in_words
-from graders.numeric.spans import balanced, written_span
+from graders.numeric.pieces import BEFORE_A_POWER, evaluated_pieces
+from graders.numeric.restatements import restated
+from graders.numeric.spans import written_span
 from graders.numeric.statements import RELATION, split_sides, split_statements
 from graders.numeric.statements import Span as Statement
 from graders.numeric.vectors import (
@@ -27,11 +31,11 @@ from graders.numeric.vectors import (
 )
 from graders.numeric.words import spoken_numbers, words_value
 
-# split_statements, split_sides and words_value lived here before the split into modules
+# Candidate, Extraction, Value, split_statements, split_sides and words_value lived here before
+# the split into modules
 __all__ = ["Candidate", "Extraction", "Statement", "Value", "extract", "split_sides",
            "split_statements", "words_value", "written_span"]
 
-Value = Number | tuple[Number, ...]
 
 MAX_TEXT = 50_000
 MAX_LABEL = 80
@@ -40,92 +44,6 @@ MAX_BOXED = 400
 # a relation's side longer than `to_arith` reads (a paragraph of prose) is read in pieces cut
 # at spaces
 PIECE = 480
-
-
-@dataclass(frozen=True)
-class Candidate:
-    value: Value
-    source: str  # what the student wrote for it
-    start: int  # span in the answer text
-    end: int
-    statement: int  # index into the statements of the answer
-    boxed: bool = False
-    final: bool = False  # the last value of its statement (right-hand side of the last `=`)
-    expression: bool = False  # an arithmetic expression the student did not evaluate
-    percent: bool = False
-    words: bool = False
-    # the words that label it: the text since the previous value of its statement, or, for a
-    # value that continues a chain (`768/12 = 64`), the label of the chain
-    label: str = ""
-    trailing: str = ""  # the words right after it, up to the next clause (`589,824 per matrix`)
-    chained: bool = False
-    # working, not a result: the chain goes on to another value (`768/12` in `768/12 = 64`)
-    working: bool = False
-    listed: bool = False  # a vector read from a bare list of values
-
-    @property
-    def is_vector(self) -> bool:
-        return isinstance(self.value, tuple)
-
-
-@dataclass(frozen=True)
-class Extraction:
-    text: str
-    statements: tuple[Statement, ...]
-    candidates: tuple[Candidate, ...]
-
-    def statement_text(self, index: int) -> str:
-        if 0 <= index < len(self.statements):
-            s = self.statements[index]
-            return self.text[s.start:s.end]
-        return ""
-
-
-def _blank(m: re.Match[str]) -> str:
-    return " " * len(m.group(0))
-
-
-_STRUCK = re.compile(r"~~[^~]{0,2000}~~|<(s|del|strike)>[^<]{0,2000}</\1>", re.I)
-_CIRCLED = re.compile(r"\\textcircled\{[^{}]{0,4}\}")
-# a label opening a line, its sub-part letter written against the number included (`3b)`,
-# `Q3.a:`, `Q5b`): the number of a question is not a value
-_LINE_LABEL = re.compile(
-    r"(?m)^[ \t>*\-]*(?:Q\d{1,2}(?:\.?[a-h])?[.):]?|\d{1,2}\.?[a-h][.):]|\d{1,2}[.)](?!\d)"
-    r"|\(?[a-h]\)|\(?(?:i|ii|iii|iv|v|vi)\))\**[ \t]"
-)
-# Markdown bold (`**(c)** 0.002`, `q = **31**`) is no power: it opens after no name, number or
-# bracket and before text, and closes after text and before no name, number or bracket;
-# Python's `2**10`, `x ** 2` and `(b-1)**2` stay
-_BOLD = re.compile(r"(?<![\w)\]}*])\*\*(?=[^\s*])|(?<=[^\s*])\*\*(?![\w(\[{*])")
-
-
-# a Markdown bullet (`- 0.245`) is not a minus sign; `-0.245` still is
-_BULLET = re.compile(r"(?m)^[ \t>]*[-*+•][ \t]+")
-# Markdown emphasis written with underscores against a number (`__589,824__`, `_0.25_`,
-# `= __64__.`) is no subscript: an underscore that follows no name, brace or backslash and comes
-# before a digit, or follows a digit (or `%`) and comes before no name. A subscript follows a
-# name (`d_k`, `W_{Q}`); a Python literal's `10_000` is left to the number reader.
-_EMPHASIS = re.compile(r"(?<![\w\\}\])])_{1,2}(?=[-+]?\.?\d)|(?<=[\d%])_{1,2}(?!\w)")
-# Python's digit groups (`1_769_472`, PEP 515) read as thousands separators
-_PY_GROUPS = re.compile(r"(?<![\w.])\d{1,3}(?:_\d{3})+(?![\w.])")
-
-
-def _grouped(m: re.Match[str]) -> str:
-    return m.group(0).replace("_", ",")
-
-
-def _mask(text: str) -> str:
-    """Same length as `text`; struck-through text, `$` and label prefixes become spaces, OCR's
-    letters in numbers digits."""
-    masked = _STRUCK.sub(_blank, text)
-    masked = masked.replace("$", " ")
-    masked = _CIRCLED.sub(_blank, masked)
-    masked = _BULLET.sub(_blank, masked)
-    masked = _EMPHASIS.sub(_blank, masked)
-    masked = _PY_GROUPS.sub(_grouped, masked)
-    masked = _BOLD.sub(_blank, masked)
-    masked = read_ocr_digits(masked)  # `2O.8 GB`: the digits found where written, unit and all
-    return _LINE_LABEL.sub(_blank, masked)
 
 
 _RUN = re.compile(r"[^" + SEP + r"]+")
@@ -185,7 +103,7 @@ def _side_candidates(text: str, masked: str, s: int, e: int, index: int) -> list
     for run in _RUN.finditer(arith):
         if run.group(0).lstrip().startswith("^"):
             continue  # the exponent of a name (R^{768 x 768}) is not a value
-        pieces = _evaluated_pieces(run.group(0))
+        pieces = evaluated_pieces(run.group(0))
         for k, (piece, result) in enumerate(pieces):
             percent = piece.endswith("%")
             # `64 (768 / 12)`: a note that only shows how the value was reached is working
@@ -198,95 +116,13 @@ def _side_candidates(text: str, masked: str, s: int, e: int, index: int) -> list
                 start, end = span
                 source = text[start:end].strip()
                 cursor = end
-                if _BEFORE_A_POWER.match(masked, end, e):
+                if BEFORE_A_POWER.match(masked, end, e):
                     continue  # `4T^2d`, `2 d^2`: the coefficient of a formula, not a value
             out.append(Candidate(result.value, source, start, end, index,
                                  expression=result.operators > 0, percent=percent,
                                  working=note))
     return out
 
-
-# A minus written against the number (`-0.416`, `−0.416`, `-(1/4)`) is its sign; a spaced dash
-# (`answer - 0.416`) and an operator left at a piece's edge (`* 5`) are not.
-_SIGN = re.compile(r"-(?=[\d.(])")
-
-
-def _clean_piece(raw: str) -> str:
-    # a full stop ending the sentence before the value (`the end. 64`, `i.e. 64`), not a
-    # decimal point (`.5`)
-    stripped = _STOP_BEFORE.sub("", raw.strip())
-    stripped = _STOP_AFTER_MARKUP.sub("", stripped)  # `**3,152,384**.`: bold, then the stop
-    sign = "-" if _SIGN.match(stripped.lstrip("*/^ ")) else ""  # `**-0.4**`: bold, signed
-    piece = sign + balanced(stripped.strip("*/^+- \t\n"))
-    # the full stop ending a sentence, after the value or its scale word (`1.77 million.`)
-    return _FULL_STOP.sub("", piece)
-
-
-_STOP_BEFORE = re.compile(r"^\.+\s+")
-_STOP_AFTER_MARKUP = re.compile(r"(?<=\*)\s*\.+$")
-# `4·T²·d`, `(2 × d_model`: an operator between the number and a name (a name reads as a
-# separator, so the run ends in the operator): the number is a coefficient, not a value
-_COEFFICIENT = re.compile(r"(?<!\*)[*/]\s*$")
-
-
-# a name raised to a power right after the number: `4T^2d`, `4 n^2 d`, `2d_{model}^2`
-_BEFORE_A_POWER = re.compile(r"[ \t]?[A-Za-z](?:_\{?\w{1,8}\}?)?[ \t]?\^")
-
-
-def _is_coefficient(run: str) -> bool:
-    """`4 * ` before a name; not `*1,000*`, a value in italics."""
-    return _COEFFICIENT.search(run) is not None and not run.strip().startswith("*")
-_FULL_STOP = re.compile(r"(?:(?<=[\d%)])|(?<=illion)|(?<=housand))\s*\.+$")
-
-
-_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)%?"
-_ROW = re.compile(rf"(?:{_NUM}[ \t]+){{1,63}}{_NUM}")
-# A value followed by a bracketed working note: `590592 (768*768 + bias)`.
-_REMARK = re.compile(
-    r"^(?P<head>[^()\[\]]*?(?:[\d%.]|illion|housand))\s+[(\[](?P<inner>[^()\[\]]*)[)\]]?\s*$")
-
-
-# `64 (768 / 12)`: a plain value, a space, then its working in brackets; `3(589824)` and
-# `3 × (768)` stay products
-_NOTE_AFTER_VALUE = re.compile(r"^[-+]?(?:\d+(?:\.\d+)?|\.\d+)%?\s+[(\[]")
-
-
-def _evaluated_pieces(run: str) -> list[tuple[str, Evaluated]]:
-    """The run as one value; failing that, a value with a bracketed note that does not
-    evaluate (`590592 (768*768 + bias)`) gives the value and, if it evaluates, the note."""
-    whole = _clean_piece(run)
-    if not re.search(r"\d", whole):
-        return []
-    remark = _REMARK.match(run.strip())
-    if remark is not None and _NOTE_AFTER_VALUE.match(run.strip()):
-        return _remark_pieces(remark)
-    if _is_coefficient(run):  # `2.1 GFLOPs (4·T²·d)`: the value, never the coefficient
-        return _remark_pieces(remark) if remark is not None else []
-    try:
-        return [(whole, evaluate(whole.rstrip("% ")))]
-    except (ZeroDivisionError, OverflowError):
-        return []
-    except EvalError:
-        if _ROW.fullmatch(whole):  # `0.665 0.245 0.090`: a row of values, each its own
-            return [(token, evaluate(token.rstrip("%"))) for token in whole.split()]
-        if remark is None:
-            return []
-        return _remark_pieces(remark)
-
-
-def _remark_pieces(remark: re.Match[str]) -> list[tuple[str, Evaluated]]:
-    found: list[tuple[str, Evaluated]] = []
-    for part in (remark.group("head"), remark.group("inner")):
-        if _is_coefficient(part):
-            continue
-        piece = _clean_piece(part)
-        if not re.search(r"\d", piece):
-            continue
-        try:
-            found.append((piece, evaluate(piece.rstrip("% "))))
-        except (EvalError, ZeroDivisionError, OverflowError):
-            continue
-    return found
 
 
 def _source(side: str, piece: str) -> str:
@@ -367,7 +203,7 @@ def extract(text: str) -> Extraction:
     text = text[:MAX_TEXT]
     # full-width digits and punctuation (`５８９，８２４`, `（`) and other scripts' digits (`٦٤`)
     # read as ASCII; positions are kept, so sources are quoted from the text as written
-    masked = _mask(fold_digits(fold_width(text)))
+    masked = mask(fold_digits(fold_width(text)))
     vectors = bracket_vectors(masked)[:MAX_CANDIDATES]
     # the inside of a vector is not read again as loose numbers
     parts: list[str] = []
@@ -398,6 +234,6 @@ def extract(text: str) -> Extraction:
                                        percent=vector.percent))
         found.sort(key=lambda c: (c.start, -c.end))
         if found:
-            candidates.extend(_labelled(masked, statement, found))
+            candidates.extend(restated(masked, _labelled(masked, statement, found)))
     candidates.extend(_lists(text, masked, candidates))
     return Extraction(text, tuple(statements), tuple(candidates))

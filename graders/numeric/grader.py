@@ -108,14 +108,22 @@ class NumericGrader(Grader):
                             f"{feedback} A grader must decide which value is the answer.")
                 student = (f"Your answer gives different values for this part ({both}); a "
                            "grader will check which one you meant.")
-        if status is Status.GRADED and confidence < context.review_threshold:
+        # a denied value goes to a reader whatever the threshold (below 0.4 it would be graded)
+        if status is Status.GRADED and (confidence < context.review_threshold or choice.negated):
             status = Status.NEEDS_REVIEW
             why = choice.doubt or "the value was found with low confidence"
             feedback += f" ({why[0].upper()}{why[1:]}; a grader will check it.)"
             student = ("Your answer seems to deny the value it gives for this part; a grader "
                        "will check which value you meant." if choice.negated else
                        f"{student} A grader will check how this value was read.")
-        return self._make(item, context, verdict.points, status, feedback, student, evidence,
+        points = verdict.points
+        if choice.negated and status is Status.NEEDS_REVIEW and points:
+            # the reader's suggestion is no credit for a value the student says is not the
+            # answer (`≠ 64`); what that value would earn is told, not suggested
+            points = Decimal(0)
+            feedback = ("Suggested 0 points: the answer negates the value it gives. Had it "
+                        f"been the answer: {feedback}")
+        return self._make(item, context, points, status, feedback, student, evidence,
                           confidence)
 
     def _verdict(

@@ -1,6 +1,7 @@
 """Values an answer names without giving them: a value it negates (`65, not 64`, `≠ 64`,
 `isn't 64`), a value it offers as one of several (`64 or 65`, `64 (or maybe 65)`) and a value
-it takes back for a later one (`64 <- no wait, 32`, `64. Actually, it is 32`, `64 -> 32`).
+it takes back for a later one (`64 <- no wait, 32`, `64. Actually, it is 32`, `64 -> 32`,
+`64? no, 32`).
 
 Each rule looks only at the words between the value and its neighbour, so it applies to the
 value those words govern: in `64 (not 512: that is d_model)` the 512 is negated and the 64 is
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from graders.hedge_words import offering_gap
 from graders.numeric.extract import Extraction
 
 # how far before a value its negation may stand, and how far apart two values joined by a
@@ -30,18 +32,17 @@ _NEGATED = re.compile(
 
 # Two values joined by nothing but a word that offers them as alternatives: `64 or 65`,
 # `64 (or maybe 65)`, `64, perhaps 65`, `either 64 or 65`.
-_ALTERNATIVE = re.compile(
-    r"[\s(\[{,$*]*(?:or(?:\s+(?:maybe|perhaps|possibly|else))?|maybe|perhaps|possibly)"
-    r"[\s$*]*", re.IGNORECASE)
+_ALTERNATIVE = offering_gap(r"[\s(\[{,$*]*", r"[\s$*]*")
 
 # A later value that replaces an earlier one, said right after the earlier: `no wait`,
 # `scratch that`, `actually`, `I mean`, `correction`, `make that` opening the words between
 # them (`64. Actually, it is 32`, `64 <- no wait, 32`; not "64; there are actually 12 heads"), or
 # an ASCII arrow alone between them (`64 -> 32`; `→` is a relation already, which makes the
-# earlier value working).
+# earlier value working), or the earlier value questioned and denied (`590,592? no, 0.59 M`).
 _TAKEN_BACK = re.compile(
     r"[\s,;:.(\[]*(?:(?:<-{1,2}|-{1,2}>|←)[\s,;:.(\[]*$|(?:<-{1,2}|←)?[\s,;:.(\[]*"
-    r"(?:no,?\s+wait|wait|scratch\s+that|actually|i\s+mean|correction|make\s+that|oops|sorry)\b)",
+    r"(?:no,?\s+wait|wait|scratch\s+that|actually|i\s+mean|correction|make\s+that|oops|sorry)\b"
+    r"|\?[ \t]*no\b)",
     re.IGNORECASE)
 
 

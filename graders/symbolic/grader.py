@@ -24,6 +24,7 @@ from graders.symbolic.expressions import (
     subscripts_spelled,
     tidy,
 )
+from graders.symbolic.hedges import offered_beside, with_alternatives
 from graders.symbolic.juxtaposed import juxtaposed_names
 from graders.symbolic.pool import SymbolicPool
 
@@ -43,6 +44,10 @@ class Reading:
     # an earlier expression for the same target that is the expected one, when the final one is
     # not: answers that discuss alternatives ("it is also possible to set q_1 = q_2 = ...")
     contested: Assignment | None = None
+    # an expression offered beside it as an alternative (`q = k_a, or maybe q = k_b`), and how
+    # that one reads: when the two differ, neither is the committed answer
+    offered: Assignment | None = None
+    offered_outcome: str = ""
 
 
 # The process's pool of sympy workers (started once: ~1 s).
@@ -122,7 +127,7 @@ def _read(pool: SymbolicPool, config: SymbolicConfig, text: str, target: str, ex
     for alias, name in config.aliases.items():
         if not found and name == target:
             found = find_assignments(text, alias)
-    found = drop_evaluations(found, expected)
+    found = drop_evaluations(with_alternatives(text, target, found), expected)
     if not found:
         return Reading(target, None, UNREAD, {}, f"no expression for {target} was found")
     last: Reading | None = None
@@ -134,6 +139,9 @@ def _read(pool: SymbolicPool, config: SymbolicConfig, text: str, target: str, ex
         if outcome != UNREAD or last is None:
             last = reading if last is None or outcome != UNREAD else last
         if outcome != UNREAD:
+            offered = _offered(pool, config, text, target, expected, found, reading)
+            if offered is not None:
+                return offered
             # the student's final readable expression; when it is not the expected one but an
             # earlier one is, which one the student meant is a reader's call
             if outcome != FULL:
@@ -142,6 +150,21 @@ def _read(pool: SymbolicPool, config: SymbolicConfig, text: str, target: str, ex
             return reading
     assert last is not None
     return last
+
+
+def _offered(pool: SymbolicPool, config: SymbolicConfig, text: str, target: str, expected: str,
+             found: list[Assignment], reading: Reading) -> Reading | None:
+    """The reading with the alternative offered beside its expression, when that one earns
+    other credit (`q = k_a, or maybe q = \\beta(k_a + k_b)`); None when there is none or it
+    earns the same (a restatement, `\\beta(k_a + k_b)` or `\\beta k_a + \\beta k_b`)."""
+    assert reading.assignment is not None
+    other = offered_beside(text, target, found, reading.assignment)
+    if other is None:
+        return None
+    outcome = _outcome(_compare(pool, config, other.expression, expected), config)[0]
+    if outcome == reading.outcome:
+        return None
+    return replace(reading, offered=other, offered_outcome=outcome)
 
 
 def _expected_earlier(pool: SymbolicPool, config: SymbolicConfig,
@@ -222,6 +245,10 @@ class SymbolicGrader(Grader):
             unread = "; ".join(sorted({r.reason for r in readings if r.outcome == UNREAD}))
             feedback = (f"I could not check this automatically ({unread}); a grader will "
                         "read it.")
+        hedge = _hedge(readings, item, config, overall)
+        if hedge is not None:
+            points, feedback = hedge
+            status, confidence = Status.NEEDS_REVIEW, min(confidence, 0.5)
         contested = [r for r in readings if r.contested is not None and r.outcome != FULL]
         if contested and status is Status.GRADED:
             status, confidence = Status.NEEDS_REVIEW, 0.5
@@ -239,6 +266,40 @@ class SymbolicGrader(Grader):
             evidence=tuple(evidence), confidence=confidence,
             grader=self.kind, grader_version=self.version,
         )
+
+
+_SAID = {FULL: "full credit", REDUCED: "partial credit", ZERO: "no credit",
+         UNREAD: "not read automatically"}
+
+
+def _points(outcome: str, item: RubricItem, config: SymbolicConfig) -> Decimal:
+    if outcome == FULL:
+        return item.points
+    if outcome == REDUCED:
+        return min(item.points, config.without_scalar_points or Decimal(0))
+    return Decimal(0)
+
+
+def _hedge(readings: list[Reading], item: RubricItem, config: SymbolicConfig,
+           overall: str) -> tuple[Decimal, str] | None:
+    """The suggestion and the reader's note when the answer offers two expressions for a
+    target that earn different credit (`q = k_a, or maybe q = \\beta(k_a + k_b)`): no
+    committed answer earns the better one's credit; the lesser is suggested."""
+    offered = [r for r in readings if r.offered is not None and r.assignment is not None]
+    if not offered:
+        return None
+    lowest = min([overall, *(r.offered_outcome for r in offered)], key=lambda o: _RANK[o])
+    pairs = "; ".join(
+        f"{r.target} = “{first.expression}” ({_SAID[one]}) or “{second.expression}” "
+        f"({_SAID[two]})"
+        for r in offered if r.offered is not None and r.assignment is not None
+        for (first, one), (second, two) in [sorted(
+            [(r.assignment, r.outcome), (r.offered, r.offered_outcome)],
+            key=lambda pair: pair[0].start)])
+    points = _points(lowest, item, config)
+    return points, (f"The answer offers two expressions and commits to neither: {pairs}. "
+                    f"Suggested {points} of {item.points}, the lesser credit; a grader will "
+                    "decide which one is the answer.")
 
 
 # Choosing how targets pair with expectations (any_order): an expression that could not be read

@@ -73,7 +73,9 @@ from graders.written.patterns import PatternError, compile_pattern
 # 24: a clause-opening "without" negates only its object, comma or not ("Without it a few
 # experts get every token" states the few experts; `patterns`, `contradiction.words_of`); the
 # opposite doubt compares a consequence after "Without X" with the reference's after one.
-VERSION = "24"
+# 25: so does a negated condition opening the clause, comma or not ("If we didn't have it the
+# experts get every token", "Had we not used scaling the softmax saturates"; `patterns`).
+VERSION = "25"
 
 
 class _Strict(BaseModel):

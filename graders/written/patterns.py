@@ -124,16 +124,26 @@ OBJECT_PRONOUNS = frozenset({"it", "them", "this", "that", "these", "those"})
 _DETERMINERS = frozenset({"the", "a", "an", "each", "every", "all", "most", "some", "many",
                           "its", "their", "our", "any"})
 _OPENER = re.compile(r"^\W*(?:\w{1,2}\W+)?$")  # the clause's start, or a label ("b)", "7")
+# a condition opening the clause, up to the negation in it: "If we didn't have", "Had we not
+# used", "If there were no" (a label may stand before it)
+_CONDITION = re.compile(r"^\W*(?:\w{1,2}\W+)?(?:if|had|were)\s+(?:[\w'’]+\s+){0,2}$", re.IGNORECASE)
+# negations that govern a verb, whose object follows it ("didn't have it", "not used scaling")
+_OF_A_VERB = frozenset({"not", "never"})
 
 
 def _counterfactual_object(clause: str, window: str, negation: re.Match[str]) -> bool:
-    """Whether the negation is a clause-opening "without" whose object ends before the phrase:
-    "Without it(,) a few experts get every token" states that a few experts do (the negation
-    is of "it"; "Without X, Y does not happen" is negated by its own "not")."""
-    if negation.group(0).lower() != "without" or \
-            not _OPENER.match(clause[:clause.lower().rfind("without")]):
+    """Whether the negation is a clause-opening "without", or the negation of a condition
+    opening the clause ("If we didn't have", "Had we not used", "If there were no"), whose
+    object ends before the phrase: "Without it(,) a few experts get every token" and "If we
+    didn't have it the experts get every token" state that the experts do (the negation is of
+    "it"; "Without X, Y does not happen" is negated by its own "not")."""
+    word = negation.group(0).lower()
+    opening = clause[:clause.lower().rfind(word)]
+    if not (word == "without" and _OPENER.match(opening)) and not _CONDITION.match(opening):
         return False
     after = window[negation.end():].lower().split()
+    if word in _OF_A_VERB or word.endswith(("n't", "n’t")):
+        after = after[1:]  # the verb it negates: the object follows
     if after and after[0] in OBJECT_PRONOUNS:
         return True
     return any(word in _DETERMINERS and after[i - 1] not in _DETERMINERS

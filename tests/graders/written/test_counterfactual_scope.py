@@ -2,7 +2,9 @@
 
 The class: answers to "what goes wrong without X?" written as "Without it a few experts get
 almost every token", "Without the loss, the router collapses", "In the absence of X, Y",
-"If we didn't have X, Y", "Had we not used X, Y", or "Y without X". Y is affirmed (its
+"If we didn't have X, Y", "Had we not used X, Y", or "Y without X", and the conditions without
+their comma ("If we didn't have it the experts get every token", "Had we not used scaling the
+softmax saturates": the negation was read as governing Y, not stated). Y is affirmed (its
 pattern and its phrasing match); "Without X, Y does not happen" still negates Y.
 """
 
@@ -31,6 +33,9 @@ _FORMS = [
     "Without {x}, {y}", "Without {x} {y}", "without {x}, {y}", "In the absence of {x}, {y}",
     "In the absence of {x} {y}", "If we didn't have {x}, {y}", "If there were no {x}, {y}",
     "Had we not used {x}, {y}", "{y} without {x}", "(b) Without {x} {y}", "7 Without {x} {y}",
+    # the same conditions without their comma ("If we didn't have it the experts get ...")
+    "If we didn't have {x} {y}", "If we did not have {x} {y}", "Had we not used {x} {y}",
+    "If there were no {x} {y}", "If we didn't use {x} {y}", "If we never had {x} {y}",
 ]
 
 
