@@ -147,10 +147,11 @@ def lines(steps: list[AcrossStep], total: int, within: str, top: int) -> str:
             f"{done_line}")
 
 
-ACROSS = """Across items, as the page across the assignment's written items proposes (the next
-decision goes to an item with fewer than 7% of its answers decided, else to the item whose least
-sure undecided answer is the least sure of all, `app.active.assignment.priority`; each item's
-own proposals as above, so the order is the runs above merged; an item stops at its cap); *done*
+ACROSS = """Across items by the machine's doubt, as the page across the assignment's written items
+proposed before it ranked by the doubt rescaled at each level (the next decision goes to an item
+with fewer than 7% of its answers decided, else to the item whose least sure undecided answer is
+the least sure of all, `app.active.assignment.priority`; each item's own proposals as above, so
+the order is the runs above merged; an item stops at its cap); *done*
 is the pooled estimate's (every item's probably wrong answers summed over all the undecided
 answers, at most the 5% target after 3 checks):
 
@@ -166,7 +167,9 @@ ACROSS_HTTP = """
 
 Over HTTP, the endpoint across items itself (`GET /api/v1/assignments/{{slug}}/active`, each
 proposal decided through `POST .../active/decisions`; a second server with a fresh database, so
-the same submission ids and random checks), until {budget} of all the answers are decided:
+the same submission ids and random checks), which ranks the items and their answers by the doubt
+rescaled at each level by the item's decisions (`graders/active_levels.py`; the random checks
+and the estimate as above), until {budget} of all the answers are decided:
 {steps} decisions in {seconds:.0f} s ({per:.2f} s per decision, each item's answers re-read after
 a decision on it); proposals {reasons}:
 

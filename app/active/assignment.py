@@ -6,10 +6,13 @@ the next decision goes first to an item with fewer than `WARM` of its answers de
 decisions make the exemplars and the decided answers' vote that move its other answers), then to
 the item whose least sure undecided answer is the least sure of all (`priority`, `choose`): an
 item whose remaining answers the machine is fairly sure of waits while another holds answers it
-doubts more. Offline, three draws of the random checks, on Mohler 7-12: 94.1-94.6% of the
-answers within 1 point at 20 decisions per 100 answers (93.8-94.2% with equal shares per item),
-95% at 23-24 per 100 (29-32); on the answer-groups course, 95% at 7-10 per 100 (the least sure
-alone: 11-19; equal shares 7-9) (docs/active-grading.md, *Across items*).
+doubts more. The doubt that ranks the items and each item's proposals here is the machine's,
+rescaled at each level of points by what the item's decisions found there
+(`graders.active_levels`): a level where the decisions found the machine wrong comes first, one
+where they found it right waits. Offline, three draws of the random checks, on Mohler 7-12:
+95.1-95.3% of the answers within 1 point at 20 decisions per 100 answers (the machine's doubt
+alone 94.1-94.6%; equal shares per item 93.8-94.2%), 95% at 19-20 per 100 (23-24; 29-32)
+(docs/active-grading.md, *Across items*).
 
 The assignment's estimate pools the items': the probably wrong answers summed over the
 undecided answers of every item, against the items' targets weighted by their undecided
@@ -103,9 +106,9 @@ def assignment_state(session: Session, slug: str, options: Mapping[str, Any]) ->
     if not written:
         raise InvalidInput(f"{slug!r} has no written item: active grading is for written "
                            "answers (the others are decided by their answer groups).")
-    states = [service.state_of(session, read, question_id, item, options)
+    states = [service.state_of(session, read, question_id, item, options, by_levels=True)
               for question_id, item in written]
-    chosen = choose([priority(s.estimate.least_sure, s.decided, len(s.answers))
+    chosen = choose([priority(s.ranked_least_sure, s.decided, len(s.answers))
                      if s.proposal is not None else None for s in states])
     estimate = pooled([(s.estimate.undecided, s.estimate.expected_wrong, s.target,
                         s.estimate.checks, s.estimate.least_sure) for s in states],

@@ -43,6 +43,7 @@ from graders.active import (
     propagate,
     propose,
 )
+from graders.active_levels import by_level
 from graders.registry import kind_of
 from graders.rubric import LoadedRubric, RubricItem
 
@@ -77,6 +78,10 @@ class ItemState:
     estimate: ErrorEstimate
     proposal: Proposal | None
     rescored: bool  # suggestions re-scored with decisions as exemplars (none yet: stored)
+    # The highest doubt the proposal was ranked by among the undecided (`estimate.least_sure`,
+    # or with `by_levels` the doubt rescaled by the item's decisions at each level): the item's
+    # claim on the next decision across the assignment (`app.active.assignment.priority`).
+    ranked_least_sure: float = 0.0
 
     @property
     def decided(self) -> int:
@@ -158,8 +163,10 @@ def item_state(session: Session, slug: str, item_id: str,
 
 
 def state_of(session: Session, read: Reading, question_id: str, item: RubricItem,
-             options: Mapping[str, Any]) -> ItemState:
-    """One item's state, from what `read` holds of its assignment."""
+             options: Mapping[str, Any], by_levels: bool = False) -> ItemState:
+    """One item's state, from what `read` holds of its assignment. `by_levels`: the proposal
+    ranked by the doubt rescaled at each level by the item's decisions
+    (`graders.active_levels`, the chooser across items); the estimate keeps the machine's."""
     current, ids, slug, item_id = read.current, read.ids, read.current.assignment.slug, item.id
     # A blank answer is settled (no answer, no points): nothing to ask about or estimate.
     rows = [r for r in answers.item_rows(session, ids, item_id)
@@ -192,16 +199,22 @@ def state_of(session: Session, read: Reading, question_id: str, item: RubricItem
         comment=None if sub.id not in decided else decided[sub.id].comment,
     ) for _, _, sub in ordered]
     checks = [HeldBack(c.error_probability,
-                       abs(c.machine_points - min(decided[s].points, item.points)) > tolerance)
+                       abs(c.machine_points - min(decided[s].points, item.points)) > tolerance,
+                       float(c.machine_points))
               for s, c in held.items() if s in decided]
     waiting = [a for a in out if a.decision is None]
-    estimated = estimate([a.error_probability for a in waiting], checks, target, len(out))
+    doubts = [a.error_probability for a in waiting]
+    estimated = estimate(doubts, checks, target, len(out))
+    if by_levels:
+        doubts = by_level(doubts, [float(a.suggested_points) for a in waiting], checks,
+                          float(tolerance))
     at = [i for i, a in enumerate(out) if a.decision is None]
-    proposal = propose([Candidate(a.submission_id, a.error_probability) for a in waiting],
+    proposal = propose([Candidate(a.submission_id, d) for a, d in zip(waiting, doubts,
+                                                                        strict=True)],
                        None if cosines is None else cosines[np.ix_(at, at)], len(decided),
                        f"{slug}\0{item_id}", checks_due(estimated, target))
     return ItemState(slug, item_id, question_id, item.title or item_id, item.points, tolerance,
-                     target, out, estimated, proposal, rescored)
+                     target, out, estimated, proposal, rescored, max(doubts, default=0.0))
 
 
 def _carried_over(suggestions: dict[int, tuple[Decimal, float]],
