@@ -21,6 +21,7 @@ from graders.code.battery import BatteryError, load_battery, load_module
 from graders.code.draw import DrawError, DrawnCase, draw_case, expand
 from graders.code.spec import FunctionBatterySpec, is_function_battery, uses_attention_checks
 from graders.code.spec_errors import spec_problems
+from graders.sandbox.protocol import sorted_table
 
 Array = np.ndarray[Any, Any]
 Outputs = dict[str, Array]
@@ -46,14 +47,27 @@ def describe_inputs(inputs: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
+def _as_array(value: Any) -> Array:
+    """A trusted result as an array; a dict keyed by numbers or by tuples of numbers, as the
+    table of its entries the sandbox makes of a student's (graders.sandbox.protocol)."""
+    if isinstance(value, dict):
+        rows = [[*(key if isinstance(key, tuple) else (key,)), item]
+                for key, item in value.items()]
+        if all(isinstance(part, int | float | np.number) for row in rows for part in row) \
+                and len({len(row) for row in rows}) <= 1:
+            table = np.asarray(rows) if rows else np.zeros((0, 0))
+            return sorted_table(table)
+    return np.asarray(value)
+
+
 def named_outputs(value: Any, names: tuple[str, ...]) -> Outputs:
     """A trusted function's return value, named as the reference's outputs."""
     if len(names) == 1:
-        return {names[0]: np.asarray(value)}
+        return {names[0]: _as_array(value)}
     if not isinstance(value, tuple | list) or len(value) != len(names):
         raise TypeError(f"returned {type(value).__name__}, not a tuple of {len(names)} "
                         f"({', '.join(names)})")
-    return {name: np.asarray(item) for name, item in zip(names, value, strict=True)}
+    return {name: _as_array(item) for name, item in zip(names, value, strict=True)}
 
 
 def _copied(inputs: dict[str, Any], generators: frozenset[str]) -> dict[str, Any]:
