@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -139,6 +139,35 @@ class FunctionInstance:
     @property
     def function(self) -> str:
         return self.battery.spec.function
+
+    @cached_property
+    def value_shaped(self) -> frozenset[str]:
+        """The outputs whose shape the input's values decide, not its sizes alone (a merged or
+        filtered sequence, a dict's table): the reference, run again on every case with each
+        array's entries shuffled, returns another shape on some case. Computed only when an
+        interface check meets a shape it did not expect."""
+        again = self.battery.run(self.battery.reference,
+                                 tuple(_shuffled(case) for case in self.cases))
+        return frozenset(name for before, after in zip(self.expected, again, strict=True)
+                         if isinstance(before, dict) and isinstance(after, dict)
+                         for name, array in before.items()
+                         if name in after and after[name].shape != array.shape)
+
+
+def _shuffled(case: DrawnCase) -> DrawnCase:
+    """The case with each array's entries in another order, a float's signs flipped at random
+    (a count of positives changes, a mean or a product's shape does not)."""
+    rng = np.random.default_rng(case.index)
+
+    def shuffled(value: Array) -> Array:
+        moved = rng.permutation(value.ravel()).reshape(value.shape)
+        if value.dtype.kind == "f":
+            moved = moved * rng.choice(np.array([-1.0, 1.0], dtype=value.dtype), value.shape)
+        return moved.astype(value.dtype)
+
+    inputs = {name: shuffled(value) if isinstance(value, np.ndarray) and value.size > 1
+              else value for name, value in case.inputs.items()}
+    return replace(case, inputs=inputs)
 
 
 @dataclass(frozen=True)
