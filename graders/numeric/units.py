@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from fractions import Fraction
 
 from graders.numeric.arith import Number
 
@@ -30,6 +31,7 @@ _UNIT = re.compile(r"(?:(?P<binary>[kKMGT]i[Bb])|(?P<decimal>[kKMGT]B)"
                    r"|(?P<flops>[kKMGTPEZY]|kilo|mega|giga|tera|peta|exa|zetta|yotta)"
                    r"(?:FLOP[Ss]?|[Ff]lops?)"
                    r"|(?P<billions>B)(?=[ \t]+(?:tokens?|param(?:eter)?s?|words?|weights?)\b)"
+                   r"|(?P<bits>bits?)"
                    r"|(?P<scale>[KM]))(?![A-Za-z0-9_])", re.ASCII)
 
 
@@ -40,9 +42,10 @@ _SPACING = re.compile(r"^(?:\\[,;: ]|[\s~$]){1,8}")
 _UNIT_BEFORE = re.compile(r"(?<![A-Za-z])\(?([kKMGT]i?B)\)?[ \t]*[:=][ \t]*$")
 
 
-def unit_factors(trailing: str) -> tuple[int, ...]:
+def unit_factors(trailing: str) -> tuple[Number, ...]:
     """The factors the size unit that opens `trailing` may mean, or none: a decimal size
-    (`256 KB`, `2 GB`) is also read as the binary one, as students write KB for KiB."""
+    (`256 KB`, `2 GB`) is also read as the binary one, as students write KB for KiB; bits are
+    an eighth of a byte."""
     m = _UNIT.match(_SPACING.sub("", trailing[:32], count=1))
     if m is None:
         return ()
@@ -57,10 +60,12 @@ def unit_factors(trailing: str) -> tuple[int, ...]:
         return (10 ** _SI[m.group("flops")],)
     if m.group("billions"):
         return (10**9,)
+    if m.group("bits"):
+        return (Fraction(1, 8),)
     return (10**3,) if m.group("scale") == "K" else (10**6,)
 
 
-def unit_factor(trailing: str) -> int | None:
+def unit_factor(trailing: str) -> Number | None:
     """The factor of the size unit that opens `trailing`, or None."""
     factors = unit_factors(trailing)
     return factors[0] if factors else None

@@ -2,7 +2,8 @@
 (trial homework 11): FLOPs with an SI prefix (`3.6 ZFLOPs`, `3,600 EFLOP`, `360 PFLOP`,
 `3.6 zettaFLOPs`), a count in billions with the `B` set apart from its number (`140 B tokens`,
 `70.7 B params`), and a size in KB, MB or GB that means KiB, MiB or GiB (`256 KB` per token
-for 262,144 bytes, `2 GB` for 2^31 bytes: the decimal unit used loosely for the binary one).
+for 262,144 bytes, `2 GB` for 2^31 bytes: the decimal unit used loosely for the binary one), and
+a size in bits where bytes are asked (`2,097,152 bits` for 262,144 bytes).
 Before, the number was read without its unit (3.6, 3,600, 140) and graded 0 at confidence 0.9,
 and `2 GB` was 2,000,000,000, 7% off 2^31. A value in the unit the question asks (`3.6` where
 the item expects 3.6 ZFLOPs written as 3.6) keeps its reading, and a size whose decimal
@@ -89,3 +90,15 @@ def test_a_value_asked_in_the_unit_keeps_its_number(digits: int, unit: str) -> N
     written = f"{digits / 10:g}"
     result = _grade(float(written), f"(a) {written} {unit}")
     assert result.points == Decimal(2), (written, unit, result.feedback)
+
+
+@PROPERTY
+@given(st.integers(1, 2**24), st.sampled_from(["{v} bits", "= {v} bits per token", "{v} bit"]),
+       st.booleans())
+def test_a_size_in_bits_where_bytes_are_asked(count: int, form: str, grouped: bool) -> None:
+    written = f"{count * 8:,}" if grouped else str(count * 8)
+    text = form.format(v=written)
+    in_bytes = _grade(float(count), text, kind="integer")
+    assert in_bytes.points == Decimal(2), (text, in_bytes.feedback)
+    in_bits = _grade(float(count * 8), text, kind="integer")
+    assert in_bits.points == Decimal(2), (text, in_bits.feedback)
