@@ -43,17 +43,16 @@ _UNIT_BEFORE = re.compile(r"(?<![A-Za-z])\(?([kKMGT]i?B)\)?[ \t]*[:=][ \t]*$")
 
 
 def unit_factors(trailing: str) -> tuple[Number, ...]:
-    """The factors the size unit that opens `trailing` may mean, or none: a decimal size
-    (`256 KB`, `2 GB`) is also read as the binary one, as students write KB for KiB; bits are
-    an eighth of a byte."""
+    """The factors the size unit that opens `trailing` may mean, or none; bits are an eighth
+    of a byte. `2 GB` is 2e9 bytes, never 2 GiB: whether a GB for a GiB costs points is the
+    instructor's call (trial homework 8's hand grades take half the points for it)."""
     m = _UNIT.match(_SPACING.sub("", trailing[:32], count=1))
     if m is None:
         return ()
     if m.group("binary"):
         return (_BINARY[m.group("binary")[0].lower()],)
     if m.group("decimal"):
-        letter = m.group("decimal")[0].lower()
-        return _BYTES[letter], _BINARY[letter]
+        return (_BYTES[m.group("decimal")[0].lower()],)
     if m.group("word"):
         return (_WORDS[m.group("word")[:4].lower()],)
     if m.group("flops"):
@@ -86,8 +85,7 @@ def _distance(value: Number, target: float) -> float:
 
 def in_unit(value: Number, trailing: str, expected: object) -> Number:
     """`value` as the item means it, when a size unit follows it: scaled by the unit when that
-    brings it nearer the expected value than the number as written (a decimal size by its
-    decimal or binary factor, whichever is nearer)."""
+    brings it nearer the expected value than the number as written."""
     factors = unit_factors(trailing)
     if not factors or not isinstance(expected, int | float) or isinstance(expected, bool):
         return value
