@@ -267,11 +267,14 @@ def install_streams() -> None:
 
 def _argument(array: Any, scalar: bool, generator: bool = False) -> Any:
     # A scalar argument travels as a 0-d array and is handed over as the Python int, float or
-    # bool it stands for; arrays are copied so one call cannot change the next one's inputs. A
-    # generator (`rng`) travels as its seed and is built here, a fresh one per call.
+    # bool it stands for (a tuple of them as that tuple); arrays are copied so one call cannot
+    # change the next one's inputs. A generator (`rng`) travels as its seed and is built here,
+    # a fresh one per call.
     if generator:
         return _default_rng(int(array.item()))
-    return array.item() if scalar and array.ndim == 0 else array.copy()
+    if scalar:  # a tuple of the battery's (a pair of ids) travels as a 1-D array
+        return array.item() if array.ndim == 0 else tuple(array.tolist())
+    return array.copy()
 
 
 def _arguments(part: dict[str, Any], inputs: list[Any], items: Any, generators: Any
