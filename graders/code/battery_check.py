@@ -7,7 +7,7 @@ from pathlib import Path
 from graders.code.battery import BatteryError
 from graders.code.config import item_config
 from graders.code.functions import FunctionBattery, load_any
-from graders.code.spec import FunctionBatterySpec
+from graders.code.spec import CaseSpec, FunctionBatterySpec
 from graders.rubric_checks import item_locs
 from graders.rubric_model import Finding, Loc, Rubric
 
@@ -33,12 +33,20 @@ def single_draws(spec: FunctionBatterySpec) -> list[tuple[str, str]]:
     `seed`, no `repeat`): whether a program wrong only at an edge the case is meant to reach
     passes it is then its draw's doing ("large logits" scaled by 1000 overflow an unguarded
     softmax only where some logit drawn is large enough)."""
+    drawn = [name for name, p in {**spec.init, **spec.parameters}.items()
+             if p.array is not None or p.generator]
     found = []
     for name, check in spec.checks.items():
         cases = [case for case in spec.cases if case.group in check.groups]
-        if len(cases) == 1 and cases[0].repeat == 1 and cases[0].seed is None:
+        if len(cases) == 1 and cases[0].repeat == 1 and cases[0].seed is None \
+                and not _fixed(cases[0], drawn):
             found.append((name, cases[0].name))
     return found
+
+
+def _fixed(case: CaseSpec, drawn: list[str]) -> bool:
+    """The case draws nothing: its `values` give (or it omits) every array and generator."""
+    return case.adjust is None and all(n in case.values or n in case.omit for n in drawn)
 
 
 def battery_notes(rubric: Rubric) -> list[Finding]:

@@ -91,8 +91,15 @@ def _array(name: str, parameter: ParameterSpec, sizes: dict[str, int], scale: fl
     return np.asarray(values).astype(parameter.dtype)
 
 
-def _fixed(value: Literal_) -> Any:
-    return np.asarray(value) if isinstance(value, list) else value
+def _fixed(value: Literal_, parameter: ParameterSpec) -> Any:
+    """A fixed value as the function receives it: a list of integers given to a parameter
+    that is no drawn array (a pair of ids, axes, a shape: what a handout writes `(a, b)`) as a
+    tuple, so `(x, y) == pair` compares tuples; any other list as an array."""
+    if not isinstance(value, list):
+        return value
+    if parameter.array is None and all(type(v) is int for v in value):
+        return tuple(value)
+    return np.asarray(value)
 
 
 def draw_case(spec: FunctionBatterySpec, case: CaseSpec, name: str, index: int, seed: int,
@@ -131,9 +138,9 @@ def _draw_arguments(parameters: dict[str, ParameterSpec], case: CaseSpec, sizes:
         if parameter.generator:
             inputs[param] = int(rng.integers(2**31))
         elif param in case.values:
-            inputs[param] = _fixed(case.values[param])
+            inputs[param] = _fixed(case.values[param], parameter)
         elif parameter.value is not None:
-            inputs[param] = _fixed(parameter.value)
+            inputs[param] = _fixed(parameter.value, parameter)
         elif parameter.size is not None:
             inputs[param] = sizes[parameter.size]
         else:

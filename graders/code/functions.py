@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from graders.code.battery import BatteryError, load_battery, load_module
 from graders.code.draw import DrawError, DrawnCase, draw_case, expand
 from graders.code.spec import FunctionBatterySpec, is_function_battery, uses_attention_checks
 from graders.code.spec_errors import spec_problems
+from graders.sandbox.protocol import sorted_table
 
 Array = np.ndarray[Any, Any]
 Outputs = dict[str, Array]
@@ -46,14 +47,27 @@ def describe_inputs(inputs: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
+def _as_array(value: Any) -> Array:
+    """A trusted result as an array; a dict keyed by numbers or by tuples of numbers, as the
+    table of its entries the sandbox makes of a student's (graders.sandbox.protocol)."""
+    if isinstance(value, dict):
+        rows = [[*(key if isinstance(key, tuple) else (key,)), item]
+                for key, item in value.items()]
+        if all(isinstance(part, int | float | np.number) for row in rows for part in row) \
+                and len({len(row) for row in rows}) <= 1:
+            table = np.asarray(rows) if rows else np.zeros((0, 0))
+            return sorted_table(table)
+    return np.asarray(value)
+
+
 def named_outputs(value: Any, names: tuple[str, ...]) -> Outputs:
     """A trusted function's return value, named as the reference's outputs."""
     if len(names) == 1:
-        return {names[0]: np.asarray(value)}
+        return {names[0]: _as_array(value)}
     if not isinstance(value, tuple | list) or len(value) != len(names):
         raise TypeError(f"returned {type(value).__name__}, not a tuple of {len(names)} "
                         f"({', '.join(names)})")
-    return {name: np.asarray(item) for name, item in zip(names, value, strict=True)}
+    return {name: _as_array(item) for name, item in zip(names, value, strict=True)}
 
 
 def _copied(inputs: dict[str, Any], generators: frozenset[str]) -> dict[str, Any]:
@@ -125,6 +139,35 @@ class FunctionInstance:
     @property
     def function(self) -> str:
         return self.battery.spec.function
+
+    @cached_property
+    def value_shaped(self) -> frozenset[str]:
+        """The outputs whose shape the input's values decide, not its sizes alone (a merged or
+        filtered sequence, a dict's table): the reference, run again on every case with each
+        array's entries shuffled, returns another shape on some case. Computed only when an
+        interface check meets a shape it did not expect."""
+        again = self.battery.run(self.battery.reference,
+                                 tuple(_shuffled(case) for case in self.cases))
+        return frozenset(name for before, after in zip(self.expected, again, strict=True)
+                         if isinstance(before, dict) and isinstance(after, dict)
+                         for name, array in before.items()
+                         if name in after and after[name].shape != array.shape)
+
+
+def _shuffled(case: DrawnCase) -> DrawnCase:
+    """The case with each array's entries in another order, a float's signs flipped at random
+    (a count of positives changes, a mean or a product's shape does not)."""
+    rng = np.random.default_rng(case.index)
+
+    def shuffled(value: Array) -> Array:
+        moved = rng.permutation(value.ravel()).reshape(value.shape)
+        if value.dtype.kind == "f":
+            moved = moved * rng.choice(np.array([-1.0, 1.0], dtype=value.dtype), value.shape)
+        return moved.astype(value.dtype)
+
+    inputs = {name: shuffled(value) if isinstance(value, np.ndarray) and value.size > 1
+              else value for name, value in case.inputs.items()}
+    return replace(case, inputs=inputs)
 
 
 @dataclass(frozen=True)

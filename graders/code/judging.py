@@ -42,7 +42,8 @@ def _returned(obs: Observed) -> Array | None:
 
 
 def _outcome(check: CheckSpec, obs: Observed, expected: Outputs | Raised,
-             function: Callable[..., Any] | None) -> tuple[bool, str]:
+             function: Callable[..., Any] | None,
+             value_shaped: Callable[[], frozenset[str]] = frozenset) -> tuple[bool, str]:
     kind = check.kind
     if kind == "returns":
         value = _returned(obs)
@@ -63,6 +64,9 @@ def _outcome(check: CheckSpec, obs: Observed, expected: Outputs | Raised,
         if obs.problem:
             return False, obs.problem
         wrong = [n for n, a in obs.outputs.items() if a.shape != expected[n].shape]
+        # an output whose length the values decide keeps the interface with its axes alone
+        wrong = [n for n in wrong if obs.outputs[n].ndim != expected[n].ndim
+                 or n not in value_shaped()]
         return (False, f"{', '.join(wrong)} has the wrong shape") if wrong else (True, "")
     if kind == "function":
         assert function is not None
@@ -123,7 +127,7 @@ def judge(check: CheckSpec, instance: FunctionInstance, observations: list[Obser
         if obs.crashed:
             found.append(Judged(index, Verdict.CRASH, obs.problem))
             continue
-        ok, note = _outcome(check, obs, expected, function)
+        ok, note = _outcome(check, obs, expected, function, lambda: instance.value_shaped)
         rounded = note == ROUNDED
         passed = ok or (rounded and accept_rounded)
         found.append(Judged(index, Verdict.PASS if passed else Verdict.FAIL, note, rounded))

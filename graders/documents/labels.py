@@ -115,6 +115,10 @@ _COMPACT = re.compile(
     r"(?:\.\)|[.):])?(?=[ \t$\\(*}_]|$)"
 )
 # "Q1-4", "Problem 2.3": question 1, its fourth part
+# "3(a)", "4(b):", "2(a)(ii)": a question's number, its letter (and roman numeral) in brackets
+_BRACKETED = re.compile(
+    r"(\d{1,2})\(([a-h])\)(?:\((viii|vii|vi|iv|ix|iii|ii|i|v|x)\))?[.:]?(?=[ \t$\\*}_]|$)"
+)
 _QDASH = re.compile(
     r"(?:Q(?:uestion)?|Problem|Task|Exercise|Answer|Solution)[ \t]*(\d{1,2})[ \t]*[-.][ \t]*"
     r"(\d{1,2})(?![\d.]?\d)"
@@ -164,6 +168,12 @@ def _token(text: str, pos: int, level: int) -> tuple[int, dict[str, object]] | N
             if m.group(3):
                 compact["roman"] = m.group(3)
             return m.end(), compact
+        m = _BRACKETED.match(text, pos)
+        if m:
+            bracketed: dict[str, object] = {"num": int(m.group(1)), "letter": m.group(2)}
+            if m.group(3):
+                bracketed["roman"] = m.group(3)
+            return m.end(), bracketed
         m = _QLETTER.match(text, pos)
         if m and m.group(2):
             return m.end(), {"num": int(m.group(1)), "letter": m.group(2).lower()}

@@ -49,6 +49,13 @@ _OCR_NUMBER = re.compile(r"(?<![\w.,])(?!(?:l|I)[12](?![\w.,]))"
 _DECIMAL_COMMA = re.compile(r"(?<![\d.,])0,(\d+)(?![\d,])")
 # ... a 1 read as l or I after a decimal point (`0.l299`, `0.I25`): the fraction is digits
 _OCR_ONE = re.compile(r"(?<![\w.])\d{1,6}\.(?=[\dlI]*\d)(?=[\dlI]*[lI])[\dlI]{1,12}(?![\w.])")
+# ... and a number in scientific notation with such letters in its mantissa or exponent
+# (`3.6e2l`, `le9`, `l.4e1l`, `7.O7e1O`): a mantissa of digits and l, I, O with a digit or a
+# leading l/I, an `e`, an exponent of one to three of them; a letter in it makes it OCR's
+_OCR_SCIENTIFIC = re.compile(r"(?<![\w.])(?=[\dlIO.]{0,8}[eE][-+]?[\dlIO]{1,3}(?![\w.]))"
+                             r"(?=[\dlIO.]{0,8}[eE][-+]?[\dlIO]{0,2}[lIO]|[\dlIO.]{0,8}[lIO])"
+                             r"[\dlI][\dlIO]{0,3}(?:\.[\dlIO]{1,4})?[eE][-+]?[\dlIO]{1,3}"
+                             r"(?![\w.])")
 # ... and a count grouped by spaces with an O in a group (`1 O73 741 824`)
 _OCR_SPACE_GROUPS = re.compile(r"(?<![\w.,])[1-9]\d{0,2}(?: (?=[\dO]*\d[\dO]*\d)[\dO]{3}){2,4}"
                                r"(?![\w,]| \d)")
@@ -73,6 +80,7 @@ def read_ocr_digits(text: str) -> str:
     they stand for and a decimal comma before a unit or an exponent read as a point: the
     numbers' places are kept, so a value is still quoted (and its unit found) where it was
     written."""
+    text = _OCR_SCIENTIFIC.sub(lambda m: m.group(0).translate(_OCR_DIGITS), text)
     text = _OCR_GROUPS.sub(lambda m: m.group(0).translate(_OCR_DIGITS), text)
     text = _OCR_SPACE_GROUPS.sub(lambda m: m.group(0).replace("O", "0"), text)
     text = _OCR_ZERO.sub(lambda m: m.group(0).replace("O", "0"), text)

@@ -80,6 +80,9 @@ _NUMPY_NUMBERS = frozenset({np.float64, np.float32, np.float16, np.int64, np.int
                             np.int8, np.uint64, np.uint32, np.uint16, np.uint8, np.bool_})
 
 
+_NUMBERS = frozenset({int, float, bool}) | _NUMPY_NUMBERS
+
+
 def _number_list(value: Any, depth: int, left: list[int], numpy: bool = False) -> bool:
     """A list of Python numbers (with `numpy`, NumPy's scalars too), or of such lists (what
     `.tolist()` gives), at most `left[0]` numbers in all."""
@@ -93,6 +96,36 @@ def _number_list(value: Any, depth: int, left: list[int], numpy: bool = False) -
         elif not _number_list(item, depth + 1, left, numpy):
             return False
     return True
+
+
+def _mapping(value: Any, chunks: list[bytes], budget: _Budget) -> dict[str, Any] | None:
+    """A dict keyed by numbers, or by tuples of numbers of one length, whose values are numbers
+    (a count of pairs `{(a, b): n}`, a histogram `{id: n}`): the rows `(*key, value)` of a
+    table, in the dict's order (the parent sorts them). None for any other dict."""
+    rows: list[list[Any]] = []
+    width = -1
+    left = budget.left // 8
+    for key, item in dict.items(value):
+        parts = [key] if type(key) in _NUMBERS else list(key) if type(key) is tuple else None
+        if parts is None or type(item) not in _NUMBERS or width not in (-1, len(parts)):
+            return None
+        for part in parts:
+            if type(part) not in _NUMBERS:
+                return None
+        width = len(parts)
+        left -= width + 1
+        if left < 0:
+            return None
+        rows.append([*parts, item])
+    try:
+        table = np.asarray(rows) if rows else np.asarray(rows, dtype=np.float64).reshape(0, 0)
+        desc = _encode_array(table, chunks, budget)
+    except Exception:
+        return None
+    if desc.get("t") != "array":
+        return None
+    desc["mapping"] = True
+    return desc
 
 
 _NAME = type.__dict__["__name__"]
@@ -129,6 +162,10 @@ def _describe(value: Any, depth: int, chunks: list[bytes], budget: _Budget) -> d
                  for i in range(min(length, MAX_ITEMS))]
         return {"t": "seq", "kind": "list" if base is list else "tuple", "length": length,
                 "items": items}
+    if issubclass(kind, dict):
+        table = _mapping(value, chunks, budget)
+        if table is not None:
+            return table
     if depth == 0 and issubclass(kind, dict):
         # {"output": ..., "weights": ...}: its values in order; the parent tells them apart.
         values = list(dict.values(value))
@@ -230,11 +267,14 @@ def install_streams() -> None:
 
 def _argument(array: Any, scalar: bool, generator: bool = False) -> Any:
     # A scalar argument travels as a 0-d array and is handed over as the Python int, float or
-    # bool it stands for; arrays are copied so one call cannot change the next one's inputs. A
-    # generator (`rng`) travels as its seed and is built here, a fresh one per call.
+    # bool it stands for (a tuple of them as that tuple); arrays are copied so one call cannot
+    # change the next one's inputs. A generator (`rng`) travels as its seed and is built here,
+    # a fresh one per call.
     if generator:
         return _default_rng(int(array.item()))
-    return array.item() if scalar and array.ndim == 0 else array.copy()
+    if scalar:  # a tuple of the battery's (a pair of ids) travels as a 1-D array
+        return array.item() if array.ndim == 0 else tuple(array.tolist())
+    return array.copy()
 
 
 def _arguments(part: dict[str, Any], inputs: list[Any], items: Any, generators: Any

@@ -64,7 +64,8 @@ class Call:
     args: tuple[int, ...]  # indexes into Job.arrays
     kwargs: tuple[tuple[str, int], ...] = ()  # (parameter name, index into Job.arrays)
     # Indexes of 0-d arrays passed as Python scalars (`.item()`): an int argument such as
-    # d_model arrives as an int, as the question's caller would pass it.
+    # d_model arrives as an int, as the question's caller would pass it; a 1-D one as a tuple
+    # of them (a pair of ids fixed in the battery).
     items: tuple[int, ...] = ()
     init: Construct | None = None
     # Indexes of 0-d integer arrays passed as `np.random.default_rng(seed)` (an `rng` argument).

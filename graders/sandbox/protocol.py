@@ -50,6 +50,8 @@ class Value:
     shape: tuple[int, ...] = ()
 
     def describe(self) -> str:
+        if self.kind == "array" and self.type_name == "dict":
+            return f"a dict of {self.shape[0]} entries"
         if self.kind == "array":
             return f"an array of shape {self.shape} ({self.dtype})"
         if self.kind == "seq":
@@ -148,6 +150,12 @@ def _value(desc: object, arrays: _Arrays, depth: int = 0) -> Value:
         return Value("none")
     if kind == "array":
         array = arrays.take(desc)
+        if desc.get("mapping") is True:
+            if array.ndim != 2:
+                raise ProtocolViolation("a dict's table must have two axes")
+            array = sorted_table(array)
+            return Value("array", array=array, dtype=str(array.dtype), shape=array.shape,
+                         type_name="dict")
         return Value("array", array=array, dtype=str(array.dtype), shape=array.shape)
     if kind == "seq" and depth == 0:
         items = desc.get("items")
@@ -163,6 +171,14 @@ def _value(desc: object, arrays: _Arrays, depth: int = 0) -> Value:
                      if isinstance(shape, list) else ())
     shown = _text(kind, 40) if isinstance(kind, str) else type(kind).__name__
     raise ProtocolViolation(f"unknown value kind {shown!r}")
+
+
+def sorted_table(table: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """A dict read as the rows `(*key, value)` of a table, sorted by key: two dicts with the
+    same entries give the same table, whatever order they were filled in."""
+    if table.shape[0] < 2 or table.shape[1] < 2:
+        return table
+    return table[np.lexsort(table[:, :-1].T[::-1])]
 
 
 def _error(desc: object) -> StudentError:

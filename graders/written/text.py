@@ -204,10 +204,29 @@ def _chunks(text: str) -> Iterator[tuple[int, str]]:
             at += 1
             continue
         else:
-            end = text.find("\n", at)
-            end = n if end < 0 else end
+            end = _wrapped_end(text, at)
         yield at, text[at:end]
         at = end
+
+
+# A sentence wrapped at a page's or an editor's width (a PDF's text layer, a transcript, a
+# block of comments): a long line with no end of sentence, and a next line that goes on in
+# lower case (`... and any text is just a` / `sequence of bytes, so ...`)
+_WRAP_WIDTH = 45
+_CONTINUES = re.compile(r"[ \t]*[a-z][a-z'-]*(?:[ \t,.;:!?]|$)", re.M)
+_OPEN_END = re.compile(r"[\w,]$")
+
+
+def _wrapped_end(text: str, at: int) -> int:
+    """Where the line at `at` ends, with the lines that continue its sentence."""
+    end = text.find("\n", at)
+    while end >= 0:
+        line = text[text.rfind("\n", 0, end) + 1:end].rstrip()
+        if len(line) < _WRAP_WIDTH or not _OPEN_END.search(line) \
+                or not _CONTINUES.match(text, end + 1):
+            return end
+        end = text.find("\n", end + 1)
+    return len(text)
 
 
 def _split_prose(chunk: str, lower: bool = False) -> list[tuple[int, int]]:
