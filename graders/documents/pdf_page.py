@@ -9,9 +9,11 @@ pypdf's own output, joined as `extract_text` joins them (graders/documents/pdf_s
 `page_text`).
 
 Text on the page can be drawn unseen too: in an invisible rendering mode, white on the white
-page, or a fraction of a point high (`Ink`); `page_text` leaves such pieces out when the page
-shows other text. A page whose text is all unseen is a scan's OCR layer (drawn invisible over
-the scanned image) or a document drawn in some way not followed here, and is read whole.
+page, a fraction of a point high, outside the rectangle the page is clipped to, or in an
+optional content group (a layer) viewers hide by default (`Ink`); `page_text` leaves such
+pieces out when the page shows other text. A page whose text is all unseen is a scan's OCR
+layer (drawn invisible over the scanned image) or a document drawn in some way not followed
+here, and is read whole.
 """
 
 from __future__ import annotations
@@ -86,15 +88,55 @@ def _box(operands: list[Any], cm: Any) -> _Box | None:
     return min(xs), min(ys), max(xs), max(ys)
 
 
+CLIP_MARGIN = 2.0  # points beyond a clipping rectangle a piece may start and still show
+
+
+def _off_groups(page: Any) -> frozenset[str]:
+    """The names the page's marked content uses for optional content groups (layers) that the
+    document hides by default (its default configuration's `/OFF`, or every group but those
+    `/ON` under `/BaseState /OFF`); a membership dictionary (`/OCMD`) is not judged."""
+    try:
+        properties = page["/Resources"].get("/Properties")
+        config = page.pdf.trailer["/Root"]["/OCProperties"]["/D"]
+    except (KeyError, AttributeError, TypeError):
+        return frozenset()
+    if properties is None:
+        return frozenset()
+
+    def ids(name: str) -> set[int]:
+        return {getattr(ref, "idnum", -1) for ref in config.get(name) or ()}
+
+    off, on = ids("/OFF"), ids("/ON")
+    all_off = config.get("/BaseState") == "/OFF"
+    hidden = set()
+    with contextlib.suppress(AttributeError, TypeError, KeyError):
+        for name, ref in properties.items():
+            number = getattr(ref, "idnum", -1)
+            if ref.get_object().get("/Type") == "/OCG" and (
+                    number in off or (all_off and number not in on)):
+                hidden.add(str(name))
+    return frozenset(hidden)
+
+
+def _clipped(clip: _Box, box: _Box) -> _Box:
+    return max(clip[0], box[0]), max(clip[1], box[1]), min(clip[2], box[2]), min(clip[3], box[3])
+
+
 class Ink:
     """What a page's text is drawn with, followed through pypdf's operator visitor: each piece
     of text pypdf hands its text visitor is judged unseen when every glyph in it was shown
-    with an invisible rendering mode (3 or 7), or in white where nothing was painted under it
+    with an invisible rendering mode (3 or 7), in white where nothing was painted under it
     (white on a filled box shows; a fill other than rectangles, an image or a shading counts
-    as painting the whole page), or when it is smaller than `TINY` points. Where the pieces
-    cannot be told apart (a colour changed inside one run) it is seen."""
+    as painting the whole page), starting outside the rectangles the page is clipped to (a
+    clip by curves is not judged), or inside marked content of a layer hidden by default; or
+    when it is smaller than `TINY` points. Where the pieces cannot be told apart (a colour
+    changed inside one run) it is seen."""
 
-    def __init__(self) -> None:
+    def __init__(self, page: Any = None) -> None:
+        self.off_groups = frozenset() if page is None else _off_groups(page)
+        self.clip: _Box | None = None  # the clipping rectangle, saved and restored by q and Q
+        self.clips: list[_Box | None] = []
+        self.marked: list[bool] = []  # open marked content: whether each is a hidden layer
         # (fill white, stroke white, rendering mode), saved and restored by q and Q
         self.state: tuple[bool, bool, int] = (False, False, 0)
         self.saved: list[tuple[tuple[bool, bool, int], tuple[bool, bool]]] = []
@@ -116,7 +158,10 @@ class Ink:
         """Follow the path operators: which rectangles a fill in a colour covers."""
         if operator == b"re" and self.path is not None:
             box = _box(operands, cm)
-            self.path = None if box is None else [*self.path, box]
+            if box is None or len(self.path) >= MAX_BOXES:  # past them: not judged as boxes
+                self.path = None
+            else:
+                self.path.append(box)
         elif operator in (b"m", b"l", b"c", b"v", b"y", b"h"):
             self.path = None
         elif operator in _IMAGES or (operator in _FILLS and not self.state[0]):
@@ -148,12 +193,27 @@ class Ink:
         fill, stroke, _ = self.state
         self.showing = operator in _SHOWS
         if self.showing:
-            self.pending.append(self._drawn())
+            self.pending.append(_INVISIBLE if self._cut(cm, _tm) else self._drawn())
         elif operator == b"q":
             self.saved.append((self.state, self.device))
+            self.clips.append(self.clip)
         elif operator == b"Q":
             if self.saved:
                 self.state, self.device = self.saved.pop()
+            if self.clips:
+                self.clip = self.clips.pop()
+        elif operator in (b"W", b"W*"):
+            if self.path and len(self.path) <= MAX_BOXES:  # rectangles: what shows is in them
+                box = (min(b[0] for b in self.path), min(b[1] for b in self.path),
+                       max(b[2] for b in self.path), max(b[3] for b in self.path))
+                self.clip = box if self.clip is None else _clipped(self.clip, box)
+        elif operator in (b"BDC", b"BMC"):
+            layer = operator == b"BDC" and len(operands) > 1 and operands[0] == "/OC" \
+                and str(operands[1]) in self.off_groups
+            self.marked.append(layer or (bool(self.marked) and self.marked[-1]))
+        elif operator == b"EMC":
+            if self.marked:
+                self.marked.pop()
         elif operator == b"Tr" and operands:
             with contextlib.suppress(TypeError, ValueError):
                 self.state = (fill, stroke, int(operands[0]))
@@ -161,6 +221,21 @@ class Ink:
             self._colour(operator, operands)
         else:
             self._paint(operator, operands, cm)
+
+    def _cut(self, cm: Any, tm: Any) -> bool:
+        """Whether a show starting here is in a hidden layer or clipped away."""
+        if self.marked and self.marked[-1]:
+            return True
+        if self.clip is None:
+            return False
+        try:
+            x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
+            y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+        except (TypeError, IndexError):
+            return False
+        left, bottom, right, top = self.clip
+        return not (left - CLIP_MARGIN <= x <= right + CLIP_MARGIN
+                    and bottom - CLIP_MARGIN <= y <= top + CLIP_MARGIN)
 
     def _on_a_box(self, cm: Any, tm: Any) -> bool:
         x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]

@@ -68,7 +68,7 @@ def page_text(page: Any) -> str:
     where it stands."""
     pieces: list[tuple[str, _Run | None, bool]] = []  # with its run and whether unseen
     inside = on_page(page)
-    ink = Ink()
+    ink = Ink(page)
 
     def visit(text: str, cm: list[float], tm: list[float], _font: Any, size: float) -> None:
         if not text.strip():  # pypdf's own line breaks and spaces: layout, kept
