@@ -95,6 +95,8 @@ def _named_white(spec: str, names: frozenset[str]) -> bool:
 def _white_names(text: str) -> frozenset[str]:
     """White's names in this document: `white`, and those it defines white."""
     names = set(_WHITE)
+    if "\\definecolor" not in text and "\\colorlet" not in text:
+        return _WHITE
     for count, found in enumerate(_DEFINED.finditer(text)):
         if count >= MAX_DEFINITIONS:
             break
@@ -125,6 +127,8 @@ def _token_pattern(text: str) -> re.Pattern[str]:
     """The token pattern, with the calls of the macros this document defines to discard their
     first argument."""
     names: set[str] = set()
+    if "command" not in text and "def" not in text:
+        return _PLAIN_TOKEN
     for count, found in enumerate(_DISCARDS.finditer(text)):
         if count >= MAX_DEFINITIONS:
             break
@@ -140,6 +144,8 @@ def _token_pattern(text: str) -> re.Pattern[str]:
 
 
 def _white(model: str | None, spec: str, names: frozenset[str]) -> bool:
+    if model is None and (spec in names or "!" not in spec):  # a name: the common case
+        return spec in names
     return bool(names) and (_named_white(spec, names) if model is None
                             else _model_white(model, spec))
 

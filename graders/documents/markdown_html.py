@@ -8,9 +8,9 @@ the expected values there beside a visible answer, as in an HTML comment
 (graders/documents/markdown_source.py, which calls this after blanking comments). The element,
 tags and all, becomes spaces (newlines kept: offsets kept). So do what no page shows as text:
 every tag's attributes (a `title`, an `alt`, a hidden input's `value`), the content of
-`<script>`, `<style>`, `<template>` and `<title>`, an inline link's destination and title
-(`[text](url "title")`: the title shows only on hovering) and an image's text (`![alt](url)`:
-the page shows the image). `<details>` is shown (one click
+`<script>`, `<style>`, `<template>` and `<title>`, an inline link's title (`[text](url
+"title")`: it shows only on hovering) and an image's text (`![alt](url)`: the page shows the
+image). `<details>` is shown (one click
 opens it) and read. An element in code (a fenced or indented block, an inline code span) is
 code; one never closed is left as text. Tags are matched with a stack per name in one pass:
 linear time on any input.
@@ -120,31 +120,41 @@ def blank_hidden_elements(text: str, blocks: list[tuple[int, int]], chars: list[
     done = 0
     regions = sorted(_hidden_elements(text, blocks))
     for start, end in regions:
-        for i in range(max(start, done), end):
-            if chars[i] != "\n":
-                chars[i] = " "
+        start = max(start, done)
+        if start < end and text.find("\n", start, end) < 0:  # one line: at once
+            chars[start:end] = [" "] * (end - start)
+        else:
+            for i in range(start, end):
+                if chars[i] != "\n":
+                    chars[i] = " "
         done = max(done, end)
     return bool(regions)
 
 
-# an inline link's or image's target: `[text](url "title")` shows the text only, `![alt](url)`
-# the image; each repetition bounded, and each stops at the first character that ends it
+# an inline link's title and an image's text: `[text](url "title")` shows the text (the title
+# only on hovering), `![alt](url)` the image; the destination is kept (a table of contents is
+# known by its `](#anchor)`). Each repetition bounded, each stops at the first character that
+# ends it.
 _TARGET = re.compile(r"(?P<alt>!\[[^\[\]\n]{0,2000})?\]\((?:[ \t]{0,8}\n?[ \t]{0,8}"
-                     r"(?:<[^<>\n]{0,2000}>|[^\s()<]{1,2000}))?(?:[ \t]{1,8}\n?[ \t]{0,8}"
+                     r"(?:<[^<>\n]{0,2000}>|[^\s()<]{1,2000}))?(?P<title>[ \t]{1,8}\n?[ \t]{0,8}"
                      r"(?:\"[^\"\n]{0,2000}\"|'[^'\n]{0,2000}'))?[ \t]{0,8}\)")
 
 
 def blank_link_targets(text: str, blocks: list[tuple[int, int]], chars: list[str]) -> bool:
-    """Blank in `chars` each inline link's destination and title, and an image's text too,
-    outside the code `blocks` and inline code spans; whether any was."""
+    """Blank in `chars` each inline link's title and each image's text, outside the code
+    `blocks` and inline code spans; whether any was."""
     code = _Code(text, blocks)
     changed = False
     for found in _TARGET.finditer(text):
-        if code.holds(found.start()):
+        if (found.group("alt") is None and found.group("title") is None) \
+                or code.holds(found.start()):
             continue
-        start = found.start() + (2 if found.group("alt") else 1)  # after `![`, or at `(`
-        for i in range(start, found.end()):
-            if chars[i] != "\n":
-                chars[i] = " "
+        spans = [(found.start("title"), found.end("title"))] if found.group("title") else []
+        if found.group("alt"):
+            spans.append((found.start() + 2, found.end("alt")))  # after `![`
+        for start, end in spans:
+            for i in range(start, end):
+                if chars[i] != "\n":
+                    chars[i] = " "
         changed = True
     return changed

@@ -9,8 +9,8 @@ space (newlines kept), so the text keeps its length and every offset. Inside a f
 block, an indented code line or an inline code span they are code and are kept; so is a
 comment never closed (inline, CommonMark shows it as text). An HTML element the page renders
 hidden (`hidden`, `display:none`, `visibility:hidden`, white text) is blanked too
-(graders/documents/markdown_html.py), and so are tag attributes, link destinations and titles
-and images' text. Linear time on any input.
+(graders/documents/markdown_html.py), and so are tag attributes, link titles and images'
+text. Linear time on any input.
 """
 
 from __future__ import annotations

@@ -1,14 +1,14 @@
 """Class: Markdown submissions (and notebooks' Markdown cells) holding text that is in the
 source but not on the rendered page, beyond comments and hidden elements
-(test_markdown_hidden.py): an inline link's destination and title (`[See the table](#b1
-"d_head = 64")`: the title shows only on hovering), an image's text (`![d_head = 64](x.png)`:
-the page shows the image), the attributes of any HTML tag (`<span title="...">`, `<img
-alt="...">`, `<input type="hidden" value="...">`) and the content of elements no page shows
-(`<script>`, `<style>`, `<template>`, `<title>`). A hostile student hides the expected values
-there beside a visible answer; the reader handed them to grading. Now they are blanked (spaces,
-newlines kept: offsets point into the upload), while a link's text, the text between tags, the
-same markup in code, and brackets or parentheses that are no link read as written. The property
-builds documents from such pieces and knows what each reads as."""
+(test_markdown_hidden.py): an inline link's title (`[See the table](#b1 "d_head = 64")`: it
+shows only on hovering), an image's text (`![d_head = 64](x.png)`: the page shows the image),
+the attributes of any HTML tag (`<span title="...">`, `<img alt="...">`, `<input type="hidden"
+value="...">`) and the content of elements no page shows (`<script>`, `<style>`, `<template>`,
+`<title>`). A hostile student hides the expected values there beside a visible answer; the
+reader handed them to grading. Now they are blanked (spaces, newlines kept: offsets point into
+the upload), while a link's text and destination, the text between tags, the same markup in
+code, and brackets or parentheses that are no link read as written. The property builds
+documents from such pieces and knows what each reads as."""
 
 from __future__ import annotations
 
@@ -32,12 +32,11 @@ def _blank(text: str) -> str:
 
 
 def _link(text: str, url: str, title: str) -> tuple[str, str]:
-    target = f'({url} "{title}")'
-    return f"[{text}]{target}", f"[{text}]" + _blank(target)
+    return f'[{text}]({url} "{title}")', f"[{text}]({url}" + _blank(f' "{title}"') + ")"
 
 
 def _image(alt: str, url: str) -> tuple[str, str]:
-    return f"![{alt}]({url})", "![" + _blank(f"{alt}]({url})")
+    return f"![{alt}]({url})", "![" + _blank(alt) + f"]({url})"
 
 
 def _tagged(name: str, attribute: str, value: str, words: str) -> tuple[str, str]:
