@@ -8,7 +8,9 @@ box in a colour, `\\pagecolor`, `\\colorbox`, ...: white on it shows). White und
 name is white too: a colour defined white (`\\definecolor{paper}{rgb}{1,1,1}`, `{gray}{1}`,
 `{HTML}{FFFFFF}`, `{RGB}{255,255,255}`, `{cmyk}{0,0,0,0}`), one let to a white one
 (`\\colorlet{paper}{white}`, or a mix all of white, `white!100`, `black!0`), or white given in
-place (`\\color[rgb]{1,1,1}`); definitions are followed in the order they stand. A TA reading the
+place (`\\color[rgb]{1,1,1}`); definitions are followed in the order they stand. `\\scalebox{0}`
+and `\\resizebox{0pt}{...}` shrink theirs to nothing; a macro whose body never uses its first
+argument (`\\newcommand{\\hide}[1]{}`, `\\def\\hide#1{}`) drops it. A TA reading the
 compiled pages sees none of it, and a hostile student hides the expected values there behind a
 visible answer, as in a comment (graders/documents/latex_source.py, which calls this after
 blanking comments and passes the verbatim spans, left as written). Braces are matched with a
@@ -32,9 +34,14 @@ _BACKGROUNDS = ("\\pagecolor", "\\colorbox", "\\fcolorbox", "\\cellcolor", "\\ro
                 "\\columncolor", "\\setbeamercolor", "\\tcolorbox", "\\mdframed")
 # one token: a brace, an escaped brace, or a command that hides, each after an even run of
 # backslashes (`\\\\phantom` is a line break and a word); every repetition bounded: linear
-_TOKEN = re.compile(
+_ZERO = r"[-+]?(?:0+\.?0*|\.0+)[ \t]{0,4}(?:[a-z]{2}|\\[A-Za-z]{1,20})?"
+_TOKEN = (
     r"(?<!\\)(?P<pairs>(?:\\\\)*)(?:(?P<brace>[{}])|\\[{}]"
     r"|\\(?:[hv]?phantom)[ \t]{0,8}(?P<phantom>\{)"
+    r"|\\scalebox[ \t]{0,8}\{[ \t]{0,4}" + _ZERO + r"[ \t]{0,4}\}(?:\[[^\]\n]{0,40}\])?"
+    r"[ \t]{0,8}(?P<scaled>\{)"
+    r"|\\resizebox\*?[ \t]{0,8}(?:\{[ \t]{0,4}" + _ZERO + r"[ \t]{0,4}\}[ \t]{0,8}\{[^{}\n]{0,40}"
+    r"\}|\{[^{}\n]{0,40}\}[ \t]{0,8}\{[ \t]{0,4}" + _ZERO + r"[ \t]{0,4}\})[ \t]{0,8}(?P<sized>\{)"
     r"|\\textcolor[ \t]{0,8}" + _SPEC % ("tmodel", "text") + r"[ \t]{0,8}\{"
     r"|\\color[ \t]{0,8}" + _SPEC % ("cmodel", "color") +
     r"|\\(?:definecolor|providecolor)[ \t]{0,8}(?:\[[^\]\n]{0,20}\])?[ \t]{0,8}"
@@ -42,7 +49,55 @@ _TOKEN = re.compile(
     r"\{[ \t]{0,4}(?P<model>[A-Za-z/]{1,20})[ \t]{0,4}\}[ \t]{0,8}\{(?P<spec>[^{}\n]{1,80})\}"
     r"|\\colorlet[ \t]{0,8}\{[ \t]{0,4}(?P<let>" + _NAME + r")[ \t]{0,4}\}[ \t]{0,8}"
     r"(?:\[[^\]\n]{0,20}\][ \t]{0,8})?\{[ \t]{0,4}(?P<mix>[^{}\n]{1,80}?)[ \t]{0,4}\}"
-    r"|\\end(?![A-Za-z]))")
+    r"|\\end(?![A-Za-z])%s)")
+_PLAIN_TOKEN = re.compile(_TOKEN % "")
+
+# a macro of arguments whose body never uses the first: what it is called with is never shown
+# (`\newcommand{\hide}[1]{}`, `\def\hide#1{}`); its body is read to its closing brace
+_DISCARDS = re.compile(r"\\(?:(?:re)?newcommand|providecommand)\*?[ \t]{0,8}(?:\{[ \t]{0,4}"
+                       r"\\(?P<named>[A-Za-z]{1,40})[ \t]{0,4}\}|\\(?P<bare>[A-Za-z]{1,40}))"
+                       r"[ \t]{0,8}\[[ \t]{0,4}[1-9][ \t]{0,4}\][ \t]{0,8}\{"
+                       r"|\\[gex]?def[ \t]{0,8}\\(?P<def>[A-Za-z]{1,40})[ \t]{0,8}#1"
+                       r"[^{}\n]{0,40}\{")
+MAX_BODY = 2000  # characters of a macro's body read for its use of its argument
+MAX_MACROS = 20  # discarding macros judged in one document
+MAX_DEFINITIONS = 200  # macro definitions read in one document (a long one has a few dozen)
+
+
+def _body_end(text: str, start: int) -> int:
+    """Where the group opened just before `start` closes (within MAX_BODY), or -1."""
+    depth = 1
+    for at in range(start, min(len(text), start + MAX_BODY)):
+        char = text[at]
+        if char == "\\":
+            continue
+        if char == "{" and text[at - 1] != "\\":
+            depth += 1
+        elif char == "}" and text[at - 1] != "\\":
+            depth -= 1
+            if depth == 0:
+                return at
+    return -1
+
+
+def _token_pattern(text: str) -> re.Pattern[str]:
+    """The token pattern, with the calls of the macros this document defines to discard their
+    first argument."""
+    names: set[str] = set()
+    if "command" not in text and "def" not in text:
+        return _PLAIN_TOKEN
+    for count, found in enumerate(_DISCARDS.finditer(text)):
+        if count >= MAX_DEFINITIONS:
+            break
+        end = _body_end(text, found.end())
+        if end >= 0 and "#1" not in text[found.end():end]:
+            names.add(found.group("named") or found.group("bare") or found.group("def"))
+        if len(names) >= MAX_MACROS:
+            break
+    if not names:
+        return _PLAIN_TOKEN
+    called = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
+    return re.compile(_TOKEN % rf"|\\(?:{called})(?![A-Za-z])[ \t]{{0,8}}(?P<drop>\{{)")
 
 
 @functools.lru_cache(maxsize=256)
@@ -93,7 +148,9 @@ def _white_mix(mix: str, white: set[str]) -> bool:
 
 
 # a text without any of these draws nothing invisible
-_NEEDLES = ("phantom", "white", "White", "definecolor", "providecolor", "colorlet", "color[")
+_NEEDLES = ("phantom", "white", "White", "definecolor", "providecolor", "colorlet", "color[",
+            "box", "def", "command")
+_HIDERS = frozenset({"phantom", "scaled", "sized", "drop"})  # each its token's last group
 
 
 class _Group:
@@ -136,7 +193,7 @@ def _regions(text: str, kept: list[tuple[int, int]]) -> list[tuple[int, int]]:
     regions: list[tuple[int, int]] = []
     stack = [_Group()]
     span = 0
-    for found in _TOKEN.finditer(text):
+    for found in _token_pattern(text).finditer(text):
         at = found.start() + len(found.group("pairs"))
         while span < len(kept) and kept[span][1] <= at:
             span += 1
@@ -152,7 +209,7 @@ def _regions(text: str, kept: list[tuple[int, int]]) -> list[tuple[int, int]]:
                     regions.append((top.white_from, at))
                 if top.hidden_from >= 0:
                     regions.append((top.hidden_from, at + 1))
-        elif found.group("phantom") is not None:
+        elif found.lastgroup in _HIDERS:
             stack.append(_Group(at))
         elif found.group("defined") is not None or found.group("let") is not None:
             _define(found, white, painted)

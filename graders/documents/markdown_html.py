@@ -6,7 +6,11 @@ white text (`color: white`, `#fff`, `#ffffff`, `rgb(255, 255, 255)`) on the whit
 a `background` of its own). A TA reading the page sees none of it, and a hostile student hides
 the expected values there beside a visible answer, as in an HTML comment
 (graders/documents/markdown_source.py, which calls this after blanking comments). The element,
-tags and all, becomes spaces (newlines kept: offsets kept). `<details>` is shown (one click
+tags and all, becomes spaces (newlines kept: offsets kept). So do what no page shows as text:
+every tag's attributes (a `title`, an `alt`, a hidden input's `value`), the content of
+`<script>`, `<style>`, `<template>` and `<title>`, an inline link's title (`[text](url
+"title")`: it shows only on hovering) and an image's text (`![alt](url)`: the page shows the
+image). `<details>` is shown (one click
 opens it) and read. An element in code (a fenced or indented block, an inline code span) is
 code; one never closed is left as text. Tags are matched with a stack per name in one pass:
 linear time on any input.
@@ -25,6 +29,8 @@ _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "
                    "source", "track", "wbr"})
 _WHITE = frozenset({"white", "#fff", "#ffffff", "#ffff", "#ffffffff", "rgb(255,255,255)",
                     "rgba(255,255,255,1)", "hsl(0,0%,100%)"})
+# elements whose content a page never shows, whatever their attributes
+_UNSHOWN = frozenset({"script", "style", "template", "title"})
 _NONE = {"display": ("none",), "visibility": ("hidden", "collapse"),
          "opacity": ("0", "0.0", "0%"), "font-size": ("0", "0px", "0pt", "0em", "0rem")}
 
@@ -82,7 +88,8 @@ def _next(text: str, char: str, start: int, nexts: dict[str, int]) -> int:
 
 
 def _hidden_elements(text: str, blocks: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The spans of hidden elements outside code, start tag to end tag."""
+    """The spans of hidden elements outside code, start tag to end tag, and of every tag's
+    attributes (a title, an `alt`, a hidden input's value: none is on the page)."""
     regions: list[tuple[int, int]] = []
     open_tags: dict[str, list[tuple[int, bool]]] = {}
     code = _Code(text, blocks)
@@ -93,6 +100,8 @@ def _hidden_elements(text: str, blocks: list[tuple[int, int]]) -> list[tuple[int
                 or _next(text, "<", found.end(), nexts) < close or code.holds(found.start()):
             continue  # not a tag (a `<` in text or math), or code
         name = found.group(2).lower()
+        if close > found.end():
+            regions.append((found.end(), close))
         stack = open_tags.setdefault(name, [])
         if found.group(1):
             if stack:
@@ -100,7 +109,8 @@ def _hidden_elements(text: str, blocks: list[tuple[int, int]]) -> list[tuple[int
                 if hidden:
                     regions.append((start, close + 1))
         elif name not in _VOID and text[close - 1] != "/":
-            stack.append((found.start(), _hides(text[found.end():close].lower())))
+            hides = name in _UNSHOWN or _hides(text[found.end():close].lower())
+            stack.append((found.start(), hides))
     return regions
 
 
@@ -110,8 +120,41 @@ def blank_hidden_elements(text: str, blocks: list[tuple[int, int]], chars: list[
     done = 0
     regions = sorted(_hidden_elements(text, blocks))
     for start, end in regions:
-        for i in range(max(start, done), end):
-            if chars[i] != "\n":
-                chars[i] = " "
+        start = max(start, done)
+        if start < end and text.find("\n", start, end) < 0:  # one line: at once
+            chars[start:end] = [" "] * (end - start)
+        else:
+            for i in range(start, end):
+                if chars[i] != "\n":
+                    chars[i] = " "
         done = max(done, end)
     return bool(regions)
+
+
+# an inline link's title and an image's text: `[text](url "title")` shows the text (the title
+# only on hovering), `![alt](url)` the image; the destination is kept (a table of contents is
+# known by its `](#anchor)`). Each repetition bounded, each stops at the first character that
+# ends it.
+_TARGET = re.compile(r"(?P<alt>!\[[^\[\]\n]{0,2000})?\]\((?:[ \t]{0,8}\n?[ \t]{0,8}"
+                     r"(?:<[^<>\n]{0,2000}>|[^\s()<]{1,2000}))?(?P<title>[ \t]{1,8}\n?[ \t]{0,8}"
+                     r"(?:\"[^\"\n]{0,2000}\"|'[^'\n]{0,2000}'))?[ \t]{0,8}\)")
+
+
+def blank_link_targets(text: str, blocks: list[tuple[int, int]], chars: list[str]) -> bool:
+    """Blank in `chars` each inline link's title and each image's text, outside the code
+    `blocks` and inline code spans; whether any was."""
+    code = _Code(text, blocks)
+    changed = False
+    for found in _TARGET.finditer(text):
+        if (found.group("alt") is None and found.group("title") is None) \
+                or code.holds(found.start()):
+            continue
+        spans = [(found.start("title"), found.end("title"))] if found.group("title") else []
+        if found.group("alt"):
+            spans.append((found.start() + 2, found.end("alt")))  # after `![`
+        for start, end in spans:
+            for i in range(start, end):
+                if chars[i] != "\n":
+                    chars[i] = " "
+        changed = True
+    return changed

@@ -9,14 +9,15 @@ space (newlines kept), so the text keeps its length and every offset. Inside a f
 block, an indented code line or an inline code span they are code and are kept; so is a
 comment never closed (inline, CommonMark shows it as text). An HTML element the page renders
 hidden (`hidden`, `display:none`, `visibility:hidden`, white text) is blanked too
-(graders/documents/markdown_html.py). Linear time on any input.
+(graders/documents/markdown_html.py), and so are tag attributes, link titles and images'
+text. Linear time on any input.
 """
 
 from __future__ import annotations
 
 import re
 
-from graders.documents.markdown_html import blank_hidden_elements
+from graders.documents.markdown_html import blank_hidden_elements, blank_link_targets
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 # a whole line that is a link reference definition (CommonMark: at most three spaces, a label,
@@ -60,12 +61,14 @@ def _code_lines(text: str) -> list[tuple[int, int]]:
 def rendered_text(text: str) -> str:
     """`text` with every HTML comment, link reference definition and hidden HTML element
     outside code blanked."""
-    if _OPEN not in text and "]:" not in text and "<" not in text:
+    if _OPEN not in text and "]" not in text and "<" not in text:
         return text
     code = _code_lines(text)
     chars = list(text)
     changed = _blank_definitions(text, code, chars)
     changed = _blank_comments(text, code, chars) or changed
+    if "](" in text:
+        changed = blank_link_targets(text, code, chars) or changed
     if "<" in text:
         shown = "".join(chars) if changed else text
         changed = blank_hidden_elements(shown, code, chars) or changed

@@ -9,9 +9,11 @@ pypdf's own output, joined as `extract_text` joins them (graders/documents/pdf_s
 `page_text`).
 
 Text on the page can be drawn unseen too: in an invisible rendering mode, white on the white
-page, or a fraction of a point high (`Ink`); `page_text` leaves such pieces out when the page
-shows other text. A run whose colour or mode changes inside it (`(64 ) Tj 1 g (65 ) Tj 0 g
-(units) Tj`) is one piece to pypdf: such a page is read again with the unseen shows emptied.
+page, a fraction of a point high, outside the rectangle the page is clipped to, or in an
+optional content group (a layer) viewers hide by default (`Ink`); `page_text` leaves such
+pieces out when the page shows other text. A run whose colour or mode changes inside it
+(`(64 ) Tj 1 g (65 ) Tj 0 g (units) Tj`) is one piece to pypdf: such a page is read again with
+the unseen shows emptied.
 Text under a box filled over it afterwards is unseen too (graders/documents/pdf_covers.py).
 A page whose text is all unseen is a scan's OCR layer (drawn invisible over the scanned image)
 or a document drawn in some way not followed here, and is read whole.
@@ -93,6 +95,40 @@ def _box(operands: list[Any], cm: Any) -> _Box | None:
     return min(xs), min(ys), max(xs), max(ys)
 
 
+CLIP_MARGIN = 2.0  # points beyond a clipping rectangle a piece may start and still show
+
+
+def _off_groups(page: Any) -> frozenset[str]:
+    """The names the page's marked content uses for optional content groups (layers) that the
+    document hides by default (its default configuration's `/OFF`, or every group but those
+    `/ON` under `/BaseState /OFF`); a membership dictionary (`/OCMD`) is not judged."""
+    try:
+        properties = page["/Resources"].get("/Properties")
+        config = page.pdf.trailer["/Root"]["/OCProperties"]["/D"]
+    except (KeyError, AttributeError, TypeError):
+        return frozenset()
+    if properties is None:
+        return frozenset()
+
+    def ids(name: str) -> set[int]:
+        return {getattr(ref, "idnum", -1) for ref in config.get(name) or ()}
+
+    off, on = ids("/OFF"), ids("/ON")
+    all_off = config.get("/BaseState") == "/OFF"
+    hidden = set()
+    with contextlib.suppress(AttributeError, TypeError, KeyError):
+        for name, ref in properties.items():
+            number = getattr(ref, "idnum", -1)
+            if ref.get_object().get("/Type") == "/OCG" and (
+                    number in off or (all_off and number not in on)):
+                hidden.add(str(name))
+    return frozenset(hidden)
+
+
+def _clipped(clip: _Box, box: _Box) -> _Box:
+    return max(clip[0], box[0]), max(clip[1], box[1]), min(clip[2], box[2]), min(clip[3], box[3])
+
+
 def _emptied(operator: bytes, operands: list[Any]) -> None:
     """A show's strings emptied in place: pypdf then extracts nothing of it."""
     at = 2 if operator == b'"' else 0
@@ -108,15 +144,21 @@ def _emptied(operator: bytes, operands: list[Any]) -> None:
 class Ink:
     """What a page's text is drawn with, followed through pypdf's operator visitor: each piece
     of text pypdf hands its text visitor is judged unseen when every glyph in it was shown
-    with an invisible rendering mode (3 or 7), or in white where nothing was painted under it
+    with an invisible rendering mode (3 or 7), in white where nothing was painted under it
     (white on a filled box shows; a fill other than rectangles, an image or a shading counts
-    as painting the whole page), or when it is smaller than `TINY` points, or lies under a
+    as painting the whole page), starting outside the rectangles the page is clipped to (a
+    clip by curves is not judged), or inside marked content of a layer hidden by default; or
+    when it is smaller than `TINY` points, or lies under a
     box filled after it (`Covers`). A piece whose colour or mode changed inside it, part seen
     and part unseen, is seen, and `mixed` is set: read again with `blank`, the strings of the
     shows drawn unseen are emptied as pypdf reads them, so only what shows is extracted."""
 
-    def __init__(self, resources: Any = None, *, blank: bool = False) -> None:
-        self.covers = Covers(resources)
+    def __init__(self, page: Any = None, *, blank: bool = False) -> None:
+        self.covers = Covers(None if page is None else page.get("/Resources"))
+        self.off_groups = frozenset() if page is None else _off_groups(page)
+        self.clip: _Box | None = None  # the clipping rectangle, saved and restored by q and Q
+        self.clips: list[_Box | None] = []
+        self.marked: list[bool] = []  # open marked content: whether each is a hidden layer
         self.blank = blank
         self.mixed = False  # a piece held shows seen and unseen
         # (fill white, stroke white, rendering mode), saved and restored by q and Q
@@ -140,11 +182,12 @@ class Ink:
         """Follow the path operators: which rectangles a fill in a colour covers."""
         if operator == b"re" and self.path is not None:
             box = _box(operands, cm)
-            self.path = None if box is None else [*self.path, box]
+            if box is None or len(self.path) >= MAX_BOXES:  # past them: not judged as boxes
+                self.path = None
+            else:
+                self.path.append(box)
         elif operator in (b"m", b"l", b"c", b"v", b"y", b"h"):
             self.path = None
-        elif operator in (b"W", b"W*"):
-            self.covers.clip_to(self.path)
         if operator in _FILLS:
             self.covers.fill(self.path)
         if operator == b"Do":
@@ -178,18 +221,34 @@ class Ink:
         fill, stroke, _ = self.state
         self.showing = operator in _SHOWS
         if self.showing:
-            drawn = self._drawn()
+            drawn = _INVISIBLE if self._cut(cm, _tm) else self._drawn()
             self.pending.append(drawn)
             if self.blank and (drawn == _INVISIBLE or (drawn == _WHITE and not
                                                        self._on_a_box(cm, _tm))):
                 _emptied(operator, operands)
         elif operator == b"q":
             self.saved.append((self.state, self.device))
+            self.clips.append(self.clip)
             self.covers.save()
         elif operator == b"Q":
             if self.saved:
                 self.state, self.device = self.saved.pop()
+            if self.clips:
+                self.clip = self.clips.pop()
             self.covers.restore()
+        elif operator in (b"W", b"W*"):
+            self.covers.clip_to(self.path)
+            if self.path and len(self.path) <= MAX_BOXES:  # rectangles: what shows is in them
+                box = (min(b[0] for b in self.path), min(b[1] for b in self.path),
+                       max(b[2] for b in self.path), max(b[3] for b in self.path))
+                self.clip = box if self.clip is None else _clipped(self.clip, box)
+        elif operator in (b"BDC", b"BMC"):
+            layer = operator == b"BDC" and len(operands) > 1 and operands[0] == "/OC" \
+                and str(operands[1]) in self.off_groups
+            self.marked.append(layer or (bool(self.marked) and self.marked[-1]))
+        elif operator == b"EMC":
+            if self.marked:
+                self.marked.pop()
         elif operator == b"gs" and operands:
             self.covers.set_state(operands)
         elif operator == b"Tr" and operands:
@@ -199,6 +258,21 @@ class Ink:
             self._colour(operator, operands)
         else:
             self._paint(operator, operands, cm)
+
+    def _cut(self, cm: Any, tm: Any) -> bool:
+        """Whether a show starting here is in a hidden layer or clipped away."""
+        if self.marked and self.marked[-1]:
+            return True
+        if self.clip is None:
+            return False
+        try:
+            x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
+            y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+        except (TypeError, IndexError):
+            return False
+        left, bottom, right, top = self.clip
+        return not (left - CLIP_MARGIN <= x <= right + CLIP_MARGIN
+                    and bottom - CLIP_MARGIN <= y <= top + CLIP_MARGIN)
 
     def _on_a_box(self, cm: Any, tm: Any) -> bool:
         x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]

@@ -71,7 +71,7 @@ def _pieces(page: Any, *, blank: bool) -> tuple[list[_Piece], Ink]:
     pieces: list[_Piece] = []
     judged: list[int] = []  # which pieces `ink` judged, in order
     inside = on_page(page)
-    ink = Ink(page.get("/Resources"), blank=blank)
+    ink = Ink(page, blank=blank)
 
     def visit(text: str, cm: list[float], tm: list[float], _font: Any, size: float) -> None:
         if not text.strip():  # pypdf's own line breaks and spaces: layout, kept

@@ -33,3 +33,32 @@ def drawn_pdf(lines: list[tuple[float, float, str, str]], size: float = 10) -> b
     out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n"
             "%%EOF\n").encode()
     return out
+
+
+LAYERS = "/OCProperties << /OCGs [6 0 R 7 0 R] /D << /OFF [6 0 R] /ON [7 0 R] >> >>"
+
+
+def wrapped_pdf(lines: list[tuple[float, float, str, str]]) -> bytes:
+    """`lines`: (x, y, text, wrap), each drawn as `wrap % "BT ... ET"` (a clip before it, marked
+    content around it: `/OC /off BDC q %s Q EMC`). The page names two layers, `/off` (hidden by
+    default) and `/on`."""
+    stream = " ".join(wrap % f"BT /F1 10 Tf {x:.2f} {y:.2f} Td ({_escaped(text)}) Tj ET"
+                      for x, y, text, wrap in lines)
+    objects = [f"<< /Type /Catalog /Pages 2 0 R {LAYERS} >>",
+               "<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+               "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+               "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font "
+               "<< /F1 3 0 R >> /Properties << /off 6 0 R /on 7 0 R >> >> /Contents 5 0 R >>",
+               f"<< /Length {len(stream.encode('latin-1'))} >>\nstream\n{stream}\nendstream",
+               "<< /Type /OCG /Name (notes) >>", "<< /Type /OCG /Name (answers) >>"]
+    out = b"%PDF-1.5\n"
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n{body}\nendobj\n".encode("latin-1")
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
+    out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n"
+            "%%EOF\n").encode()
+    return out
