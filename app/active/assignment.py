@@ -121,7 +121,7 @@ def decide(session: Session, slug: str, item_id: str, submission_id: int, points
                                                                              AssignmentState]:
     """One decision on one item (as `service.decide`), then the assignment's state."""
     decision = service.decide(session, slug, item_id, submission_id, points, feedback, actor,
-                              options)
+                              options, by_levels=True)
     return decision, assignment_state(session, slug, options)
 
 

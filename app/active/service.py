@@ -154,12 +154,12 @@ def written_items(current: CurrentRubric) -> list[tuple[str, RubricItem]]:
 
 
 def item_state(session: Session, slug: str, item_id: str,
-               options: Mapping[str, Any]) -> ItemState:
+               options: Mapping[str, Any], by_levels: bool = False) -> ItemState:
     """Every counted answer of the item with its current suggestion or decision, the estimate
-    and the next proposal."""
+    and the next proposal (`by_levels`: as the page across items proposes, `state_of`)."""
     read = reading(session, slug)
     question_id, item = _item(read.current, item_id)
-    return state_of(session, read, question_id, item, options)
+    return state_of(session, read, question_id, item, options, by_levels)
 
 
 def state_of(session: Session, read: Reading, question_id: str, item: RubricItem,
@@ -238,12 +238,14 @@ def _carried_over(suggestions: dict[int, tuple[Decimal, float]],
 
 
 def decide(session: Session, slug: str, item_id: str, submission_id: int, points: Decimal,
-           feedback: str, actor: User, options: Mapping[str, Any]) -> Decision:
+           feedback: str, actor: User, options: Mapping[str, Any],
+           by_levels: bool = False) -> Decision:
     """The instructor's points (and feedback) for one answer. Idempotent: the same decision
     again changes nothing; other points replace it (the held-back check stays the first one's:
-    what the machine suggested before anyone decided)."""
+    what the machine suggested before anyone decided). `by_levels`: taken on the page across
+    items, whose proposal (and so the check's reason) is ranked as `state_of` says."""
     hold_decisions(session, require_assignment(session, slug).id)  # before reading the state
-    before = item_state(session, slug, item_id, options)
+    before = item_state(session, slug, item_id, options, by_levels)
     answer = before.answer(submission_id)
     comment = feedback.strip()
     if answer.decision == points and (answer.comment or "") == comment:

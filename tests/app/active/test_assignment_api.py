@@ -9,8 +9,11 @@ import re
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 
 from app.active.assignment import WARM, choose, pooled, priority
+from app.db.models import ActiveCheck
+from app.db.session import unit_of_work
 from graders.active import MIN_CHECKS
 from tests.app.conftest import Api
 
@@ -120,6 +123,11 @@ def test_the_next_proposal_across_items_is_the_least_sure_item_s(api: Api,
     assert progress["next"] is None and progress["decided"] == progress["total"]
     assert progress["estimate"]["done"] is True and progress["estimate"]["undecided"] == 0
     assert all(i["done"] for i in progress["items"])
+    # Each decision took the page's proposal, so each check keeps the proposal's reason (the
+    # page ranks by the doubt rescaled by the item's decisions, which the item's page does not).
+    with unit_of_work(api.sessions) as session:
+        reasons = {c.reason for c in session.scalars(select(ActiveCheck))}
+    assert reasons and reasons <= {"settles", "least sure", "audit"}, reasons
 
 
 def test_across_items_refuses_what_it_must(api: Api, uploaded: list[int]) -> None:
