@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
@@ -207,8 +208,14 @@ def _is_answer_value(value: Any, depth: int = 0) -> bool:
 
 def _notebook_text(text: str) -> tuple[str, Any, tuple[Cell, ...]]:
     import nbformat
+    from nbformat.warnings import MissingIDFieldWarning
 
     from graders.documents.notebook import render_notebook
+
+    # A notebook saved by a Jupyter before cell ids (nbformat 4.4 and earlier, or written by
+    # hand) is read as it stands: nbformat's warning about the missing ids is for whoever saves
+    # the file, not for the instructor grading it (it went to the CLI's output, once a notebook).
+    warnings.filterwarnings("ignore", category=MissingIDFieldWarning)
 
     data = _load_json(text, "the notebook", "; open it in Jupyter, save it and upload the saved "
                       ".ipynb file again")

@@ -133,3 +133,23 @@ def test_show_says_which_notebook_cell_an_answer_came_from(tmp_path: Path) -> No
     items = {item["id"]: item for item in shown["items"]}
     assert items["q1.heads"]["status"] == "needs_review", items["q1.heads"]
     assert "question's own cell" in items["q1.heads"]["feedback"], items["q1.heads"]
+
+
+def test_a_notebook_without_cell_ids_is_graded_without_nbformat_s_warning(tmp_path: Path) -> None:
+    """Class: notebooks saved before Jupyter gave cells ids (nbformat 4.4 and earlier, or written
+    by a script). nbformat warns about the missing ids on every read, and the warning went to
+    the instructor's terminal with the grade, once per notebook."""
+    rubric = tmp_path / "show-demo.yaml"
+    rubric.write_text(RUBRIC)
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": part}
+             for part in SUBMISSION.split("\n\n")]
+    notebook = tmp_path / "answer.ipynb"
+    notebook.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
+                                    "nbformat_minor": 5}))
+    env = {**os.environ, "GRADEFORMER_DATABASE_URL": f"sqlite:///{tmp_path}/none/g.db"}
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli.main", "grade", str(notebook), "--rubric", str(rubric)],
+        capture_output=True, text=True, cwd=REPO, env=env, timeout=240, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "show-demo: 2 / 6" in done.stdout, done.stdout
+    assert "Warning" not in done.stderr and "id field" not in done.stderr, done.stderr
