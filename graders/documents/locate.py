@@ -31,6 +31,7 @@ from graders.documents.notebook import Cell
 from graders.documents.paths import path_match, question_keys, resolve_paths
 from graders.documents.phrases import phrase_marks
 from graders.documents.printed_written import printed_blocks, written_over_printed, written_run
+from graders.documents.repeats import answered_twice
 from graders.documents.review import (
     flag_language,
     gap_candidate,
@@ -114,8 +115,12 @@ def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = (),
         if first and all(units[i].mark is None for i in run[:first]):
             chosen = run[first:]
             claimed[run[0]:chosen[0]] = [None] * (chosen[0] - run[0])
-        answers[question.id] = flag_language(_located(
+        located = flag_language(_located(
             text, question, qi, [units[i] for i in chosen], dropped))
+        # the same label over another stretch too: both its answers, in document order
+        sections = [[units[i] for i in (chosen if r is run else r)] for r in runs]
+        twice = answered_twice(text, question.id, question.prompt, qi, sections)
+        answers[question.id] = located if twice is None else weak(located, twice)
     if cells:
         after_question_cells(text, answers, cells, {q.id: q for q in rubric.questions})
     _without_code(text, rubric, answers, missing, bool(cells))

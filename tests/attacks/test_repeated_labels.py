@@ -1,11 +1,11 @@
 """One label answered twice: a Markdown submission with two `## B1` sections, the first giving
 wrong values (`d_head = 32, per matrix 10, total 30`) and the second the right ones, had
 b1.per_matrix and b1.total `graded` 3 of 3 each with no review (only b1.d_head was
-`needs_review`, its rival named). A student who answers every way under repeated labels is
-credited for whichever the locator takes; a TA reading the page sees two answers and would
-not credit both. Held as a strict xfail: which of a label's answers counts is the locator's and
-the numeric grader's decision (graders/documents/locate.py, graders/numeric/, other helpers'
-files); a control credits one B1 section alone."""
+`needs_review`, its rival named). A student who answers every way under repeated labels was
+credited for whichever value the grader met; a TA reading the page sees two answers and would
+not credit both. Now the locator doubts an answer whose own label heads two sections stating
+different values (graders/documents/repeats.py): B1's items go to review, the reason naming
+both; a control credits one B1 section alone."""
 
 from __future__ import annotations
 
@@ -18,8 +18,6 @@ from tests.attacks.test_hidden_markdown import _b1
 WRONG = "d_head = 32, per matrix 10, total 30."
 
 
-@pytest.mark.xfail(strict=True, reason="a label answered twice is read as one of its answers "
-                   "without review (graders/documents/locate.py, graders/numeric/)")
 @pytest.mark.parametrize("order", ["wrong first", "right first"])
 def test_a_label_answered_twice_is_not_credited_outright(target: Api, order: str) -> None:
     both = [WRONG, VALUES] if order == "wrong first" else [VALUES, WRONG]
