@@ -32,6 +32,27 @@ def fold_width(text: str) -> str:
     return "".join(_fold_char(ch) for ch in text)
 
 
+# Invisible format characters (Unicode category Cf) that copying from a web page, a chat or a PDF
+# leaves in or around a number or a formula (`6<U+200B>4`): zero-width space, joiners, word joiner,
+# soft hyphen, byte order mark, invisible operators, tags, direction marks and controls. The
+# prepended concatenation marks (the Arabic number sign U+0600, ...) are Cf too but are drawn.
+INVISIBLE_CLASS = ("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f"
+                   "\ufeff\ufff9-\ufffb\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+                   "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]")
+INVISIBLE = re.compile(INVISIBLE_CLASS)
+# ... less the direction overrides (U+202D, U+202E), which reorder what is shown
+_SHOWN_IN_ORDER = re.compile(INVISIBLE_CLASS.replace("\u202a-\u202e", "\u202a-\u202c"))
+
+
+def skip_invisible(text: str, overrides: bool = True) -> str:
+    """`text` without its invisible format characters, as every page shows it (shorter: for
+    reading an expression, not for locating it); with `overrides` false, a direction override
+    is kept (a reader then sees what it hides)."""
+    if text.isascii():
+        return text
+    return (INVISIBLE if overrides else _SHOWN_IN_ORDER).sub("", text)
+
+
 # Every way of writing the Greek letter mu that is not `\mu` itself: `\micro` (siunitx, and what
 # some editors insert for μ), `\upmu` (upgreek), `\textmu` (textcomp), `\muup` (unicode-math).
 _MU = re.compile(r"\\(?:micro|upmu|textmu|muup|mup)(?![A-Za-z])")

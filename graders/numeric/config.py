@@ -17,8 +17,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 # 1.10: a value the answer negates (`≠ 64`), offers among others (`64 or 65`) or takes back
 # (`64 <- no wait, 32`): review; other scripts' digits (`٦٤`, `𝟔𝟒`) read; 1.11: a denied value's
 # suggestion is 0 and it goes to review at any threshold; a precise value restated rounded
-# (`590,592 ≈ 0.59 M`) is graded on the precise value; `64? no, 32` takes 64 back
-VERSION = "1.11"
+# (`590,592 ≈ 0.59 M`) is graded on the precise value; `64? no, 32` takes 64 back; 1.12:
+# invisible format characters in a number (`6<U+200B>4`) skipped; a direction override that
+# reorders its digits: review
+VERSION = "1.12"
 
 Scalar = int | float
 ExpectedValue = Scalar | list[Scalar]

@@ -11,7 +11,7 @@ from collections import deque
 from dataclasses import replace
 from fractions import Fraction
 
-from graders.notation import fold_width
+from graders.notation import INVISIBLE_CLASS, fold_width
 from graders.numeric.arith import Number
 from graders.numeric.candidates import Candidate, Extraction, Value
 from graders.numeric.latex import SEP, fold_digits, to_arith
@@ -130,8 +130,10 @@ def _source(side: str, piece: str) -> str:
     return compact if len(compact) <= 80 else piece
 
 
-# what may stand between two values of one chain: relations and layout, no words
-_LAYOUT = re.compile(r"\\(?:boxed|left|right|displaystyle|q?quad|[,;! ])|[\s{}()\[\]&.,]")
+# what may stand between two values of one chain: relations and layout (invisible format
+# characters too: `= <U+200B>64`), no words
+_LAYOUT = re.compile(r"\\(?:boxed|left|right|displaystyle|q?quad|[,;! ])|[\s{}()\[\]&.,]|"
+                     + INVISIBLE_CLASS)
 
 
 # where the words after one value stop describing it and start labelling the next:

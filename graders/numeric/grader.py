@@ -15,6 +15,7 @@ from graders.kind import Grader
 from graders.numeric.arith import EvalError, Number, parse_number
 from graders.numeric.config import VERSION, NumericConfig
 from graders.numeric.extract import Candidate, extract
+from graders.numeric.invisible import overridden
 from graders.numeric.memo import MEMO, NumericMemo, observation_key, placed, scoring_key
 from graders.numeric.select import Choice, choose, reading
 from graders.numeric.verdicts import Verdict, exact, plain, plausibility, show
@@ -108,6 +109,15 @@ class NumericGrader(Grader):
                             f"{feedback} A grader must decide which value is the answer.")
                 student = (f"Your answer gives different values for this part ({both}); a "
                            "grader will check which one you meant.")
+        shown = choice.candidates[0]
+        if status is Status.GRADED and overridden(answer.text, shown.start, shown.end):
+            # a direction override shows the digits in another order (`<U+202E>46` shows 64)
+            status, confidence = Status.NEEDS_REVIEW, min(confidence, 0.5)
+            feedback += (" (A direction override (U+202D/U+202E) in the answer shows "
+                         f"“{shown.source}” in another order than it was typed; read as typed: "
+                         f"{show(choice.value)}. A grader must check the value meant.)")
+            student = (f"{student} Your answer holds a hidden direction character that changes "
+                       "how this value is shown; a grader will check it.")
         # a denied value goes to a reader whatever the threshold (below 0.4 it would be graded)
         if status is Status.GRADED and (confidence < context.review_threshold or choice.negated):
             status = Status.NEEDS_REVIEW

@@ -12,6 +12,7 @@ import re
 import unicodedata
 
 from graders.numeric.arith import SCALES
+from graders.numeric.invisible import skip_invisible
 
 _SCALE_LETTERS = {"K": "thousand", "M": "million", "B": "billion"}
 # a unit of operations with its SI prefix (`2.1 GFLOPs`, `3 TFLOP`, `590 kFLOPS`)
@@ -106,8 +107,9 @@ _SUPERSCRIPT = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-", strict=
 
 
 def glue_digit_groups(text: str) -> str:
-    """Remove thousands separators; `0,665` (a decimal comma) becomes `0.665`."""
-    text = read_ocr_digits(text)
+    """Remove thousands separators and invisible format characters (`6<U+200B>4` reads 64);
+    `0,665` (a decimal comma) becomes `0.665`."""
+    text = read_ocr_digits(skip_invisible(text))
     text = _THIN.sub("", text)
     text = _SPACE_GROUPS.sub(lambda m: m.group(1) + m.group(2).replace(" ", ""), text)
     text = _COMMA_GROUPS.sub(lambda m: m.group(1) + m.group(2).replace(",", ""), text)

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import re
 
+from graders.numeric.invisible import INVISIBLE_CLASS
+
 _LITERAL = re.compile(r"\d+(?:\.\d+)?|\.\d+")
 # what may separate digit groups in the source: 589,824 / 589 824 / 589\,824 / 589{,}824
 _GROUP_SEP = r"(?:,|\\[,;! ]|\{,\}|~|\.|[ \t\u2009\u202f\u00a0'])?"
+_SKIP = INVISIBLE_CLASS + "*"
 _OPENERS = re.compile(r"(?:\\(?:boxed|frac|dfrac|tfrac|cfrac|sqrt)\s*\{|\be\s*\^\s*\{?|[({\[])\s*$")
 _SCALE_TAIL = re.compile(r"\s*(?:thousand|million|billion|trillion)\b|(?-i:[KMB])(?![A-Za-z0-9_])"
                          r"|[ \t]{0,3}[kmgt]flops?\b", re.IGNORECASE)
@@ -21,7 +24,9 @@ def _literal_pattern(literal: str) -> re.Pattern[str]:
         groups.insert(0, whole[-3:])
         whole = whole[:-3]
     groups.insert(0, whole)
-    body = _GROUP_SEP.join(groups) + (r"\." + decimals if dot else "")
+    # invisible format characters may stand between any two characters (`6<U+200B>4`)
+    body = (_SKIP + _GROUP_SEP + _SKIP).join(_SKIP.join(group) for group in groups) \
+        + (_SKIP + r"\." + _SKIP + _SKIP.join(decimals) if dot else "")
     return re.compile(r"(?<![\d.])" + body + r"(?![\d])")
 
 

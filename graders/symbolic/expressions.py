@@ -8,7 +8,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from graders.notation import expand_set_sums, fold_width, norm_names, standard_mu
+from graders.notation import (
+    expand_set_sums,
+    fold_width,
+    norm_names,
+    skip_invisible,
+    standard_mu,
+)
 from graders.symbolic.juxtaposed import superscripts
 from graders.symbolic.shorthand import braced
 
@@ -182,7 +188,9 @@ def _drop_condition(expression: str) -> str:
 def tidy(expression: str) -> str:
     """Unicode and plain-text spellings to LaTeX the parser reads; spacing normalised."""
     # Python's power first: `2**(b - 1)` is `2^{b - 1}` as `2^(b - 1)` is
-    out = fold_width(expression).replace("**", "^")
+    # invisible characters copied in (`\\sqrt{6<U+200B>4}`) are skipped; a direction override,
+    # which shows the expression in another order, is not (it is not read: a reader decides)
+    out = fold_width(skip_invisible(expression, overrides=False)).replace("**", "^")
     out = braced(expand_set_sums(standard_mu(superscripts(out))))
     for char, latex in _UNICODE.items():
         out = out.replace(char, latex)
