@@ -17,8 +17,10 @@ from tests.browser.conftest import LiveServer, screenshot, sign_in
 
 SLUG = "transformer-basics"
 HOSTILE = "<script>alert('x')</script>"
-# Two readings of d_head: the numeric grader leaves b1.d_head to a human (needs_review).
-AMBIGUOUS = f"d_head = 12 maybe 64 {HOSTILE}"
+# Two readings of d_head: the numeric grader leaves b1.d_head to a human (needs_review). The
+# script is in a code span, which Markdown shows as written (a bare `<script>` element shows
+# nothing on the rendered page, so the reader blanks it: graders/documents/markdown_html.py).
+AMBIGUOUS = f"d_head = 12 maybe 64 `{HOSTILE}`"
 DOCUMENT = (
     "# Homework 1\n\n## A1\nI ran out of time for this one.\n\n"
     f"## B1\n{AMBIGUOUS}\n\n## B2\nSum = 11.107\n"

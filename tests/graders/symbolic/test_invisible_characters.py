@@ -48,14 +48,15 @@ def _sprinkled(draw: st.DrawFn, formulas: list[str]) -> str:
     return "s = " + "".join(chars)
 
 
-@settings(max_examples=40, deadline=None)
+# each example is a symbolic grading (about 0.7 s here): a few dozen cover the characters
+@settings(max_examples=15, deadline=None)
 @given(_sprinkled(RIGHT))
 def test_a_formula_with_invisible_characters_is_read_as_shown(text: str) -> None:
     result = _grade(text)
     assert (result.status, result.points) == (Status.GRADED, Decimal(1)), (text, result.feedback)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(_sprinkled(WRONG))
 def test_a_wrong_formula_with_them_earns_nothing(text: str) -> None:
     assert _grade(text).points == 0, text
