@@ -22,17 +22,7 @@ def drawn_pdf(lines: list[tuple[float, float, str, str]], size: float = 10) -> b
                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
                "/Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
                f"<< /Length {len(stream.encode('latin-1'))} >>\nstream\n{stream}\nendstream"]
-    out = b"%PDF-1.4\n"
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += f"{number} 0 obj\n{body}\nendobj\n".encode("latin-1")
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
-    out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n"
-            "%%EOF\n").encode()
-    return out
+    return _pdf(objects, "1.4")
 
 
 LAYERS = "/OCProperties << /OCGs [6 0 R 7 0 R] /D << /OFF [6 0 R] /ON [7 0 R] >> >>"
@@ -51,7 +41,12 @@ def wrapped_pdf(lines: list[tuple[float, float, str, str]]) -> bytes:
                "<< /F1 3 0 R >> /Properties << /off 6 0 R /on 7 0 R >> >> /Contents 5 0 R >>",
                f"<< /Length {len(stream.encode('latin-1'))} >>\nstream\n{stream}\nendstream",
                "<< /Type /OCG /Name (notes) >>", "<< /Type /OCG /Name (answers) >>"]
-    out = b"%PDF-1.5\n"
+    return _pdf(objects, "1.5")
+
+
+def _pdf(objects: list[str], version: str) -> bytes:
+    """The numbered objects (1 the catalog) as a PDF file with its cross-reference table."""
+    out = f"%PDF-{version}\n".encode()
     offsets = []
     for number, body in enumerate(objects, start=1):
         offsets.append(len(out))
