@@ -22,7 +22,7 @@ from tests.app.conftest import copy_sqlite, make_tokens
 from tests.support.ports import free_port
 
 # Examples per operation: ~20 operations, each example a real HTTP round trip.
-EXAMPLES = 12
+EXAMPLES = 8
 
 
 

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from graders.documents.formats import decode_document
 from graders.documents.latex_source import typeset_text
+from tests.support.pace import stretched
 
 # visible text: letters, digits, spaces and math, never a backslash, brace or percent sign
 _WORDS = st.text(alphabet="abcXYZ0123456789 =$_^.,:;()", min_size=1, max_size=30)
@@ -71,7 +72,7 @@ def test_two_megabytes_of_openers_read_in_linear_time() -> None:
         text = unit * (2_000_000 // len(unit))
         began = time.perf_counter()
         assert len(typeset_text(text)) == len(text)
-        assert time.perf_counter() - began < 5, unit
+        assert time.perf_counter() - began < stretched(5), unit  # this machine's pace
 
 
 def test_white_on_a_painted_page_or_box_is_read() -> None:

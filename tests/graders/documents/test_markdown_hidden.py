@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from graders.documents.formats import decode_document
 from graders.documents.markdown_source import rendered_text
+from tests.support.pace import stretched
 
 # visible text: never a tag, backtick, fence or indentation of its own
 _WORDS = st.text(alphabet="abcXYZ0123456789 =$_^.,:;()*", min_size=1, max_size=30).map(
@@ -77,7 +78,7 @@ def test_two_megabytes_of_tags_read_in_linear_time() -> None:
         text = unit * (2_000_000 // len(unit))
         began = time.perf_counter()
         assert len(rendered_text(text)) == len(text)
-        assert time.perf_counter() - began < 5, unit
+        assert time.perf_counter() - began < stretched(5), unit  # this machine's pace
 
 
 def test_white_text_on_a_background_of_its_own_is_read() -> None:
