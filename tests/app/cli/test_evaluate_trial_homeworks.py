@@ -173,9 +173,8 @@ derivations unreadable. The bars below are the figures after them.
   a sign or bracket is the symbol; an evaluation as `\\frac` of numbers or with U+2212 passed
   over; durations in the unit of time nearest the expected value; `\\,\\text{ms}`; a step's
   unit before `=` keeps the chain; a carried-forward value within the item's tolerance; OCR's
-  `O.Ol`; `Problem 6(b)` parts) and the rubric's edit (two written patterns): 357/360, 1
-  confident wrong (oli's OCR formula `(l - alpha^(gamma+l)) / (l - alpha)`), 0 called
-  missing."""
+  `O.Ol`; `Problem 6(b)` parts; a transcript's lone `l` for 1 in a formula) and the rubric's
+  edit (two written patterns): 358/360, 0 confident wrong, 0 called missing."""
 
 from __future__ import annotations
 
@@ -313,12 +312,10 @@ def trial_reports(request: pytest.FixtureRequest,
     # takes it, the grader reads 2e9), written misses in review (pam's "whatever the input, it
     # is made of bytes": no pattern of the rubric's)
     ("tokenizers", 295, 6),
-    # of 360 (336, 12 confident wrong on the first run; 357, 1 after session t52 in five runs
-    # of six with RESULT_CACHE off, 354-357 and 1-3 here: ben's and max's unrescaled running sum
-    # and gia's unscaled scores pass a share of the drawn inputs, 3 of 7 at times, 0.86 and
-    # 0.57 against hand ranges up to 0.75 and 0.5).
-    # Left: oli's OCR formula `E = (l - alpha^(gamma+l)) / (l - alpha)` graded against its
-    # `(l - O.8^5)/O.2` (0 at 0.85), ben's `E = Σ_{i=0}^{γ} α^i` (review), rex's hedged
+    # of 360 (336, 12 confident wrong on the first run; 357-358, 0-1 after session t52 with
+    # RESULT_CACHE off, 354-357 and 1-3 here: ben's and max's unrescaled running sum and gia's
+    # unscaled scores pass a share of the drawn inputs, 3 of 7 at times, 0.86 and 0.57 against
+    # hand ranges up to 0.75 and 0.5). Left: ben's `E = Σ_{i=0}^{γ} α^i` (review), rex's hedged
     # `0.01, maybe 0.015` (review, 0.01's credit suggested)
     ("inference", 353, 3),
 ])
