@@ -13,8 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 # 2: a choice whose text holds a separator stays one selection; 3: a question's parts answered
 # in one block ("(a) B (b) A, C") are read part by part; an offered label followed by its
 # option's text ("B) sqrt(d)") is that label; 5: Markdown emphasis around a selection
-# (`**B**`) is formatting, not the choice
-VERSION = "5"  # 4: the parts of a LaTeX list (`\item[(a)] B`, bare `\item`s)
+# (`**B**`) is formatting, not the choice; 6: parts marked with a question word and number
+# (`Problem 6(b)`, `Exercise 6.b:`), after a first part the locator left as `(a) A`
+VERSION = "6"  # 4: the parts of a LaTeX list (`\item[(a)] B`, bare `\item`s)
 
 # Student text is hostile: only a bounded prefix is read, in a bounded number of selections.
 MAX_ANSWER = 2000

@@ -28,8 +28,10 @@ _PART = r"[a-h]|viii|vii|vi|iv|v|iii|ii|i"
 _MARKER = re.compile(
     r"(?:^|(?<=[ \t\n]))(\**)[ \t]*(?:\((?P<paren>[1-9]|" + _PART + r")\)"
     r"|(?P<bare>[1-9]|" + _PART + r")(?P<end>[).:])"
-    # a part marked with its question's number: `7.a`, `Q7.a`, `7(a)`, `7a)`, `**7.b**`
-    r"|(?:Q|Question ?)?[1-9][0-9]?(?:[.-]?\((?P<npar>" + _PART + r")\)"
+    # a part marked with its question's number: `7.a`, `Q7.a`, `7(a)`, `7a)`, `**7.b**`,
+    # `Problem 7(b)`, `Exercise 7.b`
+    r"|(?:Q|Question ?|Problem ?|Prob\. ?|Exercise ?|Ex\. ?)?[1-9][0-9]?"
+    r"(?:[.-]?\((?P<npar>" + _PART + r")\)"
     r"|[.-]?(?P<nbare>" + _PART + r")(?P<nend>[).:])|[.-](?P<nlone>" + _PART + r")))"
     r"\**(?=[ \t\n]|$)",
     re.IGNORECASE)
@@ -82,13 +84,17 @@ def _markers(text: str) -> list[_Marker]:
 
 
 def _best_run(markers: list[_Marker], first: int = 1) -> list[_Marker]:
-    """The longest run counting up from `first` among markers of one form, of one kind."""
+    """The longest run counting up from `first` among markers of one form, of one kind. A run
+    that opens the text may go on in its form with the question's number: the locator took
+    `Problem 6` of `Problem 6(a) A` for the label, and left `(a) A` before `Problem 6(b)`."""
     best: list[_Marker] = []
     for form in _FORMS:
         for kind in ("letter", "number", "roman"):
             run: list[_Marker] = []
             for marker in markers:
-                if marker.form == form and place_in_run(marker.label, kind) == len(run) + first:
+                numbered = bool(run) and run[0].start == 0 and marker.form == "#" + form
+                if (marker.form == form or numbered) \
+                        and place_in_run(marker.label, kind) == len(run) + first:
                     run.append(marker)
             if len(run) >= 2 and len(run) > len(best):
                 best = run

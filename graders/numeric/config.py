@@ -19,8 +19,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 # suggestion is 0 and it goes to review at any threshold; a precise value restated rounded
 # (`590,592 ≈ 0.59 M`) is graded on the precise value; `64? no, 32` takes 64 back; 1.12:
 # invisible format characters in a number (`6<U+200B>4`) skipped; a direction override that
-# reorders its digits: review
-VERSION = "1.12"
+# reorders its digits: review; 1.13: a duration with its unit (`0.014 s`, `3584 ms`, `2 min`) in
+# the unit of time nearest the expected value; LaTeX's `\\,` before a unit (`2\\,\\text{GiB}`);
+# a step's unit before `=` keeps the chain (`256 x 28 ms = 7.17 s`); a carried-forward value
+# within the item's tolerance of the earlier value times the factor; OCR's decimal of letters
+# only (`O.Ol`)
+VERSION = "1.13"
 
 Scalar = int | float
 ExpectedValue = Scalar | list[Scalar]

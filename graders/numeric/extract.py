@@ -22,6 +22,7 @@ from graders.numeric.restatements import restated
 from graders.numeric.spans import written_span
 from graders.numeric.statements import RELATION, split_sides, split_statements
 from graders.numeric.statements import Span as Statement
+from graders.numeric.units import unit_length
 from graders.numeric.vectors import (
     Listed,
     bare_lists,
@@ -137,8 +138,9 @@ _LAYOUT = re.compile(r"\\(?:boxed|left|right|displaystyle|q?quad|[,;! ])|[\s{}()
 
 
 # where the words after one value stop describing it and start labelling the next:
-# `589 824 per matrix, ×3 = ...`, `64 dimensions per head and 589,824 weights`
-_CLAUSE = re.compile(r"[,;(]|\b(?:and|so|then|thus|hence|while|whereas|but)\b")
+# `589 824 per matrix, ×3 = ...`, `64 dimensions per head and 589,824 weights`; LaTeX's spaces
+# `\,` and `\;` (`14\,\text{ms}`) are layout, not punctuation
+_CLAUSE = re.compile(r"(?<!\\)[,;]|\(|\b(?:and|so|then|thus|hence|while|whereas|but)\b")
 
 
 def _labelled(masked: str, statement: Statement, found: list[Candidate]) -> list[Candidate]:
@@ -150,10 +152,13 @@ def _labelled(masked: str, statement: Statement, found: list[Candidate]) -> list
     label = ""
     for position, candidate in enumerate(found):
         gap = masked[cursor:candidate.start] if candidate.start >= cursor else ""
-        bare = _LAYOUT.sub("", RELATION.sub("", gap))
+        # a step's unit before the relation keeps the chain: `256 x 28 ms = 7.17 s`
+        lead = unit_length(gap) if out else 0
+        bare = _LAYOUT.sub("", RELATION.sub("", gap[lead:]))
         chained = bool(out) and not bare and bool(RELATION.search(gap))
         if chained:
-            out[-1] = replace(out[-1], working=True)
+            out[-1] = replace(out[-1], working=True,
+                              trailing=_squeeze(gap[:lead]) or out[-1].trailing)
         else:
             clause = _CLAUSE.search(gap) if out else None
             if clause is not None:

@@ -17,7 +17,7 @@ from graders.numeric.config import VERSION, NumericConfig
 from graders.numeric.extract import Candidate, extract
 from graders.numeric.invisible import overridden
 from graders.numeric.memo import MEMO, NumericMemo, observation_key, placed, scoring_key
-from graders.numeric.select import Choice, choose, reading
+from graders.numeric.select import Choice, choose, close, reading
 from graders.numeric.verdicts import Verdict, exact, plain, plausibility, show
 from graders.results import Evidence, ItemResult, Status
 from graders.rubric_model import RubricItem
@@ -326,6 +326,9 @@ def _carry_forward(
         consistent = implied == value
     else:
         consistent = abs(float(implied) - float(value)) <= 1e-9 * max(1.0, abs(float(value)))
+    # rounded as the student rounds the rest (`35.7 x 32 = 1143`): within the item's own
+    # tolerance around the product, as the expected value is
+    consistent = consistent or close(value, float(implied), config)
     if not consistent:
         return None
     text = (f"{show(value)} is not the expected value, but it follows correctly from your own "

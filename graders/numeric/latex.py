@@ -57,6 +57,9 @@ _OCR_SCIENTIFIC = re.compile(r"(?<![\w.])(?=[\dlIO.]{0,8}[eE][-+]?[\dlIO]{1,3}(?
                              r"(?=[\dlIO.]{0,8}[eE][-+]?[\dlIO]{0,2}[lIO]|[\dlIO.]{0,8}[lIO])"
                              r"[\dlI][\dlIO]{0,3}(?:\.[\dlIO]{1,4})?[eE][-+]?[\dlIO]{1,3}"
                              r"(?![\w.])")
+# ... and a decimal read with letters only (`O.Ol` for 0.01, `l.O`): O, l or I on both sides
+# of one point, standing alone, is no word
+_OCR_LETTERS = re.compile(r"(?<![\w.])[OlI]\.[OlI]{1,8}(?!\w|\.\w)")
 # ... and a count grouped by spaces with an O in a group (`1 O73 741 824`)
 _OCR_SPACE_GROUPS = re.compile(r"(?<![\w.,])[1-9]\d{0,2}(?: (?=[\dO]*\d[\dO]*\d)[\dO]{3}){2,4}"
                                r"(?![\w,]| \d)")
@@ -87,6 +90,7 @@ def read_ocr_digits(text: str) -> str:
     text = _OCR_ZERO.sub(lambda m: m.group(0).replace("O", "0"), text)
     text = _OCR_ONE.sub(lambda m: m.group(0).translate(_OCR_DIGITS), text)
     text = _OCR_NUMBER.sub(lambda m: m.group(0).translate(_OCR_DIGITS), text)
+    text = _OCR_LETTERS.sub(lambda m: m.group(0).translate(_OCR_DIGITS), text)
     return _UNIT_DECIMAL_COMMA.sub(r"\1.", text)
 _TIMES_X = re.compile(r"(?<=\d)\s*[xX]\s*(?=\d)")
 

@@ -9,12 +9,16 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 # The grader's version (SymbolicGrader.version), one definition: it names the grader's code in every
 # cache key, and the keys read it here without importing the grader (graders.registry).
-VERSION = "1.9"  # 1.4: a formula's later evaluation in numbers is passed over; 1.5: `V x d`
+VERSION = "1.11"  # 1.4: a formula's later evaluation in numbers is passed over; 1.5: `V x d`
 # 1.6: names typed against each other (`4dT^2`), superscripts (`T²`), evaluations with `2048²`
 # or `≈`; 1.7: Markdown emphasis around an assignment (`**L = HW/P^2 + 1**`); 1.8: two
 # expressions offered for one target (`q = k_a, or maybe q = ...`, `q = X (or possibly Y)`) that
 # earn different credit: review, the lesser suggested; 1.9: invisible format characters copied
-# into a formula (`\\sqrt{6<U+200B>4}`) skipped
+# into a formula (`\\sqrt{6<U+200B>4}`) skipped; 1.10: `\\gamma` before a sign or a bracket
+# (`\\alpha^{\\gamma+1}`, `\\gamma(k_a + k_b)`) is the symbol, not the gamma function; an
+# evaluation as a fraction of numbers or with U+2212 (`E = \\frac{1 - 0.8^{5}}{0.2}`) passed over;
+# 1.11: a transcript's lone l for 1 and O for 0 (`(l - alpha^(gamma+l))`, `O.8`), where the
+# expected expression names no symbol l or O
 
 DEFAULT_LARGE_SCALARS = ("beta", "lambda", "s", "C", "gamma", "t", "M", "K", "c", "alpha")
 

@@ -5,11 +5,11 @@ target assigned twice, the formula first and the number after it. The number is 
 sub-part's answer, not the formula: where the expected expression has symbols and the answer
 assigns the target a formula too, its assignments that are numbers alone are passed over.
 
-A number here: digits with `.`, `,`, spaces and thin spaces, the operators `* / + - ^ ( )`,
-`x`, `×`, `·`, `\\cdot`, `\\times` between numbers, powers typed as superscripts (`2048²`),
-`≈` or `\\approx` before the value rounded, an exponent's `e`, and OCR's `O` and `l`
-for 0 and 1 beside digits (`32 OOO`, `l31,O72`). Any other letter is a symbol. Linear scans of
-a bounded expression.
+A number here: digits with `.`, `,`, spaces and thin spaces, the operators `* / + - − ^ ( )`,
+`x`, `×`, `·`, `\\cdot`, `\\times` between numbers, `\\frac` of numbers, powers typed as
+superscripts (`2048²`), `≈` or `\\approx` before the value rounded, an exponent's `e`, and
+OCR's `O` and `l` for 0 and 1 beside digits (`32 OOO`, `l31,O72`). Any other letter is a
+symbol. Linear scans of a bounded expression.
 """
 
 from __future__ import annotations
@@ -20,9 +20,11 @@ from graders.symbolic.expressions import Assignment
 
 MAX_EXPRESSION = 400
 
-_LATEX = re.compile(r"\\(?:cdot|times|approx|left|right|[,;:! ])|[{}$]")
-# `2048²`: a power typed as a superscript; `≈ 2.15e9`: the value rounded, as a chain ends
-_ALLOWED = re.compile(r"[0-9\s.,×·*/^()+\-=≈⁰¹²³⁴⁵⁶⁷⁸⁹⁻]*")
+# a fraction of numbers (`\\frac{1 - 0.8^{5}}{0.2}`) is a number too
+_LATEX = re.compile(r"\\(?:cdot|times|approx|left|right|[dt]?frac|[,;:! ])|[{}$]")
+# `2048²`: a power typed as a superscript; `≈ 2.15e9`: the value rounded, as a chain ends; the
+# minus sign (U+2212) as typeset text has it
+_ALLOWED = re.compile(r"[0-9\s.,×·*/^()+\-−=≈⁰¹²³⁴⁵⁶⁷⁸⁹⁻]*")
 _OCR_WORD = re.compile(r"\b[Ol]+\b|(?<=[0-9,])[Ol]+|[Ol]+(?=[0-9,])")
 _WORD = re.compile(r"[A-Za-z]+")
 

@@ -27,6 +27,7 @@ from graders.symbolic.expressions import (
 from graders.symbolic.hedges import offered_beside, with_alternatives
 from graders.symbolic.juxtaposed import juxtaposed_names
 from graders.symbolic.pool import SymbolicPool
+from graders.symbolic.transcribed import names, read_as_written
 
 MAX_TRIES = 3  # earlier assignments tried when the last one cannot be read
 
@@ -186,6 +187,8 @@ class SymbolicGrader(Grader):
         config = SymbolicConfig.model_validate(item.config)
         in_parts = item.id in answer.parts
         text = answer.parts[item.id] if in_parts else answer.text
+        if context.submission.format == "text":  # a transcript: OCR's `l` for 1, `O.8` for 0.8
+            text = read_as_written(text, names(" ".join(config.expectations or ())))
         declared = sorted(declared_scalars(text) - set(config.large_scalars))
         if declared and config.mode == "scalar_multiple":
             # the student said which of their symbols is a (large) scale factor

@@ -19,6 +19,9 @@ MEMORY_LIMIT = 1536 * 1024 * 1024
 MAX_INPUT = 2000
 # how the grader names a norm (graders.notation.NORM_PREFIX; the worker imports no grader code)
 NORM_PREFIX = "norm_"
+# `\gamma` before a sign or a bracket (`\gamma+1`, `\gamma(k_a + k_b)`, `\gamma_1 x`) is parsed
+# as Euler's gamma function of what follows; spelled as a name it is always the symbol
+_GAMMA = re.compile(r"\\gamma(?![A-Za-z])")
 
 
 def _limit_memory() -> None:
@@ -41,7 +44,7 @@ def _parse(latex: str) -> Any:
         raise ValueError("expression too long")
     import sympy
 
-    expr = latex2sympy(latex)
+    expr = latex2sympy(_GAMMA.sub(r"\\mathit{gamma}", latex))
     # a student's \gamma is a scale factor, not the Euler-Mascheroni constant
     expr = expr.xreplace({sympy.EulerGamma: sympy.Symbol("gamma")})
     return _canonical_symbols(expr)
