@@ -16,7 +16,7 @@ from graders.documents.cues import NormalisedText, compile_cues, found_cues
 from graders.numeric.arith import Number
 from graders.numeric.config import NumericConfig
 from graders.numeric.extract import Candidate, Extraction, Value
-from graders.numeric.hedges import hedged, negations
+from graders.numeric.hedges import hedged, listed_beside, negations
 from graders.numeric.rounding import coarser_rounding
 from graders.numeric.units import in_unit, unit_before, unit_factor
 
@@ -190,6 +190,8 @@ def affinity(
     return score, cues
 
 
+# the rivals a listing of values beside the chosen one adds at most
+MAX_LISTED = 8
 # more than a match of the key gains over another value labelled for the item
 NEGATED_PENALTY = 4.0
 
@@ -257,6 +259,20 @@ def _doubted(choice: Choice, surroundings: _Surroundings, position: int, config:
         if not _same_answer(reading(candidate, config), chosen, config):
             rivals += [] if candidate in rivals else [candidate]
             doubt = doubt or why
+    listed = 0
+    for other, why in listed_beside(surroundings.extraction, position, used):
+        # a shotgun (`32, 64, 128`): a value listed beside the chosen one that could answer the
+        # item is a rival; another magnitude (`64, 1000`: a count of something else) is not
+        candidate = candidates[other]
+        value = reading(candidate, config)
+        if candidate in rivals or _same_answer(value, chosen, config):
+            continue
+        if _plausible_rival(value, chosen, config) or _is_expected(value, config):
+            rivals.append(candidate)
+            doubt = doubt or why
+            listed += 1
+            if listed == MAX_LISTED:
+                break  # a reader needs to see that there are several, not all of a thousand
     negated = surroundings.negated.get(position)
     if negated:
         confidence = min(confidence, SHARED_CONFIDENCE)
