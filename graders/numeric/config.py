@@ -19,8 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 # suggestion is 0 and it goes to review at any threshold; a precise value restated rounded
 # (`590,592 ≈ 0.59 M`) is graded on the precise value; `64? no, 32` takes 64 back; 1.12:
 # invisible format characters in a number (`6<U+200B>4`) skipped; a direction override that
-# reorders its digits: review
-VERSION = "1.12"
+# reorders its digits: review; 1.13: values listed side by side with the chosen one (`32, 64,
+# 128`, one a line) that could answer the item are its rivals: review
+VERSION = "1.13"
 
 Scalar = int | float
 ExpectedValue = Scalar | list[Scalar]

@@ -10,6 +10,7 @@ import re
 from collections import deque
 from dataclasses import replace
 from fractions import Fraction
+from functools import lru_cache
 
 from graders.notation import INVISIBLE_CLASS, fold_width
 from graders.numeric.arith import Number
@@ -201,7 +202,11 @@ def _lists(text: str, masked: str, found: list[Candidate]) -> list[Candidate]:
     return out
 
 
+@lru_cache(maxsize=8)
 def extract(text: str) -> Extraction:
+    """Every candidate value of the text (its first MAX_TEXT characters). Kept for the last few
+    texts: an item that reads nothing looks again for a value no item read
+    (`grader._unread_number`), and a long answer costs its extraction once, not once per item."""
     text = text[:MAX_TEXT]
     # full-width digits and punctuation (`５８９，８２４`, `（`) and other scripts' digits (`٦٤`)
     # read as ASCII; positions are kept, so sources are quoted from the text as written

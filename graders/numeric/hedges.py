@@ -52,8 +52,9 @@ _TAKEN_BACK = re.compile(
 # word between them makes them another statement (working, a label, a hedge read above).
 _LISTED = re.compile(r"(?:[\s,;]|\n[ \t]*[-*\u2022+](?=[ \t]))+")
 # A value a word follows on its line counts something else or labels what follows (`64, 12
-# heads`, `q = 31 5(c) ...`, `64\n2. The total`): it ends a listing, it is not one of its values.
-_WORDED = re.compile(r"[ \t]*(?:\((?:[A-Za-z]{1,4}|\d{1,2})\)|\)|[.:]?[ \t]*[^\W\d_])")
+# heads`, `q = 31 5(c) ...`, `64\n2. The total`, `1.12\n3-b 1.0`): it ends a listing, it is
+# not one of its values.
+_WORDED = re.compile(r"[ \t]*(?:\((?:[A-Za-z]{1,4}|\d{1,2})\)|\)|[.:\-]?[ \t]*[^\W\d_])")
 # how many values on each side of the chosen one a listing is followed for
 _LISTING_REACH = 400
 _QUOTED = 80

@@ -46,7 +46,8 @@ def test_the_right_value_listed_among_others_is_not_full_credit(
 
 HONEST = ("{label} = {a} / {b} = {v}", "{label} = {v}, {v}", "{label} = {v}\n{v}",
           "{label} = {v} ({a}/{b})", "{v}, i.e. {a} / {b}", "{label} = {v}, {tiny}",
-          "{tiny}, {huge}, {label} = {v}")
+          "{tiny}, {huge}, {label} = {v}", "2-a {label} = {v}\n2-b {a}", "3(a) {v} 3(b) {a}",
+          "1. {label} = {v}\n2. {a} in all")
 
 
 @settings(max_examples=60, deadline=None)
