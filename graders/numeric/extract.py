@@ -202,12 +202,15 @@ def _lists(text: str, masked: str, found: list[Candidate]) -> list[Candidate]:
     return out
 
 
-@lru_cache(maxsize=8)
 def extract(text: str) -> Extraction:
     """Every candidate value of the text (its first MAX_TEXT characters). Kept for the last few
     texts: an item that reads nothing looks again for a value no item read
     (`grader._unread_number`), and a long answer costs its extraction once, not once per item."""
-    text = text[:MAX_TEXT]
+    return _extract(text[:MAX_TEXT])
+
+
+@lru_cache(maxsize=8)
+def _extract(text: str) -> Extraction:
     # full-width digits and punctuation (`５８９，８２４`, `（`) and other scripts' digits (`٦٤`)
     # read as ASCII; positions are kept, so sources are quoted from the text as written
     masked = mask(fold_digits(fold_width(text)))
