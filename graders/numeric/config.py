@@ -23,8 +23,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 # the unit of time nearest the expected value; LaTeX's `\\,` before a unit (`2\\,\\text{GiB}`);
 # a step's unit before `=` keeps the chain (`256 x 28 ms = 7.17 s`); a carried-forward value
 # within the item's tolerance of the earlier value times the factor; OCR's decimal of letters
-# only (`O.Ol`)
-VERSION = "1.13"
+# only (`O.Ol`); 1.14: values listed side by side with the chosen one (`32, 64, 128`, one a
+# line) that could answer the item are its rivals: review
+VERSION = "1.14"
 
 Scalar = int | float
 ExpectedValue = Scalar | list[Scalar]

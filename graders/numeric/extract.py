@@ -10,6 +10,7 @@ import re
 from collections import deque
 from dataclasses import replace
 from fractions import Fraction
+from functools import lru_cache
 
 from graders.notation import INVISIBLE_CLASS, fold_width
 from graders.numeric.arith import Number
@@ -207,7 +208,14 @@ def _lists(text: str, masked: str, found: list[Candidate]) -> list[Candidate]:
 
 
 def extract(text: str) -> Extraction:
-    text = text[:MAX_TEXT]
+    """Every candidate value of the text (its first MAX_TEXT characters). Kept for the last few
+    texts: an item that reads nothing looks again for a value no item read
+    (`grader._unread_number`), and a long answer costs its extraction once, not once per item."""
+    return _extract(text[:MAX_TEXT])
+
+
+@lru_cache(maxsize=8)
+def _extract(text: str) -> Extraction:
     # full-width digits and punctuation (`５８９，８２４`, `（`) and other scripts' digits (`٦٤`)
     # read as ASCII; positions are kept, so sources are quoted from the text as written
     masked = mask(fold_digits(fold_width(text)))

@@ -1,7 +1,8 @@
 """Values an answer names without giving them: a value it negates (`65, not 64`, `≠ 64`,
 `isn't 64`), a value it offers as one of several (`64 or 65`, `64 (or maybe 65)`) and a value
 it takes back for a later one (`64 <- no wait, 32`, `64. Actually, it is 32`, `64 -> 32`,
-`64? no, 32`).
+`64? no, 32`), and the values it lists side by side with it (`32, 64, 128`, one value a line:
+a "shotgun" of answers for an item that asks for one).
 
 Each rule looks only at the words between the value and its neighbour, so it applies to the
 value those words govern: in `64 (not 512: that is d_model)` the 512 is negated and the 64 is
@@ -44,6 +45,19 @@ _TAKEN_BACK = re.compile(
     r"(?:no,?\s+wait|wait|scratch\s+that|actually|i\s+mean|correction|make\s+that|oops|sorry)\b"
     r"|\?[ \t]*no\b)",
     re.IGNORECASE)
+
+
+# Nothing but list punctuation between two values: commas, semicolons, blanks and line breaks, a
+# bullet opening a line (`32, 64`, `32; 64`, `32\n64`, `- 32\n- 64`). An operator, a relation or a
+# word between them makes them another statement (working, a label, a hedge read above).
+_LISTED = re.compile(r"(?:[\s,;]|\n[ \t]*[-*\u2022+](?=[ \t]))+")
+# A value a word follows on its line counts something else or labels what follows (`64, 12
+# heads`, `q = 31 5(c) ...`, `64\n2. The total`, `1.12\n3-b 1.0`): it ends a listing, it is
+# not one of its values.
+_WORDED = re.compile(r"[ \t]*(?:\((?:[A-Za-z]{1,4}|\d{1,2})\)|\)|[.:\-]?[ \t]*[^\W\d_])")
+# how many values on each side of the chosen one a listing is followed for
+_LISTING_REACH = 400
+_QUOTED = 80
 
 
 def negations(extraction: Extraction) -> dict[int, str]:
@@ -99,3 +113,44 @@ def _ordered(extraction: Extraction) -> list[int]:
     """The positions of the values read from the text, in the order written (not the vectors
     assembled from bare lists afterwards)."""
     return [i for i, c in enumerate(extraction.candidates) if not c.listed]
+
+
+def listed_beside(extraction: Extraction, position: int,
+                  used: set[int]) -> tuple[tuple[int, str], ...]:
+    """The values listed side by side with the candidate at `position` (only list punctuation
+    between each and the next, `32, 64, 128`), those before it then those after, each with the
+    reason quoting the listing; values another item took, working and values of the other kind
+    (a vector beside a number) are not returned. The caller keeps those that could answer the
+    item."""
+    candidates = extraction.candidates
+    chosen = candidates[position]
+    ordered = [i for i in _ordered(extraction) if candidates[i].is_vector == chosen.is_vector]
+    here = ordered.index(position) if position in ordered else -1
+    if here < 0:
+        return ()
+    text = extraction.text
+    found: list[int] = []
+    start, end = chosen.start, chosen.end
+    for step in (-1, 1):
+        edge, k, steps = chosen, here + step, 0
+        while 0 <= k < len(ordered) and steps < _LISTING_REACH:
+            steps += 1
+            other = candidates[ordered[k]]
+            first, second = (other, edge) if step < 0 else (edge, other)
+            if second.start < first.end:  # a piece of the same value (`768` of `768/12`)
+                k += step
+                continue
+            if not _LISTED.fullmatch(text, first.end, second.start) \
+                    or _WORDED.match(text, other.end):
+                break
+            if ordered[k] not in used and not other.working:
+                found.append(ordered[k])
+            start, end = min(start, other.start), max(end, other.end)
+            edge, k = other, k + step
+    if not found:
+        return ()
+    listing = " ".join(text[start:end].split())
+    quoted = listing if len(listing) <= _QUOTED else f"{listing[:_QUOTED - 1]}…"
+    why = f"the answer lists several values side by side: “{quoted}”"
+    return tuple((other, why) for other in found)
+

@@ -16,7 +16,7 @@ from graders.documents.cues import NormalisedText, compile_cues, found_cues
 from graders.numeric.arith import Number
 from graders.numeric.config import NumericConfig
 from graders.numeric.extract import Candidate, Extraction, Value
-from graders.numeric.hedges import hedged, negations
+from graders.numeric.hedges import hedged, listed_beside, negations
 from graders.numeric.rounding import coarser_rounding
 from graders.numeric.units import in_unit, unit_before, unit_factor
 
@@ -107,6 +107,9 @@ def _matches_any(value: Value, config: NumericConfig) -> float:
     return 0.0
 
 
+NEAR = 1000
+
+
 class _Surroundings:
     """The normalised text before each candidate, built once per candidate however many items
     look at it (every item scores every candidate)."""
@@ -129,8 +132,11 @@ class _Surroundings:
             extraction = self.extraction
             candidate = extraction.candidates[position]
             statement = extraction.statements[candidate.statement]
-            prefix = extraction.text[statement.start:candidate.end]
-            before = extraction.statement_text(candidate.statement - 1)
+            # the cues of a value stand near it: a statement or the one before it that runs on
+            # for pages (a list of thousands of numbers) is read NEAR characters back, so that
+            # every value does not read the whole statement again
+            prefix = extraction.text[max(statement.start, candidate.end - NEAR):candidate.end]
+            before = extraction.statement_text(candidate.statement - 1)[-NEAR:]
             own = f"{candidate.label} {candidate.trailing}"
             texts = self._texts[position] = (NormalisedText.of(own),
                                              NormalisedText.of(prefix), NormalisedText.of(before))
@@ -190,6 +196,8 @@ def affinity(
     return score, cues
 
 
+# the rivals a listing of values beside the chosen one adds at most
+MAX_LISTED = 8
 # more than a match of the key gains over another value labelled for the item
 NEGATED_PENALTY = 4.0
 
@@ -257,6 +265,20 @@ def _doubted(choice: Choice, surroundings: _Surroundings, position: int, config:
         if not _same_answer(reading(candidate, config), chosen, config):
             rivals += [] if candidate in rivals else [candidate]
             doubt = doubt or why
+    listed = 0
+    for other, why in listed_beside(surroundings.extraction, position, used):
+        # a shotgun (`32, 64, 128`): a value listed beside the chosen one that could answer the
+        # item is a rival; another magnitude (`64, 1000`: a count of something else) is not
+        candidate = candidates[other]
+        value = reading(candidate, config)
+        if candidate in rivals or _same_answer(value, chosen, config):
+            continue
+        if _plausible_rival(value, chosen, config) or _is_expected(value, config):
+            rivals.append(candidate)
+            doubt = doubt or why
+            listed += 1
+            if listed == MAX_LISTED:
+                break  # a reader needs to see that there are several, not all of a thousand
     negated = surroundings.negated.get(position)
     if negated:
         confidence = min(confidence, SHARED_CONFIDENCE)
@@ -315,6 +337,9 @@ def _rivals(surroundings: _Surroundings, position: int, config: NumericConfig,
     candidates = surroundings.extraction.candidates
     chosen = reading(candidates[position], config)
     found: list[Candidate] = []
+    # whether a statement is hypothetical, once per statement: a list of thousands of values
+    # is one statement, read once, not once per value
+    hypothetical: dict[int, bool] = {}
     for other_position, other in enumerate(candidates):
         if other_position in used or other.is_vector != isinstance(chosen, tuple):
             continue
@@ -327,10 +352,12 @@ def _rivals(surroundings: _Surroundings, position: int, config: NumericConfig,
         expected = not other.working and _is_expected(value, config)
         if not expected and (other.working or not _plausible_rival(value, chosen, config)):
             continue
-        label = surroundings.of(other_position)[0]
-        statement = surroundings.extraction.statement_text(other.statement)
-        if _HYPOTHETICAL.search(statement):
+        if other.statement not in hypothetical:
+            statement = surroundings.extraction.statement_text(other.statement)
+            hypothetical[other.statement] = _HYPOTHETICAL.search(statement) is not None
+        if hypothetical[other.statement]:
             continue
+        label = surroundings.of(other_position)[0]
         if expected or (any(True for _ in found_cues(label, patterns))
                         and not any(True for _ in found_cues(label, avoid))):
             found.append(other)

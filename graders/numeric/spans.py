@@ -4,6 +4,7 @@ glued, `\\times` to `*`), so the digits it read are found again, in order, in th
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from graders.numeric.invisible import INVISIBLE_CLASS
 
@@ -17,17 +18,38 @@ _SCALE_TAIL = re.compile(r"\s*(?:thousand|million|billion|trillion)\b|(?-i:[KMB]
 _PERCENT_TAIL = re.compile(r"\s*\\?%")
 
 
-def _literal_pattern(literal: str) -> re.Pattern[str]:
-    whole, dot, decimals = literal.partition(".")
-    groups: list[str] = []
-    while len(whole) > 3:
-        groups.insert(0, whole[-3:])
-        whole = whole[:-3]
-    groups.insert(0, whole)
+@lru_cache(maxsize=512)
+def _shape_pattern(groups: tuple[int, ...], decimals: int | None) -> re.Pattern[str]:
+    """A number written with digit groups of these lengths (and this many decimals): one
+    pattern for every number of the shape, so that distinct numbers (`1, 2, ..., 3000`) do not
+    cost a compilation each."""
     # invisible format characters may stand between any two characters (`6<U+200B>4`)
-    body = (_SKIP + _GROUP_SEP + _SKIP).join(_SKIP.join(group) for group in groups) \
-        + (_SKIP + r"\." + _SKIP + _SKIP.join(decimals) if dot else "")
+    body = (_SKIP + _GROUP_SEP + _SKIP).join(_SKIP.join([r"\d"] * n) for n in groups) \
+        + ("" if decimals is None else _SKIP + r"\." + _SKIP + _SKIP.join([r"\d"] * decimals))
     return re.compile(r"(?<![\d.])" + body + r"(?![\d])")
+
+
+def _find_literal(masked: str, literal: str, start: int, end: int) -> re.Match[str] | None:
+    """The first place in `masked[start:end]` where `literal` (`589824`, `0.665`) was written,
+    in digit groups or with invisible characters between its digits: the first number of its
+    shape whose digits are the literal's (separators hold no digit, so a shape's match at a
+    place reads the same digits however it is parsed)."""
+    whole, dot, decimals = literal.partition(".")
+    groups: list[int] = []
+    while len(whole) > 3:
+        groups.insert(0, 3)
+        whole = whole[:-3]
+    groups.insert(0, len(whole))
+    pattern = _shape_pattern(tuple(groups), len(decimals) if dot else None)
+    digits = literal.replace(".", "")
+    while True:
+        m = pattern.search(masked, start, end)
+        if m is None or _DIGITS.sub("", m.group()) == digits:
+            return m
+        start = m.start() + 1
+
+
+_DIGITS = re.compile(r"\D+")
 
 
 def written_span(masked: str, start: int, end: int, piece: str) -> tuple[int, int] | None:
@@ -40,7 +62,7 @@ def written_span(masked: str, start: int, end: int, piece: str) -> tuple[int, in
     first = last = None
     cursor = start
     for literal in literals:
-        m = _literal_pattern(literal).search(masked, cursor, end)
+        m = _find_literal(masked, literal, cursor, end)
         if m is None:
             return None
         if first is None:

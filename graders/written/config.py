@@ -75,7 +75,9 @@ from graders.written.patterns import PatternError, compile_pattern
 # opposite doubt compares a consequence after "Without X" with the reference's after one.
 # 25: so does a negated condition opening the clause, comma or not ("If we didn't have it the
 # experts get every token", "Had we not used scaling the softmax saturates"; `patterns`).
-VERSION = "25"
+# 26: a sentence that is the question's own text (a run of the prompt's words, or a question in
+# none but its content words) is not read as the student's (`echo`).
+VERSION = "26"
 
 
 class _Strict(BaseModel):

@@ -24,6 +24,7 @@ from graders.written.cohort import COHORT_KEY, Cohort, whole_vector
 from graders.written.config import VERSION, AnyOf, Topic, WrittenConfig, element_statement
 from graders.written.contradiction import Opposite, opposite_of
 from graders.written.doubts import doubt
+from graders.written.echo import without_echoes
 from graders.written.exemplars import exemplar_estimate, reference_offset
 from graders.written.features import feature_targets, reference_features
 from graders.written.language import foreign_language
@@ -307,14 +308,15 @@ def _by_meaning(config: WrittenConfig, verdict: PatternVerdict) -> bool:
 
 def _read(answer: LocatedAnswer, items: Sequence[RubricItem], context: GradingContext
           ) -> list[Sentence]:
-    """The answer's sentences as read for matching and similarity: misspelt key terms
-    (`spelling.py`) and the shortenings of notes (`shorthand.py`) read as the question's words,
-    when one of its written items has elements."""
+    """The answer's sentences as read for matching and similarity, without those that copy
+    the question (`echo.py`): misspelt key terms (`spelling.py`) and the shortenings of notes
+    (`shorthand.py`) read as the question's words, when one of its written items has
+    elements."""
     configs = [_config(i) for i in items if i.grader == "written"]
-    sentences = split_sentences(answer.text, answer.start)
+    prompt = context.question.prompt
+    sentences = without_echoes(split_sentences(answer.text, answer.start), prompt)
     if not any(c.elements for c in configs):
         return sentences
-    prompt = context.question.prompt
     return expand(respell(sentences, vocabulary(configs, prompt)),
                   question_vocabulary(configs, prompt))
 
