@@ -162,9 +162,12 @@ def affinity(
     surroundings: _Surroundings, position: int, config: NumericConfig, alone: bool
 ) -> tuple[float, tuple[str, ...]] | None:
     """How well the candidate at `position` answers an item, or None when it cannot."""
-    candidate = surroundings.extraction.candidates[position]
-    if candidate.working:
+    candidates = surroundings.extraction.candidates
+    candidate = candidates[position]
+    if candidate.working and not _rounded_to_count(candidates, position, config):
         return None  # a value the student's own chain goes on from is not their answer
+    if _rounded_to_count(candidates, position + 1, config):
+        return None  # `30.75 ≈ 31` for a count: the fraction is the working of the count
     length = _wants_vector(config)
     if length:
         if not isinstance(candidate.value, tuple):
@@ -188,6 +191,27 @@ def affinity(
     if position in surroundings.negated:
         score -= NEGATED_PENALTY  # `65, not 64`: the answer is the value it does not deny
     return score, cues
+
+
+def _rounded_to_count(candidates: Sequence[Candidate], position: int,
+                      config: NumericConfig) -> bool:
+    """Whether the candidate at `position` restates a fraction rounded to a whole number
+    (`123/4 = 30.75 ≈ 31`) and the item asks for a whole number: a count of batches or GPUs is
+    the whole number the student settled on, where a precise count restated rounded
+    (`590,592 ≈ 0.59 M`) is the count (graders.numeric.restatements)."""
+    if not 0 < position < len(candidates) or not candidates[position].restates:
+        return False
+    expected = config.expected
+    if config.mode != "exact" or not isinstance(expected, int | float) \
+            or not float(expected).is_integer():
+        return False
+    value, precise = candidates[position].value, candidates[position - 1].value
+    return not isinstance(value, tuple) and not isinstance(precise, tuple) \
+        and _whole(value) and not _whole(precise)
+
+
+def _whole(value: Number) -> bool:
+    return value.denominator == 1 if isinstance(value, Fraction) else float(value).is_integer()
 
 
 # more than a match of the key gains over another value labelled for the item
@@ -316,7 +340,8 @@ def _rivals(surroundings: _Surroundings, position: int, config: NumericConfig,
     chosen = reading(candidates[position], config)
     found: list[Candidate] = []
     for other_position, other in enumerate(candidates):
-        if other_position in used or other.is_vector != isinstance(chosen, tuple):
+        if other_position in used or other.is_vector != isinstance(chosen, tuple) \
+                or _rounded_to_count(candidates, other_position + 1, config):
             continue
         value = reading(other, config)
         if _same_answer(value, chosen, config):
