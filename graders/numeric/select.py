@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from graders.documents.cues import NormalisedText, compile_cues, found_cues
+from graders.documents.invisible import Shown
 from graders.numeric.arith import Number
 from graders.numeric.config import NumericConfig
 from graders.numeric.extract import Candidate, Extraction, Value
@@ -30,6 +31,17 @@ class Choice:
     rivals: tuple[Candidate, ...] = ()  # labelled for the item too, with a different value
     doubt: str = ""  # why the confidence is low, for the reader who checks it
     negated: bool = False  # the answer negates the value (`≠ 64`): the student is told neutrally
+
+
+def written_choice(choice: Choice, shown: Shown) -> Choice:
+    """A choice read in the text as shown, its values placed in the text as written."""
+    def placed(candidate: Candidate) -> Candidate:
+        start, end = shown.written_start(candidate.start), shown.written_end(candidate.end)
+        source = shown.written[start:end] if shown.text[candidate.start:candidate.end] \
+            == candidate.source else candidate.source
+        return replace(candidate, start=start, end=end, source=source)
+    return replace(choice, candidates=tuple(map(placed, choice.candidates)),
+                   rivals=tuple(map(placed, choice.rivals)))
 
 
 def close(value: Number, target: float, config: NumericConfig) -> bool:
