@@ -97,7 +97,8 @@ def _sections(text: str, qi: int,
         opened = False
         for unit in run:
             mark = unit.mark
-            if (mark is not None and unit.label_scores[qi] > 0 and unit.path == first.path
+            if (mark is not None and unit.label_scores[qi] > 0
+                    and (unit.path == first.path or _revisits(unit, first, sections, opened))
                     and not (sections and _continued(text, mark.start))):
                 sections.append((_subpart(mark.raw, mark.num), []))
                 opened = True
@@ -106,6 +107,14 @@ def _sections(text: str, qi: int,
             if opened:
                 sections[-1][1].append(unit)
     return sections
+
+
+def _revisits(unit: Unit, first: Unit, sections: Sequence[object], opened: bool) -> bool:
+    """A later stretch of the document opened by the question's own label, without a sub-part
+    (`**Q2**` after Q4, where Q2's first answer opened at its `(a)`): the student comes back to
+    the question, as much a second answer as the same label again."""
+    return (bool(sections) and not opened and unit.path is not None and first.path is not None
+            and unit.path[:2] == first.path[:2] and unit.path[2:] == (None, None))
 
 
 def _continued(text: str, start: int) -> bool:
