@@ -131,7 +131,8 @@ def _locate(text: str, rubric: Rubric, cells: Sequence[Cell], handout: str | Non
             text, question, qi, [units[i] for i in chosen], dropped))
         # the same label over another stretch too: both its answers, in document order
         sections = [[units[i] for i in (chosen if r is run else r)] for r in runs]
-        twice = answered_twice(text, question.id, question.prompt, qi, sections)
+        twice = answered_twice(text, question.id, question.prompt, qi, sections,
+                               prose=question.answer_kind == "prose")
         answers[question.id] = located if twice is None else weak(located, twice)
     if cells:
         after_question_cells(text, answers, cells, {q.id: q for q in rubric.questions})
