@@ -17,6 +17,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from graders.notation import skip_invisible
+
 _WRAPPERS = re.compile(r"\\(?:text|mathrm|mathit|mathbf|operatorname|textbf|textit|emph)\s*\{")
 _GREEK = {
     "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "θ": "theta", "λ": "lambda",
@@ -47,8 +49,9 @@ _MAX_ENDING = 4  # the most letters a non-final cue word's text form may add to 
 
 def normalise(text: str, braces: str = "") -> str:
     """Lower-case, LaTeX wrappers and braces removed (or replaced by `braces`), `-`/`_` unified,
-    spaces collapsed."""
-    out = _WRAPPERS.sub("", text)
+    spaces collapsed; invisible format characters (`atten<U+00AD>tion`) are left out, as every
+    page shows the text."""
+    out = _WRAPPERS.sub("", skip_invisible(text))
     for symbol, name in _GREEK.items():
         out = out.replace(symbol, f" {name} ")
     out = out.lower().replace("\\", " ").replace("$", " ")

@@ -9,7 +9,7 @@ headers, pasted lecture material).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from graders.documents.assign import (
     CONTENT_CAP,
@@ -25,6 +25,7 @@ from graders.documents.assign import (
 )
 from graders.documents.blocks import MAX_CHARS, outline, units_of
 from graders.documents.code_spans import after_question_cells, fence_spans, prose_of
+from graders.documents.invisible import Shown
 from graders.documents.labels import LabelMark
 from graders.documents.model import LocatedAnswer, LocateMethod
 from graders.documents.notebook import Cell
@@ -69,7 +70,18 @@ def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = (),
            handout: str | None = None) -> Location:
     """`cells`: the text is a rendered notebook (`graders.documents.notebook`) with these cells:
     the markdown cell that asks a question is not its answer, and a code cell ends the answer
-    cell before it. `handout`: the edition declared with the submission (None: undeclared)."""
+    cell before it. `handout`: the edition declared with the submission (None: undeclared).
+    The document is read as shown, without invisible format characters
+    (`graders.documents.invisible`); the answers are spans of `text` as written."""
+    shown = Shown(text)
+    if not shown:
+        return _locate(text, rubric, cells, handout)
+    location = _locate(shown.text, rubric, shown.cells(cells), handout)
+    return replace(location, answers={qid: shown.answer(answer)
+                                      for qid, answer in location.answers.items()})
+
+
+def _locate(text: str, rubric: Rubric, cells: Sequence[Cell], handout: str | None) -> Location:
     notes: list[str] = []
     if len(text) > MAX_CHARS:
         notes.append(f"only the first {MAX_CHARS} characters were searched for answers "
@@ -119,7 +131,8 @@ def locate(text: str, rubric: Rubric, cells: Sequence[Cell] = (),
             text, question, qi, [units[i] for i in chosen], dropped))
         # the same label over another stretch too: both its answers, in document order
         sections = [[units[i] for i in (chosen if r is run else r)] for r in runs]
-        twice = answered_twice(text, question.id, question.prompt, qi, sections)
+        twice = answered_twice(text, question.id, question.prompt, qi, sections,
+                               prose=question.answer_kind == "prose")
         answers[question.id] = located if twice is None else weak(located, twice)
     if cells:
         after_question_cells(text, answers, cells, {q.id: q for q in rubric.questions})

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from graders.documents.markdown_html import blank_hidden_elements, blank_link_targets
+from graders.documents.markdown_html import blank, blank_hidden_elements, blank_link_targets
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 # a whole line that is a link reference definition (CommonMark: at most three spaces, a label,
@@ -27,12 +27,6 @@ _DEFINITION = re.compile(
     r'(?:[ \t]+(?:"[^"\n]{0,2000}"|\'[^\'\n]{0,2000}\'|\([^)\n]{0,2000}\)))?[ \t]*')
 _OPEN = "<!--"
 _CLOSE = "-->"
-
-
-def _blank(chars: list[str], start: int, end: int) -> None:
-    for i in range(start, end):
-        if chars[i] != "\n":
-            chars[i] = " "
 
 
 def _code_lines(text: str) -> list[tuple[int, int]]:
@@ -86,7 +80,7 @@ def _blank_definitions(text: str, code: list[tuple[int, int]], chars: list[str])
             span += 1
         in_code = span < len(code) and code[span][0] <= at
         if not in_code and may_start and "]:" in line and _DEFINITION.fullmatch(line):
-            _blank(chars, at, end)
+            blank(text, chars, at, end)
             changed = True
         else:
             may_start = not line.strip()
@@ -120,7 +114,7 @@ def _blank_comments(text: str, code: list[tuple[int, int]], chars: list[str]) ->
         close = text.find(_CLOSE, at + len(_OPEN))
         if close < 0:
             break  # never closed: shown as text, and no later comment closes either
-        _blank(chars, at, close + len(_CLOSE))
+        blank(text, chars, at, close + len(_CLOSE))
         changed = True
         at = text.find(_OPEN, close + len(_CLOSE))
     return changed

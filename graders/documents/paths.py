@@ -168,8 +168,11 @@ def resolve_paths(
             continue  # a number before prose labels only the next question (or the one after)
         if mark.num is not None:
             new = (mark.part or part, mark.num, m_letter, m_roman)
+            # a question named in words at a line's start is a question even when it steps
+            # back (`**Q2** Correction: ...` after Q4: the student revisits Q2)
+            revisit = not mark.inline and (mark.declared or WORDED.match(mark.raw) is not None)
             if (num is not None and 1 < mark.num < num and mark.part is None
-                    and (part, mark.num) in visited):
+                    and (part, mark.num) in visited and not revisit):
                 continue
         elif m_letter is not None:
             expected = _next_letter(letter)

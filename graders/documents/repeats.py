@@ -97,7 +97,8 @@ def _sections(text: str, qi: int,
         opened = False
         for unit in run:
             mark = unit.mark
-            if (mark is not None and unit.label_scores[qi] > 0 and unit.path == first.path
+            if (mark is not None and unit.label_scores[qi] > 0
+                    and (unit.path == first.path or _revisits(unit, first, sections, opened))
                     and not (sections and _continued(text, mark.start))):
                 sections.append((_subpart(mark.raw, mark.num), []))
                 opened = True
@@ -106,6 +107,14 @@ def _sections(text: str, qi: int,
             if opened:
                 sections[-1][1].append(unit)
     return sections
+
+
+def _revisits(unit: Unit, first: Unit, sections: Sequence[object], opened: bool) -> bool:
+    """A later stretch of the document opened by the question's own label, without a sub-part
+    (`**Q2**` after Q4, where Q2's first answer opened at its `(a)`): the student comes back to
+    the question, as much a second answer as the same label again."""
+    return (bool(sections) and not opened and unit.path is not None and first.path is not None
+            and unit.path[:2] == first.path[:2] and unit.path[2:] == (None, None))
 
 
 def _continued(text: str, start: int) -> bool:
@@ -117,24 +126,39 @@ def _continued(text: str, start: int) -> bool:
 
 
 def answered_twice(
-    text: str, question_id: str, prompt: str, qi: int, runs: Sequence[Sequence[Unit]]
+    text: str, question_id: str, prompt: str, qi: int, runs: Sequence[Sequence[Unit]],
+    prose: bool = False,
 ) -> str | None:
     """Why the question's answer is doubtful when its own label heads two sections that both
-    state values of their own and neither's values are all among the other's; None
-    otherwise. `runs`: the question's units, the located answer's and any other stretch
-    under its label, in document order."""
+    state values of their own and neither's values are all among the other's, or, for a
+    `prose` question, two sections that each explain in words of their own and mostly in
+    different words; None otherwise. `runs`: the question's units, the located answer's and
+    any other stretch under its label, in document order."""
     sections = _sections(text, qi, runs)
     if len(sections) < 2:
         return None
     givens = values_of(prompt)
     fences = fence_spans(text)
     answers: list[tuple[str | None, int, frozenset[Decimal]]] = []
+    explained: list[tuple[str | None, int, frozenset[str]]] = []
+    asked = _words_of(prompt)
     for part, section in sections:
-        stated = values_of(_body(text, section, fences)) - givens
+        body = _body(text, section, fences)
+        stated = values_of(body) - givens
+        head = section[0]
+        line = _line_of(text, head.mark.start if head.mark else head.start)
         if stated:
-            head = section[0]
-            answers.append((part, _line_of(text, head.mark.start if head.mark else head.start),
-                            stated))
+            answers.append((part, line, stated))
+        words = _words_of(body) - asked
+        if prose and len(words) >= MIN_PROSE_WORDS:
+            explained.append((part, line, words))
+    for k, (part, line, words) in enumerate(explained):
+        for later_part, later_line, later in explained[k + 1:]:
+            if part == later_part and len(words & later) < SAME_PROSE * min(len(words),
+                                                                            len(later)):
+                return (f"{question_id} is answered twice in words (under its label at line "
+                        f"{line}, and again at line {later_line}, each in words of its own): "
+                        "which answer does the student stand by, or do both count?")
     for k, (part, line, stated) in enumerate(answers):
         for other_part, other_line, other in answers[k + 1:]:
             if part == other_part and not stated <= other and not other <= stated:
@@ -142,6 +166,16 @@ def answered_twice(
                         f"{_shown(stated)}; again at line {other_line}: {_shown(other)}): "
                         "which answer does the student stand by?")
     return None
+
+
+MIN_PROSE_WORDS = 6  # content words of its own that make a section an explanation
+SAME_PROSE = 0.6  # shared share of the shorter section's words: the same answer written twice
+_WORD = re.compile(r"[A-Za-z]{4,30}")
+
+
+def _words_of(text: str) -> frozenset[str]:
+    """A passage's content words (four letters or more, lower case; a bounded pattern)."""
+    return frozenset(w.lower() for w in _WORD.findall(text[:_SECTION_CHARS]))
 
 
 def _shown(values: frozenset[Decimal]) -> str:

@@ -32,6 +32,9 @@ class Candidate:
     # working, not a result: the chain goes on to another value (`768/12` in `768/12 = 64`)
     working: bool = False
     listed: bool = False  # a vector read from a bare list of values
+    # the value before it restated rounded (`30.75 ≈ 31`): working, unless the item asks for a
+    # whole number and only this one is (graders.numeric.select)
+    restates: bool = False
 
     @property
     def is_vector(self) -> bool:

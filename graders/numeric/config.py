@@ -24,7 +24,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 # a step's unit before `=` keeps the chain (`256 x 28 ms = 7.17 s`); a carried-forward value
 # within the item's tolerance of the earlier value times the factor; OCR's decimal of letters
 # only (`O.Ol`); 1.14: values listed side by side with the chosen one (`32, 64, 128`, one a
-# line) that could answer the item are its rivals: review
+# line) that could answer the item are its rivals: review; a fraction restated rounded to a
+# whole number for a count (`123/4 = 30.75 ≈ 31`) graded on the whole number; invisible format
+# characters in a factor's or cue's words skipped
 VERSION = "1.14"
 
 Scalar = int | float

@@ -19,7 +19,7 @@ from graders.numeric.latex import SEP, fold_digits, to_arith
 from graders.numeric.masking import mask
 from graders.numeric.notes import notes_in_words
 from graders.numeric.pieces import BEFORE_A_POWER, evaluated_pieces
-from graders.numeric.restatements import restated
+from graders.numeric.restatements import OPERATION_WORDS, operated, restated
 from graders.numeric.spans import written_span
 from graders.numeric.statements import RELATION, split_sides, split_statements
 from graders.numeric.statements import Span as Statement
@@ -155,7 +155,7 @@ def _labelled(masked: str, statement: Statement, found: list[Candidate]) -> list
         gap = masked[cursor:candidate.start] if candidate.start >= cursor else ""
         # a step's unit before the relation keeps the chain: `256 x 28 ms = 7.17 s`
         lead = unit_length(gap) if out else 0
-        bare = _LAYOUT.sub("", RELATION.sub("", gap[lead:]))
+        bare = _LAYOUT.sub("", OPERATION_WORDS.sub("", RELATION.sub("", gap[lead:])))
         chained = bool(out) and not bare and bool(RELATION.search(gap))
         if chained:
             out[-1] = replace(out[-1], working=True,
@@ -249,6 +249,7 @@ def _extract(text: str) -> Extraction:
                                        percent=vector.percent))
         found.sort(key=lambda c: (c.start, -c.end))
         if found:
-            candidates.extend(restated(masked, _labelled(masked, statement, found)))
+            candidates.extend(restated(masked, operated(masked, _labelled(masked, statement,
+                                                                              found))))
     candidates.extend(_lists(text, masked, candidates))
     return Extraction(text, tuple(statements), tuple(candidates))

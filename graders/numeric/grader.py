@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import ClassVar
 
 from graders.context import GradingContext
 from graders.documents.cues import compile_cues, found_cues
+from graders.documents.invisible import Shown
 from graders.documents.model import LocatedAnswer
 from graders.kind import Grader
 from graders.numeric.arith import EvalError, Number, parse_number
 from graders.numeric.config import VERSION, NumericConfig
 from graders.numeric.extract import Candidate, extract
-from graders.numeric.invisible import overridden
+from graders.numeric.invisible import overridden, skip_invisible
 from graders.numeric.memo import MEMO, NumericMemo, observation_key, placed, scoring_key
-from graders.numeric.select import Choice, choose, close, reading
+from graders.numeric.select import Choice, choose, close, reading, written_choice
 from graders.numeric.verdicts import Verdict, exact, plain, plausibility, show
 from graders.results import Evidence, ItemResult, Status
 from graders.rubric_model import RubricItem
@@ -164,7 +166,20 @@ class NumericGrader(Grader):
 def observe(answer: LocatedAnswer, configs: Sequence[tuple[str, NumericConfig]]
             ) -> dict[str, Choice]:
     """The values the answer gives and which item each answers: reads the answer's text and
-    parts and what each config says to look for, never points or feedback."""
+    parts and what each config says to look for, never points or feedback. The text is read as
+    shown, without invisible format characters (`16<U+00AD>x fewer`, `quadru<U+200B>ples`):
+    the values' places are in the text as written (a direction override there is checked)."""
+    shown = Shown(answer.text)
+    parts = {item_id: skip_invisible(part) for item_id, part in answer.parts.items()}
+    if not shown and parts == answer.parts:
+        return _observe(answer, configs)
+    chosen = _observe(replace(answer, text=shown.text, parts=parts), configs)
+    return {item_id: written_choice(choice, shown) if item_id not in parts else choice
+            for item_id, choice in chosen.items()}
+
+
+def _observe(answer: LocatedAnswer, configs: Sequence[tuple[str, NumericConfig]]
+             ) -> dict[str, Choice]:
     # Factor reading (graders.numeric.factors: 18 patterns, a third of the numeric grader's
     # import) is imported by the first answer that may state a factor, not by every command
     # that loads a rubric with numeric items (`gradeformer grade FILE`, rubric checks).

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from graders.documents.cues import NormalisedText, compile_cues, found_cues
+from graders.documents.invisible import Shown
 from graders.numeric.arith import Number
 from graders.numeric.config import NumericConfig
 from graders.numeric.extract import Candidate, Extraction, Value
 from graders.numeric.hedges import hedged, listed_beside, negations
+from graders.numeric.restatements import rounded_to_count
 from graders.numeric.rounding import coarser_rounding
 from graders.numeric.units import in_unit, unit_before, unit_factor
 
@@ -30,6 +32,17 @@ class Choice:
     rivals: tuple[Candidate, ...] = ()  # labelled for the item too, with a different value
     doubt: str = ""  # why the confidence is low, for the reader who checks it
     negated: bool = False  # the answer negates the value (`≠ 64`): the student is told neutrally
+
+
+def written_choice(choice: Choice, shown: Shown) -> Choice:
+    """A choice read in the text as shown, its values placed in the text as written."""
+    def placed(candidate: Candidate) -> Candidate:
+        start, end = shown.written_start(candidate.start), shown.written_end(candidate.end)
+        source = shown.written[start:end] if shown.text[candidate.start:candidate.end] \
+            == candidate.source else candidate.source
+        return replace(candidate, start=start, end=end, source=source)
+    return replace(choice, candidates=tuple(map(placed, choice.candidates)),
+                   rivals=tuple(map(placed, choice.rivals)))
 
 
 def close(value: Number, target: float, config: NumericConfig) -> bool:
@@ -168,9 +181,12 @@ def affinity(
     surroundings: _Surroundings, position: int, config: NumericConfig, alone: bool
 ) -> tuple[float, tuple[str, ...]] | None:
     """How well the candidate at `position` answers an item, or None when it cannot."""
-    candidate = surroundings.extraction.candidates[position]
-    if candidate.working:
+    candidates = surroundings.extraction.candidates
+    candidate = candidates[position]
+    if candidate.working and not rounded_to_count(candidates, position, config):
         return None  # a value the student's own chain goes on from is not their answer
+    if rounded_to_count(candidates, position + 1, config):
+        return None  # `30.75 ≈ 31` for a count: the fraction is the working of the count
     length = _wants_vector(config)
     if length:
         if not isinstance(candidate.value, tuple):
@@ -198,6 +214,7 @@ def affinity(
 
 # the rivals a listing of values beside the chosen one adds at most
 MAX_LISTED = 8
+
 # more than a match of the key gains over another value labelled for the item
 NEGATED_PENALTY = 4.0
 
@@ -341,7 +358,8 @@ def _rivals(surroundings: _Surroundings, position: int, config: NumericConfig,
     # is one statement, read once, not once per value
     hypothetical: dict[int, bool] = {}
     for other_position, other in enumerate(candidates):
-        if other_position in used or other.is_vector != isinstance(chosen, tuple):
+        if other_position in used or other.is_vector != isinstance(chosen, tuple) \
+                or rounded_to_count(candidates, other_position + 1, config):
             continue
         value = reading(other, config)
         if _same_answer(value, chosen, config):

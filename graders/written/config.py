@@ -76,7 +76,8 @@ from graders.written.patterns import PatternError, compile_pattern
 # 25: so does a negated condition opening the clause, comma or not ("If we didn't have it the
 # experts get every token", "Had we not used scaling the softmax saturates"; `patterns`).
 # 26: a sentence that is the question's own text (a run of the prompt's words, or a question in
-# none but its content words) is not read as the student's (`echo`).
+# none but its content words) is not read as the student's (`echo`); invisible format
+# characters in a cue word or sub-part marker read as a browser shows them (`invisible`).
 VERSION = "26"
 
 

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from graders.documents.invisible import Shown
 from graders.documents.labels import place_in_run
 from graders.written.text import Sentence
 
@@ -70,8 +71,19 @@ def _after_first(found: list[tuple[str, int, int]], text: str) -> list[tuple[str
 
 @lru_cache(maxsize=20_000)
 def sub_answers(text: str) -> tuple[SubAnswer, ...]:
-    """The answer's marked sub-answers, in order (none when it has no run of markers)."""
+    """The answer's marked sub-answers, in order (none when it has no run of markers). A marker
+    is read as shown, through invisible format characters (`(<U+200B>b)`); offsets are in
+    `text` as written."""
     text = text[:_MAX_CHARS]
+    shown = Shown(text)
+    if shown:
+        # a marker starts before the invisible characters that precede it
+        return tuple(SubAnswer(s.label, shown.written_end(s.marker), shown.written_start(s.start),
+                               shown.written_end(s.end)) for s in _sub_answers(shown.text))
+    return _sub_answers(text)
+
+
+def _sub_answers(text: str) -> tuple[SubAnswer, ...]:
     found = [((m.group(1) or m.group(2) or m.group(3)).lower(), m.start(), m.end())
              for m in _MARKER.finditer(text)]
     run = _run(found) or _after_first(found, text)

@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from graders.notation import skip_invisible
+
 _STRUCK = re.compile(r"~~.*?~~|<(s|del|strike)>[^<]{0,2000}</\1>", re.S | re.I)
 # A full stop ends a sentence unless a lower-case word follows (OCR'd notes abbreviate: "mult."),
 # except a word that starts sentences: answers typed all in lower case ("... two halves. for
@@ -137,8 +139,9 @@ NON_PREFIX = re.compile(r"\bnon[\s\-]+(?=[a-z])", re.IGNORECASE)
 
 @lru_cache(maxsize=50_000)
 def normalise(text: str) -> str:
-    """Plain text from OCR'd prose and LaTeX (`d_{\\text{model}}` -> `d_model`)."""
-    text = _DOT_PRODUCT.sub(r"\1^T * \2", text)
+    """Plain text from OCR'd prose and LaTeX (`d_{\\text{model}}` -> `d_model`), without the
+    invisible format characters no page shows (`atten<U+00AD>tion`, `Q<U+200B>K`)."""
+    text = _DOT_PRODUCT.sub(r"\1^T * \2", skip_invisible(text))
     for symbol, plain in _UNICODE.items():
         text = text.replace(symbol, plain)
     text = _ENVIRONMENT.sub(" ", text)
