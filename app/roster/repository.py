@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
 from app.db.models import RosterStudent
@@ -14,23 +14,19 @@ COURSE = "course"
 
 
 def replace(session: Session, scope: str, rows: Iterable[RosterRow]) -> int:
-    """The scope's list becomes `rows` (in the caller's transaction: all or nothing)."""
-    session.execute(delete(RosterStudent).where(RosterStudent.scope == scope))
+    """The scope's list becomes `rows` (in the caller's transaction: all or nothing). The rows
+    are built before the delete and inserted as one executemany: on SQLite the delete takes
+    the database's write lock, held until commit, and the health check and other writers wait
+    for it (the unit of work's per-object flush held it several times as long)."""
     records = [
-        RosterStudent(
-            scope=scope,
-            student_id=row.student_id,
-            name=row.name,
-            email=row.email,
-            sis_user_id=row.sis_user_id,
-            sis_login_id=row.sis_login_id,
-            section=row.section,
-            canvas_user_id=row.canvas_user_id,
-        )
+        {"scope": scope, "student_id": row.student_id, "name": row.name, "email": row.email,
+         "sis_user_id": row.sis_user_id, "sis_login_id": row.sis_login_id,
+         "section": row.section, "canvas_user_id": row.canvas_user_id}
         for row in rows
     ]
-    session.add_all(records)
-    session.flush()
+    session.execute(delete(RosterStudent).where(RosterStudent.scope == scope))
+    if records:
+        session.execute(insert(RosterStudent), records)
     return len(records)
 
 
