@@ -7,6 +7,7 @@ import hashlib
 import shutil
 import sqlite3
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -89,6 +90,38 @@ def test_health_reports_a_locked_database_and_a_low_disk(api: Api) -> None:
         assert low.status_code == 503 and low.json()["disk"] == "low"
     finally:
         api.settings.min_free_disk_bytes = saved
+
+
+def test_a_database_busy_with_one_commit_after_another_is_healthy(api: Api) -> None:
+    """A writer that takes the lock again the moment it commits (a regrade storing batch after
+    batch) leaves the check no turn of its own; its commits show the database takes writes."""
+    path = api.settings.database_url.removeprefix("sqlite:///")
+    stop = threading.Event()
+    commits = 0
+
+    def busy() -> None:
+        nonlocal commits
+        writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        try:
+            while not stop.is_set():
+                writer.execute("BEGIN IMMEDIATE")
+                writer.execute("UPDATE alembic_version SET version_num = version_num")
+                time.sleep(0.03)
+                writer.execute("COMMIT")
+                commits += 1
+        finally:
+            writer.close()
+
+    thread = threading.Thread(target=busy)
+    thread.start()
+    try:
+        answers = [api.client.get("/healthz") for _ in range(5)]
+    finally:
+        stop.set()
+        thread.join()
+    assert commits > 5
+    assert [a.json()["database"] for a in answers] == ["ok"] * 5
+    assert all(a.status_code == 200 for a in answers)
 
 
 @pytest.fixture
