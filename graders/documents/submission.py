@@ -94,10 +94,13 @@ def _from_json(text: str, data: dict[str, Any], rubric: Rubric) -> ParsedSubmiss
     whole: dict[str, str] = {}
     parts: dict[str, dict[str, str]] = {}
     notes: list[str] = []
+    keys: dict[str, str] = {}  # question or item id -> the key that answered it first
+    twice: dict[str, list[str]] = {}  # question id -> why its answer is in doubt
     for key, value in data["answers"].items():
         lowered = key.strip().lower()
         if lowered in questions:
-            whole[questions[lowered].id] = render_value(value)
+            question = questions[lowered]
+            _once(whole, question.id, question.id, key, render_value(value), keys, twice)
             continue
         hit = items.get(lowered)
         if hit is None and "." in lowered:
@@ -111,7 +114,8 @@ def _from_json(text: str, data: dict[str, Any], rubric: Rubric) -> ParsedSubmiss
             notes.append(f"ignored answers[{key!r}]: no question or item has that id")
             continue
         question, item = hit
-        parts.setdefault(question.id, {})[item.id] = render_value(value)
+        _once(parts.setdefault(question.id, {}), item.id, question.id, key, render_value(value),
+              keys, twice)
     answers: dict[str, LocatedAnswer] = {}
     missing: dict[str, str] = {}
     for question in rubric.questions:
@@ -127,7 +131,7 @@ def _from_json(text: str, data: dict[str, Any], rubric: Rubric) -> ParsedSubmiss
             lines.extend(dict.fromkeys(v for v in item_parts.values() if v not in lines))
         else:
             lines.extend(f"{item_id}: {value}" for item_id, value in item_parts.items())
-        answers[question.id] = LocatedAnswer(
+        answer = LocatedAnswer(
             question_id=question.id,
             text="\n".join(lines),
             confidence=1.0,
@@ -135,6 +139,8 @@ def _from_json(text: str, data: dict[str, Any], rubric: Rubric) -> ParsedSubmiss
             label=question.id,
             parts=dict(item_parts),
         )
+        doubts = twice.get(question.id)
+        answers[question.id] = weak(answer, "; ".join(doubts)) if doubts else answer
     student = data.get("student_id")
     return ParsedSubmission(
         text=text,
@@ -144,6 +150,20 @@ def _from_json(text: str, data: dict[str, Any], rubric: Rubric) -> ParsedSubmiss
         missing=missing,
         notes=tuple(notes),
     )
+
+
+def _once(answered: dict[str, str], target: str, question: str, key: str, value: str,
+          keys: dict[str, str], twice: dict[str, list[str]]) -> None:
+    """`value` as `target`'s answer, unless another key answered it first: the same value again
+    is one answer; a different one is two answers to one question or item (`{"B1.d_head": 64,
+    "b1.D_HEAD": 12}`), and which one the student meant is for a person to say: the first is
+    graded as the suggestion and the question goes to review."""
+    if target not in answered:
+        answered[target], keys[target] = value, key
+    elif answered[target] != value:
+        twice.setdefault(question, []).append(
+            f"two JSON keys answer {target} differently ({keys[target][:40]!r}, graded, and "
+            f"{key[:40]!r})")
 
 
 def _whole_file_for_code(
