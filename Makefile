@@ -53,13 +53,11 @@ lint: $(VENV)/.installed-dev
 # (~0.45 s of CPU per process importing the grading stack).
 # The suite runs on every core (pytest-xdist), a test file to a worker: each file's module
 # fixtures (a running app, a graded set) are built once, and a file's tests run in their order.
-# Files are handed out longest first, as tests/conftest.py collects them (tests/durations.json),
-# not xdist's own order (most tests first), which left the long browser files for the end.
 # Every test has its own databases (SQLite copies, PostgreSQL databases with random names),
 # folders and ports, so two files running at once share nothing but the machine.
 test: $(VENV)/.installed-dev services browser lint
 	$(BIN)/python -m compileall -q app graders benchmarks tests
-	$(BIN)/pytest -n auto --dist loadfile --no-loadscope-reorder
+	$(BIN)/pytest -n auto --dist loadfile
 
 bench: $(VENV)/.installed-dev services
 	$(BIN)/python benchmarks/sandbox.py

@@ -1,8 +1,5 @@
 """Every test session has its own user cache folder (XDG_CACHE_HOME): `grade-table` keeps
-vectors and rows' results there by default, and no test may write to the real ~/.cache.
-
-Test files are collected longest first (tests/support/durations.py): `make test` hands them to
-its workers in that order."""
+vectors and rows' results there by default, and no test may write to the real ~/.cache."""
 
 from __future__ import annotations
 
@@ -10,13 +7,6 @@ import os
 from collections.abc import Iterator
 
 import pytest
-
-from tests.support.durations import load, longest_first
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    order = longest_first(items, load())
-    items[:] = [items[i] for i in order]
 
 
 @pytest.fixture(autouse=True, scope="session")
