@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import sys
 import unicodedata
+from collections.abc import Iterator
 from decimal import Decimal
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -33,11 +35,21 @@ RIGHT = ["x/sqrt(64)", "x/8", r"\frac{x}{\sqrt{64}}", r"\frac{x}{8}", "0.125 x",
 WRONG = ["x/sqrt(46)", "x/64", r"\frac{x}{6}", "8 x"]
 
 
+# One grading process's resources for the module, as a worker keeps them: the symbolic helper
+# starts once, not once per example (~0.5 s each).
+RESOURCES = GradingResources()
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _helper() -> Iterator[None]:
+    yield
+    RESOURCES.close()
+
+
 def _grade(text: str) -> ItemResult:
     answer = LocatedAnswer("Q", text, start=0, end=len(text))
     submission = ParsedSubmission(text=text, format="text", answers={"Q": answer})
-    return GRADER.grade(ITEM, answer, GradingContext(RUBRIC, QUESTION, submission,
-                                                     GradingResources()))
+    return GRADER.grade(ITEM, answer, GradingContext(RUBRIC, QUESTION, submission, RESOURCES))
 
 
 @st.composite
