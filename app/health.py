@@ -15,6 +15,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Connection, Engine, text
 from sqlalchemy.engine import make_url
@@ -120,19 +121,17 @@ def _sqlite_writable(connection: Connection) -> str:
 
 def _data_version(connection: Connection) -> int:
     """Changes whenever another connection commits to the database (SQLite's data_version)."""
-    cursor = connection.connection.cursor()
-    try:
-        cursor.execute("PRAGMA data_version")
-        row = cursor.fetchone()
-        return int(row[0]) if row else 0
-    finally:
-        cursor.close()
+    return int(_driver_sql(connection, "PRAGMA data_version") or 0)
 
 
-def _driver_sql(connection: Connection, statement: str) -> None:
+def _driver_sql(connection: Connection, statement: str) -> Any:
+    """`statement` on the driver's connection (outside SQLAlchemy's transaction); the first
+    column of its first row, if it returns any."""
     cursor = connection.connection.cursor()
     try:
         cursor.execute(statement)
+        row = cursor.fetchone()
+        return row[0] if row else None
     finally:
         cursor.close()
 

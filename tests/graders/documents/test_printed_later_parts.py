@@ -6,11 +6,9 @@ the answer's too. Before, the answer ended at the code cell: (b) and (c) were ca
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from decimal import Decimal
 
 import nbformat
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
@@ -48,22 +46,11 @@ _PRINTED = [("(b) F = 2147483648", "(c) linear / softmax = 0.0625"),
             ("(b) 2147483648", "(c) 0.0625")]
 
 
-# One grading process's resources for the module, as a worker keeps them: the symbolic helper
-# starts once, not once per example (~0.5 s each).
-RESOURCES = GradingResources()
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _helper() -> Iterator[None]:
-    yield
-    RESOURCES.close()
-
-
 @settings(max_examples=10, deadline=None, database=None, derandomize=True)
 @given(st.sampled_from(_WRITTEN), st.sampled_from(_PRINTED),
        st.sampled_from(["## Question 4", "### Q4", "**Question 4**"]))
-def test_printed_later_sub_parts_are_the_answer(written: str, printed: tuple[str, str],
-                                                 heading: str) -> None:
+def test_printed_later_sub_parts_are_the_answer(resources: GradingResources, written: str,
+                                                 printed: tuple[str, str], heading: str) -> None:
     code = new_code_cell("T, d = 2048, 128\nF = 4 * T**2 * d\nprint(...)", execution_count=2)
     code.outputs = [new_output("stream", name="stdout", text="\n".join(printed) + "\n")]
     nb = new_notebook(cells=[new_code_cell("import numpy as np", execution_count=1),
@@ -71,7 +58,7 @@ def test_printed_later_sub_parts_are_the_answer(written: str, printed: tuple[str
                              new_markdown_cell("## Question 5\nThe keys come from the encoder.")])
     raw = nbformat.writes(nb).encode()  # type: ignore[no-untyped-call]
     parsed = read_submission(raw, "hw.ipynb", None, RUBRIC.rubric)
-    results = {r.item_id: r for r in grade_submission(RUBRIC, parsed, RESOURCES).items}
+    results = {r.item_id: r for r in grade_submission(RUBRIC, parsed, resources).items}
     for item in ("q4.formula", "q4.value", "q4.linear"):
         assert results[item].points == Decimal(1), (written, printed, results[item])
     assert "keys" not in parsed.answers["Q4"].text

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import sys
 import unicodedata
-from collections.abc import Iterator
 from decimal import Decimal
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -35,21 +33,10 @@ RIGHT = ["x/sqrt(64)", "x/8", r"\frac{x}{\sqrt{64}}", r"\frac{x}{8}", "0.125 x",
 WRONG = ["x/sqrt(46)", "x/64", r"\frac{x}{6}", "8 x"]
 
 
-# One grading process's resources for the module, as a worker keeps them: the symbolic helper
-# starts once, not once per example (~0.5 s each).
-RESOURCES = GradingResources()
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _helper() -> Iterator[None]:
-    yield
-    RESOURCES.close()
-
-
-def _grade(text: str) -> ItemResult:
+def _grade(text: str, resources: GradingResources) -> ItemResult:
     answer = LocatedAnswer("Q", text, start=0, end=len(text))
     submission = ParsedSubmission(text=text, format="text", answers={"Q": answer})
-    return GRADER.grade(ITEM, answer, GradingContext(RUBRIC, QUESTION, submission, RESOURCES))
+    return GRADER.grade(ITEM, answer, GradingContext(RUBRIC, QUESTION, submission, resources))
 
 
 @st.composite
@@ -60,22 +47,24 @@ def _sprinkled(draw: st.DrawFn, formulas: list[str]) -> str:
     return "s = " + "".join(chars)
 
 
-# each example is a symbolic grading (about 0.7 s here): a few dozen cover the characters
+# a few dozen examples cover the characters
 @settings(max_examples=15, deadline=None)
 @given(_sprinkled(RIGHT))
-def test_a_formula_with_invisible_characters_is_read_as_shown(text: str) -> None:
-    result = _grade(text)
+def test_a_formula_with_invisible_characters_is_read_as_shown(
+        resources: GradingResources, text: str) -> None:
+    result = _grade(text, resources)
     assert (result.status, result.points) == (Status.GRADED, Decimal(1)), (text, result.feedback)
 
 
 @settings(max_examples=8, deadline=None)
 @given(_sprinkled(WRONG))
-def test_a_wrong_formula_with_them_earns_nothing(text: str) -> None:
-    assert _grade(text).points == 0, text
+def test_a_wrong_formula_with_them_earns_nothing(resources: GradingResources, text: str) -> None:
+    assert _grade(text, resources).points == 0, text
 
 
 @settings(max_examples=12, deadline=None)
 @given(st.sampled_from(RIGHT + WRONG), st.booleans())
-def test_a_direction_override_is_not_graded(formula: str, closed: bool) -> None:
+def test_a_direction_override_is_not_graded(resources: GradingResources, formula: str,
+                                           closed: bool) -> None:
     text = "s = \u202e" + formula[::-1] + ("\u202c" if closed else "")
-    assert _grade(text).status is not Status.GRADED, text
+    assert _grade(text, resources).status is not Status.GRADED, text
